@@ -1,0 +1,168 @@
+//! Credentials: password hashing (argon2id), token secrets (random, stored as SHA-256), and
+//! resolving a bearer token to its caller.
+
+use argon2::{
+    Argon2,
+    password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
+};
+use domain::Text;
+use ops::{Actor, Caller, OpError, Scope, Via};
+use sha2::{Digest, Sha256};
+
+use crate::{App, ctx::invalid, invoke};
+
+/// A random secret with a readable prefix, e.g. `exh_3f9c…` (32 random bytes, hex).
+pub(crate) fn new_secret(prefix: &str) -> Result<String, OpError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|_| OpError::Internal)?;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    Ok(format!("{prefix}_{hex}"))
+}
+
+/// Tokens are long random secrets, so a fast hash is enough to store them safely.
+pub(crate) fn hash_token(secret: &str) -> String {
+    Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+pub(crate) fn hash_password(password: &str) -> Result<String, OpError> {
+    let mut salt = [0u8; 16];
+    getrandom::fill(&mut salt).map_err(|_| OpError::Internal)?;
+    let salt = SaltString::encode_b64(&salt).map_err(|_| OpError::Internal)?;
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|_| OpError::Internal)
+}
+
+pub(crate) fn verify_password(password: &str, hash: &str) -> bool {
+    PasswordHash::new(hash)
+        .is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+}
+
+pub(crate) fn check_password(pointer: &str, password: &str) -> Result<(), OpError> {
+    let length = password.chars().count();
+    if !(10..=256).contains(&length) {
+        return Err(invalid(pointer, Text::new("A password needs 10 to 256 characters.")));
+    }
+    Ok(())
+}
+
+pub(crate) fn clean_email(pointer: &str, email: &str) -> Result<String, OpError> {
+    let email = email.trim().to_lowercase();
+    let valid = email.len() <= 254
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty() && domain.contains('.') && !domain.starts_with('.')
+        })
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control());
+    if !valid {
+        return Err(invalid(
+            pointer,
+            Text::new("{email} is not an email address.").with("email", email),
+        ));
+    }
+    Ok(email)
+}
+
+fn refused() -> OpError {
+    OpError::Unauthenticated {
+        message: Text::new(
+            "This token is not valid: it may be mistyped, revoked or expired. Create a new one in Settings or with `exhale token create`.",
+        ),
+    }
+}
+
+impl App {
+    pub(crate) async fn authenticate(&self, token: &str, via: Via) -> Result<Caller, OpError> {
+        let hash = hash_token(token.trim());
+        let store = self.store.clone();
+        let now = self.clock.now();
+        let now_text = invoke::timestamp_text(now);
+        let minute_ago = invoke::timestamp_text(
+            now.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap_or(now),
+        );
+        let found = invoke::blocking(move || {
+            crate::invoke::read(&store, |db| {
+                let Some(row) =
+                    store::access::find_token_by_hash(db, &hash).map_err(invoke::internal)?
+                else {
+                    return Ok(None);
+                };
+                let member = store::households::get_member(db, row.household_id, row.member_id)
+                    .map_err(invoke::internal)?;
+                Ok::<_, OpError>(Some((row, member)))
+            })
+        })
+        .await?;
+        let Some((row, member)) = found else { return Err(refused()) };
+        if row.revoked_at.is_some()
+            || row.expires_at.as_deref().is_some_and(|at| at <= now_text.as_str())
+        {
+            return Err(refused());
+        }
+        let scope = Scope::parse(&row.scope).ok_or(OpError::Internal)?;
+        if row.last_used_at.as_deref().is_none_or(|at| at < minute_ago.as_str()) {
+            let store = self.store.clone();
+            let id = row.id;
+            invoke::blocking(move || {
+                crate::invoke::write(
+                    &store,
+                    |_| true,
+                    |db| {
+                        store::access::touch_token(db, id, &now_text, &minute_ago)
+                            .map_err(invoke::internal)
+                    },
+                )
+            })
+            .await?;
+        }
+        Ok(Caller {
+            household_id: row.household_id,
+            member_id: row.member_id,
+            role: member.role,
+            scope,
+            actor: Actor::Token { token_id: row.id, token_name: row.name, client_name: None },
+            via,
+        })
+    }
+
+    /// The person with this email, acting through `via` (CLI); fails for unknown emails.
+    pub async fn person(&self, email: &str, via: Via) -> Result<Caller, OpError> {
+        let email = clean_email("/email", email)?;
+        let store = self.store.clone();
+        let found = invoke::blocking(move || {
+            crate::invoke::read(&store, |db| {
+                store::households::find_member_by_email(db, &email).map_err(invoke::internal)
+            })
+        })
+        .await?;
+        let (member, _) = found.ok_or_else(|| {
+            OpError::not_found(Text::new(
+                "No member with this email. `exhale member create-owner` creates the first one.",
+            ))
+        })?;
+        Ok(Caller::person(member.household_id, member.id, member.role, via))
+    }
+
+    /// Checks a password for sign-in; the same answer for an unknown email and a wrong
+    /// password.
+    pub async fn sign_in(&self, email: &str, password: &str, via: Via) -> Result<Caller, OpError> {
+        let email = clean_email("/email", email)?;
+        let store = self.store.clone();
+        let found = invoke::blocking(move || {
+            crate::invoke::read(&store, |db| {
+                store::households::find_member_by_email(db, &email).map_err(invoke::internal)
+            })
+        })
+        .await?;
+        let wrong = || OpError::Unauthenticated { message: Text::new("Wrong email or password.") };
+        let Some((member, Some(hash))) = found else { return Err(wrong()) };
+        let password = password.to_owned();
+        let ok = tokio::task::spawn_blocking(move || verify_password(&password, &hash))
+            .await
+            .unwrap_or(false);
+        if !ok {
+            return Err(wrong());
+        }
+        Ok(Caller::person(member.household_id, member.id, member.role, via))
+    }
+}

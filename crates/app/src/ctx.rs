@@ -1,0 +1,147 @@
+//! `Ctx`: what a handler gets. The transaction, the caller, the time, the household, and the
+//! recorder that writes an audit entry for every entity a write changes.
+
+use domain::{Date, Text};
+use jiff::Timestamp;
+use ops::{Actor, Caller, ChangeEvent, OpError, common::Change};
+use serde_json::Value;
+use store::{Db, households::HouseholdRow, snapshot};
+
+use crate::invoke::StoreExt;
+
+pub(crate) struct Ctx<'a> {
+    pub(crate) db: &'a Db<'a>,
+    pub(crate) caller: &'a Caller,
+    pub(crate) now: Timestamp,
+    pub(crate) today: Date,
+    pub(crate) household: HouseholdRow,
+    pub(crate) op: &'static str,
+    pub(crate) batch_id: String,
+    pub(crate) changes: Vec<Change>,
+    pub(crate) events: Vec<ChangeEvent>,
+    /// Set by undo: the entry being reverted, recorded as `undo_of`.
+    pub(crate) undo_of: Option<i64>,
+}
+
+impl Ctx<'_> {
+    pub(crate) fn household_id(&self) -> i64 {
+        self.caller.household_id
+    }
+
+    pub(crate) fn me(&self) -> i64 {
+        self.caller.member_id
+    }
+
+    /// RFC 3339 UTC timestamp of this call, as stored.
+    pub(crate) fn now_text(&self) -> String {
+        self.now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+
+    /// The entity's current state, for `record` later.
+    pub(crate) fn snapshot(&self, entity: &str, id: i64) -> Result<Option<Value>, OpError> {
+        snapshot::snapshot(self.db, self.household_id(), entity, id).or_internal()
+    }
+
+    /// Writes an audit entry for an entity whose state was `before` and is now whatever the
+    /// database holds. Nothing is recorded when nothing changed.
+    pub(crate) fn record(
+        &mut self,
+        entity: &'static str,
+        id: i64,
+        before: Option<Value>,
+        summary: Text,
+    ) -> Result<(), OpError> {
+        let after = self.snapshot(entity, id)?;
+        let unchanged = match (&before, &after) {
+            (Some(b), Some(a)) => {
+                snapshot::comparable(entity, b).or_internal()?
+                    == snapshot::comparable(entity, a).or_internal()?
+            }
+            (None, None) => true,
+            _ => false,
+        };
+        if unchanged {
+            return Ok(());
+        }
+        let action = match (&before, &after) {
+            (None, _) => "created",
+            (_, None) => "deleted",
+            _ => "updated",
+        };
+        let private_to =
+            self.private_to(entity, before.as_ref()).or(self.private_to(entity, after.as_ref()));
+        let (actor_kind, token_id, token_name, client_name) = match &self.caller.actor {
+            Actor::Person => ("person", None, None, None),
+            Actor::Token { token_id, token_name, client_name } => {
+                ("agent", Some(*token_id), Some(token_name.clone()), client_name.clone())
+            }
+            Actor::Assistant => ("assistant", None, None, None),
+            Actor::System => ("system", None, None, None),
+        };
+        let row = store::audit::AuditRow {
+            id: 0,
+            household_id: self.household_id(),
+            at: self.now_text(),
+            actor_kind: actor_kind.into(),
+            member_id: Some(self.me()),
+            member_name: None,
+            token_id,
+            token_name,
+            client_name,
+            via: self.caller.via.as_str().into(),
+            op: self.op.into(),
+            entity: entity.into(),
+            entity_id: id,
+            action: action.into(),
+            summary: serde_json::to_string(&summary).map_err(|_| OpError::Internal)?,
+            before_state: before.map(|v| v.to_string()),
+            after_state: after.map(|v| v.to_string()),
+            batch_id: self.batch_id.clone(),
+            private_to,
+            undone_by: None,
+            undo_of: self.undo_of,
+        };
+        let audit_id = store::audit::insert(self.db, &row).or_internal()?;
+        self.changes.push(Change {
+            audit_id: Some(audit_id),
+            entity: entity.into(),
+            entity_id: id,
+            action: action.into(),
+            summary: summary.render(),
+        });
+        self.events.push(ChangeEvent {
+            household_id: self.household_id(),
+            entity: entity.into(),
+            entity_id: id,
+            op: self.op.into(),
+            audit_id: Some(audit_id),
+            private_to,
+        });
+        Ok(())
+    }
+
+    /// Only this member may see changes to a private subscription or payment method, or to
+    /// their own tokens.
+    fn private_to(&self, entity: &str, state: Option<&Value>) -> Option<i64> {
+        let row = state?.get("row")?;
+        match entity {
+            "subscription" | "payment_method" => (row.get("visibility")?.as_str()? == "private")
+                .then(|| row.get("owner_id")?.as_i64())
+                .flatten(),
+            "token" => row.get("member_id")?.as_i64(),
+            "charge" => {
+                let subscription = row.get("subscription_id")?.as_i64()?;
+                let state =
+                    snapshot::snapshot(self.db, self.household_id(), "subscription", subscription)
+                        .ok()??;
+                self.private_to("subscription", Some(&state))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// An `invalid_input` error at a JSON pointer.
+pub(crate) fn invalid(pointer: &str, message: Text) -> OpError {
+    OpError::invalid(pointer, message)
+}

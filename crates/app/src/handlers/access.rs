@@ -1,0 +1,192 @@
+//! Tokens, settings, export and the `confirm_change` entry (served by the invoker).
+
+use domain::{Currency, Text};
+use ops::{
+    OpError, Scope,
+    access::*,
+    household::{Empty, IdInput},
+};
+use serde_json::{Value, json};
+use store::access::TokenRow;
+
+use crate::{
+    auth,
+    ctx::{Ctx, invalid},
+    handlers::{charges, household, organise, subscriptions},
+    invoke::StoreExt,
+    views,
+};
+
+fn token_view(row: &TokenRow) -> Token {
+    Token {
+        id: row.id,
+        name: row.name.clone(),
+        prefix: row.prefix.clone(),
+        scope: Scope::parse(&row.scope).unwrap_or(Scope::Read),
+        created_at: row.created_at.clone(),
+        last_used_at: row.last_used_at.clone(),
+        expires_at: row.expires_at.clone(),
+        revoked_at: row.revoked_at.clone(),
+    }
+}
+
+pub(crate) fn list_tokens(ctx: &mut Ctx<'_>, _: Empty) -> Result<TokenList, OpError> {
+    let rows = store::access::list_tokens(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
+    Ok(TokenList { items: rows.iter().map(token_view).collect() })
+}
+
+pub(crate) fn create_token(
+    ctx: &mut Ctx<'_>,
+    input: CreateTokenInput,
+) -> Result<CreatedToken, OpError> {
+    let name = views::clean_name("/name", &input.name, 60)?;
+    let expires_at = match input.expires_in_days {
+        None => None,
+        Some(days) if (1..=3650).contains(&days) => {
+            let at = ctx
+                .now
+                .checked_add(jiff::SignedDuration::from_hours(24 * i64::from(days)))
+                .map_err(|_| OpError::Internal)?;
+            Some(crate::invoke::timestamp_text(at))
+        }
+        Some(_) => {
+            return Err(invalid(
+                "/expires_in_days",
+                Text::new("expires_in_days must be between 1 and 3650."),
+            ));
+        }
+    };
+    let secret = auth::new_secret("exh")?;
+    let prefix: String = secret.chars().take(12).collect();
+    let id = store::access::insert_token(
+        ctx.db,
+        &store::access::NewToken {
+            household_id: ctx.household_id(),
+            member_id: ctx.me(),
+            name: &name,
+            prefix: &prefix,
+            hash: &auth::hash_token(&secret),
+            scope: input.scope.as_str(),
+            expires_at: expires_at.as_deref(),
+        },
+        &ctx.now_text(),
+    )
+    .or_internal()?;
+    ctx.record(
+        "token",
+        id,
+        None,
+        Text::new("Created token {name} ({scope})")
+            .with("name", &name)
+            .with("scope", input.scope.as_str()),
+    )?;
+    let row = store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), id).or_internal()?;
+    Ok(CreatedToken { token: token_view(&row), secret })
+}
+
+pub(crate) fn revoke_token(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Token, OpError> {
+    let row = store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), input.id)
+        .or_not_found(|| {
+            Text::new("No token of yours with id {id}. Call list_tokens.").with("id", input.id)
+        })?;
+    let before = ctx.snapshot("token", row.id)?;
+    store::access::revoke_token(ctx.db, row.id, &ctx.now_text()).or_internal()?;
+    ctx.record("token", row.id, before, Text::new("Revoked token {name}").with("name", &row.name))?;
+    let row =
+        store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), row.id).or_internal()?;
+    Ok(token_view(&row))
+}
+
+fn settings_view(ctx: &Ctx<'_>) -> Result<Settings, OpError> {
+    let rates = store::households::exchange_rates(ctx.db, ctx.household_id()).or_internal()?;
+    let secrets = store::access::secret_names(ctx.db, ctx.household_id()).or_internal()?;
+    Ok(Settings {
+        exchange_rates: rates
+            .into_iter()
+            .map(|(c, r)| (c.code().to_owned(), domain::money::format_rate(r)))
+            .collect(),
+        reminder_days_before: u32::try_from(ctx.household.reminder_days_before).unwrap_or_default(),
+        secrets: secrets.into_iter().map(|name| SecretSetting { name, is_set: true }).collect(),
+    })
+}
+
+pub(crate) fn get_settings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Settings, OpError> {
+    settings_view(ctx)
+}
+
+pub(crate) fn update_settings(
+    ctx: &mut Ctx<'_>,
+    input: UpdateSettingsInput,
+) -> Result<Settings, OpError> {
+    let before = ctx.snapshot("household", ctx.household_id())?;
+    for (code, rate) in &input.exchange_rates {
+        let pointer = format!("/exchange_rates/{code}");
+        let currency: Currency = views::parse_currency(&pointer, code)?;
+        if currency == ctx.household.currency {
+            return Err(invalid(
+                &pointer,
+                Text::new("{code} is the main currency; it needs no rate.").with("code", code),
+            ));
+        }
+        let rate = rate
+            .as_deref()
+            .map(|r| {
+                domain::money::parse_rate(r)
+                    .map_err(|err| invalid(&pointer, Text::new("{error}.").with("error", err)))
+            })
+            .transpose()?;
+        store::households::set_exchange_rate(ctx.db, ctx.household_id(), currency, rate)
+            .or_internal()?;
+    }
+    if let Some(days) = input.reminder_days_before {
+        if days > 30 {
+            return Err(invalid(
+                "/reminder_days_before",
+                Text::new("reminder_days_before must be between 0 and 30."),
+            ));
+        }
+        ctx.household.reminder_days_before = i64::from(days);
+        store::households::update_household(ctx.db, &ctx.household).or_internal()?;
+    }
+    ctx.record(
+        "household",
+        ctx.household_id(),
+        before,
+        Text::new("Updated exchange rates and reminders"),
+    )?;
+    settings_view(ctx)
+}
+
+fn value<T: serde::Serialize>(value: T) -> Result<Value, OpError> {
+    serde_json::to_value(value).map_err(|_| OpError::Internal)
+}
+
+pub(crate) fn export_data(ctx: &mut Ctx<'_>, _: Empty) -> Result<Value, OpError> {
+    let rows =
+        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let mut subscriptions = Vec::with_capacity(rows.len());
+    for row in &rows {
+        subscriptions
+            .push(value(subscriptions::get(ctx, ops::household::IdInput { id: row.id })?)?);
+    }
+    let filter = store::charges::ChargeFilter::default();
+    let (charge_rows, _) =
+        store::charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, u32::MAX, 0)
+            .or_internal()?;
+    Ok(json!({
+        "exported_at": ctx.now_text(),
+        "household": value(household::household_view(ctx))?,
+        "members": value(household::list_members(ctx, Empty {})?.items)?,
+        "settings": value(settings_view(ctx)?)?,
+        "categories": value(organise::list_categories(ctx, Empty {})?.items)?,
+        "payment_methods": value(organise::list_payment_methods(ctx, Empty {})?.items)?,
+        "tags": value(organise::list_tags(ctx, Empty {})?.items)?,
+        "subscriptions": subscriptions,
+        "charges": value(charge_rows.iter().map(charges::charge_view).collect::<Vec<_>>())?,
+    }))
+}
+
+/// Never called: the invoker serves `confirm_change` because it runs another op.
+pub(crate) fn confirm_change(_: &mut Ctx<'_>, _: ConfirmChangeInput) -> Result<Value, OpError> {
+    Err(OpError::Internal)
+}

@@ -1,0 +1,230 @@
+//! Activity (audit log) listing and undo.
+
+use domain::Text;
+use ops::{
+    OpError,
+    activity::*,
+    common::{Page, Ref},
+};
+use serde_json::Value;
+use store::{audit::AuditRow, snapshot};
+
+use crate::{
+    ctx::{Ctx, invalid},
+    handlers::{next_cursor, page_window},
+    invoke::StoreExt,
+    views,
+};
+
+fn actor_view(row: &AuditRow) -> ActorView {
+    let member = row.member_id.map(|id| Ref {
+        id,
+        name: row.member_name.clone().unwrap_or_else(|| "a former member".into()),
+    });
+    let who = member.as_ref().map(|m| m.name.clone()).unwrap_or_else(|| "someone".into());
+    let label = match row.actor_kind.as_str() {
+        "agent" => {
+            let agent = row.client_name.clone().unwrap_or_else(|| "An agent".into());
+            match &row.token_name {
+                Some(token) => format!("{agent} (token {token}) for {who}"),
+                None => format!("{agent} for {who}"),
+            }
+        }
+        "assistant" => format!("Exhale assistant for {who}"),
+        "system" => "Exhale".into(),
+        _ => who,
+    };
+    ActorView {
+        kind: row.actor_kind.clone(),
+        member,
+        token_name: row.token_name.clone(),
+        client_name: row.client_name.clone(),
+        label,
+    }
+}
+
+fn entry_view(row: &AuditRow) -> ActivityEntry {
+    let summary = serde_json::from_str::<Text>(&row.summary)
+        .map(|t| t.render())
+        .unwrap_or_else(|_| row.summary.clone());
+    ActivityEntry {
+        id: row.id,
+        at: row.at.clone(),
+        actor: actor_view(row),
+        op: row.op.clone(),
+        entity: row.entity.clone(),
+        entity_id: row.entity_id,
+        action: row.action.clone(),
+        summary,
+        batch_id: row.batch_id.clone(),
+        undone_by: row.undone_by,
+    }
+}
+
+/// The UTC instant a local date starts at in the household's zone.
+fn day_start(ctx: &Ctx<'_>, date: domain::Date) -> Result<String, OpError> {
+    let zone = jiff::tz::TimeZone::get(&ctx.household.time_zone).unwrap_or(jiff::tz::TimeZone::UTC);
+    let start = date.to_zoned(zone).map_err(|_| OpError::Internal)?;
+    Ok(crate::invoke::timestamp_text(start.timestamp()))
+}
+
+pub(crate) fn list(
+    ctx: &mut Ctx<'_>,
+    input: ListActivityInput,
+) -> Result<Page<ActivityEntry>, OpError> {
+    let (limit, offset) = page_window(input.limit, input.cursor.as_deref())?;
+    if let Some(kind) = &input.actor_kind
+        && !["person", "agent", "assistant", "system"].contains(&kind.as_str())
+    {
+        return Err(invalid(
+            "/actor_kind",
+            Text::new("actor_kind is person, agent, assistant or system."),
+        ));
+    }
+    let from = views::parse_opt_date("/from", input.from.as_deref())?;
+    let to = views::parse_opt_date("/to", input.to.as_deref())?;
+    let until = match to {
+        Some(to) => Some(day_start(ctx, to.tomorrow().map_err(|_| OpError::Internal)?)?),
+        None => None,
+    };
+    let filter = store::audit::AuditFilter {
+        actor_kind: input.actor_kind,
+        member_id: input.member_id,
+        op: input.op,
+        entity: input.entity,
+        entity_id: input.entity_id,
+        batch_id: input.batch_id,
+        from: from.map(|d| day_start(ctx, d)).transpose()?,
+        until,
+    };
+    let (rows, total) =
+        store::audit::list(ctx.db, ctx.household_id(), ctx.me(), &filter, limit, offset)
+            .or_internal()?;
+    let items: Vec<ActivityEntry> = rows.iter().map(entry_view).collect();
+    let next_cursor = next_cursor(offset, items.len(), total);
+    Ok(Page { items, total, next_cursor })
+}
+
+fn parse_state(text: Option<&str>) -> Result<Option<Value>, OpError> {
+    text.map(serde_json::from_str).transpose().map_err(|_| OpError::Internal)
+}
+
+pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, OpError> {
+    let mut entries = match (&input.batch_id, input.audit_ids.is_empty()) {
+        (Some(_), false) => {
+            return Err(invalid("", Text::new("Give audit_ids or batch_id, not both.")));
+        }
+        (None, true) => {
+            return Err(invalid(
+                "",
+                Text::new(
+                    "Give the audit_ids or the batch_id that a write returned; list_activity shows them.",
+                ),
+            ));
+        }
+        (Some(batch), true) => {
+            let rows =
+                store::audit::batch(ctx.db, ctx.household_id(), ctx.me(), batch).or_internal()?;
+            if rows.is_empty() {
+                return Err(OpError::not_found(
+                    Text::new("No changes with batch id {batch}. Call list_activity to find it.")
+                        .with("batch", batch),
+                ));
+            }
+            rows
+        }
+        (None, false) => {
+            let rows =
+                store::audit::get_many(ctx.db, ctx.household_id(), ctx.me(), &input.audit_ids)
+                    .or_internal()?;
+            for (i, id) in input.audit_ids.iter().enumerate() {
+                if !rows.iter().any(|r| r.id == *id) {
+                    return Err(invalid(
+                        &format!("/audit_ids/{i}"),
+                        Text::new(
+                            "No activity entry with id {id}. Call list_activity to find ids.",
+                        )
+                        .with("id", id),
+                    ));
+                }
+            }
+            rows
+        }
+    };
+    entries.sort_by_key(|e| std::cmp::Reverse(e.id));
+    entries.dedup_by_key(|e| e.id);
+    let mut reverted = Vec::with_capacity(entries.len());
+    for entry in entries {
+        if let Some(by) = entry.undone_by {
+            return Err(OpError::conflict(
+                Text::new("Change {id} ({summary}) was already undone by entry {by}; nothing was changed.")
+                    .with("id", entry.id)
+                    .with("summary", entry_view(&entry).summary)
+                    .with("by", by),
+            ));
+        }
+        if !snapshot::is_known(&entry.entity)
+            || (entry.before_state.is_none() && entry.after_state.is_none())
+        {
+            return Err(OpError::conflict(
+                Text::new("Change {id} cannot be undone.").with("id", entry.id),
+            ));
+        }
+        if matches!(entry.entity.as_str(), "household" | "member") && !ctx.caller.is_owner() {
+            return Err(OpError::forbidden(Text::new(
+                "Only an owner can undo changes to the household or its members.",
+            )));
+        }
+        let before = parse_state(entry.before_state.as_deref())?;
+        let after = parse_state(entry.after_state.as_deref())?;
+        let current = ctx.snapshot(&entry.entity, entry.entity_id)?;
+        let comparable = |state: &Option<Value>| -> Result<Option<Value>, OpError> {
+            state.as_ref().map(|s| snapshot::comparable(&entry.entity, s)).transpose().or_internal()
+        };
+        if comparable(&current)? != comparable(&after)? {
+            let view = entry_view(&entry);
+            return Err(OpError::conflict(
+                Text::new("{entity} {entity_id} changed after \"{summary}\" (entry {id}); undo the later changes first, or edit it directly. Nothing was changed.")
+                    .with("entity", &entry.entity)
+                    .with("entity_id", entry.entity_id)
+                    .with("summary", view.summary)
+                    .with("id", entry.id),
+            ));
+        }
+        snapshot::restore(
+            ctx.db,
+            ctx.household_id(),
+            &entry.entity,
+            entry.entity_id,
+            before.as_ref(),
+        )
+        .or_internal()?;
+        let summary =
+            serde_json::from_str::<Text>(&entry.summary).map(|t| t.render()).unwrap_or_default();
+        ctx.undo_of = Some(entry.id);
+        let recorded = ctx.changes.len();
+        let entity: &'static str = match entry.entity.as_str() {
+            "subscription" => "subscription",
+            "charge" => "charge",
+            "category" => "category",
+            "payment_method" => "payment_method",
+            "member" => "member",
+            "household" => "household",
+            _ => "token",
+        };
+        ctx.record(
+            entity,
+            entry.entity_id,
+            current,
+            Text::new("Undid: {summary}").with("summary", summary),
+        )?;
+        ctx.undo_of = None;
+        if let Some(change) = ctx.changes.get(recorded)
+            && let Some(audit_id) = change.audit_id
+        {
+            store::audit::mark_undone(ctx.db, entry.id, audit_id).or_internal()?;
+        }
+        reverted.push(entry.id);
+    }
+    Ok(UndoResult { reverted })
+}

@@ -1,0 +1,165 @@
+//! One handler per op, registered by op type so the input and output types cannot drift from
+//! the contract. Handlers are synchronous functions over the transaction in `Ctx`.
+
+mod access;
+mod activity;
+mod briefing;
+mod charges;
+pub(crate) mod household;
+mod organise;
+mod reports;
+mod subscriptions;
+
+use std::collections::HashMap;
+
+use domain::Text;
+use ops::{Op, OpError};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::ctx::Ctx;
+
+type Handler = Box<dyn Fn(&mut Ctx<'_>, Value) -> Result<Value, OpError> + Send + Sync>;
+
+pub(crate) struct Registry(HashMap<&'static str, std::sync::Arc<Handler>>);
+
+impl Registry {
+    fn add<O: Op>(&mut self, handler: fn(&mut Ctx<'_>, O::Input) -> Result<O::Output, OpError>) {
+        let boxed: Handler = Box::new(move |ctx, input| {
+            let input: O::Input = parse_input(input)?;
+            let output = handler(ctx, input)?;
+            serde_json::to_value(output).map_err(|err| {
+                tracing::error!(error = %err, op = O::INFO.name, "output did not serialise");
+                OpError::Internal
+            })
+        });
+        self.0.insert(O::INFO.name, std::sync::Arc::new(boxed));
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.0.contains_key(name)
+    }
+
+    pub(crate) fn names(&self) -> Vec<&'static str> {
+        let mut names: Vec<_> = self.0.keys().copied().collect();
+        names.sort_unstable();
+        names
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Result<std::sync::Arc<Handler>, OpError> {
+        self.0.get(name).cloned().ok_or(OpError::Internal)
+    }
+}
+
+/// Deserialises an op's input, turning serde's complaint into `invalid_input` with a JSON
+/// pointer to the field.
+pub(crate) fn parse_input<T: DeserializeOwned>(input: Value) -> Result<T, OpError> {
+    let input = if input.is_null() { Value::Object(Default::default()) } else { input };
+    if !input.is_object() {
+        return Err(OpError::invalid(
+            "",
+            Text::new("The input must be a JSON object of named fields."),
+        ));
+    }
+    serde_path_to_error::deserialize(input).map_err(|err| {
+        let mut pointer = String::new();
+        for segment in err.path().iter() {
+            match segment {
+                serde_path_to_error::Segment::Seq { index } => {
+                    pointer.push_str(&format!("/{index}"))
+                }
+                serde_path_to_error::Segment::Map { key } => {
+                    pointer.push('/');
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                }
+                serde_path_to_error::Segment::Enum { .. }
+                | serde_path_to_error::Segment::Unknown => {}
+            }
+        }
+        let detail = err.inner().to_string();
+        OpError::invalid(
+            pointer,
+            Text::new("The input does not fit this op: {detail}. Check the op's input schema.")
+                .with("detail", detail),
+        )
+    })
+}
+
+pub(crate) fn registry() -> Registry {
+    use ops::{
+        access as a, activity as act, charges as c, household as h, organise as o, reports as r,
+        subscriptions as s,
+    };
+    let mut reg = Registry(HashMap::new());
+    reg.add::<r::GetContext>(reports::get_context);
+    reg.add::<h::GetHousehold>(household::get_household);
+    reg.add::<h::UpdateHousehold>(household::update_household);
+    reg.add::<h::ListMembers>(household::list_members);
+    reg.add::<h::UpdateMember>(household::update_member);
+    reg.add::<h::InviteMember>(household::invite_member);
+    reg.add::<h::RemoveMember>(household::remove_member);
+    reg.add::<s::ListSubscriptions>(subscriptions::list);
+    reg.add::<s::GetSubscription>(subscriptions::get);
+    reg.add::<s::CreateSubscription>(subscriptions::create);
+    reg.add::<s::UpdateSubscription>(subscriptions::update);
+    reg.add::<s::RescheduleSubscription>(subscriptions::reschedule);
+    reg.add::<s::ChangePrice>(subscriptions::change_price);
+    reg.add::<s::PauseSubscription>(subscriptions::pause);
+    reg.add::<s::ResumeSubscription>(subscriptions::resume);
+    reg.add::<s::CancelSubscription>(subscriptions::cancel);
+    reg.add::<s::DeleteSubscription>(subscriptions::delete);
+    reg.add::<s::BulkUpdateSubscriptions>(subscriptions::bulk_update);
+    reg.add::<c::ListCharges>(charges::list);
+    reg.add::<c::ListUpcomingCharges>(charges::upcoming);
+    reg.add::<c::UpdateCharge>(charges::update);
+    reg.add::<o::ListCategories>(organise::list_categories);
+    reg.add::<o::CreateCategory>(organise::create_category);
+    reg.add::<o::UpdateCategory>(organise::update_category);
+    reg.add::<o::DeleteCategory>(organise::delete_category);
+    reg.add::<o::MergeCategories>(organise::merge_categories);
+    reg.add::<o::ListPaymentMethods>(organise::list_payment_methods);
+    reg.add::<o::CreatePaymentMethod>(organise::create_payment_method);
+    reg.add::<o::UpdatePaymentMethod>(organise::update_payment_method);
+    reg.add::<o::DeletePaymentMethod>(organise::delete_payment_method);
+    reg.add::<o::ListTags>(organise::list_tags);
+    reg.add::<o::RenameTag>(organise::rename_tag);
+    reg.add::<o::DeleteTag>(organise::delete_tag);
+    reg.add::<r::GetSpendingSummary>(reports::spending_summary);
+    reg.add::<r::GetSpendingHistory>(reports::spending_history);
+    reg.add::<r::ListPriceChanges>(reports::price_changes);
+    reg.add::<r::FindSavings>(reports::find_savings);
+    reg.add::<r::ListAttentionItems>(reports::attention_items);
+    reg.add::<act::ListActivity>(activity::list);
+    reg.add::<act::Undo>(activity::undo);
+    reg.add::<a::ListTokens>(access::list_tokens);
+    reg.add::<a::CreateToken>(access::create_token);
+    reg.add::<a::RevokeToken>(access::revoke_token);
+    reg.add::<a::GetSettings>(access::get_settings);
+    reg.add::<a::UpdateSettings>(access::update_settings);
+    reg.add::<a::ExportData>(access::export_data);
+    reg.add::<a::ConfirmChange>(access::confirm_change);
+    reg
+}
+
+/// Pagination: (limit, offset) from an op's `limit` and `cursor`.
+pub(crate) fn page_window(limit: Option<u32>, cursor: Option<&str>) -> Result<(u32, u64), OpError> {
+    let limit = limit.unwrap_or(ops::common::DEFAULT_PAGE);
+    if limit == 0 || limit > ops::common::MAX_PAGE {
+        return Err(OpError::invalid(
+            "/limit",
+            Text::new("limit must be between 1 and {max}.").with("max", ops::common::MAX_PAGE),
+        ));
+    }
+    let offset = match cursor {
+        None => 0,
+        Some(cursor) => cursor.strip_prefix("o").and_then(|n| n.parse().ok()).ok_or_else(|| {
+            OpError::invalid("/cursor", Text::new("This cursor is not one Exhale gave out; pass next_cursor from the previous page, or leave it out to start over."))
+        })?,
+    };
+    Ok((limit, offset))
+}
+
+pub(crate) fn next_cursor(offset: u64, returned: usize, total: u64) -> Option<String> {
+    let next = offset + returned as u64;
+    (next < total).then(|| format!("o{next}"))
+}

@@ -1,0 +1,436 @@
+//! Category, payment method and tag handlers.
+
+use domain::{Text, entities::Visibility};
+use ops::{
+    OpError,
+    common::{Patch, Ref},
+    household::{Empty, IdInput, Removed},
+    organise::*,
+};
+use store::organise::{self as org, CategoryRow, PaymentMethodRow};
+
+use crate::{
+    ctx::{Ctx, invalid},
+    invoke::StoreExt,
+    views,
+};
+
+fn category_view(row: &CategoryRow) -> Category {
+    Category {
+        id: row.id,
+        name: row.name.clone(),
+        emoji: row.emoji.clone(),
+        colour: row.colour.clone(),
+        subscription_count: row.subscription_count,
+    }
+}
+
+fn load_category(ctx: &Ctx<'_>, id: i64) -> Result<CategoryRow, OpError> {
+    org::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id).or_not_found(|| {
+        Text::new("No category with id {id}. Call list_categories to find ids.").with("id", id)
+    })
+}
+
+fn clean_colour(pointer: &str, colour: &str) -> Result<String, OpError> {
+    let ok = colour.len() == 7
+        && colour.starts_with('#')
+        && colour[1..].chars().all(|c| c.is_ascii_hexdigit());
+    if !ok {
+        return Err(invalid(
+            pointer,
+            Text::new("{colour} is not a colour; write it as #rrggbb, for example #3b82f6.")
+                .with("colour", colour),
+        ));
+    }
+    Ok(colour.to_lowercase())
+}
+
+fn clean_emoji(pointer: &str, emoji: &str) -> Result<String, OpError> {
+    let emoji = emoji.trim();
+    if emoji.chars().count() > 8
+        || emoji.chars().any(|c| c.is_control() || c.is_ascii_alphanumeric())
+    {
+        return Err(invalid(pointer, Text::new("emoji takes one emoji, such as 🎬.")));
+    }
+    Ok(emoji.to_owned())
+}
+
+fn check_unique_category(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Result<(), OpError> {
+    if let Some(existing) = org::find_category(ctx.db, ctx.household_id(), name).or_internal()?
+        && Some(existing) != except
+    {
+        return Err(invalid(
+            "/name",
+            Text::new("A category named {name} exists already (id {id}).")
+                .with("name", name)
+                .with("id", existing),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn list_categories(ctx: &mut Ctx<'_>, _: Empty) -> Result<CategoryList, OpError> {
+    let rows = org::list_categories(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    Ok(CategoryList { items: rows.iter().map(category_view).collect() })
+}
+
+pub(crate) fn create_category(
+    ctx: &mut Ctx<'_>,
+    input: CreateCategoryInput,
+) -> Result<Category, OpError> {
+    let name = views::clean_name("/name", &input.name, 60)?;
+    check_unique_category(ctx, &name, None)?;
+    let emoji =
+        input.emoji.as_deref().map(|e| clean_emoji("/emoji", e)).transpose()?.unwrap_or_default();
+    let colour = input
+        .colour
+        .as_deref()
+        .map(|c| clean_colour("/colour", c))
+        .transpose()?
+        .unwrap_or_else(|| "#8a8f98".into());
+    let id =
+        org::insert_category(ctx.db, ctx.household_id(), &name, &emoji, &colour, &ctx.now_text())
+            .or_internal()?;
+    ctx.record("category", id, None, Text::new("Added category {name}").with("name", &name))?;
+    Ok(category_view(&load_category(ctx, id)?))
+}
+
+pub(crate) fn update_category(
+    ctx: &mut Ctx<'_>,
+    input: UpdateCategoryInput,
+) -> Result<Category, OpError> {
+    let mut row = load_category(ctx, input.id)?;
+    let before = ctx.snapshot("category", row.id)?;
+    if let Some(name) = &input.name {
+        let name = views::clean_name("/name", name, 60)?;
+        check_unique_category(ctx, &name, Some(row.id))?;
+        row.name = name;
+    }
+    if let Some(emoji) = &input.emoji {
+        row.emoji = clean_emoji("/emoji", emoji)?;
+    }
+    if let Some(colour) = &input.colour {
+        row.colour = clean_colour("/colour", colour)?;
+    }
+    org::update_category(ctx.db, &row).or_internal()?;
+    ctx.record(
+        "category",
+        row.id,
+        before,
+        Text::new("Updated category {name}").with("name", &row.name),
+    )?;
+    Ok(category_view(&load_category(ctx, row.id)?))
+}
+
+/// Moves every subscription of a category (visible or not: the category is the household's)
+/// to `target`, recording each.
+fn move_subscriptions(
+    ctx: &mut Ctx<'_>,
+    from: &CategoryRow,
+    target: Option<&CategoryRow>,
+) -> Result<(), OpError> {
+    for id in org::subscriptions_in_category(ctx.db, from.id).or_internal()? {
+        let before = ctx.snapshot("subscription", id)?;
+        let mut row =
+            store::subscriptions::get(ctx.db, ctx.household_id(), None, id).or_internal()?;
+        row.category_id = target.map(|t| t.id);
+        store::subscriptions::update(ctx.db, &row).or_internal()?;
+        let summary = match target {
+            Some(target) => Text::new("{name} moved from {from} to {to}").with("to", &target.name),
+            None => Text::new("{name} no longer in {from}"),
+        }
+        .with("name", &row.name)
+        .with("from", &from.name);
+        ctx.record("subscription", id, before, summary)?;
+    }
+    Ok(())
+}
+
+pub(crate) fn delete_category(
+    ctx: &mut Ctx<'_>,
+    input: DeleteCategoryInput,
+) -> Result<Removed, OpError> {
+    let row = load_category(ctx, input.id)?;
+    let target = match input.move_to_id {
+        Some(id) if id == row.id => {
+            return Err(invalid("/move_to_id", Text::new("move_to_id must be another category.")));
+        }
+        Some(id) => Some(load_category(ctx, id).map_err(|err| match err {
+            OpError::NotFound { message } => invalid("/move_to_id", message),
+            other => other,
+        })?),
+        None => None,
+    };
+    move_subscriptions(ctx, &row, target.as_ref())?;
+    let before = ctx.snapshot("category", row.id)?;
+    org::delete_category(ctx.db, ctx.household_id(), row.id).or_internal()?;
+    ctx.record(
+        "category",
+        row.id,
+        before,
+        Text::new("Deleted category {name}").with("name", &row.name),
+    )?;
+    Ok(Removed { id: row.id, name: row.name })
+}
+
+pub(crate) fn merge_categories(
+    ctx: &mut Ctx<'_>,
+    input: MergeCategoriesInput,
+) -> Result<Category, OpError> {
+    if input.source_ids.is_empty() {
+        return Err(invalid(
+            "/source_ids",
+            Text::new("Give at least one category to merge into the target."),
+        ));
+    }
+    let target = load_category(ctx, input.target_id)?;
+    let mut sources = Vec::new();
+    for (i, id) in input.source_ids.iter().enumerate() {
+        if *id == target.id {
+            return Err(invalid(
+                &format!("/source_ids/{i}"),
+                Text::new("The target cannot also be a source."),
+            ));
+        }
+        sources.push(load_category(ctx, *id).map_err(|err| match err {
+            OpError::NotFound { message } => invalid(&format!("/source_ids/{i}"), message),
+            other => other,
+        })?);
+    }
+    for source in &sources {
+        move_subscriptions(ctx, source, Some(&target))?;
+        let before = ctx.snapshot("category", source.id)?;
+        org::delete_category(ctx.db, ctx.household_id(), source.id).or_internal()?;
+        ctx.record(
+            "category",
+            source.id,
+            before,
+            Text::new("Merged category {name} into {target}")
+                .with("name", &source.name)
+                .with("target", &target.name),
+        )?;
+    }
+    Ok(category_view(&load_category(ctx, target.id)?))
+}
+
+fn payment_view(row: &PaymentMethodRow) -> PaymentMethod {
+    PaymentMethod {
+        id: row.id,
+        name: row.name.clone(),
+        kind: row.kind.clone(),
+        last4: row.last4.clone(),
+        expires: row.expires.clone(),
+        owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
+        visibility: row.visibility.as_str().to_owned(),
+        subscription_count: row.subscription_count,
+    }
+}
+
+fn load_payment_method(ctx: &Ctx<'_>, id: i64) -> Result<PaymentMethodRow, OpError> {
+    org::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id).or_not_found(|| {
+        Text::new("No payment method with id {id}. Call list_payment_methods to find ids.")
+            .with("id", id)
+    })
+}
+
+const KINDS: &[&str] = &["card", "bank_account", "paypal", "wallet", "other"];
+
+fn check_kind(kind: &str) -> Result<String, OpError> {
+    if !KINDS.contains(&kind) {
+        return Err(invalid(
+            "/kind",
+            Text::new("{kind} is not a kind; use card, bank_account, paypal, wallet or other.")
+                .with("kind", kind),
+        ));
+    }
+    Ok(kind.to_owned())
+}
+
+fn check_last4(last4: &str) -> Result<String, OpError> {
+    if last4.len() != 4 || !last4.chars().all(|c| c.is_ascii_digit()) {
+        return Err(invalid(
+            "/last4",
+            Text::new("last4 is exactly four digits; never send a full card number."),
+        ));
+    }
+    Ok(last4.to_owned())
+}
+
+fn check_expires(expires: &str) -> Result<String, OpError> {
+    let valid = expires.len() == 7
+        && expires.as_bytes()[4] == b'-'
+        && expires[..4].parse::<u16>().is_ok_and(|y| (1900..=2200).contains(&y))
+        && expires[5..].parse::<u8>().is_ok_and(|m| (1..=12).contains(&m));
+    if !valid {
+        return Err(invalid(
+            "/expires",
+            Text::new("{value} is not an expiry month; write YYYY-MM, for example 2028-04.")
+                .with("value", expires),
+        ));
+    }
+    Ok(expires.to_owned())
+}
+
+pub(crate) fn list_payment_methods(
+    ctx: &mut Ctx<'_>,
+    _: Empty,
+) -> Result<PaymentMethodList, OpError> {
+    let rows =
+        org::list_payment_methods(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    Ok(PaymentMethodList { items: rows.iter().map(payment_view).collect() })
+}
+
+pub(crate) fn create_payment_method(
+    ctx: &mut Ctx<'_>,
+    input: CreatePaymentMethodInput,
+) -> Result<PaymentMethod, OpError> {
+    let row = PaymentMethodRow {
+        id: 0,
+        household_id: ctx.household_id(),
+        owner_id: ctx.me(),
+        owner_name: String::new(),
+        name: views::clean_name("/name", &input.name, 60)?,
+        kind: check_kind(input.kind.as_deref().unwrap_or("card"))?,
+        last4: input.last4.as_deref().map(check_last4).transpose()?,
+        expires: input.expires.as_deref().map(check_expires).transpose()?,
+        visibility: input
+            .visibility
+            .as_deref()
+            .map(|v| views::parse_visibility("/visibility", v))
+            .transpose()?
+            .unwrap_or(Visibility::Household),
+        subscription_count: 0,
+    };
+    let id = org::insert_payment_method(ctx.db, &row, &ctx.now_text()).or_internal()?;
+    ctx.record(
+        "payment_method",
+        id,
+        None,
+        Text::new("Added payment method {name}").with("name", &row.name),
+    )?;
+    Ok(payment_view(&load_payment_method(ctx, id)?))
+}
+
+pub(crate) fn update_payment_method(
+    ctx: &mut Ctx<'_>,
+    input: UpdatePaymentMethodInput,
+) -> Result<PaymentMethod, OpError> {
+    let mut row = load_payment_method(ctx, input.id)?;
+    let before = ctx.snapshot("payment_method", row.id)?;
+    if let Some(name) = &input.name {
+        row.name = views::clean_name("/name", name, 60)?;
+    }
+    if let Some(kind) = &input.kind {
+        row.kind = check_kind(kind)?;
+    }
+    match &input.last4 {
+        Patch::Keep => {}
+        Patch::Clear => row.last4 = None,
+        Patch::Set(last4) => row.last4 = Some(check_last4(last4)?),
+    }
+    match &input.expires {
+        Patch::Keep => {}
+        Patch::Clear => row.expires = None,
+        Patch::Set(expires) => row.expires = Some(check_expires(expires)?),
+    }
+    if let Some(visibility) = &input.visibility {
+        let visibility = views::parse_visibility("/visibility", visibility)?;
+        if visibility == Visibility::Private && row.owner_id != ctx.me() {
+            return Err(invalid(
+                "/visibility",
+                Text::new("Only its owner can make a payment method private."),
+            ));
+        }
+        row.visibility = visibility;
+    }
+    org::update_payment_method(ctx.db, &row).or_internal()?;
+    ctx.record(
+        "payment_method",
+        row.id,
+        before,
+        Text::new("Updated payment method {name}").with("name", &row.name),
+    )?;
+    Ok(payment_view(&load_payment_method(ctx, row.id)?))
+}
+
+pub(crate) fn delete_payment_method(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
+    let row = load_payment_method(ctx, input.id)?;
+    for id in org::subscriptions_with_payment_method(ctx.db, row.id).or_internal()? {
+        let before = ctx.snapshot("subscription", id)?;
+        let mut subscription =
+            store::subscriptions::get(ctx.db, ctx.household_id(), None, id).or_internal()?;
+        subscription.payment_method_id = None;
+        store::subscriptions::update(ctx.db, &subscription).or_internal()?;
+        ctx.record(
+            "subscription",
+            id,
+            before,
+            Text::new("{name} no longer paid with {method}")
+                .with("name", &subscription.name)
+                .with("method", &row.name),
+        )?;
+    }
+    let before = ctx.snapshot("payment_method", row.id)?;
+    org::delete_payment_method(ctx.db, ctx.household_id(), row.id).or_internal()?;
+    ctx.record(
+        "payment_method",
+        row.id,
+        before,
+        Text::new("Deleted payment method {name}").with("name", &row.name),
+    )?;
+    Ok(Removed { id: row.id, name: row.name })
+}
+
+pub(crate) fn list_tags(ctx: &mut Ctx<'_>, _: Empty) -> Result<TagList, OpError> {
+    let rows = org::list_tags(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    Ok(TagList {
+        items: rows
+            .into_iter()
+            .map(|(name, subscription_count)| Tag { name, subscription_count })
+            .collect(),
+    })
+}
+
+/// Replaces tag `from` by `to` (None removes it) on every subscription the caller can see.
+fn retag(ctx: &mut Ctx<'_>, from: &str, to: Option<&str>) -> Result<u64, OpError> {
+    let ids = org::subscriptions_with_tag(ctx.db, ctx.household_id(), Some(ctx.me()), from)
+        .or_internal()?;
+    if ids.is_empty() {
+        return Err(OpError::not_found(
+            Text::new("No subscription you can see has the tag {tag}. Call list_tags.")
+                .with("tag", from),
+        ));
+    }
+    let from_key = from.to_lowercase();
+    for id in &ids {
+        let before = ctx.snapshot("subscription", *id)?;
+        let row = store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), *id)
+            .or_internal()?;
+        let mut tags: Vec<String> =
+            row.tags.iter().filter(|t| t.to_lowercase() != from_key).cloned().collect();
+        if let Some(to) = to {
+            tags.push(to.to_owned());
+        }
+        let tags = views::clean_tags("/to", &tags)?;
+        store::subscriptions::set_tags(ctx.db, *id, &tags).or_internal()?;
+        let summary = match to {
+            Some(to) => Text::new("Tag {from} renamed to {to} on {name}").with("to", to),
+            None => Text::new("Tag {from} removed from {name}"),
+        }
+        .with("from", from)
+        .with("name", &row.name);
+        ctx.record("subscription", *id, before, summary)?;
+    }
+    Ok(ids.len() as u64)
+}
+
+pub(crate) fn rename_tag(ctx: &mut Ctx<'_>, input: RenameTagInput) -> Result<TagChange, OpError> {
+    let from = views::clean_name("/from", &input.from, views::MAX_TAG)?;
+    let to = views::clean_name("/to", &input.to, views::MAX_TAG)?;
+    Ok(TagChange { subscriptions_changed: retag(ctx, &from, Some(&to))? })
+}
+
+pub(crate) fn delete_tag(ctx: &mut Ctx<'_>, input: DeleteTagInput) -> Result<TagChange, OpError> {
+    let name = views::clean_name("/name", &input.name, views::MAX_TAG)?;
+    Ok(TagChange { subscriptions_changed: retag(ctx, &name, None)? })
+}

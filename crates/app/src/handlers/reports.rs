@@ -1,0 +1,516 @@
+//! Reports: spending, history, price changes, savings, attention items and the briefing.
+
+use std::collections::BTreeMap;
+
+use domain::{Currency, Text, entities::SubscriptionStatus, validate};
+use ops::{OpError, common::Ref, household::Empty, reports::*};
+use store::subscriptions::SubscriptionRow;
+
+use crate::{
+    ctx::{Ctx, invalid},
+    handlers::{charges, household::household_view},
+    invoke::StoreExt,
+    views::{self, SeriesParts, amount, cycle_output, effective_status},
+};
+
+/// Converts amounts to the household's main currency with its rates; None without a rate.
+struct Converter {
+    main: Currency,
+    rates: BTreeMap<Currency, i64>,
+}
+
+impl Converter {
+    fn load(ctx: &Ctx<'_>) -> Result<Self, OpError> {
+        let rates = store::households::exchange_rates(ctx.db, ctx.household_id()).or_internal()?;
+        Ok(Self { main: ctx.household.currency, rates: rates.into_iter().collect() })
+    }
+
+    fn to_main(&self, minor: i64, currency: Currency) -> Option<i64> {
+        if currency == self.main {
+            return Some(minor);
+        }
+        let rate = *self.rates.get(&currency)?;
+        domain::money::convert(minor, currency, self.main, rate)
+    }
+}
+
+fn counted(row: &SubscriptionRow, today: domain::Date) -> bool {
+    matches!(effective_status(row, today), SubscriptionStatus::Active | SubscriptionStatus::Trial)
+}
+
+#[derive(Default)]
+struct Sum {
+    count: u64,
+    monthly: i64,
+    yearly: i64,
+}
+
+pub(crate) fn spending_summary(
+    ctx: &mut Ctx<'_>,
+    input: SpendingSummaryInput,
+) -> Result<SpendingSummary, OpError> {
+    let group_by = input.group_by.unwrap_or_else(|| "category".into());
+    if !["category", "member", "payment_method", "tag", "none"].contains(&group_by.as_str()) {
+        return Err(invalid(
+            "/group_by",
+            Text::new(
+                "{value} is not a grouping; use category, member, payment_method, tag or none.",
+            )
+            .with("value", &group_by),
+        ));
+    }
+    let converter = Converter::load(ctx)?;
+    let rows =
+        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let mut total = Sum::default();
+    let mut groups: BTreeMap<(Option<i64>, String), Sum> = BTreeMap::new();
+    let mut unconverted: BTreeMap<Currency, (Currency, Sum)> = BTreeMap::new();
+    for row in rows.iter().filter(|r| counted(r, ctx.today)) {
+        let price = views::current_price(row, ctx.today);
+        let (monthly, yearly) = (row.cycle.monthly_minor(price), row.cycle.yearly_minor(price));
+        let (Some(monthly), Some(yearly)) =
+            (converter.to_main(monthly, row.currency), converter.to_main(yearly, row.currency))
+        else {
+            let entry =
+                unconverted.entry(row.currency).or_insert_with(|| (row.currency, Sum::default()));
+            entry.1.count += 1;
+            entry.1.monthly += monthly;
+            entry.1.yearly += yearly;
+            continue;
+        };
+        total.count += 1;
+        total.monthly += monthly;
+        total.yearly += yearly;
+        let keys: Vec<(Option<i64>, String)> = match group_by.as_str() {
+            "category" => vec![(
+                row.category_id,
+                row.category_name.clone().unwrap_or_else(|| "Uncategorised".into()),
+            )],
+            "member" => vec![(Some(row.owner_id), row.owner_name.clone())],
+            "payment_method" => vec![(
+                row.payment_method_id,
+                row.payment_method_name.clone().unwrap_or_else(|| "No payment method".into()),
+            )],
+            "tag" if row.tags.is_empty() => vec![(None, "Untagged".into())],
+            "tag" => row.tags.iter().map(|t| (None, t.clone())).collect(),
+            _ => vec![(None, "All".into())],
+        };
+        for key in keys {
+            let sum = groups.entry(key).or_default();
+            sum.count += 1;
+            sum.monthly += monthly;
+            sum.yearly += yearly;
+        }
+    }
+    let main = converter.main;
+    let mut groups: Vec<SpendingGroup> = groups
+        .into_iter()
+        .map(|((id, label), sum)| SpendingGroup {
+            id,
+            label,
+            subscription_count: sum.count,
+            monthly: amount(sum.monthly, main),
+            yearly: amount(sum.yearly, main),
+        })
+        .collect();
+    groups.sort_by(|a, b| {
+        let key = |g: &SpendingGroup| g.yearly.amount.parse::<f64>().unwrap_or_default();
+        key(b).total_cmp(&key(a)).then_with(|| a.label.cmp(&b.label))
+    });
+    Ok(SpendingSummary {
+        currency: main.code().to_owned(),
+        subscription_count: total.count,
+        monthly: amount(total.monthly, main),
+        yearly: amount(total.yearly, main),
+        group_by,
+        groups,
+        unconverted: unconverted
+            .into_values()
+            .map(|(currency, sum)| Unconverted {
+                currency: currency.code().to_owned(),
+                subscription_count: sum.count,
+                monthly: amount(sum.monthly, currency),
+                yearly: amount(sum.yearly, currency),
+            })
+            .collect(),
+    })
+}
+
+pub(crate) fn spending_history(
+    ctx: &mut Ctx<'_>,
+    input: SpendingHistoryInput,
+) -> Result<SpendingHistory, OpError> {
+    let months = input.months.unwrap_or(12);
+    if months == 0 || months > 60 {
+        return Err(invalid("/months", Text::new("months must be between 1 and 60.")));
+    }
+    let converter = Converter::load(ctx)?;
+    let this_month = ctx.today.first_of_month();
+    let first = this_month
+        .checked_sub(jiff::Span::new().months(i64::from(months) - 1))
+        .map_err(|_| OpError::Internal)?;
+    let filter = store::charges::ChargeFilter {
+        from: Some(first),
+        to: Some(ctx.today),
+        status: Some(domain::entities::ChargeStatus::Paid),
+        ..Default::default()
+    };
+    let (charges, _) =
+        store::charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, u32::MAX, 0)
+            .or_internal()?;
+    let mut out = Vec::new();
+    let mut month = first;
+    while month <= this_month {
+        let mut total = 0;
+        let mut count = 0;
+        let mut apart: BTreeMap<Currency, (Currency, i64)> = BTreeMap::new();
+        for charge in charges.iter().filter(|c| c.charged_on.first_of_month() == month) {
+            count += 1;
+            match converter.to_main(charge.amount_minor, charge.currency) {
+                Some(minor) => total += minor,
+                None => {
+                    apart.entry(charge.currency).or_insert((charge.currency, 0)).1 +=
+                        charge.amount_minor
+                }
+            }
+        }
+        out.push(MonthSpending {
+            month: month.strftime("%Y-%m").to_string(),
+            total: amount(total, converter.main),
+            charge_count: count,
+            unconverted: apart.into_values().map(|(c, minor)| amount(minor, c)).collect(),
+        });
+        month = month.checked_add(jiff::Span::new().months(1)).map_err(|_| OpError::Internal)?;
+    }
+    Ok(SpendingHistory { currency: converter.main.code().to_owned(), months: out })
+}
+
+fn price_change_list(
+    ctx: &Ctx<'_>,
+    since: domain::Date,
+    only: Option<i64>,
+) -> Result<Vec<PriceChange>, OpError> {
+    let rows =
+        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let mut items = Vec::new();
+    for row in rows.iter().filter(|r| only.is_none_or(|id| r.id == id)) {
+        for pair in row.prices.windows(2) {
+            let ((_, old), (date, new)) = (pair[0], pair[1]);
+            if date < since || old == new {
+                continue;
+            }
+            let percent = if old == 0 { 0.0 } else { (new - old) as f64 * 100.0 / old as f64 };
+            items.push((
+                date,
+                PriceChange {
+                    subscription: Ref { id: row.id, name: row.name.clone() },
+                    effective_on: date.to_string(),
+                    old_price: amount(old, row.currency),
+                    new_price: amount(new, row.currency),
+                    change_percent: format!("{percent:+.1}"),
+                    yearly_difference: amount(
+                        row.cycle.yearly_minor(new) - row.cycle.yearly_minor(old),
+                        row.currency,
+                    ),
+                },
+            ));
+        }
+    }
+    items.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.subscription.id.cmp(&b.1.subscription.id)));
+    Ok(items.into_iter().map(|(_, item)| item).collect())
+}
+
+pub(crate) fn price_changes(
+    ctx: &mut Ctx<'_>,
+    input: ListPriceChangesInput,
+) -> Result<PriceChangeList, OpError> {
+    let since = match views::parse_opt_date("/since", input.since.as_deref())? {
+        Some(date) => date,
+        None => ctx.today.checked_sub(jiff::Span::new().years(1)).map_err(|_| OpError::Internal)?,
+    };
+    if let Some(id) = input.subscription_id {
+        store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
+            .or_not_found(|| views::not_found_subscription(id))?;
+    }
+    Ok(PriceChangeList { items: price_change_list(ctx, since, input.subscription_id)? })
+}
+
+fn sref(row: &SubscriptionRow) -> Ref {
+    Ref { id: row.id, name: row.name.clone() }
+}
+
+pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpError> {
+    let converter = Converter::load(ctx)?;
+    let rows =
+        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let live: Vec<&SubscriptionRow> = rows.iter().filter(|r| counted(r, ctx.today)).collect();
+    let yearly_main = |row: &SubscriptionRow| {
+        let price = views::current_price(row, ctx.today);
+        converter
+            .to_main(row.cycle.yearly_minor(price), row.currency)
+            .map(|m| amount(m, converter.main))
+    };
+    let mut items = Vec::new();
+    for (i, a) in live.iter().enumerate() {
+        for b in &live[i + 1..] {
+            if validate::looks_alike(&a.name, &b.name) {
+                items.push(SavingCandidate {
+                    kind: "duplicate".into(),
+                    subscriptions: vec![sref(a), sref(b)],
+                    title: Text::new("{a} and {b} look like the same service")
+                        .with("a", &a.name)
+                        .with("b", &b.name)
+                        .render(),
+                    evidence: Text::new(
+                        "Both are active: {a} costs {pa} {ca}, {b} costs {pb} {cb}.",
+                    )
+                    .with("a", &a.name)
+                    .with("pa", amount(views::current_price(a, ctx.today), a.currency).display)
+                    .with("ca", a.cycle.describe())
+                    .with("b", &b.name)
+                    .with("pb", amount(views::current_price(b, ctx.today), b.currency).display)
+                    .with("cb", b.cycle.describe())
+                    .render(),
+                    yearly_saving: yearly_main(b),
+                });
+            }
+        }
+    }
+    let since = ctx.today.checked_sub(jiff::Span::new().days(90)).map_err(|_| OpError::Internal)?;
+    for change in price_change_list(ctx, since, None)? {
+        if change.change_percent.starts_with('+')
+            && let Some(row) = live.iter().find(|r| r.id == change.subscription.id)
+        {
+            items.push(SavingCandidate {
+                kind: "price_increase".into(),
+                subscriptions: vec![sref(row)],
+                title: Text::new("{name} got more expensive").with("name", &row.name).render(),
+                evidence: Text::new("From {date}: {old} → {new} ({percent}%), {diff} more a year.")
+                    .with("date", &change.effective_on)
+                    .with("old", &change.old_price.display)
+                    .with("new", &change.new_price.display)
+                    .with("percent", &change.change_percent)
+                    .with("diff", &change.yearly_difference.display)
+                    .render(),
+                yearly_saving: yearly_main(row),
+            });
+        }
+    }
+    let mut by_category: BTreeMap<(i64, String), Vec<&SubscriptionRow>> = BTreeMap::new();
+    for row in &live {
+        if let (Some(id), Some(name)) = (row.category_id, &row.category_name) {
+            by_category.entry((id, name.clone())).or_default().push(row);
+        }
+    }
+    for ((_, category), members) in by_category {
+        if members.len() >= 3 {
+            items.push(SavingCandidate {
+                kind: "overlapping_category".into(),
+                subscriptions: members.iter().map(|r| sref(r)).collect(),
+                title: Text::new("{count} subscriptions in {category}")
+                    .with("count", members.len())
+                    .with("category", &category)
+                    .render(),
+                evidence: Text::new(
+                    "{names} are all active in {category}; one or two may be enough.",
+                )
+                .with(
+                    "names",
+                    members.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "),
+                )
+                .with("category", &category)
+                .render(),
+                yearly_saving: None,
+            });
+        }
+    }
+    let long_ago =
+        ctx.today.checked_sub(jiff::Span::new().days(90)).map_err(|_| OpError::Internal)?;
+    for row in &rows {
+        if let Some(pause) = row.pauses.iter().find(|p| p.until.is_none() && p.from <= long_ago) {
+            items.push(SavingCandidate {
+                kind: "long_paused".into(),
+                subscriptions: vec![sref(row)],
+                title: Text::new("{name} has been paused since {from}")
+                    .with("name", &row.name)
+                    .with("from", pause.from)
+                    .render(),
+                evidence: Text::new(
+                    "Paused for more than 90 days; cancel it if it is no longer needed.",
+                )
+                .render(),
+                yearly_saving: None,
+            });
+        }
+    }
+    Ok(Savings { items })
+}
+
+pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpError> {
+    let rows =
+        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let methods = store::organise::list_payment_methods(ctx.db, ctx.household_id(), Some(ctx.me()))
+        .or_internal()?;
+    let converter = Converter::load(ctx)?;
+    let week = ctx.today.checked_add(jiff::Span::new().days(7)).map_err(|_| OpError::Internal)?;
+    let month_ago =
+        ctx.today.checked_sub(jiff::Span::new().days(30)).map_err(|_| OpError::Internal)?;
+    let mut items = Vec::new();
+    let mut missing_rates: BTreeMap<Currency, Vec<Ref>> = BTreeMap::new();
+    for row in &rows {
+        let status = effective_status(row, ctx.today);
+        let live = matches!(status, SubscriptionStatus::Active | SubscriptionStatus::Trial);
+        if status == SubscriptionStatus::Trial
+            && let Some(end) = row.trial_ends_on
+            && end <= week
+        {
+            items.push(AttentionItem {
+                kind: "trial_ending".into(),
+                message: Text::new(
+                    "The free trial of {name} ends on {date}; the first charge follows.",
+                )
+                .with("name", &row.name)
+                .with("date", end)
+                .render(),
+                subscriptions: vec![sref(row)],
+                due_on: Some(end.to_string()),
+            });
+        }
+        if live
+            && let Some(method) =
+                row.payment_method_id.and_then(|id| methods.iter().find(|m| m.id == id))
+            && let Some(expires) = &method.expires
+        {
+            let parts = SeriesParts::of(row);
+            if let Some(next) = parts.series(row).next_on_or_after(ctx.today)
+                && next.date <= week
+                && expires.as_str() < next.date.strftime("%Y-%m").to_string().as_str()
+            {
+                items.push(AttentionItem {
+                    kind: "card_expiring".into(),
+                    message: Text::new(
+                        "{name} charges {method} on {date}, but it expires {expires}.",
+                    )
+                    .with("name", &row.name)
+                    .with("method", &method.name)
+                    .with("date", next.date)
+                    .with("expires", expires)
+                    .render(),
+                    subscriptions: vec![sref(row)],
+                    due_on: Some(next.date.to_string()),
+                });
+            }
+        }
+        for pair in row.prices.windows(2) {
+            let ((_, old), (date, new)) = (pair[0], pair[1]);
+            if new > old && date >= month_ago && date <= ctx.today {
+                items.push(AttentionItem {
+                    kind: "price_increase".into(),
+                    message: Text::new("{name} went up from {old} to {new} on {date}.")
+                        .with("name", &row.name)
+                        .with("old", amount(old, row.currency).display)
+                        .with("new", amount(new, row.currency).display)
+                        .with("date", date)
+                        .render(),
+                    subscriptions: vec![sref(row)],
+                    due_on: None,
+                });
+            }
+        }
+        if live && row.category_id.is_none() {
+            items.push(AttentionItem {
+                kind: "uncategorised".into(),
+                message: Text::new("{name} has no category.").with("name", &row.name).render(),
+                subscriptions: vec![sref(row)],
+                due_on: None,
+            });
+        }
+        if live && converter.to_main(1, row.currency).is_none() {
+            missing_rates.entry(row.currency).or_default().push(sref(row));
+        }
+    }
+    let live: Vec<&SubscriptionRow> = rows.iter().filter(|r| counted(r, ctx.today)).collect();
+    for (i, a) in live.iter().enumerate() {
+        for b in &live[i + 1..] {
+            if validate::looks_alike(&a.name, &b.name) {
+                items.push(AttentionItem {
+                    kind: "looks_alike".into(),
+                    message: Text::new("{a} and {b} look alike; is one a duplicate?")
+                        .with("a", &a.name)
+                        .with("b", &b.name)
+                        .render(),
+                    subscriptions: vec![sref(a), sref(b)],
+                    due_on: None,
+                });
+            }
+        }
+    }
+    for (code, subscriptions) in missing_rates {
+        items.push(AttentionItem {
+            kind: "missing_rate".into(),
+            message: Text::new("No exchange rate for {code}: its amounts are left out of totals. Set one in settings.").with("code", code).render(),
+            subscriptions,
+            due_on: None,
+        });
+    }
+    Ok(items)
+}
+
+pub(crate) fn attention_items(ctx: &mut Ctx<'_>, _: Empty) -> Result<AttentionList, OpError> {
+    Ok(AttentionList { items: attention_list(ctx)? })
+}
+
+/// How many subscriptions the briefing lists by name before summarising the rest.
+const CONTEXT_SUBSCRIPTIONS: usize = 150;
+
+pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpError> {
+    let household = household_view(ctx);
+    let members = store::households::list_members(ctx.db, ctx.household_id()).or_internal()?;
+    let you = members
+        .iter()
+        .find(|m| m.id == ctx.me())
+        .map(|m| Ref { id: m.id, name: m.name.clone() })
+        .ok_or(OpError::Internal)?;
+    let summary = spending_summary(ctx, SpendingSummaryInput { group_by: Some("none".into()) })?;
+    let rows =
+        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let shown: Vec<ContextSubscription> = rows
+        .iter()
+        .filter(|r| effective_status(r, ctx.today) != SubscriptionStatus::Cancelled)
+        .map(|row| {
+            let view = views::subscription_view(row, ctx.today);
+            ContextSubscription {
+                id: row.id,
+                name: row.name.clone(),
+                price: view.price,
+                cycle: cycle_output(row.cycle),
+                status: view.status,
+                next_charge_on: view.next_charge_on,
+                category: row.category_name.clone(),
+            }
+        })
+        .collect();
+    let omitted = shown.len().saturating_sub(CONTEXT_SUBSCRIPTIONS) as u64;
+    let subscriptions: Vec<ContextSubscription> =
+        shown.into_iter().take(CONTEXT_SUBSCRIPTIONS).collect();
+    let to = ctx.today.checked_add(jiff::Span::new().days(13)).map_err(|_| OpError::Internal)?;
+    let upcoming = charges::project(ctx, ctx.today, to, None)?;
+    let attention = attention_list(ctx)?;
+    let members: Vec<Ref> =
+        members.iter().map(|m| Ref { id: m.id, name: m.name.clone() }).collect();
+    let mut context = Context {
+        household,
+        members,
+        you,
+        monthly_total: summary.monthly,
+        yearly_total: summary.yearly,
+        unconverted: summary.unconverted,
+        subscriptions,
+        subscriptions_omitted: omitted,
+        upcoming,
+        attention,
+        markdown: String::new(),
+    };
+    context.markdown = crate::handlers::briefing::markdown(&context);
+    Ok(context)
+}

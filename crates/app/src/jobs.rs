@@ -1,0 +1,127 @@
+//! Background work: recording charges whose date has come, at start and after each local
+//! midnight, and draining the outbox.
+
+use std::sync::Arc;
+
+use domain::Date;
+use jiff::{SignedDuration, tz::TimeZone};
+use ops::OpError;
+use store::{Db, StoreError, subscriptions::SubscriptionRow};
+
+use crate::{App, invoke, views::SeriesParts};
+
+/// Records every charge of one subscription from where the job last stopped up to `today`.
+pub(crate) fn materialise_subscription(
+    db: &Db<'_>,
+    row: &SubscriptionRow,
+    today: Date,
+) -> Result<usize, StoreError> {
+    let from = match row.charged_through {
+        Some(through) => match through.tomorrow() {
+            Ok(next) => next,
+            Err(_) => return Ok(0),
+        },
+        None => row.anchor_on,
+    };
+    if from > today {
+        return Ok(0);
+    }
+    let parts = SeriesParts::of(row);
+    let mut count = 0;
+    for occurrence in parts.series(row).occurrences_between(from, today) {
+        if store::charges::insert_if_absent(
+            db,
+            row.household_id,
+            row.id,
+            occurrence.date,
+            occurrence.minor,
+            row.currency,
+        )?
+        .is_some()
+        {
+            count += 1;
+        }
+    }
+    store::subscriptions::set_charged_through(db, row.id, today)?;
+    Ok(count)
+}
+
+impl App {
+    /// Records due charges in every household; returns how many were recorded.
+    pub async fn materialise_due_charges(&self) -> Result<usize, OpError> {
+        let store = self.store.clone();
+        let now = self.clock.now();
+        invoke::blocking(move || {
+            crate::invoke::write(
+                &store,
+                |_| true,
+                |db| {
+                    let mut count = 0;
+                    for household_id in
+                        store::households::household_ids(db).map_err(invoke::internal)?
+                    {
+                        let household = store::households::get_household(db, household_id)
+                            .map_err(invoke::internal)?;
+                        let today = invoke::today_in(&household, now);
+                        for row in store::subscriptions::list(db, household_id, None)
+                            .map_err(invoke::internal)?
+                        {
+                            count += materialise_subscription(db, &row, today)
+                                .map_err(invoke::internal)?;
+                        }
+                    }
+                    Ok::<_, OpError>(count)
+                },
+            )
+        })
+        .await
+    }
+
+    /// Marks pending outbox rows delivered. No channel exists yet (chat and email come with
+    /// their issue), so delivery here means "shown in the activity feed", which already
+    /// holds the change; the rows keep the trail for the channels to pick up.
+    pub async fn drain_outbox(&self) -> Result<usize, OpError> {
+        let store = self.store.clone();
+        let now = invoke::timestamp_text(self.clock.now());
+        invoke::blocking(move || {
+            crate::invoke::write(
+                &store,
+                |_| true,
+                |db| {
+                    let pending = store::audit::pending(db, 500).map_err(invoke::internal)?;
+                    for row in &pending {
+                        store::audit::mark_delivered(db, row.id, &now).map_err(invoke::internal)?;
+                    }
+                    Ok::<_, OpError>(pending.len())
+                },
+            )
+        })
+        .await
+    }
+
+    /// Runs the charge job now and after every midnight (UTC and the households' own
+    /// midnights are covered by running hourly and letting the job find what is due).
+    pub fn spawn_jobs(self: &Arc<Self>) -> tokio::task::JoinHandle<()> {
+        let app = self.clone();
+        tokio::spawn(async move {
+            loop {
+                match app.materialise_due_charges().await {
+                    Ok(count) if count > 0 => tracing::info!(count, "recorded due charges"),
+                    Ok(_) => {}
+                    Err(err) => tracing::warn!(code = err.code(), "recording due charges failed"),
+                }
+                tokio::time::sleep(until_next_hour(app.clock.now())).await;
+            }
+        })
+    }
+}
+
+/// Time until the next full hour: every zone's midnight falls on one (or a half or quarter
+/// hour, caught at the next run a few minutes later at most an hour late).
+fn until_next_hour(now: jiff::Timestamp) -> std::time::Duration {
+    let zoned = now.to_zoned(TimeZone::UTC);
+    let into_hour =
+        SignedDuration::from_secs(i64::from(zoned.minute()) * 60 + i64::from(zoned.second()));
+    let wait = SignedDuration::from_hours(1) - into_hour + SignedDuration::from_secs(1);
+    std::time::Duration::try_from(wait).unwrap_or(std::time::Duration::from_secs(3600))
+}

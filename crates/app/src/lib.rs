@@ -1,0 +1,102 @@
+//! The catalog implementation: one handler per op, the invoker every call goes through, audit
+//! and undo, confirmations, the outbox, change events and the background job.
+//!
+//! Adapters never see this crate: they hold an `Arc<dyn ops::Catalog>` built by [`App::open`].
+//! Only the binary (`exhale`) and `test-support` depend on it.
+
+mod auth;
+mod clock;
+mod ctx;
+mod handlers;
+mod invoke;
+mod jobs;
+mod setup;
+mod views;
+
+use std::{path::Path, sync::Arc};
+
+use ops::{OpError, OpMeta};
+use store::Store;
+use tokio::sync::broadcast;
+
+pub use clock::{Clock, FixedClock, SystemClock};
+pub use setup::NewHousehold;
+
+/// Exhale's core: the store, the handlers, the clock and the event bus.
+pub struct App {
+    store: Arc<Store>,
+    clock: Arc<dyn Clock>,
+    handlers: handlers::Registry,
+    events: broadcast::Sender<ops::ChangeEvent>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    #[error("op {0} has no handler")]
+    MissingHandler(&'static str),
+}
+
+impl App {
+    /// Opens the database (creating and migrating it as needed).
+    pub fn open(database: &Path, clock: Arc<dyn Clock>) -> Result<Arc<Self>, OpenError> {
+        let store = Arc::new(Store::open(database)?);
+        let handlers = handlers::registry();
+        if let Some(meta) = ops::all().iter().find(|meta| !handlers.contains(meta.name())) {
+            return Err(OpenError::MissingHandler(meta.name()));
+        }
+        let (events, _) = broadcast::channel(1024);
+        Ok(Arc::new(Self { store, clock, handlers, events }))
+    }
+
+    /// Every op name that has a handler (the catalog test compares this with `ops::all()`).
+    pub fn handled_ops(&self) -> Vec<&'static str> {
+        self.handlers.names()
+    }
+
+    /// Writes a consistent copy of the database while the app runs.
+    pub async fn backup(&self, target: &Path) -> Result<(), OpError> {
+        let store = self.store.clone();
+        let target = target.to_owned();
+        invoke::blocking(move || store.backup(&target).map_err(invoke::internal)).await
+    }
+
+    /// A full logical dump of the database content, for tests that check a dry run changed
+    /// nothing.
+    pub async fn logical_dump(&self) -> Result<String, OpError> {
+        let store = self.store.clone();
+        invoke::blocking(move || {
+            crate::invoke::read(&store, |db| db.logical_dump().map_err(invoke::internal))
+        })
+        .await
+    }
+}
+
+impl ops::Catalog for App {
+    fn ops(&self) -> &[OpMeta] {
+        ops::all()
+    }
+
+    fn call_json<'a>(
+        &'a self,
+        caller: &'a ops::Caller,
+        op: &'a str,
+        input: serde_json::Value,
+        mode: ops::Mode,
+    ) -> ops::BoxFuture<'a, Result<serde_json::Value, OpError>> {
+        Box::pin(self.invoke(caller, op, input, mode))
+    }
+
+    fn authenticate_token<'a>(
+        &'a self,
+        token: &'a str,
+        via: ops::Via,
+    ) -> ops::BoxFuture<'a, Result<ops::Caller, OpError>> {
+        Box::pin(self.authenticate(token, via))
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<ops::ChangeEvent> {
+        self.events.subscribe()
+    }
+}

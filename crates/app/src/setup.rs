@@ -1,0 +1,127 @@
+//! Creating a household with its first owner: the one write with no caller yet, used by
+//! `exhale member create-owner` (and later the web's setup page).
+
+use domain::{Text, entities::Role};
+use ops::{Caller, OpError, Via};
+
+use crate::{
+    App, auth,
+    ctx::invalid,
+    handlers::household::{check_language, check_time_zone},
+    invoke, views,
+};
+
+pub struct NewHousehold {
+    pub household_name: String,
+    pub currency: String,
+    pub time_zone: String,
+    pub language: String,
+    pub owner_name: String,
+    pub email: String,
+    pub password: String,
+}
+
+impl App {
+    /// Creates a household, seeds its default categories, and creates its owner. Returns the
+    /// owner as a person caller.
+    pub async fn create_household(&self, new: NewHousehold) -> Result<Caller, OpError> {
+        let household_name =
+            views::clean_name("/household_name", &new.household_name, views::MAX_NAME)?;
+        let currency = views::parse_currency("/currency", &new.currency)?;
+        let time_zone = check_time_zone("/time_zone", &new.time_zone)?;
+        let language = check_language("/language", &new.language)?;
+        let owner_name = views::clean_name("/owner_name", &new.owner_name, views::MAX_NAME)?;
+        let email = auth::clean_email("/email", &new.email)?;
+        auth::check_password("/password", &new.password)?;
+        let password = new.password;
+        let hash = tokio::task::spawn_blocking(move || auth::hash_password(&password))
+            .await
+            .map_err(|_| OpError::Internal)??;
+        let store = self.store.clone();
+        let now = invoke::timestamp_text(self.clock.now());
+        let (household_id, member_id) = invoke::blocking(move || {
+            crate::invoke::write(
+                &store,
+                |_| true,
+                |db| {
+                    if store::households::email_taken(db, &email).map_err(invoke::internal)? {
+                        return Err(invalid(
+                            "/email",
+                            Text::new("Someone with this email already has an Exhale account."),
+                        ));
+                    }
+                    let household_id = store::households::insert_household(
+                        db,
+                        &household_name,
+                        currency,
+                        &time_zone,
+                        &language,
+                        &now,
+                    )
+                    .map_err(invoke::internal)?;
+                    for category in domain::categories::DEFAULT_CATEGORIES {
+                        store::organise::insert_category(
+                            db,
+                            household_id,
+                            category.name,
+                            category.emoji,
+                            category.colour,
+                            &now,
+                        )
+                        .map_err(invoke::internal)?;
+                    }
+                    let member_id = store::households::insert_member(
+                        db,
+                        &store::households::NewMember {
+                            household_id,
+                            name: &owner_name,
+                            email: &email,
+                            role: Role::Owner,
+                            language: &language,
+                            password_hash: Some(&hash),
+                            invite_hash: None,
+                            invite_expires_at: None,
+                        },
+                        &now,
+                    )
+                    .map_err(invoke::internal)?;
+                    Ok((household_id, member_id))
+                },
+            )
+        })
+        .await?;
+        Ok(Caller::person(household_id, member_id, Role::Owner, Via::Cli))
+    }
+
+    /// Whether any member exists (so `serve` can explain how to create the first owner).
+    pub async fn has_members(&self) -> Result<bool, OpError> {
+        let store = self.store.clone();
+        invoke::blocking(move || {
+            crate::invoke::read(&store, |db| {
+                store::households::any_member(db).map_err(invoke::internal)
+            })
+        })
+        .await
+    }
+}
+
+impl App {
+    /// The instance's only owner, for CLI commands run without `--as`.
+    pub async fn sole_owner(&self, via: Via) -> Result<Caller, OpError> {
+        let store = self.store.clone();
+        let owners = invoke::blocking(move || {
+            invoke::read(&store, |db| store::households::owners(db).map_err(invoke::internal))
+        })
+        .await?;
+        match owners.as_slice() {
+            [owner] => Ok(Caller::person(owner.household_id, owner.id, owner.role, via)),
+            [] => Err(OpError::not_found(Text::new(
+                "There is no owner yet. Run `exhale member create-owner` first.",
+            ))),
+            _ => Err(OpError::invalid(
+                "/as",
+                Text::new("There are several owners; say who you are with --as EMAIL."),
+            )),
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! Exhale's domain: the types and rules every other crate shares.
+//!
+//! Money and currencies ([`Money`], [`Currency`]), billing cycles ([`Cycle`]), the charge
+//! series of a subscription ([`Series`]), user-facing sentences ([`Text`]), input
+//! validation ([`validate`]), the plain entity enums ([`entities`]) and the default
+//! categories ([`categories`]). Nothing here does IO; everything is deterministic.
+
+// Tests may unwrap; the library itself may not.
+
+pub mod categories;
+pub mod cycle;
+pub mod entities;
+pub mod money;
+pub mod series;
+pub mod text;
+pub mod validate;
+
+pub use cycle::{Cycle, CycleError, CycleUnit};
+pub use jiff::civil::Date;
+pub use money::{Currency, Money, MoneyError};
+pub use series::{Occurrence, PauseSpan, PricePoint, Series};
+pub use text::Text;

@@ -1,0 +1,299 @@
+//! Validation of what people and models type: dates, names, notes, URLs, look-alike keys.
+//!
+//! Every error message says what to write instead.
+
+use jiff::civil::Date;
+
+use crate::money::shorten;
+
+/// The earliest year accepted by [`parse_date`].
+pub const MIN_YEAR: i16 = 1900;
+/// The latest year accepted by [`parse_date`].
+pub const MAX_YEAR: i16 = 2200;
+/// The longest URL accepted by [`clean_url`], in characters.
+pub const MAX_URL_CHARS: usize = 2000;
+
+/// Why a date was refused.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+pub enum DateError {
+    /// Not shaped like `YYYY-MM-DD`.
+    #[error("\"{0}\" is not a date; write it as YYYY-MM-DD, for example 2026-03-01")]
+    Malformed(String),
+    /// Shaped like a date but not on the calendar (30 February, month 13).
+    #[error("{0} is not a date on the calendar")]
+    NotADate(String),
+    /// The year is outside 1900 to 2200.
+    #[error("{0} is out of range; use a date between 1900-01-01 and 2200-12-31")]
+    OutOfRange(String),
+}
+
+/// Why a name, note or URL was refused.
+#[derive(thiserror::Error, Debug, Clone, PartialEq, Eq)]
+pub enum TextError {
+    /// Nothing but whitespace.
+    #[error("this can't be empty; write at least one visible character")]
+    Empty,
+    /// Longer than allowed.
+    #[error("this is too long; shorten it to at most {max} characters")]
+    TooLong {
+        /// The most characters allowed.
+        max: usize,
+    },
+    /// A control or text-direction character.
+    #[error(
+        "this contains an invisible control character (such as a line break, tab or \
+         text-direction mark) that isn't allowed here; remove it"
+    )]
+    ControlCharacter,
+    /// Not an http(s) URL.
+    #[error(
+        "this is not a web address; write a full URL starting with https:// or http://, \
+         without spaces, at most 2000 characters"
+    )]
+    NotAUrl,
+}
+
+/// Parses a strict `YYYY-MM-DD` date with a year from 1900 to 2200.
+pub fn parse_date(s: &str) -> Result<Date, DateError> {
+    let bytes = s.as_bytes();
+    let shaped = bytes.len() == 10
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, b)| if i == 4 || i == 7 { *b == b'-' } else { b.is_ascii_digit() });
+    if !shaped {
+        return Err(DateError::Malformed(shorten(s, 40)));
+    }
+    let number = |range: std::ops::Range<usize>| -> i16 {
+        bytes[range].iter().fold(0_i16, |acc, b| acc * 10 + i16::from(b - b'0'))
+    };
+    let (year, month, day) = (number(0..4), number(5..7), number(8..10));
+    if !(MIN_YEAR..=MAX_YEAR).contains(&year) {
+        return Err(DateError::OutOfRange(s.to_owned()));
+    }
+    let (Ok(month), Ok(day)) = (i8::try_from(month), i8::try_from(day)) else {
+        return Err(DateError::NotADate(s.to_owned()));
+    };
+    Date::new(year, month, day).map_err(|_| DateError::NotADate(s.to_owned()))
+}
+
+/// Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Characters refused in any text: C0/C1 controls, DEL, bidi controls, line/paragraph
+/// separators.
+fn is_forbidden(c: char) -> bool {
+    c.is_control() || is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
+/// Cleans a one-line name: trims whitespace; refuses empty, longer than `max_chars`
+/// characters, or any control character (including line breaks and tabs).
+pub fn clean_line(s: &str, max_chars: usize) -> Result<String, TextError> {
+    let trimmed = s.trim();
+    if trimmed.is_empty() {
+        return Err(TextError::Empty);
+    }
+    if trimmed.chars().any(is_forbidden) {
+        return Err(TextError::ControlCharacter);
+    }
+    if trimmed.chars().count() > max_chars {
+        return Err(TextError::TooLong { max: max_chars });
+    }
+    Ok(trimmed.to_owned())
+}
+
+/// Cleans a note: like [`clean_line`] but line breaks and tabs are allowed (CR LF and lone
+/// CR become LF) and empty is fine (returns "").
+pub fn clean_multiline(s: &str, max_chars: usize) -> Result<String, TextError> {
+    let normalised = s.replace("\r\n", "\n").replace('\r', "\n");
+    let trimmed = normalised.trim();
+    if trimmed.chars().any(|c| c != '\n' && c != '\t' && is_forbidden(c)) {
+        return Err(TextError::ControlCharacter);
+    }
+    if trimmed.chars().count() > max_chars {
+        return Err(TextError::TooLong { max: max_chars });
+    }
+    Ok(trimmed.to_owned())
+}
+
+/// Cleans a URL: trims whitespace; must be `http://` or `https://` with a host, at most
+/// 2000 characters, with no whitespace or control characters.
+pub fn clean_url(s: &str) -> Result<String, TextError> {
+    let trimmed = s.trim();
+    if trimmed.chars().count() > MAX_URL_CHARS
+        || trimmed.chars().any(|c| c.is_whitespace() || is_forbidden(c))
+    {
+        return Err(TextError::NotAUrl);
+    }
+    let lower = trimmed.get(..8).unwrap_or(trimmed).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &trimmed[8..]
+    } else if lower.starts_with("http://") {
+        &trimmed[7..]
+    } else {
+        return Err(TextError::NotAUrl);
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host_port.starts_with('[') {
+        host_port.split_once(']').map_or("", |(h, _)| h.trim_start_matches('['))
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    let host_ok = !host.is_empty()
+        && host.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_' | ':' | '%'))
+        && !host.starts_with('.');
+    if !host_ok {
+        return Err(TextError::NotAUrl);
+    }
+    Ok(trimmed.to_owned())
+}
+
+/// Lower case, letters and digits only: the key for "unique ignoring case" and
+/// "looks alike" comparisons ("Disney+" and "disney " give "disney").
+pub fn normalise_key(s: &str) -> String {
+    s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+}
+
+/// Whether two names probably mean the same thing: equal keys, or one key is a prefix of
+/// the other and at least 4 characters long ("Netflix" and "Netflix Premium").
+pub fn looks_alike(a: &str, b: &str) -> bool {
+    let (ka, kb) = (normalise_key(a), normalise_key(b));
+    if ka.is_empty() || kb.is_empty() {
+        return false;
+    }
+    let (short, long) = if ka.len() <= kb.len() { (&ka, &kb) } else { (&kb, &ka) };
+    short == long || (short.chars().count() >= 4 && long.starts_with(short.as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jiff::civil::date;
+
+    #[test]
+    fn dates() {
+        assert_eq!(parse_date("2026-03-01"), Ok(date(2026, 3, 1)));
+        assert_eq!(parse_date("2024-02-29"), Ok(date(2024, 2, 29)));
+        assert_eq!(parse_date("1900-01-01"), Ok(date(1900, 1, 1)));
+        assert_eq!(parse_date("2200-12-31"), Ok(date(2200, 12, 31)));
+        let err = parse_date("2026-02-30").unwrap_err();
+        assert_eq!(err, DateError::NotADate("2026-02-30".into()));
+        assert_eq!(err.to_string(), "2026-02-30 is not a date on the calendar");
+        assert!(matches!(parse_date("2026-13-01"), Err(DateError::NotADate(_))));
+        assert!(matches!(parse_date("2026-00-10"), Err(DateError::NotADate(_))));
+        assert!(matches!(parse_date("2025-02-29"), Err(DateError::NotADate(_))));
+        for bad in [
+            "",
+            "2026-3-01",
+            "2026/03/01",
+            " 2026-03-01",
+            "2026-03-01T00:00",
+            "26-03-01",
+            "2026-03-0a",
+            "２０２６-03-01",
+        ] {
+            let err = parse_date(bad).unwrap_err();
+            assert!(matches!(err, DateError::Malformed(_)), "{bad:?}");
+            assert!(
+                err.to_string()
+                    .ends_with("is not a date; write it as YYYY-MM-DD, for example 2026-03-01")
+            );
+        }
+        assert_eq!(parse_date("1899-12-31"), Err(DateError::OutOfRange("1899-12-31".into())));
+        assert!(matches!(parse_date("2201-01-01"), Err(DateError::OutOfRange(_))));
+        assert!(matches!(parse_date("0000-01-01"), Err(DateError::OutOfRange(_))));
+    }
+
+    #[test]
+    fn lines() {
+        assert_eq!(clean_line("  Netflix  ", 10), Ok("Netflix".into()));
+        assert_eq!(clean_line("Café ☕", 6), Ok("Café ☕".into()));
+        assert_eq!(clean_line("   ", 10), Err(TextError::Empty));
+        assert_eq!(clean_line("", 10), Err(TextError::Empty));
+        assert_eq!(clean_line("abcdefghijk", 10), Err(TextError::TooLong { max: 10 }));
+        assert_eq!(clean_line("abcdéfghij", 10), Ok("abcdéfghij".into()));
+        for bad in [
+            "a\nb",
+            "a\tb",
+            "a\u{0}b",
+            "a\u{7f}b",
+            "a\u{85}b",
+            "a\u{9f}b",
+            "a\u{202E}b",
+            "a\u{2066}b",
+            "a\u{2069}b",
+            "a\u{2028}b",
+        ] {
+            assert_eq!(clean_line(bad, 100), Err(TextError::ControlCharacter), "{bad:?}");
+        }
+        assert_eq!(clean_line("\nNetflix\t", 10), Ok("Netflix".into()));
+    }
+
+    #[test]
+    fn multiline() {
+        assert_eq!(clean_multiline("  ", 10), Ok(String::new()));
+        assert_eq!(clean_multiline("", 10), Ok(String::new()));
+        assert_eq!(clean_multiline(" line 1\r\n\tline 2\n ", 100), Ok("line 1\n\tline 2".into()));
+        assert_eq!(clean_multiline("a\rb", 100), Ok("a\nb".into()));
+        assert_eq!(clean_multiline("a\u{1b}[31m", 100), Err(TextError::ControlCharacter));
+        assert_eq!(clean_multiline("a\u{202D}b", 100), Err(TextError::ControlCharacter));
+        assert_eq!(clean_multiline("abc\ndef", 6), Err(TextError::TooLong { max: 6 }));
+        assert_eq!(clean_multiline("abc\ndef", 7), Ok("abc\ndef".into()));
+    }
+
+    #[test]
+    fn urls() {
+        for good in [
+            "https://www.netflix.com",
+            "http://example.com/a?b=c#d",
+            "HTTPS://Example.com:8443/path",
+            "https://user:pw@host.example/x",
+            "https://[::1]:8080/",
+            "https://bücher.de",
+            "https://localhost",
+        ] {
+            assert_eq!(clean_url(good).as_deref(), Ok(good), "{good}");
+        }
+        assert_eq!(clean_url("  https://x.io  "), Ok("https://x.io".into()));
+        for bad in [
+            "",
+            "netflix.com",
+            "ftp://x.io",
+            "javascript:alert(1)",
+            "https://",
+            "https:///path",
+            "https://a b.com",
+            "https://x.io/\u{202E}",
+            "https://x.io/a\nb",
+            "http:/x.io",
+            "https://.x.io",
+        ] {
+            assert_eq!(clean_url(bad), Err(TextError::NotAUrl), "{bad:?}");
+        }
+        let long = format!("https://x.io/{}", "a".repeat(1990));
+        assert_eq!(clean_url(&long), Err(TextError::NotAUrl));
+        let ok = format!("https://x.io/{}", "a".repeat(1987));
+        assert_eq!(ok.len(), 2000);
+        assert!(clean_url(&ok).is_ok());
+    }
+
+    #[test]
+    fn keys_and_look_alikes() {
+        assert_eq!(normalise_key("Disney+ "), "disney");
+        assert_eq!(normalise_key("Cloud & Storage"), "cloudstorage");
+        assert_eq!(normalise_key("ÉLAN 2"), "élan2");
+        assert!(looks_alike("Netflix", "netflix"));
+        assert!(looks_alike("Netflix", "Netflix Premium"));
+        assert!(looks_alike("Netflix Premium", "NETFLIX"));
+        assert!(looks_alike("Disney+", "Disney Plus"));
+        assert!(!looks_alike("Apple Music", "Apple TV+"));
+        assert!(!looks_alike("HBO", "HBO Max"));
+        assert!(looks_alike("HBO", "h.b.o"));
+        assert!(!looks_alike("Spotify", "Netflix"));
+        assert!(!looks_alike("", ""));
+        assert!(!looks_alike("++", "--"));
+    }
+}

@@ -1,0 +1,118 @@
+//! Configuration: built-in defaults, then a TOML file, then `EXHALE_*` environment variables,
+//! then command-line flags. The only place that reads the environment.
+
+use std::{net::SocketAddr, path::PathBuf};
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Config {
+    /// Where the database lives.
+    pub(crate) data_dir: PathBuf,
+    /// Address `serve` listens on.
+    pub(crate) listen: SocketAddr,
+    /// Log filter, as RUST_LOG.
+    pub(crate) log: String,
+    /// Largest request body accepted, in bytes.
+    pub(crate) max_request_bytes: usize,
+}
+
+/// The TOML file: every key optional.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    data_dir: Option<PathBuf>,
+    listen: Option<SocketAddr>,
+    log: Option<String>,
+    max_request_bytes: Option<usize>,
+}
+
+/// Values given on the command line.
+pub(crate) struct Flags {
+    pub(crate) config: Option<PathBuf>,
+    pub(crate) data_dir: Option<PathBuf>,
+    pub(crate) listen: Option<SocketAddr>,
+}
+
+#[expect(clippy::disallowed_methods, reason = "configuration is read here and only here")]
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+fn default_data_dir() -> PathBuf {
+    if let Some(dir) = env("XDG_DATA_HOME") {
+        return PathBuf::from(dir).join("exhale");
+    }
+    match env("HOME") {
+        Some(home) => PathBuf::from(home).join(".local/share/exhale"),
+        None => PathBuf::from("exhale-data"),
+    }
+}
+
+fn default_config_file() -> Option<PathBuf> {
+    let base = env("XDG_CONFIG_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".config")))?;
+    Some(base.join("exhale/config.toml"))
+}
+
+impl Config {
+    pub(crate) fn load(flags: Flags) -> anyhow::Result<Self> {
+        let mut config = Self {
+            data_dir: default_data_dir(),
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            log: "info".into(),
+            max_request_bytes: 1024 * 1024,
+        };
+        let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
+        let (path, required) = match file {
+            Some(path) => (Some(path), true),
+            None => (default_config_file(), false),
+        };
+        if let Some(path) = path
+            && (required || path.exists())
+        {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read the config file {}", path.display()))?;
+            let file: FileConfig = toml::from_str(&text)
+                .with_context(|| format!("the config file {} is not valid", path.display()))?;
+            config.data_dir = file.data_dir.unwrap_or(config.data_dir);
+            config.listen = file.listen.unwrap_or(config.listen);
+            config.log = file.log.unwrap_or(config.log);
+            config.max_request_bytes = file.max_request_bytes.unwrap_or(config.max_request_bytes);
+        }
+        if let Some(dir) = env("EXHALE_DATA_DIR") {
+            config.data_dir = dir.into();
+        }
+        if let Some(listen) = env("EXHALE_LISTEN") {
+            config.listen = listen.parse().with_context(|| {
+                format!("EXHALE_LISTEN={listen} is not an address such as 127.0.0.1:8080")
+            })?;
+        }
+        if let Some(log) = env("EXHALE_LOG") {
+            config.log = log;
+        }
+        if let Some(bytes) = env("EXHALE_MAX_REQUEST_BYTES") {
+            config.max_request_bytes =
+                bytes.parse().context("EXHALE_MAX_REQUEST_BYTES must be a number of bytes")?;
+        }
+        if let Some(dir) = flags.data_dir {
+            config.data_dir = dir;
+        }
+        if let Some(listen) = flags.listen {
+            config.listen = listen;
+        }
+        Ok(config)
+    }
+
+    pub(crate) fn database(&self) -> PathBuf {
+        self.data_dir.join("exhale.db")
+    }
+
+    /// RUST_LOG wins over the configured filter when set.
+    pub(crate) fn log_filter(&self) -> String {
+        env("RUST_LOG").unwrap_or_else(|| self.log.clone())
+    }
+}

@@ -1,0 +1,299 @@
+//! The `exhale` binary: command-line interface, configuration and wiring.
+//!
+//! Every command that reads or changes data goes through the op catalog, in-process, acting
+//! as a member (the CLI is a person at the terminal, with their role's rights).
+
+#![expect(clippy::print_stdout, clippy::print_stderr, reason = "a command-line program prints")]
+
+mod config;
+mod demo;
+mod serve;
+
+use std::{io::Read as _, net::SocketAddr, path::PathBuf, process::ExitCode, sync::Arc};
+
+use anyhow::{Context as _, anyhow};
+use clap::{Parser, Subcommand};
+use ops::{Catalog as _, Mode, Via};
+
+use crate::config::{Config, Flags};
+
+#[derive(Parser)]
+#[command(
+    name = "exhale",
+    version,
+    about = "Exhale: a self-hosted money app for households, with AI agents as first-class users"
+)]
+struct Cli {
+    /// Configuration file (TOML). Default: $XDG_CONFIG_HOME/exhale/config.toml when present.
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    /// Where the database lives. Default: $XDG_DATA_HOME/exhale.
+    #[arg(long, global = true)]
+    data_dir: Option<PathBuf>,
+    /// Address to listen on. Default: 127.0.0.1:8080.
+    #[arg(long, global = true)]
+    listen: Option<SocketAddr>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the REST API until SIGTERM or Ctrl-C.
+    Serve,
+    /// List or describe ops.
+    Ops {
+        #[command(subcommand)]
+        command: OpsCommand,
+    },
+    /// Call one op in-process, as a member, and print its JSON output.
+    Op {
+        /// The op name, e.g. list_subscriptions.
+        name: String,
+        /// The input as JSON, or - to read it from stdin.
+        #[arg(long, default_value = "{}")]
+        json: String,
+        /// The member to act as (email). Default: the only owner.
+        #[arg(long = "as")]
+        as_member: Option<String>,
+        /// Preview the change without applying it.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Manage members.
+    Member {
+        #[command(subcommand)]
+        command: MemberCommand,
+    },
+    /// Manage API tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
+    /// Write a consistent copy of the database to PATH (safe while the server runs).
+    Backup { path: PathBuf },
+    /// Show the effective configuration.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
+    },
+    /// Create a demo household with realistic subscriptions and a year of charges.
+    Demo {
+        #[arg(long, default_value = "demo@example.com")]
+        email: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum OpsCommand {
+    /// One line per op: name, scope, flags, summary.
+    List,
+}
+
+#[derive(Subcommand)]
+enum MemberCommand {
+    /// Create a household and its first owner.
+    CreateOwner {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+        /// Read the password from stdin (10 to 256 characters).
+        #[arg(long, required = true)]
+        password_stdin: bool,
+        #[arg(long, default_value = "Home")]
+        household: String,
+        #[arg(long, default_value = "EUR")]
+        currency: String,
+        /// IANA time zone. Default: this machine's, or UTC.
+        #[arg(long)]
+        time_zone: Option<String>,
+        #[arg(long, default_value = "en")]
+        language: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Create a token for a member; prints the token alone on the last line.
+    Create {
+        /// The member's email.
+        #[arg(long)]
+        member: String,
+        /// read, write or trusted.
+        #[arg(long)]
+        scope: String,
+        #[arg(long)]
+        name: String,
+        #[arg(long)]
+        expires_in_days: Option<u32>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Print the effective configuration as TOML.
+    Show,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("exhale: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let config =
+        Config::load(Flags { config: cli.config, data_dir: cli.data_dir, listen: cli.listen })?;
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_new(config.log_filter())
+                .unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    if let Command::Config { command: ConfigCommand::Show } = &cli.command {
+        println!("{}", toml::to_string(&config)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Command::Ops { command: OpsCommand::List } = &cli.command {
+        for meta in ops::all() {
+            let info = meta.info;
+            let mut flags = vec![info.scope.as_str()];
+            if info.hints.destructive {
+                flags.push("destructive");
+            }
+            if info.financial {
+                flags.push("financial");
+            }
+            if info.owner_only {
+                flags.push("owner-only");
+            }
+            if let ops::Exposure::Excluded { .. } = info.exposure {
+                flags.push("not-for-agents");
+            }
+            println!("{:<28} {:<40} {}", info.name, flags.join(","), info.summary);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async_main(cli.command, config))
+}
+
+fn op_error(err: ops::OpError) -> anyhow::Error {
+    anyhow!("{} ({})", err.text().render(), err.code())
+}
+
+fn open(config: &Config) -> anyhow::Result<Arc<app::App>> {
+    std::fs::create_dir_all(&config.data_dir).with_context(|| {
+        format!("cannot create the data directory {}", config.data_dir.display())
+    })?;
+    Ok(app::App::open(&config.database(), Arc::new(app::SystemClock))?)
+}
+
+fn read_stdin() -> anyhow::Result<String> {
+    let mut text = String::new();
+    std::io::stdin().read_to_string(&mut text).context("cannot read stdin")?;
+    Ok(text)
+}
+
+async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode> {
+    let app = open(&config)?;
+    match command {
+        Command::Serve => {
+            serve::run(config, app).await?;
+        }
+        Command::Op { name, json, as_member, dry_run } => {
+            let text = if json == "-" { read_stdin()? } else { json };
+            let input: serde_json::Value =
+                serde_json::from_str(&text).context("--json is not valid JSON")?;
+            let caller = match as_member {
+                Some(email) => app.person(&email, Via::Cli).await.map_err(op_error)?,
+                None => app.sole_owner(Via::Cli).await.map_err(op_error)?,
+            };
+            let mode = if dry_run { Mode::DryRun } else { Mode::Apply };
+            match app.call_json(&caller, &name, input, mode).await {
+                Ok(output) => println!("{}", serde_json::to_string_pretty(&output)?),
+                Err(err) => {
+                    eprintln!("{}: {}", err.code(), err.text().render());
+                    if let ops::OpError::InvalidInput { pointer, .. } = &err
+                        && !pointer.is_empty()
+                    {
+                        eprintln!("at {pointer}");
+                    }
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        Command::Member {
+            command:
+                MemberCommand::CreateOwner {
+                    email,
+                    name,
+                    password_stdin: _,
+                    household,
+                    currency,
+                    time_zone,
+                    language,
+                },
+        } => {
+            let password = read_stdin()?.trim_end_matches(['\n', '\r']).to_owned();
+            let time_zone = time_zone.unwrap_or_else(|| {
+                jiff::tz::TimeZone::try_system()
+                    .ok()
+                    .and_then(|tz| tz.iana_name().map(str::to_owned))
+                    .unwrap_or_else(|| "UTC".into())
+            });
+            let caller = app
+                .create_household(app::NewHousehold {
+                    household_name: household,
+                    currency,
+                    time_zone,
+                    language,
+                    owner_name: name,
+                    email: email.clone(),
+                    password,
+                })
+                .await
+                .map_err(op_error)?;
+            println!(
+                "Created household {} with owner {email} (member {}).",
+                caller.household_id, caller.member_id
+            );
+        }
+        Command::Token {
+            command: TokenCommand::Create { member, scope, name, expires_in_days },
+        } => {
+            let caller = app.person(&member, Via::Cli).await.map_err(op_error)?;
+            let input = serde_json::json!({"name": name, "scope": scope, "expires_in_days": expires_in_days});
+            let output = app
+                .call_json(&caller, "create_token", input, Mode::Apply)
+                .await
+                .map_err(op_error)?;
+            let secret = output
+                .get("secret")
+                .and_then(|s| s.as_str())
+                .ok_or_else(|| anyhow!("no token in the answer"))?;
+            eprintln!("Token {name} ({scope}) created for {member}. It is shown once:");
+            println!("{secret}");
+        }
+        Command::Backup { path } => {
+            app.backup(&path).await.map_err(op_error)?;
+            println!(
+                "Wrote a consistent copy of {} to {}",
+                config.database().display(),
+                path.display()
+            );
+        }
+        Command::Demo { email } => {
+            demo::create(&app, &email).await?;
+        }
+        Command::Config { .. } | Command::Ops { .. } => {}
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,55 @@
+//! `exhale serve`: the HTTP server (REST API today; MCP and web join it in their issues).
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use tokio::net::TcpListener;
+
+use crate::config::Config;
+
+/// The whole HTTP application, for `serve` and for tests that start it on port 0.
+pub(crate) fn router(catalog: Arc<dyn ops::Catalog>, config: &Config) -> axum::Router {
+    api::router()
+        .with_state(http::AppState::new(catalog))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(config.max_request_bytes))
+        .layer(tower_http::trace::TraceLayer::new_for_http())
+}
+
+pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()> {
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let address = listener.local_addr()?;
+    println!("Exhale is listening on http://{address}");
+    println!("Data: {}", config.database().display());
+    if !app.has_members().await.map_err(|e| anyhow::anyhow!("{e}"))? {
+        println!("No owner yet. Create one with:");
+        println!(
+            "  exhale --data-dir {} member create-owner --email you@example.com --name You --password-stdin",
+            config.data_dir.display()
+        );
+    }
+    let jobs = app.spawn_jobs();
+    let catalog: Arc<dyn ops::Catalog> = app;
+    axum::serve(listener, router(catalog, &config))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    jobs.abort();
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down");
+}

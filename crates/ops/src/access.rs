@@ -1,0 +1,170 @@
+//! Tokens, settings, export and confirmations.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{
+    caller::Scope,
+    household::{Empty, IdInput},
+    op::{Hints, Op, OpInfo},
+};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Token {
+    pub id: i64,
+    pub name: String,
+    /// The first characters, to recognise it.
+    pub prefix: String,
+    pub scope: Scope,
+    pub created_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TokenList {
+    pub items: Vec<Token>,
+}
+
+pub struct ListTokens;
+impl Op for ListTokens {
+    const INFO: OpInfo = OpInfo::read(
+        "list_tokens",
+        "List your API tokens",
+        "Shows names, prefixes, scopes and last use; never the tokens themselves.",
+    );
+    type Input = Empty;
+    type Output = TokenList;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTokenInput {
+    pub name: String,
+    pub scope: Scope,
+    /// 1 to 3650 days; default: no expiry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_in_days: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct CreatedToken {
+    #[serde(flatten)]
+    pub token: Token,
+    /// The secret, shown once.
+    pub secret: String,
+}
+
+pub struct CreateToken;
+impl Op for CreateToken {
+    const INFO: OpInfo = OpInfo::write(
+        "create_token",
+        "Create an API token for yourself",
+        "The secret is shown once; only a hash is kept.",
+        Hints::write(false),
+    )
+    .excluded("it creates a credential; an agent must not mint its own access");
+    type Input = CreateTokenInput;
+    type Output = CreatedToken;
+}
+
+pub struct RevokeToken;
+impl Op for RevokeToken {
+    const INFO: OpInfo = OpInfo::write(
+        "revoke_token",
+        "Revoke one of your API tokens",
+        "The token stops working at once. Destructive: needs confirmation from agents.",
+        Hints::destructive(true),
+    );
+    type Input = IdInput;
+    type Output = Token;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SecretSetting {
+    pub name: String,
+    /// Whether it is set; the value is never returned.
+    pub is_set: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Settings {
+    /// Per currency, how much one unit is worth in the main currency, as a decimal string.
+    pub exchange_rates: BTreeMap<String, String>,
+    /// Days before a charge that reminders go out.
+    pub reminder_days_before: u32,
+    pub secrets: Vec<SecretSetting>,
+}
+
+pub struct GetSettings;
+impl Op for GetSettings {
+    const INFO: OpInfo = OpInfo::read(
+        "get_settings",
+        "Get the household's settings: exchange rates and reminders",
+        "Secrets (API keys, bot tokens) are listed by name with whether they are set, never their values.",
+    );
+    type Input = Empty;
+    type Output = Settings;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSettingsInput {
+    /// Currency code to rate (a decimal string, units of the main currency per unit), or null
+    /// to remove the rate.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub exchange_rates: BTreeMap<String, Option<String>>,
+    /// 0 to 30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reminder_days_before: Option<u32>,
+}
+
+pub struct UpdateSettings;
+impl Op for UpdateSettings {
+    const INFO: OpInfo = OpInfo::write(
+        "update_settings",
+        "Set exchange rates or reminder timing",
+        "Owners only. Exchange rates convert totals to the main currency; without one, a currency's amounts are shown apart.",
+        Hints::write(true),
+    )
+    .owner_only();
+    type Input = UpdateSettingsInput;
+    type Output = Settings;
+}
+
+pub struct ExportData;
+impl Op for ExportData {
+    const INFO: OpInfo = OpInfo::read(
+        "export_data",
+        "Export everything you can see as one JSON document",
+        "Household, members, subscriptions with price history, charges, categories, payment methods and settings. Large: prefer the list ops for questions.",
+    );
+    type Input = Empty;
+    type Output = Value;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmChangeInput {
+    /// From the confirmation_required answer.
+    pub confirmation_id: String,
+}
+
+pub struct ConfirmChange;
+impl Op for ConfirmChange {
+    const INFO: OpInfo = OpInfo::write(
+        "confirm_change",
+        "Apply a change the person has confirmed",
+        "Call only after showing the person the preview from the confirmation_required answer and hearing yes. Applies exactly the previewed call, once, within 10 minutes, with the same token.",
+        Hints::write(false),
+    );
+    type Input = ConfirmChangeInput;
+    type Output = Value;
+}

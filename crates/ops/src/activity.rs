@@ -1,0 +1,111 @@
+//! Activity (the audit log) and undo.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    common::{Page, Ref},
+    op::{Hints, Op, OpInfo},
+};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListActivityInput {
+    /// "person", "agent", "assistant" or "system".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor_kind: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<String>,
+    /// "subscription", "charge", "category", "payment_method", "member", "household", …
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity_id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_id: Option<String>,
+    /// From this date (YYYY-MM-DD), inclusive, in the household's time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Until this date (YYYY-MM-DD), inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// 1 to 500, default 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ActorView {
+    /// "person", "agent", "assistant" or "system".
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<Ref>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_name: Option<String>,
+    /// For reading, e.g. "Claude Desktop (token laptop) for Ana".
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ActivityEntry {
+    pub id: i64,
+    /// RFC 3339 timestamp.
+    pub at: String,
+    pub actor: ActorView,
+    pub op: String,
+    pub entity: String,
+    pub entity_id: i64,
+    /// "created", "updated" or "deleted".
+    pub action: String,
+    pub summary: String,
+    pub batch_id: String,
+    /// The undo entry that reverted this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undone_by: Option<i64>,
+}
+
+pub struct ListActivity;
+impl Op for ListActivity {
+    const INFO: OpInfo = OpInfo::read(
+        "list_activity",
+        "List changes: who changed what and when, newest first",
+        "Every write is recorded with who made it (a person, an agent with its token, the assistant or the system). Pass entry ids or a batch_id to undo.",
+    );
+    type Input = ListActivityInput;
+    type Output = Page<ActivityEntry>;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UndoInput {
+    /// Activity entry ids to revert.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audit_ids: Vec<i64>,
+    /// Revert every change of one call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_id: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UndoResult {
+    /// The entries reverted, newest first.
+    pub reverted: Vec<i64>,
+}
+
+pub struct Undo;
+impl Op for Undo {
+    const INFO: OpInfo = OpInfo::write(
+        "undo",
+        "Revert changes by their activity ids or batch id",
+        "Reverts newest first in one transaction. Refused with a conflict when an entity changed since; the undo itself is recorded and can be undone.",
+        Hints::write(false),
+    );
+    type Input = UndoInput;
+    type Output = UndoResult;
+}

@@ -1,0 +1,129 @@
+//! Who is calling: the member, their household, the scope of the credential and the actor kind.
+//!
+//! A `Caller` is built by an adapter from a session or a token (through
+//! [`crate::Catalog::authenticate_token`]) and checked by the invoker on every call.
+
+use domain::entities::Role;
+use serde::{Deserialize, Serialize};
+
+/// The rights of a credential. Ordered: `Read` < `Write` < `Trusted`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Read ops only.
+    Read,
+    /// Reads and writes; destructive or financial writes need a confirmation.
+    Write,
+    /// Reads and writes; only destructive writes need a confirmation.
+    Trusted,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Read => "read",
+            Self::Write => "write",
+            Self::Trusted => "trusted",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "read" => Some(Self::Read),
+            "write" => Some(Self::Write),
+            "trusted" => Some(Self::Trusted),
+            _ => None,
+        }
+    }
+
+    /// Whether this scope grants what `needed` asks for.
+    pub fn allows(self, needed: Self) -> bool {
+        self >= needed
+    }
+}
+
+/// Which adapter the call came through; recorded in spans and audit entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Via {
+    Cli,
+    Rest,
+    Mcp,
+    Web,
+    Chat,
+    Assistant,
+    System,
+}
+
+impl Via {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Cli => "cli",
+            Self::Rest => "rest",
+            Self::Mcp => "mcp",
+            Self::Web => "web",
+            Self::Chat => "chat",
+            Self::Assistant => "assistant",
+            Self::System => "system",
+        }
+    }
+}
+
+/// Who acts. People act with their role's rights; tokens with their scope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Actor {
+    /// A person signed in (web, chat) or at the terminal (CLI).
+    Person,
+    /// An agent holding an API token (REST or MCP).
+    Token {
+        token_id: i64,
+        token_name: String,
+        /// The client's own name when it told us (MCP `clientInfo.name`), e.g. "Claude Desktop".
+        client_name: Option<String>,
+    },
+    /// The built-in assistant acting for the member.
+    Assistant,
+    /// Exhale itself (background jobs).
+    System,
+}
+
+/// The identity and rights of one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Caller {
+    pub household_id: i64,
+    pub member_id: i64,
+    pub role: Role,
+    pub scope: Scope,
+    pub actor: Actor,
+    pub via: Via,
+}
+
+impl Caller {
+    /// A person acting with their role's rights (web session, CLI).
+    pub fn person(household_id: i64, member_id: i64, role: Role, via: Via) -> Self {
+        Self { household_id, member_id, role, scope: Scope::Trusted, actor: Actor::Person, via }
+    }
+
+    pub fn is_owner(&self) -> bool {
+        self.role == Role::Owner
+    }
+
+    /// The same caller seen through another adapter, e.g. an MCP client that named itself.
+    pub fn with_client_name(mut self, name: Option<String>) -> Self {
+        if let Actor::Token { client_name, .. } = &mut self.actor {
+            *client_name = name;
+        }
+        self
+    }
+}

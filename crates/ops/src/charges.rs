@@ -1,0 +1,122 @@
+//! Charge ops: recorded charges, projected upcoming charges, and corrections.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    common::{Amount, Page, Patch, Ref},
+    op::{Hints, Op, OpInfo},
+};
+
+/// A charge that happened (recorded once its date came).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Charge {
+    pub id: i64,
+    pub subscription: Ref,
+    pub charged_on: String,
+    pub amount: Amount,
+    /// "paid", "skipped", "failed" or "refunded".
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// A charge expected in the future, projected from the subscription's series.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ProjectedCharge {
+    pub subscription: Ref,
+    pub charge_on: String,
+    pub amount: Amount,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_method: Option<Ref>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListChargesInput {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscription_id: Option<i64>,
+    /// From this date (YYYY-MM-DD), inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Until this date (YYYY-MM-DD), inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// "paid", "skipped", "failed" or "refunded".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// 1 to 500, default 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+pub struct ListCharges;
+impl Op for ListCharges {
+    const INFO: OpInfo = OpInfo::read(
+        "list_charges",
+        "List recorded charges, newest first",
+        "Charges are recorded once their date has come. Filter by subscription, date range or status. For future charges use list_upcoming_charges.",
+    );
+    type Input = ListChargesInput;
+    type Output = Page<Charge>;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListUpcomingInput {
+    /// How many days ahead, 1 to 366; default 30.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub days: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscription_id: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Upcoming {
+    pub from: String,
+    pub to: String,
+    pub items: Vec<ProjectedCharge>,
+    /// The sum per currency.
+    pub totals: Vec<Amount>,
+}
+
+pub struct ListUpcomingCharges;
+impl Op for ListUpcomingCharges {
+    const INFO: OpInfo = OpInfo::read(
+        "list_upcoming_charges",
+        "List the charges expected in the next days, projected from each subscription",
+        "Projected from the cycles, prices, pauses and end dates; nothing here is stored. Up to 366 days ahead.",
+    );
+    type Input = ListUpcomingInput;
+    type Output = Upcoming;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateChargeInput {
+    pub id: i64,
+    /// "paid", "skipped", "failed" or "refunded".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// Decimal string in the charge's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<String>,
+    /// null clears it.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub note: Patch<String>,
+}
+
+pub struct UpdateCharge;
+impl Op for UpdateCharge {
+    const INFO: OpInfo = OpInfo::write(
+        "update_charge",
+        "Correct a recorded charge: its status, amount or note",
+        "Use list_charges to find the id. Financial.",
+        Hints::write(true),
+    )
+    .financial();
+    type Input = UpdateChargeInput;
+    type Output = Charge;
+}

@@ -1,0 +1,183 @@
+//! Household and member ops.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::op::{Hints, Op, OpInfo};
+
+/// No input.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Empty {}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Household {
+    pub id: i64,
+    pub name: String,
+    /// Main currency (ISO 4217): totals are shown in it.
+    pub currency: String,
+    /// IANA time zone; dates are calendar dates in it.
+    pub time_zone: String,
+    /// BCP 47 language tag, e.g. "en".
+    pub language: String,
+    /// "monday" or "sunday".
+    pub week_start: String,
+    /// Today's date in the household's time zone.
+    pub today: String,
+}
+
+pub struct GetHousehold;
+impl Op for GetHousehold {
+    const INFO: OpInfo = OpInfo::read(
+        "get_household",
+        "Get the household: name, main currency, time zone, language and today's date",
+        "Returns the caller's household settings. Amounts elsewhere are converted to its main currency for totals; dates are calendar dates in its time zone. Call get_context for a fuller briefing.",
+    );
+    type Input = Empty;
+    type Output = Household;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateHouseholdInput {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub week_start: Option<String>,
+}
+
+pub struct UpdateHousehold;
+impl Op for UpdateHousehold {
+    const INFO: OpInfo = OpInfo::write(
+        "update_household",
+        "Change the household's name, main currency, time zone, language or week start",
+        "Owners only. Changing the main currency changes how totals are converted: set exchange rates with update_settings for every other currency in use.",
+        Hints::write(true),
+    )
+    .owner_only();
+    type Input = UpdateHouseholdInput;
+    type Output = Household;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Member {
+    pub id: i64,
+    pub name: String,
+    /// "owner" or "member".
+    pub role: String,
+    pub language: String,
+    /// True for the caller.
+    pub is_you: bool,
+    /// Shown to people only; never handed to agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// False while an invited member has not set a password.
+    pub active: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MemberList {
+    pub items: Vec<Member>,
+}
+
+pub struct ListMembers;
+impl Op for ListMembers {
+    const INFO: OpInfo = OpInfo::read(
+        "list_members",
+        "List the household's members with their ids, names and roles",
+        "Use a member's id to filter subscriptions by owner or to assign a subscription to them.",
+    );
+    type Input = Empty;
+    type Output = MemberList;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateMemberInput {
+    pub id: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// "owner" or "member"; owners only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
+pub struct UpdateMember;
+impl Op for UpdateMember {
+    const INFO: OpInfo = OpInfo::write(
+        "update_member",
+        "Change a member's name, language or role",
+        "Members may change their own name and language; owners may change anyone's and set roles. A household always keeps at least one owner.",
+        Hints::write(true),
+    );
+    type Input = UpdateMemberInput;
+    type Output = Member;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InviteMemberInput {
+    pub name: String,
+    pub email: String,
+    /// "owner" or "member" (default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Invitation {
+    pub member: Member,
+    /// One-time code the invited person uses to set a password. Shown once.
+    pub invite_code: String,
+    pub expires_at: String,
+}
+
+pub struct InviteMember;
+impl Op for InviteMember {
+    const INFO: OpInfo = OpInfo::write(
+        "invite_member",
+        "Invite a person into the household",
+        "Owners only. Creates the member and a one-time invite code valid for 7 days.",
+        Hints::write(false),
+    )
+    .owner_only()
+    .excluded(
+        "it creates a credential and adds a person; only people decide who joins a household",
+    );
+    type Input = InviteMemberInput;
+    type Output = Invitation;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdInput {
+    pub id: i64,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Removed {
+    pub id: i64,
+    pub name: String,
+}
+
+pub struct RemoveMember;
+impl Op for RemoveMember {
+    const INFO: OpInfo = OpInfo::write(
+        "remove_member",
+        "Remove a member from the household",
+        "Owners only. Their shared subscriptions and payment methods move to you and their tokens are revoked. Refused while they own private subscriptions or are the last owner.",
+        Hints::destructive(true),
+    )
+    .owner_only()
+    .excluded("removing a person from a household is for people to decide");
+    type Input = IdInput;
+    type Output = Removed;
+}

@@ -1,0 +1,31 @@
+//! The catalog contract: every business operation Exhale offers, described once.
+//!
+//! An op is a unit struct implementing [`Op`]: its name, summary, description, the scope it
+//! needs, its hints, whether it is financial, whether agents may call it, and its input and
+//! output types (serde + JSON Schema). Adapters (REST, MCP, web, CLI, chat, assistant) render
+//! from [`all`] and call through the object-safe [`Catalog`] trait; the implementation lives in
+//! the `app` crate. Nothing here does IO or knows a wire format beyond JSON values.
+//!
+//! **API Boundary**: this crate is what adapters see. Changing a type here changes the public
+//! contract (REST, MCP tools, `docs/ops.md`).
+
+pub mod access;
+pub mod activity;
+pub mod caller;
+pub mod catalog;
+pub mod charges;
+pub mod common;
+pub mod docs;
+pub mod error;
+pub mod household;
+pub mod op;
+pub mod organise;
+pub mod registry;
+pub mod reports;
+pub mod subscriptions;
+
+pub use caller::{Actor, Caller, Scope, Via};
+pub use catalog::{BoxFuture, Catalog, ChangeEvent, Mode, call};
+pub use error::OpError;
+pub use op::{Exposure, Hints, Op, OpInfo, OpMeta};
+pub use registry::{all, find};

@@ -1,0 +1,181 @@
+//! The `Op` trait and the metadata every adapter renders from.
+
+use schemars::JsonSchema;
+use serde::{Serialize, de::DeserializeOwned};
+use serde_json::Value;
+
+use crate::caller::Scope;
+
+/// MCP's four tool annotations, always explicit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hints {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+impl Hints {
+    /// A read: no side effects, safe to repeat.
+    pub const READ: Self =
+        Self { read_only: true, destructive: false, idempotent: true, open_world: false };
+
+    /// A write that adds or changes without losing anything.
+    pub const fn write(idempotent: bool) -> Self {
+        Self { read_only: false, destructive: false, idempotent, open_world: false }
+    }
+
+    /// A write that removes or overwrites something.
+    pub const fn destructive(idempotent: bool) -> Self {
+        Self { read_only: false, destructive: true, idempotent, open_world: false }
+    }
+}
+
+/// Whether agents (MCP, REST tokens, the assistant) may call an op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exposure {
+    Agents,
+    Excluded { reason: &'static str },
+}
+
+/// Everything an op declares about itself, once.
+#[derive(Clone, Copy, Debug)]
+pub struct OpInfo {
+    /// snake_case verb_noun, `^[a-z][a-z0-9_]{0,47}$`; the MCP tool name and REST path segment.
+    pub name: &'static str,
+    /// One line, no trailing period.
+    pub summary: &'static str,
+    /// For people and models: what it does, when to use it, what to call next.
+    pub description: &'static str,
+    pub scope: Scope,
+    pub hints: Hints,
+    /// It changes an amount, a charge or what money is expected to leave.
+    pub financial: bool,
+    /// Only owners of the household may call it.
+    pub owner_only: bool,
+    pub exposure: Exposure,
+}
+
+impl OpInfo {
+    /// Defaults for a read op available to agents.
+    pub const fn read(
+        name: &'static str,
+        summary: &'static str,
+        description: &'static str,
+    ) -> Self {
+        Self {
+            name,
+            summary,
+            description,
+            scope: Scope::Read,
+            hints: Hints::READ,
+            financial: false,
+            owner_only: false,
+            exposure: Exposure::Agents,
+        }
+    }
+
+    /// Defaults for a write op available to agents.
+    pub const fn write(
+        name: &'static str,
+        summary: &'static str,
+        description: &'static str,
+        hints: Hints,
+    ) -> Self {
+        Self {
+            name,
+            summary,
+            description,
+            scope: Scope::Write,
+            hints,
+            financial: false,
+            owner_only: false,
+            exposure: Exposure::Agents,
+        }
+    }
+
+    pub const fn financial(mut self) -> Self {
+        self.financial = true;
+        self
+    }
+
+    pub const fn owner_only(mut self) -> Self {
+        self.owner_only = true;
+        self
+    }
+
+    pub const fn excluded(mut self, reason: &'static str) -> Self {
+        self.exposure = Exposure::Excluded { reason };
+        self
+    }
+
+    pub fn is_write(&self) -> bool {
+        !self.hints.read_only
+    }
+}
+
+/// One operation of the catalog.
+pub trait Op: 'static {
+    const INFO: OpInfo;
+    type Input: DeserializeOwned + Serialize + JsonSchema + Send + 'static;
+    type Output: DeserializeOwned + Serialize + JsonSchema + Send + 'static;
+}
+
+/// An op's metadata with its schemas, as adapters see it.
+#[derive(Clone, Copy, Debug)]
+pub struct OpMeta {
+    pub info: &'static OpInfo,
+    input_schema: fn() -> Value,
+    output_schema: fn() -> Value,
+}
+
+impl OpMeta {
+    pub fn of<O: Op>() -> Self {
+        Self {
+            info: &O::INFO,
+            input_schema: schema_of::<O::Input>,
+            output_schema: schema_of::<O::Output>,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.info.name
+    }
+
+    /// JSON Schema (2020-12, subschemas inlined) of the input, as the op accepts it.
+    pub fn input_schema(&self) -> Value {
+        (self.input_schema)()
+    }
+
+    /// JSON Schema of the output. Writes also report `batch_id`, `audit_ids`, `dry_run`, `changes`.
+    pub fn output_schema(&self) -> Value {
+        let mut schema = (self.output_schema)();
+        // `serde_json::Value` outputs come out as `true` or `{"title": "AnyValue"}`: any JSON.
+        // Every output is an object, so say so (MCP structured content must be one).
+        let any_value = match &schema {
+            Value::Bool(true) => true,
+            Value::Object(map) => map.keys().all(|key| key == "title" || key == "description"),
+            _ => false,
+        };
+        if any_value {
+            schema = serde_json::json!({"type": "object", "additionalProperties": true});
+        }
+        if self.info.is_write() {
+            crate::common::add_receipt_to_schema(&mut schema);
+        }
+        schema
+    }
+}
+
+fn schema_of<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|settings| {
+            settings.inline_subschemas = true;
+        })
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    if let Value::Object(map) = &mut schema {
+        map.remove("$schema");
+    }
+    schema
+}

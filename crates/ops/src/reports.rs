@@ -1,0 +1,242 @@
+//! Reports: spending summary and history, price changes, savings, attention items and the
+//! briefing (`get_context`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    charges::ProjectedCharge,
+    common::{Amount, CycleOutput, Ref},
+    household::{Empty, Household},
+    op::{Op, OpInfo},
+};
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpendingSummaryInput {
+    /// "category" (default), "member", "payment_method", "tag" or "none".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SpendingGroup {
+    /// The group's id when it has one (category, member, payment method).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    pub label: String,
+    pub subscription_count: u64,
+    pub monthly: Amount,
+    pub yearly: Amount,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Unconverted {
+    pub currency: String,
+    pub subscription_count: u64,
+    pub monthly: Amount,
+    pub yearly: Amount,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SpendingSummary {
+    /// The main currency every total is in.
+    pub currency: String,
+    /// Trial and active subscriptions counted.
+    pub subscription_count: u64,
+    pub monthly: Amount,
+    pub yearly: Amount,
+    pub group_by: String,
+    /// Largest first. With group_by "tag" a subscription counts under each of its tags.
+    pub groups: Vec<SpendingGroup>,
+    /// Amounts in currencies without an exchange rate: never guessed, shown apart.
+    pub unconverted: Vec<Unconverted>,
+}
+
+pub struct GetSpendingSummary;
+impl Op for GetSpendingSummary {
+    const INFO: OpInfo = OpInfo::read(
+        "get_spending_summary",
+        "Monthly and yearly cost of active subscriptions, grouped by category, member, payment method or tag",
+        "Totals are in the household's main currency using its exchange rates; amounts in a currency without a rate are listed apart under unconverted. Trials count at the price they will have.",
+    );
+    type Input = SpendingSummaryInput;
+    type Output = SpendingSummary;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpendingHistoryInput {
+    /// How many months back including this one, 1 to 60; default 12.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub months: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MonthSpending {
+    /// "YYYY-MM".
+    pub month: String,
+    /// Paid charges converted to the main currency.
+    pub total: Amount,
+    pub charge_count: u64,
+    /// Paid charges in currencies without a rate, per currency.
+    pub unconverted: Vec<Amount>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SpendingHistory {
+    pub currency: String,
+    /// Oldest first.
+    pub months: Vec<MonthSpending>,
+}
+
+pub struct GetSpendingHistory;
+impl Op for GetSpendingHistory {
+    const INFO: OpInfo = OpInfo::read(
+        "get_spending_history",
+        "What was actually charged per month",
+        "Sums recorded charges with status paid, per calendar month, in the main currency.",
+    );
+    type Input = SpendingHistoryInput;
+    type Output = SpendingHistory;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListPriceChangesInput {
+    /// Only changes effective on or after this date (YYYY-MM-DD); default: a year ago.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subscription_id: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PriceChange {
+    pub subscription: Ref,
+    pub effective_on: String,
+    pub old_price: Amount,
+    pub new_price: Amount,
+    /// Signed percentage with one decimal, e.g. "+12.5".
+    pub change_percent: String,
+    /// The change in the yearly cost.
+    pub yearly_difference: Amount,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PriceChangeList {
+    /// Newest first.
+    pub items: Vec<PriceChange>,
+}
+
+pub struct ListPriceChanges;
+impl Op for ListPriceChanges {
+    const INFO: OpInfo = OpInfo::read(
+        "list_price_changes",
+        "List price changes of subscriptions, newest first",
+        "Each change with the old and new price, the percentage and the yearly difference.",
+    );
+    type Input = ListPriceChangesInput;
+    type Output = PriceChangeList;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SavingCandidate {
+    /// "duplicate", "price_increase", "overlapping_category", "long_paused", "failed_charges".
+    pub kind: String,
+    pub subscriptions: Vec<Ref>,
+    pub title: String,
+    /// The facts behind the suggestion.
+    pub evidence: String,
+    /// What stopping it would save per year, in the main currency when a rate is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yearly_saving: Option<Amount>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Savings {
+    pub items: Vec<SavingCandidate>,
+}
+
+pub struct FindSavings;
+impl Op for FindSavings {
+    const INFO: OpInfo = OpInfo::read(
+        "find_savings",
+        "Find subscriptions worth reviewing, with the evidence",
+        "Rule-based: look-alike duplicates, recent price increases, several services in one category, long pauses and failed charges. Suggestions only: ask the person before cancelling anything.",
+    );
+    type Input = Empty;
+    type Output = Savings;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AttentionItem {
+    /// "trial_ending", "card_expiring", "price_increase", "uncategorised", "looks_alike",
+    /// "missing_rate".
+    pub kind: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subscriptions: Vec<Ref>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due_on: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AttentionList {
+    pub items: Vec<AttentionItem>,
+}
+
+pub struct ListAttentionItems;
+impl Op for ListAttentionItems {
+    const INFO: OpInfo = OpInfo::read(
+        "list_attention_items",
+        "What needs attention: trials ending, cards expiring before a charge, price rises, gaps",
+        "Derived on every call: a trial ending within 7 days, a charge within 7 days on a payment method expiring before it, a price increase in the last 30 days, a subscription with no category, two subscriptions that look alike, a currency with no exchange rate.",
+    );
+    type Input = Empty;
+    type Output = AttentionList;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ContextSubscription {
+    pub id: i64,
+    pub name: String,
+    pub price: Amount,
+    pub cycle: CycleOutput,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_charge_on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Context {
+    pub household: Household,
+    /// Member names and ids (never emails).
+    pub members: Vec<Ref>,
+    pub you: Ref,
+    pub monthly_total: Amount,
+    pub yearly_total: Amount,
+    pub unconverted: Vec<Unconverted>,
+    /// Trial, active and paused subscriptions.
+    pub subscriptions: Vec<ContextSubscription>,
+    /// How many subscriptions were left out of `subscriptions` for size.
+    pub subscriptions_omitted: u64,
+    /// The next 14 days.
+    pub upcoming: Vec<ProjectedCharge>,
+    pub attention: Vec<AttentionItem>,
+    /// The whole briefing as Markdown, for a model to read first.
+    pub markdown: String,
+}
+
+pub struct GetContext;
+impl Op for GetContext {
+    const INFO: OpInfo = OpInfo::read(
+        "get_context",
+        "The briefing: household, today, members, subscriptions, totals, upcoming charges, attention items and how Exhale works",
+        "Read this first. It also explains how amounts, dates and charge series work and which changes need a person's confirmation.",
+    );
+    type Input = Empty;
+    type Output = Context;
+}

@@ -1,0 +1,412 @@
+//! Subscription ops: list, get, create, update, reschedule, price changes, pause, resume,
+//! cancel, delete and bulk updates.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    charges::{Charge, ProjectedCharge},
+    common::{Amount, CycleInput, CycleOutput, Page, Patch, Ref},
+    household::IdInput,
+    op::{Hints, Op, OpInfo},
+};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Subscription {
+    pub id: i64,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    /// The current price per cycle.
+    pub price: Amount,
+    pub cycle: CycleOutput,
+    /// "trial", "active", "paused" or "cancelled".
+    pub status: String,
+    /// The date the series is computed from: the n-th charge is anchor + n cycles.
+    pub anchor_on: String,
+    /// The next charge from today, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_charge_on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_charge_amount: Option<Amount>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial_ends_on: Option<String>,
+    /// No charges after this date.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_until: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<Ref>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_method: Option<Ref>,
+    pub tags: Vec<String>,
+    pub owner: Ref,
+    /// "household" (everyone sees it) or "private" (only its owner).
+    pub visibility: String,
+    /// Monthly equivalent in the subscription's currency.
+    pub monthly: Amount,
+    /// Yearly equivalent in the subscription's currency.
+    pub yearly: Amount,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListSubscriptionsInput {
+    /// Only these statuses: "trial", "active", "paused", "cancelled". Default: all.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub status: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category_id: Option<i64>,
+    /// Only subscriptions without a category.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncategorised: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_method_id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Only subscriptions owned by this member.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_id: Option<i64>,
+    /// "household" or "private".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<String>,
+    /// Case-insensitive search in names, notes and URLs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Only subscriptions whose next charge falls on or before this date (YYYY-MM-DD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub due_before: Option<String>,
+    /// "name" (default), "next_charge", "price" or "created".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
+    /// 1 to 500, default 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+pub struct ListSubscriptions;
+impl Op for ListSubscriptions {
+    const INFO: OpInfo = OpInfo::read(
+        "list_subscriptions",
+        "List subscriptions, filtered and paginated",
+        "Returns the subscriptions the caller can see, in a stable order, with price, cycle, status, next charge and monthly and yearly equivalents. Filter by status, category, payment method, tag, owner, visibility, text or due date. Use get_subscription for price history and charges.",
+    );
+    type Input = ListSubscriptionsInput;
+    type Output = Page<Subscription>;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct PricePoint {
+    pub effective_on: String,
+    pub price: Amount,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Pause {
+    pub from: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SubscriptionDetail {
+    #[serde(flatten)]
+    pub subscription: Subscription,
+    /// Every price the subscription has had, oldest first.
+    pub price_history: Vec<PricePoint>,
+    pub pauses: Vec<Pause>,
+    /// The last 12 charges, newest first.
+    pub recent_charges: Vec<Charge>,
+    /// The next three projected charges.
+    pub next_charges: Vec<ProjectedCharge>,
+}
+
+pub struct GetSubscription;
+impl Op for GetSubscription {
+    const INFO: OpInfo = OpInfo::read(
+        "get_subscription",
+        "Get one subscription with its price history, recent charges and next three charges",
+        "Takes the id from list_subscriptions. A private subscription of another member is not found.",
+    );
+    type Input = IdInput;
+    type Output = SubscriptionDetail;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSubscriptionInput {
+    /// 1 to 100 characters.
+    pub name: String,
+    /// Decimal string in major units, e.g. "12.99".
+    pub amount: String,
+    /// ISO 4217 code; default: the household's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+    pub cycle: CycleInput,
+    /// The next (or first) charge date, YYYY-MM-DD; it anchors the series. May be in the
+    /// past: past charges are then recorded. Defaults to `trial_ends_on` for a trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_charge_on: Option<String>,
+    /// For a free trial: the day it ends and the first charge falls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trial_ends_on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_on: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category_id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payment_method_id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Default: the caller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_id: Option<i64>,
+    /// "household" (default) or "private".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<String>,
+}
+
+pub struct CreateSubscription;
+impl Op for CreateSubscription {
+    const INFO: OpInfo = OpInfo::write(
+        "create_subscription",
+        "Add a subscription",
+        "Creates a subscription from a name, an amount with its currency, a cycle and the next charge date. Call list_categories and list_payment_methods first to pick ids. Financial: a write token's call returns a confirmation to apply with confirm_change.",
+        Hints::write(false),
+    )
+    .financial();
+    type Input = CreateSubscriptionInput;
+    type Output = Subscription;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateSubscriptionInput {
+    pub id: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// null clears it.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub url: Patch<String>,
+    /// null clears it.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub notes: Patch<String>,
+    /// null clears it.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub category_id: Patch<i64>,
+    /// null clears it.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub payment_method_id: Patch<i64>,
+    /// Replaces all tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner_id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<String>,
+}
+
+pub struct UpdateSubscription;
+impl Op for UpdateSubscription {
+    const INFO: OpInfo = OpInfo::write(
+        "update_subscription",
+        "Change a subscription's name, link, notes, category, payment method, tags, owner or visibility",
+        "Changes descriptive fields only. Use change_price for the amount, reschedule_subscription for the cycle and dates, and pause, resume or cancel for the status.",
+        Hints::write(true),
+    );
+    type Input = UpdateSubscriptionInput;
+    type Output = Subscription;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RescheduleSubscriptionInput {
+    pub id: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<CycleInput>,
+    /// The next charge date (YYYY-MM-DD); it becomes the new anchor of the series.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_charge_on: Option<String>,
+    /// null clears it.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub trial_ends_on: Patch<String>,
+    /// null clears it.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub ends_on: Patch<String>,
+}
+
+pub struct RescheduleSubscription;
+impl Op for RescheduleSubscription {
+    const INFO: OpInfo = OpInfo::write(
+        "reschedule_subscription",
+        "Change a subscription's cycle, next charge date, trial end or end date",
+        "Future charges are projected from the new schedule; charges already recorded stay. Financial.",
+        Hints::write(true),
+    )
+    .financial();
+    type Input = RescheduleSubscriptionInput;
+    type Output = Subscription;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangePriceInput {
+    pub id: i64,
+    /// The new price, decimal string in the subscription's currency.
+    pub amount: String,
+    /// If given, must be the subscription's currency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub currency: Option<String>,
+    /// From which date the new price applies (YYYY-MM-DD); default today. Charges before it
+    /// keep their amount.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_on: Option<String>,
+}
+
+pub struct ChangePrice;
+impl Op for ChangePrice {
+    const INFO: OpInfo = OpInfo::write(
+        "change_price",
+        "Record a new price for a subscription from a date",
+        "Adds to the price history; the first charge on or after effective_on uses the new price. Financial.",
+        Hints::write(false),
+    )
+    .financial();
+    type Input = ChangePriceInput;
+    type Output = Subscription;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PauseSubscriptionInput {
+    pub id: i64,
+    /// First paused day (YYYY-MM-DD); default today.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// The day charges resume (YYYY-MM-DD); default: paused until resumed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<String>,
+}
+
+pub struct PauseSubscription;
+impl Op for PauseSubscription {
+    const INFO: OpInfo = OpInfo::write(
+        "pause_subscription",
+        "Pause a subscription: no charges from a date until it is resumed",
+        "Charges falling in the paused span are not expected. Resume with resume_subscription. Financial.",
+        Hints::write(false),
+    )
+    .financial();
+    type Input = PauseSubscriptionInput;
+    type Output = Subscription;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ResumeSubscriptionInput {
+    pub id: i64,
+    /// The day charges resume (YYYY-MM-DD); default today.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+}
+
+pub struct ResumeSubscription;
+impl Op for ResumeSubscription {
+    const INFO: OpInfo = OpInfo::write(
+        "resume_subscription",
+        "Resume a paused or cancelled subscription",
+        "Charges are expected again from the resume date on the original series. Financial.",
+        Hints::write(false),
+    )
+    .financial();
+    type Input = ResumeSubscriptionInput;
+    type Output = Subscription;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CancelSubscriptionInput {
+    pub id: i64,
+    /// The last day a charge may fall (YYYY-MM-DD); default today.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_on: Option<String>,
+}
+
+pub struct CancelSubscription;
+impl Op for CancelSubscription {
+    const INFO: OpInfo = OpInfo::write(
+        "cancel_subscription",
+        "Mark a subscription cancelled: no charges after its end date",
+        "Keeps the subscription and its history. This records a cancellation you made with the provider; it does not contact them. Financial.",
+        Hints::write(false),
+    )
+    .financial();
+    type Input = CancelSubscriptionInput;
+    type Output = Subscription;
+}
+
+pub struct DeleteSubscription;
+impl Op for DeleteSubscription {
+    const INFO: OpInfo = OpInfo::write(
+        "delete_subscription",
+        "Delete a subscription with its price history and charges",
+        "Destructive: needs confirmation from agents. Prefer cancel_subscription to keep the history. Undo restores it.",
+        Hints::destructive(true),
+    )
+    .financial();
+    type Input = IdInput;
+    type Output = crate::household::Removed;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BulkUpdateInput {
+    /// 1 to 500 subscription ids. One unknown or invisible id fails the whole call.
+    pub ids: Vec<i64>,
+    /// "update", "pause", "resume", "cancel" or "delete".
+    pub action: String,
+    /// For "update": null clears the category.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub category_id: Patch<i64>,
+    /// For "update": null clears the payment method.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    pub payment_method_id: Patch<i64>,
+    /// For "update": replaces all tags.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BulkItem {
+    pub id: i64,
+    pub name: String,
+    /// False when the subscription was already as asked.
+    pub changed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BulkResult {
+    pub items: Vec<BulkItem>,
+}
+
+pub struct BulkUpdateSubscriptions;
+impl Op for BulkUpdateSubscriptions {
+    const INFO: OpInfo = OpInfo::write(
+        "bulk_update_subscriptions",
+        "Change up to 500 subscriptions at once, all or nothing",
+        "Sets category, payment method or tags (action \"update\"), or pauses, resumes, cancels or deletes. One audit entry per subscription changed; undo the whole call with its batch_id. Destructive: needs confirmation from agents.",
+        Hints::destructive(false),
+    )
+    .financial();
+    type Input = BulkUpdateInput;
+    type Output = BulkResult;
+}

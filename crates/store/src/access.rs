@@ -1,0 +1,164 @@
+//! Tokens, confirmations and secrets.
+
+use rusqlite::{OptionalExtension, params};
+
+use crate::{Db, Result};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub member_id: i64,
+    pub name: String,
+    pub prefix: String,
+    pub scope: String,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+    pub expires_at: Option<String>,
+    pub revoked_at: Option<String>,
+}
+
+fn token_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<TokenRow> {
+    Ok(TokenRow {
+        id: row.get("id")?,
+        household_id: row.get("household_id")?,
+        member_id: row.get("member_id")?,
+        name: row.get("name")?,
+        prefix: row.get("prefix")?,
+        scope: row.get("scope")?,
+        created_at: row.get("created_at")?,
+        last_used_at: row.get("last_used_at")?,
+        expires_at: row.get("expires_at")?,
+        revoked_at: row.get("revoked_at")?,
+    })
+}
+
+pub struct NewToken<'a> {
+    pub household_id: i64,
+    pub member_id: i64,
+    pub name: &'a str,
+    pub prefix: &'a str,
+    pub hash: &'a str,
+    pub scope: &'a str,
+    pub expires_at: Option<&'a str>,
+}
+
+pub fn insert_token(db: &Db<'_>, token: &NewToken<'_>, now: &str) -> Result<i64> {
+    db.conn.execute(
+        "INSERT INTO tokens (household_id, member_id, name, prefix, hash, scope, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![token.household_id, token.member_id, token.name, token.prefix, token.hash, token.scope, now, token.expires_at],
+    )?;
+    Ok(db.conn.last_insert_rowid())
+}
+
+pub fn find_token_by_hash(db: &Db<'_>, hash: &str) -> Result<Option<TokenRow>> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT * FROM tokens WHERE hash = ?1")?
+        .query_row([hash], token_from_row)
+        .optional()?)
+}
+
+pub fn list_tokens(db: &Db<'_>, household_id: i64, member_id: i64) -> Result<Vec<TokenRow>> {
+    let mut stmt = db.conn.prepare_cached(
+        "SELECT * FROM tokens WHERE household_id = ?1 AND member_id = ?2 ORDER BY id",
+    )?;
+    let rows =
+        stmt.query_map([household_id, member_id], token_from_row)?.collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+pub fn get_token(db: &Db<'_>, household_id: i64, member_id: i64, id: i64) -> Result<TokenRow> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT * FROM tokens WHERE household_id = ?1 AND member_id = ?2 AND id = ?3",
+        )?
+        .query_row([household_id, member_id, id], token_from_row)?)
+}
+
+pub fn revoke_token(db: &Db<'_>, id: i64, now: &str) -> Result<()> {
+    db.conn.execute(
+        "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+pub fn revoke_tokens_of(db: &Db<'_>, household_id: i64, member_id: i64, now: &str) -> Result<()> {
+    db.conn.execute(
+        "UPDATE tokens SET revoked_at = ?3 WHERE household_id = ?1 AND member_id = ?2 AND revoked_at IS NULL",
+        params![household_id, member_id, now],
+    )?;
+    Ok(())
+}
+
+/// Records use, at most once a minute per token so reads do not turn into writes.
+pub fn touch_token(db: &Db<'_>, id: i64, now: &str, not_since: &str) -> Result<()> {
+    db.conn
+        .prepare_cached("UPDATE tokens SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?3)")?
+        .execute(params![id, now, not_since])?;
+    Ok(())
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfirmationRow {
+    pub id: String,
+    pub household_id: i64,
+    pub member_id: i64,
+    pub token_id: Option<i64>,
+    pub op: String,
+    pub input: String,
+    pub created_at: String,
+    pub expires_at: String,
+    pub used_at: Option<String>,
+}
+
+pub fn insert_confirmation(db: &Db<'_>, row: &ConfirmationRow) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO confirmations (id, household_id, member_id, token_id, op, input, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![row.id, row.household_id, row.member_id, row.token_id, row.op, row.input, row.created_at, row.expires_at],
+    )?;
+    Ok(())
+}
+
+pub fn get_confirmation(db: &Db<'_>, id: &str) -> Result<Option<ConfirmationRow>> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT * FROM confirmations WHERE id = ?1")?
+        .query_row([id], |row| {
+            Ok(ConfirmationRow {
+                id: row.get("id")?,
+                household_id: row.get("household_id")?,
+                member_id: row.get("member_id")?,
+                token_id: row.get("token_id")?,
+                op: row.get("op")?,
+                input: row.get("input")?,
+                created_at: row.get("created_at")?,
+                expires_at: row.get("expires_at")?,
+                used_at: row.get("used_at")?,
+            })
+        })
+        .optional()?)
+}
+
+pub fn use_confirmation(db: &Db<'_>, id: &str, now: &str) -> Result<()> {
+    db.conn.execute("UPDATE confirmations SET used_at = ?2 WHERE id = ?1", params![id, now])?;
+    Ok(())
+}
+
+/// Deletes confirmations that expired before `before`.
+pub fn prune_confirmations(db: &Db<'_>, before: &str) -> Result<()> {
+    db.conn.execute("DELETE FROM confirmations WHERE expires_at < ?1", [before])?;
+    Ok(())
+}
+
+/// Names of the secrets a household has set; values never leave this crate through here.
+pub fn secret_names(db: &Db<'_>, household_id: i64) -> Result<Vec<String>> {
+    let mut stmt =
+        db.conn.prepare_cached("SELECT name FROM secrets WHERE household_id = ?1 ORDER BY name")?;
+    let names = stmt.query_map([household_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok(names)
+}

@@ -1,0 +1,248 @@
+//! The audit log (activity) and the outbox of external effects.
+
+use rusqlite::params;
+
+use crate::{Db, Result};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub at: String,
+    pub actor_kind: String,
+    pub member_id: Option<i64>,
+    pub member_name: Option<String>,
+    pub token_id: Option<i64>,
+    pub token_name: Option<String>,
+    pub client_name: Option<String>,
+    pub via: String,
+    pub op: String,
+    pub entity: String,
+    pub entity_id: i64,
+    pub action: String,
+    /// A `Text` as JSON.
+    pub summary: String,
+    pub before_state: Option<String>,
+    pub after_state: Option<String>,
+    pub batch_id: String,
+    pub private_to: Option<i64>,
+    pub undone_by: Option<i64>,
+    pub undo_of: Option<i64>,
+}
+
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
+    Ok(AuditRow {
+        id: row.get("id")?,
+        household_id: row.get("household_id")?,
+        at: row.get("at")?,
+        actor_kind: row.get("actor_kind")?,
+        member_id: row.get("member_id")?,
+        member_name: row.get("member_name")?,
+        token_id: row.get("token_id")?,
+        token_name: row.get("token_name")?,
+        client_name: row.get("client_name")?,
+        via: row.get("via")?,
+        op: row.get("op")?,
+        entity: row.get("entity")?,
+        entity_id: row.get("entity_id")?,
+        action: row.get("action")?,
+        summary: row.get("summary")?,
+        before_state: row.get("before_state")?,
+        after_state: row.get("after_state")?,
+        batch_id: row.get("batch_id")?,
+        private_to: row.get("private_to")?,
+        undone_by: row.get("undone_by")?,
+        undo_of: row.get("undo_of")?,
+    })
+}
+
+const SELECT: &str =
+    "SELECT a.*, m.name AS member_name FROM audit a LEFT JOIN members m ON m.id = a.member_id";
+const VISIBLE: &str = "a.household_id = ?1 AND (a.private_to IS NULL OR a.private_to = ?2)";
+
+/// Writes an entry (its `id` and `member_name` are ignored) and returns its id.
+pub fn insert(db: &Db<'_>, row: &AuditRow) -> Result<i64> {
+    db.conn
+        .prepare_cached(
+            "INSERT INTO audit (household_id, at, actor_kind, member_id, token_id, token_name, client_name, via, op,
+             entity, entity_id, action, summary, before_state, after_state, batch_id, private_to, undo_of)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+        )?
+        .execute(params![
+            row.household_id,
+            row.at,
+            row.actor_kind,
+            row.member_id,
+            row.token_id,
+            row.token_name,
+            row.client_name,
+            row.via,
+            row.op,
+            row.entity,
+            row.entity_id,
+            row.action,
+            row.summary,
+            row.before_state,
+            row.after_state,
+            row.batch_id,
+            row.private_to,
+            row.undo_of,
+        ])?;
+    Ok(db.conn.last_insert_rowid())
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct AuditFilter {
+    pub actor_kind: Option<String>,
+    pub member_id: Option<i64>,
+    pub op: Option<String>,
+    pub entity: Option<String>,
+    pub entity_id: Option<i64>,
+    pub batch_id: Option<String>,
+    /// Inclusive bounds on `at` (RFC 3339 strings compare in order).
+    pub from: Option<String>,
+    pub until: Option<String>,
+}
+
+/// A page of entries the viewer may see, newest first, and the total count.
+pub fn list(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    filter: &AuditFilter,
+    limit: u32,
+    offset: u64,
+) -> Result<(Vec<AuditRow>, u64)> {
+    let condition = format!(
+        "{VISIBLE} AND (?3 IS NULL OR a.actor_kind = ?3) AND (?4 IS NULL OR a.member_id = ?4)
+         AND (?5 IS NULL OR a.op = ?5) AND (?6 IS NULL OR a.entity = ?6) AND (?7 IS NULL OR a.entity_id = ?7)
+         AND (?8 IS NULL OR a.batch_id = ?8) AND (?9 IS NULL OR a.at >= ?9) AND (?10 IS NULL OR a.at < ?10)
+         AND ?11 IS NOT NULL AND ?12 IS NOT NULL"
+    );
+    let args = params![
+        household_id,
+        viewer,
+        filter.actor_kind,
+        filter.member_id,
+        filter.op,
+        filter.entity,
+        filter.entity_id,
+        filter.batch_id,
+        filter.from,
+        filter.until,
+        limit,
+        offset as i64,
+    ];
+    let total: i64 = db
+        .conn
+        .prepare_cached(&format!("SELECT count(*) FROM audit a WHERE {condition}"))?
+        .query_row(args, |r| r.get(0))?;
+    let sql = format!("{SELECT} WHERE {condition} ORDER BY a.id DESC LIMIT ?11 OFFSET ?12");
+    let rows =
+        db.conn.prepare_cached(&sql)?.query_map(args, from_row)?.collect::<Result<_, _>>()?;
+    Ok((rows, total as u64))
+}
+
+/// The entries with these ids that the viewer may see.
+pub fn get_many(db: &Db<'_>, household_id: i64, viewer: i64, ids: &[i64]) -> Result<Vec<AuditRow>> {
+    let mut stmt = db.conn.prepare_cached(&format!("{SELECT} WHERE {VISIBLE} AND a.id = ?3"))?;
+    let mut rows = Vec::with_capacity(ids.len());
+    for id in ids {
+        if let Some(row) = stmt.query_map(params![household_id, viewer, id], from_row)?.next() {
+            rows.push(row?);
+        }
+    }
+    Ok(rows)
+}
+
+/// The entries of one call that the viewer may see.
+pub fn batch(db: &Db<'_>, household_id: i64, viewer: i64, batch_id: &str) -> Result<Vec<AuditRow>> {
+    let mut stmt = db
+        .conn
+        .prepare_cached(&format!("{SELECT} WHERE {VISIBLE} AND a.batch_id = ?3 ORDER BY a.id"))?;
+    let rows = stmt
+        .query_map(params![household_id, viewer, batch_id], from_row)?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// The newest entry about an entity, whoever may see it.
+pub fn latest_for_entity(
+    db: &Db<'_>,
+    household_id: i64,
+    entity: &str,
+    entity_id: i64,
+) -> Result<Option<i64>> {
+    use rusqlite::OptionalExtension;
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT max(id) FROM audit WHERE household_id = ?1 AND entity = ?2 AND entity_id = ?3",
+        )?
+        .query_row(params![household_id, entity, entity_id], |r| r.get(0))
+        .optional()?
+        .flatten())
+}
+
+pub fn mark_undone(db: &Db<'_>, id: i64, undone_by: i64) -> Result<()> {
+    db.conn.execute("UPDATE audit SET undone_by = ?2 WHERE id = ?1", params![id, undone_by])?;
+    Ok(())
+}
+
+pub fn enqueue(
+    db: &Db<'_>,
+    household_id: i64,
+    kind: &str,
+    payload: &str,
+    now: &str,
+) -> Result<i64> {
+    db.conn
+        .prepare_cached(
+            "INSERT INTO outbox (household_id, kind, payload, created_at) VALUES (?1, ?2, ?3, ?4)",
+        )?
+        .execute(params![household_id, kind, payload, now])?;
+    Ok(db.conn.last_insert_rowid())
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutboxRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub kind: String,
+    pub payload: String,
+    pub attempts: i64,
+}
+
+pub fn pending(db: &Db<'_>, limit: u32) -> Result<Vec<OutboxRow>> {
+    let mut stmt = db.conn.prepare_cached(
+        "SELECT id, household_id, kind, payload, attempts FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?1",
+    )?;
+    let rows = stmt
+        .query_map([limit], |r| {
+            Ok(OutboxRow {
+                id: r.get(0)?,
+                household_id: r.get(1)?,
+                kind: r.get(2)?,
+                payload: r.get(3)?,
+                attempts: r.get(4)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+pub fn mark_delivered(db: &Db<'_>, id: i64, now: &str) -> Result<()> {
+    db.conn.execute(
+        "UPDATE outbox SET delivered_at = ?2, attempts = attempts + 1 WHERE id = ?1",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+pub fn mark_failed(db: &Db<'_>, id: i64, error: &str) -> Result<()> {
+    db.conn.execute(
+        "UPDATE outbox SET attempts = attempts + 1, last_error = ?2 WHERE id = ?1",
+        params![id, error],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,129 @@
+//! Recorded charges. A charge is visible when its subscription is.
+
+use domain::{
+    Currency, Date,
+    entities::{ChargeStatus, Visibility},
+};
+use rusqlite::params;
+
+use crate::{
+    Db, Result, StoreError,
+    sql::{date, date_text, opt_date_text, parsed},
+};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChargeRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub subscription_id: i64,
+    pub subscription_name: String,
+    pub subscription_owner_id: i64,
+    pub subscription_visibility: Visibility,
+    pub charged_on: Date,
+    pub amount_minor: i64,
+    pub currency: Currency,
+    pub status: ChargeStatus,
+    pub note: Option<String>,
+}
+
+const SELECT: &str = "SELECT c.*, s.name AS subscription_name, s.owner_id AS subscription_owner_id,
+    s.visibility AS subscription_visibility
+    FROM charges c JOIN subscriptions s ON s.id = c.subscription_id";
+
+const VISIBLE: &str =
+    "c.household_id = ?1 AND (?2 IS NULL OR s.visibility = 'household' OR s.owner_id = ?2)";
+
+fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ChargeRow> {
+    Ok(ChargeRow {
+        id: row.get("id")?,
+        household_id: row.get("household_id")?,
+        subscription_id: row.get("subscription_id")?,
+        subscription_name: row.get("subscription_name")?,
+        subscription_owner_id: row.get("subscription_owner_id")?,
+        subscription_visibility: parsed(row, "subscription_visibility", Visibility::parse)?,
+        charged_on: date(row, "charged_on")?,
+        amount_minor: row.get("amount_minor")?,
+        currency: parsed(row, "currency", |s| Currency::parse(s).ok())?,
+        status: parsed(row, "status", ChargeStatus::parse)?,
+        note: row.get("note")?,
+    })
+}
+
+/// Records a charge unless one exists for that subscription and date. Returns the new id.
+pub fn insert_if_absent(
+    db: &Db<'_>,
+    household_id: i64,
+    subscription_id: i64,
+    charged_on: Date,
+    amount_minor: i64,
+    currency: Currency,
+) -> Result<Option<i64>> {
+    let inserted = db.conn.prepare_cached(
+        "INSERT OR IGNORE INTO charges (household_id, subscription_id, charged_on, amount_minor, currency, status)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'paid')",
+    )?
+    .execute(params![household_id, subscription_id, date_text(charged_on), amount_minor, currency.code()])?;
+    Ok((inserted > 0).then(|| db.conn.last_insert_rowid()))
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ChargeFilter {
+    pub subscription_id: Option<i64>,
+    pub from: Option<Date>,
+    pub to: Option<Date>,
+    pub status: Option<ChargeStatus>,
+}
+
+/// A page of visible charges, newest first, and the total count.
+pub fn list(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: Option<i64>,
+    filter: &ChargeFilter,
+    limit: u32,
+    offset: u64,
+) -> Result<(Vec<ChargeRow>, u64)> {
+    let condition = format!(
+        "{VISIBLE} AND (?3 IS NULL OR c.subscription_id = ?3) AND (?4 IS NULL OR c.charged_on >= ?4)
+         AND (?5 IS NULL OR c.charged_on <= ?5) AND (?6 IS NULL OR c.status = ?6)"
+    );
+    let args = params![
+        household_id,
+        viewer,
+        filter.subscription_id,
+        opt_date_text(filter.from),
+        opt_date_text(filter.to),
+        filter.status.map(|s| s.as_str()),
+        limit,
+        offset as i64,
+    ];
+    let total: i64 = db
+        .conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM charges c JOIN subscriptions s ON s.id = c.subscription_id WHERE {condition}
+             AND ?7 IS NOT NULL AND ?8 IS NOT NULL"
+        ))?
+        .query_row(args, |r| r.get(0))?;
+    let sql = format!(
+        "{SELECT} WHERE {condition} ORDER BY c.charged_on DESC, c.id DESC LIMIT ?7 OFFSET ?8"
+    );
+    let rows =
+        db.conn.prepare_cached(&sql)?.query_map(args, from_row)?.collect::<Result<_, _>>()?;
+    Ok((rows, total as u64))
+}
+
+pub fn get(db: &Db<'_>, household_id: i64, viewer: Option<i64>, id: i64) -> Result<ChargeRow> {
+    let sql = format!("{SELECT} WHERE {VISIBLE} AND c.id = ?3");
+    Ok(db.conn.prepare_cached(&sql)?.query_row(params![household_id, viewer, id], from_row)?)
+}
+
+pub fn update(db: &Db<'_>, row: &ChargeRow) -> Result<()> {
+    let changed = db.conn.execute(
+        "UPDATE charges SET amount_minor = ?3, status = ?4, note = ?5 WHERE household_id = ?1 AND id = ?2",
+        params![row.household_id, row.id, row.amount_minor, row.status.as_str(), row.note],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}

@@ -1,0 +1,238 @@
+//! Households, their exchange rates, and members.
+
+use domain::{Currency, entities::Role};
+use rusqlite::{OptionalExtension, params};
+
+use crate::{Db, Result, StoreError, sql::parsed};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HouseholdRow {
+    pub id: i64,
+    pub name: String,
+    pub currency: Currency,
+    pub time_zone: String,
+    pub language: String,
+    pub week_start: String,
+    pub reminder_days_before: i64,
+}
+
+fn household_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HouseholdRow> {
+    Ok(HouseholdRow {
+        id: row.get("id")?,
+        name: row.get("name")?,
+        currency: parsed(row, "currency", |s| Currency::parse(s).ok())?,
+        time_zone: row.get("time_zone")?,
+        language: row.get("language")?,
+        week_start: row.get("week_start")?,
+        reminder_days_before: row.get("reminder_days_before")?,
+    })
+}
+
+pub fn insert_household(
+    db: &Db<'_>,
+    name: &str,
+    currency: Currency,
+    time_zone: &str,
+    language: &str,
+    now: &str,
+) -> Result<i64> {
+    db.conn.execute(
+        "INSERT INTO households (name, currency, time_zone, language, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![name, currency.code(), time_zone, language, now],
+    )?;
+    Ok(db.conn.last_insert_rowid())
+}
+
+pub fn get_household(db: &Db<'_>, id: i64) -> Result<HouseholdRow> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT * FROM households WHERE id = ?1")?
+        .query_row([id], household_from_row)?)
+}
+
+pub fn household_ids(db: &Db<'_>) -> Result<Vec<i64>> {
+    let mut stmt = db.conn.prepare_cached("SELECT id FROM households ORDER BY id")?;
+    let ids = stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+    Ok(ids)
+}
+
+pub fn update_household(db: &Db<'_>, row: &HouseholdRow) -> Result<()> {
+    db.conn.execute(
+        "UPDATE households SET name = ?2, currency = ?3, time_zone = ?4, language = ?5, week_start = ?6,
+         reminder_days_before = ?7 WHERE id = ?1",
+        params![
+            row.id,
+            row.name,
+            row.currency.code(),
+            row.time_zone,
+            row.language,
+            row.week_start,
+            row.reminder_days_before
+        ],
+    )?;
+    Ok(())
+}
+
+/// Exchange rates as (currency, millionths of the main currency per unit), by currency.
+pub fn exchange_rates(db: &Db<'_>, household_id: i64) -> Result<Vec<(Currency, i64)>> {
+    let mut stmt = db
+        .conn
+        .prepare_cached("SELECT currency, rate_micros FROM exchange_rates WHERE household_id = ?1 ORDER BY currency")?;
+    let rows = stmt
+        .query_map([household_id], |row| {
+            Ok((parsed(row, "currency", |s| Currency::parse(s).ok())?, row.get(1)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+pub fn set_exchange_rate(
+    db: &Db<'_>,
+    household_id: i64,
+    currency: Currency,
+    rate_micros: Option<i64>,
+) -> Result<()> {
+    match rate_micros {
+        Some(rate) => db.conn.execute(
+            "INSERT INTO exchange_rates (household_id, currency, rate_micros) VALUES (?1, ?2, ?3)
+             ON CONFLICT (household_id, currency) DO UPDATE SET rate_micros = excluded.rate_micros",
+            params![household_id, currency.code(), rate],
+        )?,
+        None => db.conn.execute(
+            "DELETE FROM exchange_rates WHERE household_id = ?1 AND currency = ?2",
+            params![household_id, currency.code()],
+        )?,
+    };
+    Ok(())
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub name: String,
+    pub email: String,
+    pub role: Role,
+    pub language: String,
+    /// False while an invited member has not set a password.
+    pub has_password: bool,
+}
+
+fn member_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<MemberRow> {
+    Ok(MemberRow {
+        id: row.get("id")?,
+        household_id: row.get("household_id")?,
+        name: row.get("name")?,
+        email: row.get("email")?,
+        role: parsed(row, "role", Role::parse)?,
+        language: row.get("language")?,
+        has_password: row.get::<_, Option<String>>("password_hash")?.is_some(),
+    })
+}
+
+pub struct NewMember<'a> {
+    pub household_id: i64,
+    pub name: &'a str,
+    pub email: &'a str,
+    pub role: Role,
+    pub language: &'a str,
+    pub password_hash: Option<&'a str>,
+    pub invite_hash: Option<&'a str>,
+    pub invite_expires_at: Option<&'a str>,
+}
+
+pub fn insert_member(db: &Db<'_>, member: &NewMember<'_>, now: &str) -> Result<i64> {
+    db.conn.execute(
+        "INSERT INTO members (household_id, name, email, role, language, password_hash, invite_hash,
+         invite_expires_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            member.household_id,
+            member.name,
+            member.email,
+            member.role.as_str(),
+            member.language,
+            member.password_hash,
+            member.invite_hash,
+            member.invite_expires_at,
+            now
+        ],
+    )?;
+    Ok(db.conn.last_insert_rowid())
+}
+
+pub fn get_member(db: &Db<'_>, household_id: i64, id: i64) -> Result<MemberRow> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT * FROM members WHERE household_id = ?1 AND id = ?2")?
+        .query_row([household_id, id], member_from_row)?)
+}
+
+pub fn list_members(db: &Db<'_>, household_id: i64) -> Result<Vec<MemberRow>> {
+    let mut stmt =
+        db.conn.prepare_cached("SELECT * FROM members WHERE household_id = ?1 ORDER BY id")?;
+    let rows = stmt.query_map([household_id], member_from_row)?.collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// The member with this email and their password hash, in any household (sign-in).
+pub fn find_member_by_email(
+    db: &Db<'_>,
+    email: &str,
+) -> Result<Option<(MemberRow, Option<String>)>> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT * FROM members WHERE email = ?1")?
+        .query_row([email], |row| Ok((member_from_row(row)?, row.get("password_hash")?)))
+        .optional()?)
+}
+
+pub fn email_taken(db: &Db<'_>, email: &str) -> Result<bool> {
+    Ok(db.conn.prepare_cached("SELECT 1 FROM members WHERE email = ?1")?.exists([email])?)
+}
+
+pub fn update_member(db: &Db<'_>, row: &MemberRow) -> Result<()> {
+    let changed = db.conn.execute(
+        "UPDATE members SET name = ?3, role = ?4, language = ?5 WHERE household_id = ?1 AND id = ?2",
+        params![row.household_id, row.id, row.name, row.role.as_str(), row.language],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub fn set_password(db: &Db<'_>, member_id: i64, password_hash: &str) -> Result<()> {
+    db.conn.execute(
+        "UPDATE members SET password_hash = ?2, invite_hash = NULL, invite_expires_at = NULL WHERE id = ?1",
+        params![member_id, password_hash],
+    )?;
+    Ok(())
+}
+
+pub fn delete_member(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
+    db.conn.execute(
+        "DELETE FROM members WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id],
+    )?;
+    Ok(())
+}
+
+pub fn count_owners(db: &Db<'_>, household_id: i64) -> Result<i64> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT count(*) FROM members WHERE household_id = ?1 AND role = 'owner'")?
+        .query_row([household_id], |row| row.get(0))?)
+}
+
+/// Whether any member exists at all (the CLI and `serve` explain setup when none does).
+pub fn any_member(db: &Db<'_>) -> Result<bool> {
+    Ok(db.conn.prepare_cached("SELECT 1 FROM members LIMIT 1")?.exists([])?)
+}
+
+/// Every owner in the instance (the CLI acts as the sole owner when there is one).
+pub fn owners(db: &Db<'_>) -> Result<Vec<MemberRow>> {
+    let mut stmt =
+        db.conn.prepare_cached("SELECT * FROM members WHERE role = 'owner' ORDER BY id")?;
+    let rows = stmt.query_map([], member_from_row)?.collect::<Result<_, _>>()?;
+    Ok(rows)
+}

@@ -1,0 +1,196 @@
+//! SQLite storage: the only crate that knows SQL.
+//!
+//! [`Store`] owns one writer connection and a few read-only readers on one database file in
+//! WAL mode. Callers run closures over a [`Db`] inside a transaction: [`Store::read`] on a
+//! read-only connection, [`Store::write`] on the writer, committed or rolled back as the caller
+//! decides (that is how dry runs work). The modules hold the queries per aggregate and map rows
+//! to plain structs; business rules live in `app`, not here.
+
+mod migrations;
+mod sql;
+
+pub mod access;
+pub mod audit;
+pub mod charges;
+pub mod households;
+pub mod organise;
+pub mod snapshot;
+pub mod subscriptions;
+
+use std::{
+    path::{Path, PathBuf},
+    sync::Mutex,
+    time::Duration,
+};
+
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+pub use migrations::schema_snapshot;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("not found")]
+    NotFound,
+    /// A uniqueness or foreign-key rule was broken.
+    #[error("constraint violated: {0}")]
+    Constraint(String),
+    #[error("the database is busy")]
+    Busy,
+    #[error("a stored value is not valid: {0}")]
+    Corrupt(String),
+    #[error("database error: {0}")]
+    Sqlite(#[source] rusqlite::Error),
+    #[error("cannot open the database at {path}: {source}")]
+    Open { path: PathBuf, source: rusqlite::Error },
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(err: rusqlite::Error) -> Self {
+        match &err {
+            rusqlite::Error::QueryReturnedNoRows => Self::NotFound,
+            rusqlite::Error::SqliteFailure(code, message) => match code.code {
+                rusqlite::ErrorCode::ConstraintViolation => {
+                    Self::Constraint(message.clone().unwrap_or_else(|| code.to_string()))
+                }
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked => {
+                    Self::Busy
+                }
+                _ => Self::Sqlite(err),
+            },
+            _ => Self::Sqlite(err),
+        }
+    }
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// A connection inside a transaction, handed to the closures of [`Store::read`] and
+/// [`Store::write`]. Only this crate can see the connection.
+pub struct Db<'a> {
+    conn: &'a Connection,
+}
+
+/// The database: one writer and a pool of read-only readers.
+pub struct Store {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+const MAX_IDLE_READERS: usize = 4;
+
+impl Store {
+    /// Opens (creating if needed) the database file and applies pending migrations.
+    pub fn open(path: &Path) -> Result<Self> {
+        let mut writer = Connection::open(path)
+            .map_err(|source| StoreError::Open { path: path.to_owned(), source })?;
+        configure(&writer)?;
+        writer.pragma_update(None, "journal_mode", "WAL")?;
+        migrations::apply(&mut writer)?;
+        Ok(Self {
+            path: path.to_owned(),
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` in a read transaction on a read-only connection. The outer result is the
+    /// store's own failure; the inner one is `f`'s.
+    pub fn read<T, E>(&self, f: impl FnOnce(&Db<'_>) -> Result<T, E>) -> Result<Result<T, E>> {
+        let conn = match self.readers.lock().map_err(|_| StoreError::Busy)?.pop() {
+            Some(conn) => conn,
+            None => self.open_reader()?,
+        };
+        let result = (|| {
+            let tx = conn.unchecked_transaction()?;
+            let value = f(&Db { conn: &tx });
+            tx.rollback()?;
+            Ok(value)
+        })();
+        if let Ok(mut readers) = self.readers.lock()
+            && readers.len() < MAX_IDLE_READERS
+        {
+            readers.push(conn);
+        }
+        result
+    }
+
+    /// Runs `f` in a write transaction; commits when `commit` approves its result, rolls back
+    /// otherwise (dry runs, failures).
+    pub fn write<T, E>(
+        &self,
+        commit: impl FnOnce(&Result<T, E>) -> bool,
+        f: impl FnOnce(&Db<'_>) -> Result<T, E>,
+    ) -> Result<Result<T, E>> {
+        let mut conn = self.writer.lock().map_err(|_| StoreError::Busy)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = f(&Db { conn: &tx });
+        if commit(&value) {
+            tx.commit()?;
+        } else {
+            tx.rollback()?;
+        }
+        Ok(value)
+    }
+
+    /// Writes a consistent copy of the database to `target`, while the app keeps running.
+    pub fn backup(&self, target: &Path) -> Result<()> {
+        let source = self.open_reader()?;
+        let mut destination = Connection::open(target)
+            .map_err(|source| StoreError::Open { path: target.to_owned(), source })?;
+        let backup = rusqlite::backup::Backup::new(&source, &mut destination)?;
+        backup.run_to_completion(256, Duration::from_millis(0), None)?;
+        Ok(())
+    }
+
+    fn open_reader(&self) -> Result<Connection> {
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(|source| StoreError::Open { path: self.path.clone(), source })?;
+        configure(&conn)?;
+        Ok(conn)
+    }
+}
+
+fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.set_prepared_statement_cache_capacity(64);
+    Ok(())
+}
+
+impl Db<'_> {
+    /// Every row of every table, in a stable order, for comparing database content
+    /// (dry-run tests). Timestamps of token use are included: a dry run must not touch them.
+    pub fn logical_dump(&self) -> Result<String> {
+        let mut out = String::new();
+        let mut tables = self.conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )?;
+        let names: Vec<String> =
+            tables.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+        for name in names {
+            out.push_str(&format!("## {name}\n"));
+            let mut stmt = self.conn.prepare(&format!("SELECT * FROM \"{name}\" ORDER BY 1, 2"))?;
+            let columns = stmt.column_count();
+            let mut rows = stmt.query([])?;
+            while let Some(row) = rows.next()? {
+                let values: Vec<String> = (0..columns)
+                    .map(|i| row.get_ref(i).map(|v| format!("{v:?}")))
+                    .collect::<Result<_, _>>()?;
+                out.push_str(&values.join(" | "));
+                out.push('\n');
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,60 @@
+//! Embedded migrations, applied in order with `PRAGMA user_version` as the marker.
+//!
+//! Never edit a migration once it has landed: add a new file and a new entry.
+
+use rusqlite::Connection;
+
+use crate::Result;
+
+const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
+
+pub(crate) fn apply(conn: &mut Connection) -> Result<()> {
+    let current: usize = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    for (index, (_name, sql)) in MIGRATIONS.iter().enumerate().skip(current) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", index + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// The schema after all migrations, as `sqlite_master` holds it: the snapshot test compares
+/// this with `crates/store/schema.sql`.
+pub fn schema_snapshot() -> Result<String> {
+    let mut conn = Connection::open_in_memory()?;
+    apply(&mut conn)?;
+    let mut stmt = conn.prepare(
+        "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, name",
+    )?;
+    let statements: Vec<String> =
+        stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+    Ok(statements.iter().map(|s| format!("{s};\n")).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn schema_matches_the_snapshot() {
+        let actual = super::schema_snapshot().unwrap();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/schema.sql");
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(path, &actual).unwrap();
+        }
+        let expected = std::fs::read_to_string(path).unwrap_or_default();
+        assert_eq!(
+            expected, actual,
+            "the schema changed; review it and run UPDATE_SNAPSHOTS=1 cargo test -p store to update schema.sql"
+        );
+    }
+
+    #[test]
+    fn migrations_apply_twice_without_change() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        super::apply(&mut conn).unwrap();
+        super::apply(&mut conn).unwrap();
+        let version: usize =
+            conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
+        assert_eq!(version, super::MIGRATIONS.len());
+    }
+}

@@ -1,0 +1,278 @@
+//! Entity snapshots for audit and undo, generic over the tables.
+//!
+//! A snapshot is the entity's row with its owned child rows as JSON:
+//! `{"row": {...}, "children": {"table": [...]}, "kept": {"table": [...]}}`. `children` are
+//! part of the entity's state (tags, prices, pauses); `kept` rows (a subscription's charges)
+//! are restored when a deleted entity comes back but are not compared, because the
+//! background job adds them without it being a change by anyone.
+
+use rusqlite::{params_from_iter, types::ValueRef};
+use serde_json::{Map, Value, json};
+
+use crate::{Db, Result, StoreError};
+
+struct Spec {
+    entity: &'static str,
+    table: &'static str,
+    /// Column holding the household id ("id" for households themselves).
+    household_column: &'static str,
+    children: &'static [(&'static str, &'static str)],
+    kept: &'static [(&'static str, &'static str)],
+    /// Columns the system changes on its own; neither compared nor restored.
+    volatile: &'static [&'static str],
+}
+
+const SPECS: &[Spec] = &[
+    Spec {
+        entity: "subscription",
+        table: "subscriptions",
+        household_column: "household_id",
+        children: &[
+            ("subscription_tags", "subscription_id"),
+            ("price_points", "subscription_id"),
+            ("pauses", "subscription_id"),
+        ],
+        kept: &[("charges", "subscription_id")],
+        volatile: &["charged_through"],
+    },
+    Spec {
+        entity: "charge",
+        table: "charges",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
+        entity: "category",
+        table: "categories",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
+        entity: "payment_method",
+        table: "payment_methods",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
+        entity: "member",
+        table: "members",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
+        entity: "household",
+        table: "households",
+        household_column: "id",
+        children: &[("exchange_rates", "household_id")],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
+        entity: "token",
+        table: "tokens",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &["last_used_at"],
+    },
+];
+
+fn spec(entity: &str) -> Result<&'static Spec> {
+    SPECS
+        .iter()
+        .find(|s| s.entity == entity)
+        .ok_or_else(|| StoreError::Corrupt(format!("unknown entity kind {entity}")))
+}
+
+/// Whether undo knows this entity kind.
+pub fn is_known(entity: &str) -> bool {
+    SPECS.iter().any(|s| s.entity == entity)
+}
+
+fn to_json(value: ValueRef<'_>) -> Value {
+    match value {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => json!(i),
+        ValueRef::Real(f) => json!(f),
+        ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::String(b.iter().map(|byte| format!("{byte:02x}")).collect()),
+    }
+}
+
+fn rows(db: &Db<'_>, sql: &str, id: i64) -> Result<Vec<Value>> {
+    let mut stmt = db.conn.prepare_cached(sql)?;
+    let names: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+    let mut result = stmt.query([id])?;
+    let mut out = Vec::new();
+    while let Some(row) = result.next()? {
+        let mut map = Map::new();
+        for (i, name) in names.iter().enumerate() {
+            map.insert(name.clone(), to_json(row.get_ref(i)?));
+        }
+        out.push(Value::Object(map));
+    }
+    Ok(out)
+}
+
+/// The entity's current state, or None when it does not exist in this household.
+pub fn snapshot(db: &Db<'_>, household_id: i64, entity: &str, id: i64) -> Result<Option<Value>> {
+    let spec = spec(entity)?;
+    let mut main = rows(db, &format!("SELECT * FROM {} WHERE id = ?1", spec.table), id)?;
+    let Some(row) = main.pop() else { return Ok(None) };
+    if row.get(spec.household_column).and_then(Value::as_i64) != Some(household_id) {
+        return Ok(None);
+    }
+    let mut children = Map::new();
+    for (table, fk) in spec.children {
+        children.insert(
+            (*table).into(),
+            Value::Array(rows(
+                db,
+                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY rowid"),
+                id,
+            )?),
+        );
+    }
+    let mut kept = Map::new();
+    for (table, fk) in spec.kept {
+        kept.insert(
+            (*table).into(),
+            Value::Array(rows(
+                db,
+                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY rowid"),
+                id,
+            )?),
+        );
+    }
+    Ok(Some(json!({"row": row, "children": children, "kept": kept})))
+}
+
+/// The part of a snapshot that counts as the entity's state (for conflict checks).
+pub fn comparable(entity: &str, snapshot: &Value) -> Result<Value> {
+    let spec = spec(entity)?;
+    let mut row = snapshot.get("row").cloned().unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut row {
+        for column in spec.volatile {
+            map.remove(*column);
+        }
+    }
+    Ok(json!({"row": row, "children": snapshot.get("children").cloned().unwrap_or(Value::Null)}))
+}
+
+fn check_column(name: &str) -> Result<()> {
+    if name.is_empty()
+        || !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    {
+        return Err(StoreError::Corrupt(format!("bad column name {name:?} in a snapshot")));
+    }
+    Ok(())
+}
+
+fn sql_value(value: &Value) -> rusqlite::types::Value {
+    match value {
+        Value::Null => rusqlite::types::Value::Null,
+        Value::Bool(b) => rusqlite::types::Value::Integer(i64::from(*b)),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => rusqlite::types::Value::Integer(i),
+            None => rusqlite::types::Value::Real(n.as_f64().unwrap_or_default()),
+        },
+        Value::String(s) => rusqlite::types::Value::Text(s.clone()),
+        other => rusqlite::types::Value::Text(other.to_string()),
+    }
+}
+
+fn insert_row(db: &Db<'_>, table: &str, row: &Value) -> Result<()> {
+    let Value::Object(map) = row else {
+        return Err(StoreError::Corrupt("snapshot row is not an object".into()));
+    };
+    let mut columns = Vec::with_capacity(map.len());
+    let mut values = Vec::with_capacity(map.len());
+    for (name, value) in map {
+        check_column(name)?;
+        columns.push(name.as_str());
+        values.push(sql_value(value));
+    }
+    let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+    let sql = format!(
+        "INSERT INTO {table} ({}) VALUES ({})",
+        columns.join(", "),
+        placeholders.join(", ")
+    );
+    db.conn.execute(&sql, params_from_iter(values))?;
+    Ok(())
+}
+
+fn rows_of<'v>(snapshot: &'v Value, part: &str, table: &str) -> &'v [Value] {
+    snapshot
+        .get(part)
+        .and_then(|p| p.get(table))
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
+/// Brings the entity to `target` (None deletes it): the mechanism behind undo.
+pub fn restore(
+    db: &Db<'_>,
+    household_id: i64,
+    entity: &str,
+    id: i64,
+    target: Option<&Value>,
+) -> Result<()> {
+    let spec = spec(entity)?;
+    let exists = snapshot(db, household_id, entity, id)?.is_some();
+    let Some(target) = target else {
+        if exists {
+            db.conn.execute(&format!("DELETE FROM {} WHERE id = ?1", spec.table), [id])?;
+        }
+        return Ok(());
+    };
+    let row =
+        target.get("row").ok_or_else(|| StoreError::Corrupt("snapshot without a row".into()))?;
+    if row.get("id").and_then(Value::as_i64) != Some(id)
+        || row.get(spec.household_column).and_then(Value::as_i64) != Some(household_id)
+    {
+        return Err(StoreError::Corrupt("snapshot of another entity".into()));
+    }
+    if exists {
+        let Value::Object(map) = row else {
+            return Err(StoreError::Corrupt("snapshot row is not an object".into()));
+        };
+        let mut sets = Vec::new();
+        let mut values = Vec::new();
+        for (name, value) in map {
+            if name == "id" || spec.volatile.contains(&name.as_str()) {
+                continue;
+            }
+            check_column(name)?;
+            values.push(sql_value(value));
+            sets.push(format!("{name} = ?{}", values.len()));
+        }
+        values.push(rusqlite::types::Value::Integer(id));
+        let sql =
+            format!("UPDATE {} SET {} WHERE id = ?{}", spec.table, sets.join(", "), values.len());
+        db.conn.execute(&sql, params_from_iter(values))?;
+    } else {
+        insert_row(db, spec.table, row)?;
+        for (table, _) in spec.kept {
+            for child in rows_of(target, "kept", table) {
+                insert_row(db, table, child)?;
+            }
+        }
+    }
+    for (table, fk) in spec.children {
+        db.conn.execute(&format!("DELETE FROM {table} WHERE {fk} = ?1"), [id])?;
+        for child in rows_of(target, "children", table) {
+            insert_row(db, table, child)?;
+        }
+    }
+    Ok(())
+}

@@ -190,7 +190,7 @@ impl App {
             let result = if info.hints.read_only {
                 self.run_read(caller, info, input).await
             } else if info.name == ops::access::ConfirmChange::INFO.name {
-                self.run_confirmation(caller, input).await
+                self.run_confirmation(caller, input, mode).await
             } else if mode == Mode::Apply && needs_confirmation(caller, info) {
                 self.ask_confirmation(caller, info, input).await
             } else {
@@ -360,7 +360,12 @@ impl App {
         })
     }
 
-    async fn run_confirmation(&self, caller: &Caller, input: Value) -> Result<Value, OpError> {
+    async fn run_confirmation(
+        &self,
+        caller: &Caller,
+        input: Value,
+        mode: Mode,
+    ) -> Result<Value, OpError> {
         let input: ops::access::ConfirmChangeInput = crate::handlers::parse_input(input)?;
         let store = self.store.clone();
         let id = input.confirmation_id.clone();
@@ -397,7 +402,9 @@ impl App {
         let Some(meta) = ops::find(&row.op) else { return Err(not_found()) };
         check_access(caller, meta.info)?;
         let input: Value = serde_json::from_str(&row.input).map_err(|_| OpError::Internal)?;
-        self.run_write(caller, meta.info, input, Mode::Apply, Some(row.id)).await
+        // A dry run previews the confirmed change and leaves the confirmation unused.
+        let confirmation = (mode == Mode::Apply).then_some(row.id);
+        self.run_write(caller, meta.info, input, mode, confirmation).await
     }
 }
 

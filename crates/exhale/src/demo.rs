@@ -47,7 +47,7 @@ const SUBSCRIPTIONS: &[DemoSubscription] = &[
 
 pub(crate) async fn create(app: &Arc<app::App>, email: &str) -> anyhow::Result<()> {
     let mut secret = [0u8; 9];
-    getrandom_fill(&mut secret)?;
+    getrandom::fill(&mut secret).map_err(|err| anyhow!("no randomness: {err}"))?;
     let password: String = secret.iter().map(|b| format!("{b:02x}")).collect();
     let owner = app
         .create_household(app::NewHousehold {
@@ -131,11 +131,5 @@ pub(crate) async fn create(app: &Arc<app::App>, email: &str) -> anyhow::Result<(
     );
     println!("Owner: {email}");
     println!("Password (shown once): {password}");
-    Ok(())
-}
-
-fn getrandom_fill(buffer: &mut [u8]) -> anyhow::Result<()> {
-    use std::io::Read as _;
-    std::fs::File::open("/dev/urandom")?.read_exact(buffer)?;
     Ok(())
 }

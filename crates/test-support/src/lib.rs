@@ -1,1 +1,192 @@
-//! Placeholder.
+//! Dev-only helpers for the integration tests: a temporary data directory, the real app on a
+//! real SQLite file with a fixed clock, households, members and tokens made through the
+//! catalog, and the HTTP server on 127.0.0.1:0.
+//!
+//! Nothing here fakes Exhale's own parts; it only sets them up.
+
+#![expect(
+    clippy::expect_used,
+    reason = "test set-up fails loudly with a message; this crate is a dev-dependency only"
+)]
+
+use std::{
+    net::SocketAddr,
+    path::{Path, PathBuf},
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+};
+
+use app::{App, FixedClock};
+use domain::entities::Role;
+use ops::{Caller, Catalog as _, Mode, OpError, Via};
+use serde_json::{Value, json};
+
+/// The instant every test starts at: 2026-11-29 10:00 UTC (11:00 in Madrid).
+pub const START: &str = "2026-11-29T10:00:00Z";
+
+/// A directory removed when dropped.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a unique name for a temporary directory, not business time"
+    )]
+    pub fn new() -> Self {
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let path = std::env::temp_dir().join(format!(
+            "exhale-test-{}-{}-{nanos}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&path).expect("create a temporary directory");
+        Self(path)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Default for TempDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The app on a fresh database file with a fixed clock.
+pub struct TestEnv {
+    pub app: Arc<App>,
+    pub clock: Arc<FixedClock>,
+    pub dir: TempDir,
+}
+
+impl TestEnv {
+    pub fn new() -> Self {
+        let dir = TempDir::new();
+        let clock = Arc::new(FixedClock::new(START.parse().expect("a valid timestamp")));
+        let app = App::open(&dir.path().join("exhale.db"), clock.clone()).expect("open the app");
+        Self { app, clock, dir }
+    }
+
+    /// Creates a household (EUR, Europe/Madrid) and returns its owner acting on the web.
+    pub async fn household(&self, name: &str, email: &str) -> Caller {
+        let owner = self
+            .app
+            .create_household(app::NewHousehold {
+                household_name: name.into(),
+                currency: "EUR".into(),
+                time_zone: "Europe/Madrid".into(),
+                language: "en".into(),
+                owner_name: format!("{name} owner"),
+                email: email.into(),
+                password: "correct horse battery staple".into(),
+            })
+            .await
+            .expect("create a household");
+        Caller { via: Via::Web, ..owner }
+    }
+
+    /// Invites a member into the owner's household and returns them as a person.
+    pub async fn member(&self, owner: &Caller, name: &str, email: &str) -> Caller {
+        let invited = self
+            .call(owner, "invite_member", json!({"name": name, "email": email}))
+            .await
+            .expect("invite a member");
+        let id = invited["member"]["id"].as_i64().expect("a member id");
+        Caller::person(owner.household_id, id, Role::Member, Via::Web)
+    }
+
+    /// Creates a token for the person and returns it with the caller it authenticates as.
+    pub async fn token(&self, person: &Caller, scope: &str) -> (String, Caller) {
+        let created = self
+            .call(person, "create_token", json!({"name": format!("{scope} token"), "scope": scope}))
+            .await
+            .expect("create a token");
+        let secret = created["secret"].as_str().expect("a secret").to_owned();
+        let caller =
+            self.app.authenticate_token(&secret, Via::Rest).await.expect("the new token works");
+        (secret, caller)
+    }
+
+    pub async fn call(&self, caller: &Caller, op: &str, input: Value) -> Result<Value, OpError> {
+        self.app.call_json(caller, op, input, Mode::Apply).await
+    }
+
+    pub async fn dry_run(&self, caller: &Caller, op: &str, input: Value) -> Result<Value, OpError> {
+        self.app.call_json(caller, op, input, Mode::DryRun).await
+    }
+
+    /// Every row of every table.
+    pub async fn dump(&self) -> String {
+        self.app.logical_dump().await.expect("dump the database")
+    }
+
+    /// Serves the REST API on 127.0.0.1:0 until the returned server is dropped.
+    pub async fn serve(&self) -> TestServer {
+        let listener =
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("a local address");
+        let catalog: Arc<dyn ops::Catalog> = self.app.clone();
+        let router = api::router()
+            .with_state(http::AppState::new(catalog))
+            .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let _ = axum::serve(listener, router)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        TestServer { addr, stop: Some(stop), task }
+    }
+}
+
+impl Default for TestEnv {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// A running server; stops when dropped.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl TestServer {
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.task.abort();
+    }
+}
+
+/// The code of an op error, or "ok".
+pub fn code<T>(result: &Result<T, OpError>) -> &'static str {
+    match result {
+        Ok(_) => "ok",
+        Err(err) => err.code(),
+    }
+}

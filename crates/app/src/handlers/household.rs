@@ -125,8 +125,10 @@ pub(crate) fn update_member(
         let role = Role::parse(role)
             .ok_or_else(|| invalid("/role", Text::new("role is owner or member.")))?;
         if role != row.role {
-            if !ctx.caller.is_owner() {
-                return Err(OpError::forbidden(Text::new("Only an owner can change roles.")));
+            if !ctx.caller.is_owner() || !matches!(ctx.caller.actor, ops::Actor::Person) {
+                return Err(OpError::forbidden(Text::new(
+                    "Only an owner, in person, can change roles; agents cannot.",
+                )));
             }
             if row.role == Role::Owner
                 && hh::count_owners(ctx.db, ctx.household_id()).or_internal()? <= 1

@@ -1,0 +1,256 @@
+//! Catalog-wide tests through the invoker: every write op's dry run leaves the database
+//! byte-for-byte unchanged, and apply then undo returns it to where it was.
+
+use ops::{Caller, Catalog as _, Mode};
+use serde_json::{Value, json};
+
+use crate::fixtures::{World, id};
+
+type Input = Box<dyn Fn(&World, &[Value]) -> Value>;
+
+/// One write op with a valid input in the seeded world, and calls to make first.
+struct Case {
+    op: &'static str,
+    setup: Vec<(&'static str, Input)>,
+    input: Input,
+}
+
+fn case(op: &'static str, input: impl Fn(&World) -> Value + 'static) -> Case {
+    Case { op, setup: Vec::new(), input: Box::new(move |w, _| input(w)) }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        case(
+            "update_household",
+            |_| json!({"name": "New home", "currency": "USD", "time_zone": "America/New_York"}),
+        ),
+        case(
+            "update_member",
+            |w| json!({"id": w.bob.member_id, "name": "Robert", "role": "owner"}),
+        ),
+        case("invite_member", |_| json!({"name": "Dee", "email": "dee@a.test"})),
+        case("remove_member", |w| json!({"id": w.eve.member_id})),
+        case("create_subscription", |w| {
+            json!({"name": "Gym", "amount": "30.00", "cycle": {"every": 4, "unit": "week"}, "next_charge_on": "2026-01-05",
+                   "category_id": w.streaming, "tags": ["health"], "url": "https://gym.example", "notes": "Front desk"})
+        }),
+        case(
+            "update_subscription",
+            |w| json!({"id": w.netflix, "name": "Netflix 4K", "tags": ["tv"], "category_id": null, "notes": "shared"}),
+        ),
+        case(
+            "reschedule_subscription",
+            |w| json!({"id": w.netflix, "cycle": "quarterly", "next_charge_on": "2026-12-15", "ends_on": "2027-12-31"}),
+        ),
+        case(
+            "change_price",
+            |w| json!({"id": w.netflix, "amount": "15.99", "effective_on": "2026-12-01"}),
+        ),
+        case("pause_subscription", |w| json!({"id": w.netflix, "until": "2027-02-01"})),
+        Case {
+            op: "resume_subscription",
+            setup: vec![(
+                "pause_subscription",
+                Box::new(|w, _| json!({"id": w.netflix, "from": "2026-11-01"})),
+            )],
+            input: Box::new(|w, _| json!({"id": w.netflix})),
+        },
+        case("cancel_subscription", |w| json!({"id": w.netflix, "ends_on": "2026-12-31"})),
+        case("delete_subscription", |w| json!({"id": w.netflix})),
+        case(
+            "bulk_update_subscriptions",
+            |w| json!({"ids": [w.netflix, w.spotify], "action": "delete"}),
+        ),
+        case(
+            "update_charge",
+            |w| json!({"id": w.charge, "status": "refunded", "amount": "10.00", "note": "partial refund"}),
+        ),
+        case("create_category", |_| json!({"name": "Pets", "emoji": "🐶", "colour": "#aa5500"})),
+        case(
+            "update_category",
+            |w| json!({"id": w.streaming, "name": "Video", "colour": "#112233"}),
+        ),
+        case("delete_category", |w| json!({"id": w.streaming, "move_to_id": w.music})),
+        case("merge_categories", |w| json!({"source_ids": [w.streaming], "target_id": w.music})),
+        case(
+            "create_payment_method",
+            |_| json!({"name": "Amex", "last4": "0005", "expires": "2029-08"}),
+        ),
+        case("update_payment_method", |w| json!({"id": w.card, "last4": "1111", "expires": null})),
+        case("delete_payment_method", |w| json!({"id": w.card})),
+        case("rename_tag", |_| json!({"from": "family", "to": "home"})),
+        case("delete_tag", |_| json!({"name": "family"})),
+        case(
+            "create_token",
+            |_| json!({"name": "laptop", "scope": "write", "expires_in_days": 30}),
+        ),
+        Case {
+            op: "revoke_token",
+            setup: vec![("create_token", Box::new(|_, _| json!({"name": "old", "scope": "read"})))],
+            input: Box::new(|_, setup| json!({"id": id(&setup[0])})),
+        },
+        case(
+            "update_settings",
+            |_| json!({"exchange_rates": {"USD": "0.92", "GBP": "1.17"}, "reminder_days_before": 5}),
+        ),
+        Case {
+            op: "undo",
+            setup: vec![("delete_subscription", Box::new(|w, _| json!({"id": w.netflix})))],
+            input: Box::new(|_, setup| json!({"batch_id": setup[0]["batch_id"]})),
+        },
+    ]
+}
+
+/// Tables that are the household's data; audit, outbox and confirmations record the calls
+/// themselves and grow with every write.
+fn data_tables(dump: &str) -> String {
+    let mut out = String::new();
+    let mut keep = true;
+    for line in dump.lines() {
+        if let Some(table) = line.strip_prefix("## ") {
+            keep = !matches!(table, "audit" | "outbox" | "confirmations" | "sqlite_sequence");
+        }
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+async fn run_setup(w: &World, caller: &Caller, case: &Case) -> Vec<Value> {
+    let mut outputs = Vec::new();
+    for (op, input) in &case.setup {
+        let input = input(w, &outputs);
+        outputs.push(
+            w.env
+                .call(caller, op, input)
+                .await
+                .unwrap_or_else(|e| panic!("setup {op} for {}: {e}", case.op)),
+        );
+    }
+    outputs
+}
+
+#[tokio::test]
+async fn every_write_op_has_a_case() {
+    let covered: Vec<&str> = cases().iter().map(|c| c.op).collect();
+    for meta in ops::all() {
+        if meta.info.is_write() && meta.name() != "confirm_change" {
+            assert!(
+                covered.contains(&meta.name()),
+                "{} has no case in tests/it/catalog.rs",
+                meta.name()
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn dry_run_changes_nothing_and_apply_then_undo_round_trips() {
+    for case in cases() {
+        let w = World::new().await;
+        let caller = w.ana.clone();
+        let setup = run_setup(&w, &caller, &case).await;
+        let input = (case.input)(&w, &setup);
+
+        let before = w.env.dump().await;
+        let preview = w.env.app.call_json(&caller, case.op, input.clone(), Mode::DryRun).await;
+        let preview = preview.unwrap_or_else(|e| panic!("dry run of {}: {e}", case.op));
+        assert_eq!(preview["dry_run"], json!(true), "{}", case.op);
+        assert_eq!(preview["audit_ids"], json!([]), "{}: a dry run reports no audit ids", case.op);
+        assert!(
+            !preview["changes"].as_array().unwrap().is_empty(),
+            "{}: the preview lists the changes",
+            case.op
+        );
+        assert_eq!(before, w.env.dump().await, "{}: a dry run changed the database", case.op);
+
+        let applied = w
+            .env
+            .call(&caller, case.op, input)
+            .await
+            .unwrap_or_else(|e| panic!("apply {}: {e}", case.op));
+        assert_eq!(applied["dry_run"], json!(false));
+        assert_eq!(
+            applied["changes"].as_array().unwrap().len(),
+            preview["changes"].as_array().unwrap().len(),
+            "{}: the preview promised what the call did",
+            case.op
+        );
+        assert_ne!(
+            data_tables(&before),
+            data_tables(&w.env.dump().await),
+            "{}: applying changed nothing",
+            case.op
+        );
+        let batch = applied["batch_id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}: no batch_id in {applied}", case.op));
+        let audit_ids = applied["audit_ids"].as_array().unwrap();
+        assert!(!audit_ids.is_empty(), "{}", case.op);
+
+        let undone = w.env.call(&caller, "undo", json!({"batch_id": batch})).await;
+        let undone = undone.unwrap_or_else(|e| panic!("undo of {}: {e}", case.op));
+        assert_eq!(undone["reverted"].as_array().unwrap().len(), audit_ids.len(), "{}", case.op);
+        assert_eq!(
+            data_tables(&before),
+            data_tables(&w.env.dump().await),
+            "{}: undo did not restore the data",
+            case.op
+        );
+
+        let again = w.env.call(&caller, "undo", json!({"batch_id": batch})).await;
+        assert_eq!(test_support::code(&again), "conflict", "{}: a second undo is refused", case.op);
+    }
+}
+
+#[tokio::test]
+async fn confirm_change_dry_run_changes_nothing_and_applies_once() {
+    let w = World::new().await;
+    let (_, agent) = w.env.token(&w.ana, "write").await;
+    let asked = w.env.call(&agent, "delete_subscription", json!({"id": w.netflix})).await;
+    let Err(ops::OpError::ConfirmationRequired { confirmation_id, preview, .. }) = asked else {
+        panic!("expected confirmation_required, got {asked:?}")
+    };
+    assert_eq!(preview["changes"][0]["action"], "deleted");
+    let before = w.env.dump().await;
+    let dry = w
+        .env
+        .dry_run(&agent, "confirm_change", json!({"confirmation_id": confirmation_id}))
+        .await
+        .unwrap();
+    assert_eq!(dry["dry_run"], json!(true));
+    assert_eq!(before, w.env.dump().await, "a dry run of confirm_change changed the database");
+    let applied = w
+        .env
+        .call(&agent, "confirm_change", json!({"confirmation_id": confirmation_id}))
+        .await
+        .unwrap();
+    assert_eq!(applied["name"], "Netflix");
+    let again =
+        w.env.call(&agent, "confirm_change", json!({"confirmation_id": confirmation_id})).await;
+    assert_eq!(test_support::code(&again), "conflict");
+    let undone = crate::fixtures::confirmed(
+        &w.env,
+        &agent,
+        "undo",
+        json!({"audit_ids": applied["audit_ids"]}),
+    )
+    .await;
+    assert_eq!(undone["reverted"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap()["name"],
+        "Netflix"
+    );
+}
+
+#[tokio::test]
+async fn every_op_has_a_handler_and_the_catalog_is_the_contract() {
+    let env = test_support::TestEnv::new();
+    let mut names: Vec<&str> = ops::all().iter().map(|m| m.name()).collect();
+    names.sort_unstable();
+    assert_eq!(env.app.handled_ops(), names);
+    assert_eq!(env.app.ops().len(), ops::all().len());
+}

@@ -1,0 +1,192 @@
+//! The `exhale` binary as a person uses it: create an owner, make a token, call ops, back up,
+//! and serve until SIGTERM.
+
+use std::{
+    io::{BufRead as _, BufReader, Write as _},
+    process::{Command, Output, Stdio},
+};
+
+use serde_json::{Value, json};
+use test_support::TempDir;
+
+fn exhale(dir: &TempDir, args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env("HOME", dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "failed: {}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+#[test]
+fn a_person_sets_up_exhale_from_the_terminal() {
+    let dir = TempDir::new();
+    let created = exhale(
+        &dir,
+        &[
+            "member",
+            "create-owner",
+            "--email",
+            "ana@a.test",
+            "--name",
+            "Ana",
+            "--password-stdin",
+            "--currency",
+            "GBP",
+            "--time-zone",
+            "Europe/London",
+        ],
+        "a long enough password\n",
+    );
+    assert!(stdout(&created).contains("ana@a.test"));
+    let short = exhale(
+        &dir,
+        &["member", "create-owner", "--email", "b@a.test", "--name", "B", "--password-stdin"],
+        "short\n",
+    );
+    assert!(!short.status.success());
+    assert!(String::from_utf8_lossy(&short.stderr).contains("10 to 256"));
+
+    let token = stdout(&exhale(
+        &dir,
+        &["token", "create", "--member", "ana@a.test", "--scope", "write", "--name", "laptop"],
+        "",
+    ));
+    let token = token.lines().last().unwrap();
+    assert!(token.starts_with("exh_") && token.len() > 40, "{token}");
+
+    let created = stdout(&exhale(
+        &dir,
+        &[
+            "op",
+            "create_subscription",
+            "--json",
+            r#"{"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-01"}"#,
+        ],
+        "",
+    ));
+    let created: Value = serde_json::from_str(&created).unwrap();
+    assert_eq!(created["price"]["display"], "£9.99");
+    let from_stdin = stdout(&exhale(
+        &dir,
+        &["op", "list_subscriptions", "--json", "-", "--as", "ana@a.test"],
+        r#"{"text": "net"}"#,
+    ));
+    assert_eq!(serde_json::from_str::<Value>(&from_stdin).unwrap()["total"], 1);
+    let dry = stdout(&exhale(
+        &dir,
+        &[
+            "op",
+            "delete_subscription",
+            "--dry-run",
+            "--json",
+            &json!({"id": created["id"]}).to_string(),
+        ],
+        "",
+    ));
+    assert_eq!(serde_json::from_str::<Value>(&dry).unwrap()["dry_run"], true);
+    let bad = exhale(
+        &dir,
+        &[
+            "op",
+            "create_subscription",
+            "--json",
+            r#"{"name": "X", "amount": "1", "cycle": "monthly", "next_charge_on": "2026-02-30"}"#,
+        ],
+        "",
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("invalid_input") && stderr.contains("/next_charge_on"), "{stderr}");
+
+    let list = stdout(&exhale(&dir, &["ops", "list"], ""));
+    assert_eq!(list.lines().count(), ops::all().len());
+    assert!(list.contains("delete_subscription") && list.contains("destructive"));
+    let config = stdout(&exhale(&dir, &["config", "show"], ""));
+    assert!(config.contains("data_dir") && config.contains("127.0.0.1:8080"));
+
+    let copy = dir.path().join("backup.db");
+    stdout(&exhale(&dir, &["backup", copy.to_str().unwrap()], ""));
+    let other = TempDir::new();
+    std::fs::copy(&copy, other.path().join("exhale.db")).unwrap();
+    let restored = stdout(&exhale(&other, &["op", "list_subscriptions"], ""));
+    assert_eq!(serde_json::from_str::<Value>(&restored).unwrap()["total"], 1);
+}
+
+#[test]
+fn demo_data_gives_a_living_household() {
+    let dir = TempDir::new();
+    let out = stdout(&exhale(&dir, &["demo"], ""));
+    assert!(out.contains("recorded charges"), "{out}");
+    let summary = stdout(&exhale(&dir, &["op", "get_spending_summary"], ""));
+    let summary: Value = serde_json::from_str(&summary).unwrap();
+    assert!(summary["subscription_count"].as_u64().unwrap() >= 10);
+    let history = stdout(&exhale(&dir, &["op", "get_spending_history"], ""));
+    let history: Value = serde_json::from_str(&history).unwrap();
+    assert!(
+        history["months"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|m| m["charge_count"].as_u64().unwrap() > 0)
+    );
+}
+
+#[tokio::test]
+async fn serve_answers_until_sigterm_then_exits_cleanly() {
+    let dir = TempDir::new();
+    stdout(&exhale(
+        &dir,
+        &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
+        "a long enough password\n",
+    ));
+    let token = stdout(&exhale(
+        &dir,
+        &["token", "create", "--member", "ana@a.test", "--scope", "read", "--name", "t"],
+        "",
+    ));
+    let token = token.lines().last().unwrap().to_owned();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("HOME", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let url = first
+        .strip_prefix("Exhale is listening on ")
+        .unwrap_or_else(|| panic!("{first}"))
+        .to_owned();
+    let response = reqwest::Client::new()
+        .post(format!("{url}/api/v1/ops/get_household"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.json::<Value>().await.unwrap()["currency"], "EUR");
+    let killed = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

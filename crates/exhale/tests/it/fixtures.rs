@@ -1,0 +1,132 @@
+//! A seeded world shared by the tests: two households, an owner and a member in the first,
+//! shared and private subscriptions, a payment method, charges.
+
+use ops::Caller;
+use serde_json::{Value, json};
+use test_support::TestEnv;
+
+pub(crate) struct World {
+    pub(crate) env: TestEnv,
+    /// Owner of household A.
+    pub(crate) ana: Caller,
+    /// Member of household A.
+    pub(crate) bob: Caller,
+    /// Member of household A with nothing of their own.
+    pub(crate) eve: Caller,
+    /// Owner of household B.
+    pub(crate) cai: Caller,
+    pub(crate) netflix: i64,
+    pub(crate) spotify: i64,
+    /// Bob's private subscription.
+    pub(crate) bobs_gym: i64,
+    /// Household B's subscription.
+    pub(crate) other_household_sub: i64,
+    pub(crate) streaming: i64,
+    pub(crate) music: i64,
+    pub(crate) card: i64,
+    pub(crate) bobs_card: i64,
+    pub(crate) charge: i64,
+    pub(crate) bobs_charge: i64,
+}
+
+pub(crate) fn id(value: &Value) -> i64 {
+    value["id"].as_i64().unwrap_or_else(|| panic!("no id in {value}"))
+}
+
+pub(crate) async fn category(env: &TestEnv, caller: &Caller, name: &str) -> i64 {
+    let list = env.call(caller, "list_categories", json!({})).await.unwrap();
+    list["items"].as_array().unwrap().iter().find(|c| c["name"] == name).map(id).unwrap()
+}
+
+impl World {
+    pub(crate) async fn new() -> Self {
+        let env = TestEnv::new();
+        let ana = env.household("Home", "ana@a.test").await;
+        let bob = env.member(&ana, "Bob", "bob@a.test").await;
+        let eve = env.member(&ana, "Eve", "eve@a.test").await;
+        let cai = env.household("Other", "cai@b.test").await;
+        let streaming = category(&env, &ana, "Streaming").await;
+        let music = category(&env, &ana, "Music").await;
+        let card = id(&env
+            .call(
+                &ana,
+                "create_payment_method",
+                json!({"name": "Visa", "last4": "4242", "expires": "2027-01"}),
+            )
+            .await
+            .unwrap());
+        let bobs_card = id(&env
+            .call(
+                &bob,
+                "create_payment_method",
+                json!({"name": "Bob's card", "visibility": "private"}),
+            )
+            .await
+            .unwrap());
+        let netflix = id(&env
+            .call(
+                &ana,
+                "create_subscription",
+                json!({"name": "Netflix", "amount": "12.99", "cycle": "monthly", "next_charge_on": "2026-06-15",
+                       "category_id": streaming, "payment_method_id": card, "tags": ["family"]}),
+            )
+            .await
+            .unwrap());
+        let spotify = id(&env
+            .call(
+                &ana,
+                "create_subscription",
+                json!({"name": "Spotify", "amount": "99.00", "cycle": "yearly", "next_charge_on": "2026-12-10",
+                       "category_id": music, "tags": ["family", "music"]}),
+            )
+            .await
+            .unwrap());
+        let bobs_gym = id(&env
+            .call(
+                &bob,
+                "create_subscription",
+                json!({"name": "Bob's gym", "amount": "30", "cycle": "monthly", "next_charge_on": "2026-10-01",
+                       "visibility": "private", "payment_method_id": bobs_card, "tags": ["family"]}),
+            )
+            .await
+            .unwrap());
+        let other_household_sub = id(&env
+            .call(&cai, "create_subscription", json!({"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-11-01"}))
+            .await
+            .unwrap());
+        let charges =
+            env.call(&ana, "list_charges", json!({"subscription_id": netflix})).await.unwrap();
+        let charge = id(&charges["items"][0]);
+        let bobs =
+            env.call(&bob, "list_charges", json!({"subscription_id": bobs_gym})).await.unwrap();
+        let bobs_charge = id(&bobs["items"][0]);
+        Self {
+            env,
+            ana,
+            bob,
+            eve,
+            cai,
+            netflix,
+            spotify,
+            bobs_gym,
+            other_household_sub,
+            streaming,
+            music,
+            card,
+            bobs_card,
+            charge,
+            bobs_charge,
+        }
+    }
+}
+
+/// Calls a write that needs confirmation, checks it asked, and confirms it.
+pub(crate) async fn confirmed(env: &TestEnv, caller: &Caller, op: &str, input: Value) -> Value {
+    match env.call(caller, op, input).await {
+        Err(ops::OpError::ConfirmationRequired { confirmation_id, .. }) => env
+            .call(caller, "confirm_change", json!({"confirmation_id": confirmation_id}))
+            .await
+            .unwrap_or_else(|e| panic!("confirming {op}: {e}")),
+        other => panic!("{op} should ask for confirmation, got {other:?}"),
+    }
+}

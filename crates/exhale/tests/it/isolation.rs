@@ -1,0 +1,119 @@
+//! Nothing crosses households, and a private item exists only for its owner: every read op,
+//! and writes aimed at someone else's ids, answer as if it did not exist.
+
+use serde_json::{Value, json};
+
+use crate::fixtures::World;
+
+/// An input for every read op (most take none).
+fn read_input(op: &str, w: &World) -> Value {
+    match op {
+        "get_subscription" => json!({"id": w.netflix}),
+        "list_upcoming_charges" => json!({"days": 366}),
+        "get_spending_history" => json!({"months": 60}),
+        "list_price_changes" => json!({"since": "2000-01-01"}),
+        _ => json!({}),
+    }
+}
+
+#[tokio::test]
+async fn no_read_op_shows_another_household_or_a_private_item() {
+    let w = World::new().await;
+    w.env
+        .call(
+            &w.ana,
+            "change_price",
+            json!({"id": w.netflix, "amount": "13.99", "effective_on": "2026-11-20"}),
+        )
+        .await
+        .unwrap();
+    w.env
+        .call(
+            &w.bob,
+            "change_price",
+            json!({"id": w.bobs_gym, "amount": "35", "effective_on": "2026-11-20"}),
+        )
+        .await
+        .unwrap();
+    let reads: Vec<&str> =
+        ops::all().iter().filter(|m| m.info.hints.read_only).map(|m| m.name()).collect();
+    for op in reads {
+        // Household B sees none of household A.
+        let theirs = w.env.call(&w.cai, op, read_input(op, &w)).await;
+        if op == "get_subscription" {
+            assert_eq!(test_support::code(&theirs), "not_found");
+        } else {
+            let text = theirs.unwrap_or_else(|e| panic!("{op}: {e}")).to_string();
+            for secret in ["Spotify", "Bob", "Visa", "ana@a.test", "family"] {
+                assert!(
+                    !text.contains(secret),
+                    "{op} shows household A's {secret} to household B: {text}"
+                );
+            }
+        }
+        // Ana sees none of Bob's private subscription or card.
+        let anas = w
+            .env
+            .call(&w.ana, op, read_input(op, &w))
+            .await
+            .unwrap_or_else(|e| panic!("{op}: {e}"))
+            .to_string();
+        for secret in ["Bob's gym", "Bob's card"] {
+            assert!(!anas.contains(secret), "{op} shows Bob's private {secret} to Ana");
+        }
+    }
+}
+
+#[tokio::test]
+async fn foreign_and_private_ids_are_not_found_for_every_id_op() {
+    let w = World::new().await;
+    let attempts = [
+        ("get_subscription", json!({"id": w.other_household_sub})),
+        ("get_subscription", json!({"id": w.bobs_gym})),
+        ("update_subscription", json!({"id": w.bobs_gym, "name": "Mine"})),
+        ("delete_subscription", json!({"id": w.other_household_sub})),
+        ("delete_subscription", json!({"id": w.bobs_gym})),
+        ("change_price", json!({"id": w.bobs_gym, "amount": "1"})),
+        ("pause_subscription", json!({"id": w.other_household_sub})),
+        ("update_charge", json!({"id": w.bobs_charge, "status": "failed"})),
+        ("update_payment_method", json!({"id": w.bobs_card, "name": "Mine"})),
+        ("delete_payment_method", json!({"id": w.bobs_card})),
+        ("update_member", json!({"id": w.cai.member_id, "name": "X"})),
+    ];
+    for (op, input) in attempts {
+        let result = w.env.call(&w.ana, op, input.clone()).await;
+        assert_eq!(test_support::code(&result), "not_found", "{op} {input}");
+    }
+    // Ids of another household used as references are refused the same way.
+    let cai_category = crate::fixtures::category(&w.env, &w.cai, "Streaming").await;
+    let result = w
+        .env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "category_id": cai_category}))
+        .await;
+    assert_eq!(test_support::code(&result), "invalid_input");
+    let result = w
+        .env
+        .call(
+            &w.ana,
+            "update_subscription",
+            json!({"id": w.netflix, "payment_method_id": w.bobs_card}),
+        )
+        .await;
+    assert_eq!(test_support::code(&result), "invalid_input");
+    // Tag changes touch only what the caller can see: Bob's private gym keeps "family".
+    w.env.call(&w.ana, "rename_tag", json!({"from": "family", "to": "home"})).await.unwrap();
+    let gym = w.env.call(&w.bob, "get_subscription", json!({"id": w.bobs_gym})).await.unwrap();
+    assert_eq!(gym["tags"], json!(["family"]));
+    // Activity about Bob's private items stays Bob's.
+    let activity =
+        w.env.call(&w.ana, "list_activity", json!({"limit": 500})).await.unwrap().to_string();
+    assert!(!activity.contains("Bob's gym"));
+    assert!(
+        w.env
+            .call(&w.bob, "list_activity", json!({"limit": 500}))
+            .await
+            .unwrap()
+            .to_string()
+            .contains("Bob's gym")
+    );
+}

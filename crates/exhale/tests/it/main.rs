@@ -1,0 +1,13 @@
+//! The one integration test binary: the real app on real SQLite files, driven through the
+//! catalog, the REST API on 127.0.0.1:0 with an HTTP client, and the `exhale` binary itself.
+
+#![expect(clippy::unwrap_used, reason = "tests fail by panicking, with the value in the message")]
+
+mod architecture;
+mod catalog;
+mod cli;
+mod fixtures;
+mod isolation;
+mod rest;
+mod rules;
+mod validation;

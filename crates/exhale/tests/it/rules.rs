@@ -1,0 +1,466 @@
+//! Behaviour through the catalog: confirmation paths and scopes, the charge series, the job
+//! that records charges, undo conflicts, pagination, reports and the briefing.
+
+use jiff::SignedDuration;
+use ops::{Catalog as _, OpError};
+use serde_json::json;
+use test_support::code;
+
+use crate::fixtures::{World, id};
+
+#[tokio::test]
+async fn write_tokens_confirm_financial_and_destructive_writes() {
+    let w = World::new().await;
+    let (_, write) = w.env.token(&w.ana, "write").await;
+    let new = json!({"name": "Hulu", "amount": "7.99", "currency": "USD", "cycle": "monthly", "next_charge_on": "2026-12-03"});
+    let before = w.env.dump().await;
+    let asked = w.env.call(&write, "create_subscription", new.clone()).await;
+    let Err(OpError::ConfirmationRequired { confirmation_id, preview, message, .. }) = asked else {
+        panic!("{asked:?}")
+    };
+    assert!(
+        message.render().contains("Added Hulu"),
+        "the person sees what Exhale wrote: {}",
+        message.render()
+    );
+    assert_eq!(preview["name"], "Hulu");
+    // Asking stored only the confirmation.
+    let list = w.env.call(&w.ana, "list_subscriptions", json!({"text": "hulu"})).await.unwrap();
+    assert_eq!(list["total"], 0);
+    assert_ne!(before, w.env.dump().await);
+
+    // Another token of the same member cannot use it, nor can another member.
+    let (_, other_token) = w.env.token(&w.ana, "write").await;
+    let stolen = w
+        .env
+        .call(&other_token, "confirm_change", json!({"confirmation_id": confirmation_id}))
+        .await;
+    assert_eq!(code(&stolen), "not_found");
+    let (_, bobs_token) = w.env.token(&w.bob, "write").await;
+    assert_eq!(
+        code(
+            &w.env
+                .call(&bobs_token, "confirm_change", json!({"confirmation_id": confirmation_id}))
+                .await
+        ),
+        "not_found"
+    );
+
+    let applied = w
+        .env
+        .call(&write, "confirm_change", json!({"confirmation_id": confirmation_id}))
+        .await
+        .unwrap();
+    assert_eq!(applied["name"], "Hulu");
+    assert_eq!(applied["price"]["display"], "$7.99");
+    assert!(applied["batch_id"].is_string());
+
+    // A non-financial, non-destructive write goes straight through.
+    let renamed = w.env.call(&write, "create_category", json!({"name": "Kids"})).await;
+    assert_eq!(code(&renamed), "ok");
+    // dry_run works for every caller and needs no confirmation.
+    let dry = w.env.dry_run(&write, "delete_subscription", json!({"id": w.netflix})).await.unwrap();
+    assert_eq!(dry["dry_run"], true);
+}
+
+#[tokio::test]
+async fn confirmations_expire_after_ten_minutes() {
+    let w = World::new().await;
+    let (_, write) = w.env.token(&w.ana, "write").await;
+    let Err(OpError::ConfirmationRequired { confirmation_id, .. }) =
+        w.env.call(&write, "delete_subscription", json!({"id": w.netflix})).await
+    else {
+        panic!("expected a confirmation")
+    };
+    w.env.clock.advance(SignedDuration::from_mins(11));
+    let late =
+        w.env.call(&write, "confirm_change", json!({"confirmation_id": confirmation_id})).await;
+    assert_eq!(code(&late), "conflict");
+    assert_eq!(code(&w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await), "ok");
+}
+
+#[tokio::test]
+async fn confirmation_revalidates_when_applied() {
+    let w = World::new().await;
+    let (_, write) = w.env.token(&w.ana, "write").await;
+    let Err(OpError::ConfirmationRequired { confirmation_id, .. }) =
+        w.env.call(&write, "change_price", json!({"id": w.netflix, "amount": "14.99"})).await
+    else {
+        panic!("expected a confirmation")
+    };
+    w.env.call(&w.ana, "delete_subscription", json!({"id": w.netflix})).await.unwrap();
+    let applied =
+        w.env.call(&write, "confirm_change", json!({"confirmation_id": confirmation_id})).await;
+    assert_eq!(code(&applied), "not_found");
+}
+
+#[tokio::test]
+async fn trusted_tokens_skip_confirmation_except_for_destructive_writes() {
+    let w = World::new().await;
+    let (_, trusted) = w.env.token(&w.ana, "trusted").await;
+    let created = w
+        .env
+        .call(&trusted, "create_subscription", json!({"name": "Hulu", "amount": "7.99", "cycle": "monthly", "next_charge_on": "2026-12-03"}))
+        .await;
+    assert_eq!(code(&created), "ok");
+    let deleted =
+        w.env.call(&trusted, "delete_subscription", json!({"id": id(&created.unwrap())})).await;
+    assert_eq!(code(&deleted), "confirmation_required");
+}
+
+#[tokio::test]
+async fn read_tokens_and_agents_are_refused_what_they_may_not_do() {
+    let w = World::new().await;
+    let (_, read) = w.env.token(&w.ana, "read").await;
+    assert_eq!(code(&w.env.call(&read, "list_subscriptions", json!({})).await), "ok");
+    let refused = w.env.call(&read, "create_category", json!({"name": "Pets"})).await;
+    let Err(OpError::Forbidden { needed, .. }) = &refused else { panic!("{refused:?}") };
+    assert_eq!(*needed, Some(ops::Scope::Write));
+    assert_eq!(
+        code(&w.env.dry_run(&read, "delete_subscription", json!({"id": w.netflix})).await),
+        "forbidden"
+    );
+
+    let (_, trusted) = w.env.token(&w.ana, "trusted").await;
+    for (op, input) in [
+        ("create_token", json!({"name": "mine", "scope": "trusted"})),
+        ("invite_member", json!({"name": "Mallory", "email": "m@a.test"})),
+        ("remove_member", json!({"id": w.eve.member_id})),
+    ] {
+        let refused = w.env.call(&trusted, op, input).await;
+        assert_eq!(code(&refused), "forbidden", "{op} must be excluded from agents");
+        assert!(refused.unwrap_err().text().render().contains("not available to agents"));
+    }
+    // Owner-only ops refuse members, whatever the scope.
+    let (_, bobs) = w.env.token(&w.bob, "trusted").await;
+    assert_eq!(
+        code(&w.env.call(&bobs, "update_settings", json!({"reminder_days_before": 1})).await),
+        "forbidden"
+    );
+    assert_eq!(
+        code(&w.env.call(&w.bob, "update_household", json!({"name": "Mine"})).await),
+        "forbidden"
+    );
+}
+
+#[tokio::test]
+async fn revoked_and_expired_tokens_stop_working() {
+    let w = World::new().await;
+    let (secret, _) = w.env.token(&w.ana, "read").await;
+    let list = w.env.call(&w.ana, "list_tokens", json!({})).await.unwrap();
+    let token_id = id(&list["items"][0]);
+    assert!(list.to_string().find(&secret).is_none(), "list_tokens never returns secrets");
+    w.env.call(&w.ana, "revoke_token", json!({"id": token_id})).await.unwrap();
+    let refused = w.env.app.authenticate_token(&secret, ops::Via::Rest).await;
+    assert_eq!(code(&refused), "unauthenticated");
+
+    let created = w
+        .env
+        .call(
+            &w.ana,
+            "create_token",
+            json!({"name": "short", "scope": "read", "expires_in_days": 1}),
+        )
+        .await
+        .unwrap();
+    let secret = created["secret"].as_str().unwrap();
+    assert_eq!(code(&w.env.app.authenticate_token(secret, ops::Via::Rest).await), "ok");
+    w.env.clock.advance(SignedDuration::from_hours(25));
+    assert_eq!(
+        code(&w.env.app.authenticate_token(secret, ops::Via::Rest).await),
+        "unauthenticated"
+    );
+}
+
+#[tokio::test]
+async fn agent_changes_name_the_agent_in_activity() {
+    let w = World::new().await;
+    let (_, write) = w.env.token(&w.ana, "write").await;
+    let agent = write.clone().with_client_name(Some("Claude Desktop".into()));
+    let Err(OpError::ConfirmationRequired { confirmation_id, .. }) =
+        w.env.call(&agent, "delete_subscription", json!({"id": w.netflix})).await
+    else {
+        panic!("expected a confirmation")
+    };
+    w.env
+        .call(&agent, "confirm_change", json!({"confirmation_id": confirmation_id}))
+        .await
+        .unwrap();
+    let activity =
+        w.env.call(&w.ana, "list_activity", json!({"actor_kind": "agent"})).await.unwrap();
+    let entry = &activity["items"][0];
+    assert_eq!(entry["summary"], "Deleted Netflix");
+    assert_eq!(entry["actor"]["label"], "Claude Desktop (token write token) for Home owner");
+    assert_eq!(entry["op"], "delete_subscription");
+}
+
+#[tokio::test]
+async fn monthly_series_never_drift_and_prices_apply_from_their_date() {
+    let w = World::new().await;
+    let created = w
+        .env
+        .call(&w.ana, "create_subscription", json!({"name": "Month end", "amount": "10", "cycle": "monthly", "next_charge_on": "2027-01-31"}))
+        .await
+        .unwrap();
+    let sub = id(&created);
+    w.env
+        .call(
+            &w.ana,
+            "change_price",
+            json!({"id": sub, "amount": "12.50", "effective_on": "2027-03-01"}),
+        )
+        .await
+        .unwrap();
+    let upcoming = w
+        .env
+        .call(&w.ana, "list_upcoming_charges", json!({"days": 366, "subscription_id": sub}))
+        .await
+        .unwrap();
+    let dates: Vec<(&str, &str)> = upcoming["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(4)
+        .map(|c| (c["charge_on"].as_str().unwrap(), c["amount"]["amount"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        dates,
+        [
+            ("2027-01-31", "10.00"),
+            ("2027-02-28", "10.00"),
+            ("2027-03-31", "12.50"),
+            ("2027-04-30", "12.50")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn paused_and_cancelled_subscriptions_have_no_charges_in_the_gap() {
+    let w = World::new().await;
+    w.env
+        .call(
+            &w.ana,
+            "pause_subscription",
+            json!({"id": w.netflix, "from": "2026-12-01", "until": "2027-02-01"}),
+        )
+        .await
+        .unwrap();
+    let upcoming = w
+        .env
+        .call(&w.ana, "list_upcoming_charges", json!({"days": 120, "subscription_id": w.netflix}))
+        .await
+        .unwrap();
+    let dates: Vec<&str> = upcoming["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["charge_on"].as_str().unwrap())
+        .collect();
+    assert_eq!(dates, ["2027-02-15", "2027-03-15"]);
+    w.env
+        .call(&w.ana, "cancel_subscription", json!({"id": w.spotify, "ends_on": "2026-12-09"}))
+        .await
+        .unwrap();
+    let upcoming = w
+        .env
+        .call(&w.ana, "list_upcoming_charges", json!({"days": 366, "subscription_id": w.spotify}))
+        .await
+        .unwrap();
+    assert_eq!(upcoming["items"], json!([]));
+}
+
+#[tokio::test]
+async fn the_job_records_charges_as_days_pass() {
+    let w = World::new().await;
+    async fn count(w: &World) -> u64 {
+        let charges = w
+            .env
+            .call(&w.ana, "list_charges", json!({"subscription_id": w.netflix}))
+            .await
+            .unwrap();
+        charges["total"].as_u64().unwrap()
+    }
+    // June to November 2026: six charges were recorded at creation.
+    assert_eq!(count(&w).await, 6);
+    w.env.clock.advance(SignedDuration::from_hours(24 * 17));
+    assert!(w.env.app.materialise_due_charges().await.unwrap() >= 1);
+    assert_eq!(count(&w).await, 7);
+    // Running again records nothing twice.
+    assert_eq!(w.env.app.materialise_due_charges().await.unwrap(), 0);
+    let charges = w
+        .env
+        .call(&w.ana, "list_charges", json!({"subscription_id": w.netflix, "limit": 1}))
+        .await
+        .unwrap();
+    assert_eq!(charges["items"][0]["charged_on"], "2026-12-15");
+}
+
+#[tokio::test]
+async fn undo_refuses_when_the_entity_changed_since() {
+    let w = World::new().await;
+    let renamed = w
+        .env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "name": "Netflix A"}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "name": "Netflix B"}))
+        .await
+        .unwrap();
+    let refused = w.env.call(&w.ana, "undo", json!({"audit_ids": renamed["audit_ids"]})).await;
+    assert_eq!(code(&refused), "conflict");
+    assert!(refused.unwrap_err().text().render().contains("changed after"));
+    let current = w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap();
+    assert_eq!(current["name"], "Netflix B");
+}
+
+#[tokio::test]
+async fn bulk_updates_are_all_or_nothing() {
+    let w = World::new().await;
+    let before = w.env.dump().await;
+    let refused = w
+        .env
+        .call(
+            &w.ana,
+            "bulk_update_subscriptions",
+            json!({"ids": [w.netflix, w.bobs_gym], "action": "cancel"}),
+        )
+        .await;
+    let Err(OpError::InvalidInput { pointer, .. }) = &refused else { panic!("{refused:?}") };
+    assert_eq!(pointer, "/ids/1");
+    assert_eq!(before, w.env.dump().await);
+    let done = w
+        .env
+        .call(
+            &w.ana,
+            "bulk_update_subscriptions",
+            json!({"ids": [w.netflix, w.spotify], "action": "update", "category_id": w.music}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(done["items"][0]["changed"], true);
+    assert_eq!(done["items"][1]["changed"], false, "Spotify was already in Music");
+    assert_eq!(done["audit_ids"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn pagination_is_stable_and_complete() {
+    let w = World::new().await;
+    for i in 0..7 {
+        w.env
+            .call(&w.ana, "create_subscription", json!({"name": format!("Service {i}"), "amount": "1", "cycle": "monthly", "next_charge_on": "2026-12-01"}))
+            .await
+            .unwrap();
+    }
+    let mut names = Vec::new();
+    let mut cursor = None;
+    loop {
+        let mut input = json!({"limit": 3});
+        if let Some(cursor) = &cursor {
+            input["cursor"] = json!(cursor);
+        }
+        let page = w.env.call(&w.ana, "list_subscriptions", input).await.unwrap();
+        assert_eq!(page["total"], 9);
+        names.extend(
+            page["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["name"].as_str().unwrap().to_owned()),
+        );
+        match page.get("next_cursor").and_then(|c| c.as_str()) {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(names.len(), 9);
+    let mut sorted = names.clone();
+    sorted.sort_by_key(|n| n.to_lowercase());
+    assert_eq!(names, sorted);
+}
+
+#[tokio::test]
+async fn spending_summary_converts_with_rates_and_keeps_the_rest_apart() {
+    let w = World::new().await;
+    w.env
+        .call(&w.ana, "create_subscription", json!({"name": "Copilot", "amount": "10.00", "currency": "USD", "cycle": "monthly", "next_charge_on": "2026-12-02"}))
+        .await
+        .unwrap();
+    let summary = w.env.call(&w.ana, "get_spending_summary", json!({})).await.unwrap();
+    // Netflix 12.99 + Spotify 99/12 = 8.25; Bob's private gym is not Ana's to see.
+    assert_eq!(summary["monthly"]["amount"], "21.24");
+    assert_eq!(summary["unconverted"][0]["currency"], "USD");
+    w.env
+        .call(&w.ana, "update_settings", json!({"exchange_rates": {"USD": "0.90"}}))
+        .await
+        .unwrap();
+    let summary =
+        w.env.call(&w.ana, "get_spending_summary", json!({"group_by": "tag"})).await.unwrap();
+    assert_eq!(summary["monthly"]["amount"], "30.24");
+    assert_eq!(summary["unconverted"], json!([]));
+    assert_eq!(summary["groups"][0]["label"], "family");
+}
+
+#[tokio::test]
+async fn the_briefing_has_what_a_model_needs() {
+    let w = World::new().await;
+    let context = w.env.call(&w.bob, "get_context", json!({})).await.unwrap();
+    let markdown = context["markdown"].as_str().unwrap();
+    for needle in [
+        "2026-11-29",
+        "Europe/Madrid",
+        "Netflix",
+        "Bob's gym",
+        "confirm_change",
+        "YYYY-MM-DD",
+        "undo",
+    ] {
+        assert!(markdown.contains(needle), "the briefing lacks {needle}:\n{markdown}");
+    }
+    assert!(!context.to_string().contains("@a.test"), "no email reaches a model");
+    let anas = w.env.call(&w.ana, "get_context", json!({})).await.unwrap();
+    assert!(!anas.to_string().contains("Bob's gym"));
+}
+
+#[tokio::test]
+async fn attention_items_point_at_what_needs_a_look() {
+    let w = World::new().await;
+    w.env
+        .call(&w.ana, "update_payment_method", json!({"id": w.card, "expires": "2026-11"}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.ana, "create_subscription", json!({"name": "Phone", "amount": "20", "cycle": "monthly", "next_charge_on": "2026-12-03", "payment_method_id": w.card, "category_id": w.music}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.ana, "create_subscription", json!({"name": "Photo app", "amount": "5", "cycle": "monthly", "trial_ends_on": "2026-12-02"}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.ana, "create_subscription", json!({"name": "Copilot", "amount": "10", "currency": "USD", "cycle": "monthly", "next_charge_on": "2026-12-20", "category_id": w.music}))
+        .await
+        .unwrap();
+    w.env
+        .call(
+            &w.ana,
+            "change_price",
+            json!({"id": w.netflix, "amount": "15.99", "effective_on": "2026-11-20"}),
+        )
+        .await
+        .unwrap();
+    let attention = w.env.call(&w.ana, "list_attention_items", json!({})).await.unwrap();
+    let kinds: Vec<&str> = attention["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["kind"].as_str().unwrap())
+        .collect();
+    for kind in ["card_expiring", "trial_ending", "uncategorised", "price_increase", "missing_rate"]
+    {
+        assert!(kinds.contains(&kind), "no {kind} in {attention}");
+    }
+    let savings = w.env.call(&w.ana, "find_savings", json!({})).await.unwrap();
+    assert_eq!(savings["items"][0]["kind"], "price_increase");
+    assert!(savings["items"][0]["evidence"].as_str().unwrap().contains("€12.99 → €15.99"));
+}

@@ -1,0 +1,134 @@
+//! Bad input, class by class: each gets a clear `invalid_input` with a pointer (or the right
+//! code), and nothing is written.
+
+use serde_json::{Value, json};
+
+use crate::fixtures::World;
+
+fn create(overrides: Value) -> Value {
+    let mut input = json!({"name": "Hulu", "amount": "7.99", "cycle": "monthly", "next_charge_on": "2026-12-03"});
+    for (key, value) in overrides.as_object().unwrap() {
+        if value.is_null() {
+            input.as_object_mut().unwrap().remove(key);
+        } else {
+            input[key] = value.clone();
+        }
+    }
+    input
+}
+
+#[tokio::test]
+async fn bad_input_is_refused_with_a_pointer_and_writes_nothing() {
+    let w = World::new().await;
+    let cases = [
+        (create(json!({"amount": "1000000000.01"})), "/amount", "out of range"),
+        (create(json!({"amount": "-5"})), "/amount", "negative"),
+        (create(json!({"amount": "12,99"})), "/amount", "12.99"),
+        (create(json!({"amount": "12.999"})), "/amount", "decimal"),
+        (create(json!({"amount": "500.5", "currency": "JPY"})), "/amount", "JPY"),
+        (create(json!({"amount": "abc"})), "/amount", "amount"),
+        (create(json!({"currency": "EURO"})), "/currency", "ISO 4217"),
+        (create(json!({"currency": "XYZ"})), "/currency", "ISO 4217"),
+        (create(json!({"next_charge_on": "2026-02-30"})), "/next_charge_on", "not a date"),
+        (create(json!({"next_charge_on": "30/01/2026"})), "/next_charge_on", "YYYY-MM-DD"),
+        (create(json!({"next_charge_on": null})), "/next_charge_on", "next_charge_on"),
+        (create(json!({"cycle": {"every": 0, "unit": "month"}})), "/cycle/every", "1 to 366"),
+        (create(json!({"cycle": {"every": 367, "unit": "day"}})), "/cycle/every", "1 to 366"),
+        (
+            create(json!({"cycle": {"every": 2, "unit": "fortnight"}})),
+            "/cycle/unit",
+            "day, week, month or year",
+        ),
+        (create(json!({"cycle": "sometimes"})), "/cycle", "preset"),
+        (create(json!({"name": ""})), "/name", "empty"),
+        (create(json!({"name": "   "})), "/name", "empty"),
+        (create(json!({"name": "x".repeat(101)})), "/name", "100"),
+        (create(json!({"name": "Net\u{0}flix"})), "/name", "control"),
+        (create(json!({"name": "Net\nflix"})), "/name", "control"),
+        (create(json!({"name": "Net\u{202e}flix"})), "/name", "control"),
+        (create(json!({"url": "javascript:alert(1)"})), "/url", "URL"),
+        (create(json!({"colour": "red"})), "/colour", "unknown field"),
+        (create(json!({"amount": 7.99})), "/amount", "string"),
+        (create(json!({"category_id": 999_999})), "/category_id", "list_categories"),
+        (create(json!({"owner_id": 999_999})), "/owner_id", "list_members"),
+        (create(json!({"tags": ["ok", "bad\ttag"]})), "/tags/1", "control"),
+        (create(json!({"ends_on": "2026-01-01"})), "/ends_on", "before"),
+    ];
+    let before = w.env.dump().await;
+    for (input, pointer, needle) in cases {
+        let result = w.env.call(&w.ana, "create_subscription", input.clone()).await;
+        let Err(ops::OpError::InvalidInput { pointer: got, message }) = &result else {
+            panic!("{input} should be refused, got {result:?}")
+        };
+        assert_eq!(got, pointer, "pointer for {input}");
+        let message = message.render();
+        assert!(
+            message.to_lowercase().contains(&needle.to_lowercase()),
+            "{input}: message {message:?} should mention {needle:?}"
+        );
+    }
+    assert_eq!(before, w.env.dump().await, "refused input wrote something");
+}
+
+#[tokio::test]
+async fn other_ops_refuse_their_worst_input() {
+    let w = World::new().await;
+    let before = w.env.dump().await;
+    let cases = [
+        ("list_subscriptions", json!({"limit": 0}), "/limit"),
+        ("list_subscriptions", json!({"limit": 501}), "/limit"),
+        ("list_subscriptions", json!({"cursor": "garbage"}), "/cursor"),
+        ("list_subscriptions", json!({"status": ["asleep"]}), "/status/0"),
+        ("list_subscriptions", json!({"due_before": "2026-13-01"}), "/due_before"),
+        ("list_upcoming_charges", json!({"days": 367}), "/days"),
+        ("list_upcoming_charges", json!({"days": 0}), "/days"),
+        ("change_price", json!({"id": w.netflix, "amount": "5", "currency": "USD"}), "/currency"),
+        (
+            "pause_subscription",
+            json!({"id": w.netflix, "from": "2026-12-10", "until": "2026-12-01"}),
+            "/until",
+        ),
+        ("update_charge", json!({"id": w.charge, "status": "lost"}), "/status"),
+        ("create_category", json!({"name": "streaming"}), "/name"),
+        ("create_category", json!({"name": "Pets", "colour": "#12345"}), "/colour"),
+        ("create_payment_method", json!({"name": "Card", "last4": "4242424242424242"}), "/last4"),
+        ("create_payment_method", json!({"name": "Card", "expires": "2027-13"}), "/expires"),
+        ("bulk_update_subscriptions", json!({"ids": [], "action": "delete"}), "/ids"),
+        (
+            "bulk_update_subscriptions",
+            json!({"ids": (1..=501).collect::<Vec<i64>>(), "action": "delete"}),
+            "/ids",
+        ),
+        (
+            "bulk_update_subscriptions",
+            json!({"ids": [w.netflix, w.netflix], "action": "delete"}),
+            "/ids/1",
+        ),
+        ("bulk_update_subscriptions", json!({"ids": [w.netflix], "action": "explode"}), "/action"),
+        ("update_settings", json!({"exchange_rates": {"USD": "-1"}}), "/exchange_rates/USD"),
+        ("update_settings", json!({"exchange_rates": {"EUR": "1"}}), "/exchange_rates/EUR"),
+        ("update_household", json!({"time_zone": "Mars/Olympus"}), "/time_zone"),
+        ("undo", json!({}), ""),
+        ("undo", json!({"audit_ids": [999_999]}), "/audit_ids/0"),
+        ("get_subscription", json!({"id": "seven"}), "/id"),
+        ("get_subscription", json!([1, 2]), ""),
+        ("list_categories", json!({"surprise": true}), "/surprise"),
+    ];
+    for (op, input, pointer) in cases {
+        let result = w.env.call(&w.ana, op, input.clone()).await;
+        let Err(ops::OpError::InvalidInput { pointer: got, .. }) = &result else {
+            panic!("{op} {input}: {result:?}")
+        };
+        assert_eq!(got, pointer, "{op} {input}");
+    }
+    assert_eq!(before, w.env.dump().await);
+}
+
+#[tokio::test]
+async fn unknown_ops_and_ids_are_not_found_with_a_next_step() {
+    let w = World::new().await;
+    let unknown = w.env.call(&w.ana, "drop_database", json!({})).await;
+    assert_eq!(test_support::code(&unknown), "not_found");
+    let missing = w.env.call(&w.ana, "get_subscription", json!({"id": 424_242})).await;
+    assert!(missing.unwrap_err().text().render().contains("list_subscriptions"));
+}

@@ -1,0 +1,286 @@
+//! `docs/ops.md`, rendered from the catalog, and the catalog-wide invariant tests.
+//!
+//! The file is committed and checked by `docs_ops_md_is_current`: change an op and run
+//! `UPDATE_SNAPSHOTS=1 cargo test -p ops` to rewrite it.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+use crate::{
+    op::{Exposure, OpMeta},
+    registry::all,
+};
+
+/// The whole of `docs/ops.md`.
+pub fn ops_markdown() -> String {
+    let mut out = String::new();
+    out.push_str("# Exhale ops\n\n");
+    out.push_str(
+        "This file is generated from the catalog by `cargo test -p ops` (set `UPDATE_SNAPSHOTS=1` to rewrite it) and must not be edited by hand.\n",
+    );
+    out.push_str(
+        "Every adapter (REST, MCP, the CLI, the assistant) serves these ops and nothing else.\n\n",
+    );
+    out.push_str("| name | scope | read-only | destructive | idempotent | financial | owner-only | exposure |\n");
+    out.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for meta in all() {
+        let info = meta.info;
+        let _ = writeln!(
+            out,
+            "| [`{name}`](#{name}) | {scope} | {read_only} | {destructive} | {idempotent} | {financial} | {owner_only} | {exposure} |",
+            name = info.name,
+            scope = info.scope.as_str(),
+            read_only = yes_no(info.hints.read_only),
+            destructive = yes_no(info.hints.destructive),
+            idempotent = yes_no(info.hints.idempotent),
+            financial = yes_no(info.financial),
+            owner_only = yes_no(info.owner_only),
+            exposure = exposure_word(info.exposure),
+        );
+    }
+    for meta in all() {
+        out.push('\n');
+        op_section(&mut out, meta);
+    }
+    out
+}
+
+fn op_section(out: &mut String, meta: &OpMeta) {
+    let info = meta.info;
+    let hints = info.hints;
+    let _ = writeln!(out, "## {}\n", info.name);
+    let _ = writeln!(out, "{}.\n", info.summary);
+    let _ = writeln!(out, "{}\n", info.description);
+    let _ = writeln!(out, "- scope: `{}`", info.scope.as_str());
+    let _ = writeln!(out, "- read-only: {}", yes_no(hints.read_only));
+    let _ = writeln!(out, "- destructive: {}", yes_no(hints.destructive));
+    let _ = writeln!(out, "- idempotent: {}", yes_no(hints.idempotent));
+    let _ = writeln!(out, "- open world: {}", yes_no(hints.open_world));
+    let _ = writeln!(out, "- financial: {}", yes_no(info.financial));
+    let _ = writeln!(out, "- owner-only: {}", yes_no(info.owner_only));
+    match info.exposure {
+        Exposure::Agents => {
+            let _ = writeln!(out, "- exposure: agents");
+        }
+        Exposure::Excluded { reason } => {
+            let _ = writeln!(out, "- exposure: excluded from agents, because {reason}");
+        }
+    }
+    out.push_str("\nInput schema:\n\n```json\n");
+    let schema = sorted(meta.input_schema());
+    out.push_str(&serde_json::to_string_pretty(&schema).unwrap_or_else(|_| "{}".to_owned()));
+    out.push_str("\n```\n");
+}
+
+fn yes_no(flag: bool) -> &'static str {
+    if flag { "yes" } else { "no" }
+}
+
+fn exposure_word(exposure: Exposure) -> &'static str {
+    match exposure {
+        Exposure::Agents => "agents",
+        Exposure::Excluded { .. } => "excluded",
+    }
+}
+
+/// The value with every object's keys in order, so the file does not depend on whether
+/// serde_json preserves insertion order in this build.
+fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut out = Map::new();
+            for (key, value) in entries {
+                out.insert(key, sorted(value));
+            }
+            Value::Object(out)
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use serde_json::Value;
+
+    use super::ops_markdown;
+    use crate::{Exposure, OpMeta, Scope, all};
+
+    #[test]
+    fn docs_ops_md_is_current() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/ops.md");
+        let expected = ops_markdown();
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &expected).unwrap();
+            return;
+        }
+        let actual = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            actual == expected,
+            "docs/ops.md is out of date with the catalog; run `UPDATE_SNAPSHOTS=1 cargo test -p ops` and commit the result"
+        );
+    }
+
+    fn name_is_valid(name: &str) -> bool {
+        let mut chars = name.chars();
+        let Some(first) = chars.next() else { return false };
+        first.is_ascii_lowercase()
+            && name.len() <= 48
+            && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+    }
+
+    #[test]
+    fn name_check_accepts_and_refuses_what_the_pattern_does() {
+        let longest = "a".repeat(48);
+        let too_long = "a".repeat(49);
+        for good in ["a", "list_subscriptions", "get_v2", longest.as_str()] {
+            assert!(name_is_valid(good), "{good:?} should be a valid op name");
+        }
+        for bad in [
+            "",
+            "List",
+            "1abc",
+            "_abc",
+            "list-subscriptions",
+            "list subscriptions",
+            "é",
+            too_long.as_str(),
+        ] {
+            assert!(!name_is_valid(bad), "{bad:?} should not be a valid op name");
+        }
+    }
+
+    #[test]
+    fn names_are_unique_and_well_formed() {
+        let mut seen = BTreeSet::new();
+        for meta in all() {
+            let name = meta.name();
+            assert!(
+                name_is_valid(name),
+                "op name {name:?} must match ^[a-z][a-z0-9_]{{0,47}}$ (snake_case verb_noun, at most 48 characters)"
+            );
+            assert!(
+                seen.insert(name),
+                "op name {name:?} appears twice in the catalog; names must be unique"
+            );
+        }
+    }
+
+    #[test]
+    fn summaries_and_descriptions_are_written() {
+        for meta in all() {
+            let info = meta.info;
+            assert!(
+                !info.summary.trim().is_empty(),
+                "{}: the summary must not be empty",
+                info.name
+            );
+            assert!(
+                !info.summary.trim_end().ends_with('.'),
+                "{}: the summary is one line without a trailing period: {:?}",
+                info.name,
+                info.summary
+            );
+            assert!(!info.summary.contains('\n'), "{}: the summary must be one line", info.name);
+            assert!(
+                !info.description.trim().is_empty(),
+                "{}: the description must not be empty",
+                info.name
+            );
+        }
+    }
+
+    #[test]
+    fn hints_and_scopes_agree() {
+        for meta in all() {
+            let info = meta.info;
+            let hints = info.hints;
+            if hints.read_only {
+                assert!(!hints.destructive, "{}: a read-only op cannot be destructive", info.name);
+                assert!(hints.idempotent, "{}: a read-only op must be idempotent", info.name);
+                assert_eq!(
+                    info.scope,
+                    Scope::Read,
+                    "{}: a read-only op needs the read scope",
+                    info.name
+                );
+            } else {
+                assert!(
+                    info.scope >= Scope::Write,
+                    "{}: a write needs at least the write scope",
+                    info.name
+                );
+            }
+        }
+    }
+
+    fn has_type_object(schema: &Value) -> bool {
+        schema.get("type").and_then(Value::as_str) == Some("object")
+    }
+
+    #[test]
+    fn schemas_are_objects() {
+        for meta in all() {
+            let name = meta.name();
+            assert!(
+                has_type_object(&meta.input_schema()),
+                "{name}: the input schema must have \"type\": \"object\" (MCP tools need an object input): {}",
+                meta.input_schema()
+            );
+            assert!(
+                has_type_object(&meta.output_schema()),
+                "{name}: the output schema must have \"type\": \"object\" (MCP structured content is an object): {}",
+                meta.output_schema()
+            );
+        }
+    }
+
+    #[test]
+    fn writes_report_their_receipt() {
+        for meta in all().iter().filter(|meta| meta.info.is_write()) {
+            let schema = meta.output_schema();
+            for field in ["batch_id", "audit_ids"] {
+                assert!(
+                    schema.pointer(&format!("/properties/{field}")).is_some(),
+                    "{}: a write's output schema must have a {field} property (undo needs it)",
+                    meta.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_op_is_exposed_or_excluded_with_a_reason() {
+        for meta in all() {
+            match meta.info.exposure {
+                Exposure::Agents => {}
+                Exposure::Excluded { reason } => assert!(
+                    !reason.trim().is_empty(),
+                    "{}: an op excluded from agents must say why",
+                    meta.name()
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn only_credentials_and_membership_are_excluded_from_agents() {
+        let excluded: BTreeSet<&str> = all()
+            .iter()
+            .filter(|meta| matches!(meta.info.exposure, Exposure::Excluded { .. }))
+            .map(OpMeta::name)
+            .collect();
+        let expected: BTreeSet<&str> =
+            ["create_token", "invite_member", "remove_member"].into_iter().collect();
+        assert_eq!(
+            excluded, expected,
+            "the ops excluded from agents must be exactly those creating credentials or changing membership (DESIGN.md section 4); update this test when that list changes"
+        );
+    }
+}

@@ -296,6 +296,7 @@ impl App {
             for event in events {
                 let _ = self.events.send(event);
             }
+            self.outbox_wake.notify_one();
         }
         Ok(output)
     }

@@ -100,8 +100,18 @@ impl App {
     }
 
     /// Runs the charge job now and after every midnight (UTC and the households' own
-    /// midnights are covered by running hourly and letting the job find what is due).
+    /// midnights are covered by running hourly and letting the job find what is due), and the
+    /// outbox worker whenever a write commits.
     pub fn spawn_jobs(self: &Arc<Self>) -> tokio::task::JoinHandle<()> {
+        let outbox = self.clone();
+        tokio::spawn(async move {
+            loop {
+                if let Err(err) = outbox.drain_outbox().await {
+                    tracing::warn!(code = err.code(), "delivering the outbox failed");
+                }
+                outbox.outbox_wake.notified().await;
+            }
+        });
         let app = self.clone();
         tokio::spawn(async move {
             loop {

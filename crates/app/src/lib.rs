@@ -28,6 +28,8 @@ pub struct App {
     clock: Arc<dyn Clock>,
     handlers: handlers::Registry,
     events: broadcast::Sender<ops::ChangeEvent>,
+    /// Woken after every commit so the outbox worker delivers without polling.
+    outbox_wake: Arc<tokio::sync::Notify>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -47,7 +49,13 @@ impl App {
             return Err(OpenError::MissingHandler(meta.name()));
         }
         let (events, _) = broadcast::channel(1024);
-        Ok(Arc::new(Self { store, clock, handlers, events }))
+        Ok(Arc::new(Self {
+            store,
+            clock,
+            handlers,
+            events,
+            outbox_wake: Arc::new(tokio::sync::Notify::new()),
+        }))
     }
 
     /// Every op name that has a handler (the catalog test compares this with `ops::all()`).

@@ -185,7 +185,17 @@ impl Db<'_> {
             let mut rows = stmt.query([])?;
             while let Some(row) = rows.next()? {
                 let values: Vec<String> = (0..columns)
-                    .map(|i| row.get_ref(i).map(|v| format!("{v:?}")))
+                    .map(|i| {
+                        row.get_ref(i).map(|value| match value {
+                            rusqlite::types::ValueRef::Null => "NULL".to_owned(),
+                            rusqlite::types::ValueRef::Integer(i) => i.to_string(),
+                            rusqlite::types::ValueRef::Real(f) => f.to_string(),
+                            rusqlite::types::ValueRef::Text(t) => {
+                                format!("{:?}", String::from_utf8_lossy(t))
+                            }
+                            rusqlite::types::ValueRef::Blob(b) => format!("blob {b:?}"),
+                        })
+                    })
                     .collect::<Result<_, _>>()?;
                 out.push_str(&values.join(" | "));
                 out.push('\n');

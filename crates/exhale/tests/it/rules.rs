@@ -464,3 +464,46 @@ async fn attention_items_point_at_what_needs_a_look() {
     assert_eq!(savings["items"][0]["kind"], "price_increase");
     assert!(savings["items"][0]["evidence"].as_str().unwrap().contains("€12.99 → €15.99"));
 }
+
+#[tokio::test]
+async fn committed_writes_publish_change_events_and_dry_runs_do_not() {
+    let w = World::new().await;
+    let mut events = w.env.app.subscribe();
+    w.env.dry_run(&w.ana, "delete_subscription", json!({"id": w.netflix})).await.unwrap();
+    w.env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "name": "Netflix HD"}))
+        .await
+        .unwrap();
+    let event = events.try_recv().unwrap();
+    assert_eq!(
+        (event.entity.as_str(), event.entity_id, event.op.as_str()),
+        ("subscription", w.netflix, "update_subscription")
+    );
+    assert!(events.try_recv().is_err(), "the dry run published nothing");
+    // A private item's event is marked for its owner only.
+    w.env
+        .call(&w.bob, "update_subscription", json!({"id": w.bobs_gym, "notes": "6am"}))
+        .await
+        .unwrap();
+    assert_eq!(events.try_recv().unwrap().private_to, Some(w.bob.member_id));
+}
+
+#[tokio::test]
+async fn agent_changes_leave_a_message_for_the_member_in_the_outbox() {
+    let w = World::new().await;
+    let (_, trusted) = w.env.token(&w.ana, "trusted").await;
+    w.env.call(&trusted, "create_category", json!({"name": "Pets"})).await.unwrap();
+    w.env.call(&w.ana, "create_category", json!({"name": "Garden"})).await.unwrap();
+    let dump = w.env.dump().await;
+    let outbox: Vec<&str> = dump
+        .split("## outbox\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .collect();
+    assert_eq!(outbox.len(), 1, "only the agent's change is announced: {outbox:?}");
+    assert!(outbox[0].contains("Added category Pets"));
+    assert_eq!(w.env.app.drain_outbox().await.unwrap(), 1);
+    assert_eq!(w.env.app.drain_outbox().await.unwrap(), 0);
+}

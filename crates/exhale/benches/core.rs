@@ -1,0 +1,232 @@
+//! The core benchmark (DESIGN section 9): a household with 500 subscriptions and five years of
+//! charges; medians of in-process ops, and REST `list_subscriptions` over loopback with 16
+//! concurrent clients against a floor (a bare axum handler answering the same rows with
+//! hand-written JSON, measured in the same run).
+//!
+//! Run: `cargo bench -p exhale --bench core` (or `-- --quick` for a short run).
+
+#![expect(
+    clippy::print_stdout,
+    clippy::unwrap_used,
+    reason = "a benchmark prints its figures and stops on any failure"
+)]
+
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use ops::{Catalog as _, Mode};
+use serde_json::json;
+use test_support::TestEnv;
+
+const SUBSCRIPTIONS: usize = 500;
+const CLIENTS: usize = 16;
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+async fn seed(env: &TestEnv) -> ops::Caller {
+    let owner = env.household("Bench", "bench@example.com").await;
+    let cycles = [
+        "monthly",
+        "monthly",
+        "monthly",
+        "yearly",
+        "quarterly",
+        "weekly",
+        "every_two_weeks",
+        "every_six_months",
+    ];
+    for i in 0..SUBSCRIPTIONS {
+        // Anchors spread over five years back from the fixed "today" (2026-11-29).
+        let anchor = jiff::civil::date(2021, 12, 1)
+            .checked_add(jiff::Span::new().days((i % 28) as i64))
+            .unwrap();
+        let input = json!({
+            "name": format!("Service {i:03}"),
+            "amount": format!("{}.{:02}", 3 + i % 40, i % 100),
+            "currency": if i % 10 == 0 { "USD" } else { "EUR" },
+            "cycle": cycles[i % cycles.len()],
+            "next_charge_on": anchor.to_string(),
+            "tags": [format!("tag{}", i % 7)],
+        });
+        env.call(&owner, "create_subscription", input).await.unwrap();
+    }
+    env.call(&owner, "update_settings", json!({"exchange_rates": {"USD": "0.92"}})).await.unwrap();
+    owner
+}
+
+async fn in_process(
+    env: &TestEnv,
+    owner: &ops::Caller,
+    op: &str,
+    input: serde_json::Value,
+    runs: usize,
+) -> (Duration, Duration, usize) {
+    let mut times = Vec::with_capacity(runs);
+    let mut bytes = 0;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let output = env.app.call_json(owner, op, input.clone(), Mode::Apply).await.unwrap();
+        times.push(start.elapsed());
+        bytes = output.to_string().len();
+    }
+    times.sort();
+    (percentile(&times, 0.5), percentile(&times, 0.99), bytes)
+}
+
+struct Load {
+    calls_per_second: f64,
+    p50: Duration,
+    p99: Duration,
+}
+
+async fn load(url: String, token: Option<String>, seconds: f64) -> Load {
+    let client = reqwest::Client::builder().pool_max_idle_per_host(CLIENTS).build().unwrap();
+    let deadline = Instant::now() + Duration::from_secs_f64(seconds);
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..CLIENTS {
+        let client = client.clone();
+        let url = url.clone();
+        let token = token.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut times = Vec::new();
+            while Instant::now() < deadline {
+                let start = Instant::now();
+                let mut request = client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .body("{\"limit\": 500}");
+                if let Some(token) = &token {
+                    request = request.bearer_auth(token);
+                }
+                let response = request.send().await.unwrap();
+                assert!(response.status().is_success());
+                let _ = response.bytes().await.unwrap();
+                times.push(start.elapsed());
+            }
+            times
+        }));
+    }
+    let mut times = Vec::new();
+    for task in tasks {
+        times.extend(task.await.unwrap());
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    times.sort();
+    Load {
+        calls_per_second: times.len() as f64 / elapsed,
+        p50: percentile(&times, 0.5),
+        p99: percentile(&times, 0.99),
+    }
+}
+
+/// The floor: the same rows from the same database, as hand-written JSON, no catalog.
+async fn serve_floor(
+    database: std::path::PathBuf,
+    household_id: i64,
+    member_id: i64,
+) -> std::net::SocketAddr {
+    let store = Arc::new(store::Store::open(&database).unwrap());
+    let handler = move || {
+        let store = store.clone();
+        async move {
+            let body = tokio::task::spawn_blocking(move || {
+                store
+                    .read(|db| {
+                        let rows = store::subscriptions::list(db, household_id, Some(member_id))?;
+                        let mut out = String::with_capacity(rows.len() * 200);
+                        out.push_str("{\"items\":[");
+                        for (i, row) in rows.iter().enumerate() {
+                            if i > 0 {
+                                out.push(',');
+                            }
+                            let price = row.prices.last().map(|p| p.1).unwrap_or_default();
+                            out.push_str(&format!(
+                                "{{\"id\":{},\"name\":{:?},\"amount\":\"{}\",\"currency\":\"{}\",\"every\":{},\"unit\":\"{}\",\"anchor_on\":\"{}\",\"status\":\"{}\"}}",
+                                row.id,
+                                row.name,
+                                domain::Money::new(price, row.currency).to_decimal_string(),
+                                row.currency.code(),
+                                row.cycle.every(),
+                                row.cycle.unit().as_str(),
+                                row.anchor_on,
+                                row.status.as_str()
+                            ));
+                        }
+                        out.push_str("]}");
+                        Ok::<_, store::StoreError>(out)
+                    })
+                    .unwrap()
+                    .unwrap()
+            })
+            .await
+            .unwrap();
+            ([("content-type", "application/json")], body)
+        }
+    };
+    let router = axum::Router::new().route("/floor", axum::routing::post(handler));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    addr
+}
+
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(0.0)
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let env = TestEnv::new();
+        let started = Instant::now();
+        let owner = seed(&env).await;
+        let charges = env.call(&owner, "list_charges", json!({"limit": 1})).await.unwrap()["total"].as_u64().unwrap();
+        println!("Seeded {SUBSCRIPTIONS} subscriptions and {charges} charges in {:.1} s", started.elapsed().as_secs_f64());
+
+        let runs = if quick { 20 } else { 200 };
+        println!("\nIn-process, through the catalog ({runs} runs each; median, p99, output bytes):");
+        for (op, input, runs) in [
+            ("list_subscriptions", json!({"limit": 500}), runs),
+            ("get_spending_summary", json!({}), runs),
+            ("get_context", json!({}), runs / 4),
+            ("get_subscription", json!({"id": 250}), runs),
+        ] {
+            let (p50, p99, bytes) = in_process(&env, &owner, op, input, runs.max(5)).await;
+            println!("  {op:<22} median {:>10}  p99 {:>10}  {bytes:>7} bytes", ms(p50), ms(p99));
+        }
+        let context = env.call(&owner, "get_context", json!({})).await.unwrap();
+        println!("  briefing markdown: {} bytes", context["markdown"].as_str().unwrap().len());
+
+        let server = env.serve().await;
+        let (token, _) = env.token(&owner, "read").await;
+        let floor = serve_floor(env.dir.path().join("exhale.db"), owner.household_id, owner.member_id).await;
+        let seconds = if quick { 2.0 } else { 8.0 };
+        println!("\nREST over loopback, {CLIENTS} concurrent clients, {seconds} s each (500 rows per answer):");
+        let rss_before = rss_mb();
+        let floor_load = load(format!("http://{floor}/floor"), None, seconds).await;
+        let rest = load(server.url("/api/v1/ops/list_subscriptions"), Some(token), seconds).await;
+        println!("  floor (bare axum, hand-written JSON): {:>8.0} calls/s  p50 {}  p99 {}", floor_load.calls_per_second, ms(floor_load.p50), ms(floor_load.p99));
+        println!("  REST list_subscriptions:              {:>8.0} calls/s  p50 {}  p99 {}", rest.calls_per_second, ms(rest.p50), ms(rest.p99));
+        println!("  ratio REST / floor: {:.2}", rest.calls_per_second / floor_load.calls_per_second);
+        println!("\nRSS (bench process, app and load generator together): {rss_before:.0} MB before the load, {:.0} MB after", rss_mb());
+    });
+}

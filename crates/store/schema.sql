@@ -166,6 +166,6 @@ CREATE UNIQUE INDEX categories_name ON categories(household_id, name COLLATE NOC
 CREATE INDEX charges_household_date ON charges(household_id, charged_on);
 CREATE INDEX members_household ON members(household_id);
 CREATE INDEX outbox_pending ON outbox(delivered_at, id);
-CREATE INDEX pauses_subscription ON pauses(subscription_id);
+CREATE INDEX pauses_subscription ON pauses(subscription_id, from_on);
 CREATE INDEX payment_methods_household ON payment_methods(household_id);
-CREATE INDEX subscriptions_household ON subscriptions(household_id);
+CREATE INDEX subscriptions_household ON subscriptions(household_id, name COLLATE NOCASE, id);

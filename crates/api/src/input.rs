@@ -6,8 +6,8 @@
 
 use std::collections::BTreeMap;
 
-use domain::Text;
 use ops::OpError;
+use ops::Text;
 use serde_json::{Map, Value};
 
 /// The input object of a POST body; an empty body is `{}`.

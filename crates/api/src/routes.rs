@@ -10,8 +10,8 @@ use axum::{
     http::{HeaderValue, Method, StatusCode, header},
     response::{IntoResponse, Response},
 };
-use domain::Text;
 use http::{AppState, Bearer, problem_response, problem_response_with_status};
+use ops::Text;
 use ops::{Caller, Catalog, Mode, OpError, OpMeta};
 use serde_json::{Value, json};
 
@@ -156,9 +156,13 @@ async fn call(
     input: Value,
     mode: Mode,
 ) -> Response {
-    match catalog.call_json(caller, meta.name(), input, mode).await {
+    match catalog.call_json_text(caller, meta.name(), input, mode).await {
         // Results are the household's data: no shared cache may keep them.
-        Ok(output) => ([(header::CACHE_CONTROL, "no-store")], Json(output)).into_response(),
+        Ok(output) => (
+            [(header::CACHE_CONTROL, "no-store"), (header::CONTENT_TYPE, "application/json")],
+            output,
+        )
+            .into_response(),
         Err(err) => problem_response(&err),
     }
 }

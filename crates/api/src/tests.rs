@@ -8,9 +8,9 @@ use axum::{
     body::{Body, to_bytes},
     http::{HeaderMap, Method, Request, StatusCode, header},
 };
-use domain::{Text, entities::Role};
 use http::AppState;
 use ops::{Actor, BoxFuture, Caller, Catalog, ChangeEvent, Mode, OpError, OpMeta, Scope, Via};
+use ops::{Role, Text};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tower::ServiceExt;
@@ -25,6 +25,16 @@ struct FakeCatalog {
 impl Catalog for FakeCatalog {
     fn ops(&self) -> &[OpMeta] {
         &self.ops
+    }
+
+    fn call_json_text<'a>(
+        &'a self,
+        caller: &'a Caller,
+        op: &'a str,
+        input: Value,
+        mode: Mode,
+    ) -> BoxFuture<'a, Result<String, OpError>> {
+        Box::pin(async move { Ok(self.call_json(caller, op, input, mode).await?.to_string()) })
     }
 
     fn call_json<'a>(

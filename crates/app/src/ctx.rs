@@ -21,6 +21,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) events: Vec<ChangeEvent>,
     /// Set by undo: the entry being reverted, recorded as `undo_of`.
     pub(crate) undo_of: Option<i64>,
+    /// The caller's visible subscriptions, loaded once per call by the reports that all need
+    /// them; dropped whenever the call records a change.
+    pub(crate) visible:
+        std::cell::RefCell<Option<std::sync::Arc<Vec<store::subscriptions::SubscriptionRow>>>>,
 }
 
 impl Ctx<'_> {
@@ -37,6 +41,21 @@ impl Ctx<'_> {
         self.now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
     }
 
+    /// Every subscription the caller can see, with tags, prices and pauses.
+    pub(crate) fn visible_subscriptions(
+        &self,
+    ) -> Result<std::sync::Arc<Vec<store::subscriptions::SubscriptionRow>>, OpError> {
+        if let Some(rows) = self.visible.borrow().as_ref() {
+            return Ok(rows.clone());
+        }
+        let rows = std::sync::Arc::new(
+            store::subscriptions::list(self.db, self.household_id(), Some(self.me()))
+                .or_internal()?,
+        );
+        *self.visible.borrow_mut() = Some(rows.clone());
+        Ok(rows)
+    }
+
     /// The entity's current state, for `record` later.
     pub(crate) fn snapshot(&self, entity: &str, id: i64) -> Result<Option<Value>, OpError> {
         snapshot::snapshot(self.db, self.household_id(), entity, id).or_internal()
@@ -51,6 +70,7 @@ impl Ctx<'_> {
         before: Option<Value>,
         summary: Text,
     ) -> Result<(), OpError> {
+        self.visible.borrow_mut().take();
         let after = self.snapshot(entity, id)?;
         let unchanged = match (&before, &after) {
             (Some(b), Some(a)) => {

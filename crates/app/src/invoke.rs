@@ -13,7 +13,11 @@ use serde_json::{Value, json};
 use store::StoreError;
 use tracing::Instrument;
 
-use crate::{App, ctx::Ctx};
+use crate::{
+    App,
+    ctx::Ctx,
+    handlers::{Encoded, Encoding},
+};
 
 /// How long a confirmation stays valid.
 const CONFIRMATION_TTL: SignedDuration = SignedDuration::from_mins(10);
@@ -170,7 +174,8 @@ impl App {
         op: &str,
         input: Value,
         mode: Mode,
-    ) -> Result<Value, OpError> {
+        encoding: Encoding,
+    ) -> Result<Encoded, OpError> {
         let Some(meta) = ops::find(op) else {
             return Err(OpError::not_found(
                 Text::new("No op named {op}. The op list (MCP tools/list, GET /api/v1/openapi.json or `exhale ops list`) has every name.")
@@ -188,13 +193,13 @@ impl App {
         async move {
             check_access(caller, info)?;
             let result = if info.hints.read_only {
-                self.run_read(caller, info, input).await
+                self.run_read(caller, info, input, encoding).await
             } else if info.name == ops::access::ConfirmChange::INFO.name {
-                self.run_confirmation(caller, input, mode).await
+                self.run_confirmation(caller, input, mode).await.map(Encoded::Value)
             } else if mode == Mode::Apply && needs_confirmation(caller, info) {
-                self.ask_confirmation(caller, info, input).await
+                self.ask_confirmation(caller, info, input).await.map(Encoded::Value)
             } else {
-                self.run_write(caller, info, input, mode, None).await
+                self.run_write(caller, info, input, mode, None).await.map(Encoded::Value)
             };
             if let Err(err) = &result {
                 tracing::info!(code = err.code(), "op refused");
@@ -210,7 +215,8 @@ impl App {
         caller: &Caller,
         info: &'static OpInfo,
         input: Value,
-    ) -> Result<Value, OpError> {
+        encoding: Encoding,
+    ) -> Result<Encoded, OpError> {
         let store = self.store.clone();
         let handler = self.handlers.get(info.name)?;
         let caller = caller.clone();
@@ -230,8 +236,9 @@ impl App {
                     changes: Vec::new(),
                     events: Vec::new(),
                     undo_of: None,
+                    visible: Default::default(),
                 };
-                (handler)(&mut ctx, input)
+                (handler)(&mut ctx, input, encoding)
             })
         })
         .await
@@ -269,11 +276,12 @@ impl App {
                             changes: Vec::new(),
                             events: Vec::new(),
                             undo_of: None,
+                    visible: Default::default(),
                         };
                         if let Some(id) = &confirmation {
                             store::access::use_confirmation(db, id, &ctx.now_text()).or_internal()?;
                         }
-                        let output = (handler)(&mut ctx, input)?;
+                        let output = (handler)(&mut ctx, input, Encoding::Value)?.into_value()?;
                         if !ctx.changes.is_empty() && !matches!(caller.actor, Actor::Person | Actor::System) {
                             // The member hears about every change an agent made, with Undo
                             // (delivered by the outbox worker after commit).

@@ -93,7 +93,21 @@ impl ops::Catalog for App {
         input: serde_json::Value,
         mode: ops::Mode,
     ) -> ops::BoxFuture<'a, Result<serde_json::Value, OpError>> {
-        Box::pin(self.invoke(caller, op, input, mode))
+        Box::pin(async move {
+            self.invoke(caller, op, input, mode, handlers::Encoding::Value).await?.into_value()
+        })
+    }
+
+    fn call_json_text<'a>(
+        &'a self,
+        caller: &'a ops::Caller,
+        op: &'a str,
+        input: serde_json::Value,
+        mode: ops::Mode,
+    ) -> ops::BoxFuture<'a, Result<String, OpError>> {
+        Box::pin(async move {
+            self.invoke(caller, op, input, mode, handlers::Encoding::Text).await?.into_text()
+        })
     }
 
     fn authenticate_token<'a>(

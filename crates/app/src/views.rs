@@ -20,6 +20,22 @@ pub(crate) const MAX_NOTES: usize = 2000;
 pub(crate) const MAX_TAG: usize = 40;
 pub(crate) const MAX_TAGS: usize = 20;
 
+/// 'YYYY-MM-DD' without the general formatter, which shows in list profiles.
+pub(crate) fn date_text(date: Date) -> String {
+    fn push(out: &mut String, value: i32, width: u32) {
+        for position in (0..width).rev() {
+            out.push(char::from(b'0' + ((value / 10_i32.pow(position)) % 10) as u8));
+        }
+    }
+    let mut out = String::with_capacity(10);
+    push(&mut out, i32::from(date.year()), 4);
+    out.push('-');
+    push(&mut out, i32::from(date.month()), 2);
+    out.push('-');
+    push(&mut out, i32::from(date.day()), 2);
+    out
+}
+
 pub(crate) fn amount(minor: i64, currency: Currency) -> Amount {
     let money = Money::new(minor, currency);
     Amount {
@@ -205,12 +221,12 @@ pub(crate) fn subscription_view(row: &SubscriptionRow, today: Date) -> Subscript
         price: amount(price, row.currency),
         cycle: cycle_output(row.cycle),
         status: effective_status(row, today).as_str().to_owned(),
-        anchor_on: row.anchor_on.to_string(),
-        next_charge_on: next.map(|o| o.date.to_string()),
+        anchor_on: date_text(row.anchor_on),
+        next_charge_on: next.map(|o| date_text(o.date)),
         next_charge_amount: next.map(|o| amount(o.minor, row.currency)),
-        trial_ends_on: row.trial_ends_on.map(|d| d.to_string()),
-        ends_on: row.ends_on.map(|d| d.to_string()),
-        paused_until: paused_until.map(|d| d.to_string()),
+        trial_ends_on: row.trial_ends_on.map(date_text),
+        ends_on: row.ends_on.map(date_text),
+        paused_until: paused_until.map(date_text),
         category: row.category_id.zip(row.category_name.clone()).map(|(id, name)| Ref { id, name }),
         payment_method: row
             .payment_method_id

@@ -385,22 +385,37 @@ impl Money {
     /// The amount as a decimal string in major units with exactly the currency's number
     /// of decimals: "12.99", "-3.50", "500" (JPY), "1.250" (KWD).
     pub fn to_decimal_string(&self) -> String {
-        let (negative, int, frac) = self.parts();
-        format!("{}{}{}", if negative { "-" } else { "" }, int, frac)
+        let mut out = String::with_capacity(12);
+        if self.minor < 0 {
+            out.push('-');
+        }
+        self.write_digits(&mut out, false);
+        out
     }
 
     /// The amount for people: "€12.99", "-€3.50", "¥500", "€1,234.56", "12.99 SEK".
     pub fn display(&self) -> String {
-        let (negative, int, frac) = self.parts();
-        let sign = if negative { "-" } else { "" };
-        let grouped = group_thousands(&int);
+        let mut out = String::with_capacity(16);
+        if self.minor < 0 {
+            out.push('-');
+        }
         match self.currency.symbol() {
             Some(symbol) if symbol.chars().all(|c| c.is_ascii_alphabetic()) => {
-                format!("{sign}{symbol} {grouped}{frac}")
+                out.push_str(symbol);
+                out.push(' ');
+                self.write_digits(&mut out, true);
             }
-            Some(symbol) => format!("{sign}{symbol}{grouped}{frac}"),
-            None => format!("{sign}{grouped}{frac} {}", self.currency),
+            Some(symbol) => {
+                out.push_str(symbol);
+                self.write_digits(&mut out, true);
+            }
+            None => {
+                self.write_digits(&mut out, true);
+                out.push(' ');
+                out.push_str(self.currency.code());
+            }
         }
+        out
     }
 
     /// The sum, or `None` if the currencies differ or the sum overflows.
@@ -419,33 +434,37 @@ impl Money {
         Some(Money { minor: self.minor.checked_sub(other.minor)?, currency: self.currency })
     }
 
-    /// Sign, integer digits and ".fraction" (empty for exponent 0).
-    fn parts(&self) -> (bool, String, String) {
-        let negative = self.minor < 0;
-        let abs = i128::from(self.minor).unsigned_abs();
-        let exponent = self.currency.exponent();
-        let scale = 10_u128.pow(u32::from(exponent));
-        let int = (abs / scale).to_string();
-        let frac = if exponent == 0 {
-            String::new()
-        } else {
-            format!(".{:0width$}", abs % scale, width = usize::from(exponent))
-        };
-        (negative, int, frac)
-    }
-}
-
-/// "1234567" → "1,234,567".
-fn group_thousands(digits: &str) -> String {
-    let len = digits.len();
-    let mut out = String::with_capacity(len + len / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (len - i).is_multiple_of(3) {
-            out.push(',');
+    /// Writes the amount as digits with `.fraction` (none for exponent 0), optionally with
+    /// thousands grouped by commas, without the sign. Hot in list views: no allocation.
+    fn write_digits(&self, out: &mut String, grouped: bool) {
+        let abs = self.minor.unsigned_abs();
+        let exponent = u32::from(self.currency.exponent());
+        let scale = 10_u64.pow(exponent);
+        let mut digits = [0u8; 20];
+        let mut int = abs / scale;
+        let mut len = 0;
+        loop {
+            digits[len] = b'0' + (int % 10) as u8;
+            len += 1;
+            int /= 10;
+            if int == 0 {
+                break;
+            }
         }
-        out.push(c);
+        for i in (0..len).rev() {
+            out.push(char::from(digits[i]));
+            if grouped && i > 0 && i % 3 == 0 {
+                out.push(',');
+            }
+        }
+        if exponent > 0 {
+            out.push('.');
+            let frac = abs % scale;
+            for position in (0..exponent).rev() {
+                out.push(char::from(b'0' + ((frac / 10_u64.pow(position)) % 10) as u8));
+            }
+        }
     }
-    out
 }
 
 /// The first `max` characters of `s`, with "…" when cut, so errors never echo huge input.

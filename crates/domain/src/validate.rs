@@ -168,8 +168,69 @@ pub fn looks_alike(a: &str, b: &str) -> bool {
     short == long || (short.chars().count() >= 4 && long.starts_with(short.as_str()))
 }
 
+/// Every pair of names (by index, lower first, sorted) that [`looks_alike`], without
+/// comparing every name with every other: in sorted order, the keys that start with a key
+/// follow it in one run.
+pub fn look_alike_pairs(names: &[&str]) -> Vec<(usize, usize)> {
+    let mut keys: Vec<(String, usize)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (normalise_key(name), i))
+        .filter(|(key, _)| !key.is_empty())
+        .collect();
+    keys.sort();
+    let mut pairs = Vec::new();
+    for (a, (short, first)) in keys.iter().enumerate() {
+        for (long, second) in &keys[a + 1..] {
+            if !long.starts_with(short.as_str()) {
+                break;
+            }
+            if short == long || short.chars().count() >= 4 {
+                pairs.push(((*first).min(*second), (*first).max(*second)));
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn look_alike_pairs_agree_with_looks_alike() {
+        let names = [
+            "Netflix",
+            "Netflix Premium",
+            "NETFLIX",
+            "Net",
+            "Netf",
+            "Spotify",
+            "Spotify Family",
+            "Disney+",
+            "Disney",
+            "Dis",
+            "",
+            "!!",
+            "Service 001",
+            "Service 0010",
+            "Service 002",
+            "Gym",
+            "Gymnasium",
+            "iCloud",
+            "icloud+ 200GB",
+        ];
+        let mut naive = Vec::new();
+        for a in 0..names.len() {
+            for b in a + 1..names.len() {
+                if super::looks_alike(names[a], names[b]) {
+                    naive.push((a, b));
+                }
+            }
+        }
+        assert_eq!(super::look_alike_pairs(&names), naive);
+        assert!(!naive.is_empty());
+    }
     use super::*;
     use jiff::civil::date;
 

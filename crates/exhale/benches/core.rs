@@ -74,9 +74,9 @@ async fn in_process(
     let mut bytes = 0;
     for _ in 0..runs {
         let start = Instant::now();
-        let output = env.app.call_json(owner, op, input.clone(), Mode::Apply).await.unwrap();
+        let output = env.app.call_json_text(owner, op, input.clone(), Mode::Apply).await.unwrap();
         times.push(start.elapsed());
-        bytes = output.to_string().len();
+        bytes = output.len();
     }
     times.sort();
     (percentile(&times, 0.5), percentile(&times, 0.99), bytes)
@@ -202,8 +202,15 @@ fn main() {
         let charges = env.call(&owner, "list_charges", json!({"limit": 1})).await.unwrap()["total"].as_u64().unwrap();
         println!("Seeded {SUBSCRIPTIONS} subscriptions and {charges} charges in {:.1} s", started.elapsed().as_secs_f64());
 
+        if let Some(op) = std::env::args().skip_while(|a| a != "--profile").nth(1) {
+            // For `perf record`: only this op, many times.
+            let input = if op == "get_subscription" { json!({"id": 250}) } else { json!({}) };
+            let (p50, _, _) = in_process(&env, &owner, &op, input, 3000).await;
+            println!("{op}: median {}", ms(p50));
+            return;
+        }
         let runs = if quick { 20 } else { 200 };
-        println!("\nIn-process, through the catalog ({runs} runs each; median, p99, output bytes):");
+        println!("\nIn-process, through the catalog's text path as REST uses it ({runs} runs each; median, p99, output bytes):");
         for (op, input, runs) in [
             ("list_subscriptions", json!({"limit": 500}), runs),
             ("get_spending_summary", json!({}), runs),
@@ -212,6 +219,30 @@ fn main() {
         ] {
             let (p50, p99, bytes) = in_process(&env, &owner, op, input, runs.max(5)).await;
             println!("  {op:<22} median {:>10}  p99 {:>10}  {bytes:>7} bytes", ms(p50), ms(p99));
+        }
+        {
+            let mut times = Vec::new();
+            for _ in 0..runs {
+                let start = Instant::now();
+                let value = env.app.call_json(&owner, "list_subscriptions", json!({"limit": 500}), Mode::Apply).await.unwrap();
+                times.push(start.elapsed());
+                assert_eq!(value["items"].as_array().unwrap().len(), SUBSCRIPTIONS);
+            }
+            times.sort();
+            println!("  (list_subscriptions as a JSON value tree, as MCP will use it: median {})", ms(percentile(&times, 0.5)));
+        }
+        {
+            // The part of list_subscriptions that is SQLite and row mapping, for comparison.
+            let store = store::Store::open(&env.dir.path().join("exhale.db")).unwrap();
+            let mut times = Vec::new();
+            for _ in 0..runs {
+                let start = Instant::now();
+                let rows = store.read(|db| store::subscriptions::list(db, owner.household_id, Some(owner.member_id))).unwrap().unwrap();
+                times.push(start.elapsed());
+                assert_eq!(rows.len(), SUBSCRIPTIONS);
+            }
+            times.sort();
+            println!("  (store only: the 500 rows with tags, prices and pauses: median {})", ms(percentile(&times, 0.5)));
         }
         let context = env.call(&owner, "get_context", json!({})).await.unwrap();
         println!("  briefing markdown: {} bytes", context["markdown"].as_str().unwrap().len());

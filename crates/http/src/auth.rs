@@ -13,7 +13,7 @@ use axum::{
     http::{HeaderMap, HeaderValue, header, request::Parts},
     response::{IntoResponse, Response},
 };
-use domain::Text;
+use ops::Text;
 use ops::{Caller, Catalog, OpError, Via};
 
 use crate::{problem::problem_response, state::AppState};

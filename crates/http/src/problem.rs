@@ -11,8 +11,8 @@ use axum::{
     http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
 };
-use domain::Text;
 use ops::OpError;
+use ops::Text;
 use serde_json::{Map, Value, json};
 
 use crate::auth::BEARER_CHALLENGE;

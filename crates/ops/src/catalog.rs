@@ -42,6 +42,16 @@ pub trait Catalog: Send + Sync {
         mode: Mode,
     ) -> BoxFuture<'a, Result<Value, OpError>>;
 
+    /// The same as [`Catalog::call_json`], with the output already serialised: the fast path
+    /// for adapters that pass JSON on as text (REST).
+    fn call_json_text<'a>(
+        &'a self,
+        caller: &'a Caller,
+        op: &'a str,
+        input: Value,
+        mode: Mode,
+    ) -> BoxFuture<'a, Result<String, OpError>>;
+
     /// Resolve a bearer token to its caller (with `via` set by the adapter).
     fn authenticate_token<'a>(
         &'a self,

@@ -26,6 +26,8 @@ pub mod subscriptions;
 
 pub use caller::{Actor, Caller, Scope, Via};
 pub use catalog::{BoxFuture, Catalog, ChangeEvent, Mode, call};
+/// Re-exported so adapters write messages and name roles without depending on `domain`.
+pub use domain::{Text, entities::Role};
 pub use error::OpError;
 pub use op::{Exposure, Hints, Op, OpInfo, OpMeta};
 pub use registry::{all, find};

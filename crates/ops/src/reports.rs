@@ -223,8 +223,10 @@ pub struct Context {
     pub subscriptions: Vec<ContextSubscription>,
     /// How many subscriptions were left out of `subscriptions` for size.
     pub subscriptions_omitted: u64,
-    /// The next 14 days.
+    /// The next 14 days, soonest first.
     pub upcoming: Vec<ProjectedCharge>,
+    /// How many upcoming charges were left out of `upcoming` for size.
+    pub upcoming_omitted: u64,
     pub attention: Vec<AttentionItem>,
     /// The whole briefing as Markdown, for a model to read first.
     pub markdown: String,

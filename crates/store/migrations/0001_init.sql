@@ -79,7 +79,8 @@ CREATE TABLE subscriptions (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
-CREATE INDEX subscriptions_household ON subscriptions(household_id);
+-- Lists are ordered by name ignoring case; this index gives that order without a sort.
+CREATE INDEX subscriptions_household ON subscriptions(household_id, name COLLATE NOCASE, id);
 
 CREATE TABLE price_points (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -95,7 +96,7 @@ CREATE TABLE pauses (
     from_on TEXT NOT NULL,
     until_on TEXT
 );
-CREATE INDEX pauses_subscription ON pauses(subscription_id);
+CREATE INDEX pauses_subscription ON pauses(subscription_id, from_on);
 
 CREATE TABLE subscription_tags (
     subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,

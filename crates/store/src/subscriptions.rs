@@ -54,44 +54,46 @@ pub struct SubscriptionRow {
     pub pauses: Vec<PauseRow>,
 }
 
-const SELECT: &str =
-    "SELECT s.*, m.name AS owner_name, c.name AS category_name, p.name AS payment_method_name
+// Columns by position: reading by name costs a search per value, which showed in profiles.
+const SELECT: &str = "SELECT s.id, s.household_id, s.owner_id, m.name, s.name, s.url, s.notes, s.currency,
+    s.cycle_every, s.cycle_unit, s.anchor_on, s.status, s.trial_ends_on, s.ends_on, s.category_id, c.name,
+    s.payment_method_id, p.name, s.visibility, s.charged_through, s.created_at, s.updated_at
     FROM subscriptions s
     JOIN members m ON m.id = s.owner_id
     LEFT JOIN categories c ON c.id = s.category_id
     LEFT JOIN payment_methods p ON p.id = s.payment_method_id";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SubscriptionRow> {
-    let every: i64 = row.get("cycle_every")?;
-    let unit = parsed(row, "cycle_unit", CycleUnit::parse)?;
+    let every: i64 = row.get(8)?;
+    let unit = parsed(row, 9, CycleUnit::parse)?;
     Ok(SubscriptionRow {
-        id: row.get("id")?,
-        household_id: row.get("household_id")?,
-        owner_id: row.get("owner_id")?,
-        owner_name: row.get("owner_name")?,
-        name: row.get("name")?,
-        url: row.get("url")?,
-        notes: row.get("notes")?,
-        currency: parsed(row, "currency", |s| Currency::parse(s).ok())?,
+        id: row.get(0)?,
+        household_id: row.get(1)?,
+        owner_id: row.get(2)?,
+        owner_name: row.get(3)?,
+        name: row.get(4)?,
+        url: row.get(5)?,
+        notes: row.get(6)?,
+        currency: parsed(row, 7, |s| Currency::parse(s).ok())?,
         cycle: Cycle::new(every, unit).map_err(|err| {
             rusqlite::Error::FromSqlConversionFailure(
-                0,
+                8,
                 rusqlite::types::Type::Integer,
                 Box::new(err),
             )
         })?,
-        anchor_on: date(row, "anchor_on")?,
-        status: parsed(row, "status", SubscriptionStatus::parse)?,
-        trial_ends_on: opt_date(row, "trial_ends_on")?,
-        ends_on: opt_date(row, "ends_on")?,
-        category_id: row.get("category_id")?,
-        category_name: row.get("category_name")?,
-        payment_method_id: row.get("payment_method_id")?,
-        payment_method_name: row.get("payment_method_name")?,
-        visibility: parsed(row, "visibility", Visibility::parse)?,
-        charged_through: opt_date(row, "charged_through")?,
-        created_at: row.get("created_at")?,
-        updated_at: row.get("updated_at")?,
+        anchor_on: date(row, 10)?,
+        status: parsed(row, 11, SubscriptionStatus::parse)?,
+        trial_ends_on: opt_date(row, 12)?,
+        ends_on: opt_date(row, 13)?,
+        category_id: row.get(14)?,
+        category_name: row.get(15)?,
+        payment_method_id: row.get(16)?,
+        payment_method_name: row.get(17)?,
+        visibility: parsed(row, 18, Visibility::parse)?,
+        charged_through: opt_date(row, 19)?,
+        created_at: row.get(20)?,
+        updated_at: row.get(21)?,
         tags: Vec::new(),
         prices: Vec::new(),
         pauses: Vec::new(),
@@ -136,9 +138,8 @@ fn load_children(db: &Db<'_>, row: &mut SubscriptionRow) -> Result<()> {
     let mut stmt = db.conn.prepare_cached(
         "SELECT effective_on, amount_minor FROM price_points WHERE subscription_id = ?1 ORDER BY effective_on",
     )?;
-    row.prices = stmt
-        .query_map([row.id], |r| Ok((date(r, "effective_on")?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
+    row.prices =
+        stmt.query_map([row.id], |r| Ok((date(r, 0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
     let mut stmt = db.conn.prepare_cached(
         "SELECT id, from_on, until_on FROM pauses WHERE subscription_id = ?1 ORDER BY from_on, id",
     )?;
@@ -174,7 +175,7 @@ fn attach_children(db: &Db<'_>, household_id: i64, rows: &mut [SubscriptionRow])
     let mut result = stmt.query([household_id])?;
     while let Some(r) = result.next()? {
         if let Some(&i) = index.get(&r.get::<_, i64>(0)?) {
-            rows[i].prices.push((date(r, "effective_on")?, r.get(2)?));
+            rows[i].prices.push((date(r, 1)?, r.get(2)?));
         }
     }
     let mut stmt = db.conn.prepare_cached(

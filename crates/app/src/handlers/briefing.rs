@@ -52,6 +52,9 @@ pub(crate) fn markdown(c: &Context) -> String {
     for u in &c.upcoming {
         let _ = writeln!(out, "- {}: {} {}", u.charge_on, u.subscription.name, u.amount.display);
     }
+    if c.upcoming_omitted > 0 {
+        let _ = writeln!(out, "- … and {} more: call list_upcoming_charges.", c.upcoming_omitted);
+    }
     let _ = writeln!(out);
     let _ = writeln!(out, "## Needs attention");
     if c.attention.is_empty() {

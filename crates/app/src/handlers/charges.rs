@@ -61,8 +61,7 @@ pub(crate) fn project(
     to: domain::Date,
     only: Option<i64>,
 ) -> Result<Vec<ProjectedCharge>, OpError> {
-    let rows =
-        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let rows = ctx.visible_subscriptions()?;
     let mut items = Vec::new();
     for row in rows.iter().filter(|r| only.is_none_or(|id| r.id == id)) {
         let parts = SeriesParts::of(row);

@@ -19,16 +19,49 @@ use serde_json::Value;
 
 use crate::ctx::Ctx;
 
-type Handler = Box<dyn Fn(&mut Ctx<'_>, Value) -> Result<Value, OpError> + Send + Sync>;
+type Handler = Box<dyn Fn(&mut Ctx<'_>, Value, Encoding) -> Result<Encoded, OpError> + Send + Sync>;
+
+/// How the caller wants an op's output: as a JSON value, or already serialised (REST sends
+/// it on as text, which skips building a tree of maps for a 500-row list).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Value,
+    Text,
+}
+
+pub(crate) enum Encoded {
+    Value(Value),
+    Text(String),
+}
+
+impl Encoded {
+    pub(crate) fn into_value(self) -> Result<Value, OpError> {
+        match self {
+            Self::Value(value) => Ok(value),
+            Self::Text(text) => serde_json::from_str(&text).map_err(|_| OpError::Internal),
+        }
+    }
+
+    pub(crate) fn into_text(self) -> Result<String, OpError> {
+        match self {
+            Self::Value(value) => serde_json::to_string(&value).map_err(|_| OpError::Internal),
+            Self::Text(text) => Ok(text),
+        }
+    }
+}
 
 pub(crate) struct Registry(HashMap<&'static str, std::sync::Arc<Handler>>);
 
 impl Registry {
     fn add<O: Op>(&mut self, handler: fn(&mut Ctx<'_>, O::Input) -> Result<O::Output, OpError>) {
-        let boxed: Handler = Box::new(move |ctx, input| {
+        let boxed: Handler = Box::new(move |ctx, input, encoding| {
             let input: O::Input = parse_input(input)?;
             let output = handler(ctx, input)?;
-            serde_json::to_value(output).map_err(|err| {
+            let encoded = match encoding {
+                Encoding::Value => serde_json::to_value(output).map(Encoded::Value),
+                Encoding::Text => serde_json::to_string(&output).map(Encoded::Text),
+            };
+            encoded.map_err(|err| {
                 tracing::error!(error = %err, op = O::INFO.name, "output did not serialise");
                 OpError::Internal
             })

@@ -60,8 +60,7 @@ pub(crate) fn spending_summary(
         ));
     }
     let converter = Converter::load(ctx)?;
-    let rows =
-        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let rows = ctx.visible_subscriptions()?;
     let mut total = Sum::default();
     let mut groups: BTreeMap<(Option<i64>, String), Sum> = BTreeMap::new();
     let mut unconverted: BTreeMap<Currency, (Currency, Sum)> = BTreeMap::new();
@@ -190,8 +189,7 @@ fn price_change_list(
     since: domain::Date,
     only: Option<i64>,
 ) -> Result<Vec<PriceChange>, OpError> {
-    let rows =
-        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let rows = ctx.visible_subscriptions()?;
     let mut items = Vec::new();
     for row in rows.iter().filter(|r| only.is_none_or(|id| r.id == id)) {
         for pair in row.prices.windows(2) {
@@ -241,8 +239,7 @@ fn sref(row: &SubscriptionRow) -> Ref {
 
 pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpError> {
     let converter = Converter::load(ctx)?;
-    let rows =
-        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let rows = ctx.visible_subscriptions()?;
     let live: Vec<&SubscriptionRow> = rows.iter().filter(|r| counted(r, ctx.today)).collect();
     let yearly_main = |row: &SubscriptionRow| {
         let price = views::current_price(row, ctx.today);
@@ -251,30 +248,26 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
             .map(|m| amount(m, converter.main))
     };
     let mut items = Vec::new();
-    for (i, a) in live.iter().enumerate() {
-        for b in &live[i + 1..] {
-            if validate::looks_alike(&a.name, &b.name) {
-                items.push(SavingCandidate {
-                    kind: "duplicate".into(),
-                    subscriptions: vec![sref(a), sref(b)],
-                    title: Text::new("{a} and {b} look like the same service")
-                        .with("a", &a.name)
-                        .with("b", &b.name)
-                        .render(),
-                    evidence: Text::new(
-                        "Both are active: {a} costs {pa} {ca}, {b} costs {pb} {cb}.",
-                    )
-                    .with("a", &a.name)
-                    .with("pa", amount(views::current_price(a, ctx.today), a.currency).display)
-                    .with("ca", a.cycle.describe())
-                    .with("b", &b.name)
-                    .with("pb", amount(views::current_price(b, ctx.today), b.currency).display)
-                    .with("cb", b.cycle.describe())
-                    .render(),
-                    yearly_saving: yearly_main(b),
-                });
-            }
-        }
+    let names: Vec<&str> = live.iter().map(|r| r.name.as_str()).collect();
+    for (i, j) in validate::look_alike_pairs(&names) {
+        let (a, b) = (live[i], live[j]);
+        items.push(SavingCandidate {
+            kind: "duplicate".into(),
+            subscriptions: vec![sref(a), sref(b)],
+            title: Text::new("{a} and {b} look like the same service")
+                .with("a", &a.name)
+                .with("b", &b.name)
+                .render(),
+            evidence: Text::new("Both are active: {a} costs {pa} {ca}, {b} costs {pb} {cb}.")
+                .with("a", &a.name)
+                .with("pa", amount(views::current_price(a, ctx.today), a.currency).display)
+                .with("ca", a.cycle.describe())
+                .with("b", &b.name)
+                .with("pb", amount(views::current_price(b, ctx.today), b.currency).display)
+                .with("cb", b.cycle.describe())
+                .render(),
+            yearly_saving: yearly_main(b),
+        });
     }
     let since = ctx.today.checked_sub(jiff::Span::new().days(90)).map_err(|_| OpError::Internal)?;
     for change in price_change_list(ctx, since, None)? {
@@ -326,7 +319,7 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
     }
     let long_ago =
         ctx.today.checked_sub(jiff::Span::new().days(90)).map_err(|_| OpError::Internal)?;
-    for row in &rows {
+    for row in rows.iter() {
         if let Some(pause) = row.pauses.iter().find(|p| p.until.is_none() && p.from <= long_ago) {
             items.push(SavingCandidate {
                 kind: "long_paused".into(),
@@ -347,8 +340,7 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
 }
 
 pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpError> {
-    let rows =
-        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let rows = ctx.visible_subscriptions()?;
     let methods = store::organise::list_payment_methods(ctx.db, ctx.household_id(), Some(ctx.me()))
         .or_internal()?;
     let converter = Converter::load(ctx)?;
@@ -357,7 +349,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
         ctx.today.checked_sub(jiff::Span::new().days(30)).map_err(|_| OpError::Internal)?;
     let mut items = Vec::new();
     let mut missing_rates: BTreeMap<Currency, Vec<Ref>> = BTreeMap::new();
-    for row in &rows {
+    for row in rows.iter() {
         let status = effective_status(row, ctx.today);
         let live = matches!(status, SubscriptionStatus::Active | SubscriptionStatus::Trial);
         if status == SubscriptionStatus::Trial
@@ -430,20 +422,18 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
         }
     }
     let live: Vec<&SubscriptionRow> = rows.iter().filter(|r| counted(r, ctx.today)).collect();
-    for (i, a) in live.iter().enumerate() {
-        for b in &live[i + 1..] {
-            if validate::looks_alike(&a.name, &b.name) {
-                items.push(AttentionItem {
-                    kind: "looks_alike".into(),
-                    message: Text::new("{a} and {b} look alike; is one a duplicate?")
-                        .with("a", &a.name)
-                        .with("b", &b.name)
-                        .render(),
-                    subscriptions: vec![sref(a), sref(b)],
-                    due_on: None,
-                });
-            }
-        }
+    let names: Vec<&str> = live.iter().map(|r| r.name.as_str()).collect();
+    for (i, j) in validate::look_alike_pairs(&names) {
+        let (a, b) = (live[i], live[j]);
+        items.push(AttentionItem {
+            kind: "looks_alike".into(),
+            message: Text::new("{a} and {b} look alike; is one a duplicate?")
+                .with("a", &a.name)
+                .with("b", &b.name)
+                .render(),
+            subscriptions: vec![sref(a), sref(b)],
+            due_on: None,
+        });
     }
     for (code, subscriptions) in missing_rates {
         items.push(AttentionItem {
@@ -461,7 +451,10 @@ pub(crate) fn attention_items(ctx: &mut Ctx<'_>, _: Empty) -> Result<AttentionLi
 }
 
 /// How many subscriptions the briefing lists by name before summarising the rest.
-const CONTEXT_SUBSCRIPTIONS: usize = 150;
+const CONTEXT_SUBSCRIPTIONS: usize = 100;
+
+/// How many upcoming charges the briefing lists.
+const CONTEXT_UPCOMING: usize = 40;
 
 pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpError> {
     let household = household_view(ctx);
@@ -472,8 +465,7 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
         .map(|m| Ref { id: m.id, name: m.name.clone() })
         .ok_or(OpError::Internal)?;
     let summary = spending_summary(ctx, SpendingSummaryInput { group_by: Some("none".into()) })?;
-    let rows =
-        store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    let rows = ctx.visible_subscriptions()?;
     let shown: Vec<ContextSubscription> = rows
         .iter()
         .filter(|r| effective_status(r, ctx.today) != SubscriptionStatus::Cancelled)
@@ -494,7 +486,9 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
     let subscriptions: Vec<ContextSubscription> =
         shown.into_iter().take(CONTEXT_SUBSCRIPTIONS).collect();
     let to = ctx.today.checked_add(jiff::Span::new().days(13)).map_err(|_| OpError::Internal)?;
-    let upcoming = charges::project(ctx, ctx.today, to, None)?;
+    let mut upcoming = charges::project(ctx, ctx.today, to, None)?;
+    let upcoming_omitted = upcoming.len().saturating_sub(CONTEXT_UPCOMING) as u64;
+    upcoming.truncate(CONTEXT_UPCOMING);
     let attention = attention_list(ctx)?;
     let members: Vec<Ref> =
         members.iter().map(|m| Ref { id: m.id, name: m.name.clone() }).collect();
@@ -508,6 +502,7 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
         subscriptions,
         subscriptions_omitted: omitted,
         upcoming,
+        upcoming_omitted,
         attention,
         markdown: String::new(),
     };

@@ -51,12 +51,13 @@ pub(crate) fn list(
         .as_deref()
         .map(|v| views::parse_visibility("/visibility", v))
         .transpose()?;
-    let due_before = views::parse_opt_date("/due_before", input.due_before.as_deref())?;
+    let due_before =
+        views::parse_opt_date("/due_before", input.due_before.as_deref())?.map(views::date_text);
     let text = input.text.as_deref().map(str::to_lowercase);
     let tag = input.tag.as_deref().map(str::to_lowercase);
-    let rows = subs::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
-    let mut items: Vec<(SubscriptionRow, Subscription)> = Vec::new();
-    for row in rows {
+    let rows = ctx.visible_subscriptions()?;
+    let mut items: Vec<(&SubscriptionRow, Subscription)> = Vec::new();
+    for row in rows.iter() {
         if input.category_id.is_some_and(|id| row.category_id != Some(id))
             || (input.uncategorised == Some(true) && row.category_id.is_some())
             || input.payment_method_id.is_some_and(|id| row.payment_method_id != Some(id))
@@ -71,12 +72,12 @@ pub(crate) fn list(
         {
             continue;
         }
-        if !statuses.is_empty() && !statuses.contains(&views::effective_status(&row, ctx.today)) {
+        if !statuses.is_empty() && !statuses.contains(&views::effective_status(row, ctx.today)) {
             continue;
         }
-        let view = subscription_view(&row, ctx.today);
-        if let Some(due) = due_before
-            && view.next_charge_on.as_deref().is_none_or(|next| next > due.to_string().as_str())
+        let view = subscription_view(row, ctx.today);
+        if let Some(due) = &due_before
+            && view.next_charge_on.as_deref().is_none_or(|next| next > due.as_str())
         {
             continue;
         }

@@ -167,9 +167,9 @@ fn allowed_workspace_deps(krate: &str) -> Option<Option<&'static [&'static str]>
         "store" => Some(&["domain"]),
         "ops" => Some(&["domain"]),
         "app" => Some(&["ops", "domain", "store"]),
-        "http" => Some(&["ops", "domain"]),
-        "api" | "mcp" | "web" | "oauth" => Some(&["ops", "http", "domain"]),
-        "assistant" | "channels" => Some(&["ops", "domain"]),
+        "http" => Some(&["ops"]),
+        "api" | "mcp" | "web" | "oauth" => Some(&["ops", "http"]),
+        "assistant" | "channels" => Some(&["ops"]),
         "exhale" | "test-support" => None,
         _ => return None,
     };
@@ -182,12 +182,12 @@ fn rule_text(krate: &str) -> &'static str {
         "store" => "store depends only on domain among workspace crates",
         "ops" => "ops depends only on domain",
         "app" => "app depends only on ops, domain and store",
-        "http" => "http depends only on ops and domain",
+        "http" => "http depends only on ops",
         "api" | "mcp" | "web" | "oauth" => {
-            "an HTTP adapter depends only on ops, http and domain, never on app, store or another adapter"
+            "an HTTP adapter depends only on ops and http, never on domain, app, store or another adapter"
         }
         "assistant" | "channels" => {
-            "an adapter depends only on ops and domain, never on app, store or another adapter"
+            "an adapter depends only on ops, never on domain, app, store or another adapter"
         }
         _ => "",
     }

@@ -4,8 +4,8 @@ use axum::{
     http::{HeaderMap, HeaderValue, StatusCode, header},
     response::IntoResponse,
 };
-use domain::Text;
 use ops::OpError;
+use ops::Text;
 
 use super::{BearerRejection, parse_bearer};
 

@@ -1,7 +1,7 @@
 //! Tests of the problem JSON every `OpError` turns into.
 
 use axum::http::{StatusCode, header};
-use domain::Text;
+use ops::Text;
 use ops::{OpError, Scope};
 use serde_json::json;
 

@@ -179,3 +179,23 @@ async fn openapi_and_health_describe_every_op() {
         assert_eq!(path["get"].is_object(), meta.info.hints.read_only, "{}", meta.name());
     }
 }
+
+#[tokio::test]
+async fn openapi_document_passes_a_third_party_validator() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let document = reqwest::get(server.url("/api/v1/openapi.json")).await.unwrap().text().await.unwrap();
+    let path = w.env.dir.path().join("openapi.json");
+    std::fs::write(&path, document).unwrap();
+    let output = std::process::Command::new("python3")
+        .args(["-m", "openapi_spec_validator"])
+        .arg(&path)
+        .output()
+        .expect("python3 runs (see .ci/run for the packages the tests need)");
+    assert!(
+        output.status.success(),
+        "openapi-spec-validator refused the document (install it with the pip line in .ci/run):\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -40,6 +40,10 @@ pub enum StoreError {
     Corrupt(String),
     #[error("database error: {0}")]
     Sqlite(#[source] rusqlite::Error),
+    #[error(
+        "the database was written by a newer Exhale (schema version {found}; this one knows {known}); upgrade Exhale, or restore a backup"
+    )]
+    NewerSchema { found: usize, known: usize },
     #[error("cannot open the database at {path}: {source}")]
     Open { path: PathBuf, source: rusqlite::Error },
 }

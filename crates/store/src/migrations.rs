@@ -4,12 +4,15 @@
 
 use rusqlite::Connection;
 
-use crate::Result;
+use crate::{Result, StoreError};
 
 const MIGRATIONS: &[(&str, &str)] = &[("0001_init", include_str!("../migrations/0001_init.sql"))];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {
     let current: usize = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if current > MIGRATIONS.len() {
+        return Err(StoreError::NewerSchema { found: current, known: MIGRATIONS.len() });
+    }
     for (index, (_name, sql)) in MIGRATIONS.iter().enumerate().skip(current) {
         let tx = conn.transaction()?;
         tx.execute_batch(sql)?;
@@ -46,6 +49,14 @@ mod tests {
             expected, actual,
             "the schema changed; review it and run UPDATE_SNAPSHOTS=1 cargo test -p store to update schema.sql"
         );
+    }
+
+    #[test]
+    fn a_database_from_a_newer_exhale_is_refused() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        let err = super::apply(&mut conn).unwrap_err();
+        assert!(err.to_string().contains("newer"), "{err}");
     }
 
     #[test]

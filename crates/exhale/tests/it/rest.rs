@@ -184,7 +184,8 @@ async fn openapi_and_health_describe_every_op() {
 async fn openapi_document_passes_a_third_party_validator() {
     let w = World::new().await;
     let server = w.env.serve().await;
-    let document = reqwest::get(server.url("/api/v1/openapi.json")).await.unwrap().text().await.unwrap();
+    let document =
+        reqwest::get(server.url("/api/v1/openapi.json")).await.unwrap().text().await.unwrap();
     let path = w.env.dir.path().join("openapi.json");
     std::fs::write(&path, document).unwrap();
     let output = std::process::Command::new("python3")

@@ -190,3 +190,70 @@ async fn serve_answers_until_sigterm_then_exits_cleanly() {
     assert!(killed.success());
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn configuration_layers_defaults_file_environment_and_flags() {
+    let dir = TempDir::new();
+    let file = dir.path().join("exhale.toml");
+    std::fs::write(&file, "listen = \"127.0.0.1:9001\"\nlog = \"debug\"\n").unwrap();
+    let show = |extra_env: &[(&str, &str)], extra_args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_exhale"));
+        command.env("HOME", dir.path()).env_remove("EXHALE_LISTEN").env_remove("EXHALE_DATA_DIR");
+        for (key, value) in extra_env {
+            command.env(key, value);
+        }
+        let output = command
+            .args(["--config", file.to_str().unwrap()])
+            .args(extra_args)
+            .args(["config", "show"])
+            .output()
+            .unwrap();
+        stdout(&output)
+    };
+    let from_file = show(&[], &[]);
+    assert!(from_file.contains("127.0.0.1:9001") && from_file.contains("debug"), "{from_file}");
+    assert!(from_file.contains(".local/share/exhale"), "the default data directory: {from_file}");
+    let from_env =
+        show(&[("EXHALE_LISTEN", "127.0.0.1:9002"), ("EXHALE_DATA_DIR", "/tmp/exhale-env")], &[]);
+    assert!(
+        from_env.contains("127.0.0.1:9002") && from_env.contains("/tmp/exhale-env"),
+        "{from_env}"
+    );
+    let from_flag = show(&[("EXHALE_LISTEN", "127.0.0.1:9002")], &["--listen", "127.0.0.1:9003"]);
+    assert!(from_flag.contains("127.0.0.1:9003"), "{from_flag}");
+    std::fs::write(&file, "listen = \"127.0.0.1:9001\"\nsurprise = 1\n").unwrap();
+    let refused = Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .env("HOME", dir.path())
+        .args(["--config", file.to_str().unwrap(), "config", "show"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("surprise"));
+}
+
+#[test]
+fn serve_explains_how_to_create_the_first_owner() {
+    let dir = TempDir::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("HOME", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    for line in lines {
+        let line = line.unwrap();
+        let done = line.contains("member create-owner");
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    assert!(seen.iter().any(|l| l.contains("No owner yet")), "{seen:?}");
+    Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

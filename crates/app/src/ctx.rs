@@ -90,6 +90,15 @@ impl Ctx<'_> {
         };
         let private_to =
             self.private_to(entity, before.as_ref()).or(self.private_to(entity, after.as_ref()));
+        let deleted = after.is_none();
+        if let Some(owner) = self.private_to(entity, after.as_ref())
+            && self.private_to(entity, before.as_ref()).is_none()
+            && before.is_some()
+        {
+            // What was shared is now private: its history becomes its owner's alone too.
+            store::audit::make_private(self.db, self.household_id(), entity, id, owner)
+                .or_internal()?;
+        }
         let (actor_kind, token_id, token_name, client_name) = match &self.caller.actor {
             Actor::Person => ("person", None, None, None),
             Actor::Token { token_id, token_name, client_name } => {
@@ -114,8 +123,8 @@ impl Ctx<'_> {
             entity_id: id,
             action: action.into(),
             summary: serde_json::to_string(&summary).map_err(|_| OpError::Internal)?,
-            before_state: before.map(|v| v.to_string()),
-            after_state: after.map(|v| v.to_string()),
+            before_state: before.map(|v| stored_state(v, deleted)),
+            after_state: after.map(|v| stored_state(v, deleted)),
             batch_id: self.batch_id.clone(),
             private_to,
             undone_by: None,
@@ -142,7 +151,7 @@ impl Ctx<'_> {
 
     /// Only this member may see changes to a private subscription or payment method, or to
     /// their own tokens.
-    fn private_to(&self, entity: &str, state: Option<&Value>) -> Option<i64> {
+    pub(crate) fn private_to(&self, entity: &str, state: Option<&Value>) -> Option<i64> {
         let row = state?.get("row")?;
         match entity {
             "subscription" | "payment_method" => (row.get("visibility")?.as_str()? == "private")
@@ -159,6 +168,15 @@ impl Ctx<'_> {
             _ => None,
         }
     }
+}
+
+/// A snapshot as the audit table keeps it: the rows an undo needs to bring back only when the
+/// entity was deleted (a subscription's charges), so entries of everyday edits stay small.
+fn stored_state(mut state: Value, deleted: bool) -> String {
+    if !deleted && let Value::Object(map) = &mut state {
+        map.remove("kept");
+    }
+    state.to_string()
 }
 
 /// An `invalid_input` error at a JSON pointer.

@@ -111,6 +111,22 @@ fn needs_confirmation(caller: &Caller, info: &OpInfo) -> bool {
 use ops::Op as _;
 
 fn check_access(caller: &Caller, info: &OpInfo) -> Result<(), OpError> {
+    if caller.actor == Actor::Assistant {
+        if let ops::Exposure::NotAssistant { reason } = info.exposure {
+            return Err(OpError::forbidden(
+                Text::new("{op} is not available to the assistant: {reason}.")
+                    .with("op", info.name)
+                    .with("reason", reason),
+            ));
+        }
+        // The assistant's proposals are applied by the person tapping the card Exhale wrote,
+        // never by the model.
+        if info.name == ops::access::ConfirmChange::INFO.name {
+            return Err(OpError::forbidden(Text::new(
+                "Only the person can confirm the assistant's proposals.",
+            )));
+        }
+    }
     if let ops::Exposure::Excluded { reason } = info.exposure
         && matches!(caller.actor, Actor::Token { .. } | Actor::Assistant)
     {
@@ -278,8 +294,12 @@ impl App {
                             undo_of: None,
                     visible: Default::default(),
                         };
-                        if let Some(id) = &confirmation {
-                            store::access::use_confirmation(db, id, &ctx.now_text()).or_internal()?;
+                        // Checked again inside the write transaction, so two concurrent confirms
+                        // cannot both apply.
+                        if let Some(id) = &confirmation
+                            && !store::access::use_confirmation(db, id, &ctx.now_text()).or_internal()?
+                        {
+                            return Err(already_used());
                         }
                         let output = (handler)(&mut ctx, input, Encoding::Value)?.into_value()?;
                         if !ctx.changes.is_empty() && !matches!(caller.actor, Actor::Person | Actor::System) {
@@ -399,14 +419,10 @@ impl App {
             return Err(not_found());
         }
         if row.used_at.is_some() {
-            return Err(OpError::conflict(Text::new(
-                "This confirmation was already used; the change was applied once. Check list_activity.",
-            )));
+            return Err(already_used());
         }
         if row.expires_at < timestamp_text(self.clock.now()) {
-            return Err(OpError::conflict(Text::new(
-                "This confirmation expired (they last 10 minutes). Call the op again to get a new preview.",
-            )));
+            return Err(expired());
         }
         let Some(meta) = ops::find(&row.op) else { return Err(not_found()) };
         check_access(caller, meta.info)?;
@@ -415,6 +431,18 @@ impl App {
         let confirmation = (mode == Mode::Apply).then_some(row.id);
         self.run_write(caller, meta.info, input, mode, confirmation).await
     }
+}
+
+fn already_used() -> OpError {
+    OpError::conflict(Text::new(
+        "This confirmation was already used or has expired; the change was applied at most once. Check list_activity, or call the op again for a new preview.",
+    ))
+}
+
+fn expired() -> OpError {
+    OpError::conflict(Text::new(
+        "This confirmation expired (they last 10 minutes). Call the op again to get a new preview.",
+    ))
 }
 
 pub(crate) fn timestamp_text(at: jiff::Timestamp) -> String {

@@ -16,6 +16,10 @@ pub(crate) fn router(catalog: Arc<dyn ops::Catalog>, config: &Config) -> axum::R
 }
 
 pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()> {
+    // Listen for SIGTERM before saying we are up, so a supervisor that stops us right after
+    // the first line gets a clean exit.
+    let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot listen for SIGTERM")?;
     let listener = TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;
@@ -32,24 +36,16 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
     let jobs = app.spawn_jobs();
     let catalog: Arc<dyn ops::Catalog> = app;
     axum::serve(listener, router(catalog, &config))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(shutdown_signal(terminate))
         .await?;
     jobs.abort();
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
+async fn shutdown_signal(mut terminate: tokio::signal::unix::Signal) {
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
-        () = terminate => {}
+        _ = terminate.recv() => {}
     }
     tracing::info!("shutting down");
 }

@@ -145,7 +145,8 @@ impl Op for ExportData {
         "export_data",
         "Export everything you can see as one JSON document",
         "Household, members, subscriptions with price history, charges, categories, payment methods and settings. Large: prefer the list ops for questions.",
-    );
+    )
+    .not_for_assistant("one huge result that would fill a model's context; the assistant answers from the list ops");
     type Input = Empty;
     type Output = Value;
 }

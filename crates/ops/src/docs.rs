@@ -63,6 +63,12 @@ fn op_section(out: &mut String, meta: &OpMeta) {
         Exposure::Agents => {
             let _ = writeln!(out, "- exposure: agents");
         }
+        Exposure::NotAssistant { reason } => {
+            let _ = writeln!(
+                out,
+                "- exposure: agents, but not the built-in assistant, because {reason}"
+            );
+        }
         Exposure::Excluded { reason } => {
             let _ = writeln!(out, "- exposure: excluded from agents, because {reason}");
         }
@@ -80,6 +86,7 @@ fn yes_no(flag: bool) -> &'static str {
 fn exposure_word(exposure: Exposure) -> &'static str {
     match exposure {
         Exposure::Agents => "agents",
+        Exposure::NotAssistant { .. } => "agents, not the assistant",
         Exposure::Excluded { .. } => "excluded",
     }
 }
@@ -260,7 +267,7 @@ mod tests {
         for meta in all() {
             match meta.info.exposure {
                 Exposure::Agents => {}
-                Exposure::Excluded { reason } => assert!(
+                Exposure::Excluded { reason } | Exposure::NotAssistant { reason } => assert!(
                     !reason.trim().is_empty(),
                     "{}: an op excluded from agents must say why",
                     meta.name()

@@ -35,7 +35,13 @@ impl Hints {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exposure {
     Agents,
-    Excluded { reason: &'static str },
+    /// For agents over MCP and REST, but not for the built-in assistant.
+    NotAssistant {
+        reason: &'static str,
+    },
+    Excluded {
+        reason: &'static str,
+    },
 }
 
 /// Everything an op declares about itself, once.
@@ -101,6 +107,11 @@ impl OpInfo {
 
     pub const fn owner_only(mut self) -> Self {
         self.owner_only = true;
+        self
+    }
+
+    pub const fn not_for_assistant(mut self, reason: &'static str) -> Self {
+        self.exposure = Exposure::NotAssistant { reason };
         self
     }
 

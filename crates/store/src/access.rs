@@ -144,9 +144,13 @@ pub fn get_confirmation(db: &Db<'_>, id: &str) -> Result<Option<ConfirmationRow>
         .optional()?)
 }
 
-pub fn use_confirmation(db: &Db<'_>, id: &str, now: &str) -> Result<()> {
-    db.conn.execute("UPDATE confirmations SET used_at = ?2 WHERE id = ?1", params![id, now])?;
-    Ok(())
+/// Marks a confirmation used if it is still unused and unexpired; false otherwise.
+pub fn use_confirmation(db: &Db<'_>, id: &str, now: &str) -> Result<bool> {
+    let changed = db.conn.execute(
+        "UPDATE confirmations SET used_at = ?2 WHERE id = ?1 AND used_at IS NULL AND expires_at >= ?2",
+        params![id, now],
+    )?;
+    Ok(changed == 1)
 }
 
 /// Deletes confirmations that expired before `before`.

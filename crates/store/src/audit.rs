@@ -155,11 +155,13 @@ pub fn get_many(db: &Db<'_>, household_id: i64, viewer: i64, ids: &[i64]) -> Res
     Ok(rows)
 }
 
-/// The entries of one call that the viewer may see.
+/// The entries of one call that the viewer may see, or that the viewer made (a change of
+/// theirs that touched someone's private item is still theirs to revert).
 pub fn batch(db: &Db<'_>, household_id: i64, viewer: i64, batch_id: &str) -> Result<Vec<AuditRow>> {
-    let mut stmt = db
-        .conn
-        .prepare_cached(&format!("{SELECT} WHERE {VISIBLE} AND a.batch_id = ?3 ORDER BY a.id"))?;
+    let mut stmt = db.conn.prepare_cached(&format!(
+        "{SELECT} WHERE a.household_id = ?1 AND (a.private_to IS NULL OR a.private_to = ?2 OR a.member_id = ?2)
+         AND a.batch_id = ?3 ORDER BY a.id"
+    ))?;
     let rows = stmt
         .query_map(params![household_id, viewer, batch_id], from_row)?
         .collect::<Result<_, _>>()?;
@@ -182,6 +184,30 @@ pub fn latest_for_entity(
         .query_row(params![household_id, entity, entity_id], |r| r.get(0))
         .optional()?
         .flatten())
+}
+
+/// Hides the history of an entity (and of a subscription's charges) from everyone but `member`.
+pub fn make_private(
+    db: &Db<'_>,
+    household_id: i64,
+    entity: &str,
+    entity_id: i64,
+    member: i64,
+) -> Result<()> {
+    db.conn.execute(
+        "UPDATE audit SET private_to = ?4 WHERE household_id = ?1 AND private_to IS NULL
+         AND ((entity = ?2 AND entity_id = ?3)
+           OR (?2 = 'subscription' AND entity = 'charge'
+               AND entity_id IN (SELECT id FROM charges WHERE subscription_id = ?3)))",
+        params![household_id, entity, entity_id, member],
+    )?;
+    Ok(())
+}
+
+/// Clears `undone_by` of an entry whose undo was itself undone.
+pub fn clear_undone(db: &Db<'_>, id: i64) -> Result<()> {
+    db.conn.execute("UPDATE audit SET undone_by = NULL WHERE id = ?1", [id])?;
+    Ok(())
 }
 
 pub fn mark_undone(db: &Db<'_>, id: i64, undone_by: i64) -> Result<()> {

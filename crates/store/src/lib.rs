@@ -130,7 +130,9 @@ impl Store {
         commit: impl FnOnce(&Result<T, E>) -> bool,
         f: impl FnOnce(&Db<'_>) -> Result<T, E>,
     ) -> Result<Result<T, E>> {
-        let mut conn = self.writer.lock().map_err(|_| StoreError::Busy)?;
+        // A panic in an earlier write dropped (rolled back) its transaction, so the connection
+        // is fine to reuse.
+        let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let value = f(&Db { conn: &tx });
         if commit(&value) {

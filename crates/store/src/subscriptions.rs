@@ -40,7 +40,9 @@ pub struct SubscriptionRow {
     pub ends_on: Option<Date>,
     pub category_id: Option<i64>,
     pub category_name: Option<String>,
+    /// Kept even when the viewer may not see the payment method, so writes preserve it.
     pub payment_method_id: Option<i64>,
+    /// None when the viewer may not see the payment method (another member's private card).
     pub payment_method_name: Option<String>,
     pub visibility: Visibility,
     pub charged_through: Option<Date>,
@@ -61,7 +63,8 @@ const SELECT: &str = "SELECT s.id, s.household_id, s.owner_id, m.name, s.name, s
     FROM subscriptions s
     JOIN members m ON m.id = s.owner_id
     LEFT JOIN categories c ON c.id = s.category_id
-    LEFT JOIN payment_methods p ON p.id = s.payment_method_id";
+    LEFT JOIN payment_methods p ON p.id = s.payment_method_id
+        AND (?2 IS NULL OR p.visibility = 'household' OR p.owner_id = ?2)";
 
 fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SubscriptionRow> {
     let every: i64 = row.get(8)?;

@@ -75,7 +75,7 @@ fn every_operation_carries_the_ops_facts() {
             assert_eq!(operation["x-exhale-financial"], meta.info.financial);
             assert_eq!(operation["x-exhale-destructive"], meta.info.hints.destructive);
             match meta.info.exposure {
-                ops::Exposure::Agents => {
+                ops::Exposure::Agents | ops::Exposure::NotAssistant { .. } => {
                     assert!(operation.get("x-exhale-excluded-from-agents").is_none());
                 }
                 ops::Exposure::Excluded { reason } => {

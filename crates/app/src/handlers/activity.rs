@@ -154,8 +154,23 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
     entries.sort_by_key(|e| std::cmp::Reverse(e.id));
     entries.dedup_by_key(|e| e.id);
     let mut reverted = Vec::with_capacity(entries.len());
+    let mut restored_members = false;
     for entry in entries {
+        let mine = entry.member_id == Some(ctx.me());
+        let hidden = entry.private_to.is_some_and(|member| member != ctx.me());
+        if matches!(entry.entity.as_str(), "token" | "member")
+            && !matches!(ctx.caller.actor, ops::Actor::Person)
+        {
+            return Err(OpError::forbidden(Text::new(
+                "Changes to tokens and members can only be undone by a person, in the web app or the CLI: an agent must not restore credentials or membership.",
+            )));
+        }
         if let Some(by) = entry.undone_by {
+            if hidden {
+                return Err(OpError::conflict(Text::new(
+                    "Part of this change was already undone; nothing was changed.",
+                )));
+            }
             return Err(OpError::conflict(
                 Text::new("Change {id} ({summary}) was already undone by entry {by}; nothing was changed.")
                     .with("id", entry.id)
@@ -178,10 +193,27 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
         let before = parse_state(entry.before_state.as_deref())?;
         let after = parse_state(entry.after_state.as_deref())?;
         let current = ctx.snapshot(&entry.entity, entry.entity_id)?;
+        // An item that has become someone else's private item since is theirs to undo; a change
+        // the caller made themselves (a batch touching hidden items) stays theirs to revert.
+        let private_now = [&current, &before, &after]
+            .into_iter()
+            .filter_map(|state| ctx.private_to(&entry.entity, state.as_ref()))
+            .any(|member| member != ctx.me());
+        if private_now && !mine {
+            return Err(OpError::not_found(
+                Text::new("No activity entry with id {id} that you can undo. Call list_activity to find ids.")
+                    .with("id", entry.id),
+            ));
+        }
         let comparable = |state: &Option<Value>| -> Result<Option<Value>, OpError> {
             state.as_ref().map(|s| snapshot::comparable(&entry.entity, s)).transpose().or_internal()
         };
         if comparable(&current)? != comparable(&after)? {
+            if hidden {
+                return Err(OpError::conflict(Text::new(
+                    "Something this change touched was changed since by someone else; nothing was changed.",
+                )));
+            }
             let view = entry_view(&entry);
             return Err(OpError::conflict(
                 Text::new("{entity} {entity_id} changed after \"{summary}\" (entry {id}); undo the later changes first, or edit it directly. Nothing was changed.")
@@ -191,14 +223,20 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                     .with("id", entry.id),
             ));
         }
-        snapshot::restore(
-            ctx.db,
-            ctx.household_id(),
-            &entry.entity,
-            entry.entity_id,
-            before.as_ref(),
-        )
-        .or_internal()?;
+        snapshot::restore(ctx.db, ctx.household_id(), &entry.entity, entry.entity_id, before.as_ref())
+            .map_err(|err| match err {
+                store::StoreError::Constraint(_) => OpError::conflict(
+                    Text::new("Cannot bring back {entity} {entity_id}: something it refers to (a category, payment method or member) was deleted since. Undo that deletion first; list_activity shows it. Nothing was changed.")
+                        .with("entity", &entry.entity)
+                        .with("entity_id", entry.entity_id),
+                ),
+                other => crate::invoke::internal(other),
+            })?;
+        restored_members |= entry.entity == "member";
+        // Undoing an undo brings the original change back, which can then be undone again.
+        if let Some(original) = entry.undo_of {
+            store::audit::clear_undone(ctx.db, original).or_internal()?;
+        }
         let summary =
             serde_json::from_str::<Text>(&entry.summary).map(|t| t.render()).unwrap_or_default();
         ctx.undo_of = Some(entry.id);
@@ -225,6 +263,13 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
             store::audit::mark_undone(ctx.db, entry.id, audit_id).or_internal()?;
         }
         reverted.push(entry.id);
+    }
+    if restored_members
+        && store::households::count_owners(ctx.db, ctx.household_id()).or_internal()? == 0
+    {
+        return Err(OpError::conflict(Text::new(
+            "Undoing this would leave the household without an owner; make someone an owner first. Nothing was changed.",
+        )));
     }
     Ok(UndoResult { reverted })
 }

@@ -112,7 +112,8 @@ pub(crate) fn totals(items: &[ProjectedCharge]) -> Vec<Amount> {
         if let Ok(money) = domain::Currency::parse(&item.amount.currency)
             .and_then(|c| Money::parse(&item.amount.amount, c))
         {
-            *sums.entry(item.amount.currency.clone()).or_default() += money.minor();
+            let sum = sums.entry(item.amount.currency.clone()).or_default();
+            *sum = sum.saturating_add(money.minor());
         }
     }
     sums.into_iter()

@@ -196,6 +196,26 @@ pub(crate) fn invite_member(
 
 pub(crate) fn remove_member(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
     let row = load_member(ctx, input.id)?;
+    if row.id == ctx.me() {
+        return Err(OpError::conflict(Text::new(
+            "You cannot remove yourself; another owner can remove you, or make someone else an owner first.",
+        )));
+    }
+    let private_cards = store::organise::payment_methods_of(ctx.db, ctx.household_id(), row.id)
+        .or_internal()?
+        .into_iter()
+        .filter_map(|id| {
+            store::organise::get_payment_method(ctx.db, ctx.household_id(), None, id).ok()
+        })
+        .filter(|method| method.visibility == domain::entities::Visibility::Private)
+        .count();
+    if private_cards > 0 {
+        return Err(OpError::conflict(
+            Text::new("{name} still has {count} private payment methods. They must delete them or make them household-visible first.")
+                .with("name", &row.name)
+                .with("count", private_cards),
+        ));
+    }
     if row.role == Role::Owner && hh::count_owners(ctx.db, ctx.household_id()).or_internal()? <= 1 {
         return Err(OpError::conflict(
             Text::new("{name} is the last owner and cannot be removed.").with("name", &row.name),

@@ -38,11 +38,16 @@ fn counted(row: &SubscriptionRow, today: domain::Date) -> bool {
     matches!(effective_status(row, today), SubscriptionStatus::Active | SubscriptionStatus::Trial)
 }
 
+/// Sums in i128 so that no household's totals can overflow; shown clamped to i64.
 #[derive(Default)]
 struct Sum {
     count: u64,
-    monthly: i64,
-    yearly: i64,
+    monthly: i128,
+    yearly: i128,
+}
+
+fn clamp(sum: i128) -> i64 {
+    i64::try_from(sum).unwrap_or(if sum < 0 { i64::MIN } else { i64::MAX })
 }
 
 pub(crate) fn spending_summary(
@@ -73,23 +78,23 @@ pub(crate) fn spending_summary(
             let entry =
                 unconverted.entry(row.currency).or_insert_with(|| (row.currency, Sum::default()));
             entry.1.count += 1;
-            entry.1.monthly += monthly;
-            entry.1.yearly += yearly;
+            entry.1.monthly += i128::from(monthly);
+            entry.1.yearly += i128::from(yearly);
             continue;
         };
         total.count += 1;
-        total.monthly += monthly;
-        total.yearly += yearly;
+        total.monthly += i128::from(monthly);
+        total.yearly += i128::from(yearly);
         let keys: Vec<(Option<i64>, String)> = match group_by.as_str() {
             "category" => vec![(
                 row.category_id,
                 row.category_name.clone().unwrap_or_else(|| "Uncategorised".into()),
             )],
             "member" => vec![(Some(row.owner_id), row.owner_name.clone())],
-            "payment_method" => vec![(
-                row.payment_method_id,
-                row.payment_method_name.clone().unwrap_or_else(|| "No payment method".into()),
-            )],
+            "payment_method" => vec![match &row.payment_method_name {
+                Some(name) => (row.payment_method_id, name.clone()),
+                None => (None, "No payment method you can see".into()),
+            }],
             "tag" if row.tags.is_empty() => vec![(None, "Untagged".into())],
             "tag" => row.tags.iter().map(|t| (None, t.clone())).collect(),
             _ => vec![(None, "All".into())],
@@ -97,8 +102,8 @@ pub(crate) fn spending_summary(
         for key in keys {
             let sum = groups.entry(key).or_default();
             sum.count += 1;
-            sum.monthly += monthly;
-            sum.yearly += yearly;
+            sum.monthly += i128::from(monthly);
+            sum.yearly += i128::from(yearly);
         }
     }
     let main = converter.main;
@@ -108,8 +113,8 @@ pub(crate) fn spending_summary(
             id,
             label,
             subscription_count: sum.count,
-            monthly: amount(sum.monthly, main),
-            yearly: amount(sum.yearly, main),
+            monthly: amount(clamp(sum.monthly), main),
+            yearly: amount(clamp(sum.yearly), main),
         })
         .collect();
     groups.sort_by(|a, b| {
@@ -119,8 +124,8 @@ pub(crate) fn spending_summary(
     Ok(SpendingSummary {
         currency: main.code().to_owned(),
         subscription_count: total.count,
-        monthly: amount(total.monthly, main),
-        yearly: amount(total.yearly, main),
+        monthly: amount(clamp(total.monthly), main),
+        yearly: amount(clamp(total.yearly), main),
         group_by,
         groups,
         unconverted: unconverted
@@ -128,8 +133,8 @@ pub(crate) fn spending_summary(
             .map(|(currency, sum)| Unconverted {
                 currency: currency.code().to_owned(),
                 subscription_count: sum.count,
-                monthly: amount(sum.monthly, currency),
-                yearly: amount(sum.yearly, currency),
+                monthly: amount(clamp(sum.monthly), currency),
+                yearly: amount(clamp(sum.yearly), currency),
             })
             .collect(),
     })
@@ -160,24 +165,24 @@ pub(crate) fn spending_history(
     let mut out = Vec::new();
     let mut month = first;
     while month <= this_month {
-        let mut total = 0;
+        let mut total: i128 = 0;
         let mut count = 0;
-        let mut apart: BTreeMap<Currency, (Currency, i64)> = BTreeMap::new();
+        let mut apart: BTreeMap<Currency, (Currency, i128)> = BTreeMap::new();
         for charge in charges.iter().filter(|c| c.charged_on.first_of_month() == month) {
             count += 1;
             match converter.to_main(charge.amount_minor, charge.currency) {
-                Some(minor) => total += minor,
+                Some(minor) => total += i128::from(minor),
                 None => {
                     apart.entry(charge.currency).or_insert((charge.currency, 0)).1 +=
-                        charge.amount_minor
+                        i128::from(charge.amount_minor)
                 }
             }
         }
         out.push(MonthSpending {
             month: month.strftime("%Y-%m").to_string(),
-            total: amount(total, converter.main),
+            total: amount(clamp(total), converter.main),
             charge_count: count,
-            unconverted: apart.into_values().map(|(c, minor)| amount(minor, c)).collect(),
+            unconverted: apart.into_values().map(|(c, minor)| amount(clamp(minor), c)).collect(),
         });
         month = month.checked_add(jiff::Span::new().months(1)).map_err(|_| OpError::Internal)?;
     }

@@ -60,7 +60,8 @@ pub(crate) fn list(
     for row in rows.iter() {
         if input.category_id.is_some_and(|id| row.category_id != Some(id))
             || (input.uncategorised == Some(true) && row.category_id.is_some())
-            || input.payment_method_id.is_some_and(|id| row.payment_method_id != Some(id))
+            // A hidden card (another member's private one) matches no filter, so ids cannot be probed.
+            || input.payment_method_id.is_some_and(|id| row.payment_method_id != Some(id) || row.payment_method_name.is_none())
             || input.owner_id.is_some_and(|id| row.owner_id != id)
             || visibility.is_some_and(|v| row.visibility != v)
             || tag.as_ref().is_some_and(|tag| !row.tags.iter().any(|t| t.to_lowercase() == *tag))
@@ -204,6 +205,22 @@ fn check_private_owner(ctx: &Ctx<'_>, row: &SubscriptionRow) -> Result<(), OpErr
     Ok(())
 }
 
+/// How far back a series may start: past charges are recorded from the first charge on, and a
+/// series decades old is a typo more often than a history.
+const MAX_YEARS_BACK: i16 = 10;
+
+fn check_first_charge(pointer: &str, anchor: Date, today: Date) -> Result<(), OpError> {
+    if anchor.year() < today.year() - MAX_YEARS_BACK {
+        return Err(invalid(
+            pointer,
+            Text::new("{date} is more than {years} years ago; give the next charge date, or a first charge within the last {years} years.")
+                .with("date", anchor)
+                .with("years", MAX_YEARS_BACK),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn create(
     ctx: &mut Ctx<'_>,
     input: CreateSubscriptionInput,
@@ -225,6 +242,17 @@ pub(crate) fn create(
             ),
         ));
     };
+    if let (Some(next), Some(trial_end)) = (next_charge_on, trial_ends_on)
+        && next < trial_end
+    {
+        return Err(invalid(
+            "/next_charge_on",
+            Text::new("The first charge ({next}) falls inside the free trial, which ends on {end}; leave next_charge_on out or set it on or after the trial's end.")
+                .with("next", next)
+                .with("end", trial_end),
+        ));
+    }
+    check_first_charge("/next_charge_on", anchor_on, ctx.today)?;
     let ends_on = views::parse_opt_date("/ends_on", input.ends_on.as_deref())?;
     if let Some(end) = ends_on
         && end < anchor_on
@@ -333,6 +361,15 @@ pub(crate) fn update(
         &input.payment_method_id,
         input.tags.as_deref(),
     )?;
+    let moves_ownership = input.owner_id.is_some_and(|id| id != row.owner_id)
+        || input.visibility.as_deref().is_some_and(|v| v != row.visibility.as_str());
+    if moves_ownership && row.owner_id != ctx.me() && !ctx.caller.is_owner() {
+        return Err(OpError::forbidden(
+            Text::new("Only {owner}, who owns {name}, or a household owner can change who owns it or who sees it.")
+                .with("owner", &row.owner_name)
+                .with("name", &row.name),
+        ));
+    }
     if let Some(owner_id) = input.owner_id {
         row.owner_name = check_member(ctx, "/owner_id", owner_id)?;
         row.owner_id = owner_id;
@@ -395,6 +432,7 @@ pub(crate) fn reschedule(
     }
     if let Some(next) = &input.next_charge_on {
         let anchor = views::parse_date("/next_charge_on", next)?;
+        check_first_charge("/next_charge_on", anchor, ctx.today)?;
         // Keep the price history meaningful: the first price must apply from the new anchor.
         if let Some(&(first, minor)) = row.prices.first()
             && anchor < first
@@ -422,7 +460,18 @@ pub(crate) fn reschedule(
     match &input.ends_on {
         Patch::Keep => {}
         Patch::Clear => row.ends_on = None,
-        Patch::Set(date) => row.ends_on = Some(views::parse_date("/ends_on", date)?),
+        Patch::Set(date) => {
+            let end = views::parse_date("/ends_on", date)?;
+            if end < row.anchor_on {
+                return Err(invalid(
+                    "/ends_on",
+                    Text::new("ends_on ({end}) is before the first charge ({first}).")
+                        .with("end", end)
+                        .with("first", row.anchor_on),
+                ));
+            }
+            row.ends_on = Some(end);
+        }
     }
     save(ctx, &mut row)?;
     let summary = Text::new("Rescheduled {name}: {cycle} from {anchor}")

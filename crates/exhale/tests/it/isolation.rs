@@ -117,3 +117,92 @@ async fn foreign_and_private_ids_are_not_found_for_every_id_op() {
             .contains("Bob's gym")
     );
 }
+
+#[tokio::test]
+async fn another_members_private_card_stays_hidden_when_linked_to_a_shared_subscription() {
+    let w = World::new().await;
+    w.env
+        .call(
+            &w.bob,
+            "update_subscription",
+            json!({"id": w.spotify, "payment_method_id": w.bobs_card}),
+        )
+        .await
+        .unwrap();
+    for (op, input) in [
+        ("get_subscription", json!({"id": w.spotify})),
+        ("list_subscriptions", json!({})),
+        ("list_upcoming_charges", json!({"days": 366})),
+        ("get_context", json!({})),
+        ("get_spending_summary", json!({"group_by": "payment_method"})),
+        ("export_data", json!({})),
+    ] {
+        let text = w.env.call(&w.ana, op, input).await.unwrap().to_string();
+        assert!(!text.contains("Bob's card"), "{op} shows Bob's private card to Ana");
+    }
+    let spotify = w.env.call(&w.ana, "get_subscription", json!({"id": w.spotify})).await.unwrap();
+    assert!(spotify.get("payment_method").is_none(), "Ana sees no card on Spotify: {spotify}");
+    let probe = w
+        .env
+        .call(&w.ana, "list_subscriptions", json!({"payment_method_id": w.bobs_card}))
+        .await
+        .unwrap();
+    assert_eq!(probe["total"], 0, "filtering by a hidden card finds nothing");
+    // Ana's edits keep Bob's link.
+    w.env
+        .call(&w.ana, "update_subscription", json!({"id": w.spotify, "name": "Spotify Duo"}))
+        .await
+        .unwrap();
+    let bobs_view = w.env.call(&w.bob, "get_subscription", json!({"id": w.spotify})).await.unwrap();
+    assert_eq!(bobs_view["payment_method"]["name"], "Bob's card");
+}
+
+#[tokio::test]
+async fn history_of_an_item_made_private_becomes_private_and_cannot_be_undone_by_others() {
+    let w = World::new().await;
+    let refund = w
+        .env
+        .call(&w.ana, "update_charge", json!({"id": w.charge, "status": "refunded"}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "visibility": "private"}))
+        .await
+        .unwrap();
+    let bobs =
+        w.env.call(&w.bob, "list_activity", json!({"limit": 500})).await.unwrap().to_string();
+    assert!(!bobs.contains("Netflix"), "Bob still sees the history of Ana's now private Netflix");
+    let undo = w.env.call(&w.bob, "undo", json!({"audit_ids": refund["audit_ids"]})).await;
+    assert_eq!(test_support::code(&undo), "invalid_input", "the entry does not exist for Bob");
+    let charge = w
+        .env
+        .call(&w.ana, "list_charges", json!({"subscription_id": w.netflix, "limit": 1}))
+        .await
+        .unwrap();
+    assert_eq!(charge["items"][0]["status"], "refunded");
+}
+
+#[tokio::test]
+async fn members_cannot_take_someone_elses_subscription_private() {
+    let w = World::new().await;
+    let taken = w
+        .env
+        .call(
+            &w.bob,
+            "update_subscription",
+            json!({"id": w.netflix, "owner_id": w.bob.member_id, "visibility": "private"}),
+        )
+        .await;
+    assert_eq!(test_support::code(&taken), "forbidden");
+    let given = w
+        .env
+        .call(&w.bob, "update_subscription", json!({"id": w.netflix, "owner_id": w.bob.member_id}))
+        .await;
+    assert_eq!(test_support::code(&given), "forbidden");
+    // The household owner may reassign.
+    let reassigned = w
+        .env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "owner_id": w.bob.member_id}))
+        .await;
+    assert_eq!(test_support::code(&reassigned), "ok");
+}

@@ -507,3 +507,124 @@ async fn agent_changes_leave_a_message_for_the_member_in_the_outbox() {
     assert_eq!(w.env.app.drain_outbox().await.unwrap(), 1);
     assert_eq!(w.env.app.drain_outbox().await.unwrap(), 0);
 }
+
+#[tokio::test]
+async fn agents_cannot_undo_changes_to_tokens_or_members_and_undo_needs_confirmation() {
+    let w = World::new().await;
+    let (old_secret, _) = w.env.token(&w.ana, "read").await;
+    let tokens = w.env.call(&w.ana, "list_tokens", json!({})).await.unwrap();
+    let revoked =
+        w.env.call(&w.ana, "revoke_token", json!({"id": id(&tokens["items"][0])})).await.unwrap();
+    let (_, trusted) = w.env.token(&w.ana, "trusted").await;
+    let undo = w.env.call(&trusted, "undo", json!({"audit_ids": revoked["audit_ids"]})).await;
+    assert_eq!(code(&undo), "forbidden", "an agent cannot bring a revoked token back");
+    assert_eq!(
+        code(&w.env.app.authenticate_token(&old_secret, ops::Via::Rest).await),
+        "unauthenticated"
+    );
+    // Undo is destructive: even a trusted token confirms it.
+    let renamed = w
+        .env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "name": "N"}))
+        .await
+        .unwrap();
+    let undo = w.env.call(&trusted, "undo", json!({"audit_ids": renamed["audit_ids"]})).await;
+    assert_eq!(code(&undo), "confirmation_required");
+    // A person may.
+    w.env.call(&w.ana, "undo", json!({"audit_ids": revoked["audit_ids"]})).await.unwrap();
+    assert_eq!(code(&w.env.app.authenticate_token(&old_secret, ops::Via::Rest).await), "ok");
+}
+
+#[tokio::test]
+async fn concurrent_confirmations_apply_once() {
+    let w = World::new().await;
+    let (_, write) = w.env.token(&w.ana, "write").await;
+    let Err(OpError::ConfirmationRequired { confirmation_id, .. }) = w
+        .env
+        .call(
+            &write,
+            "change_price",
+            json!({"id": w.netflix, "amount": "14.99", "effective_on": "2026-12-01"}),
+        )
+        .await
+    else {
+        panic!("expected a confirmation")
+    };
+    let input = json!({"confirmation_id": confirmation_id});
+    let (a, b) = tokio::join!(
+        w.env.call(&write, "confirm_change", input.clone()),
+        w.env.call(&write, "confirm_change", input)
+    );
+    let mut codes = [code(&a), code(&b)];
+    codes.sort_unstable();
+    assert_eq!(codes, ["conflict", "ok"]);
+    let activity =
+        w.env.call(&w.ana, "list_activity", json!({"op": "change_price"})).await.unwrap();
+    assert_eq!(activity["total"], 1);
+}
+
+#[tokio::test]
+async fn undo_explains_what_blocks_it_and_an_undone_undo_can_be_undone_again() {
+    let w = World::new().await;
+    let deleted =
+        w.env.call(&w.ana, "delete_subscription", json!({"id": w.spotify})).await.unwrap();
+    w.env.call(&w.ana, "delete_category", json!({"id": w.music})).await.unwrap();
+    let blocked = w.env.call(&w.ana, "undo", json!({"batch_id": deleted["batch_id"]})).await;
+    assert_eq!(code(&blocked), "conflict");
+    assert!(blocked.unwrap_err().text().render().contains("Undo that deletion first"));
+
+    let renamed = w
+        .env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "name": "Netflix 4K"}))
+        .await
+        .unwrap();
+    let undone =
+        w.env.call(&w.ana, "undo", json!({"batch_id": renamed["batch_id"]})).await.unwrap();
+    w.env.call(&w.ana, "undo", json!({"batch_id": undone["batch_id"]})).await.unwrap();
+    assert_eq!(
+        w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap()["name"],
+        "Netflix 4K"
+    );
+    w.env.call(&w.ana, "undo", json!({"batch_id": renamed["batch_id"]})).await.unwrap();
+    assert_eq!(
+        w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap()["name"],
+        "Netflix"
+    );
+}
+
+#[tokio::test]
+async fn the_assistant_may_not_export_or_confirm_its_own_proposals() {
+    let w = World::new().await;
+    let assistant = ops::Caller {
+        actor: ops::Actor::Assistant,
+        scope: ops::Scope::Write,
+        via: ops::Via::Assistant,
+        ..w.ana.clone()
+    };
+    assert_eq!(code(&w.env.call(&assistant, "export_data", json!({})).await), "forbidden");
+    let Err(OpError::ConfirmationRequired { confirmation_id, .. }) =
+        w.env.call(&assistant, "create_category", json!({"name": "Pets"})).await
+    else {
+        panic!("the assistant confirms every write")
+    };
+    let own =
+        w.env.call(&assistant, "confirm_change", json!({"confirmation_id": confirmation_id})).await;
+    assert_eq!(code(&own), "forbidden");
+}
+
+#[tokio::test]
+async fn membership_edge_cases_are_refused_clearly() {
+    let w = World::new().await;
+    let myself = w.env.call(&w.ana, "remove_member", json!({"id": w.ana.member_id})).await;
+    assert_eq!(code(&myself), "conflict");
+    let bob = w.env.call(&w.ana, "remove_member", json!({"id": w.bob.member_id})).await;
+    assert_eq!(code(&bob), "conflict", "Bob still has private items");
+    assert_eq!(
+        code(
+            &w.env
+                .call(&w.ana, "list_subscriptions", json!({"cursor": "o99999999999999999999"}))
+                .await
+        ),
+        "invalid_input"
+    );
+}

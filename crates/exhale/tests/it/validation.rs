@@ -132,3 +132,24 @@ async fn unknown_ops_and_ids_are_not_found_with_a_next_step() {
     let missing = w.env.call(&w.ana, "get_subscription", json!({"id": 424_242})).await;
     assert!(missing.unwrap_err().text().render().contains("list_subscriptions"));
 }
+
+#[tokio::test]
+async fn series_dates_that_make_no_sense_are_refused() {
+    let w = World::new().await;
+    let inside_trial = w
+        .env
+        .call(&w.ana, "create_subscription", json!({"name": "App", "amount": "5", "cycle": "monthly", "trial_ends_on": "2026-12-20", "next_charge_on": "2026-12-10"}))
+        .await;
+    assert_eq!(test_support::code(&inside_trial), "invalid_input");
+    let ancient = w
+        .env
+        .call(&w.ana, "create_subscription", create(json!({"next_charge_on": "1901-01-01"})))
+        .await;
+    let Err(ops::OpError::InvalidInput { pointer, .. }) = &ancient else { panic!("{ancient:?}") };
+    assert_eq!(pointer, "/next_charge_on");
+    let end_first = w
+        .env
+        .call(&w.ana, "reschedule_subscription", json!({"id": w.netflix, "ends_on": "2026-01-01"}))
+        .await;
+    assert_eq!(test_support::code(&end_first), "invalid_input");
+}

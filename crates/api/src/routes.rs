@@ -93,7 +93,7 @@ pub(crate) async fn get_op(
                     .with("error", rejection.body_text()),
             )
         })
-        .and_then(|Query(pairs)| query_input(&meta.input_schema(), pairs));
+        .and_then(|Query(pairs)| query_input(&meta.schemas().0, pairs));
     match input {
         Ok(input) => call(&*state.catalog, &caller, meta, Value::Object(input), Mode::Apply).await,
         Err(err) => problem_response(&err),

@@ -1,5 +1,10 @@
 //! The `Op` trait and the metadata every adapter renders from.
 
+use std::{
+    collections::HashMap,
+    sync::{LazyLock, Mutex},
+};
+
 use schemars::JsonSchema;
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
@@ -155,11 +160,26 @@ impl OpMeta {
 
     /// JSON Schema (2020-12, subschemas inlined) of the input, as the op accepts it.
     pub fn input_schema(&self) -> Value {
-        (self.input_schema)()
+        self.schemas().0.clone()
     }
 
     /// JSON Schema of the output. Writes also report `batch_id`, `audit_ids`, `dry_run`, `changes`.
     pub fn output_schema(&self) -> Value {
+        self.schemas().1.clone()
+    }
+
+    /// Both schemas, generated once per op: REST reads the input schema on every GET, and
+    /// `tools/list` and `openapi.json` render them all.
+    pub fn schemas(&self) -> &'static (Value, Value) {
+        static CACHE: LazyLock<Mutex<HashMap<&'static str, &'static (Value, Value)>>> =
+            LazyLock::new(Default::default);
+        let mut cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache.entry(self.info.name).or_insert_with(|| {
+            Box::leak(Box::new(((self.input_schema)(), self.generate_output_schema())))
+        })
+    }
+
+    fn generate_output_schema(&self) -> Value {
         let mut schema = (self.output_schema)();
         // `serde_json::Value` outputs come out as `true` or `{"title": "AnyValue"}`: any JSON.
         // Every output is an object, so say so (MCP structured content must be one).

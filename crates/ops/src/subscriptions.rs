@@ -302,7 +302,7 @@ impl Op for PauseSubscription {
     const INFO: OpInfo = OpInfo::write(
         "pause_subscription",
         "Pause a subscription: no charges from a date until it is resumed",
-        "Charges falling in the paused span are not expected. Resume with resume_subscription. Financial.",
+        "Charges falling in the paused span are not expected. Charges already recorded stay as they are: mark one skipped or refunded with update_charge. Resume with resume_subscription. Financial.",
         Hints::write(false),
     )
     .financial();
@@ -346,7 +346,7 @@ impl Op for CancelSubscription {
     const INFO: OpInfo = OpInfo::write(
         "cancel_subscription",
         "Mark a subscription cancelled: no charges after its end date",
-        "Keeps the subscription and its history. This records a cancellation you made with the provider; it does not contact them. Financial.",
+        "Keeps the subscription and its history. This records a cancellation you made with the provider; it does not contact them. Charges already recorded stay: correct one with update_charge. Financial.",
         Hints::write(false),
     )
     .financial();

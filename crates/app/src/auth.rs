@@ -125,16 +125,24 @@ impl App {
         })
     }
 
-    /// The person with this email, acting through `via` (CLI); fails for unknown emails.
-    pub async fn person(&self, email: &str, via: Via) -> Result<Caller, OpError> {
+    /// The member with this email and their password hash.
+    async fn member_by_email(
+        &self,
+        email: &str,
+    ) -> Result<Option<(store::households::MemberRow, Option<String>)>, OpError> {
         let email = clean_email("/email", email)?;
         let store = self.store.clone();
-        let found = invoke::blocking(move || {
-            crate::invoke::read(&store, |db| {
+        invoke::blocking(move || {
+            invoke::read(&store, |db| {
                 store::households::find_member_by_email(db, &email).map_err(invoke::internal)
             })
         })
-        .await?;
+        .await
+    }
+
+    /// The person with this email, acting through `via` (CLI); fails for unknown emails.
+    pub async fn person(&self, email: &str, via: Via) -> Result<Caller, OpError> {
+        let found = self.member_by_email(email).await?;
         let (member, _) = found.ok_or_else(|| {
             OpError::not_found(Text::new(
                 "No member with this email. `exhale member create-owner` creates the first one.",
@@ -146,14 +154,7 @@ impl App {
     /// Checks a password for sign-in; the same answer for an unknown email and a wrong
     /// password.
     pub async fn sign_in(&self, email: &str, password: &str, via: Via) -> Result<Caller, OpError> {
-        let email = clean_email("/email", email)?;
-        let store = self.store.clone();
-        let found = invoke::blocking(move || {
-            crate::invoke::read(&store, |db| {
-                store::households::find_member_by_email(db, &email).map_err(invoke::internal)
-            })
-        })
-        .await?;
+        let found = self.member_by_email(email).await?;
         let wrong = || OpError::Unauthenticated { message: Text::new("Wrong email or password.") };
         let Some((member, Some(hash))) = found else { return Err(wrong()) };
         let password = password.to_owned();

@@ -27,7 +27,30 @@ pub(crate) struct Ctx<'a> {
         std::cell::RefCell<Option<std::sync::Arc<Vec<store::subscriptions::SubscriptionRow>>>>,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(
+        db: &'a Db<'a>,
+        caller: &'a Caller,
+        now: Timestamp,
+        household: HouseholdRow,
+        op: &'static str,
+        batch_id: String,
+    ) -> Self {
+        Self {
+            db,
+            caller,
+            now,
+            today: crate::invoke::today_in(&household, now),
+            household,
+            op,
+            batch_id,
+            changes: Vec::new(),
+            events: Vec::new(),
+            undo_of: None,
+            visible: Default::default(),
+        }
+    }
+
     pub(crate) fn household_id(&self) -> i64 {
         self.caller.household_id
     }

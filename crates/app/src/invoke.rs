@@ -241,19 +241,7 @@ impl App {
             crate::invoke::read(&store, |db| {
                 let household =
                     store::households::get_household(db, caller.household_id).or_internal()?;
-                let mut ctx = Ctx {
-                    db,
-                    caller: &caller,
-                    now,
-                    today: today_in(&household, now),
-                    household,
-                    op: info.name,
-                    batch_id: String::new(),
-                    changes: Vec::new(),
-                    events: Vec::new(),
-                    undo_of: None,
-                    visible: Default::default(),
-                };
+                let mut ctx = Ctx::new(db, &caller, now, household, info.name, String::new());
                 (handler)(&mut ctx, input, encoding)
             })
         })
@@ -281,19 +269,7 @@ impl App {
                 |result: &Result<_, OpError>| !dry_run && result.is_ok(),
                 |db| {
                         let household = store::households::get_household(db, caller.household_id).or_internal()?;
-                        let mut ctx = Ctx {
-                            db,
-                            caller: &caller,
-                            now,
-                            today: today_in(&household, now),
-                            household,
-                            op: info.name,
-                            batch_id: batch_id.clone(),
-                            changes: Vec::new(),
-                            events: Vec::new(),
-                            undo_of: None,
-                    visible: Default::default(),
-                        };
+                        let mut ctx = Ctx::new(db, &caller, now, household, info.name, batch_id.clone());
                         // Checked again inside the write transaction, so two concurrent confirms
                         // cannot both apply.
                         if let Some(id) = &confirmation

@@ -228,15 +228,30 @@ pub(crate) fn subscription_view(row: &SubscriptionRow, today: Date) -> Subscript
         ends_on: row.ends_on.map(date_text),
         paused_until: paused_until.map(date_text),
         category: row.category_id.zip(row.category_name.clone()).map(|(id, name)| Ref { id, name }),
-        payment_method: row
-            .payment_method_id
-            .zip(row.payment_method_name.clone())
-            .map(|(id, name)| Ref { id, name }),
+        payment_method: payment_method_ref(row),
         tags: row.tags.clone(),
         owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
         visibility: row.visibility.as_str().to_owned(),
         monthly: amount(row.cycle.monthly_minor(price), row.currency),
         yearly: amount(row.cycle.yearly_minor(price), row.currency),
+    }
+}
+
+/// The payment method as the viewer may see it (None for another member's private card).
+pub(crate) fn payment_method_ref(row: &SubscriptionRow) -> Option<Ref> {
+    row.payment_method_id.zip(row.payment_method_name.clone()).map(|(id, name)| Ref { id, name })
+}
+
+/// A charge expected from a subscription's series.
+pub(crate) fn projected_charge(
+    row: &SubscriptionRow,
+    occurrence: domain::Occurrence,
+) -> ops::charges::ProjectedCharge {
+    ops::charges::ProjectedCharge {
+        subscription: Ref { id: row.id, name: row.name.clone() },
+        charge_on: date_text(occurrence.date),
+        amount: amount(occurrence.minor, row.currency),
+        payment_method: payment_method_ref(row),
     }
 }
 

@@ -66,19 +66,7 @@ pub(crate) fn project(
     for row in rows.iter().filter(|r| only.is_none_or(|id| r.id == id)) {
         let parts = SeriesParts::of(row);
         for occurrence in parts.series(row).occurrences_between(from, to) {
-            items.push((
-                occurrence.date,
-                row.id,
-                ProjectedCharge {
-                    subscription: Ref { id: row.id, name: row.name.clone() },
-                    charge_on: occurrence.date.to_string(),
-                    amount: amount(occurrence.minor, row.currency),
-                    payment_method: row
-                        .payment_method_id
-                        .zip(row.payment_method_name.clone())
-                        .map(|(id, name)| Ref { id, name }),
-                },
-            ));
+            items.push((occurrence.date, row.id, views::projected_charge(row, occurrence)));
         }
     }
     items.sort_by_key(|(date, id, _)| (*date, *id));

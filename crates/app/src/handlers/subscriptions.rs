@@ -6,7 +6,7 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::{Page, Patch, Ref},
+    common::{Page, Patch},
     household::{IdInput, Removed},
     subscriptions::*,
 };
@@ -125,15 +125,7 @@ pub(crate) fn get(ctx: &mut Ctx<'_>, input: IdInput) -> Result<SubscriptionDetai
     let next_charges = series
         .upcoming(ctx.today, 3)
         .into_iter()
-        .map(|o| ops::charges::ProjectedCharge {
-            subscription: Ref { id: row.id, name: row.name.clone() },
-            charge_on: o.date.to_string(),
-            amount: amount(o.minor, row.currency),
-            payment_method: row
-                .payment_method_id
-                .zip(row.payment_method_name.clone())
-                .map(|(id, name)| Ref { id, name }),
-        })
+        .map(|o| views::projected_charge(&row, o))
         .collect();
     Ok(SubscriptionDetail {
         subscription: subscription_view(&row, ctx.today),

@@ -40,7 +40,7 @@ pub(crate) fn amount(minor: i64, currency: Currency) -> Amount {
     let money = Money::new(minor, currency);
     Amount {
         amount: money.to_decimal_string(),
-        currency: currency.code().to_owned(),
+        currency: currency.code().into(),
         display: money.display(),
     }
 }
@@ -48,8 +48,8 @@ pub(crate) fn amount(minor: i64, currency: Currency) -> Amount {
 pub(crate) fn cycle_output(cycle: Cycle) -> CycleOutput {
     CycleOutput {
         every: i64::from(cycle.every()),
-        unit: cycle.unit().as_str().to_owned(),
-        preset: cycle.preset_name().map(str::to_owned),
+        unit: cycle.unit().as_str().into(),
+        preset: cycle.preset_name().map(Into::into),
         description: cycle.describe(),
     }
 }
@@ -220,7 +220,7 @@ pub(crate) fn subscription_view(row: &SubscriptionRow, today: Date) -> Subscript
         notes: row.notes.clone(),
         price: amount(price, row.currency),
         cycle: cycle_output(row.cycle),
-        status: effective_status(row, today).as_str().to_owned(),
+        status: effective_status(row, today).as_str().into(),
         anchor_on: date_text(row.anchor_on),
         next_charge_on: next.map(|o| date_text(o.date)),
         next_charge_amount: next.map(|o| amount(o.minor, row.currency)),
@@ -231,7 +231,7 @@ pub(crate) fn subscription_view(row: &SubscriptionRow, today: Date) -> Subscript
         payment_method: payment_method_ref(row),
         tags: row.tags.clone(),
         owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
-        visibility: row.visibility.as_str().to_owned(),
+        visibility: row.visibility.as_str().into(),
         monthly: amount(row.cycle.monthly_minor(price), row.currency),
         yearly: amount(row.cycle.yearly_minor(price), row.currency),
     }

@@ -246,7 +246,7 @@ impl Currency {
     }
 
     /// The upper-case three-letter code, such as "EUR".
-    pub fn code(&self) -> &str {
+    pub fn code(&self) -> &'static str {
         self.code
     }
 

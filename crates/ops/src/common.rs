@@ -1,8 +1,13 @@
 //! Shapes shared by many ops: amounts, references, pages, cycles, receipts and patches.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
+
+// Fixed vocabulary (codes, units, statuses) is borrowed, not allocated: a 500-row list builds
+// thousands of these.
 
 /// An amount as every API writes it: a decimal string in major units beside its currency.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -10,7 +15,7 @@ pub struct Amount {
     /// Decimal string in major units, e.g. "12.99".
     pub amount: String,
     /// ISO 4217 code, e.g. "EUR".
-    pub currency: String,
+    pub currency: Cow<'static, str>,
     /// Formatted for people, e.g. "€12.99".
     pub display: String,
 }
@@ -49,10 +54,10 @@ pub enum CycleInput {
 pub struct CycleOutput {
     pub every: i64,
     /// "day", "week", "month" or "year".
-    pub unit: String,
+    pub unit: Cow<'static, str>,
     /// The preset name when the cycle is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preset: Option<String>,
+    pub preset: Option<Cow<'static, str>>,
     /// For reading, e.g. "monthly" or "every 3 weeks".
     pub description: String,
 }

@@ -1,6 +1,8 @@
 //! Subscription ops: list, get, create, update, reschedule, price changes, pause, resume,
 //! cancel, delete and bulk updates.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -23,7 +25,7 @@ pub struct Subscription {
     pub price: Amount,
     pub cycle: CycleOutput,
     /// "trial", "active", "paused" or "cancelled".
-    pub status: String,
+    pub status: Cow<'static, str>,
     /// The date the series is computed from: the n-th charge is anchor + n cycles.
     pub anchor_on: String,
     /// The next charge from today, if any.
@@ -45,7 +47,7 @@ pub struct Subscription {
     pub tags: Vec<String>,
     pub owner: Ref,
     /// "household" (everyone sees it) or "private" (only its owner).
-    pub visibility: String,
+    pub visibility: Cow<'static, str>,
     /// Monthly equivalent in the subscription's currency.
     pub monthly: Amount,
     /// Yearly equivalent in the subscription's currency.

@@ -100,7 +100,7 @@ pub(crate) fn totals(items: &[ProjectedCharge]) -> Vec<Amount> {
         if let Ok(money) = domain::Currency::parse(&item.amount.currency)
             .and_then(|c| Money::parse(&item.amount.amount, c))
         {
-            let sum = sums.entry(item.amount.currency.clone()).or_default();
+            let sum = sums.entry(item.amount.currency.to_string()).or_default();
             *sum = sum.saturating_add(money.minor());
         }
     }

@@ -481,7 +481,7 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
                 name: row.name.clone(),
                 price: view.price,
                 cycle: cycle_output(row.cycle),
-                status: view.status,
+                status: view.status.into_owned(),
                 next_charge_on: view.next_charge_on,
                 category: row.category_name.clone(),
             }

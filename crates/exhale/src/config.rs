@@ -17,6 +17,10 @@ pub(crate) struct Config {
     pub(crate) log: String,
     /// Largest request body accepted, in bytes.
     pub(crate) max_request_bytes: usize,
+    /// Host header values `/mcp` accepts (DNS-rebinding protection); add your public host name.
+    pub(crate) allowed_hosts: Vec<String>,
+    /// Browser origins `/mcp` accepts, e.g. "https://exhale.example.net"; others are refused.
+    pub(crate) allowed_origins: Vec<String>,
 }
 
 /// The TOML file: every key optional.
@@ -27,6 +31,8 @@ struct FileConfig {
     listen: Option<SocketAddr>,
     log: Option<String>,
     max_request_bytes: Option<usize>,
+    allowed_hosts: Option<Vec<String>>,
+    allowed_origins: Option<Vec<String>>,
 }
 
 /// Values given on the command line.
@@ -65,6 +71,8 @@ impl Config {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             log: "info".into(),
             max_request_bytes: 1024 * 1024,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            allowed_origins: Vec::new(),
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -82,6 +90,8 @@ impl Config {
             config.listen = file.listen.unwrap_or(config.listen);
             config.log = file.log.unwrap_or(config.log);
             config.max_request_bytes = file.max_request_bytes.unwrap_or(config.max_request_bytes);
+            config.allowed_hosts = file.allowed_hosts.unwrap_or(config.allowed_hosts);
+            config.allowed_origins = file.allowed_origins.unwrap_or(config.allowed_origins);
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();
@@ -98,6 +108,14 @@ impl Config {
             config.max_request_bytes =
                 bytes.parse().context("EXHALE_MAX_REQUEST_BYTES must be a number of bytes")?;
         }
+        if let Some(hosts) = env("EXHALE_ALLOWED_HOSTS") {
+            config.allowed_hosts =
+                hosts.split(',').map(|h| h.trim().to_owned()).filter(|h| !h.is_empty()).collect();
+        }
+        if let Some(origins) = env("EXHALE_ALLOWED_ORIGINS") {
+            config.allowed_origins =
+                origins.split(',').map(|o| o.trim().to_owned()).filter(|o| !o.is_empty()).collect();
+        }
         if let Some(dir) = flags.data_dir {
             config.data_dir = dir;
         }
@@ -109,6 +127,11 @@ impl Config {
 
     pub(crate) fn database(&self) -> PathBuf {
         self.data_dir.join("exhale.db")
+    }
+
+    /// The token `exhale mcp` acts with when `--token` is not given.
+    pub(crate) fn token_from_environment() -> Option<String> {
+        env("EXHALE_TOKEN")
     }
 
     /// RUST_LOG wins over the configured filter when set.

@@ -39,8 +39,14 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Serve the REST API until SIGTERM or Ctrl-C.
+    /// Serve the REST API and MCP at /mcp until SIGTERM or Ctrl-C.
     Serve,
+    /// Serve MCP over stdin and stdout, acting with a token (for Claude Desktop, Cursor, …).
+    Mcp {
+        /// The API token; default: the EXHALE_TOKEN environment variable.
+        #[arg(long)]
+        token: Option<String>,
+    },
     /// List or describe ops.
     Ops {
         #[command(subcommand)]
@@ -207,6 +213,14 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
     match command {
         Command::Serve => {
             serve::run(config, app).await?;
+        }
+        Command::Mcp { token } => {
+            let token = token.or_else(Config::token_from_environment).ok_or_else(|| {
+                anyhow!("give a token with --token or EXHALE_TOKEN (create one with `exhale token create`)")
+            })?;
+            let caller = app.authenticate_token(&token, Via::Mcp).await.map_err(op_error)?;
+            let catalog: Arc<dyn ops::Catalog> = app;
+            mcp::serve_stdio(catalog, caller).await?;
         }
         Command::Op { name, json, as_member, dry_run } => {
             let text = if json == "-" { read_stdin()? } else { json };

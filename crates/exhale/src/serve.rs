@@ -9,8 +9,17 @@ use crate::config::Config;
 
 /// The whole HTTP application, for `serve` and for tests that start it on port 0.
 pub(crate) fn router(catalog: Arc<dyn ops::Catalog>, config: &Config) -> axum::Router {
+    let mcp = mcp::router(
+        catalog.clone(),
+        &mcp::HttpConfig {
+            allowed_hosts: config.allowed_hosts.clone(),
+            allowed_origins: config.allowed_origins.clone(),
+            max_request_bytes: config.max_request_bytes,
+        },
+    );
     api::router()
         .with_state(http::AppState::new(catalog))
+        .merge(mcp)
         .layer(tower_http::limit::RequestBodyLimitLayer::new(config.max_request_bytes))
         .layer(tower_http::trace::TraceLayer::new_for_http())
 }

@@ -134,14 +134,23 @@ impl TestEnv {
         self.app.logical_dump().await.expect("dump the database")
     }
 
-    /// Serves the REST API on 127.0.0.1:0 until the returned server is dropped.
+    /// Serves the REST API and `/mcp` on 127.0.0.1:0 until the returned server is dropped.
     pub async fn serve(&self) -> TestServer {
         let listener =
             tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().expect("a local address");
         let catalog: Arc<dyn ops::Catalog> = self.app.clone();
+        let mcp = mcp::router(
+            catalog.clone(),
+            &mcp::HttpConfig {
+                allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
+                allowed_origins: vec!["http://localhost:3000".into()],
+                max_request_bytes: 1024 * 1024,
+            },
+        );
         let router = api::router()
             .with_state(http::AppState::new(catalog))
+            .merge(mcp)
             .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {

@@ -8,6 +8,7 @@ mod catalog;
 mod cli;
 mod fixtures;
 mod isolation;
+mod mcp;
 mod rest;
 mod rules;
 mod validation;

@@ -1,0 +1,249 @@
+//! MCP through rmcp's own client: over stdio against the real `exhale mcp` process, and over
+//! Streamable HTTP against `/mcp` on 127.0.0.1:0 with a bearer token.
+
+use rmcp::{
+    RoleClient, ServiceExt,
+    model::{
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    },
+    service::RunningService,
+    transport::{
+        ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess,
+        streamable_http_client::StreamableHttpClientTransportConfig,
+    },
+};
+use serde_json::{Value, json};
+use test_support::TempDir;
+
+use crate::fixtures::World;
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+fn client_info(name: &str) -> ClientConfig {
+    ClientConfig::new(ClientCapabilities::default(), Implementation::new(name, "1.0"))
+}
+
+async fn http_client(url: String, token: &str, name: &str) -> Client {
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+    );
+    client_info(name).serve(transport).await.unwrap()
+}
+
+async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+    let Value::Object(arguments) = arguments else { panic!("arguments must be an object") };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .unwrap()
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn confirmation_id(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "{}", text(result));
+    let text = text(result);
+    let start = text.find("cf_").unwrap_or_else(|| panic!("no confirmation id in {text}"));
+    text[start..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
+}
+
+#[tokio::test]
+async fn tools_mirror_the_catalog_with_schemas_and_annotations() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (write, _) = w.env.token(&w.ana, "write").await;
+    let (read, _) = w.env.token(&w.ana, "read").await;
+    let client = http_client(server.url("/mcp"), &write, "Schema check").await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for meta in ops::all() {
+        let excluded = matches!(meta.info.exposure, ops::Exposure::Excluded { .. });
+        // Ana is an owner: she gets every op agents may call, owner-only ones included.
+        assert_eq!(names.contains(&meta.name()), !excluded, "{}", meta.name());
+    }
+    for tool in &tools {
+        let meta = ops::find(&tool.name).unwrap();
+        let annotations = tool.annotations.as_ref().unwrap();
+        assert_eq!(annotations.read_only_hint, Some(meta.info.hints.read_only), "{}", tool.name);
+        assert_eq!(
+            annotations.destructive_hint,
+            Some(meta.info.hints.destructive),
+            "{}",
+            tool.name
+        );
+        assert_eq!(annotations.idempotent_hint, Some(meta.info.hints.idempotent), "{}", tool.name);
+        assert_eq!(annotations.open_world_hint, Some(meta.info.hints.open_world), "{}", tool.name);
+        assert_eq!(tool.input_schema.get("type"), Some(&json!("object")), "{}", tool.name);
+        assert_eq!(
+            tool.output_schema.as_ref().unwrap().get("type"),
+            Some(&json!("object")),
+            "{}",
+            tool.name
+        );
+        let has_dry_run =
+            tool.input_schema.get("properties").and_then(|p| p.get("dry_run")).is_some();
+        assert_eq!(has_dry_run, meta.info.is_write(), "{}", tool.name);
+    }
+    client.cancel().await.unwrap();
+
+    let reader = http_client(server.url("/mcp"), &read, "Reader").await;
+    let tools = reader.list_all_tools().await.unwrap();
+    assert!(
+        tools.iter().all(|t| ops::find(&t.name).unwrap().info.hints.read_only),
+        "a read token sees read tools only"
+    );
+    let refused = call(&reader, "create_category", json!({"name": "Pets"})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).starts_with("forbidden"), "{}", text(&refused));
+    reader.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_agent_reads_the_briefing_deletes_with_confirmation_and_undoes_over_http() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "write").await;
+    let client = http_client(server.url("/mcp"), &token, "Claude Desktop").await;
+    assert!(client.peer_info().unwrap().instructions.as_deref().unwrap().contains("get_context"));
+
+    let context = call(&client, "get_context", json!({})).await;
+    assert_eq!(context.is_error, Some(false));
+    assert!(
+        context.structured_content.as_ref().unwrap()["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("Netflix")
+    );
+
+    let preview =
+        call(&client, "delete_subscription", json!({"id": w.netflix, "dry_run": true})).await;
+    assert_eq!(preview.structured_content.as_ref().unwrap()["dry_run"], true);
+    let asked = call(&client, "delete_subscription", json!({"id": w.netflix})).await;
+    assert!(text(&asked).starts_with("confirmation_required"), "{}", text(&asked));
+    let deleted =
+        call(&client, "confirm_change", json!({"confirmation_id": confirmation_id(&asked)})).await;
+    assert_eq!(deleted.is_error, Some(false), "{}", text(&deleted));
+    let batch = deleted.structured_content.as_ref().unwrap()["batch_id"].clone();
+
+    let activity =
+        w.env.call(&w.ana, "list_activity", json!({"op": "delete_subscription"})).await.unwrap();
+    assert_eq!(
+        activity["items"][0]["actor"]["label"],
+        "Claude Desktop (token write token) for Home owner"
+    );
+
+    let undo = call(&client, "undo", json!({"batch_id": batch})).await;
+    let undone =
+        call(&client, "confirm_change", json!({"confirmation_id": confirmation_id(&undo)})).await;
+    assert_eq!(undone.is_error, Some(false), "{}", text(&undone));
+    let back = call(&client, "get_subscription", json!({"id": w.netflix})).await;
+    assert_eq!(back.structured_content.as_ref().unwrap()["name"], "Netflix");
+
+    let missing = call(&client, "get_subscription", json!({"id": w.bobs_gym})).await;
+    assert!(
+        text(&missing).starts_with("not_found"),
+        "Bob's private gym does not exist for Ana's agent"
+    );
+    let bad = call(
+        &client,
+        "create_subscription",
+        json!({"name": "X", "amount": "1", "cycle": "monthly", "next_charge_on": "2026-02-30"}),
+    )
+    .await;
+    assert!(text(&bad).contains("/next_charge_on"), "{}", text(&bad));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn http_refuses_missing_tokens_and_foreign_origins() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let client = reqwest::Client::new();
+    let post = |token: Option<&str>, origin: Option<&str>| {
+        let mut request = client
+            .post(server.url("/mcp"))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize.to_string());
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request.send()
+    };
+    let anonymous = post(None, None).await.unwrap();
+    assert_eq!(anonymous.status(), 401);
+    assert!(anonymous.headers()["www-authenticate"].to_str().unwrap().starts_with("Bearer"));
+    assert_eq!(post(Some(&token), Some("https://evil.example")).await.unwrap().status(), 403);
+    assert_eq!(post(Some(&token), Some("http://localhost:3000")).await.unwrap().status(), 200);
+    assert_eq!(post(Some(&token), None).await.unwrap().status(), 200);
+}
+
+#[tokio::test]
+async fn stdio_serves_the_token_holder() {
+    let dir = TempDir::new();
+    let exhale = |args: &[&str], stdin: &str| {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"))
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    exhale(
+        &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
+        "a long enough password\n",
+    );
+    let token = exhale(
+        &["token", "create", "--member", "ana@a.test", "--scope", "trusted", "--name", "desktop"],
+        "",
+    );
+    let token = token.lines().last().unwrap().to_owned();
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_exhale")).configure(|cmd| {
+            cmd.arg("--data-dir")
+                .arg(dir.path())
+                .arg("mcp")
+                .env("EXHALE_TOKEN", &token)
+                .env_remove("RUST_LOG");
+        }),
+    )
+    .unwrap();
+    let client = client_info("Cursor").serve(transport).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(tools.iter().any(|t| t.name == "create_subscription"));
+    assert!(!tools.iter().any(|t| t.name == "create_token"), "credentials are not for agents");
+    let created = call(&client, "create_subscription", json!({"name": "Hulu", "amount": "7.99", "cycle": "monthly", "next_charge_on": "2026-12-03"})).await;
+    assert_eq!(
+        created.is_error,
+        Some(false),
+        "a trusted token creates without confirmation: {}",
+        text(&created)
+    );
+    let deleted = call(
+        &client,
+        "delete_subscription",
+        json!({"id": created.structured_content.as_ref().unwrap()["id"]}),
+    )
+    .await;
+    assert!(text(&deleted).starts_with("confirmation_required"), "but still confirms a delete");
+    client.cancel().await.unwrap();
+}

@@ -1,0 +1,99 @@
+//! Rendering catalog ops as MCP tools, and op results as tool results.
+
+use std::sync::Arc;
+
+use ops::{Actor, Caller, Exposure, OpError, OpMeta};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+/// Tool results handed to a model stay under this many bytes (DESIGN section 4).
+pub(crate) const MAX_RESULT_BYTES: usize = 30_000;
+
+/// Whether this caller gets the op as a tool.
+pub(crate) fn offered(meta: &OpMeta, caller: &Caller) -> bool {
+    let info = meta.info;
+    let for_agents = match info.exposure {
+        Exposure::Agents => true,
+        Exposure::NotAssistant { .. } => caller.actor != Actor::Assistant,
+        Exposure::Excluded { .. } => matches!(caller.actor, Actor::Person),
+    };
+    for_agents && caller.scope.allows(info.scope) && (!info.owner_only || caller.is_owner())
+}
+
+fn object(value: Value) -> Arc<JsonObject> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// The MCP tool for an op: its input schema (plus `dry_run` on writes), output schema and all
+/// four annotations set explicitly.
+pub(crate) fn tool(meta: &OpMeta) -> Tool {
+    let info = meta.info;
+    let mut input = meta.input_schema();
+    if info.is_write()
+        && let Some(Value::Object(properties)) = input.get_mut("properties")
+    {
+        properties.insert(
+            "dry_run".into(),
+            json!({"type": "boolean", "description": "Preview the change without applying it."}),
+        );
+    }
+    let description = format!("{}.\n\n{}", info.summary, info.description);
+    Tool::new(info.name, description, object(input))
+        .with_title(info.summary)
+        .with_raw_output_schema(object(meta.output_schema()))
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(info.hints.read_only)
+                .destructive(info.hints.destructive)
+                .idempotent(info.hints.idempotent)
+                .open_world(info.hints.open_world),
+        )
+}
+
+/// A successful op result: the structured output, with a short text for clients that read
+/// only text. A list too large for a model is cut at the end, saying how to get the rest.
+pub(crate) fn success(mut output: Value) -> CallToolResult {
+    let mut text = output.to_string();
+    if text.len() > MAX_RESULT_BYTES
+        && let Some(Value::Array(items)) = output.get_mut("items")
+    {
+        let total = items.len();
+        while output.to_string().len() > MAX_RESULT_BYTES - 400 {
+            let Some(Value::Array(items)) = output.get_mut("items") else { break };
+            if items.pop().is_none() {
+                break;
+            }
+        }
+        let kept = output.get("items").and_then(Value::as_array).map_or(0, Vec::len);
+        output["truncated"] = json!(format!(
+            "Only the first {kept} of these {total} items fit in a tool result; narrow the query (filters, a smaller limit) or page with cursor."
+        ));
+        text = output.to_string();
+    }
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(output);
+    result
+}
+
+/// A business failure as a tool result the model can act on.
+pub(crate) fn failure(err: &OpError) -> CallToolResult {
+    let mut text = format!("{}: {}", err.code(), err.text().render());
+    match err {
+        OpError::InvalidInput { pointer, .. } if !pointer.is_empty() => {
+            text.push_str(&format!(" (at {pointer})"));
+        }
+        OpError::ConfirmationRequired { confirmation_id, expires_at, preview, .. } => {
+            let details = json!({
+                "confirmation_id": confirmation_id,
+                "expires_at": expires_at,
+                "changes": preview.get("changes"),
+            });
+            text.push_str(&format!("\n{details}"));
+        }
+        _ => {}
+    }
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}

@@ -1,0 +1,72 @@
+//! The two transports: stdio for `exhale mcp`, and Streamable HTTP mounted at `/mcp` inside
+//! `exhale serve`, behind bearer authentication.
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    extract::{Request, State},
+    middleware::{self, Next},
+    response::{IntoResponse, Response},
+};
+use ops::{Caller, Catalog, Via};
+use rmcp::{
+    ServiceExt,
+    transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    },
+};
+
+use crate::ExhaleMcp;
+
+/// What the HTTP transport accepts.
+#[derive(Clone, Debug)]
+pub struct HttpConfig {
+    /// Host header values accepted (DNS-rebinding protection).
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins accepted; a request with any other Origin header is refused.
+    pub allowed_origins: Vec<String>,
+    pub max_request_bytes: usize,
+}
+
+/// Serves one caller over stdin and stdout until the client closes them.
+pub async fn serve_stdio(catalog: Arc<dyn Catalog>, caller: Caller) -> Result<(), std::io::Error> {
+    let server = ExhaleMcp::new(catalog, Some(Caller { via: Via::Mcp, ..caller }));
+    let running = server.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
+    running.waiting().await.map_err(std::io::Error::other)?;
+    Ok(())
+}
+
+/// The `/mcp` endpoint, for nesting into the app's router.
+pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Router {
+    let factory_catalog = catalog.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(ExhaleMcp::new(factory_catalog.clone(), None)),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default()
+            .with_json_response(true)
+            .with_allowed_hosts(config.allowed_hosts.clone())
+            .with_allowed_origins(config.allowed_origins.clone())
+            .enforce_origin_validation()
+            .with_max_request_body_bytes(config.max_request_bytes),
+    );
+    Router::new()
+        .route_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(catalog, authenticate))
+}
+
+/// Puts the bearer token's caller into the request for `ExhaleMcp`, or answers 401 with a
+/// `WWW-Authenticate` challenge.
+async fn authenticate(
+    State(catalog): State<Arc<dyn Catalog>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    match http::authenticate_bearer(request.headers(), catalog.as_ref(), Via::Mcp).await {
+        Ok(caller) => {
+            request.extensions_mut().insert(caller);
+            next.run(request).await
+        }
+        Err(rejection) => rejection.into_response(),
+    }
+}

@@ -6,9 +6,17 @@
 //! results whose text says what to do next; JSON-RPC errors are for protocol faults only.
 //! rmcp types stay inside this crate.
 //!
-//! Not here yet (issue 3 continues): resources, prompts, elicitation, change notifications
-//! and the conformance fixture.
+//! Resources (`exhale://context` and one per entity) and prompts (ready-made workflows) are
+//! read through the same catalog ops.
+//!
+//! Changes made anywhere (REST, the web, another agent) reach watching clients as
+//! `resources/updated` notifications, from the catalog's event bus.
+//!
+//! Not here yet (issue 3 continues): elicitation and the conformance fixture.
 
+mod notify;
+mod prompts;
+mod resources;
 mod server;
 mod tools;
 mod transport;

@@ -6,14 +6,17 @@ use ops::{Caller, Catalog, Mode, OpError};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-        PaginatedRequestParams, ServerCapabilities, ServerConfig,
+        CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+        CompleteResult, CompletionInfo, GetPromptRequestParams, GetPromptResponse, Implementation,
+        ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+        PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        ReadResourceResult, Reference, ServerCapabilities, ServerConfig,
     },
     service::RequestContext,
 };
 use serde_json::Value;
 
-use crate::tools;
+use crate::{notify, prompts, resources, tools};
 
 /// How to work with Exhale, for the model (the briefing has the rest).
 const INSTRUCTIONS: &str = "Exhale keeps a household's subscriptions and charges. \
@@ -31,11 +34,12 @@ pub struct ExhaleMcp {
     /// The caller for stdio, fixed by the token in the environment; on HTTP each request
     /// carries its own, put in the request's extensions by the bearer middleware.
     fixed_caller: Option<Caller>,
+    watches: notify::Watches,
 }
 
 impl ExhaleMcp {
     pub fn new(catalog: Arc<dyn Catalog>, fixed_caller: Option<Caller>) -> Self {
-        Self { catalog, fixed_caller }
+        Self { catalog, fixed_caller, watches: notify::Watches::default() }
     }
 
     fn caller(&self, cx: &RequestContext<RoleServer>) -> Result<Caller, McpError> {
@@ -57,11 +61,20 @@ impl ExhaleMcp {
 
 impl ServerHandler for ExhaleMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("exhale", env!("CARGO_PKG_VERSION")).with_title("Exhale"),
-            )
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_resources_list_changed()
+                .enable_prompts()
+                .enable_completions()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("exhale", env!("CARGO_PKG_VERSION")).with_title("Exhale"),
+        )
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -129,4 +142,165 @@ impl ServerHandler for ExhaleMcp {
         };
         Ok(result.into())
     }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let caller = self.caller(&cx)?;
+        let cursor = request.and_then(|r| r.cursor);
+        let (items, next_cursor) =
+            resources::list(self.catalog.as_ref(), &caller, cursor).await.map_err(|err| {
+                McpError::invalid_params(format!("{}: {}", err.code(), err.text().render()), None)
+            })?;
+        let mut result = ListResourcesResult::with_all_items(items);
+        result.next_cursor = next_cursor;
+        Ok(result)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(resources::templates()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let caller = self.caller(&cx)?;
+        let contents = resources::read(self.catalog.as_ref(), &caller, &request.uri).await?;
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: rmcp::model::SubscribeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let caller = self.caller(&cx)?;
+        // Refuse what the caller cannot read, so watching reveals nothing either.
+        resources::read(self.catalog.as_ref(), &caller, &request.uri).await?;
+        self.watches.watch(self.catalog.as_ref(), caller, request.uri, cx.peer);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: rmcp::model::UnsubscribeRequestParams,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.watches.unwatch(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(requested.supported_by(&self.get_info().capabilities))
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
+        let caller = self.caller(context.request_context())?;
+        notify::listen(self.catalog.as_ref(), caller, context).await;
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let caller = self.caller(&cx)?;
+        let household = self
+            .catalog
+            .call_json(&caller, "get_household", serde_json::json!({}), Mode::Apply)
+            .await
+            .map_err(|_| McpError::internal_error("could not read the household", None))?;
+        let today = household["today"].as_str().unwrap_or_default();
+        Ok(prompts::get(&request.name, &request.arguments.unwrap_or_default(), today)?.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let caller = self.caller(&cx)?;
+        let typed = request.argument.value.to_lowercase();
+        let values: Vec<String> = match &request.r#ref {
+            Reference::Resource(template)
+                if template.uri.starts_with("exhale://subscriptions/") =>
+            {
+                let page = self
+                    .catalog
+                    .call_json(
+                        &caller,
+                        "list_subscriptions",
+                        serde_json::json!({"limit": 500}),
+                        Mode::Apply,
+                    )
+                    .await
+                    .map_err(|_| McpError::internal_error("could not list subscriptions", None))?;
+                page["items"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|item| item["id"].as_i64().map(|id| id.to_string()))
+                    .filter(|id| id.starts_with(&typed))
+                    .collect()
+            }
+            Reference::Prompt(prompt)
+                if request.argument.name == "month"
+                    && prompts::argument_names(&prompt.name).contains(&"month") =>
+            {
+                let household = self
+                    .catalog
+                    .call_json(&caller, "get_household", serde_json::json!({}), Mode::Apply)
+                    .await
+                    .map_err(|_| McpError::internal_error("could not read the household", None))?;
+                recent_months(household["today"].as_str().unwrap_or_default())
+                    .into_iter()
+                    .filter(|m| m.starts_with(&typed))
+                    .collect()
+            }
+            _ => Vec::new(),
+        };
+        let total = values.len();
+        let values: Vec<String> = values.into_iter().take(100).collect();
+        let mut info =
+            CompletionInfo::new(values).map_err(|err| McpError::internal_error(err, None))?;
+        info.total = u32::try_from(total).ok();
+        info.has_more = Some(total > 100);
+        Ok(CompleteResult::new(info))
+    }
+}
+
+/// The twelve months up to the one `today` falls in, newest first, as YYYY-MM.
+fn recent_months(today: &str) -> Vec<String> {
+    let (Some(year), Some(month)) = (
+        today.get(..4).and_then(|y| y.parse::<i32>().ok()),
+        today.get(5..7).and_then(|m| m.parse::<i32>().ok()),
+    ) else {
+        return Vec::new();
+    };
+    (0..12)
+        .map(|back| {
+            let index = year * 12 + (month - 1) - back;
+            format!("{:04}-{:02}", index / 12, index % 12 + 1)
+        })
+        .collect()
 }

@@ -63,6 +63,17 @@ impl Op for ListCharges {
     type Output = Page<Charge>;
 }
 
+pub struct GetCharge;
+impl Op for GetCharge {
+    const INFO: OpInfo = OpInfo::read(
+        "get_charge",
+        "Get one recorded charge",
+        "Takes the id from list_charges or get_subscription. A charge of another member's private subscription is not found.",
+    );
+    type Input = crate::household::IdInput;
+    type Output = Charge;
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListUpcomingInput {

@@ -28,6 +28,7 @@ macro_rules! op_list {
             subscriptions::DeleteSubscription,
             subscriptions::BulkUpdateSubscriptions,
             charges::ListCharges,
+            charges::GetCharge,
             charges::ListUpcomingCharges,
             charges::UpdateCharge,
             organise::ListCategories,

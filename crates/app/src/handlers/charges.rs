@@ -109,6 +109,14 @@ pub(crate) fn totals(items: &[ProjectedCharge]) -> Vec<Amount> {
         .collect()
 }
 
+pub(crate) fn get(ctx: &mut Ctx<'_>, input: ops::household::IdInput) -> Result<Charge, OpError> {
+    let row = store_charges::get(ctx.db, ctx.household_id(), Some(ctx.me()), input.id)
+        .or_not_found(|| {
+            Text::new("No charge with id {id}. Call list_charges to find ids.").with("id", input.id)
+        })?;
+    Ok(charge_view(&row))
+}
+
 pub(crate) fn update(ctx: &mut Ctx<'_>, input: UpdateChargeInput) -> Result<Charge, OpError> {
     let mut row = store_charges::get(ctx.db, ctx.household_id(), Some(ctx.me()), input.id)
         .or_not_found(|| {

@@ -143,6 +143,7 @@ pub(crate) fn registry() -> Registry {
     reg.add::<s::DeleteSubscription>(subscriptions::delete);
     reg.add::<s::BulkUpdateSubscriptions>(subscriptions::bulk_update);
     reg.add::<c::ListCharges>(charges::list);
+    reg.add::<c::GetCharge>(charges::get);
     reg.add::<c::ListUpcomingCharges>(charges::upcoming);
     reg.add::<c::UpdateCharge>(charges::update);
     reg.add::<o::ListCategories>(organise::list_categories);

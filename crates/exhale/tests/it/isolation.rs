@@ -9,6 +9,7 @@ use crate::fixtures::World;
 fn read_input(op: &str, w: &World) -> Value {
     match op {
         "get_subscription" => json!({"id": w.netflix}),
+        "get_charge" => json!({"id": w.charge}),
         "list_upcoming_charges" => json!({"days": 366}),
         "get_spending_history" => json!({"months": 60}),
         "list_price_changes" => json!({"since": "2000-01-01"}),
@@ -40,7 +41,7 @@ async fn no_read_op_shows_another_household_or_a_private_item() {
     for op in reads {
         // Household B sees none of household A.
         let theirs = w.env.call(&w.cai, op, read_input(op, &w)).await;
-        if op == "get_subscription" {
+        if op == "get_subscription" || op == "get_charge" {
             assert_eq!(test_support::code(&theirs), "not_found");
         } else {
             let text = theirs.unwrap_or_else(|e| panic!("{op}: {e}")).to_string();
@@ -70,6 +71,7 @@ async fn foreign_and_private_ids_are_not_found_for_every_id_op() {
     let attempts = [
         ("get_subscription", json!({"id": w.other_household_sub})),
         ("get_subscription", json!({"id": w.bobs_gym})),
+        ("get_charge", json!({"id": w.bobs_charge})),
         ("update_subscription", json!({"id": w.bobs_gym, "name": "Mine"})),
         ("delete_subscription", json!({"id": w.other_household_sub})),
         ("delete_subscription", json!({"id": w.bobs_gym})),

@@ -23,11 +23,24 @@ fn client_info(name: &str) -> ClientConfig {
     ClientConfig::new(ClientCapabilities::default(), Implementation::new(name, "1.0"))
 }
 
+/// A 2025-11-25 client: `initialize`, then a session.
 async fn http_client(url: String, token: &str, name: &str) -> Client {
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
     );
     client_info(name).serve(transport).await.unwrap()
+}
+
+/// A 2026-07-28 client: `server/discover`, then stateless requests.
+async fn modern_http_client(url: String, token: &str, name: &str) -> Client {
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+    );
+    let mode = ClientLifecycleMode::Discover {
+        preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+    };
+    client_info(name).serve_with_lifecycle(transport, mode).await.unwrap()
 }
 
 async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
@@ -107,11 +120,28 @@ async fn tools_mirror_the_catalog_with_schemas_and_annotations() {
 
 #[tokio::test]
 async fn an_agent_reads_the_briefing_deletes_with_confirmation_and_undoes_over_http() {
+    agent_session(false).await;
+}
+
+#[tokio::test]
+async fn the_same_agent_session_works_in_the_2026_protocol() {
+    agent_session(true).await;
+}
+
+async fn agent_session(modern: bool) {
     let w = World::new().await;
     let server = w.env.serve().await;
     let (token, _) = w.env.token(&w.ana, "write").await;
-    let client = http_client(server.url("/mcp"), &token, "Claude Desktop").await;
-    assert!(client.peer_info().unwrap().instructions.as_deref().unwrap().contains("get_context"));
+    let client = if modern {
+        modern_http_client(server.url("/mcp"), &token, "Claude Desktop").await
+    } else {
+        http_client(server.url("/mcp"), &token, "Claude Desktop").await
+    };
+    if !modern {
+        assert!(
+            client.peer_info().unwrap().instructions.as_deref().unwrap().contains("get_context")
+        );
+    }
 
     let context = call(&client, "get_context", json!({})).await;
     assert_eq!(context.is_error, Some(false));
@@ -246,4 +276,175 @@ async fn stdio_serves_the_token_holder() {
     .await;
     assert!(text(&deleted).starts_with("confirmation_required"), "but still confirms a delete");
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn resources_prompts_and_completions_serve_the_callers_data() {
+    use rmcp::model::{GetPromptRequestParams, ReadResourceRequestParams};
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let client = http_client(server.url("/mcp"), &token, "Resource reader").await;
+
+    let resources = client.list_all_resources().await.unwrap();
+    let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+    assert_eq!(uris[0], "exhale://context");
+    assert!(uris.contains(&format!("exhale://subscriptions/{}", w.netflix).as_str()));
+    assert!(
+        !uris.contains(&format!("exhale://subscriptions/{}", w.bobs_gym).as_str()),
+        "Bob's private gym is not Ana's"
+    );
+    let templates = client.list_all_resource_templates().await.unwrap();
+    assert!(templates.iter().any(|t| t.uri_template == "exhale://subscriptions/{id}"));
+
+    let read = |uri: String| client.read_resource(ReadResourceRequestParams::new(uri));
+    let context = read("exhale://context".into()).await.unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, mime_type, .. } =
+        &context.contents[0]
+    else {
+        panic!("text")
+    };
+    assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+    let tool_context = w.env.call(&w.ana, "get_context", json!({})).await.unwrap();
+    assert_eq!(
+        text,
+        tool_context["markdown"].as_str().unwrap(),
+        "the resource and the tool give the same briefing"
+    );
+    let netflix = read(format!("exhale://subscriptions/{}", w.netflix)).await.unwrap();
+    let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &netflix.contents[0]
+    else {
+        panic!("text")
+    };
+    assert_eq!(serde_json::from_str::<Value>(text).unwrap()["name"], "Netflix");
+    assert!(read(format!("exhale://charges/{}", w.charge)).await.is_ok());
+    assert!(read(format!("exhale://categories/{}", w.streaming)).await.is_ok());
+    assert!(
+        read(format!("exhale://subscriptions/{}", w.bobs_gym)).await.is_err(),
+        "private items are not found"
+    );
+    assert!(read(format!("exhale://subscriptions/{}", w.other_household_sub)).await.is_err());
+    assert!(read("exhale://nonsense/1".into()).await.is_err());
+
+    let prompts = client.list_all_prompts().await.unwrap();
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "monthly_review",
+            "find_savings",
+            "audit_price_increases",
+            "import_statement",
+            "clean_up_categories"
+        ]
+    );
+    let review = client.get_prompt(GetPromptRequestParams::new("monthly_review")).await.unwrap();
+    let rmcp::model::ContentBlock::Text(message) = &review.messages[0].content else {
+        panic!("a text message")
+    };
+    assert!(
+        message.text.contains("2026-11") && message.text.contains("get_context"),
+        "{}",
+        message.text
+    );
+    assert!(
+        client.get_prompt(GetPromptRequestParams::new("import_statement")).await.is_err(),
+        "the statement is required"
+    );
+
+    let months =
+        client.complete_prompt_argument("monthly_review", "month", "2026-1", None).await.unwrap();
+    assert_eq!(months.values, ["2026-11", "2026-10"]);
+    let ids = client
+        .complete_resource_argument("exhale://subscriptions/{id}", "id", "", None)
+        .await
+        .unwrap();
+    assert!(
+        ids.values.contains(&w.netflix.to_string())
+            && !ids.values.contains(&w.bobs_gym.to_string())
+    );
+    client.cancel().await.unwrap();
+}
+
+/// A client that forwards `resources/updated` notifications to a channel (legacy sessions).
+#[derive(Clone)]
+struct Watcher {
+    info: ClientConfig,
+    updates: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl rmcp::ClientHandler for Watcher {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<RoleClient>,
+    ) {
+        let _ = self.updates.send(params.uri);
+    }
+}
+
+#[tokio::test]
+async fn a_change_made_through_rest_reaches_watching_clients_in_both_protocol_eras() {
+    use rmcp::model::{
+        ProtocolVersion, ServerNotification, SubscribeRequestParams, SubscriptionFilter,
+    };
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let (bobs_token, _) = w.env.token(&w.bob, "read").await;
+    let netflix_uri = format!("exhale://subscriptions/{}", w.netflix);
+    let gym_uri = format!("exhale://subscriptions/{}", w.bobs_gym);
+
+    // 2026-07-28: subscriptions/listen.
+    let modern = modern_http_client(server.url("/mcp"), &token, "Modern").await;
+    let filter = SubscriptionFilter::builder().resource_subscription(netflix_uri.clone()).build();
+    let mut listening = modern.listen(filter).await.unwrap();
+    // 2025-11-25: resources/subscribe on a session.
+    let (updates, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let watcher = Watcher {
+        info: client_info("Legacy").with_protocol_version(ProtocolVersion::V_2025_11_25),
+        updates,
+    };
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(server.url("/mcp"))
+            .auth_header(token.clone()),
+    );
+    let legacy = watcher.serve(transport).await.unwrap();
+    #[expect(deprecated, reason = "resources/subscribe is how 2025-11-25 clients watch resources")]
+    {
+        legacy.subscribe(SubscribeRequestParams::new(netflix_uri.clone())).await.unwrap();
+        assert!(
+            legacy.subscribe(SubscribeRequestParams::new(gym_uri.clone())).await.is_err(),
+            "no watching Bob's private gym"
+        );
+    }
+
+    // Bob's private change is not announced to Ana; then Ana changes Netflix through REST.
+    w.env
+        .call(&w.bob, "update_subscription", json!({"id": w.bobs_gym, "notes": "6am"}))
+        .await
+        .unwrap();
+    let rest = reqwest::Client::new();
+    let response = rest
+        .post(server.url("/api/v1/ops/update_subscription"))
+        .bearer_auth(w.env.token(&w.ana, "write").await.0)
+        .json(&json!({"id": w.netflix, "name": "Netflix HD"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(received.recv().await.unwrap(), netflix_uri, "the legacy session heard about it");
+    let notification = listening.next().await.unwrap().unwrap();
+    let ServerNotification::ResourceUpdatedNotification(updated) = notification else {
+        panic!("{notification:?}")
+    };
+    assert_eq!(updated.params.uri, netflix_uri, "the 2026 listen stream heard about it");
+    assert!(received.try_recv().is_err(), "nothing about Bob's private gym");
+    let _ = bobs_token;
+    legacy.cancel().await.unwrap();
+    modern.cancel().await.unwrap();
 }

@@ -1,0 +1,138 @@
+//! Resources: the live briefing (`exhale://context`) and one resource per entity, read through
+//! the same catalog ops as the tools.
+
+use ops::{Caller, Catalog, Mode, OpError};
+use rmcp::{
+    ErrorData as McpError,
+    model::{Resource, ResourceContents, ResourceTemplate},
+};
+use serde_json::{Value, json};
+
+pub(crate) const CONTEXT: &str = "exhale://context";
+
+/// The entity templates; `{id}` is the entity's id from the list ops.
+pub(crate) fn templates() -> Vec<ResourceTemplate> {
+    [
+        (
+            "exhale://subscriptions/{id}",
+            "subscription",
+            "A subscription with its price history, recent charges and next charges",
+        ),
+        ("exhale://charges/{id}", "charge", "A recorded charge"),
+        (
+            "exhale://categories/{id}",
+            "category",
+            "A category with how many subscriptions are in it",
+        ),
+        (
+            "exhale://payment-methods/{id}",
+            "payment_method",
+            "A payment method (never a full card number)",
+        ),
+    ]
+    .into_iter()
+    .map(|(uri, name, description)| {
+        ResourceTemplate::new(uri, name)
+            .with_description(description)
+            .with_mime_type("application/json")
+    })
+    .collect()
+}
+
+/// The briefing and one resource per subscription the caller can see, a page at a time.
+pub(crate) async fn list(
+    catalog: &dyn Catalog,
+    caller: &Caller,
+    cursor: Option<String>,
+) -> Result<(Vec<Resource>, Option<String>), OpError> {
+    let mut resources = Vec::new();
+    if cursor.is_none() {
+        resources.push(
+            Resource::new(CONTEXT, "context")
+                .with_title("Household briefing")
+                .with_description("Read first: household, today, members, subscriptions, upcoming charges, attention items and how Exhale works")
+                .with_mime_type("text/markdown"),
+        );
+    }
+    let mut input = json!({"limit": 100});
+    if let Some(cursor) = cursor {
+        input["cursor"] = json!(cursor);
+    }
+    let page = catalog.call_json(caller, "list_subscriptions", input, Mode::Apply).await?;
+    for item in page["items"].as_array().into_iter().flatten() {
+        let (Some(id), Some(name)) = (item["id"].as_i64(), item["name"].as_str()) else { continue };
+        resources.push(
+            Resource::new(format!("exhale://subscriptions/{id}"), format!("subscription {id}"))
+                .with_title(name)
+                .with_mime_type("application/json"),
+        );
+    }
+    Ok((resources, page["next_cursor"].as_str().map(str::to_owned)))
+}
+
+fn not_found(uri: &str) -> McpError {
+    McpError::resource_not_found(
+        format!("No resource {uri}. resources/list and resources/templates/list show what exists."),
+        None,
+    )
+}
+
+/// Reads one resource as the caller.
+pub(crate) async fn read(
+    catalog: &dyn Catalog,
+    caller: &Caller,
+    uri: &str,
+) -> Result<ResourceContents, McpError> {
+    if uri == CONTEXT {
+        let context = catalog
+            .call_json(caller, "get_context", json!({}), Mode::Apply)
+            .await
+            .map_err(|err| op_error(uri, &err))?;
+        let markdown = context["markdown"].as_str().unwrap_or_default().to_owned();
+        return Ok(ResourceContents::text(markdown, uri).with_mime_type("text/markdown"));
+    }
+    let (kind, id) = uri
+        .strip_prefix("exhale://")
+        .and_then(|rest| rest.split_once('/'))
+        .and_then(|(kind, id)| Some((kind, id.parse::<i64>().ok()?)))
+        .ok_or_else(|| not_found(uri))?;
+    let value = match kind {
+        "subscriptions" => {
+            catalog.call_json(caller, "get_subscription", json!({"id": id}), Mode::Apply).await
+        }
+        "charges" => catalog.call_json(caller, "get_charge", json!({"id": id}), Mode::Apply).await,
+        "categories" => find_in_list(catalog, caller, "list_categories", id).await,
+        "payment-methods" => find_in_list(catalog, caller, "list_payment_methods", id).await,
+        _ => return Err(not_found(uri)),
+    }
+    .map_err(|err| op_error(uri, &err))?;
+    let text = serde_json::to_string_pretty(&value)
+        .map_err(|_| McpError::internal_error("could not write the resource", None))?;
+    Ok(ResourceContents::text(text, uri).with_mime_type("application/json"))
+}
+
+async fn find_in_list(
+    catalog: &dyn Catalog,
+    caller: &Caller,
+    op: &str,
+    id: i64,
+) -> Result<Value, OpError> {
+    let list = catalog.call_json(caller, op, json!({}), Mode::Apply).await?;
+    list["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|item| item["id"].as_i64() == Some(id)).cloned())
+        .ok_or_else(|| OpError::not_found(ops::Text::new("Not found.")))
+}
+
+fn op_error(uri: &str, err: &OpError) -> McpError {
+    match err {
+        OpError::NotFound { .. } => not_found(uri),
+        OpError::Internal => McpError::internal_error(
+            "Exhale failed inside; the details were logged on the server.",
+            None,
+        ),
+        other => {
+            McpError::invalid_params(format!("{}: {}", other.code(), other.text().render()), None)
+        }
+    }
+}

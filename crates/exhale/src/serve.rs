@@ -8,7 +8,10 @@ use tokio::net::TcpListener;
 use crate::config::Config;
 
 /// The whole HTTP application, for `serve` and for tests that start it on port 0.
-pub(crate) fn router(catalog: Arc<dyn ops::Catalog>, config: &Config) -> axum::Router {
+pub(crate) fn router(
+    catalog: Arc<dyn ops::Catalog>,
+    config: &Config,
+) -> anyhow::Result<axum::Router> {
     let mcp = mcp::router(
         catalog.clone(),
         &mcp::HttpConfig {
@@ -16,12 +19,13 @@ pub(crate) fn router(catalog: Arc<dyn ops::Catalog>, config: &Config) -> axum::R
             allowed_origins: config.allowed_origins.clone(),
             max_request_bytes: config.max_request_bytes,
         },
-    );
-    api::router()
+    )
+    .context("cannot set up /mcp")?;
+    Ok(api::router()
         .with_state(http::AppState::new(catalog))
         .merge(mcp)
         .layer(tower_http::limit::RequestBodyLimitLayer::new(config.max_request_bytes))
-        .layer(tower_http::trace::TraceLayer::new_for_http())
+        .layer(tower_http::trace::TraceLayer::new_for_http()))
 }
 
 pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()> {
@@ -44,7 +48,7 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
     }
     let jobs = app.spawn_jobs();
     let catalog: Arc<dyn ops::Catalog> = app;
-    axum::serve(listener, router(catalog, &config))
+    axum::serve(listener, router(catalog, &config)?)
         .with_graceful_shutdown(shutdown_signal(terminate))
         .await?;
     jobs.abort();

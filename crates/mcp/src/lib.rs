@@ -12,8 +12,12 @@
 //! Changes made anywhere (REST, the web, another agent) reach watching clients as
 //! `resources/updated` notifications, from the catalog's event bus.
 //!
-//! Not here yet (issue 3 continues): elicitation and the conformance fixture.
+//! A write that needs the person's confirmation asks them through the client's own form
+//! when it has one (elicitation), and otherwise returns a `confirmation_id` for `confirm_change`.
+//!
+//! Not here yet (issue 3 continues): the conformance fixture and the external-client checks.
 
+mod confirm;
 mod notify;
 mod prompts;
 mod resources;

@@ -16,7 +16,10 @@ use rmcp::{
 };
 use serde_json::Value;
 
-use crate::{notify, prompts, resources, tools};
+use crate::{
+    confirm::{self, Answer, Asking},
+    notify, prompts, resources, tools,
+};
 
 /// How to work with Exhale, for the model (the briefing has the rest).
 const INSTRUCTIONS: &str = "Exhale keeps a household's subscriptions and charges. \
@@ -35,11 +38,47 @@ pub struct ExhaleMcp {
     /// carries its own, put in the request's extensions by the bearer middleware.
     fixed_caller: Option<Caller>,
     watches: notify::Watches,
+    /// Seals the `requestState` of 2026 confirmation questions.
+    codec: Arc<rmcp::model::RequestStateCodec>,
 }
 
 impl ExhaleMcp {
-    pub fn new(catalog: Arc<dyn Catalog>, fixed_caller: Option<Caller>) -> Self {
-        Self { catalog, fixed_caller, watches: notify::Watches::default() }
+    pub fn new(
+        catalog: Arc<dyn Catalog>,
+        fixed_caller: Option<Caller>,
+    ) -> Result<Self, std::io::Error> {
+        Ok(Self::with_codec(catalog, fixed_caller, Arc::new(confirm::codec()?)))
+    }
+
+    /// One codec for every per-request instance of an HTTP endpoint, so a retry verifies.
+    pub(crate) fn with_codec(
+        catalog: Arc<dyn Catalog>,
+        fixed_caller: Option<Caller>,
+        codec: Arc<rmcp::model::RequestStateCodec>,
+    ) -> Self {
+        Self { catalog, fixed_caller, watches: notify::Watches::default(), codec }
+    }
+
+    /// Applies a confirmed change, or says nothing changed.
+    async fn apply(&self, caller: &Caller, answer: Answer) -> Result<CallToolResponse, McpError> {
+        let Answer::Yes(confirmation_id) = answer else {
+            return Ok(CallToolResult::error(vec![rmcp::model::ContentBlock::text(
+                "declined: the person said no; nothing was changed.",
+            )])
+            .into());
+        };
+        let input = serde_json::json!({"confirmation_id": confirmation_id});
+        Ok(match self.catalog.call_json(caller, "confirm_change", input, Mode::Apply).await {
+            Ok(output) => tools::success(output),
+            Err(OpError::Internal) => {
+                return Err(McpError::internal_error(
+                    "Exhale failed inside; the details were logged on the server.",
+                    None,
+                ));
+            }
+            Err(err) => tools::failure(&err),
+        }
+        .into())
     }
 
     fn caller(&self, cx: &RequestContext<RoleServer>) -> Result<Caller, McpError> {
@@ -99,6 +138,16 @@ impl ServerHandler for ExhaleMcp {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let caller = self.caller(&cx)?;
+        if let Some(state) = &request.request_state {
+            // A 2026 retry carrying the person's answer to our question.
+            let answer = confirm::answer_from_retry(
+                &self.codec,
+                &caller,
+                state,
+                request.input_responses.as_ref(),
+            )?;
+            return self.apply(&caller, answer).await;
+        }
         let Some(meta) = self.catalog.ops().iter().find(|meta| meta.name() == request.name) else {
             return Err(McpError::invalid_params(
                 format!("Unknown tool {}; tools/list has them all.", request.name),
@@ -137,6 +186,25 @@ impl ServerHandler for ExhaleMcp {
                     "Exhale failed inside; the details were logged on the server.",
                     None,
                 ));
+            }
+            Err(OpError::ConfirmationRequired {
+                confirmation_id,
+                message,
+                preview,
+                expires_at,
+            }) => {
+                match confirm::ask(&self.codec, &cx, &caller, &confirmation_id, &message.render())
+                    .await?
+                {
+                    Asking::InputRequired(response) => return Ok(response),
+                    Asking::Answered(answer) => return self.apply(&caller, answer).await,
+                    Asking::CannotAsk => tools::failure(&OpError::ConfirmationRequired {
+                        confirmation_id,
+                        message,
+                        preview,
+                        expires_at,
+                    }),
+                }
             }
             Err(err) => tools::failure(&err),
         };

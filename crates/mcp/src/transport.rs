@@ -31,17 +31,18 @@ pub struct HttpConfig {
 
 /// Serves one caller over stdin and stdout until the client closes them.
 pub async fn serve_stdio(catalog: Arc<dyn Catalog>, caller: Caller) -> Result<(), std::io::Error> {
-    let server = ExhaleMcp::new(catalog, Some(Caller { via: Via::Mcp, ..caller }));
+    let server = ExhaleMcp::new(catalog, Some(Caller { via: Via::Mcp, ..caller }))?;
     let running = server.serve(rmcp::transport::stdio()).await.map_err(std::io::Error::other)?;
     running.waiting().await.map_err(std::io::Error::other)?;
     Ok(())
 }
 
 /// The `/mcp` endpoint, for nesting into the app's router.
-pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Router {
+pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Result<Router, std::io::Error> {
     let factory_catalog = catalog.clone();
+    let codec = Arc::new(crate::confirm::codec()?);
     let service = StreamableHttpService::new(
-        move || Ok(ExhaleMcp::new(factory_catalog.clone(), None)),
+        move || Ok(ExhaleMcp::with_codec(factory_catalog.clone(), None, codec.clone())),
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default()
             .with_json_response(true)
@@ -50,9 +51,9 @@ pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Router {
             .enforce_origin_validation()
             .with_max_request_body_bytes(config.max_request_bytes),
     );
-    Router::new()
+    Ok(Router::new()
         .route_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(catalog, authenticate))
+        .layer(middleware::from_fn_with_state(catalog, authenticate)))
 }
 
 /// Puts the bearer token's caller into the request for `ExhaleMcp`, or answers 401 with a

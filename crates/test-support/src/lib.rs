@@ -147,7 +147,8 @@ impl TestEnv {
                 allowed_origins: vec!["http://localhost:3000".into()],
                 max_request_bytes: 1024 * 1024,
             },
-        );
+        )
+        .expect("set up /mcp");
         let router = api::router()
             .with_state(http::AppState::new(catalog))
             .merge(mcp)

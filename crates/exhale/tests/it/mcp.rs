@@ -448,3 +448,113 @@ async fn a_change_made_through_rest_reaches_watching_clients_in_both_protocol_er
     legacy.cancel().await.unwrap();
     modern.cancel().await.unwrap();
 }
+
+/// A client whose person answers confirmation forms with `yes` (or not).
+#[derive(Clone)]
+struct Person {
+    info: ClientConfig,
+    says_yes: bool,
+    asked: tokio::sync::mpsc::UnboundedSender<String>,
+}
+
+impl rmcp::ClientHandler for Person {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        let ElicitRequestParams::FormElicitationParams { message, .. } = request else {
+            return Ok(ElicitResult::new(ElicitationAction::Decline));
+        };
+        let _ = self.asked.send(message);
+        Ok(ElicitResult::new(ElicitationAction::Accept)
+            .with_content(json!({"confirm": self.says_yes})))
+    }
+}
+
+async fn eliciting_client(
+    url: String,
+    token: &str,
+    modern: bool,
+    says_yes: bool,
+) -> (RunningService<RoleClient, Person>, tokio::sync::mpsc::UnboundedReceiver<String>) {
+    use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
+    let mut capabilities = ClientCapabilities::default();
+    capabilities.elicitation = Some(rmcp::model::ElicitationCapability::default());
+    let version = if modern {
+        rmcp::model::ProtocolVersion::V_2026_07_28
+    } else {
+        rmcp::model::ProtocolVersion::V_2025_11_25
+    };
+    let info = ClientConfig::new(capabilities, Implementation::new("Eliciting client", "1.0"))
+        .with_protocol_version(version.clone());
+    let (asked, questions) = tokio::sync::mpsc::unbounded_channel();
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+    );
+    let person = Person { info, says_yes, asked };
+    let client = if modern {
+        person
+            .serve_with_lifecycle(
+                transport,
+                ClientLifecycleMode::Discover { preferred_versions: vec![version] },
+            )
+            .await
+            .unwrap()
+    } else {
+        person.serve(transport).await.unwrap()
+    };
+    (client, questions)
+}
+
+#[tokio::test]
+async fn clients_that_can_ask_the_person_confirm_through_their_own_form_in_both_eras() {
+    for modern in [false, true] {
+        let w = World::new().await;
+        let server = w.env.serve().await;
+        let (token, _) = w.env.token(&w.ana, "write").await;
+
+        let (client, mut questions) =
+            eliciting_client(server.url("/mcp"), &token, modern, true).await;
+        let Value::Object(arguments) = json!({"id": w.netflix}) else { unreachable!() };
+        let deleted = client
+            .call_tool(CallToolRequestParams::new("delete_subscription").with_arguments(arguments))
+            .await
+            .unwrap();
+        assert_eq!(deleted.is_error, Some(false), "modern={modern}: {}", text(&deleted));
+        let question = questions.recv().await.unwrap();
+        assert!(
+            question.contains("Deleted Netflix"),
+            "Exhale wrote the question from the dry run: {question}"
+        );
+        assert_eq!(
+            test_support::code(
+                &w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await
+            ),
+            "not_found"
+        );
+        client.cancel().await.unwrap();
+
+        let (client, _questions) =
+            eliciting_client(server.url("/mcp"), &token, modern, false).await;
+        let Value::Object(arguments) = json!({"id": w.spotify}) else { unreachable!() };
+        let declined = client
+            .call_tool(CallToolRequestParams::new("delete_subscription").with_arguments(arguments))
+            .await
+            .unwrap();
+        assert_eq!(declined.is_error, Some(true));
+        assert!(text(&declined).starts_with("declined"), "modern={modern}: {}", text(&declined));
+        assert_eq!(
+            test_support::code(
+                &w.env.call(&w.ana, "get_subscription", json!({"id": w.spotify})).await
+            ),
+            "ok"
+        );
+        client.cancel().await.unwrap();
+    }
+}

@@ -558,3 +558,29 @@ async fn clients_that_can_ask_the_person_confirm_through_their_own_form_in_both_
         client.cancel().await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn an_agent_session_with_the_official_python_client() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (write, _) = w.env.token(&w.ana, "write").await;
+    let (read, _) = w.env.token(&w.ana, "read").await;
+    let (trusted, _) = w.env.token(&w.ana, "trusted").await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/mcp_clients/python_session.py");
+    let output = tokio::process::Command::new("python3")
+        .arg(script)
+        .env("EXHALE_MCP_URL", server.url("/mcp"))
+        .env("EXHALE_REST_URL", server.url(""))
+        .env("EXHALE_WRITE_TOKEN", write)
+        .env("EXHALE_READ_TOKEN", read)
+        .env("EXHALE_TRUSTED_TOKEN", trusted)
+        .output()
+        .await
+        .expect("python3 runs (.ci/run installs the mcp package)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.trim_end().ends_with("ok"),
+        "the Python MCP client session failed (install it with the pip line in .ci/run):\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -208,6 +208,7 @@ impl App {
         );
         async move {
             check_access(caller, info)?;
+            self.limiter.check(caller, self.clock.now())?;
             let result = if info.hints.read_only {
                 self.run_read(caller, info, input, encoding).await
             } else if info.name == ops::access::ConfirmChange::INFO.name {

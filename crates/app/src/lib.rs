@@ -10,6 +10,7 @@ mod ctx;
 mod handlers;
 mod invoke;
 mod jobs;
+mod limits;
 mod setup;
 mod views;
 
@@ -20,6 +21,7 @@ use store::Store;
 use tokio::sync::broadcast;
 
 pub use clock::{Clock, FixedClock, SystemClock};
+pub use limits::RateLimit;
 pub use setup::NewHousehold;
 
 /// Exhale's core: the store, the handlers, the clock and the event bus.
@@ -30,6 +32,7 @@ pub struct App {
     events: broadcast::Sender<ops::ChangeEvent>,
     /// Woken after every commit so the outbox worker delivers without polling.
     outbox_wake: Arc<tokio::sync::Notify>,
+    limiter: limits::Limiter,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -55,7 +58,14 @@ impl App {
             handlers,
             events,
             outbox_wake: Arc::new(tokio::sync::Notify::new()),
+            limiter: limits::Limiter::new(Some(RateLimit::default())),
         }))
+    }
+
+    /// Sets the per-token rate limit (`None` turns it off, e.g. for load tests); the default
+    /// applies until then.
+    pub fn set_token_rate_limit(&self, limit: Option<RateLimit>) {
+        self.limiter.set(limit);
     }
 
     /// Every op name that has a handler (the catalog test compares this with `ops::all()`).

@@ -21,6 +21,10 @@ pub(crate) struct Config {
     pub(crate) allowed_hosts: Vec<String>,
     /// Browser origins `/mcp` accepts, e.g. "https://exhale.example.net"; others are refused.
     pub(crate) allowed_origins: Vec<String>,
+    /// Calls per second one API token may make on average (0 turns the limit off).
+    pub(crate) token_rate_per_second: u32,
+    /// Calls one API token may make at once.
+    pub(crate) token_rate_burst: u32,
 }
 
 /// The TOML file: every key optional.
@@ -33,6 +37,8 @@ struct FileConfig {
     max_request_bytes: Option<usize>,
     allowed_hosts: Option<Vec<String>>,
     allowed_origins: Option<Vec<String>>,
+    token_rate_per_second: Option<u32>,
+    token_rate_burst: Option<u32>,
 }
 
 /// Values given on the command line.
@@ -73,6 +79,8 @@ impl Config {
             max_request_bytes: 1024 * 1024,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             allowed_origins: Vec::new(),
+            token_rate_per_second: 20,
+            token_rate_burst: 120,
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -92,6 +100,9 @@ impl Config {
             config.max_request_bytes = file.max_request_bytes.unwrap_or(config.max_request_bytes);
             config.allowed_hosts = file.allowed_hosts.unwrap_or(config.allowed_hosts);
             config.allowed_origins = file.allowed_origins.unwrap_or(config.allowed_origins);
+            config.token_rate_per_second =
+                file.token_rate_per_second.unwrap_or(config.token_rate_per_second);
+            config.token_rate_burst = file.token_rate_burst.unwrap_or(config.token_rate_burst);
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();
@@ -115,6 +126,10 @@ impl Config {
         if let Some(origins) = env("EXHALE_ALLOWED_ORIGINS") {
             config.allowed_origins =
                 origins.split(',').map(|o| o.trim().to_owned()).filter(|o| !o.is_empty()).collect();
+        }
+        if let Some(rate) = env("EXHALE_TOKEN_RATE_PER_SECOND") {
+            config.token_rate_per_second =
+                rate.parse().context("EXHALE_TOKEN_RATE_PER_SECOND must be a whole number")?;
         }
         if let Some(dir) = flags.data_dir {
             config.data_dir = dir;

@@ -199,7 +199,12 @@ fn open(config: &Config) -> anyhow::Result<Arc<app::App>> {
     std::fs::create_dir_all(&config.data_dir).with_context(|| {
         format!("cannot create the data directory {}", config.data_dir.display())
     })?;
-    Ok(app::App::open(&config.database(), Arc::new(app::SystemClock))?)
+    let app = app::App::open(&config.database(), Arc::new(app::SystemClock))?;
+    app.set_token_rate_limit((config.token_rate_per_second > 0).then_some(app::RateLimit {
+        per_second: config.token_rate_per_second,
+        burst: config.token_rate_burst.max(1),
+    }));
+    Ok(app)
 }
 
 fn read_stdin() -> anyhow::Result<String> {

@@ -628,3 +628,25 @@ async fn membership_edge_cases_are_refused_clearly() {
         "invalid_input"
     );
 }
+
+#[tokio::test]
+async fn a_token_that_calls_too_fast_is_slowed_down_and_people_are_not() {
+    let w = World::new().await;
+    w.env.app.set_token_rate_limit(Some(app::RateLimit { per_second: 2, burst: 3 }));
+    let (_, agent) = w.env.token(&w.ana, "read").await;
+    for _ in 0..3 {
+        assert_eq!(code(&w.env.call(&agent, "get_household", json!({})).await), "ok");
+    }
+    let limited = w.env.call(&agent, "get_household", json!({})).await;
+    let Err(OpError::RateLimited { retry_after_secs, .. }) = limited else { panic!("{limited:?}") };
+    assert_eq!(retry_after_secs, 1);
+    for _ in 0..10 {
+        assert_eq!(
+            code(&w.env.call(&w.ana, "get_household", json!({})).await),
+            "ok",
+            "people are not rate limited"
+        );
+    }
+    w.env.clock.advance(SignedDuration::from_secs(1));
+    assert_eq!(code(&w.env.call(&agent, "get_household", json!({})).await), "ok");
+}

@@ -63,6 +63,64 @@ pub(crate) fn clean_email(pointer: &str, email: &str) -> Result<String, OpError>
     Ok(email)
 }
 
+/// Recently resolved tokens, so a busy agent does not cost a database read per call. Entries
+/// live a few seconds and the cache empties whenever a token or member changes in this
+/// process; a revocation made by another process (the CLI) applies within `TOKEN_CACHE_TTL`.
+#[derive(Default)]
+pub(crate) struct TokenCache(std::sync::Mutex<std::collections::HashMap<String, CachedToken>>);
+
+struct CachedToken {
+    caller: Caller,
+    expires_at: Option<String>,
+    last_used_at: Option<String>,
+    cached_at: jiff::Timestamp,
+}
+
+const TOKEN_CACHE_TTL: jiff::SignedDuration = jiff::SignedDuration::from_secs(5);
+
+impl TokenCache {
+    fn get(
+        &self,
+        hash: &str,
+        now: jiff::Timestamp,
+    ) -> Option<(Caller, Option<String>, Option<String>)> {
+        let cache = self.0.lock().ok()?;
+        let entry = cache.get(hash)?;
+        (now.duration_since(entry.cached_at) < TOKEN_CACHE_TTL)
+            .then(|| (entry.caller.clone(), entry.expires_at.clone(), entry.last_used_at.clone()))
+    }
+
+    fn put(
+        &self,
+        hash: String,
+        caller: Caller,
+        expires_at: Option<String>,
+        last_used_at: Option<String>,
+        now: jiff::Timestamp,
+    ) {
+        if let Ok(mut cache) = self.0.lock() {
+            if cache.len() > 10_000 {
+                cache.clear();
+            }
+            cache.insert(hash, CachedToken { caller, expires_at, last_used_at, cached_at: now });
+        }
+    }
+
+    fn touched(&self, hash: &str, at: String) {
+        if let Ok(mut cache) = self.0.lock()
+            && let Some(entry) = cache.get_mut(hash)
+        {
+            entry.last_used_at = Some(at);
+        }
+    }
+
+    pub(crate) fn clear(&self) {
+        if let Ok(mut cache) = self.0.lock() {
+            cache.clear();
+        }
+    }
+}
+
 fn refused() -> OpError {
     OpError::Unauthenticated {
         message: Text::new(
@@ -74,55 +132,81 @@ fn refused() -> OpError {
 impl App {
     pub(crate) async fn authenticate(&self, token: &str, via: Via) -> Result<Caller, OpError> {
         let hash = hash_token(token.trim());
-        let store = self.store.clone();
         let now = self.clock.now();
         let now_text = invoke::timestamp_text(now);
+        let cached = self.tokens.get(&hash, now);
+        let (caller, expires_at, last_used_at) = match cached {
+            Some(entry) => entry,
+            None => {
+                let store = self.store.clone();
+                let lookup = hash.clone();
+                let found = invoke::blocking(move || {
+                    crate::invoke::read(&store, |db| {
+                        let Some(row) = store::access::find_token_by_hash(db, &lookup)
+                            .map_err(invoke::internal)?
+                        else {
+                            return Ok(None);
+                        };
+                        let member =
+                            store::households::get_member(db, row.household_id, row.member_id)
+                                .map_err(invoke::internal)?;
+                        Ok::<_, OpError>(Some((row, member)))
+                    })
+                })
+                .await?;
+                let Some((row, member)) = found else { return Err(refused()) };
+                if row.revoked_at.is_some() {
+                    return Err(refused());
+                }
+                let caller = Caller {
+                    household_id: row.household_id,
+                    member_id: row.member_id,
+                    role: member.role,
+                    scope: Scope::parse(&row.scope).ok_or(OpError::Internal)?,
+                    actor: Actor::Token {
+                        token_id: row.id,
+                        token_name: row.name,
+                        client_name: None,
+                    },
+                    via,
+                };
+                self.tokens.put(
+                    hash.clone(),
+                    caller.clone(),
+                    row.expires_at.clone(),
+                    row.last_used_at.clone(),
+                    now,
+                );
+                (caller, row.expires_at, row.last_used_at)
+            }
+        };
+        if expires_at.as_deref().is_some_and(|at| at <= now_text.as_str()) {
+            return Err(refused());
+        }
+        // Last use is recorded at most once a minute, so reads do not turn into writes.
         let minute_ago = invoke::timestamp_text(
             now.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap_or(now),
         );
-        let found = invoke::blocking(move || {
-            crate::invoke::read(&store, |db| {
-                let Some(row) =
-                    store::access::find_token_by_hash(db, &hash).map_err(invoke::internal)?
-                else {
-                    return Ok(None);
-                };
-                let member = store::households::get_member(db, row.household_id, row.member_id)
-                    .map_err(invoke::internal)?;
-                Ok::<_, OpError>(Some((row, member)))
-            })
-        })
-        .await?;
-        let Some((row, member)) = found else { return Err(refused()) };
-        if row.revoked_at.is_some()
-            || row.expires_at.as_deref().is_some_and(|at| at <= now_text.as_str())
-        {
-            return Err(refused());
-        }
-        let scope = Scope::parse(&row.scope).ok_or(OpError::Internal)?;
-        if row.last_used_at.as_deref().is_none_or(|at| at < minute_ago.as_str()) {
+        if last_used_at.as_deref().is_none_or(|at| at < minute_ago.as_str()) {
+            let ops::Actor::Token { token_id, .. } = caller.actor else {
+                return Err(OpError::Internal);
+            };
             let store = self.store.clone();
-            let id = row.id;
+            let touched_at = now_text.clone();
             invoke::blocking(move || {
                 crate::invoke::write(
                     &store,
                     |_| true,
                     |db| {
-                        store::access::touch_token(db, id, &now_text, &minute_ago)
+                        store::access::touch_token(db, token_id, &touched_at, &minute_ago)
                             .map_err(invoke::internal)
                     },
                 )
             })
             .await?;
+            self.tokens.touched(&hash, now_text);
         }
-        Ok(Caller {
-            household_id: row.household_id,
-            member_id: row.member_id,
-            role: member.role,
-            scope,
-            actor: Actor::Token { token_id: row.id, token_name: row.name, client_name: None },
-            via,
-        })
+        Ok(Caller { via, ..caller })
     }
 
     /// The member with this email and their password hash.

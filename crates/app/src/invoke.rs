@@ -298,6 +298,9 @@ impl App {
         })
         .await?;
         if !dry_run {
+            if events.iter().any(|e| e.entity == "token" || e.entity == "member") {
+                self.tokens.clear();
+            }
             for event in events {
                 let _ = self.events.send(event);
             }

@@ -33,6 +33,7 @@ pub struct App {
     /// Woken after every commit so the outbox worker delivers without polling.
     outbox_wake: Arc<tokio::sync::Notify>,
     limiter: limits::Limiter,
+    tokens: auth::TokenCache,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +60,7 @@ impl App {
             events,
             outbox_wake: Arc::new(tokio::sync::Notify::new()),
             limiter: limits::Limiter::new(Some(RateLimit::default())),
+            tokens: auth::TokenCache::default(),
         }))
     }
 

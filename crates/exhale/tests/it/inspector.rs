@@ -97,31 +97,9 @@ async fn the_inspector_cli_works_over_http_with_a_bearer_token() {
 #[test]
 fn the_inspector_cli_works_over_stdio() {
     let dir = TempDir::new();
-    let exhale = env!("CARGO_BIN_EXE_exhale");
-    let run = |args: &[&str], stdin: &str| {
-        use std::io::Write as _;
-        let mut child = Command::new(exhale)
-            .arg("--data-dir")
-            .arg(dir.path())
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
-    };
-    run(
-        &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
-        "a long enough password\n",
-    );
-    let token = run(
-        &["token", "create", "--member", "ana@a.test", "--scope", "read", "--name", "inspector"],
-        "",
-    );
-    let token = token.lines().last().unwrap().to_owned();
-    let created = run(
+    let token = crate::cli::owner_with_token(&dir, "read");
+    let created = crate::cli::stdout(&crate::cli::exhale(
+        &dir,
         &[
             "op",
             "create_subscription",
@@ -129,14 +107,23 @@ fn the_inspector_cli_works_over_stdio() {
             r#"{"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-01"}"#,
         ],
         "",
-    );
+    ));
     let netflix = serde_json::from_str::<Value>(&created).unwrap()["id"].as_i64().unwrap();
     let home = TempDir::new();
     let data_dir = dir.path().to_str().unwrap().to_owned();
     let env_token = format!("EXHALE_TOKEN={token}");
     check_every_method(
         &home,
-        &[exhale, "--data-dir", &data_dir, "mcp", "-e", &env_token, "-e", "RUST_LOG=warn"],
+        &[
+            env!("CARGO_BIN_EXE_exhale"),
+            "--data-dir",
+            &data_dir,
+            "mcp",
+            "-e",
+            &env_token,
+            "-e",
+            "RUST_LOG=warn",
+        ],
         netflix,
     );
 }

@@ -224,29 +224,7 @@ async fn http_refuses_missing_tokens_and_foreign_origins() {
 #[tokio::test]
 async fn stdio_serves_the_token_holder() {
     let dir = TempDir::new();
-    let exhale = |args: &[&str], stdin: &str| {
-        use std::io::Write as _;
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"))
-            .arg("--data-dir")
-            .arg(dir.path())
-            .args(args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-        String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap()
-    };
-    exhale(
-        &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
-        "a long enough password\n",
-    );
-    let token = exhale(
-        &["token", "create", "--member", "ana@a.test", "--scope", "trusted", "--name", "desktop"],
-        "",
-    );
-    let token = token.lines().last().unwrap().to_owned();
+    let token = crate::cli::owner_with_token(&dir, "trusted");
     let transport = TokioChildProcess::new(
         tokio::process::Command::new(env!("CARGO_BIN_EXE_exhale")).configure(|cmd| {
             cmd.arg("--data-dir")

@@ -82,6 +82,16 @@ impl App {
         invoke::blocking(move || store.backup(&target).map_err(invoke::internal)).await
     }
 
+    /// Replaces the database's content with a backup. Stop `exhale serve` first: a running
+    /// server keeps caches of what it read.
+    pub async fn restore(&self, source: &Path) -> Result<(), OpError> {
+        let store = self.store.clone();
+        let source = source.to_owned();
+        invoke::blocking(move || store.restore(&source).map_err(invoke::internal)).await?;
+        self.tokens.clear();
+        Ok(())
+    }
+
     /// A full logical dump of the database content, for tests that check a dry run changed
     /// nothing.
     pub async fn logical_dump(&self) -> Result<String, OpError> {

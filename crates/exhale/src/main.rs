@@ -78,6 +78,8 @@ enum Command {
     },
     /// Write a consistent copy of the database to PATH (safe while the server runs).
     Backup { path: PathBuf },
+    /// Replace the database with a backup made by `exhale backup` (stop `exhale serve` first).
+    Restore { path: PathBuf },
     /// Show the effective configuration.
     Config {
         #[command(subcommand)]
@@ -308,6 +310,15 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
                 config.database().display(),
                 path.display()
             );
+        }
+        Command::Restore { path } => {
+            app.restore(&path).await.map_err(|err| match err {
+                ops::OpError::Internal => {
+                    anyhow!("{} is not a backup Exhale can restore", path.display())
+                }
+                other => op_error(other),
+            })?;
+            println!("Restored {} from {}", config.database().display(), path.display());
         }
         Command::Demo { email } => {
             demo::create(&app, &email).await?;

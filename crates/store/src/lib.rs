@@ -153,6 +153,34 @@ impl Store {
         Ok(())
     }
 
+    /// Replaces the database's content with a backup made by [`Store::backup`], then applies
+    /// any migrations the backup predates. Refuses files that are not Exhale databases.
+    pub fn restore(&self, source: &Path) -> Result<()> {
+        let backup = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|err| StoreError::Open { path: source.to_owned(), source: err })?;
+        let version: usize = backup.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let is_exhale: bool = backup
+            .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'households'")?
+            .exists([])?;
+        if !is_exhale || version == 0 {
+            return Err(StoreError::Corrupt(format!(
+                "{} is not an Exhale backup",
+                source.display()
+            )));
+        }
+        let mut writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        rusqlite::backup::Backup::new(&backup, &mut writer)?.run_to_completion(
+            256,
+            Duration::from_millis(0),
+            None,
+        )?;
+        migrations::apply(&mut writer)?;
+        if let Ok(mut readers) = self.readers.lock() {
+            readers.clear();
+        }
+        Ok(())
+    }
+
     fn open_reader(&self) -> Result<Connection> {
         let conn = Connection::open_with_flags(
             &self.path,

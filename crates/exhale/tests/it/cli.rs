@@ -158,6 +158,24 @@ fn a_person_sets_up_exhale_from_the_terminal() {
     std::fs::copy(&copy, other.path().join("exhale.db")).unwrap();
     let restored = stdout(&exhale(&other, &["op", "list_subscriptions"], ""));
     assert_eq!(serde_json::from_str::<Value>(&restored).unwrap()["total"], 1);
+
+    // `exhale restore` brings the backup back into a data directory that changed since.
+    stdout(&exhale(
+        &dir,
+        &["op", "delete_subscription", "--json", &json!({"id": created["id"]}).to_string()],
+        "",
+    ));
+    let emptied = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
+    assert_eq!(serde_json::from_str::<Value>(&emptied).unwrap()["total"], 0);
+    stdout(&exhale(&dir, &["restore", copy.to_str().unwrap()], ""));
+    let back = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
+    assert_eq!(serde_json::from_str::<Value>(&back).unwrap()["total"], 1);
+    let junk = dir.path().join("junk.db");
+    std::fs::write(&junk, b"not a database").unwrap();
+    let refused = exhale(&dir, &["restore", junk.to_str().unwrap()], "");
+    assert!(!refused.status.success(), "a file that is not a backup is refused");
+    let still = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
+    assert_eq!(serde_json::from_str::<Value>(&still).unwrap()["total"], 1, "and nothing was lost");
 }
 
 #[test]

@@ -170,98 +170,98 @@ fn mcp_call(url: String, token: &str, tool: &str, arguments: serde_json::Value) 
     }
 }
 
-/// The floor: the same rows from the same database, as hand-written JSON, no catalog.
+/// The floor's list answer: every visible subscription, as hand-written JSON.
+fn floor_list(
+    db: &store::Db<'_>,
+    household_id: i64,
+    member_id: i64,
+) -> Result<String, store::StoreError> {
+    let rows = store::subscriptions::list(db, household_id, Some(member_id))?;
+    let mut out = String::with_capacity(rows.len() * 200);
+    out.push_str("{\"items\":[");
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let price = row.prices.last().map(|p| p.1).unwrap_or_default();
+        out.push_str(&format!(
+            "{{\"id\":{},\"name\":{:?},\"amount\":\"{}\",\"currency\":\"{}\",\"every\":{},\"unit\":\"{}\",\"anchor_on\":\"{}\",\"status\":\"{}\"}}",
+            row.id,
+            row.name,
+            domain::Money::new(price, row.currency).to_decimal_string(),
+            row.currency.code(),
+            row.cycle.every(),
+            row.cycle.unit().as_str(),
+            row.anchor_on,
+            row.status.as_str()
+        ));
+    }
+    out.push_str("]}");
+    Ok(out)
+}
+
+/// The floor's one-subscription answer: the same rows get_subscription reads (the subscription
+/// with its children and its 12 most recent charges), as hand-written JSON.
+fn floor_one(
+    db: &store::Db<'_>,
+    household_id: i64,
+    member_id: i64,
+    id: i64,
+) -> Result<String, store::StoreError> {
+    let row = store::subscriptions::get(db, household_id, Some(member_id), id)?;
+    let filter = store::charges::ChargeFilter { subscription_id: Some(id), ..Default::default() };
+    let (charges, _) = store::charges::list(db, household_id, Some(member_id), &filter, 12, 0)?;
+    let price = row.prices.last().map(|p| p.1).unwrap_or_default();
+    let mut out = format!(
+        "{{\"id\":{},\"name\":{:?},\"amount\":\"{}\",\"currency\":\"{}\",\"anchor_on\":\"{}\",\"recent_charges\":[",
+        row.id,
+        row.name,
+        domain::Money::new(price, row.currency).to_decimal_string(),
+        row.currency.code(),
+        row.anchor_on
+    );
+    for (i, charge) in charges.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&format!(
+            "{{\"id\":{},\"charged_on\":\"{}\",\"amount\":\"{}\",\"status\":\"{}\"}}",
+            charge.id,
+            charge.charged_on,
+            domain::Money::new(charge.amount_minor, charge.currency).to_decimal_string(),
+            charge.status.as_str()
+        ));
+    }
+    out.push_str("]}");
+    Ok(out)
+}
+
+/// Answers with JSON written by `write` in a read transaction, off the async threads.
+async fn floor_answer(
+    store: Arc<store::Store>,
+    write: impl FnOnce(&store::Db<'_>) -> Result<String, store::StoreError> + Send + 'static,
+) -> ([(&'static str, &'static str); 1], String) {
+    let body =
+        tokio::task::spawn_blocking(move || store.read(write).unwrap().unwrap()).await.unwrap();
+    ([("content-type", "application/json")], body)
+}
+
+/// The floor: a bare axum handler answering from the same rows with hand-written JSON.
 async fn serve_floor(
     database: std::path::PathBuf,
     household_id: i64,
     member_id: i64,
 ) -> std::net::SocketAddr {
     let store = Arc::new(store::Store::open(&database).unwrap());
-    let store_for_one = store.clone();
-    let handler = move || {
-        let store = store.clone();
-        async move {
-            let body = tokio::task::spawn_blocking(move || {
-                store
-                    .read(|db| {
-                        let rows = store::subscriptions::list(db, household_id, Some(member_id))?;
-                        let mut out = String::with_capacity(rows.len() * 200);
-                        out.push_str("{\"items\":[");
-                        for (i, row) in rows.iter().enumerate() {
-                            if i > 0 {
-                                out.push(',');
-                            }
-                            let price = row.prices.last().map(|p| p.1).unwrap_or_default();
-                            out.push_str(&format!(
-                                "{{\"id\":{},\"name\":{:?},\"amount\":\"{}\",\"currency\":\"{}\",\"every\":{},\"unit\":\"{}\",\"anchor_on\":\"{}\",\"status\":\"{}\"}}",
-                                row.id,
-                                row.name,
-                                domain::Money::new(price, row.currency).to_decimal_string(),
-                                row.currency.code(),
-                                row.cycle.every(),
-                                row.cycle.unit().as_str(),
-                                row.anchor_on,
-                                row.status.as_str()
-                            ));
-                        }
-                        out.push_str("]}");
-                        Ok::<_, store::StoreError>(out)
-                    })
-                    .unwrap()
-                    .unwrap()
-            })
-            .await
-            .unwrap();
-            ([("content-type", "application/json")], body)
-        }
-    };
-    let one_store = store_for_one.clone();
+    let list_store = store.clone();
+    let handler =
+        move || floor_answer(list_store.clone(), move |db| floor_list(db, household_id, member_id));
     let one = move |body: axum::body::Bytes| {
-        let store = one_store.clone();
-        async move {
-            let id = serde_json::from_slice::<serde_json::Value>(&body)
-                .ok()
-                .and_then(|v| v["id"].as_i64())
-                .unwrap_or(0);
-            let body = tokio::task::spawn_blocking(move || {
-                store
-                    .read(|db| {
-                        // The same rows get_subscription reads: the subscription with its
-                        // children and its 12 most recent charges, written by hand.
-                        let row = store::subscriptions::get(db, household_id, Some(member_id), id)?;
-                        let filter = store::charges::ChargeFilter { subscription_id: Some(id), ..Default::default() };
-                        let (charges, _) = store::charges::list(db, household_id, Some(member_id), &filter, 12, 0)?;
-                        let price = row.prices.last().map(|p| p.1).unwrap_or_default();
-                        let mut out = format!(
-                            "{{\"id\":{},\"name\":{:?},\"amount\":\"{}\",\"currency\":\"{}\",\"anchor_on\":\"{}\",\"recent_charges\":[",
-                            row.id,
-                            row.name,
-                            domain::Money::new(price, row.currency).to_decimal_string(),
-                            row.currency.code(),
-                            row.anchor_on
-                        );
-                        for (i, charge) in charges.iter().enumerate() {
-                            if i > 0 {
-                                out.push(',');
-                            }
-                            out.push_str(&format!(
-                                "{{\"id\":{},\"charged_on\":\"{}\",\"amount\":\"{}\",\"status\":\"{}\"}}",
-                                charge.id,
-                                charge.charged_on,
-                                domain::Money::new(charge.amount_minor, charge.currency).to_decimal_string(),
-                                charge.status.as_str()
-                            ));
-                        }
-                        out.push_str("]}");
-                        Ok::<_, store::StoreError>(out)
-                    })
-                    .unwrap()
-                    .unwrap()
-            })
-            .await
-            .unwrap();
-            ([("content-type", "application/json")], body)
-        }
+        let id = serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| v["id"].as_i64())
+            .unwrap_or(0);
+        floor_answer(store.clone(), move |db| floor_one(db, household_id, member_id, id))
     };
     let router = axum::Router::new()
         .route("/floor", axum::routing::post(handler))

@@ -59,6 +59,16 @@ impl ExhaleMcp {
         Self { catalog, fixed_caller, watches: notify::Watches::default(), codec }
     }
 
+    /// Today's date in the caller's household, YYYY-MM-DD (prompt defaults, completions).
+    async fn today(&self, caller: &Caller) -> Result<String, McpError> {
+        let household = self
+            .catalog
+            .call_json(caller, "get_household", serde_json::json!({}), Mode::Apply)
+            .await
+            .map_err(|_| McpError::internal_error("could not read the household", None))?;
+        Ok(household["today"].as_str().unwrap_or_default().to_owned())
+    }
+
     /// Applies a confirmed change, or says nothing changed.
     async fn apply(&self, caller: &Caller, answer: Answer) -> Result<CallToolResponse, McpError> {
         let Answer::Yes(confirmation_id) = answer else {
@@ -293,13 +303,8 @@ impl ServerHandler for ExhaleMcp {
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         let caller = self.caller(&cx)?;
-        let household = self
-            .catalog
-            .call_json(&caller, "get_household", serde_json::json!({}), Mode::Apply)
-            .await
-            .map_err(|_| McpError::internal_error("could not read the household", None))?;
-        let today = household["today"].as_str().unwrap_or_default();
-        Ok(prompts::get(&request.name, &request.arguments.unwrap_or_default(), today)?.into())
+        let today = self.today(&caller).await?;
+        Ok(prompts::get(&request.name, &request.arguments.unwrap_or_default(), &today)?.into())
     }
 
     async fn complete(
@@ -335,12 +340,7 @@ impl ServerHandler for ExhaleMcp {
                 if request.argument.name == "month"
                     && prompts::argument_names(&prompt.name).contains(&"month") =>
             {
-                let household = self
-                    .catalog
-                    .call_json(&caller, "get_household", serde_json::json!({}), Mode::Apply)
-                    .await
-                    .map_err(|_| McpError::internal_error("could not read the household", None))?;
-                recent_months(household["today"].as_str().unwrap_or_default())
+                recent_months(&self.today(&caller).await?)
                     .into_iter()
                     .filter(|m| m.starts_with(&typed))
                     .collect()

@@ -4,7 +4,7 @@
 //! the ops the caller's scope allows from `ops::all()`, and `tools/call` goes through
 //! `Catalog::call_json` like every other adapter. Business failures come back as `isError`
 //! results whose text says what to do next; JSON-RPC errors are for protocol faults only.
-//! rmcp types stay inside this crate.
+//! rmcp types stay inside this crate (but for the handler bound of [`endpoint`]).
 //!
 //! Resources (`exhale://context` and one per entity) and prompts (ready-made workflows) are
 //! read through the same catalog ops.
@@ -15,7 +15,8 @@
 //! A write that needs the person's confirmation asks them through the client's own form
 //! when it has one (elicitation), and otherwise returns a `confirmation_id` for `confirm_change`.
 //!
-//! Not here yet (issue 3 continues): the conformance fixture and the external-client checks.
+//! [`endpoint`] is the Streamable HTTP transport for any handler: the app's, and the
+//! conformance fixture's in the integration tests.
 
 mod confirm;
 mod notify;
@@ -26,4 +27,4 @@ mod tools;
 mod transport;
 
 pub use server::ExhaleMcp;
-pub use transport::{HttpConfig, router, router_for_caller, serve_stdio};
+pub use transport::{HttpConfig, endpoint, router, router_for_caller, serve_stdio};

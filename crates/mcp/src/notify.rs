@@ -11,7 +11,10 @@ use ops::{Caller, Catalog, ChangeEvent};
 use rmcp::{
     Peer, RoleServer, model::ResourceUpdatedNotificationParam, service::SubscriptionContext,
 };
-use tokio::{sync::broadcast::error::RecvError, task::AbortHandle};
+use tokio::{
+    sync::broadcast::{Receiver, error::RecvError},
+    task::AbortHandle,
+};
 
 use crate::resources::CONTEXT;
 
@@ -88,9 +91,34 @@ impl Watches {
     }
 }
 
+/// The event-bus receiver of a `subscriptions/listen` between its acceptance and its stream.
+#[derive(Clone, Default)]
+pub(crate) struct PendingListen(Arc<Mutex<Option<Receiver<ChangeEvent>>>>);
+
+impl PendingListen {
+    /// Subscribes now, before the acknowledgement goes out.
+    pub(crate) fn prepare(&self, catalog: &dyn Catalog) {
+        if let Ok(mut pending) = self.0.lock() {
+            *pending = Some(catalog.subscribe());
+        }
+    }
+
+    /// The receiver `prepare` made; a fresh one if two listens on one stdio session raced.
+    pub(crate) fn take(&self, catalog: &dyn Catalog) -> Receiver<ChangeEvent> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut pending| pending.take())
+            .unwrap_or_else(|| catalog.subscribe())
+    }
+}
+
 /// Serves one 2026 `subscriptions/listen` stream until the client cancels it.
-pub(crate) async fn listen(catalog: &dyn Catalog, caller: Caller, context: SubscriptionContext) {
-    let mut events = catalog.subscribe();
+pub(crate) async fn listen(
+    mut events: Receiver<ChangeEvent>,
+    caller: Caller,
+    context: SubscriptionContext,
+) {
     let accepted = context.accepted().clone();
     let watched = accepted.resource_subscriptions.clone().unwrap_or_default();
     let list_changes = accepted.resources_list_changed == Some(true);

@@ -73,7 +73,7 @@ pub(crate) async fn list(
 fn not_found(uri: &str) -> McpError {
     McpError::resource_not_found(
         format!("No resource {uri}. resources/list and resources/templates/list show what exists."),
-        None,
+        Some(json!({"uri": uri})),
     )
 }
 

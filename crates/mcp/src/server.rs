@@ -38,6 +38,9 @@ pub struct ExhaleMcp {
     /// carries its own, put in the request's extensions by the bearer middleware.
     fixed_caller: Option<Caller>,
     watches: notify::Watches,
+    /// The event-bus subscription of a `subscriptions/listen` being set up: taken before the
+    /// acknowledgement is sent, so a change made right after it is not missed.
+    pending_listen: notify::PendingListen,
     /// Seals the `requestState` of 2026 confirmation questions.
     codec: Arc<rmcp::model::RequestStateCodec>,
 }
@@ -56,7 +59,13 @@ impl ExhaleMcp {
         fixed_caller: Option<Caller>,
         codec: Arc<rmcp::model::RequestStateCodec>,
     ) -> Self {
-        Self { catalog, fixed_caller, watches: notify::Watches::default(), codec }
+        Self {
+            catalog,
+            fixed_caller,
+            watches: notify::Watches::default(),
+            pending_listen: notify::PendingListen::default(),
+            codec,
+        }
     }
 
     /// Today's date in the caller's household, YYYY-MM-DD (prompt defaults, completions).
@@ -280,12 +289,14 @@ impl ServerHandler for ExhaleMcp {
         &self,
         requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
+        self.pending_listen.prepare(self.catalog.as_ref());
         Some(requested.supported_by(&self.get_info().capabilities))
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
         let caller = self.caller(context.request_context())?;
-        notify::listen(self.catalog.as_ref(), caller, context).await;
+        let events = self.pending_listen.take(self.catalog.as_ref());
+        notify::listen(events, caller, context).await;
         Ok(())
     }
 

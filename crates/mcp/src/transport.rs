@@ -11,7 +11,7 @@ use axum::{
 };
 use ops::{Caller, Catalog, Via};
 use rmcp::{
-    ServiceExt,
+    ServerHandler, ServiceExt,
     transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     },
@@ -56,8 +56,7 @@ pub async fn serve_stdio(catalog: Arc<dyn Catalog>, caller: Caller) -> Result<()
 
 /// The `/mcp` endpoint, for nesting into the app's router.
 pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Result<Router, std::io::Error> {
-    Ok(Router::new()
-        .route_service("/mcp", service(catalog.clone(), config)?)
+    Ok(exhale_endpoint(catalog.clone(), config)?
         .layer(middleware::from_fn_with_state(catalog, authenticate)))
 }
 
@@ -70,7 +69,7 @@ pub fn router_for_caller(
     caller: Caller,
 ) -> Result<Router, std::io::Error> {
     let caller = Caller { via: Via::Mcp, ..caller };
-    Ok(Router::new().route_service("/mcp", service(catalog, config)?).layer(middleware::from_fn(
+    Ok(exhale_endpoint(catalog, config)?.layer(middleware::from_fn(
         move |mut request: Request, next: Next| {
             request.extensions_mut().insert(caller.clone());
             next.run(request)
@@ -78,13 +77,27 @@ pub fn router_for_caller(
     )))
 }
 
-fn service(
+fn exhale_endpoint(
     catalog: Arc<dyn Catalog>,
     config: &HttpConfig,
-) -> Result<StreamableHttpService<ExhaleMcp, LocalSessionManager>, std::io::Error> {
+) -> Result<Router, std::io::Error> {
     let codec = Arc::new(crate::confirm::codec()?);
-    Ok(StreamableHttpService::new(
-        move || Ok(ExhaleMcp::with_codec(catalog.clone(), None, codec.clone())),
+    Ok(endpoint(move || ExhaleMcp::with_codec(catalog.clone(), None, codec.clone()), config))
+}
+
+/// `/mcp` over Streamable HTTP for any rmcp handler, with Exhale's transport policy: JSON
+/// responses (SSE only when a handler sends something before its answer), the Host allowlist,
+/// Origin validation and the request size limit. Both protocol eras are served: 2025 clients
+/// get sessions, 2026 clients are served statelessly.
+///
+/// Public so the conformance fixture (in the integration tests) runs on the same transport as
+/// the app; everything else goes through [`router`].
+pub fn endpoint<H: ServerHandler + Send + 'static>(
+    make_handler: impl Fn() -> H + Send + Sync + 'static,
+    config: &HttpConfig,
+) -> Router {
+    let service = StreamableHttpService::new(
+        move || Ok(make_handler()),
         LocalSessionManager::default().into(),
         StreamableHttpServerConfig::default()
             .with_json_response(true)
@@ -92,7 +105,8 @@ fn service(
             .with_allowed_origins(config.allowed_origins.clone())
             .enforce_origin_validation()
             .with_max_request_body_bytes(config.max_request_bytes),
-    ))
+    );
+    Router::new().route_service("/mcp", service)
 }
 
 /// Puts the bearer token's caller into the request for `ExhaleMcp`, or answers 401 with a

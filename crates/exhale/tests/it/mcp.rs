@@ -297,12 +297,19 @@ async fn resources_prompts_and_completions_serve_the_callers_data() {
     assert_eq!(serde_json::from_str::<Value>(text).unwrap()["name"], "Netflix");
     assert!(read(format!("exhale://charges/{}", w.charge)).await.is_ok());
     assert!(read(format!("exhale://categories/{}", w.streaming)).await.is_ok());
-    assert!(
-        read(format!("exhale://subscriptions/{}", w.bobs_gym)).await.is_err(),
-        "private items are not found"
-    );
-    assert!(read(format!("exhale://subscriptions/{}", w.other_household_sub)).await.is_err());
-    assert!(read("exhale://nonsense/1".into()).await.is_err());
+    // Someone else's private item, another household's and one that never existed look the
+    // same: not found, naming the URI (SEP-2164).
+    for uri in [
+        format!("exhale://subscriptions/{}", w.bobs_gym),
+        format!("exhale://subscriptions/{}", w.other_household_sub),
+        "exhale://nonsense/1".to_owned(),
+    ] {
+        let Err(rmcp::service::ServiceError::McpError(error)) = read(uri.clone()).await else {
+            panic!("{uri} is not found")
+        };
+        assert_eq!(error.code, rmcp::model::ErrorCode::RESOURCE_NOT_FOUND, "{uri}");
+        assert_eq!(error.data, Some(json!({"uri": uri})));
+    }
 
     let prompts = client.list_all_prompts().await.unwrap();
     let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();

@@ -354,6 +354,7 @@ fn main() {
             ("REST list_subscriptions (500 rows)", plain(server.url("/api/v1/ops/list_subscriptions"), Some(token.clone()), list_body.clone())),
             ("MCP tools/call list_subscriptions (500 rows)", mcp_call(server.url("/mcp"), &token, "list_subscriptions", json!({"limit": 500}))),
             ("floor, one subscription and its recent charges", plain(format!("http://{floor}/floor/one"), None, json!({"id": 250}).to_string())),
+            ("REST get_subscription", plain(server.url("/api/v1/ops/get_subscription"), Some(token.clone()), json!({"id": 250}).to_string())),
             ("MCP tools/call get_subscription", mcp_call(server.url("/mcp"), &token, "get_subscription", json!({"id": 250}))),
         ];
         let only = std::env::args().skip_while(|a| a != "--only").nth(1);
@@ -370,7 +371,13 @@ fn main() {
             println!("  {label:<46} {:>8.0} calls/s  p50 {}  p99 {}", result.calls_per_second, ms(result.p50), ms(result.p99));
             results.push(result.calls_per_second);
         }
-        println!("  ratios: REST list / floor {:.2}; MCP list / floor {:.2}; MCP get / floor {:.2}", results[1] / results[0], results[2] / results[0], results[4] / results[3]);
+        println!(
+            "  ratios: REST list / floor {:.2}; MCP list / floor {:.2}; REST get / floor {:.2}; MCP get / floor {:.2}",
+            results[1] / results[0],
+            results[2] / results[0],
+            results[4] / results[3],
+            results[5] / results[3]
+        );
         let tools = reqwest::Client::new()
             .post(server.url("/mcp"))
             .bearer_auth(&token)

@@ -88,7 +88,8 @@ impl ExhaleMcp {
         };
         let input = serde_json::json!({"confirmation_id": confirmation_id});
         Ok(match self.catalog.call_json(caller, "confirm_change", input, Mode::Apply).await {
-            Ok(output) => tools::success(output),
+            // A confirmed change is never a list page.
+            Ok(output) => tools::success(output, 0),
             Err(OpError::Internal) => {
                 return Err(McpError::internal_error(
                     "Exhale failed inside; the details were logged on the server.",
@@ -193,13 +194,17 @@ impl ServerHandler for ExhaleMcp {
                 .into());
             }
         };
+        tools::cap_page(meta, &mut arguments);
+        let page_offset =
+            ops::common::cursor_offset(arguments.get("cursor").and_then(Value::as_str))
+                .unwrap_or(0);
         let mode = if dry_run { Mode::DryRun } else { Mode::Apply };
         let result: CallToolResult = match self
             .catalog
             .call_json(&caller, meta.name(), Value::Object(arguments), mode)
             .await
         {
-            Ok(output) => tools::success(output),
+            Ok(output) => tools::success(output, page_offset),
             Err(OpError::Internal) => {
                 return Err(McpError::internal_error(
                     "Exhale failed inside; the details were logged on the server.",

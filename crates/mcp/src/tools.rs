@@ -32,13 +32,21 @@ fn object(value: Value) -> Arc<JsonObject> {
 pub(crate) fn tool(meta: &OpMeta) -> Tool {
     let info = meta.info;
     let mut input = meta.input_schema();
-    if info.is_write()
-        && let Some(Value::Object(properties)) = input.get_mut("properties")
-    {
-        properties.insert(
-            "dry_run".into(),
-            json!({"type": "boolean", "description": "Preview the change without applying it."}),
-        );
+    if let Some(Value::Object(properties)) = input.get_mut("properties") {
+        if info.is_write() {
+            properties.insert(
+                "dry_run".into(),
+                json!({"type": "boolean", "description": "Preview the change without applying it."}),
+            );
+        }
+        if let Some(Value::Object(limit)) = properties.get_mut("limit") {
+            limit.insert(
+                "description".into(),
+                json!(format!(
+                    "Items per page. Over MCP a page holds at most {MAX_PAGE_FOR_MODELS} items and what fits in 30 KB; follow next_cursor for more."
+                )),
+            );
+        }
     }
     let description = format!("{}.\n\n{}", info.summary, info.description);
     Tool::new(info.name, description, object(input))
@@ -53,16 +61,40 @@ pub(crate) fn tool(meta: &OpMeta) -> Tool {
         )
 }
 
-/// A successful op result: the structured output, with a short text for clients that read
-/// only text. A list too large for a model is cut at the end, saying how to get the rest.
-pub(crate) fn success(mut output: Value) -> CallToolResult {
+/// Over MCP a list page holds at most this many items, whatever `limit` asks (ops allow
+/// 500): more would not fit in a tool result, and computing rows only to cut them away
+/// would waste the server.
+const MAX_PAGE_FOR_MODELS: u64 = 50;
+
+/// Caps a list tool's `limit` at [`MAX_PAGE_FOR_MODELS`]. A `limit` that is not a positive
+/// number is left for the op to refuse with its own message.
+pub(crate) fn cap_page(meta: &OpMeta, arguments: &mut JsonObject) {
+    let is_list = meta.schemas().0["properties"].get("limit").is_some();
+    if !is_list {
+        return;
+    }
+    match arguments.get("limit").map(Value::as_u64) {
+        None => {
+            arguments.insert("limit".into(), json!(MAX_PAGE_FOR_MODELS));
+        }
+        Some(Some(limit)) if limit > MAX_PAGE_FOR_MODELS => {
+            arguments.insert("limit".into(), json!(MAX_PAGE_FOR_MODELS));
+        }
+        Some(_) => {}
+    }
+}
+
+/// A successful op result: the structured output, with the same JSON as text for clients that
+/// read only text. A page too large for a model is cut at the end; `next_cursor` then points
+/// at the first item left out. `page_offset` is where the page asked for starts.
+pub(crate) fn success(mut output: Value, page_offset: u64) -> CallToolResult {
     let mut text = output.to_string();
     if text.len() > MAX_RESULT_BYTES
         && let Some(Value::Array(items)) = output.get_mut("items")
     {
         // Measure each item once and keep the longest prefix that fits, leaving room for the
         // note; popping and re-serialising the whole list would be quadratic.
-        let total = items.len();
+        let returned = items.len();
         let sizes: Vec<usize> = items.iter().map(|item| item.to_string().len() + 1).collect();
         let mut budget =
             (MAX_RESULT_BYTES - 400).saturating_sub(text.len() - sizes.iter().sum::<usize>());
@@ -71,9 +103,23 @@ pub(crate) fn success(mut output: Value) -> CallToolResult {
             .take_while(|size| budget.checked_sub(**size).map(|left| budget = left).is_some())
             .count();
         items.truncate(kept);
-        output["truncated"] = json!(format!(
-            "Only the first {kept} of these {total} items fit in a tool result; narrow the query (filters, a smaller limit) or page with cursor."
-        ));
+        let note = match output.get("total").and_then(Value::as_u64) {
+            Some(total) => {
+                match ops::common::next_cursor(page_offset, kept, total) {
+                    Some(cursor) => output["next_cursor"] = json!(cursor),
+                    None => {
+                        output.as_object_mut().map(|fields| fields.remove("next_cursor"));
+                    }
+                }
+                format!(
+                    "Only the first {kept} of these {returned} items fit in a tool result; pass next_cursor as cursor for the rest, or narrow the query with filters."
+                )
+            }
+            None => format!(
+                "Only the first {kept} of these {returned} items fit in a tool result; narrow the query with filters."
+            ),
+        };
+        output["truncated"] = json!(note);
         text = output.to_string();
     }
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);

@@ -151,3 +151,27 @@ impl<T: JsonSchema> JsonSchema for Patch<T> {
 /// Pagination fields shared by list inputs.
 pub const MAX_PAGE: u32 = 500;
 pub const DEFAULT_PAGE: u32 = 100;
+
+/// Far beyond any real list, and well inside SQLite's integers.
+const MAX_OFFSET: u64 = 1 << 40;
+
+/// The position a list `cursor` names: an offset into the list's stable order, written
+/// `o<offset>`; no cursor is the start. `None` for a cursor Exhale never gave out.
+///
+/// Public so an adapter that hands out a shorter page than the op produced (MCP, to fit a
+/// model's context) can give the cursor of the first item it left out.
+pub fn cursor_offset(cursor: Option<&str>) -> Option<u64> {
+    match cursor {
+        None => Some(0),
+        Some(cursor) => cursor
+            .strip_prefix('o')
+            .and_then(|offset| offset.parse().ok())
+            .filter(|&offset: &u64| offset <= MAX_OFFSET),
+    }
+}
+
+/// The cursor after `returned` items starting at `offset`, when the list has more.
+pub fn next_cursor(offset: u64, returned: usize, total: u64) -> Option<String> {
+    let next = offset + returned as u64;
+    (next < total).then(|| format!("o{next}"))
+}

@@ -11,7 +11,7 @@ use store::{audit::AuditRow, snapshot};
 
 use crate::{
     ctx::{Ctx, invalid},
-    handlers::{next_cursor, page_window},
+    handlers::page_window,
     invoke::StoreExt,
     views,
 };
@@ -101,7 +101,7 @@ pub(crate) fn list(
         store::audit::list(ctx.db, ctx.household_id(), ctx.me(), &filter, limit, offset)
             .or_internal()?;
     let items: Vec<ActivityEntry> = rows.iter().map(entry_view).collect();
-    let next_cursor = next_cursor(offset, items.len(), total);
+    let next_cursor = ops::common::next_cursor(offset, items.len(), total);
     Ok(Page { items, total, next_cursor })
 }
 

@@ -10,7 +10,7 @@ use store::charges::{self as store_charges, ChargeFilter, ChargeRow};
 
 use crate::{
     ctx::{Ctx, invalid},
-    handlers::{next_cursor, page_window},
+    handlers::page_window,
     invoke::StoreExt,
     views::{self, SeriesParts, amount},
 };
@@ -50,7 +50,7 @@ pub(crate) fn list(ctx: &mut Ctx<'_>, input: ListChargesInput) -> Result<Page<Ch
         store_charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, limit, offset)
             .or_internal()?;
     let items: Vec<Charge> = rows.iter().map(charge_view).collect();
-    let next_cursor = next_cursor(offset, items.len(), total);
+    let next_cursor = ops::common::next_cursor(offset, items.len(), total);
     Ok(Page { items, total, next_cursor })
 }
 

@@ -176,9 +176,6 @@ pub(crate) fn registry() -> Registry {
 }
 
 /// Pagination: (limit, offset) from an op's `limit` and `cursor`.
-/// Far beyond any real list, and well inside SQLite's integers.
-const MAX_OFFSET: u64 = 1 << 40;
-
 pub(crate) fn page_window(limit: Option<u32>, cursor: Option<&str>) -> Result<(u32, u64), OpError> {
     let limit = limit.unwrap_or(ops::common::DEFAULT_PAGE);
     if limit == 0 || limit > ops::common::MAX_PAGE {
@@ -187,16 +184,8 @@ pub(crate) fn page_window(limit: Option<u32>, cursor: Option<&str>) -> Result<(u
             Text::new("limit must be between 1 and {max}.").with("max", ops::common::MAX_PAGE),
         ));
     }
-    let offset = match cursor {
-        None => 0,
-        Some(cursor) => cursor.strip_prefix("o").and_then(|n| n.parse().ok()).filter(|&offset: &u64| offset <= MAX_OFFSET).ok_or_else(|| {
-            OpError::invalid("/cursor", Text::new("This cursor is not one Exhale gave out; pass next_cursor from the previous page, or leave it out to start over."))
-        })?,
-    };
+    let offset = ops::common::cursor_offset(cursor).ok_or_else(|| {
+        OpError::invalid("/cursor", Text::new("This cursor is not one Exhale gave out; pass next_cursor from the previous page, or leave it out to start over."))
+    })?;
     Ok((limit, offset))
-}
-
-pub(crate) fn next_cursor(offset: u64, returned: usize, total: u64) -> Option<String> {
-    let next = offset + returned as u64;
-    (next < total).then(|| format!("o{next}"))
 }

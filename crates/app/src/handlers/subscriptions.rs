@@ -14,7 +14,7 @@ use store::subscriptions::{self as subs, SubscriptionRow};
 
 use crate::{
     ctx::{Ctx, invalid},
-    handlers::{charges::charge_view, next_cursor, page_window},
+    handlers::{charges::charge_view, page_window},
     invoke::StoreExt,
     jobs,
     views::{self, SeriesParts, amount, not_found_subscription, subscription_view},
@@ -109,7 +109,7 @@ pub(crate) fn list(
     let total = items.len() as u64;
     let page: Vec<Subscription> =
         items.into_iter().skip(offset as usize).take(limit as usize).map(|(_, v)| v).collect();
-    let next_cursor = next_cursor(offset, page.len(), total);
+    let next_cursor = ops::common::next_cursor(offset, page.len(), total);
     Ok(Page { items: page, total, next_cursor })
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures the release binary as a self-hoster runs it (DESIGN section 9): binary size, cold
 # start to the first answered request, idle RSS, and RSS and throughput under 16 concurrent
-# REST clients (wrk, from Debian's packages). Everything stays on 127.0.0.1.
+# clients (wrk, from Debian's packages): REST list_subscriptions, then MCP tools/call
+# get_subscription over the 2026 stateless wire. Everything stays on 127.0.0.1.
 # Usage: scripts/measure-serve.sh   (builds target/release/exhale first)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -33,6 +34,22 @@ wrk.body = '{"limit": 500}'
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer $token"
 LUA
+echo "REST list_subscriptions, 16 connections:"
 wrk -t2 -c16 -d10s --latency -s "$script" "$url/api/v1/ops/list_subscriptions" | grep -E "Requests/sec|50%|99%|Non-2xx"
 echo "RSS after the load: $(awk '/VmHWM/ {print $2}' /proc/$pid/status) kB peak, $(awk '/VmRSS/ {print $2}' /proc/$pid/status) kB now"
+
+id=$(curl -sf -X POST "$url/api/v1/ops/list_subscriptions" -H "Authorization: Bearer $token" -H "Content-Type: application/json" -d '{"limit": 1}' | sed -E 's/.*"id":([0-9]+).*/\1/')
+cat >"$script" <<LUA
+wrk.method = "POST"
+wrk.body = '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "get_subscription", "arguments": {"id": $id}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
+wrk.headers["Mcp-Method"] = "tools/call"
+wrk.headers["Mcp-Name"] = "get_subscription"
+wrk.headers["Authorization"] = "Bearer $token"
+LUA
+echo "MCP tools/call get_subscription, 16 connections:"
+wrk -t2 -c16 -d10s --latency -s "$script" "$url/mcp" | grep -E "Requests/sec|50%|99%|Non-2xx"
+echo "RSS after both loads: $(awk '/VmHWM/ {print $2}' /proc/$pid/status) kB peak, $(awk '/VmRSS/ {print $2}' /proc/$pid/status) kB now"
 rm -f "$script"

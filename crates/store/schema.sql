@@ -119,6 +119,14 @@ CREATE TABLE secrets (
     value TEXT NOT NULL,
     PRIMARY KEY (household_id, name)
 );
+CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    secret_hash TEXT NOT NULL UNIQUE,
+    csrf TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
 CREATE TABLE subscription_tags (
     subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
     tag TEXT NOT NULL COLLATE NOCASE,
@@ -168,4 +176,5 @@ CREATE INDEX members_household ON members(household_id);
 CREATE INDEX outbox_pending ON outbox(delivered_at, id);
 CREATE INDEX pauses_subscription ON pauses(subscription_id, from_on);
 CREATE INDEX payment_methods_household ON payment_methods(household_id);
+CREATE INDEX sessions_member ON sessions(member_id);
 CREATE INDEX subscriptions_household ON subscriptions(household_id, name COLLATE NOCASE, id);

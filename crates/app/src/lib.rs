@@ -4,6 +4,7 @@
 //! Adapters never see this crate: they hold an `Arc<dyn ops::Catalog>` built by [`App::open`].
 //! Only the binary (`exhale`) and `test-support` depend on it.
 
+mod accounts;
 mod auth;
 mod clock;
 mod ctx;
@@ -22,7 +23,7 @@ use tokio::sync::broadcast;
 
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use limits::RateLimit;
-pub use setup::NewHousehold;
+pub use ops::accounts::NewHousehold;
 
 /// Exhale's core: the store, the handlers, the clock and the event bus.
 pub struct App {

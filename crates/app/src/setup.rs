@@ -1,8 +1,8 @@
 //! Creating a household with its first owner: the one write with no caller yet, used by
-//! `exhale member create-owner` (and later the web's setup page).
+//! `exhale member create-owner` and the web's first-run page.
 
 use domain::{Text, entities::Role};
-use ops::{Caller, OpError, Via};
+use ops::{Caller, OpError, Via, accounts::NewHousehold};
 
 use crate::{
     App, auth,
@@ -11,20 +11,27 @@ use crate::{
     invoke, views,
 };
 
-pub struct NewHousehold {
-    pub household_name: String,
-    pub currency: String,
-    pub time_zone: String,
-    pub language: String,
-    pub owner_name: String,
-    pub email: String,
-    pub password: String,
-}
-
 impl App {
     /// Creates a household, seeds its default categories, and creates its owner. Returns the
     /// owner as a person caller.
     pub async fn create_household(&self, new: NewHousehold) -> Result<Caller, OpError> {
+        self.insert_household(new, false).await
+    }
+
+    /// [`App::create_household`] for the web's first-run page: refused once anyone has an
+    /// account, checked in the same transaction.
+    pub(crate) async fn create_first_household(
+        &self,
+        new: NewHousehold,
+    ) -> Result<Caller, OpError> {
+        self.insert_household(new, true).await
+    }
+
+    async fn insert_household(
+        &self,
+        new: NewHousehold,
+        first_only: bool,
+    ) -> Result<Caller, OpError> {
         let household_name =
             views::clean_name("/household_name", &new.household_name, views::MAX_NAME)?;
         let currency = views::parse_currency("/currency", &new.currency)?;
@@ -44,6 +51,11 @@ impl App {
                 &store,
                 |_| true,
                 |db| {
+                    if first_only && store::households::any_member(db).map_err(invoke::internal)? {
+                        return Err(OpError::forbidden(Text::new(
+                            "Exhale is already set up; sign in instead.",
+                        )));
+                    }
                     if store::households::email_taken(db, &email).map_err(invoke::internal)? {
                         return Err(invalid(
                             "/email",

@@ -25,6 +25,8 @@ pub(crate) struct Config {
     pub(crate) token_rate_per_second: u32,
     /// Calls one API token may make at once.
     pub(crate) token_rate_burst: u32,
+    /// Mark the web app's cookies Secure: set it when people reach Exhale over HTTPS.
+    pub(crate) secure_cookies: bool,
 }
 
 /// The TOML file: every key optional.
@@ -39,6 +41,7 @@ struct FileConfig {
     allowed_origins: Option<Vec<String>>,
     token_rate_per_second: Option<u32>,
     token_rate_burst: Option<u32>,
+    secure_cookies: Option<bool>,
 }
 
 /// Values given on the command line.
@@ -81,6 +84,7 @@ impl Config {
             allowed_origins: Vec::new(),
             token_rate_per_second: 20,
             token_rate_burst: 120,
+            secure_cookies: false,
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -103,6 +107,7 @@ impl Config {
             config.token_rate_per_second =
                 file.token_rate_per_second.unwrap_or(config.token_rate_per_second);
             config.token_rate_burst = file.token_rate_burst.unwrap_or(config.token_rate_burst);
+            config.secure_cookies = file.secure_cookies.unwrap_or(config.secure_cookies);
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();
@@ -130,6 +135,10 @@ impl Config {
         if let Some(rate) = env("EXHALE_TOKEN_RATE_PER_SECOND") {
             config.token_rate_per_second =
                 rate.parse().context("EXHALE_TOKEN_RATE_PER_SECOND must be a whole number")?;
+        }
+        if let Some(secure) = env("EXHALE_SECURE_COOKIES") {
+            config.secure_cookies =
+                secure.parse().context("EXHALE_SECURE_COOKIES must be true or false")?;
         }
         if let Some(dir) = flags.data_dir {
             config.data_dir = dir;

@@ -1,4 +1,4 @@
-//! `exhale serve`: the HTTP server (REST API today; MCP and web join it in their issues).
+//! `exhale serve`: the HTTP server: the web app, the REST API and `/mcp`.
 
 use std::sync::Arc;
 
@@ -9,10 +9,18 @@ use crate::config::Config;
 
 /// The whole HTTP application, once the listener is bound to `port`.
 pub(crate) fn router(
-    catalog: Arc<dyn ops::Catalog>,
+    app: Arc<app::App>,
     config: &Config,
     port: u16,
+    setup_secret: Option<String>,
 ) -> anyhow::Result<axum::Router> {
+    let catalog: Arc<dyn ops::Catalog> = app.clone();
+    let web = web::router(
+        catalog.clone(),
+        app,
+        web::WebConfig { setup_secret, secure_cookies: config.secure_cookies },
+    )
+    .map_err(|err| anyhow::anyhow!("cannot set up the web app: {err}"))?;
     let mcp = mcp::router(
         catalog.clone(),
         &mcp::HttpConfig {
@@ -26,6 +34,7 @@ pub(crate) fn router(
     Ok(api::router()
         .with_state(http::AppState::new(catalog))
         .merge(mcp)
+        .merge(web)
         .layer(tower_http::limit::RequestBodyLimitLayer::new(config.max_request_bytes))
         .layer(tower_http::trace::TraceLayer::new_for_http()))
 }
@@ -41,16 +50,22 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
     let address = listener.local_addr()?;
     println!("Exhale is listening on http://{address}");
     println!("Data: {}", config.database().display());
+    let mut setup_secret = None;
     if !app.has_members().await.map_err(|e| anyhow::anyhow!("{e}"))? {
-        println!("No owner yet. Create one with:");
+        // Whoever can read this terminal may create the first owner; the link works once.
+        let mut bytes = [0u8; 16];
+        getrandom::fill(&mut bytes).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+        let secret: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        println!("Nobody has an account yet. Set up Exhale in your browser:");
+        println!("  http://{address}/setup/{secret}");
         println!(
-            "  exhale --data-dir {} member create-owner --email you@example.com --name You --password-stdin",
+            "or on the command line: exhale --data-dir {} member create-owner --email you@example.com --name You --password-stdin",
             config.data_dir.display()
         );
+        setup_secret = Some(secret);
     }
     let jobs = app.spawn_jobs();
-    let catalog: Arc<dyn ops::Catalog> = app;
-    axum::serve(listener, router(catalog, &config, address.port())?)
+    axum::serve(listener, router(app, &config, address.port(), setup_secret)?)
         .with_graceful_shutdown(shutdown_signal(terminate))
         .await?;
     jobs.abort();

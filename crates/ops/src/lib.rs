@@ -10,6 +10,7 @@
 //! contract (REST, MCP tools, `docs/ops.md`).
 
 pub mod access;
+pub mod accounts;
 pub mod activity;
 pub mod caller;
 pub mod catalog;

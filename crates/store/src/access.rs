@@ -1,8 +1,8 @@
-//! Tokens, confirmations and secrets.
+//! Tokens, confirmations, secrets and browser sessions.
 
 use rusqlite::{OptionalExtension, params};
 
-use crate::{Db, Result};
+use crate::{Db, Result, households::MemberRow};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TokenRow {
@@ -165,4 +165,53 @@ pub fn secret_names(db: &Db<'_>, household_id: i64) -> Result<Vec<String>> {
         db.conn.prepare_cached("SELECT name FROM secrets WHERE household_id = ?1 ORDER BY name")?;
     let names = stmt.query_map([household_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
     Ok(names)
+}
+
+/// A browser session with its member, as the web app resolves a cookie.
+#[derive(Clone, Debug)]
+pub struct SessionRow {
+    pub member: MemberRow,
+    pub csrf: String,
+    pub expires_at: String,
+}
+
+pub fn insert_session(
+    db: &Db<'_>,
+    member_id: i64,
+    secret_hash: &str,
+    csrf: &str,
+    now: &str,
+    expires_at: &str,
+) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO sessions (member_id, secret_hash, csrf, created_at, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![member_id, secret_hash, csrf, now, expires_at],
+    )?;
+    Ok(())
+}
+
+/// The session with this secret hash, unless it expired before `now`.
+pub fn find_session(db: &Db<'_>, secret_hash: &str, now: &str) -> Result<Option<SessionRow>> {
+    let found: Option<(i64, i64, String, String)> = db
+        .conn
+        .prepare_cached(
+            "SELECT m.household_id, s.member_id, s.csrf, s.expires_at FROM sessions s
+             JOIN members m ON m.id = s.member_id
+             WHERE s.secret_hash = ?1 AND s.expires_at > ?2",
+        )?
+        .query_row(params![secret_hash, now], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .optional()?;
+    let Some((household_id, member_id, csrf, expires_at)) = found else { return Ok(None) };
+    let member = crate::households::get_member(db, household_id, member_id)?;
+    Ok(Some(SessionRow { member, csrf, expires_at }))
+}
+
+pub fn delete_session(db: &Db<'_>, secret_hash: &str) -> Result<()> {
+    db.conn.execute("DELETE FROM sessions WHERE secret_hash = ?1", [secret_hash])?;
+    Ok(())
+}
+
+/// Forgets sessions that expired before `now`.
+pub fn delete_expired_sessions(db: &Db<'_>, now: &str) -> Result<usize> {
+    Ok(db.conn.execute("DELETE FROM sessions WHERE expires_at <= ?1", [now])?)
 }

@@ -134,8 +134,14 @@ impl TestEnv {
         self.app.logical_dump().await.expect("dump the database")
     }
 
-    /// Serves the REST API and `/mcp` on 127.0.0.1:0 until the returned server is dropped.
+    /// Serves the web app, the REST API and `/mcp` on 127.0.0.1:0 until the returned server is
+    /// dropped.
     pub async fn serve(&self) -> TestServer {
+        self.serve_with_setup(None).await
+    }
+
+    /// [`TestEnv::serve`] with the web app's one-time setup link open at `/setup/{secret}`.
+    pub async fn serve_with_setup(&self, setup_secret: Option<&str>) -> TestServer {
         let listener =
             tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("a local address").port();
@@ -150,9 +156,16 @@ impl TestEnv {
             .with_own_origins(port),
         )
         .expect("set up /mcp");
+        let web = web::router(
+            catalog.clone(),
+            self.app.clone(),
+            web::WebConfig { setup_secret: setup_secret.map(str::to_owned), secure_cookies: false },
+        )
+        .expect("set up the web app");
         let router = api::router()
             .with_state(http::AppState::new(catalog))
             .merge(mcp)
+            .merge(web)
             .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024));
         serve_router(listener, router)
     }

@@ -261,8 +261,8 @@ fn configuration_layers_defaults_file_environment_and_flags() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("surprise"));
 }
 
-#[test]
-fn serve_explains_how_to_create_the_first_owner() {
+#[tokio::test]
+async fn serve_prints_a_setup_link_that_opens_the_first_run_page() {
     let dir = TempDir::new();
     let mut child = spawn_serve(&dir);
     let lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -275,7 +275,15 @@ fn serve_explains_how_to_create_the_first_owner() {
             break;
         }
     }
-    assert!(seen.iter().any(|l| l.contains("No owner yet")), "{seen:?}");
+    let link = seen
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("http://").filter(|l| l.contains("/setup/")))
+        .unwrap_or_else(|| panic!("no setup link in {seen:?}"));
+    let page = reqwest::get(format!("http://{link}")).await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("Create household"));
+    let guessed = link.rsplit_once('/').unwrap().0.to_owned() + "/0123456789abcdef0123456789abcdef";
+    assert_eq!(reqwest::get(format!("http://{guessed}")).await.unwrap().status(), 404);
     Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }

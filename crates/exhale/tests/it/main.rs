@@ -14,3 +14,4 @@ mod mcp;
 mod rest;
 mod rules;
 mod validation;
+mod web;

@@ -1,0 +1,374 @@
+//! The web app over HTTP, as a browser without JavaScript uses it: first-run setup, sign-in,
+//! sessions and their expiry, CSRF, the sign-in limit, pages that must not show someone
+//! else's private items, and create → delete through the confirmation page → undo.
+//! `browser.rs` drives the same flows in headless Chromium.
+
+use std::collections::HashMap;
+
+use reqwest::{StatusCode, redirect::Policy};
+use serde_json::json;
+use test_support::{TestEnv, TestServer};
+
+use crate::fixtures::World;
+
+pub(crate) const PASSWORD: &str = "correct horse battery staple";
+
+/// An HTTP client that keeps cookies and does not follow redirects, so each step is seen.
+pub(crate) struct Visitor {
+    client: reqwest::Client,
+    base: String,
+    cookies: HashMap<String, String>,
+}
+
+pub(crate) struct Page {
+    pub(crate) status: StatusCode,
+    pub(crate) location: Option<String>,
+    pub(crate) body: String,
+}
+
+impl Visitor {
+    pub(crate) fn new(server: &TestServer) -> Self {
+        Self {
+            client: reqwest::Client::builder().redirect(Policy::none()).build().unwrap(),
+            base: server.url(""),
+            cookies: HashMap::new(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
+    }
+
+    async fn finish(&mut self, response: reqwest::Response) -> Page {
+        for value in response.headers().get_all("set-cookie") {
+            let cookie = value.to_str().unwrap();
+            let (pair, attributes) = cookie.split_once(';').unwrap_or((cookie, ""));
+            let (name, value) = pair.split_once('=').unwrap();
+            if attributes.contains("Max-Age=0") {
+                self.cookies.remove(name);
+            } else {
+                self.cookies.insert(name.to_owned(), value.to_owned());
+            }
+        }
+        let status = response.status();
+        let location = response.headers().get("location").map(|l| l.to_str().unwrap().to_owned());
+        Page { status, location, body: response.text().await.unwrap() }
+    }
+
+    pub(crate) async fn get(&mut self, path: &str) -> Page {
+        let request =
+            self.client.get(format!("{}{path}", self.base)).header("cookie", self.cookie_header());
+        let response = request.send().await.unwrap();
+        self.finish(response).await
+    }
+
+    pub(crate) async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+        let body: String = form
+            .iter()
+            .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("cookie", self.cookie_header())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        self.finish(response).await
+    }
+
+    /// The value of the hidden field `name` on `page`.
+    pub(crate) fn hidden(page: &Page, name: &str) -> String {
+        let marker = format!(r#"name="{name}" value=""#);
+        let start = page.body.find(&marker).unwrap_or_else(|| panic!("no {name} in {}", page.body))
+            + marker.len();
+        page.body[start..].split('"').next().unwrap().to_owned()
+    }
+
+    pub(crate) async fn sign_in(&mut self, email: &str, password: &str) -> Page {
+        let form = self.get("/sign-in").await;
+        let token = Self::hidden(&form, "form_token");
+        self.post(
+            "/sign-in",
+            &[("form_token", &token), ("email", email), ("password", password), ("next", "/")],
+        )
+        .await
+    }
+}
+
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn first_run_setup_creates_the_owner_once_and_signs_them_in() {
+    let env = TestEnv::new();
+    let server = env.serve_with_setup(Some("one-time-secret")).await;
+    let mut visitor = Visitor::new(&server);
+    assert_eq!(visitor.get("/setup/guessed").await.status, StatusCode::NOT_FOUND);
+    let signin = visitor.get("/sign-in").await;
+    assert!(signin.body.contains("not set up yet"), "{}", signin.body);
+
+    let form = visitor.get("/setup/one-time-secret").await;
+    assert_eq!(form.status, StatusCode::OK);
+    let token = Visitor::hidden(&form, "form_token");
+    let fields = |token: &str, password: &str| -> Vec<(&'static str, String)> {
+        vec![
+            ("form_token", token.to_owned()),
+            ("household_name", "The Millers".to_owned()),
+            ("currency", "GBP".to_owned()),
+            ("time_zone", "Europe/London".to_owned()),
+            ("language", "en".to_owned()),
+            ("owner_name", "Sam Miller".to_owned()),
+            ("email", "sam@millers.test".to_owned()),
+            ("password", password.to_owned()),
+        ]
+    };
+    async fn post(visitor: &mut Visitor, fields: Vec<(&'static str, String)>) -> Page {
+        let pairs: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        visitor.post("/setup/one-time-secret", &pairs).await
+    }
+
+    // A form that did not come from the page is refused; a short password is explained.
+    let forged = post(&mut visitor, fields("forged", PASSWORD)).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    let short = post(&mut visitor, fields(&token, "short")).await;
+    assert_eq!(short.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        short.body.contains("10 to 256 characters") && short.body.contains("The Millers"),
+        "{}",
+        short.body
+    );
+    assert!(!env.app.has_members().await.unwrap(), "nothing was created");
+
+    let token = Visitor::hidden(&short, "form_token");
+    let done = post(&mut visitor, fields(&token, PASSWORD)).await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    assert_eq!(done.location.as_deref(), Some("/"));
+    let overview = visitor.get("/").await;
+    assert_eq!(overview.status, StatusCode::OK);
+    assert!(
+        overview.body.contains("Sam Miller") && overview.body.contains("£0.00"),
+        "{}",
+        overview.body
+    );
+
+    // The link is spent.
+    let mut stranger = Visitor::new(&server);
+    assert_eq!(stranger.get("/setup/one-time-secret").await.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn every_page_needs_a_session_and_sessions_end() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut visitor = Visitor::new(&server);
+    for path in [
+        "/",
+        "/subscriptions",
+        "/subscriptions/new",
+        &format!("/subscriptions/{}", w.netflix),
+        "/activity",
+    ] {
+        let page = visitor.get(path).await;
+        assert_eq!(page.status, StatusCode::SEE_OTHER, "{path}");
+        assert!(page.location.as_deref().unwrap().starts_with("/sign-in"), "{path}");
+    }
+    let refused = visitor.post("/subscriptions/new", &[("csrf", "x"), ("name", "Sneaky")]).await;
+    assert_eq!(refused.status, StatusCode::SEE_OTHER);
+
+    let wrong = visitor.sign_in("ana@a.test", "not the password").await;
+    assert_eq!(wrong.status, StatusCode::UNAUTHORIZED);
+    assert!(wrong.body.contains("Wrong email or password"));
+    let signed_in = visitor.sign_in("ana@a.test", PASSWORD).await;
+    assert_eq!(signed_in.status, StatusCode::SEE_OTHER);
+    assert!(visitor.cookies.contains_key("exhale_session"));
+    assert_eq!(visitor.get("/").await.status, StatusCode::OK);
+
+    // Fourteen days later the session is over.
+    w.env.clock.advance(jiff::SignedDuration::from_hours(15 * 24));
+    let expired = visitor.get("/").await;
+    assert_eq!(expired.status, StatusCode::SEE_OTHER);
+
+    // Signing out ends a session at once.
+    visitor.sign_in("ana@a.test", PASSWORD).await;
+    let overview = visitor.get("/").await;
+    let csrf = Visitor::hidden(&overview, "csrf");
+    let session = visitor.cookies["exhale_session"].clone();
+    assert_eq!(visitor.post("/sign-out", &[("csrf", &csrf)]).await.status, StatusCode::SEE_OTHER);
+    visitor.cookies.insert("exhale_session".into(), session);
+    assert_eq!(
+        visitor.get("/").await.status,
+        StatusCode::SEE_OTHER,
+        "a signed-out session is dead"
+    );
+}
+
+#[tokio::test]
+async fn forms_without_the_sessions_csrf_token_change_nothing() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut visitor = Visitor::new(&server);
+    visitor.sign_in("ana@a.test", PASSWORD).await;
+    let before = w.env.dump().await;
+    let create = visitor
+        .post(
+            "/subscriptions/new",
+            &[
+                ("csrf", "forged"),
+                ("name", "Sneaky"),
+                ("amount", "1"),
+                ("cycle", "monthly"),
+                ("next_charge_on", "2026-12-01"),
+            ],
+        )
+        .await;
+    assert_eq!(create.status, StatusCode::FORBIDDEN);
+    let delete =
+        visitor.post(&format!("/subscriptions/{}/delete", w.netflix), &[("csrf", "")]).await;
+    assert_eq!(delete.status, StatusCode::FORBIDDEN);
+    assert_eq!(w.env.dump().await, before);
+}
+
+#[tokio::test]
+async fn sign_in_is_refused_after_five_failures_even_with_the_right_password() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut visitor = Visitor::new(&server);
+    for _ in 0..5 {
+        assert_eq!(
+            visitor.sign_in("ana@a.test", "guess guess guess").await.status,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    let blocked = visitor.sign_in("ana@a.test", PASSWORD).await;
+    assert_eq!(blocked.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(blocked.body.contains("Wait 15 minutes"));
+    // Another person is not affected.
+    assert_eq!(visitor.sign_in("cai@b.test", PASSWORD).await.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn no_page_shows_another_members_private_subscription_or_another_household() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let gym = w.env.call(&w.bob, "get_subscription", json!({"id": w.bobs_gym})).await.unwrap();
+    let gym_name = gym["name"].as_str().unwrap().to_owned();
+    for path in ["/", "/subscriptions", "/subscriptions?status=active", "/activity"] {
+        let page = ana.get(path).await;
+        assert_eq!(page.status, StatusCode::OK, "{path}");
+        assert!(
+            page.body.contains(&format!("/subscriptions/{}", w.netflix)) || path == "/activity",
+            "{path}"
+        );
+        assert!(!page.body.contains(&gym_name), "{path} shows Bob's private {gym_name}");
+        for id in [w.bobs_gym, w.other_household_sub] {
+            assert!(!page.body.contains(&format!("/subscriptions/{id}\"")), "{path} links to {id}");
+        }
+    }
+    for id in [w.bobs_gym, w.other_household_sub] {
+        assert_eq!(ana.get(&format!("/subscriptions/{id}")).await.status, StatusCode::NOT_FOUND);
+        assert_eq!(
+            ana.get(&format!("/subscriptions/{id}/delete")).await.status,
+            StatusCode::NOT_FOUND
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_subscription_is_created_deleted_after_confirmation_and_brought_back_by_undo() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut visitor = Visitor::new(&server);
+    visitor.sign_in("ana@a.test", PASSWORD).await;
+    let form = visitor.get("/subscriptions/new").await;
+    let csrf = Visitor::hidden(&form, "csrf");
+
+    let refused = visitor
+        .post(
+            "/subscriptions/new",
+            &[
+                ("csrf", &csrf),
+                ("name", "Gym"),
+                ("amount", "twelve"),
+                ("cycle", "monthly"),
+                ("next_charge_on", "2026-12-01"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(refused.body.contains(r#"value="Gym""#), "the form keeps what was typed");
+
+    let created = visitor
+        .post(
+            "/subscriptions/new",
+            &[
+                ("csrf", &csrf),
+                ("name", "Gym"),
+                ("amount", "29.90"),
+                ("cycle", "custom"),
+                ("every", "4"),
+                ("unit", "week"),
+                ("next_charge_on", "2026-12-01"),
+                ("tags", "health, me"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::SEE_OTHER, "{}", created.body);
+    let detail_path = created.location.unwrap();
+    let detail = visitor.get(&detail_path).await;
+    assert!(
+        detail.body.contains("Added Gym.")
+            && detail.body.contains("€29.90")
+            && detail.body.contains("every 4 weeks"),
+        "{}",
+        detail.body
+    );
+    let id: i64 = detail_path.rsplit('/').next().unwrap().parse().unwrap();
+
+    let confirm = visitor.get(&format!("/subscriptions/{id}/delete")).await;
+    assert!(
+        confirm.body.contains("Delete Gym?") && confirm.body.contains("Deleted Gym"),
+        "{}",
+        confirm.body
+    );
+    assert!(
+        w.env.call(&w.ana, "get_subscription", json!({"id": id})).await.is_ok(),
+        "showing the confirmation changes nothing"
+    );
+    let deleted = visitor.post(&format!("/subscriptions/{id}/delete"), &[("csrf", &csrf)]).await;
+    assert_eq!(deleted.location.as_deref(), Some("/subscriptions"));
+    assert!(w.env.call(&w.ana, "get_subscription", json!({"id": id})).await.is_err());
+
+    let activity = visitor.get("/activity").await;
+    let audit_id = w.env.call(&w.ana, "list_activity", json!({"limit": 1})).await.unwrap()["items"]
+        [0]["id"]
+        .as_i64()
+        .unwrap();
+    assert!(
+        activity.body.contains("Deleted Gym")
+            && activity.body.contains(&format!("/activity/{audit_id}/undo")),
+        "{}",
+        activity.body
+    );
+    let undo = visitor.get(&format!("/activity/{audit_id}/undo")).await;
+    assert!(undo.body.contains("Undo this change?"), "{}", undo.body);
+    let undone = visitor.post(&format!("/activity/{audit_id}/undo"), &[("csrf", &csrf)]).await;
+    assert_eq!(undone.location.as_deref(), Some("/activity"), "{}", undone.body);
+    let back = w.env.call(&w.ana, "get_subscription", json!({"id": id})).await.unwrap();
+    assert_eq!(back["name"], "Gym");
+
+    // Undoing it again is refused with a clear message, and changes nothing.
+    let again = visitor.post(&format!("/activity/{audit_id}/undo"), &[("csrf", &csrf)]).await;
+    assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.body);
+}

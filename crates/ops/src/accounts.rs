@@ -1,0 +1,66 @@
+//! People's accounts, as the web app needs them: creating the first household, signing in,
+//! and browser sessions. These are not ops (nobody calls them as a tool, and they run before
+//! there is a caller); everything a signed-in person does afterwards goes through the catalog.
+
+use crate::{BoxFuture, Caller, OpError};
+
+/// What the first-run setup page collects.
+#[derive(Clone, Debug)]
+pub struct NewHousehold {
+    pub household_name: String,
+    pub currency: String,
+    pub time_zone: String,
+    pub language: String,
+    pub owner_name: String,
+    pub email: String,
+    pub password: String,
+}
+
+/// A browser session just started: the secret goes into an HttpOnly cookie, the CSRF token
+/// into every form.
+#[derive(Clone, Debug)]
+pub struct NewSession {
+    pub secret: String,
+    pub csrf: String,
+    /// RFC 3339.
+    pub expires_at: String,
+}
+
+/// A live session's person and the CSRF token its forms must carry.
+#[derive(Clone, Debug)]
+pub struct SessionCaller {
+    pub caller: Caller,
+    /// The person's name, for the page header.
+    pub name: String,
+    pub csrf: String,
+}
+
+/// The accounts service, as the web adapter sees it.
+pub trait Accounts: Send + Sync {
+    /// Whether nobody has an account yet, so the one-time setup page is open.
+    fn needs_setup(&self) -> BoxFuture<'_, Result<bool, OpError>>;
+
+    /// Creates the household and its owner; fails once anyone has an account.
+    fn set_up(&self, new: NewHousehold) -> BoxFuture<'_, Result<Caller, OpError>>;
+
+    /// Checks an email and password; the same refusal for an unknown email and a wrong
+    /// password.
+    fn sign_in<'a>(
+        &'a self,
+        email: &'a str,
+        password: &'a str,
+    ) -> BoxFuture<'a, Result<Caller, OpError>>;
+
+    /// Starts a session for a person who just signed in.
+    fn start_session<'a>(
+        &'a self,
+        caller: &'a Caller,
+    ) -> BoxFuture<'a, Result<NewSession, OpError>>;
+
+    /// The person behind a session cookie; `Unauthenticated` when it is unknown, signed out or
+    /// expired.
+    fn session<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<SessionCaller, OpError>>;
+
+    /// Signs a session out. Unknown secrets are ignored.
+    fn end_session<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<(), OpError>>;
+}

@@ -1,0 +1,86 @@
+//! The web app: server-rendered pages (minijinja) over the catalog, for people.
+//!
+//! Every page works without JavaScript; `static/app.js` only adds live updates. Every action
+//! goes through the catalog as the signed-in person; a destructive one first shows a
+//! confirmation page built from its dry run. Sign-in, sessions and the first-run setup go
+//! through `ops::accounts::Accounts`.
+//!
+//! Here: routing and shared state (this file), sessions and CSRF (`session.rs`), rendering
+//! and translation (`render.rs`), SVG charts (`chart.rs`), and one module per area under
+//! `pages/`. Not here: business rules (the catalog) and the REST or MCP adapters.
+
+#![allow(
+    clippy::result_large_err,
+    reason = "handlers return a ready page as the error: a refusal is a response, built once"
+)]
+
+mod chart;
+mod pages;
+mod render;
+mod session;
+
+use std::sync::Arc;
+
+use axum::{
+    Router,
+    routing::{get, post},
+};
+use ops::{Catalog, accounts::Accounts};
+
+/// What the web app is configured with.
+#[derive(Clone, Debug, Default)]
+pub struct WebConfig {
+    /// The secret of the one-time setup link `exhale serve` prints while nobody has an
+    /// account; `None` once set up.
+    pub setup_secret: Option<String>,
+    /// Mark cookies `Secure` (Exhale is served over HTTPS, directly or behind a proxy).
+    pub secure_cookies: bool,
+}
+
+/// Shared by every handler.
+#[derive(Clone)]
+pub(crate) struct Web {
+    pub(crate) catalog: Arc<dyn Catalog>,
+    pub(crate) accounts: Arc<dyn Accounts>,
+    pub(crate) config: Arc<WebConfig>,
+    pub(crate) templates: Arc<render::Templates>,
+    pub(crate) sign_in_limit: Arc<session::SignInLimit>,
+}
+
+/// The web app's routes, for merging into the server's router.
+pub fn router(
+    catalog: Arc<dyn Catalog>,
+    accounts: Arc<dyn Accounts>,
+    config: WebConfig,
+) -> Result<Router, String> {
+    let web = Web {
+        catalog,
+        accounts,
+        config: Arc::new(config),
+        templates: Arc::new(render::Templates::load()?),
+        sign_in_limit: Arc::default(),
+    };
+    Ok(Router::new()
+        .route("/", get(pages::overview::show))
+        .route("/setup/{secret}", get(pages::account::setup_form).post(pages::account::set_up))
+        .route("/sign-in", get(pages::account::sign_in_form).post(pages::account::sign_in))
+        .route("/sign-out", post(pages::account::sign_out))
+        .route("/subscriptions", get(pages::subscriptions::list))
+        .route(
+            "/subscriptions/new",
+            get(pages::subscriptions::new_form).post(pages::subscriptions::create),
+        )
+        .route("/subscriptions/{id}", get(pages::subscriptions::detail))
+        .route(
+            "/subscriptions/{id}/delete",
+            get(pages::subscriptions::confirm_delete).post(pages::subscriptions::delete),
+        )
+        .route("/activity", get(pages::activity::list))
+        .route(
+            "/activity/{id}/undo",
+            get(pages::activity::confirm_undo).post(pages::activity::undo),
+        )
+        .route("/static/app.css", get(pages::assets::css))
+        .route("/static/app.js", get(pages::assets::js))
+        .with_state(web))
+}

@@ -1,0 +1,159 @@
+//! Rendering: the templates (embedded in the binary), the chrome every page shares (who is
+//! signed in, the CSRF token, a one-time notice), translation, and error pages.
+
+#[cfg(test)]
+mod tests;
+
+use axum::{
+    http::{HeaderMap, StatusCode, header},
+    response::{Html, IntoResponse, Redirect, Response},
+};
+use minijinja::Environment;
+use ops::{OpError, accounts::SessionCaller};
+use serde_json::{Value, json};
+
+use crate::{
+    Web,
+    session::{self, NOTICE_COOKIE},
+};
+
+/// Every template, by name.
+const TEMPLATES: &[(&str, &str)] = &[
+    ("base.html", include_str!("../templates/base.html")),
+    ("setup.html", include_str!("../templates/setup.html")),
+    ("sign_in.html", include_str!("../templates/sign_in.html")),
+    ("overview.html", include_str!("../templates/overview.html")),
+    ("subscriptions.html", include_str!("../templates/subscriptions.html")),
+    ("subscription.html", include_str!("../templates/subscription.html")),
+    ("subscription_form.html", include_str!("../templates/subscription_form.html")),
+    ("confirm.html", include_str!("../templates/confirm.html")),
+    ("activity.html", include_str!("../templates/activity.html")),
+    ("message.html", include_str!("../templates/message.html")),
+];
+
+pub(crate) struct Templates {
+    env: Environment<'static>,
+}
+
+impl Templates {
+    pub(crate) fn load() -> Result<Self, String> {
+        let mut env = Environment::new();
+        for (name, source) in TEMPLATES {
+            env.add_template(name, source).map_err(|err| format!("template {name}: {err}"))?;
+        }
+        // Strings in templates go through `t`: the English text is the key a language's
+        // catalogue will be looked up by. English is the only language so far.
+        env.add_function("t", |text: String| text);
+        Ok(Self { env })
+    }
+
+    /// Names of every template, for the test that renders them all.
+    #[cfg(test)]
+    pub(crate) fn names() -> impl Iterator<Item = &'static str> {
+        TEMPLATES.iter().map(|(name, _)| *name).filter(|name| *name != "base.html")
+    }
+
+    /// Renders `name` with `data`, or a plain 500 if a template is broken.
+    pub(crate) fn render(&self, name: &str, data: &Value) -> Result<String, String> {
+        self.env
+            .get_template(name)
+            .and_then(|template| template.render(data))
+            .map_err(|err| format!("rendering {name}: {err:#}"))
+    }
+
+    fn html(&self, status: StatusCode, name: &str, data: &Value) -> Response {
+        match self.render(name, data) {
+            Ok(html) => (status, Html(html)).into_response(),
+            Err(err) => {
+                tracing::error!(error = %err, "a page failed to render");
+                (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "This page failed to render; the details were logged.",
+                )
+                    .into_response()
+            }
+        }
+    }
+
+    /// A page that only says something, with a way back.
+    pub(crate) fn refusal(&self, status: StatusCode, message: &str) -> Response {
+        self.html(status, "message.html", &json!({"title": "Not possible", "message": message}))
+    }
+}
+
+/// Renders a page for `session` (or nobody): the data plus the chrome, and the one-time
+/// notice from the previous request, which is then cleared.
+pub(crate) fn page(
+    web: &Web,
+    headers: &HeaderMap,
+    session: Option<&SessionCaller>,
+    name: &str,
+    mut data: Value,
+) -> Response {
+    page_with_status(web, headers, session, StatusCode::OK, name, &mut data)
+}
+
+pub(crate) fn page_with_status(
+    web: &Web,
+    headers: &HeaderMap,
+    session: Option<&SessionCaller>,
+    status: StatusCode,
+    name: &str,
+    data: &mut Value,
+) -> Response {
+    let notice = session::cookie(headers, NOTICE_COOKIE).map(session::decode);
+    if let Some(fields) = data.as_object_mut() {
+        if let Some(session) = session {
+            fields.insert(
+                "me".into(),
+                json!({"name": session.name, "owner": session.caller.is_owner()}),
+            );
+            fields.insert("csrf".into(), json!(session.csrf));
+        }
+        if let Some(notice) = &notice {
+            fields.insert("notice".into(), json!(notice));
+        }
+    }
+    let mut response = web.templates.html(status, name, data);
+    if notice.is_some() {
+        response
+            .headers_mut()
+            .append(header::SET_COOKIE, session::set_cookie(web, NOTICE_COOKIE, "", Some(0)));
+    }
+    response
+}
+
+/// Redirects (303) to `to`, leaving `notice` for the page there.
+pub(crate) fn redirect_with_notice(web: &Web, to: &str, notice: &str) -> Response {
+    let mut response = Redirect::to(to).into_response();
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        session::set_cookie(web, NOTICE_COOKIE, &session::encode(notice), None),
+    );
+    response
+}
+
+/// An op's refusal as a page: what went wrong and what to do, with the fitting status.
+pub(crate) fn op_error(
+    web: &Web,
+    headers: &HeaderMap,
+    session: &SessionCaller,
+    err: &OpError,
+) -> Response {
+    let status = match err {
+        OpError::NotFound { .. } => StatusCode::NOT_FOUND,
+        OpError::Forbidden { .. } => StatusCode::FORBIDDEN,
+        OpError::Conflict { .. } => StatusCode::CONFLICT,
+        OpError::Unauthenticated { .. } => return Redirect::to("/sign-in").into_response(),
+        OpError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    };
+    let title = match status {
+        StatusCode::NOT_FOUND => "Not found",
+        StatusCode::CONFLICT => "Something changed in the meantime",
+        StatusCode::INTERNAL_SERVER_ERROR => "Exhale failed",
+        _ => "Not possible",
+    };
+    let mut data = json!({"title": title, "message": err.text().render()});
+    page_with_status(web, headers, Some(session), status, "message.html", &mut data)
+}

@@ -1,0 +1,105 @@
+//! Every template renders with fixture data shaped like the ops' outputs, in strict mode, so
+//! a misspelt field fails here rather than rendering as nothing.
+
+use serde_json::{Value, json};
+
+use super::Templates;
+
+fn amount(text: &str) -> Value {
+    json!({"amount": text, "currency": "EUR", "display": format!("€{text}")})
+}
+
+fn subscription() -> Value {
+    json!({
+        "id": 7, "name": "Netflix", "status": "active", "visibility": "household",
+        "price": amount("12.99"), "monthly": amount("12.99"), "yearly": amount("155.88"),
+        "cycle": {"every": 1, "unit": "month", "preset": "monthly", "description": "monthly"},
+        "next_charge_on": "2026-12-15", "category": {"id": 1, "name": "Streaming"},
+        "payment_method": {"id": 2, "name": "Visa"}, "owner": {"id": 1, "name": "Ana"},
+        "tags": ["family"], "url": "https://netflix.example", "notes": "Shared",
+    })
+}
+
+fn chrome(mut data: Value) -> Value {
+    data["me"] = json!({"name": "Ana", "owner": true});
+    data["csrf"] = json!("csrf-token");
+    data["notice"] = json!("Added Netflix.");
+    data
+}
+
+fn fixture(name: &str) -> Value {
+    let entry = json!({
+        "id": 3, "at": "2026-11-29T10:00:00Z", "actor": {"kind": "agent", "label": "Claude (token laptop)"},
+        "op": "delete_subscription", "entity": "subscription", "entity_id": 7, "action": "deleted",
+        "summary": "Deleted Netflix", "batch_id": "b1", "undone_by": null,
+    });
+    match name {
+        "setup.html" => {
+            json!({"secret": "s", "form_token": "f", "values": {"currency": "EUR"}, "error": "A password needs 10 to 256 characters."})
+        }
+        "sign_in.html" => {
+            json!({"form_token": "f", "next": "/", "needs_setup": true, "email": "ana@a.test", "error": "Wrong email or password."})
+        }
+        "overview.html" => chrome(json!({
+            "nav": "overview",
+            "summary": {"monthly": amount("40.00"), "yearly": amount("480.00"), "subscription_count": 2,
+                        "groups": [{"label": "Streaming", "monthly": amount("12.99")}]},
+            "chart": "<svg></svg>",
+            "upcoming": {"items": [{"charge_on": "2026-12-01", "subscription": {"id": 7, "name": "Netflix"}, "amount": amount("12.99")}]},
+            "attention": [{"kind": "price_increase", "message": "Netflix went up."}],
+            "activity": [entry],
+        })),
+        "subscriptions.html" => chrome(json!({
+            "nav": "subscriptions", "q": "net", "status": "active", "sort": "name",
+            "list": {"items": [subscription()], "total": 1, "next_cursor": "o1"},
+        })),
+        "subscription.html" => {
+            // get_subscription: the subscription's fields, then its history.
+            let mut detail = subscription();
+            detail["price_history"] =
+                json!([{"effective_on": "2026-01-01", "price": amount("12.99")}]);
+            detail["pauses"] = json!([]);
+            detail["recent_charges"] = json!([{"id": 1, "charged_on": "2026-11-15", "amount": amount("12.99"), "status": "paid"}]);
+            detail["next_charges"] =
+                json!([{"charge_on": "2026-12-15", "amount": amount("12.99")}]);
+            chrome(json!({"nav": "subscriptions", "s": detail}))
+        }
+        "subscription_form.html" => chrome(json!({
+            "nav": "subscriptions", "error": "amount: not a number",
+            "values": {"name": "Gym", "cycle": "custom", "every": "4", "unit": "week", "category_id": "1"},
+            "categories": [{"id": 1, "name": "Streaming"}], "payment_methods": [{"id": 2, "name": "Visa"}],
+            "cycles": [{"value": "monthly", "label": "Monthly"}, {"value": "custom", "label": "Custom…"}],
+        })),
+        "confirm.html" => chrome(json!({
+            "title": "Delete Netflix?", "explanation": "It goes.", "changes": [{"summary": "Deleted Netflix"}],
+            "action": "/subscriptions/7/delete", "confirm_label": "Delete", "cancel": "/subscriptions/7", "batch": "b1",
+        })),
+        "activity.html" => chrome(json!({
+            "nav": "activity", "actor": "", "activity": {"items": [entry], "total": 1, "next_cursor": "o50"},
+        })),
+        "message.html" => {
+            chrome(json!({"title": "Not found", "message": "No subscription with id 9."}))
+        }
+        other => panic!("no fixture for {other}: add one"),
+    }
+}
+
+#[test]
+fn every_template_renders_with_fixture_data() {
+    let mut templates = Templates::load().unwrap();
+    templates.env.set_undefined_behavior(minijinja::UndefinedBehavior::SemiStrict);
+    for name in Templates::names() {
+        let html = templates.render(name, &fixture(name)).unwrap_or_else(|err| panic!("{err}"));
+        assert!(html.starts_with("<!doctype html>"), "{name}");
+        assert!(!html.contains("{{") && !html.contains("{%"), "{name}");
+    }
+}
+
+#[test]
+fn text_from_data_is_escaped() {
+    let templates = Templates::load().unwrap();
+    let mut data = fixture("subscriptions.html");
+    data["list"]["items"][0]["name"] = json!("<script>alert(1)</script>");
+    let html = templates.render("subscriptions.html", &data).unwrap();
+    assert!(!html.contains("<script>alert(1)") && html.contains("&lt;script&gt;"), "{html}");
+}

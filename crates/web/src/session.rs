@@ -1,0 +1,187 @@
+//! Sessions and CSRF: the session cookie, the signed-in person behind it, the CSRF token
+//! every form carries, the form cookie that protects the sign-in and setup forms (there is no
+//! session yet), and the sign-in rate limit.
+
+use std::{
+    collections::HashMap,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use axum::{
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{IntoResponse, Redirect, Response},
+};
+use ops::accounts::SessionCaller;
+
+use crate::Web;
+
+pub(crate) const SESSION_COOKIE: &str = "exhale_session";
+/// Double-submit token of the forms shown before there is a session.
+pub(crate) const FORM_COOKIE: &str = "exhale_form";
+/// A message for the next page ("Deleted Netflix."), shown once.
+pub(crate) const NOTICE_COOKIE: &str = "exhale_notice";
+
+/// The value of cookie `name`, if the request has it.
+pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value)
+}
+
+/// A `Set-Cookie` value: HttpOnly, SameSite=Lax (a link from the terminal or an e-mail still
+/// arrives signed in; another site's form posts do not carry it), `Secure` behind HTTPS.
+/// `max_age` 0 deletes the cookie; `None` makes it last as long as the browser session.
+pub(crate) fn set_cookie(web: &Web, name: &str, value: &str, max_age: Option<u64>) -> HeaderValue {
+    let mut cookie = format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax");
+    if let Some(seconds) = max_age {
+        cookie.push_str(&format!("; Max-Age={seconds}"));
+    }
+    if web.config.secure_cookies {
+        cookie.push_str("; Secure");
+    }
+    HeaderValue::from_str(&cookie).unwrap_or_else(|_| HeaderValue::from_static(""))
+}
+
+/// 32 random bytes as hex.
+pub(crate) fn random_token() -> Result<String, Response> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Compares secrets without stopping at the first difference.
+pub(crate) fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The signed-in person, or a redirect to the sign-in page (back to `here` afterwards).
+pub(crate) async fn person(
+    web: &Web,
+    headers: &HeaderMap,
+    here: &str,
+) -> Result<SessionCaller, Response> {
+    let to_sign_in = || {
+        let next = if here == "/" { String::new() } else { format!("?next={}", encode(here)) };
+        Redirect::to(&format!("/sign-in{next}")).into_response()
+    };
+    let Some(secret) = cookie(headers, SESSION_COOKIE) else { return Err(to_sign_in()) };
+    web.accounts.session(secret).await.map_err(|_| to_sign_in())
+}
+
+/// Refuses a form whose CSRF token is not the session's.
+pub(crate) fn check_csrf(
+    web: &Web,
+    session: &SessionCaller,
+    submitted: &str,
+) -> Result<(), Response> {
+    if same_secret(&session.csrf, submitted) {
+        Ok(())
+    } else {
+        Err(web.templates.refusal(
+            StatusCode::FORBIDDEN,
+            "This form expired or did not come from Exhale. Go back, reload the page and try again.",
+        ))
+    }
+}
+
+/// Refuses a sign-in or setup form whose token does not match its form cookie.
+pub(crate) fn check_form_token(
+    web: &Web,
+    headers: &HeaderMap,
+    submitted: &str,
+) -> Result<(), Response> {
+    match cookie(headers, FORM_COOKIE) {
+        Some(expected) if same_secret(expected, submitted) => Ok(()),
+        _ => Err(web.templates.refusal(
+            StatusCode::FORBIDDEN,
+            "This form expired or did not come from Exhale. Reload the page and try again.",
+        )),
+    }
+}
+
+/// Percent-encodes a path or a notice for a query string or a cookie.
+pub(crate) fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// The reverse of [`encode`]; invalid escapes are kept as they are.
+pub(crate) fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = (bytes[i] == b'%')
+            .then(|| text.get(i + 1..i + 3))
+            .flatten()
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match hex {
+            Some(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            None => {
+                out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Only a path on this site may follow sign-in (no open redirect).
+pub(crate) fn local_path(next: Option<&str>) -> &str {
+    match next {
+        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
+            path
+        }
+        _ => "/",
+    }
+}
+
+/// Failed sign-ins per email: after [`MAX_FAILURES`] in [`WINDOW`], the email is refused until
+/// the window passes, whatever the password.
+#[derive(Default)]
+pub(crate) struct SignInLimit(Mutex<HashMap<String, (u32, Instant)>>);
+
+const MAX_FAILURES: u32 = 5;
+const WINDOW: Duration = Duration::from_secs(15 * 60);
+
+impl SignInLimit {
+    pub(crate) fn blocked(&self, email: &str) -> bool {
+        let Ok(mut failures) = self.0.lock() else { return false };
+        match failures.get(&email.to_lowercase()) {
+            Some((_, since)) if since.elapsed() > WINDOW => {
+                failures.remove(&email.to_lowercase());
+                false
+            }
+            Some((count, _)) => *count >= MAX_FAILURES,
+            None => false,
+        }
+    }
+
+    pub(crate) fn failed(&self, email: &str) {
+        if let Ok(mut failures) = self.0.lock() {
+            let entry = failures.entry(email.to_lowercase()).or_insert((0, Instant::now()));
+            entry.0 += 1;
+        }
+    }
+
+    pub(crate) fn succeeded(&self, email: &str) {
+        if let Ok(mut failures) = self.0.lock() {
+            failures.remove(&email.to_lowercase());
+        }
+    }
+}

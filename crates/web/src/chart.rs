@@ -22,29 +22,27 @@ pub(crate) struct Bar {
     pub(crate) shown: String,
 }
 
-/// Horizontal bars, largest first as given, scaled to the largest.
+/// Horizontal bars, largest first as given, scaled to the largest. The SVG has no viewBox:
+/// widths are percentages of the card and text keeps the page's size on any screen.
 pub(crate) fn bars(title: &str, bars: &[Bar]) -> String {
-    const ROW: usize = 28;
-    const LABEL_WIDTH: f64 = 190.0;
-    const BAR_WIDTH: f64 = 300.0;
+    const ROW: usize = 44;
     let largest = bars.iter().map(|bar| bar.value).fold(0.0_f64, f64::max);
     let height = ROW * bars.len().max(1);
     let mut svg = format!(
-        r#"<svg class="chart" role="img" viewBox="0 0 600 {height}" aria-labelledby="chart-title"><title id="chart-title">{}</title>"#,
+        r#"<svg class="chart" role="img" width="100%" height="{height}" aria-labelledby="chart-title"><title id="chart-title">{}</title>"#,
         escape(title)
     );
     for (index, bar) in bars.iter().enumerate() {
         let y = index * ROW;
-        let width = if largest > 0.0 { (bar.value / largest * BAR_WIDTH).max(2.0) } else { 2.0 };
+        let percent = if largest > 0.0 { (bar.value / largest * 100.0).max(1.0) } else { 1.0 };
         svg.push_str(&format!(
-            r#"<g><text class="chart-label" x="0" y="{}">{}</text><rect class="chart-bar chart-bar-{}" x="{LABEL_WIDTH}" y="{}" width="{width:.1}" height="18" rx="3"/><text class="chart-value" x="{:.1}" y="{}">{}</text></g>"#,
-            y + 18,
+            r#"<g><text class="chart-label" x="0" y="{}">{}</text><text class="chart-value" x="100%" y="{}" text-anchor="end">{}</text><rect class="chart-bar chart-bar-{}" x="0" y="{}" width="{percent:.1}%" height="12" rx="3"/></g>"#,
+            y + 16,
             escape(&bar.label),
-            index % 8,
-            y + 4,
-            LABEL_WIDTH + width + 8.0,
-            y + 18,
+            y + 16,
             escape(&bar.shown),
+            index % 8,
+            y + 24,
         ));
     }
     svg.push_str("</svg>");
@@ -64,8 +62,8 @@ mod tests {
                 Bar { label: "Cloud".into(), value: 10.0, shown: "€10.00".into() },
             ],
         );
-        assert!(svg.contains(r#"width="300.0""#), "{svg}");
-        assert!(svg.contains(r#"width="75.0""#), "{svg}");
+        assert!(svg.contains(r#"width="100.0%""#), "{svg}");
+        assert!(svg.contains(r#"width="25.0%""#), "{svg}");
         assert!(svg.contains("Streaming &lt;&amp;&gt;"), "{svg}");
         assert!(!svg.contains("<&>"));
     }

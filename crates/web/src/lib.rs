@@ -82,5 +82,6 @@ pub fn router(
         )
         .route("/static/app.css", get(pages::assets::css))
         .route("/static/app.js", get(pages::assets::js))
+        .route("/static/icon.svg", get(pages::assets::icon))
         .with_state(web))
 }

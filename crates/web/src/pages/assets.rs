@@ -1,4 +1,4 @@
-//! The stylesheet and the script, embedded in the binary and cached by browsers for a day.
+//! The stylesheet, the script and the icon, embedded in the binary and cached by browsers for a day.
 
 use axum::{
     http::header,
@@ -7,6 +7,7 @@ use axum::{
 
 const CSS: &str = include_str!("../../static/app.css");
 const JS: &str = include_str!("../../static/app.js");
+const ICON: &str = include_str!("../../static/icon.svg");
 
 pub(crate) async fn css() -> Response {
     (
@@ -27,5 +28,10 @@ pub(crate) async fn js() -> Response {
         ],
         JS,
     )
+        .into_response()
+}
+
+pub(crate) async fn icon() -> Response {
+    ([(header::CONTENT_TYPE, "image/svg+xml"), (header::CACHE_CONTROL, "max-age=86400")], ICON)
         .into_response()
 }

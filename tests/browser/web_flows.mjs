@@ -1,0 +1,135 @@
+// The web app in headless Chromium (Debian's), driven by Playwright, against the real server
+// the Rust test started (crates/exhale/tests/it/browser.rs):
+// first-run setup, sign-out and sign-in, create a subscription, delete it through the
+// confirmation page, undo the deletion from Activity. Screenshots of the main pages, on a
+// desktop, a phone and in dark mode, go to EXHALE_SCREENSHOTS for a person to look at.
+//
+// Environment: EXHALE_URL, EXHALE_SETUP_SECRET, EXHALE_SCREENSHOTS, NODE_MODULES (where
+// playwright-core is installed), CHROMIUM (the browser binary).
+
+import { createRequire } from "node:module";
+import assert from "node:assert/strict";
+import path from "node:path";
+
+const require = createRequire(path.join(process.env.NODE_MODULES, "noop.js"));
+const { chromium } = require("playwright-core");
+
+const base = process.env.EXHALE_URL;
+const shots = process.env.EXHALE_SCREENSHOTS;
+const password = "correct horse battery staple";
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM,
+  // Nothing but 127.0.0.1 is reachable here: keep Chromium from calling home.
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+}
+
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // Pages answer in milliseconds here; a step that waits longer has failed.
+  context.setDefaultTimeout(5000);
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  page.on("console", (message) => { if (message.type() === "error") errors.push(message.text()); });
+
+  // First-run setup from the link `exhale serve` prints.
+  await page.goto(`${base}/setup/${process.env.EXHALE_SETUP_SECRET}`);
+  await shot(page, "01-setup");
+  await page.getByLabel("Name", { exact: true }).fill("The Millers");
+  await page.getByLabel("Currency").fill("EUR");
+  await page.getByLabel("Time zone").fill("Europe/Berlin");
+  await page.getByLabel("Your name").fill("Sam Miller");
+  await page.getByLabel("Email").fill("sam@millers.test");
+  await page.getByLabel(/^Password/).fill(password);
+  await page.getByRole("button", { name: "Create household" }).click();
+  await page.waitForURL(`${base}/`);
+  assert.match(await page.locator("header").innerText(), /Sam Miller/);
+
+  // Sign out, and back in.
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.waitForURL(`${base}/sign-in`);
+  assert.match(await page.getByRole("status").innerText(), /signed out/);
+  await shot(page, "02-sign-in");
+  await page.getByLabel("Email").fill("sam@millers.test");
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${base}/`);
+
+  // Create a subscription with a custom cycle: the custom fields appear when chosen.
+  await page.getByRole("link", { name: "Subscriptions" }).click();
+  await page.getByRole("link", { name: "Add subscription" }).click();
+  assert.equal(await page.getByLabel("Custom: every").isVisible(), false, "custom fields hide until chosen");
+  await page.getByLabel("Name").fill("Climbing gym");
+  await page.getByLabel("Amount").fill("49.50");
+  await page.getByLabel("Billing cycle").selectOption("custom");
+  await page.getByLabel("Custom: every").fill("4");
+  await page.getByLabel("unit").selectOption("week");
+  await page.getByLabel("Next charge").fill("2026-12-03");
+  await page.getByLabel("Tags, separated by commas").fill("sport, me");
+  await shot(page, "03-new-subscription");
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await page.waitForURL(/\/subscriptions\/\d+$/);
+  assert.match(await page.getByRole("status").innerText(), /Added Climbing gym/);
+  assert.match(await page.locator("main").innerText(), /€49\.50/);
+  assert.match(await page.locator("main").innerText(), /every 4 weeks/);
+  await shot(page, "04-subscription");
+
+  // The overview counts it.
+  await page.getByRole("link", { name: "Overview" }).click();
+  const monthly = await page.getByTestId("monthly-total").innerText();
+  assert.match(monthly, /^€\d+\.\d\d$/);
+  assert.notEqual(monthly, "€0.00");
+  await shot(page, "05-overview");
+
+  // Delete it through the confirmation page.
+  await page.getByRole("link", { name: "Subscriptions" }).click();
+  assert.match(await page.getByTestId("subscriptions").innerText(), /Climbing gym/);
+  await shot(page, "06-subscriptions");
+  await page.getByRole("link", { name: "Climbing gym" }).click();
+  await page.getByRole("link", { name: "Delete" }).click();
+  assert.match(await page.getByTestId("changes").innerText(), /Deleted Climbing gym/);
+  await shot(page, "07-confirm-delete");
+  await page.getByRole("button", { name: "Delete" }).click();
+  await page.waitForURL(`${base}/subscriptions`);
+  assert.doesNotMatch(await page.locator("main").innerText(), /Climbing gym/);
+
+  // Undo it from Activity.
+  await page.getByRole("link", { name: "Activity" }).click();
+  const entry = page.getByTestId("activity").locator("li").filter({ hasText: "Deleted Climbing gym" });
+  await shot(page, "08-activity");
+  await entry.getByRole("link", { name: "Undo", exact: true }).click();
+  await page.getByRole("button", { name: "Undo" }).click();
+  await page.waitForURL(`${base}/activity`);
+  assert.match(await page.getByRole("status").innerText(), /Undone/);
+  await page.getByRole("link", { name: "Subscriptions" }).click();
+  assert.match(await page.getByTestId("subscriptions").innerText(), /Climbing gym/);
+
+  // The same pages on a phone, and in dark mode.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true,
+    storageState: await context.storageState() });
+  const phonePage = await phone.newPage();
+  await phonePage.goto(`${base}/`);
+  const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the overview is ${overflow}px wider than a phone`);
+  await shot(phonePage, "09-overview-phone");
+  await phonePage.goto(`${base}/subscriptions`);
+  await shot(phonePage, "10-subscriptions-phone");
+  const dark = await browser.newContext({ colorScheme: "dark", viewport: { width: 1280, height: 900 },
+    storageState: await context.storageState() });
+  const darkPage = await dark.newPage();
+  await darkPage.goto(`${base}/`);
+  const background = await darkPage.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(background, "rgb(17, 20, 24)", "dark mode follows the system setting");
+  await shot(darkPage, "11-overview-dark");
+
+  assert.deepEqual(errors, [], "no script errors on any page");
+  console.log("browser flows passed");
+} finally {
+  await browser.close();
+}

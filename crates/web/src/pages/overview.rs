@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use crate::{
     Web,
     chart::{self, Bar},
-    pages::call,
-    render::{op_error, page},
+    pages::{call, live_page},
+    render::op_error,
     session,
 };
 
@@ -31,10 +31,10 @@ pub(crate) async fn show(State(web): State<Web>, headers: HeaderMap) -> Response
         }
     };
     let chart = by_category_chart(&summary);
-    page(
+    live_page(
         &web,
         &headers,
-        Some(&person),
+        &person,
         "overview.html",
         json!({
             "nav": "overview",
@@ -45,6 +45,7 @@ pub(crate) async fn show(State(web): State<Web>, headers: HeaderMap) -> Response
             "activity": activity["items"],
         }),
     )
+    .await
 }
 
 fn by_category_chart(summary: &Value) -> String {

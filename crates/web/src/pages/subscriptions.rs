@@ -13,7 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     Web,
-    pages::call,
+    pages::{call, live_page},
     render::{op_error, page, page_with_status, redirect_with_notice},
     session,
 };
@@ -64,13 +64,14 @@ pub(crate) async fn list(
         input["cursor"] = json!(cursor);
     }
     match call(&web, &person, "list_subscriptions", input, Mode::Apply).await {
-        Ok(list) => page(
+        Ok(list) => live_page(
             &web,
             &headers,
-            Some(&person),
+            &person,
             "subscriptions.html",
             json!({"nav": "subscriptions", "list": list, "q": query.q, "status": query.status, "sort": query.sort}),
-        ),
+        )
+        .await,
         Err(err) => op_error(&web, &headers, &person, &err),
     }
 }
@@ -85,13 +86,16 @@ pub(crate) async fn detail(
         Err(to_sign_in) => return to_sign_in,
     };
     match call(&web, &person, "get_subscription", json!({"id": id}), Mode::Apply).await {
-        Ok(detail) => page(
-            &web,
-            &headers,
-            Some(&person),
-            "subscription.html",
-            json!({"nav": "subscriptions", "s": detail}),
-        ),
+        Ok(detail) => {
+            live_page(
+                &web,
+                &headers,
+                &person,
+                "subscription.html",
+                json!({"nav": "subscriptions", "s": detail}),
+            )
+            .await
+        }
         Err(err) => op_error(&web, &headers, &person, &err),
     }
 }

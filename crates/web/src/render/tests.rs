@@ -41,7 +41,7 @@ fn fixture(name: &str) -> Value {
             json!({"form_token": "f", "next": "/", "needs_setup": true, "email": "ana@a.test", "error": "Wrong email or password."})
         }
         "overview.html" => chrome(json!({
-            "nav": "overview",
+            "nav": "overview", "live": true, "live_since": 3,
             "summary": {"monthly": amount("40.00"), "yearly": amount("480.00"), "subscription_count": 2,
                         "groups": [{"label": "Streaming", "monthly": amount("12.99")}]},
             "chart": "<svg></svg>",

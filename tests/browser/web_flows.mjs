@@ -113,6 +113,22 @@ async function firstRun() {
   await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
   assert.match(await page.getByTestId("subscriptions").innerText(), /Climbing gym/);
 
+  // Create a token for an agent, and test the connection from the page: a real MCP call.
+  await page.getByRole("link", { name: "Agents", exact: true }).click();
+  await page.getByLabel("Name (the agent or device)").fill("Claude Desktop");
+  await page.getByRole("radio", { name: /Trusted/ }).check();
+  await page.getByRole("button", { name: "Create token" }).click();
+  const secret = await page.getByTestId("secret").innerText();
+  assert.match(secret, /^exh_[0-9a-f]{64}$/);
+  assert.match(await page.locator("pre").first().innerText(), new RegExp(secret));
+  await page.getByRole("button", { name: "Test connection" }).click();
+  await page.locator('#test-result[data-state="ok"]').waitFor();
+  assert.match(await page.locator("#test-result").innerText(), /Connected\. \/mcp answered with the \d+ tools/);
+  await shot(page, "09-connect-an-agent");
+  await page.getByRole("link", { name: "Agents", exact: true }).click();
+  assert.match(await page.getByTestId("tokens").innerText(), /Claude Desktop[\s\S]*last used/);
+  assert.doesNotMatch(await page.locator("main").innerText(), new RegExp(secret), "the secret is shown once");
+
   // The same pages on a phone, and in dark mode.
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true,
     storageState: await context.storageState() });
@@ -120,16 +136,16 @@ async function firstRun() {
   await phonePage.goto(`${base}/`);
   const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the overview is ${overflow}px wider than a phone`);
-  await shot(phonePage, "09-overview-phone");
+  await shot(phonePage, "10-overview-phone");
   await phonePage.goto(`${base}/subscriptions`);
-  await shot(phonePage, "10-subscriptions-phone");
+  await shot(phonePage, "11-subscriptions-phone");
   const dark = await browser.newContext({ colorScheme: "dark", viewport: { width: 1280, height: 900 },
     storageState: await context.storageState() });
   const darkPage = await dark.newPage();
   await darkPage.goto(`${base}/`);
   const background = await darkPage.evaluate(() => getComputedStyle(document.body).backgroundColor);
   assert.equal(background, "rgb(17, 20, 24)", "dark mode follows the system setting");
-  await shot(darkPage, "11-overview-dark");
+  await shot(darkPage, "12-overview-dark");
 
   assert.deepEqual(errors, [], "no script errors on any page");
 }
@@ -164,7 +180,7 @@ async function live() {
   await feed.getByText("Added Agent pick").waitFor();
   assert.match(await feed.locator("li").first().innerText(), /An agent \(token trusted token\)/);
   assert.equal(await page.evaluate(() => window.stillTheSamePage), true, "updated in place, not reloaded");
-  await shot(page, "12-activity-live");
+  await shot(page, "13-activity-live");
 
   // So does the list.
   await page.getByRole("link", { name: "Subscriptions", exact: true }).click();

@@ -18,7 +18,11 @@ pub(crate) fn router(
     let web = web::router(
         catalog.clone(),
         app,
-        web::WebConfig { setup_secret, secure_cookies: config.secure_cookies },
+        web::WebConfig {
+            setup_secret,
+            secure_cookies: config.secure_cookies,
+            mcp_command: mcp_command(config),
+        },
     )
     .map_err(|err| anyhow::anyhow!("cannot set up the web app: {err}"))?;
     let mcp = mcp::router(
@@ -37,6 +41,14 @@ pub(crate) fn router(
         .merge(web)
         .layer(tower_http::limit::RequestBodyLimitLayer::new(config.max_request_bytes))
         .layer(tower_http::trace::TraceLayer::new_for_http()))
+}
+
+/// How an MCP client on this machine starts `exhale mcp` against this server's data.
+fn mcp_command(config: &Config) -> Option<(String, Vec<String>)> {
+    let exe = std::env::current_exe().ok()?;
+    let args =
+        vec!["--data-dir".to_owned(), config.data_dir.display().to_string(), "mcp".to_owned()];
+    Some((exe.display().to_string(), args))
 }
 
 pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()> {

@@ -159,7 +159,11 @@ impl TestEnv {
         let web = web::router(
             catalog.clone(),
             self.app.clone(),
-            web::WebConfig { setup_secret: setup_secret.map(str::to_owned), secure_cookies: false },
+            web::WebConfig {
+                setup_secret: setup_secret.map(str::to_owned),
+                secure_cookies: false,
+                mcp_command: None,
+            },
         )
         .expect("set up the web app");
         let router = api::router()

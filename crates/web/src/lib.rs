@@ -35,6 +35,9 @@ pub struct WebConfig {
     pub setup_secret: Option<String>,
     /// Mark cookies `Secure` (Exhale is served over HTTPS, directly or behind a proxy).
     pub secure_cookies: bool,
+    /// The command and arguments that start `exhale mcp` on this machine, for the stdio
+    /// configurations "Connect an agent" shows.
+    pub mcp_command: Option<(String, Vec<String>)>,
 }
 
 /// Shared by every handler.
@@ -80,6 +83,12 @@ pub fn router(
             "/activity/{id}/undo",
             get(pages::activity::confirm_undo).post(pages::activity::undo),
         )
+        .route("/settings/tokens", get(pages::tokens::list).post(pages::tokens::create))
+        .route(
+            "/settings/tokens/{id}/revoke",
+            get(pages::tokens::confirm_revoke).post(pages::tokens::revoke),
+        )
+        .route("/connect", get(pages::tokens::connect))
         .route("/events", get(pages::live::events))
         .route("/static/app.css", get(pages::assets::css))
         .route("/static/app.js", get(pages::assets::js))

@@ -29,6 +29,8 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("confirm.html", include_str!("../templates/confirm.html")),
     ("activity.html", include_str!("../templates/activity.html")),
     ("message.html", include_str!("../templates/message.html")),
+    ("tokens.html", include_str!("../templates/tokens.html")),
+    ("connect.html", include_str!("../templates/connect.html")),
 ];
 
 pub(crate) struct Templates {

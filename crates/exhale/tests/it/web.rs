@@ -455,3 +455,77 @@ async fn live_events_carry_only_what_the_person_may_see() {
     let refused = anonymous.get(server.url("/events")).send().await.unwrap();
     assert_eq!(refused.status(), StatusCode::SEE_OTHER);
 }
+
+#[tokio::test]
+async fn a_token_made_on_the_web_is_shown_once_works_and_is_revoked_after_confirmation() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let list = ana.get("/settings/tokens").await;
+    let csrf = Visitor::hidden(&list, "csrf");
+    let empty_name =
+        ana.post("/settings/tokens", &[("csrf", &csrf), ("name", ""), ("scope", "write")]).await;
+    assert_eq!(empty_name.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", empty_name.body);
+
+    let created = ana
+        .post(
+            "/settings/tokens",
+            &[
+                ("csrf", &csrf),
+                ("name", "Kitchen tablet"),
+                ("scope", "read"),
+                ("expires_in_days", "30"),
+            ],
+        )
+        .await;
+    assert_eq!(created.status, StatusCode::OK);
+    let start = created.body.find("exh_").unwrap();
+    let secret: String = created.body[start..]
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    assert_eq!(secret.len(), 68, "{secret}");
+    assert!(created.body.matches(&secret).count() >= 8, "every configuration carries the token");
+    assert!(created.body.contains("<svg"), "the QR code is drawn");
+
+    // It works for an agent, with the scope chosen, and the page never shows it again.
+    let agent = reqwest::Client::new();
+    let ask = |op: &'static str, body: serde_json::Value| {
+        agent.post(server.url(&format!("/api/v1/ops/{op}"))).bearer_auth(&secret).json(&body).send()
+    };
+    assert_eq!(ask("list_subscriptions", json!({})).await.unwrap().status(), 200);
+    assert_eq!(
+        ask("create_subscription", json!({"name": "X", "amount": "1", "cycle": "monthly"}))
+            .await
+            .unwrap()
+            .status(),
+        403
+    );
+    let list = ana.get("/settings/tokens").await;
+    assert!(list.body.contains("Kitchen tablet") && !list.body.contains(&secret), "{}", list.body);
+    assert!(list.body.contains("last used"), "{}", list.body);
+
+    let tokens = w.env.call(&w.ana, "list_tokens", json!({})).await.unwrap();
+    let id =
+        tokens["items"].as_array().unwrap().iter().find(|t| t["name"] == "Kitchen tablet").unwrap()
+            ["id"]
+            .as_i64()
+            .unwrap();
+    let confirm = ana.get(&format!("/settings/tokens/{id}/revoke")).await;
+    assert!(confirm.body.contains("Revoke this token?"), "{}", confirm.body);
+    assert_eq!(
+        ask("list_subscriptions", json!({})).await.unwrap().status(),
+        200,
+        "showing the confirmation changes nothing"
+    );
+    let revoked = ana.post(&format!("/settings/tokens/{id}/revoke"), &[("csrf", &csrf)]).await;
+    assert_eq!(revoked.location.as_deref(), Some("/settings/tokens"));
+    assert_eq!(ask("list_subscriptions", json!({})).await.unwrap().status(), 401);
+
+    // Someone else's token cannot be revoked from here.
+    let (_, bobs) = w.env.token(&w.bob, "read").await;
+    let ops::Actor::Token { token_id: bobs_id, .. } = bobs.actor else { panic!("a token caller") };
+    let foreign = ana.post(&format!("/settings/tokens/{bobs_id}/revoke"), &[("csrf", &csrf)]).await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND, "{}", foreign.body);
+}

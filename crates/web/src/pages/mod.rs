@@ -7,6 +7,7 @@ pub(crate) mod assets;
 pub(crate) mod live;
 pub(crate) mod overview;
 pub(crate) mod subscriptions;
+pub(crate) mod tokens;
 
 use axum::{http::HeaderMap, response::Response};
 use ops::{Mode, OpError, accounts::SessionCaller};

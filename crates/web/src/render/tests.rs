@@ -77,6 +77,20 @@ fn fixture(name: &str) -> Value {
         "activity.html" => chrome(json!({
             "nav": "activity", "actor": "", "activity": {"items": [entry], "total": 1, "next_cursor": "o50"},
         })),
+        "tokens.html" => chrome(json!({
+            "nav": "connect", "error": "name: required",
+            "tokens": [
+                {"id": 1, "name": "Laptop", "scope": "write", "prefix": "exh_12ab", "created_at": "2026-11-01T10:00:00Z",
+                 "last_used_at": "2026-11-29T09:00:00Z", "expires_at": "2027-11-01T10:00:00Z", "revoked_at": null},
+                {"id": 2, "name": "Old", "scope": "read", "prefix": "exh_34cd", "created_at": "2026-10-01T10:00:00Z",
+                 "last_used_at": null, "expires_at": null, "revoked_at": "2026-11-02T10:00:00Z"},
+            ],
+        })),
+        "connect.html" => chrome(json!({
+            "nav": "connect", "secret": "exh_secret", "token": {"name": "Laptop", "scope": "write"},
+            "qr": "<svg></svg>", "url": "http://127.0.0.1:8080/mcp",
+            "configs": [{"client": "Claude Desktop", "file": "claude_desktop_config.json", "text": "{}"}],
+        })),
         "message.html" => {
             chrome(json!({"title": "Not found", "message": "No subscription with id 9."}))
         }

@@ -1,0 +1,234 @@
+//! API tokens and "Connect an agent": create a token (its secret shown once, with ready-to-paste
+//! configurations for each client, a QR code and a live test of `/mcp`), see when each token
+//! was last used, and revoke one through a confirmation page.
+
+use axum::{
+    Form,
+    extract::{Path, State},
+    http::{HeaderMap, StatusCode, header},
+    response::Response,
+};
+use ops::{Mode, accounts::SessionCaller};
+use qrcode::{QrCode, render::svg};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{
+    Web,
+    pages::call,
+    render::{op_error, page, page_with_status, redirect_with_notice},
+    session,
+};
+
+/// Where agents reach this Exhale: the host the browser used, so the configs work from the
+/// same network.
+fn mcp_url(web: &Web, headers: &HeaderMap) -> String {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1:8080");
+    let scheme = if web.config.secure_cookies { "https" } else { "http" };
+    format!("{scheme}://{host}/mcp")
+}
+
+/// The token as a QR code, for pasting into an agent on a phone.
+fn qr_svg(secret: &str) -> String {
+    QrCode::new(secret.as_bytes())
+        .map(|code| {
+            code.render::<svg::Color<'_>>()
+                .min_dimensions(180, 180)
+                .dark_color(svg::Color("#000000"))
+                .light_color(svg::Color("#ffffff"))
+                .build()
+        })
+        .unwrap_or_default()
+}
+
+/// Everything the connect page shows; `secret` is a placeholder when no token was just made.
+fn connect_data(
+    web: &Web,
+    headers: &HeaderMap,
+    secret: Option<&str>,
+    token: Option<&Value>,
+) -> Value {
+    let shown = secret.unwrap_or("exh_…");
+    let (command, args) = match &web.config.mcp_command {
+        Some((command, args)) => (command.clone(), args.clone()),
+        None => ("exhale".to_owned(), vec!["mcp".to_owned()]),
+    };
+    let stdio = json!({"command": command, "args": args, "env": {"EXHALE_TOKEN": shown}});
+    let url = mcp_url(web, headers);
+    let http = json!({"url": url, "headers": {"Authorization": format!("Bearer {shown}")}});
+    let pretty = |value: &Value| serde_json::to_string_pretty(value).unwrap_or_default();
+    let args_text = args.iter().map(|a| shell_word(a)).collect::<Vec<_>>().join(" ");
+    json!({
+        "nav": "connect",
+        "secret": secret,
+        "token": token,
+        "url": url,
+        "qr": secret.map(qr_svg),
+        "configs": [
+            {"client": "Claude Desktop", "file": "claude_desktop_config.json (Settings → Developer → Edit Config)",
+             "text": pretty(&json!({"mcpServers": {"exhale": stdio}}))},
+            {"client": "Claude Code", "file": "a terminal",
+             "text": format!("claude mcp add exhale --env EXHALE_TOKEN={shown} -- {} {args_text}\n# or over HTTP:\nclaude mcp add --transport http exhale {url} --header \"Authorization: Bearer {shown}\"", shell_word(&command))},
+            {"client": "Cursor", "file": "~/.cursor/mcp.json", "text": pretty(&json!({"mcpServers": {"exhale": stdio}}))},
+            {"client": "VS Code", "file": ".vscode/mcp.json",
+             "text": pretty(&json!({"servers": {"exhale": {"type": "stdio", "command": stdio["command"], "args": stdio["args"], "env": stdio["env"]}}}))},
+            {"client": "LM Studio", "file": "mcp.json (Program → Install → Edit mcp.json)", "text": pretty(&json!({"mcpServers": {"exhale": stdio}}))},
+            {"client": "Any client, stdio", "file": "its MCP server settings", "text": pretty(&stdio)},
+            {"client": "Any client, HTTP", "file": "its MCP server settings", "text": pretty(&http)},
+        ],
+    })
+}
+
+/// Quotes a word for a POSIX shell when it needs it.
+fn shell_word(word: &str) -> String {
+    if word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:@".contains(c)) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+async fn list_page(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    status: StatusCode,
+    error: Option<String>,
+) -> Response {
+    match call(web, person, "list_tokens", json!({}), Mode::Apply).await {
+        Ok(tokens) => {
+            let mut data = json!({"nav": "connect", "tokens": tokens["items"], "error": error});
+            page_with_status(web, headers, Some(person), status, "tokens.html", &mut data)
+        }
+        Err(err) => op_error(web, headers, person, &err),
+    }
+}
+
+pub(crate) async fn list(State(web): State<Web>, headers: HeaderMap) -> Response {
+    let person = match session::person(&web, &headers, "/settings/tokens").await {
+        Ok(person) => person,
+        Err(to_sign_in) => return to_sign_in,
+    };
+    list_page(&web, &headers, &person, StatusCode::OK, None).await
+}
+
+/// "Connect an agent" without a new token: the configurations with a placeholder.
+pub(crate) async fn connect(State(web): State<Web>, headers: HeaderMap) -> Response {
+    let person = match session::person(&web, &headers, "/connect").await {
+        Ok(person) => person,
+        Err(to_sign_in) => return to_sign_in,
+    };
+    page(&web, &headers, Some(&person), "connect.html", connect_data(&web, &headers, None, None))
+}
+
+#[derive(Deserialize)]
+pub(crate) struct NewTokenForm {
+    csrf: String,
+    name: String,
+    scope: String,
+    #[serde(default)]
+    expires_in_days: String,
+}
+
+pub(crate) async fn create(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Form(form): Form<NewTokenForm>,
+) -> Response {
+    let person = match session::person(&web, &headers, "/settings/tokens").await {
+        Ok(person) => person,
+        Err(to_sign_in) => return to_sign_in,
+    };
+    if let Err(refused) = session::check_csrf(&web, &person, &form.csrf) {
+        return refused;
+    }
+    let mut input = json!({"name": form.name, "scope": form.scope});
+    if let Ok(days) = form.expires_in_days.trim().parse::<u32>() {
+        input["expires_in_days"] = json!(days);
+    }
+    match call(&web, &person, "create_token", input, Mode::Apply).await {
+        Ok(created) => {
+            let secret = created["secret"].as_str().unwrap_or_default().to_owned();
+            let mut response = page(
+                &web,
+                &headers,
+                Some(&person),
+                "connect.html",
+                connect_data(&web, &headers, Some(&secret), Some(&created["token"])),
+            );
+            // The secret is on this page only: never keep it in a cache.
+            response
+                .headers_mut()
+                .insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+            response
+        }
+        Err(err @ ops::OpError::InvalidInput { .. }) => {
+            list_page(
+                &web,
+                &headers,
+                &person,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some(err.text().render()),
+            )
+            .await
+        }
+        Err(err) => op_error(&web, &headers, &person, &err),
+    }
+}
+
+pub(crate) async fn confirm_revoke(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+) -> Response {
+    let person = match session::person(&web, &headers, "/settings/tokens").await {
+        Ok(person) => person,
+        Err(to_sign_in) => return to_sign_in,
+    };
+    match call(&web, &person, "revoke_token", json!({"id": id}), Mode::DryRun).await {
+        Ok(preview) => page(
+            &web,
+            &headers,
+            Some(&person),
+            "confirm.html",
+            json!({
+                "nav": "connect",
+                "title": "Revoke this token?",
+                "explanation": "Agents using it lose access at once. You can undo this from Activity.",
+                "changes": preview["changes"],
+                "action": format!("/settings/tokens/{id}/revoke"),
+                "confirm_label": "Revoke",
+                "cancel": "/settings/tokens",
+            }),
+        ),
+        Err(err) => op_error(&web, &headers, &person, &err),
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct CsrfForm {
+    csrf: String,
+}
+
+pub(crate) async fn revoke(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Form(form): Form<CsrfForm>,
+) -> Response {
+    let person = match session::person(&web, &headers, "/settings/tokens").await {
+        Ok(person) => person,
+        Err(to_sign_in) => return to_sign_in,
+    };
+    if let Err(refused) = session::check_csrf(&web, &person, &form.csrf) {
+        return refused;
+    }
+    match call(&web, &person, "revoke_token", json!({"id": id}), Mode::Apply).await {
+        Ok(_) => redirect_with_notice(
+            &web,
+            "/settings/tokens",
+            "Revoked. Agents using that token are disconnected.",
+        ),
+        Err(err) => op_error(&web, &headers, &person, &err),
+    }
+}

@@ -89,6 +89,10 @@ pub fn router(
             get(pages::tokens::confirm_revoke).post(pages::tokens::revoke),
         )
         .route("/connect", get(pages::tokens::connect))
+        .route("/export", get(pages::export::show))
+        .route("/export/exhale-export.json", get(pages::export::json_file))
+        .route("/export/exhale-subscriptions.csv", get(pages::export::subscriptions_csv))
+        .route("/export/exhale-charges.csv", get(pages::export::charges_csv))
         .route("/events", get(pages::live::events))
         .route("/static/app.css", get(pages::assets::css))
         .route("/static/app.js", get(pages::assets::js))

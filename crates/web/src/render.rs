@@ -31,6 +31,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("message.html", include_str!("../templates/message.html")),
     ("tokens.html", include_str!("../templates/tokens.html")),
     ("connect.html", include_str!("../templates/connect.html")),
+    ("export.html", include_str!("../templates/export.html")),
 ];
 
 pub(crate) struct Templates {

@@ -529,3 +529,38 @@ async fn a_token_made_on_the_web_is_shown_once_works_and_is_revoked_after_confir
     let foreign = ana.post(&format!("/settings/tokens/{bobs_id}/revoke"), &[("csrf", &csrf)]).await;
     assert_eq!(foreign.status, StatusCode::NOT_FOUND, "{}", foreign.body);
 }
+
+#[tokio::test]
+async fn exports_hold_what_the_person_can_see_and_nothing_else() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    assert_eq!(ana.get("/export").await.status, StatusCode::OK);
+    let gym = w.env.call(&w.bob, "get_subscription", json!({"id": w.bobs_gym})).await.unwrap();
+    let gym_name = gym["name"].as_str().unwrap();
+
+    let json_file = ana.get("/export/exhale-export.json").await;
+    assert_eq!(json_file.status, StatusCode::OK);
+    let export: serde_json::Value = serde_json::from_str(&json_file.body).unwrap();
+    assert!(json_file.body.contains("Netflix") && !json_file.body.contains(gym_name));
+    assert!(export.is_object());
+
+    let csv = ana.get("/export/exhale-subscriptions.csv").await;
+    let mut lines = csv.body.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "id,name,status,amount,currency,cycle,next_charge_on,monthly,yearly,category,payment_method,tags,owner"
+    );
+    let rows: Vec<&str> = lines.collect();
+    let visible = w.env.call(&w.ana, "list_subscriptions", json!({"limit": 500})).await.unwrap();
+    assert_eq!(rows.len() as u64, visible["total"].as_u64().unwrap());
+    let netflix = rows.iter().find(|r| r.contains(",Netflix,")).unwrap();
+    assert!(netflix.contains(",12.99,EUR,monthly,") && netflix.contains("family"), "{netflix}");
+    assert!(!csv.body.contains(gym_name));
+
+    let charges = ana.get("/export/exhale-charges.csv").await;
+    assert!(charges.body.starts_with("id,subscription,charged_on,amount,currency,status,note\r\n"));
+    let anonymous = Visitor::new(&server).get("/export/exhale-export.json").await;
+    assert_eq!(anonymous.status, StatusCode::SEE_OTHER);
+}

@@ -4,6 +4,7 @@
 pub(crate) mod account;
 pub(crate) mod activity;
 pub(crate) mod assets;
+pub(crate) mod export;
 pub(crate) mod live;
 pub(crate) mod overview;
 pub(crate) mod subscriptions;

@@ -91,6 +91,7 @@ fn fixture(name: &str) -> Value {
             "qr": "<svg></svg>", "url": "http://127.0.0.1:8080/mcp",
             "configs": [{"client": "Claude Desktop", "file": "claude_desktop_config.json", "text": "{}"}],
         })),
+        "export.html" => chrome(json!({"nav": "export"})),
         "message.html" => {
             chrome(json!({"title": "Not found", "message": "No subscription with id 9."}))
         }

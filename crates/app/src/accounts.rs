@@ -114,4 +114,105 @@ impl Accounts for App {
             .await
         })
     }
+
+    fn invitation<'a>(&'a self, code: &'a str) -> BoxFuture<'a, Result<String, OpError>> {
+        Box::pin(async move { Ok(self.invited(code).await?.name) })
+    }
+
+    fn accept_invitation<'a>(
+        &'a self,
+        code: &'a str,
+        password: &'a str,
+    ) -> BoxFuture<'a, Result<Caller, OpError>> {
+        Box::pin(async move {
+            let member = self.invited(code).await?;
+            let hash = new_password_hash(password).await?;
+            let store = self.store.clone();
+            let id = member.id;
+            invoke::blocking(move || {
+                invoke::write(
+                    &store,
+                    |_| true,
+                    |db| store::households::set_password(db, id, &hash).map_err(invoke::internal),
+                )
+            })
+            .await?;
+            Ok(Caller::person(member.household_id, member.id, member.role, Via::Web))
+        })
+    }
+
+    fn change_password<'a>(
+        &'a self,
+        caller: &'a Caller,
+        current: &'a str,
+        new: &'a str,
+    ) -> BoxFuture<'a, Result<(), OpError>> {
+        Box::pin(async move {
+            let store = self.store.clone();
+            let id = caller.member_id;
+            let stored = invoke::blocking(move || {
+                invoke::read(&store, |db| {
+                    store::households::password_hash(db, id).map_err(invoke::internal)
+                })
+            })
+            .await?;
+            let current = current.to_owned();
+            let matches = match stored {
+                Some(hash) => {
+                    tokio::task::spawn_blocking(move || auth::verify_password(&current, &hash))
+                        .await
+                        .unwrap_or(false)
+                }
+                None => false,
+            };
+            if !matches {
+                return Err(OpError::invalid(
+                    "/current_password",
+                    Text::new("That is not your current password."),
+                ));
+            }
+            let hash = new_password_hash(new).await?;
+            let store = self.store.clone();
+            invoke::blocking(move || {
+                invoke::write(
+                    &store,
+                    |_| true,
+                    |db| {
+                        store::households::set_password(db, id, &hash).map_err(invoke::internal)?;
+                        store::access::delete_member_sessions(db, id).map_err(invoke::internal)
+                    },
+                )
+            })
+            .await
+        })
+    }
+}
+
+/// Checks a new password and hashes it, off the async threads (argon2 is slow on purpose).
+async fn new_password_hash(password: &str) -> Result<String, OpError> {
+    auth::check_password("/password", password)?;
+    let password = password.to_owned();
+    tokio::task::spawn_blocking(move || auth::hash_password(&password))
+        .await
+        .map_err(|_| OpError::Internal)?
+}
+
+impl App {
+    /// The member an unspent, unexpired invitation code belongs to.
+    async fn invited(&self, code: &str) -> Result<store::households::MemberRow, OpError> {
+        let hash = auth::hash_token(code.trim());
+        let now = invoke::timestamp_text(self.clock.now());
+        let store = self.store.clone();
+        invoke::blocking(move || {
+            invoke::read(&store, |db| {
+                store::households::find_member_by_invite(db, &hash, &now).map_err(invoke::internal)
+            })
+        })
+        .await?
+        .ok_or_else(|| {
+            OpError::not_found(Text::new(
+                "This invitation is not valid: it was used already or it expired. Ask an owner of the household for a new one.",
+            ))
+        })
+    }
 }

@@ -63,4 +63,24 @@ pub trait Accounts: Send + Sync {
 
     /// Signs a session out. Unknown secrets are ignored.
     fn end_session<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<(), OpError>>;
+
+    /// The name of the person an invitation code is for; `NotFound` when it is unknown,
+    /// used or expired.
+    fn invitation<'a>(&'a self, code: &'a str) -> BoxFuture<'a, Result<String, OpError>>;
+
+    /// Sets the invited person's password, which spends the code, and returns them.
+    fn accept_invitation<'a>(
+        &'a self,
+        code: &'a str,
+        password: &'a str,
+    ) -> BoxFuture<'a, Result<Caller, OpError>>;
+
+    /// Changes a person's password after checking the current one, and ends all their
+    /// sessions (the caller starts a new one for the browser they are using).
+    fn change_password<'a>(
+        &'a self,
+        caller: &'a Caller,
+        current: &'a str,
+        new: &'a str,
+    ) -> BoxFuture<'a, Result<(), OpError>>;
 }

@@ -215,3 +215,9 @@ pub fn delete_session(db: &Db<'_>, secret_hash: &str) -> Result<()> {
 pub fn delete_expired_sessions(db: &Db<'_>, now: &str) -> Result<usize> {
     Ok(db.conn.execute("DELETE FROM sessions WHERE expires_at <= ?1", [now])?)
 }
+
+/// Ends every session of a member (a new password signs out everywhere).
+pub fn delete_member_sessions(db: &Db<'_>, member_id: i64) -> Result<()> {
+    db.conn.execute("DELETE FROM sessions WHERE member_id = ?1", [member_id])?;
+    Ok(())
+}

@@ -201,6 +201,7 @@ pub fn update_member(db: &Db<'_>, row: &MemberRow) -> Result<()> {
     Ok(())
 }
 
+/// Sets a member's password and spends any invitation they had.
 pub fn set_password(db: &Db<'_>, member_id: i64, password_hash: &str) -> Result<()> {
     db.conn.execute(
         "UPDATE members SET password_hash = ?2, invite_hash = NULL, invite_expires_at = NULL WHERE id = ?1",
@@ -235,4 +236,29 @@ pub fn owners(db: &Db<'_>) -> Result<Vec<MemberRow>> {
         db.conn.prepare_cached("SELECT * FROM members WHERE role = 'owner' ORDER BY id")?;
     let rows = stmt.query_map([], member_from_row)?.collect::<Result<_, _>>()?;
     Ok(rows)
+}
+
+/// The invited member whose one-time code hashes to `invite_hash`, unless it expired by `now`.
+pub fn find_member_by_invite(
+    db: &Db<'_>,
+    invite_hash: &str,
+    now: &str,
+) -> Result<Option<MemberRow>> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT * FROM members WHERE invite_hash = ?1 AND (invite_expires_at IS NULL OR invite_expires_at > ?2)",
+        )?
+        .query_row([invite_hash, now], member_from_row)
+        .optional()?)
+}
+
+/// The member's password hash, if they have set a password.
+pub fn password_hash(db: &Db<'_>, member_id: i64) -> Result<Option<String>> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT password_hash FROM members WHERE id = ?1")?
+        .query_row([member_id], |row| row.get(0))
+        .optional()?
+        .flatten())
 }

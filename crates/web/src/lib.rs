@@ -89,6 +89,17 @@ pub fn router(
             get(pages::tokens::confirm_revoke).post(pages::tokens::revoke),
         )
         .route("/connect", get(pages::tokens::connect))
+        .route("/settings", get(pages::settings::show))
+        .route("/settings/household", post(pages::settings::household))
+        .route("/settings/rates", post(pages::settings::rates))
+        .route("/settings/profile", post(pages::settings::profile))
+        .route("/settings/password", post(pages::settings::password))
+        .route("/settings/members", post(pages::settings::invite))
+        .route(
+            "/settings/members/{id}/remove",
+            get(pages::settings::confirm_remove).post(pages::settings::remove),
+        )
+        .route("/invite/{code}", get(pages::settings::invitation).post(pages::settings::accept))
         .route("/export", get(pages::export::show))
         .route("/export/exhale-export.json", get(pages::export::json_file))
         .route("/export/exhale-subscriptions.csv", get(pages::export::subscriptions_csv))

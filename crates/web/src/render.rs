@@ -32,6 +32,8 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("tokens.html", include_str!("../templates/tokens.html")),
     ("connect.html", include_str!("../templates/connect.html")),
     ("export.html", include_str!("../templates/export.html")),
+    ("settings.html", include_str!("../templates/settings.html")),
+    ("invitation.html", include_str!("../templates/invitation.html")),
 ];
 
 pub(crate) struct Templates {
@@ -129,11 +131,16 @@ pub(crate) fn page_with_status(
 /// Redirects (303) to `to`, leaving `notice` for the page there.
 pub(crate) fn redirect_with_notice(web: &Web, to: &str, notice: &str) -> Response {
     let mut response = Redirect::to(to).into_response();
+    add_notice(web, &mut response, notice);
+    response
+}
+
+/// Leaves `notice` for the next page this browser shows.
+pub(crate) fn add_notice(web: &Web, response: &mut Response, notice: &str) {
     response.headers_mut().append(
         header::SET_COOKIE,
         session::set_cookie(web, NOTICE_COOKIE, &session::encode(notice), None),
     );
-    response
 }
 
 /// An op's refusal as a page: what went wrong and what to do, with the fitting status.

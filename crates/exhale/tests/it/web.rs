@@ -99,6 +99,16 @@ impl Visitor {
     }
 }
 
+/// Text as a browser shows it: the entities the templates escape, decoded.
+pub(crate) fn unescape(html: &str) -> String {
+    html.replace("&#x2f;", "/")
+        .replace("&quot;", "\"")
+        .replace("&#x27;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
 fn encode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
@@ -563,4 +573,178 @@ async fn exports_hold_what_the_person_can_see_and_nothing_else() {
     assert!(charges.body.starts_with("id,subscription,charged_on,amount,currency,status,note\r\n"));
     let anonymous = Visitor::new(&server).get("/export/exhale-export.json").await;
     assert_eq!(anonymous.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn an_owner_invites_someone_who_sets_a_password_from_the_link_once() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let settings = ana.get("/settings").await;
+    let csrf = Visitor::hidden(&settings, "csrf");
+    let invited = ana
+        .post(
+            "/settings/members",
+            &[("csrf", &csrf), ("name", "Dana"), ("email", "dana@a.test"), ("role", "member")],
+        )
+        .await;
+    assert_eq!(invited.status, StatusCode::OK, "{}", invited.body);
+    let body = unescape(&invited.body);
+    let start = body.find("/invite/").unwrap_or_else(|| panic!("no link in {body}"));
+    let path: String =
+        body[start..].chars().take_while(|c| !c.is_whitespace() && *c != '<').collect();
+
+    let mut dana = Visitor::new(&server);
+    let form = dana.get(&path).await;
+    assert!(form.body.contains("Welcome,") && form.body.contains("Dana"), "{}", form.body);
+    let token = Visitor::hidden(&form, "form_token");
+    let short = dana.post(&path, &[("form_token", &token), ("password", "short")]).await;
+    assert_eq!(short.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let token = Visitor::hidden(&short, "form_token");
+    let accepted =
+        dana.post(&path, &[("form_token", &token), ("password", "dana's long password")]).await;
+    assert_eq!(accepted.location.as_deref(), Some("/"), "{}", accepted.body);
+    assert!(dana.get("/").await.body.contains("Dana"));
+
+    // The link is spent; Dana signs in with her password from now on.
+    assert_eq!(Visitor::new(&server).get(&path).await.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        Visitor::new(&server).sign_in("dana@a.test", "dana's long password").await.status,
+        StatusCode::SEE_OTHER
+    );
+
+    // A member, not an owner: no invitations, no household changes.
+    let page = dana.get("/settings").await;
+    let dana_csrf = Visitor::hidden(&page, "csrf");
+    assert!(!page.body.contains("Create invitation link"));
+    let refused = dana
+        .post(
+            "/settings/members",
+            &[("csrf", &dana_csrf), ("name", "Eve2"), ("email", "eve2@a.test")],
+        )
+        .await;
+    assert_ne!(refused.status, StatusCode::OK);
+    let before = w.env.call(&w.ana, "get_household", json!({})).await.unwrap();
+    let household = dana
+        .post(
+            "/settings/household",
+            &[
+                ("csrf", &dana_csrf),
+                ("name", "Dana's"),
+                ("currency", "EUR"),
+                ("time_zone", "Europe/Madrid"),
+                ("language", "en"),
+            ],
+        )
+        .await;
+    assert_eq!(household.status, StatusCode::FORBIDDEN, "{}", household.body);
+    assert_eq!(w.env.call(&w.ana, "get_household", json!({})).await.unwrap(), before);
+}
+
+#[tokio::test]
+async fn changing_the_password_needs_the_current_one_and_signs_out_other_devices() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut laptop = Visitor::new(&server);
+    let mut phone = Visitor::new(&server);
+    laptop.sign_in("ana@a.test", PASSWORD).await;
+    phone.sign_in("ana@a.test", PASSWORD).await;
+    let csrf = Visitor::hidden(&laptop.get("/settings").await, "csrf");
+    let wrong = laptop
+        .post(
+            "/settings/password",
+            &[
+                ("csrf", &csrf),
+                ("current_password", "not it at all"),
+                ("new_password", "a brand new passphrase"),
+            ],
+        )
+        .await;
+    assert_eq!(wrong.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(wrong.body.contains("not your current password"));
+    assert_eq!(phone.get("/").await.status, StatusCode::OK, "nothing changed");
+
+    let changed = laptop
+        .post(
+            "/settings/password",
+            &[
+                ("csrf", &csrf),
+                ("current_password", PASSWORD),
+                ("new_password", "a brand new passphrase"),
+            ],
+        )
+        .await;
+    assert_eq!(changed.location.as_deref(), Some("/settings"), "{}", changed.body);
+    assert_eq!(
+        laptop.get("/settings").await.status,
+        StatusCode::OK,
+        "this browser stays signed in"
+    );
+    assert_eq!(
+        phone.get("/").await.status,
+        StatusCode::SEE_OTHER,
+        "the other device is signed out"
+    );
+    assert_eq!(
+        Visitor::new(&server).sign_in("ana@a.test", PASSWORD).await.status,
+        StatusCode::UNAUTHORIZED
+    );
+    assert_eq!(
+        Visitor::new(&server).sign_in("ana@a.test", "a brand new passphrase").await.status,
+        StatusCode::SEE_OTHER
+    );
+}
+
+#[tokio::test]
+async fn owners_change_the_household_and_its_exchange_rates() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let csrf = Visitor::hidden(&ana.get("/settings").await, "csrf");
+    let bad = ana
+        .post(
+            "/settings/household",
+            &[
+                ("csrf", &csrf),
+                ("name", "Home"),
+                ("currency", "EUR"),
+                ("time_zone", "Mars/Olympus"),
+                ("language", "en"),
+            ],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let saved = ana
+        .post(
+            "/settings/household",
+            &[
+                ("csrf", &csrf),
+                ("name", "Home sweet home"),
+                ("currency", "EUR"),
+                ("time_zone", "Europe/Lisbon"),
+                ("language", "en"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.location.as_deref(), Some("/settings"), "{}", saved.body);
+    let household = w.env.call(&w.ana, "get_household", json!({})).await.unwrap();
+    assert_eq!(
+        (household["name"].as_str(), household["time_zone"].as_str()),
+        (Some("Home sweet home"), Some("Europe/Lisbon"))
+    );
+
+    let rates =
+        ana.post("/settings/rates", &[("csrf", &csrf), ("rates", "usd 0.92\nGBP 1.17")]).await;
+    assert_eq!(rates.location.as_deref(), Some("/settings"), "{}", rates.body);
+    let settings = w.env.call(&w.ana, "get_settings", json!({})).await.unwrap();
+    assert_eq!(settings["exchange_rates"], json!({"GBP": "1.17", "USD": "0.92"}));
+    ana.post("/settings/rates", &[("csrf", &csrf), ("rates", "GBP 1.18")]).await;
+    let settings = w.env.call(&w.ana, "get_settings", json!({})).await.unwrap();
+    assert_eq!(
+        settings["exchange_rates"],
+        json!({"GBP": "1.18"}),
+        "a rate left out of the form is removed"
+    );
 }

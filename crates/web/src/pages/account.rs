@@ -37,7 +37,7 @@ fn form_page(
 }
 
 /// Starts a session for `caller` and sends them to `to`.
-async fn signed_in(web: &Web, caller: &ops::Caller, to: &str) -> Response {
+pub(crate) async fn signed_in(web: &Web, caller: &ops::Caller, to: &str) -> Response {
     match web.accounts.start_session(caller).await {
         Ok(new) => {
             let mut response = Redirect::to(to).into_response();

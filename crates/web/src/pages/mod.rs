@@ -7,6 +7,7 @@ pub(crate) mod assets;
 pub(crate) mod export;
 pub(crate) mod live;
 pub(crate) mod overview;
+pub(crate) mod settings;
 pub(crate) mod subscriptions;
 pub(crate) mod tokens;
 

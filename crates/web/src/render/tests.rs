@@ -92,6 +92,18 @@ fn fixture(name: &str) -> Value {
             "configs": [{"client": "Claude Desktop", "file": "claude_desktop_config.json", "text": "{}"}],
         })),
         "export.html" => chrome(json!({"nav": "export"})),
+        "settings.html" => chrome(json!({
+            "nav": "settings", "me_id": 1,
+            "household": {"name": "Home", "currency": "EUR", "time_zone": "Europe/Madrid", "language": "en"},
+            "members": [{"id": 1, "name": "Ana", "email": "ana@a.test", "role": "owner", "active": true},
+                        {"id": 2, "name": "Bob", "email": "bob@a.test", "role": "member", "active": false}],
+            "settings": {"exchange_rates": {"USD": "0.92"}, "reminder_days_before": 3, "secrets": []},
+            "errors": {"household": "time_zone: unknown", "rates": "bad", "profile": "x", "password": "y", "invite": "z"},
+            "invited": {"name": "Bob", "link": "http://127.0.0.1:8080/invite/abc", "expires_at": "2026-12-06T10:00:00Z"},
+        })),
+        "invitation.html" => {
+            json!({"code": "abc", "name": "Bob", "form_token": "f", "error": "A password needs 10 to 256 characters."})
+        }
         "message.html" => {
             chrome(json!({"title": "Not found", "message": "No subscription with id 9."}))
         }

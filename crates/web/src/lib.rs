@@ -75,6 +75,12 @@ pub fn router(
         )
         .route("/subscriptions/{id}", get(pages::subscriptions::detail))
         .route(
+            "/subscriptions/{id}/edit",
+            get(pages::subscription_actions::edit_form).post(pages::subscription_actions::edit),
+        )
+        .route("/subscriptions/{id}/do/{action}", post(pages::subscription_actions::act))
+        .route("/charges/{id}", post(pages::subscription_actions::charge))
+        .route(
             "/subscriptions/{id}/delete",
             get(pages::subscriptions::confirm_delete).post(pages::subscriptions::delete),
         )

@@ -26,6 +26,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("subscriptions.html", include_str!("../templates/subscriptions.html")),
     ("subscription.html", include_str!("../templates/subscription.html")),
     ("subscription_form.html", include_str!("../templates/subscription_form.html")),
+    ("subscription_edit.html", include_str!("../templates/subscription_edit.html")),
     ("confirm.html", include_str!("../templates/confirm.html")),
     ("activity.html", include_str!("../templates/activity.html")),
     ("message.html", include_str!("../templates/message.html")),

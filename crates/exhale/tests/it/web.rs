@@ -748,3 +748,119 @@ async fn owners_change_the_household_and_its_exchange_rates() {
         "a rate left out of the form is removed"
     );
 }
+
+#[tokio::test]
+async fn a_subscription_is_edited_repriced_paused_resumed_and_cancelled_from_its_page() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let path = format!("/subscriptions/{}", w.netflix);
+    let detail = ana.get(&path).await;
+    let csrf = Visitor::hidden(&detail, "csrf");
+    let get = || async {
+        w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap()
+    };
+
+    let edit = ana.get(&format!("{path}/edit")).await;
+    assert!(
+        edit.body.contains(r#"value="Netflix""#) && edit.body.contains(r#"value="family""#),
+        "{}",
+        edit.body
+    );
+    let saved = ana
+        .post(
+            &format!("{path}/edit"),
+            &[
+                ("csrf", &csrf),
+                ("name", "Netflix Premium"),
+                ("url", ""),
+                ("notes", "4 screens"),
+                ("category_id", ""),
+                ("payment_method_id", ""),
+                ("tags", "family, tv"),
+                ("visibility", "household"),
+            ],
+        )
+        .await;
+    assert_eq!(saved.location.as_deref(), Some(path.as_str()), "{}", saved.body);
+    let s = get().await;
+    assert_eq!(
+        (s["name"].as_str(), s["notes"].as_str()),
+        (Some("Netflix Premium"), Some("4 screens"))
+    );
+    assert!(
+        s["category"].is_null() && s["payment_method"].is_null(),
+        "emptied fields are cleared: {s}"
+    );
+    assert_eq!(s["tags"], json!(["family", "tv"]));
+
+    let bad_price =
+        ana.post(&format!("{path}/do/price"), &[("csrf", &csrf), ("amount", "lots")]).await;
+    assert_eq!(bad_price.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(bad_price.body.contains("role=\"alert\""), "the message is shown at the form");
+    let repriced = ana
+        .post(
+            &format!("{path}/do/price"),
+            &[("csrf", &csrf), ("amount", "17.99"), ("effective_on", "")],
+        )
+        .await;
+    assert_eq!(repriced.location.as_deref(), Some(path.as_str()), "{}", repriced.body);
+    assert_eq!(get().await["price"]["amount"], "17.99");
+
+    ana.post(&format!("{path}/do/pause"), &[("csrf", &csrf), ("from", ""), ("until", "")]).await;
+    assert_eq!(get().await["status"], "paused");
+    assert!(ana.get(&path).await.body.contains(">Resume<"));
+    ana.post(&format!("{path}/do/resume"), &[("csrf", &csrf), ("on", "")]).await;
+    assert_eq!(get().await["status"], "active");
+    let rescheduled = ana
+        .post(
+            &format!("{path}/do/schedule"),
+            &[
+                ("csrf", &csrf),
+                ("cycle", "custom"),
+                ("every", "3"),
+                ("unit", "month"),
+                ("next_charge_on", "2026-12-24"),
+            ],
+        )
+        .await;
+    assert_eq!(rescheduled.location.as_deref(), Some(path.as_str()), "{}", rescheduled.body);
+    let s = get().await;
+    assert_eq!(
+        (s["cycle"]["every"].as_i64(), s["next_charge_on"].as_str()),
+        (Some(3), Some("2026-12-24"))
+    );
+    ana.post(&format!("{path}/do/cancel"), &[("csrf", &csrf), ("ends_on", "")]).await;
+    assert_eq!(get().await["status"], "cancelled");
+
+    // A charge's status, from the same page.
+    let charge = w.env.call(&w.ana, "get_charge", json!({"id": w.charge})).await.unwrap();
+    let subscription_id = charge["subscription"]["id"].as_i64().unwrap().to_string();
+    let updated = ana
+        .post(
+            &format!("/charges/{}", w.charge),
+            &[("csrf", &csrf), ("subscription_id", &subscription_id), ("status", "refunded")],
+        )
+        .await;
+    assert_eq!(updated.status, StatusCode::SEE_OTHER, "{}", updated.body);
+    assert_eq!(
+        w.env.call(&w.ana, "get_charge", json!({"id": w.charge})).await.unwrap()["status"],
+        "refunded"
+    );
+
+    // Nothing here reaches another member's private subscription or a charge of theirs.
+    for (url, form) in [
+        (format!("/subscriptions/{}/do/pause", w.bobs_gym), vec![("csrf", csrf.as_str())]),
+        (
+            format!("/subscriptions/{}/edit", w.bobs_gym),
+            vec![("csrf", csrf.as_str()), ("name", "Mine now")],
+        ),
+        (
+            format!("/charges/{}", w.bobs_charge),
+            vec![("csrf", csrf.as_str()), ("subscription_id", "1"), ("status", "failed")],
+        ),
+    ] {
+        assert_eq!(ana.post(&url, &form).await.status, StatusCode::NOT_FOUND, "{url}");
+    }
+}

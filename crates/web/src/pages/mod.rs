@@ -8,6 +8,7 @@ pub(crate) mod export;
 pub(crate) mod live;
 pub(crate) mod overview;
 pub(crate) mod settings;
+pub(crate) mod subscription_actions;
 pub(crate) mod subscriptions;
 pub(crate) mod tokens;
 

@@ -19,7 +19,7 @@ use crate::{
 };
 
 /// The cycles offered in the form; "custom" shows every/unit.
-const CYCLES: &[(&str, &str)] = &[
+pub(crate) const CYCLES: &[(&str, &str)] = &[
     ("weekly", "Weekly"),
     ("every_two_weeks", "Every two weeks"),
     ("monthly", "Monthly"),
@@ -85,18 +85,38 @@ pub(crate) async fn detail(
         Ok(person) => person,
         Err(to_sign_in) => return to_sign_in,
     };
-    match call(&web, &person, "get_subscription", json!({"id": id}), Mode::Apply).await {
+    detail_page(&web, &headers, &person, id, StatusCode::OK, json!({})).await
+}
+
+/// The detail page; `errors` maps a form on it ("pause", "price", …) to what went wrong.
+pub(crate) async fn detail_page(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &ops::accounts::SessionCaller,
+    id: i64,
+    status: StatusCode,
+    errors: Value,
+) -> Response {
+    match call(web, person, "get_subscription", json!({"id": id}), Mode::Apply).await {
         Ok(detail) => {
-            live_page(
-                &web,
-                &headers,
-                &person,
+            let cycles: Vec<Value> = CYCLES
+                .iter()
+                .map(|(value, label)| json!({"value": value, "label": label}))
+                .collect();
+            let mut response = live_page(
+                web,
+                headers,
+                person,
                 "subscription.html",
-                json!({"nav": "subscriptions", "s": detail}),
+                json!({"nav": "subscriptions", "s": detail, "errors": errors, "cycles": cycles}),
             )
-            .await
+            .await;
+            if response.status() == StatusCode::OK {
+                *response.status_mut() = status;
+            }
+            response
         }
-        Err(err) => op_error(&web, &headers, &person, &err),
+        Err(err) => op_error(web, headers, person, &err),
     }
 }
 

@@ -62,13 +62,22 @@ fn fixture(name: &str) -> Value {
             detail["recent_charges"] = json!([{"id": 1, "charged_on": "2026-11-15", "amount": amount("12.99"), "status": "paid"}]);
             detail["next_charges"] =
                 json!([{"charge_on": "2026-12-15", "amount": amount("12.99")}]);
-            chrome(json!({"nav": "subscriptions", "s": detail}))
+            chrome(json!({
+                "nav": "subscriptions", "s": detail,
+                "errors": {"price": "amount: not a number", "charges": "status: unknown"},
+                "cycles": [{"value": "monthly", "label": "Monthly"}],
+            }))
         }
         "subscription_form.html" => chrome(json!({
             "nav": "subscriptions", "error": "amount: not a number",
             "values": {"name": "Gym", "cycle": "custom", "every": "4", "unit": "week", "category_id": "1"},
             "categories": [{"id": 1, "name": "Streaming"}], "payment_methods": [{"id": 2, "name": "Visa"}],
             "cycles": [{"value": "monthly", "label": "Monthly"}, {"value": "custom", "label": "Custom…"}],
+        })),
+        "subscription_edit.html" => chrome(json!({
+            "nav": "subscriptions", "s": subscription(), "error": "name: required",
+            "values": {"name": "Netflix", "url": "", "notes": "", "category_id": "1", "payment_method_id": "", "tags": "family", "visibility": "household"},
+            "categories": [{"id": 1, "name": "Streaming"}], "payment_methods": [{"id": 2, "name": "Visa"}],
         })),
         "confirm.html" => chrome(json!({
             "title": "Delete Netflix?", "explanation": "It goes.", "changes": [{"summary": "Deleted Netflix"}],

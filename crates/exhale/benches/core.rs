@@ -3,6 +3,9 @@
 //! concurrent clients against a floor (a bare axum handler answering the same rows with
 //! hand-written JSON, measured in the same run).
 //!
+//! Also the web app's overview and subscriptions list for the same household: server time
+//! per page (one client, sequential) and page weight.
+//!
 //! Run: `cargo bench -p exhale --bench core` (or `-- --quick` for a short run).
 
 #![expect(
@@ -393,6 +396,72 @@ fn main() {
             .await
             .unwrap();
         println!("  tools/list for a read token: {} bytes", tools.len());
+
+        web_pages(&server, quick).await;
         println!("\nRSS (bench process, app and load generator together): {rss_before:.0} MB before the load, {:.0} MB after", rss_mb());
     });
+}
+
+/// Signs in as the bench owner through the real form and returns the session cookie.
+async fn web_session(server: &test_support::TestServer) -> String {
+    let client =
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let form = client.get(server.url("/sign-in")).send().await.unwrap();
+    let form_cookie =
+        form.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+    let body = form.text().await.unwrap();
+    let marker = r#"name="form_token" value=""#;
+    let start = body.find(marker).unwrap() + marker.len();
+    let token = body[start..].split('"').next().unwrap();
+    let signed_in = client
+        .post(server.url("/sign-in"))
+        .header("cookie", form_cookie)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!("form_token={token}&email=bench%40example.com&password=correct+horse+battery+staple&next=%2F"))
+        .send()
+        .await
+        .unwrap();
+    signed_in
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|c| c.to_str().unwrap())
+        .find(|c| c.starts_with("exhale_session="))
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
+/// The overview and the subscriptions list: median and p99 time to the whole page, one request
+/// at a time, and what a browser downloads for each (HTML, CSS and JS, uncompressed).
+async fn web_pages(server: &test_support::TestServer, quick: bool) {
+    let cookie = web_session(server).await;
+    let client = reqwest::Client::new();
+    let fetch = |path: &str| client.get(server.url(path)).header("cookie", cookie.clone()).send();
+    let css = fetch("/static/app.css").await.unwrap().bytes().await.unwrap().len();
+    let js = fetch("/static/app.js").await.unwrap().bytes().await.unwrap().len();
+    let runs = if quick { 30 } else { 200 };
+    println!(
+        "\nWeb pages for the same household ({runs} sequential requests each; the list shows its first page of 100):"
+    );
+    for path in ["/", "/subscriptions"] {
+        let mut times = Vec::with_capacity(runs);
+        let mut html = 0;
+        for _ in 0..runs {
+            let start = Instant::now();
+            let response = fetch(path).await.unwrap();
+            assert_eq!(response.status(), 200);
+            html = response.bytes().await.unwrap().len();
+            times.push(start.elapsed());
+        }
+        times.sort();
+        println!(
+            "  {path:<16} median {}  p99 {}  page weight {} bytes (HTML {html} + CSS {css} + JS {js})",
+            ms(percentile(&times, 0.5)),
+            ms(percentile(&times, 0.99)),
+            html + css + js
+        );
+    }
 }

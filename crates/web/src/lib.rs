@@ -84,6 +84,8 @@ pub fn router(
             "/subscriptions/{id}/delete",
             get(pages::subscriptions::confirm_delete).post(pages::subscriptions::delete),
         )
+        .route("/organise", get(pages::organise::show))
+        .route("/organise/do/{op}", post(pages::organise::act))
         .route("/activity", get(pages::activity::list))
         .route(
             "/activity/{id}/undo",

@@ -864,3 +864,129 @@ async fn a_subscription_is_edited_repriced_paused_resumed_and_cancelled_from_its
         assert_eq!(ana.post(&url, &form).await.status, StatusCode::NOT_FOUND, "{url}");
     }
 }
+
+#[tokio::test]
+async fn categories_payment_methods_and_tags_are_managed_and_deletes_are_confirmed_first() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let page = ana.get("/organise").await;
+    assert!(
+        page.body.contains("Streaming")
+            && page.body.contains("Visa")
+            && page.body.contains("family"),
+        "{}",
+        page.body
+    );
+    assert!(
+        !page.body.contains("Bob&#x27;s card") && !page.body.contains("Bob's card"),
+        "Bob's private card is not Ana's"
+    );
+    let csrf = Visitor::hidden(&page, "csrf");
+    let categories = || async {
+        w.env.call(&w.ana, "list_categories", json!({})).await.unwrap()["items"].clone()
+    };
+    let named = |items: &serde_json::Value, name: &str| {
+        items.as_array().unwrap().iter().find(|c| c["name"] == name).cloned()
+    };
+
+    let added = ana
+        .post(
+            "/organise/do/create_category",
+            &[("csrf", &csrf), ("name", "Board games"), ("emoji", "🎲")],
+        )
+        .await;
+    assert_eq!(added.location.as_deref(), Some("/organise"), "{}", added.body);
+    let gaming =
+        named(&categories().await, "Board games").unwrap()["id"].as_i64().unwrap().to_string();
+    let taken =
+        ana.post("/organise/do/create_category", &[("csrf", &csrf), ("name", "Board games")]).await;
+    assert_eq!(taken.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", taken.body);
+    ana.post(
+        "/organise/do/update_category",
+        &[("csrf", &csrf), ("id", &gaming), ("name", "Tabletop")],
+    )
+    .await;
+    assert!(named(&categories().await, "Tabletop").is_some());
+
+    // Merging Streaming into Tabletop asks first, then moves Netflix.
+    let streaming = w.streaming.to_string();
+    let confirm = ana
+        .post(
+            "/organise/do/merge_categories",
+            &[("csrf", &csrf), ("source_id", &streaming), ("target_id", &gaming)],
+        )
+        .await;
+    assert_eq!(confirm.status, StatusCode::OK);
+    assert!(
+        confirm.body.contains("Are you sure?")
+            && confirm.body.contains(r#"name="confirmed" value="yes""#),
+        "{}",
+        confirm.body
+    );
+    assert!(
+        named(&categories().await, "Streaming").is_some(),
+        "the confirmation page changes nothing"
+    );
+    let merged = ana
+        .post(
+            "/organise/do/merge_categories",
+            &[
+                ("csrf", &csrf),
+                ("source_id", &streaming),
+                ("target_id", &gaming),
+                ("confirmed", "yes"),
+            ],
+        )
+        .await;
+    assert_eq!(merged.location.as_deref(), Some("/organise"), "{}", merged.body);
+    assert!(named(&categories().await, "Streaming").is_none());
+    let netflix = w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap();
+    assert_eq!(netflix["category"]["name"], "Tabletop");
+
+    ana.post(
+        "/organise/do/create_payment_method",
+        &[
+            ("csrf", &csrf),
+            ("name", "Amex"),
+            ("kind", "card"),
+            ("last4", "0005"),
+            ("expires", "2029-03"),
+        ],
+    )
+    .await;
+    let methods = w.env.call(&w.ana, "list_payment_methods", json!({})).await.unwrap();
+    assert!(named(&methods["items"], "Amex").is_some());
+    ana.post(
+        "/organise/do/rename_tag",
+        &[("csrf", &csrf), ("from", "family"), ("to", "household")],
+    )
+    .await;
+    let tags = w.env.call(&w.ana, "list_tags", json!({})).await.unwrap();
+    assert!(
+        named(&tags["items"], "household").is_some() && named(&tags["items"], "family").is_none()
+    );
+    ana.post(
+        "/organise/do/delete_tag",
+        &[("csrf", &csrf), ("name", "household"), ("confirmed", "yes")],
+    )
+    .await;
+    assert!(
+        named(&w.env.call(&w.ana, "list_tags", json!({})).await.unwrap()["items"], "household")
+            .is_none()
+    );
+
+    // Another member's private card cannot be deleted from here; a forged form changes nothing.
+    let bobs = w.bobs_card.to_string();
+    let foreign = ana
+        .post(
+            "/organise/do/delete_payment_method",
+            &[("csrf", &csrf), ("id", &bobs), ("confirmed", "yes")],
+        )
+        .await;
+    assert_eq!(foreign.status, StatusCode::NOT_FOUND, "{}", foreign.body);
+    let forged =
+        ana.post("/organise/do/create_category", &[("csrf", "forged"), ("name", "Forged")]).await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+}

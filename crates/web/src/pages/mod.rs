@@ -6,6 +6,7 @@ pub(crate) mod activity;
 pub(crate) mod assets;
 pub(crate) mod export;
 pub(crate) mod live;
+pub(crate) mod organise;
 pub(crate) mod overview;
 pub(crate) mod settings;
 pub(crate) mod subscription_actions;

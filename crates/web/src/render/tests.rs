@@ -82,6 +82,7 @@ fn fixture(name: &str) -> Value {
         "confirm.html" => chrome(json!({
             "title": "Delete Netflix?", "explanation": "It goes.", "changes": [{"summary": "Deleted Netflix"}],
             "action": "/subscriptions/7/delete", "confirm_label": "Delete", "cancel": "/subscriptions/7", "batch": "b1",
+            "hidden": {"id": "3", "confirmed": "yes"},
         })),
         "activity.html" => chrome(json!({
             "nav": "activity", "actor": "", "activity": {"items": [entry], "total": 1, "next_cursor": "o50"},
@@ -113,6 +114,13 @@ fn fixture(name: &str) -> Value {
         "invitation.html" => {
             json!({"code": "abc", "name": "Bob", "form_token": "f", "error": "A password needs 10 to 256 characters."})
         }
+        "organise.html" => chrome(json!({
+            "nav": "organise", "error": "name: taken",
+            "categories": [{"id": 1, "name": "Streaming", "emoji": "📺", "colour": "#000", "subscription_count": 2}],
+            "payment_methods": [{"id": 2, "name": "Visa", "kind": "card", "last4": "4242", "expires": "2027-01", "subscription_count": 1,
+                                 "owner": {"id": 1, "name": "Ana"}, "visibility": "household"}],
+            "tags": [{"name": "family", "subscription_count": 2}],
+        })),
         "message.html" => {
             chrome(json!({"title": "Not found", "message": "No subscription with id 9."}))
         }

@@ -73,6 +73,7 @@ pub fn router(
             "/subscriptions/new",
             get(pages::subscriptions::new_form).post(pages::subscriptions::create),
         )
+        .route("/subscriptions/bulk", post(pages::subscription_actions::bulk))
         .route("/subscriptions/{id}", get(pages::subscriptions::detail))
         .route(
             "/subscriptions/{id}/edit",

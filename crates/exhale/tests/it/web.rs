@@ -990,3 +990,72 @@ async fn categories_payment_methods_and_tags_are_managed_and_deletes_are_confirm
         ana.post("/organise/do/create_category", &[("csrf", "forged"), ("name", "Forged")]).await;
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn ticked_subscriptions_change_together_and_a_bulk_delete_is_confirmed_first() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let list = ana.get("/subscriptions").await;
+    let csrf = Visitor::hidden(&list, "csrf");
+    let (netflix, spotify) = (w.netflix.to_string(), w.spotify.to_string());
+    let w = &w;
+    let status = |id: i64| async move {
+        w.env.call(&w.ana, "get_subscription", json!({"id": id})).await.unwrap()["status"].clone()
+    };
+
+    let paused = ana
+        .post(
+            "/subscriptions/bulk",
+            &[("csrf", &csrf), ("ids", &netflix), ("ids", &spotify), ("action", "pause")],
+        )
+        .await;
+    assert_eq!(paused.location.as_deref(), Some("/subscriptions"), "{}", paused.body);
+    assert_eq!(
+        (status(w.netflix).await, status(w.spotify).await),
+        (json!("paused"), json!("paused"))
+    );
+    assert!(ana.get("/subscriptions").await.body.contains("Changed 2 of 2"));
+
+    let music = w.music.to_string();
+    ana.post(
+        "/subscriptions/bulk",
+        &[("csrf", &csrf), ("ids", &netflix), ("action", "categorise"), ("category_id", &music)],
+    )
+    .await;
+    let s = w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap();
+    assert_eq!(s["category"]["id"], w.music);
+
+    let confirm = ana
+        .post(
+            "/subscriptions/bulk",
+            &[("csrf", &csrf), ("ids", &netflix), ("ids", &spotify), ("action", "delete")],
+        )
+        .await;
+    assert!(confirm.body.contains("Delete 2 subscriptions?"), "{}", confirm.body);
+    assert_eq!(status(w.netflix).await, json!("paused"), "asking changes nothing");
+    let deleted = ana
+        .post(
+            "/subscriptions/bulk",
+            &[
+                ("csrf", &csrf),
+                ("ids", &netflix),
+                ("ids", &spotify),
+                ("action", "delete"),
+                ("confirmed", "yes"),
+            ],
+        )
+        .await;
+    assert_eq!(deleted.location.as_deref(), Some("/subscriptions"));
+    assert!(w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.is_err());
+
+    // One of someone else's ids fails the whole call and changes nothing.
+    let before = w.env.dump().await;
+    let gym = w.bobs_gym.to_string();
+    let mixed = ana
+        .post("/subscriptions/bulk", &[("csrf", &csrf), ("ids", &gym), ("action", "pause")])
+        .await;
+    assert_ne!(mixed.status, StatusCode::OK);
+    assert_eq!(w.env.dump().await, before);
+}

@@ -269,3 +269,80 @@ pub(crate) async fn charge(
         Err(err) => op_error(&web, &headers, &person, &err),
     }
 }
+
+/// The bulk form of the list: the ticked `ids`, an `action`, and a category for "categorise".
+/// Deleting asks first, through a confirmation page built from the dry run.
+pub(crate) async fn bulk(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Form(pairs): Form<Vec<(String, String)>>,
+) -> Response {
+    let value = |key: &str| {
+        pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or_default()
+    };
+    let person = match checked(&web, &headers, "/subscriptions", value("csrf")).await {
+        Ok(person) => person,
+        Err(refused) => return refused,
+    };
+    let ids: Vec<i64> =
+        pairs.iter().filter(|(k, _)| k == "ids").filter_map(|(_, v)| v.parse().ok()).collect();
+    if ids.is_empty() {
+        return redirect_with_notice(
+            &web,
+            "/subscriptions",
+            "Tick the subscriptions to change first.",
+        );
+    }
+    let mut input = json!({"ids": ids, "action": value("action")});
+    if value("action") == "categorise" {
+        input["action"] = json!("update");
+        input["category_id"] =
+            value("category_id").parse::<i64>().map_or(Value::Null, |id| json!(id));
+    }
+    if value("action") == "delete" && value("confirmed") != "yes" {
+        return match call(&web, &person, "bulk_update_subscriptions", input, Mode::DryRun).await {
+            Ok(preview) => {
+                let mut hidden: Vec<Value> =
+                    ids.iter().map(|id| json!({"name": "ids", "value": id})).collect();
+                hidden.push(json!({"name": "action", "value": "delete"}));
+                hidden.push(json!({"name": "confirmed", "value": "yes"}));
+                crate::render::page(
+                    &web,
+                    &headers,
+                    Some(&person),
+                    "confirm.html",
+                    json!({
+                        "nav": "subscriptions",
+                        "title": format!("Delete {} subscriptions?", ids.len()),
+                        "explanation": "They are removed with their price history and charges. You can undo this from Activity, all at once.",
+                        "changes": preview["changes"],
+                        "action": "/subscriptions/bulk",
+                        "hidden_list": hidden,
+                        "confirm_label": "Delete them",
+                        "cancel": "/subscriptions",
+                    }),
+                )
+            }
+            Err(err) => op_error(&web, &headers, &person, &err),
+        };
+    }
+    match call(&web, &person, "bulk_update_subscriptions", input, Mode::Apply).await {
+        Ok(result) => {
+            let changed = result["items"]
+                .as_array()
+                .map_or(0, |items| items.iter().filter(|i| i["changed"] == true).count());
+            redirect_with_notice(
+                &web,
+                "/subscriptions",
+                &format!(
+                    "Changed {changed} of {}. Activity has Undo for the whole batch.",
+                    ids.len()
+                ),
+            )
+        }
+        Err(err @ (OpError::InvalidInput { .. } | OpError::Conflict { .. })) => {
+            redirect_with_notice(&web, "/subscriptions", &err.text().render())
+        }
+        Err(err) => op_error(&web, &headers, &person, &err),
+    }
+}

@@ -63,13 +63,17 @@ pub(crate) async fn list(
     if let Some(cursor) = &query.cursor {
         input["cursor"] = json!(cursor);
     }
-    match call(&web, &person, "list_subscriptions", input, Mode::Apply).await {
-        Ok(list) => live_page(
+    let (list, categories) = tokio::join!(
+        call(&web, &person, "list_subscriptions", input, Mode::Apply),
+        call(&web, &person, "list_categories", json!({}), Mode::Apply),
+    );
+    match list.and_then(|list| Ok((list, categories?))) {
+        Ok((list, categories)) => live_page(
             &web,
             &headers,
             &person,
             "subscriptions.html",
-            json!({"nav": "subscriptions", "list": list, "q": query.q, "status": query.status, "sort": query.sort}),
+            json!({"nav": "subscriptions", "list": list, "categories": categories["items"], "q": query.q, "status": query.status, "sort": query.sort}),
         )
         .await,
         Err(err) => op_error(&web, &headers, &person, &err),

@@ -52,6 +52,7 @@ fn fixture(name: &str) -> Value {
         "subscriptions.html" => chrome(json!({
             "nav": "subscriptions", "q": "net", "status": "active", "sort": "name",
             "list": {"items": [subscription()], "total": 1, "next_cursor": "o1"},
+            "categories": [{"id": 1, "name": "Streaming"}],
         })),
         "subscription.html" => {
             // get_subscription: the subscription's fields, then its history.
@@ -83,6 +84,7 @@ fn fixture(name: &str) -> Value {
             "title": "Delete Netflix?", "explanation": "It goes.", "changes": [{"summary": "Deleted Netflix"}],
             "action": "/subscriptions/7/delete", "confirm_label": "Delete", "cancel": "/subscriptions/7", "batch": "b1",
             "hidden": {"id": "3", "confirmed": "yes"},
+            "hidden_list": [{"name": "ids", "value": 3}, {"name": "ids", "value": 4}],
         })),
         "activity.html" => chrome(json!({
             "nav": "activity", "actor": "", "activity": {"items": [entry], "total": 1, "next_cursor": "o50"},

@@ -28,8 +28,22 @@ const browser = await chromium.launch({
          "--disable-component-update", "--disable-sync"],
 });
 
+// axe-core checks every page a screenshot is taken of against WCAG 2 A and AA.
+const axeSource = require.resolve("axe-core/axe.min.js");
+const accessibility = [];
+
 async function shot(page, name) {
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  await page.addScriptTag({ path: axeSource });
+  const { passed, violations } = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
+    return {
+      passed: result.passes.length,
+      violations: result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    };
+  });
+  assert.ok(passed > 10, `axe checked ${name} (${passed} rules passed)`);
+  for (const violation of violations) accessibility.push(`${name}: ${violation}`);
 }
 
 async function firstRun() {
@@ -129,6 +143,16 @@ async function firstRun() {
   assert.match(await page.getByTestId("tokens").innerText(), /Claude Desktop[\s\S]*last used/);
   assert.doesNotMatch(await page.locator("main").innerText(), new RegExp(secret), "the secret is shown once");
 
+  await shot(page, "14-tokens");
+  await page.getByRole("link", { name: "Categories", exact: true }).click();
+  await shot(page, "15-categories");
+  await page.getByRole("link", { name: "Settings", exact: true }).click();
+  await shot(page, "16-settings");
+  await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
+  await page.getByRole("link", { name: "Climbing gym" }).click();
+  await page.getByRole("link", { name: "Edit" }).click();
+  await shot(page, "17-edit-subscription");
+
   // The same pages on a phone, and in dark mode.
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true,
     storageState: await context.storageState() });
@@ -196,6 +220,7 @@ try {
   } else {
     await firstRun();
   }
+  assert.deepEqual(accessibility, [], "WCAG 2 A and AA, checked by axe-core");
   console.log(`browser flow ${process.env.EXHALE_FLOW} passed`);
 } finally {
   await browser.close();

@@ -28,8 +28,11 @@ pub(crate) fn bars(title: &str, bars: &[Bar]) -> String {
     const ROW: usize = 44;
     let largest = bars.iter().map(|bar| bar.value).fold(0.0_f64, f64::max);
     let height = ROW * bars.len().max(1);
+    // Each chart's title needs an id of its own on the page.
+    let id: String =
+        title.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase();
     let mut svg = format!(
-        r#"<svg class="chart" role="img" width="100%" height="{height}" aria-labelledby="chart-title"><title id="chart-title">{}</title>"#,
+        r#"<svg class="chart" role="img" width="100%" height="{height}" aria-labelledby="chart-{id}"><title id="chart-{id}">{}</title>"#,
         escape(title)
     );
     for (index, bar) in bars.iter().enumerate() {

@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     Web,
+    chart::{self, Bar},
     pages::{call, live_page},
     render::{op_error, page, page_with_status, redirect_with_notice},
     session,
@@ -103,6 +104,20 @@ pub(crate) async fn detail_page(
 ) -> Response {
     match call(web, person, "get_subscription", json!({"id": id}), Mode::Apply).await {
         Ok(detail) => {
+            let prices: Vec<Bar> = detail["price_history"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|point| Bar {
+                    label: point["effective_on"].as_str().unwrap_or_default().to_owned(),
+                    value: point["price"]["amount"]
+                        .as_str()
+                        .and_then(|a| a.parse().ok())
+                        .unwrap_or(0.0),
+                    shown: point["price"]["display"].as_str().unwrap_or_default().to_owned(),
+                })
+                .collect();
+            let price_chart = chart::bars("Price since each date", &prices);
             let cycles: Vec<Value> = CYCLES
                 .iter()
                 .map(|(value, label)| json!({"value": value, "label": label}))
@@ -112,7 +127,7 @@ pub(crate) async fn detail_page(
                 headers,
                 person,
                 "subscription.html",
-                json!({"nav": "subscriptions", "s": detail, "errors": errors, "cycles": cycles}),
+                json!({"nav": "subscriptions", "s": detail, "errors": errors, "cycles": cycles, "price_chart": price_chart}),
             )
             .await;
             if response.status() == StatusCode::OK {

@@ -66,6 +66,7 @@ fn fixture(name: &str) -> Value {
             chrome(json!({
                 "nav": "subscriptions", "s": detail,
                 "errors": {"price": "amount: not a number", "charges": "status: unknown"},
+                "price_chart": "<svg></svg>",
                 "cycles": [{"value": "monthly", "label": "Monthly"}],
             }))
         }

@@ -286,6 +286,22 @@ async fn no_page_shows_another_members_private_subscription_or_another_household
             assert!(!page.body.contains(&format!("/subscriptions/{id}\"")), "{path} links to {id}");
         }
     }
+    // Filters narrow the list.
+    let music = ana.get(&format!("/subscriptions?category={}", w.music)).await;
+    assert!(
+        music.body.contains(&format!("/subscriptions/{}\"", w.spotify))
+            && !music.body.contains(&format!("/subscriptions/{}\"", w.netflix))
+    );
+    let tagged = ana.get("/subscriptions?tag=music").await;
+    assert!(
+        tagged.body.contains(&format!("/subscriptions/{}\"", w.spotify))
+            && !tagged.body.contains(&format!("/subscriptions/{}\"", w.netflix))
+    );
+    let searched = ana.get("/subscriptions?q=netf").await;
+    assert!(
+        searched.body.contains(&format!("/subscriptions/{}\"", w.netflix))
+            && !searched.body.contains(&format!("/subscriptions/{}\"", w.spotify))
+    );
     for id in [w.bobs_gym, w.other_household_sub] {
         assert_eq!(ana.get(&format!("/subscriptions/{id}")).await.status, StatusCode::NOT_FOUND);
         assert_eq!(

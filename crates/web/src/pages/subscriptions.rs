@@ -39,6 +39,10 @@ pub(crate) struct ListQuery {
     status: String,
     #[serde(default)]
     sort: String,
+    #[serde(default)]
+    category: String,
+    #[serde(default)]
+    tag: String,
     cursor: Option<String>,
 }
 
@@ -61,6 +65,14 @@ pub(crate) async fn list(
     if !query.sort.is_empty() {
         input["sort"] = json!(query.sort);
     }
+    match query.category.as_str() {
+        "" => {}
+        "none" => input["uncategorised"] = json!(true),
+        id => input["category_id"] = json!(id.parse::<i64>().unwrap_or(-1)),
+    }
+    if !query.tag.trim().is_empty() {
+        input["tag"] = json!(query.tag.trim());
+    }
     if let Some(cursor) = &query.cursor {
         input["cursor"] = json!(cursor);
     }
@@ -74,7 +86,7 @@ pub(crate) async fn list(
             &headers,
             &person,
             "subscriptions.html",
-            json!({"nav": "subscriptions", "list": list, "categories": categories["items"], "q": query.q, "status": query.status, "sort": query.sort}),
+            json!({"nav": "subscriptions", "list": list, "categories": categories["items"], "q": query.q, "status": query.status, "sort": query.sort, "category": query.category, "tag": query.tag}),
         )
         .await,
         Err(err) => op_error(&web, &headers, &person, &err),

@@ -50,7 +50,7 @@ fn fixture(name: &str) -> Value {
             "activity": [entry],
         })),
         "subscriptions.html" => chrome(json!({
-            "nav": "subscriptions", "q": "net", "status": "active", "sort": "name",
+            "nav": "subscriptions", "q": "net", "status": "active", "sort": "name", "category": "1", "tag": "family",
             "list": {"items": [subscription()], "total": 1, "next_cursor": "o1"},
             "categories": [{"id": 1, "name": "Streaming"}],
         })),

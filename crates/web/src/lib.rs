@@ -104,6 +104,7 @@ pub fn router(
         .route("/settings/profile", post(pages::settings::profile))
         .route("/settings/password", post(pages::settings::password))
         .route("/settings/members", post(pages::settings::invite))
+        .route("/settings/members/{id}/role", post(pages::settings::role))
         .route(
             "/settings/members/{id}/remove",
             get(pages::settings::confirm_remove).post(pages::settings::remove),

@@ -763,6 +763,31 @@ async fn owners_change_the_household_and_its_exchange_rates() {
         json!({"GBP": "1.18"}),
         "a rate left out of the form is removed"
     );
+    ana.post(
+        "/settings/rates",
+        &[("csrf", &csrf), ("rates", "GBP 1.18"), ("reminder_days_before", "5")],
+    )
+    .await;
+    assert_eq!(
+        w.env.call(&w.ana, "get_settings", json!({})).await.unwrap()["reminder_days_before"],
+        5
+    );
+
+    // Roles: an owner makes Bob an owner too.
+    let bob = w.bob.member_id.to_string();
+    let promoted = ana
+        .post(&format!("/settings/members/{bob}/role"), &[("csrf", &csrf), ("role", "owner")])
+        .await;
+    assert_eq!(promoted.location.as_deref(), Some("/settings"), "{}", promoted.body);
+    let members = w.env.call(&w.ana, "list_members", json!({})).await.unwrap();
+    let bob_role = members["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["id"] == w.bob.member_id)
+        .unwrap()["role"]
+        .clone();
+    assert_eq!(bob_role, "owner");
 }
 
 #[tokio::test]

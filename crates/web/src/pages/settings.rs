@@ -129,6 +129,9 @@ pub(crate) struct RatesForm {
     csrf: String,
     /// Lines of `CODE RATE`; a code with nothing after it removes that rate.
     rates: String,
+    /// Days before a charge that reminders go out.
+    #[serde(default)]
+    reminder_days_before: String,
 }
 
 pub(crate) async fn rates(
@@ -153,14 +156,18 @@ pub(crate) async fn rates(
             rates.insert(code.to_uppercase(), words.next().map_or(Value::Null, |rate| json!(rate)));
         }
     }
+    let mut input = json!({"exchange_rates": rates});
+    if let Ok(days) = form.reminder_days_before.trim().parse::<u32>() {
+        input["reminder_days_before"] = json!(days);
+    }
     apply(
         &web,
         &headers,
         &person,
         "update_settings",
-        json!({"exchange_rates": rates}),
+        input,
         "rates",
-        "Saved the exchange rates.",
+        "Saved the exchange rates and reminders.",
     )
     .await
 }
@@ -392,4 +399,24 @@ pub(crate) async fn accept(
         }
         Err(err) => web.templates.refusal(StatusCode::NOT_FOUND, &err.text().render()),
     }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct RoleForm {
+    csrf: String,
+    role: String,
+}
+
+pub(crate) async fn role(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Form(form): Form<RoleForm>,
+) -> Response {
+    let person = match checked(&web, &headers, &form.csrf).await {
+        Ok(person) => person,
+        Err(refused) => return refused,
+    };
+    let input = json!({"id": id, "role": form.role});
+    apply(&web, &headers, &person, "update_member", input, "members", "Changed the role.").await
 }

@@ -111,7 +111,7 @@ fn fixture(name: &str) -> Value {
             "members": [{"id": 1, "name": "Ana", "email": "ana@a.test", "role": "owner", "active": true},
                         {"id": 2, "name": "Bob", "email": "bob@a.test", "role": "member", "active": false}],
             "settings": {"exchange_rates": {"USD": "0.92"}, "reminder_days_before": 3, "secrets": []},
-            "errors": {"household": "time_zone: unknown", "rates": "bad", "profile": "x", "password": "y", "invite": "z"},
+            "errors": {"household": "time_zone: unknown", "rates": "bad", "profile": "x", "password": "y", "invite": "z", "members": "w"},
             "invited": {"name": "Bob", "link": "http://127.0.0.1:8080/invite/abc", "expires_at": "2026-12-06T10:00:00Z"},
         })),
         "invitation.html" => {

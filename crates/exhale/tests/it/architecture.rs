@@ -166,7 +166,8 @@ fn allowed_workspace_deps(krate: &str) -> Option<Option<&'static [&'static str]>
         "domain" => Some(&[]),
         "store" => Some(&["domain"]),
         "ops" => Some(&["domain"]),
-        "app" => Some(&["ops", "domain", "store"]),
+        "statement" => Some(&["domain"]),
+        "app" => Some(&["ops", "domain", "store", "statement"]),
         "http" => Some(&["ops"]),
         "api" | "mcp" | "web" | "oauth" => Some(&["ops", "http"]),
         "assistant" | "channels" => Some(&["ops"]),
@@ -181,7 +182,8 @@ fn rule_text(krate: &str) -> &'static str {
         "domain" => "domain depends on no workspace crate",
         "store" => "store depends only on domain among workspace crates",
         "ops" => "ops depends only on domain",
-        "app" => "app depends only on ops, domain and store",
+        "statement" => "statement depends only on domain: reading statements is pure logic",
+        "app" => "app depends only on ops, domain, store and statement",
         "http" => "http depends only on ops",
         "api" | "mcp" | "web" | "oauth" => {
             "an HTTP adapter depends only on ops and http, never on domain, app, store or another adapter"

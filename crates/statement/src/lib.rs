@@ -1,0 +1,78 @@
+//! Bank statements, read without a model: a file's bytes become transactions (`read`), and
+//! the transactions become recurring-charge candidates (`recurring::detect`).
+//!
+//! Here: decoding text (`decode.rs`), splitting delimited text into rows (`csv.rs`), finding
+//! the columns and reading dates and amounts (`table.rs`), normalising merchant names
+//! (`merchant.rs`) and the detection itself (`recurring.rs`). Not here: storing anything, or
+//! matching candidates with existing subscriptions (the app does that).
+
+mod csv;
+mod decode;
+pub mod merchant;
+pub mod recurring;
+mod table;
+
+use domain::money::Currency;
+use jiff::civil::Date;
+
+/// The largest file read: bigger ones are refused before reading, never cut.
+pub const MAX_BYTES: usize = 20 * 1024 * 1024;
+
+/// One transaction from a statement. `amount_minor` is negative for money going out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transaction {
+    /// The line of the file it came from (1-based).
+    pub line: usize,
+    pub date: Date,
+    pub amount_minor: i64,
+    pub currency: Currency,
+    pub description: String,
+}
+
+/// A row that could not be read, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub line: usize,
+    pub message: String,
+}
+
+/// What a file held.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Statement {
+    pub transactions: Vec<Transaction>,
+    pub problems: Vec<Problem>,
+    /// How the file was read, for the person to check ("semicolon-separated, dates
+    /// dd.mm.yyyy, decimal comma").
+    pub notes: Vec<String>,
+}
+
+/// Why a file could not be read at all.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StatementError {
+    #[error("the file is empty")]
+    Empty,
+    #[error(
+        "the file is {size} bytes; statements up to {max} bytes are read. Export a shorter period."
+    )]
+    TooLarge { size: usize, max: usize },
+    #[error("this is not a text file (CSV); export the statement as CSV")]
+    NotText,
+    #[error("no transactions found: {0}")]
+    NoTable(String),
+}
+
+/// Reads a bank export (CSV in any common dialect and encoding) into transactions; amounts
+/// without a currency of their own are in `default_currency`.
+pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, StatementError> {
+    if bytes.len() > MAX_BYTES {
+        return Err(StatementError::TooLarge { size: bytes.len(), max: MAX_BYTES });
+    }
+    let (text, encoding) = decode::decode(bytes)?;
+    if text.trim().is_empty() {
+        return Err(StatementError::Empty);
+    }
+    let (rows, delimiter) = csv::split(&text);
+    let mut statement = table::read(&rows, default_currency)?;
+    statement.notes.insert(0, format!("{encoding}, {delimiter}"));
+    Ok(statement)
+}

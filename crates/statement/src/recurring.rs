@@ -1,0 +1,405 @@
+//! Recurring charges in a list of transactions: group outgoing ones by merchant, split a
+//! merchant's charges by amount when it bills several things, and report a group whose gaps
+//! fit a cycle. Weekly cycles and groups of only two charges also need a steady amount.
+//! Income and refunds (money coming in) are never subscriptions.
+
+use std::collections::BTreeMap;
+
+use domain::{cycle::Cycle, money::Currency};
+use jiff::civil::Date;
+
+use crate::{Transaction, merchant};
+
+/// A cycle Exhale looks for, its preset name and the gap in days it means, with the tolerance.
+const CYCLES: &[(&str, f64, f64)] = &[
+    ("weekly", 7.0, 1.5),
+    ("every_two_weeks", 14.0, 2.5),
+    ("monthly", 30.44, 4.0),
+    ("every_two_months", 60.9, 6.0),
+    ("quarterly", 91.3, 9.0),
+    ("every_six_months", 182.6, 14.0),
+    ("yearly", 365.25, 20.0),
+];
+
+/// One charge of a candidate: the evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Charge {
+    pub line: usize,
+    pub date: Date,
+    /// Positive: what was paid.
+    pub amount_minor: i64,
+}
+
+/// A price change seen in the evidence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PriceChange {
+    pub on: Date,
+    pub from_minor: i64,
+    pub to_minor: i64,
+}
+
+/// Something that looks like a subscription.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    /// The grouping key (upper case merchant words).
+    pub merchant: String,
+    /// A readable name to suggest.
+    pub name: String,
+    /// One of the default categories, when the merchant is a known kind.
+    pub category: Option<&'static str>,
+    /// The latest price, positive, in minor units.
+    pub amount_minor: i64,
+    pub currency: Currency,
+    /// A cycle preset name ("monthly").
+    pub cycle: &'static str,
+    pub next_expected: Date,
+    /// 0 to 1.
+    pub confidence: f64,
+    pub charges: Vec<Charge>,
+    pub price_changes: Vec<PriceChange>,
+    /// False when the charges stopped: the last one is more than a cycle and a half before the
+    /// statement's last day (probably cancelled).
+    pub active: bool,
+}
+
+/// Kinds of merchant and their category (one of `domain::categories::DEFAULT_CATEGORIES`).
+const KNOWN: &[(&str, &str)] = &[
+    ("NETFLIX", "Streaming"),
+    ("DISNEY", "Streaming"),
+    ("HBO", "Streaming"),
+    ("HULU", "Streaming"),
+    ("PRIME", "Streaming"),
+    ("DAZN", "Streaming"),
+    ("YOUTUBE", "Streaming"),
+    ("PARAMOUNT", "Streaming"),
+    ("CRUNCHYROLL", "Streaming"),
+    ("SPOTIFY", "Music"),
+    ("DEEZER", "Music"),
+    ("TIDAL", "Music"),
+    ("AUDIBLE", "Music"),
+    ("ADOBE", "Software"),
+    ("MICROSOFT", "Software"),
+    ("JETBRAINS", "Software"),
+    ("GITHUB", "Software"),
+    ("NOTION", "Software"),
+    ("1PASSWORD", "Software"),
+    ("OPENAI", "Software"),
+    ("CHATGPT", "Software"),
+    ("ANTHROPIC", "Software"),
+    ("CLAUDE", "Software"),
+    ("DROPBOX", "Cloud & storage"),
+    ("ICLOUD", "Cloud & storage"),
+    ("GOOGLE", "Cloud & storage"),
+    ("BACKBLAZE", "Cloud & storage"),
+    ("TIMES", "News & magazines"),
+    ("GUARDIAN", "News & magazines"),
+    ("ECONOMIST", "News & magazines"),
+    ("NYTIMES", "News & magazines"),
+    ("VODAFONE", "Phone & internet"),
+    ("TELEKOM", "Phone & internet"),
+    ("ORANGE", "Phone & internet"),
+    ("MOVISTAR", "Phone & internet"),
+    ("O2", "Phone & internet"),
+    ("EE", "Phone & internet"),
+    ("BT", "Phone & internet"),
+    ("FIBER", "Phone & internet"),
+    ("ENERGY", "Utilities"),
+    ("ELECTRIC", "Utilities"),
+    ("WATER", "Utilities"),
+    ("GAS", "Utilities"),
+    ("VATTENFALL", "Utilities"),
+    ("INSURANCE", "Insurance"),
+    ("ALLIANZ", "Insurance"),
+    ("AXA", "Insurance"),
+    ("VERSICHERUNG", "Insurance"),
+    ("MAPFRE", "Insurance"),
+    ("GYM", "Fitness & health"),
+    ("FITNESS", "Fitness & health"),
+    ("GYMPOWER", "Fitness & health"),
+    ("PELOTON", "Fitness & health"),
+    ("STRAVA", "Fitness & health"),
+    ("XBOX", "Gaming"),
+    ("PLAYSTATION", "Gaming"),
+    ("STEAM", "Gaming"),
+    ("NINTENDO", "Gaming"),
+    ("DUOLINGO", "Education"),
+    ("COURSERA", "Education"),
+    ("MASTERCLASS", "Education"),
+    ("AMAZON", "Shopping & memberships"),
+    ("COSTCO", "Shopping & memberships"),
+];
+
+fn category_of(merchant: &str) -> Option<&'static str> {
+    merchant
+        .split(' ')
+        .find_map(|word| {
+            KNOWN
+                .iter()
+                .find(|(known, _)| word == *known || word.starts_with(known) && known.len() >= 5)
+        })
+        .map(|(_, category)| *category)
+}
+
+fn days_between(a: Date, b: Date) -> f64 {
+    (b - a).get_days() as f64
+        + f64::from((b - a).get_months()) * 30.44
+        + f64::from((b - a).get_years()) * 365.25
+}
+
+fn gap_days(a: Date, b: Date) -> f64 {
+    a.until(b)
+        .ok()
+        .and_then(|span| span.total(jiff::Unit::Day).ok())
+        .unwrap_or_else(|| days_between(a, b))
+}
+
+/// Splits charges into clusters of similar amounts (within 30% of each other), so one
+/// merchant billing two services gives two groups, while a price rise stays in one.
+fn amount_clusters(mut charges: Vec<Charge>) -> Vec<Vec<Charge>> {
+    charges.sort_by_key(|c| c.amount_minor);
+    let mut clusters: Vec<Vec<Charge>> = Vec::new();
+    for charge in charges {
+        match clusters.last_mut() {
+            Some(cluster)
+                if (charge.amount_minor as f64) <= cluster[0].amount_minor as f64 * 1.3 =>
+            {
+                cluster.push(charge)
+            }
+            _ => clusters.push(vec![charge]),
+        }
+    }
+    for cluster in &mut clusters {
+        cluster.sort_by_key(|c| (c.date, c.line));
+    }
+    clusters
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let middle = values.len() / 2;
+    if values.len().is_multiple_of(2) {
+        (values[middle - 1] + values[middle]) / 2.0
+    } else {
+        values[middle]
+    }
+}
+
+/// How steady the amounts are: the largest deviation from the median, as a fraction of it.
+fn amount_spread(charges: &[Charge]) -> f64 {
+    let amounts: Vec<f64> = charges.iter().map(|c| c.amount_minor as f64).collect();
+    let middle = median(amounts.clone());
+    amounts.iter().map(|a| (a - middle).abs() / middle.max(1.0)).fold(0.0, f64::max)
+}
+
+fn candidate(
+    merchant: &str,
+    name: String,
+    currency: Currency,
+    charges: Vec<Charge>,
+    statement_end: Date,
+) -> Option<Candidate> {
+    if charges.len() < 2 {
+        return None;
+    }
+    let gaps: Vec<f64> =
+        charges.windows(2).map(|pair| gap_days(pair[0].date, pair[1].date)).collect();
+    let typical = median(gaps.clone());
+    let &(cycle, expected, tolerance) =
+        CYCLES.iter().find(|(_, expected, tolerance)| (typical - expected).abs() <= *tolerance)?;
+    // Most gaps must fit; one missed or doubled charge may stay unexplained.
+    let fitting = gaps.iter().filter(|gap| (*gap - expected).abs() <= tolerance).count();
+    let misfits = gaps.len() - fitting;
+    if misfits > gaps.len() / 4 {
+        return None;
+    }
+    let spread = amount_spread(&charges);
+    let steady = spread <= 0.02;
+    if (cycle == "weekly" || charges.len() == 2) && !steady {
+        return None;
+    }
+    // Monthly-ish things need three charges; two are enough for quarterly and longer.
+    if charges.len() < 3 && expected < 80.0 {
+        return None;
+    }
+    let mut price_changes = Vec::new();
+    for pair in charges.windows(2) {
+        if pair[0].amount_minor != pair[1].amount_minor {
+            price_changes.push(PriceChange {
+                on: pair[1].date,
+                from_minor: pair[0].amount_minor,
+                to_minor: pair[1].amount_minor,
+            });
+        }
+    }
+    // Amounts that move up and down every time are usage, not a price: not a subscription.
+    if price_changes.len() > 2 && price_changes.len() * 2 > charges.len() {
+        return None;
+    }
+    let last = charges.last()?;
+    let cycle_value = Cycle::preset(cycle)?;
+    let next_expected = cycle_value.nth(last.date, 1)?;
+    let active = gap_days(last.date, statement_end) <= expected * 1.5 + tolerance;
+    let regularity = 1.0 - (misfits as f64 / gaps.len() as f64);
+    let evidence = (charges.len() as f64 / 6.0).min(1.0);
+    let confidence =
+        (0.45 + 0.3 * regularity * evidence + 0.15 * f64::from(u8::from(steady)) + 0.1 * evidence)
+            .min(0.99);
+    Some(Candidate {
+        merchant: merchant.to_owned(),
+        category: category_of(merchant),
+        name,
+        amount_minor: last.amount_minor,
+        currency,
+        cycle,
+        next_expected,
+        confidence: (confidence * 100.0).round() / 100.0,
+        charges,
+        price_changes,
+        active,
+    })
+}
+
+/// The recurring charges in `transactions`, most confident first.
+pub fn detect(transactions: &[Transaction]) -> Vec<Candidate> {
+    let Some(statement_end) = transactions.iter().map(|t| t.date).max() else { return Vec::new() };
+    let mut groups: BTreeMap<(String, &'static str), (String, Currency, Vec<Charge>)> =
+        BTreeMap::new();
+    for transaction in transactions.iter().filter(|t| t.amount_minor < 0) {
+        let key = merchant::key(&transaction.description);
+        let entry = groups.entry((key, transaction.currency.code())).or_insert_with(|| {
+            (merchant::display_name(&transaction.description), transaction.currency, Vec::new())
+        });
+        entry.2.push(Charge {
+            line: transaction.line,
+            date: transaction.date,
+            amount_minor: -transaction.amount_minor,
+        });
+    }
+    let mut candidates: Vec<Candidate> = groups
+        .into_iter()
+        .flat_map(|((merchant, _), (name, currency, charges))| {
+            let clusters = amount_clusters(charges);
+            let several = clusters.len() > 1;
+            clusters.into_iter().filter_map(move |cluster| {
+                let mut found =
+                    candidate(&merchant, name.clone(), currency, cluster, statement_end)?;
+                if several {
+                    // "Apple (0.99)" and "Apple (9.99)": the person tells them apart.
+                    found.name = format!(
+                        "{} ({})",
+                        found.name,
+                        domain::money::Money::new(found.amount_minor, currency).display()
+                    );
+                }
+                Some(found)
+            })
+        })
+        .collect();
+    candidates
+        .sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then_with(|| a.name.cmp(&b.name)));
+    candidates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eur() -> Currency {
+        Currency::parse("EUR").unwrap()
+    }
+
+    fn charge(line: usize, date: &str, minor: i64, description: &str) -> Transaction {
+        Transaction {
+            line,
+            date: date.parse().unwrap(),
+            amount_minor: minor,
+            currency: eur(),
+            description: description.into(),
+        }
+    }
+
+    fn monthly(description: &str, minor: i64, months: u32) -> Vec<Transaction> {
+        (0..months)
+            .map(|m| {
+                let date = jiff::civil::date(2026, 1, 15)
+                    .checked_add(jiff::Span::new().months(m))
+                    .unwrap();
+                charge(m as usize + 1, &date.to_string(), -minor, description)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_monthly_charge_with_a_price_rise_is_one_subscription() {
+        let mut transactions = monthly("NETFLIX.COM 8665797172", 1399, 4);
+        transactions.extend(monthly("NETFLIX.COM 8665797172", 1599, 8).into_iter().map(|mut t| {
+            t.date = t.date.checked_add(jiff::Span::new().months(4)).unwrap();
+            t
+        }));
+        let found = detect(&transactions);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let netflix = &found[0];
+        assert_eq!(
+            (netflix.name.as_str(), netflix.cycle, netflix.amount_minor),
+            ("Netflix", "monthly", 1599)
+        );
+        assert_eq!(netflix.category, Some("Streaming"));
+        assert_eq!(netflix.price_changes.len(), 1);
+        assert_eq!(netflix.next_expected, jiff::civil::date(2027, 1, 15));
+        assert!(netflix.active && netflix.confidence > 0.8, "{netflix:?}");
+    }
+
+    #[test]
+    fn groceries_income_and_two_services_of_one_merchant() {
+        let mut transactions = monthly("APPLE.COM/BILL", 99, 6);
+        transactions.extend(monthly("APPLE.COM/BILL", 999, 6));
+        transactions.extend(monthly("SALARY ACME", -250_000, 6)); // money in
+        // Groceries: irregular days and amounts.
+        for (i, (day, amount)) in
+            [(3, 4512_i64), (9, 2300), (11, 8810), (20, 1299), (27, 6400), (33, 2210), (40, 5120)]
+                .iter()
+                .enumerate()
+        {
+            let date =
+                jiff::civil::date(2026, 1, 1).checked_add(jiff::Span::new().days(*day)).unwrap();
+            transactions.push(charge(
+                100 + i,
+                &date.to_string(),
+                -amount,
+                "REWE MARKT 4411 BERLIN",
+            ));
+        }
+        let found = detect(&transactions);
+        let names: Vec<&str> = found.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(found.len(), 2, "{names:?}");
+        assert!(names.iter().all(|n| n.starts_with("Apple (")), "{names:?}");
+    }
+
+    #[test]
+    fn weekly_needs_a_steady_amount_and_two_charges_need_a_long_cycle() {
+        let weekly: Vec<Transaction> = (0..8)
+            .map(|w| {
+                let date =
+                    jiff::civil::date(2026, 1, 5).checked_add(jiff::Span::new().weeks(w)).unwrap();
+                charge(w as usize, &date.to_string(), -(500 + 37 * w), "BAKERY")
+            })
+            .collect();
+        assert!(detect(&weekly).is_empty(), "a weekly charge whose amount moves is shopping");
+        let yearly = vec![
+            charge(1, "2025-03-01", -1200, "DOMAIN REGISTRAR"),
+            charge(2, "2026-03-02", -1200, "DOMAIN REGISTRAR"),
+        ];
+        assert_eq!(detect(&yearly)[0].cycle, "yearly");
+        let two_monthly =
+            vec![charge(1, "2026-01-01", -900, "X"), charge(2, "2026-02-01", -900, "X")];
+        assert!(detect(&two_monthly).is_empty(), "two monthly charges are not enough");
+    }
+
+    #[test]
+    fn charges_that_stopped_are_reported_as_ended() {
+        let mut transactions = monthly("GYMPOWER LTD", 2990, 4);
+        transactions.push(charge(99, "2026-12-20", -500, "COFFEE"));
+        let gym = &detect(&transactions)[0];
+        assert!(!gym.active, "{gym:?}");
+    }
+}

@@ -12,8 +12,8 @@ use crate::{Transaction, merchant};
 
 /// A cycle Exhale looks for, its preset name and the gap in days it means, with the tolerance.
 const CYCLES: &[(&str, f64, f64)] = &[
-    ("weekly", 7.0, 1.5),
-    ("every_two_weeks", 14.0, 2.5),
+    ("weekly", 7.0, 2.5),
+    ("every_two_weeks", 14.0, 3.5),
     ("monthly", 30.44, 4.0),
     ("every_two_months", 60.9, 6.0),
     ("quarterly", 91.3, 9.0),
@@ -278,9 +278,14 @@ pub fn detect(transactions: &[Transaction]) -> Vec<Candidate> {
     let mut candidates: Vec<Candidate> = groups
         .into_iter()
         .flat_map(|((merchant, _), (name, currency, charges))| {
+            let total = charges.len();
             let clusters = amount_clusters(charges);
             let several = clusters.len() > 1;
             clusters.into_iter().filter_map(move |cluster| {
+                // A few same-priced charges among a shop's many are chance, not a subscription.
+                if cluster.len() < 4 && cluster.len() * 4 < total {
+                    return None;
+                }
                 let mut found =
                     candidate(&merchant, name.clone(), currency, cluster, statement_end)?;
                 if several {

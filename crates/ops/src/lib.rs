@@ -19,6 +19,7 @@ pub mod common;
 pub mod docs;
 pub mod error;
 pub mod household;
+pub mod import;
 pub mod op;
 pub mod organise;
 pub mod registry;

@@ -2,7 +2,9 @@
 
 use std::sync::LazyLock;
 
-use crate::{access, activity, charges, household, op::OpMeta, organise, reports, subscriptions};
+use crate::{
+    access, activity, charges, household, import, op::OpMeta, organise, reports, subscriptions,
+};
 
 /// Expands to the list of op types; used by [`all`] and, through `for_each_op!`, by the
 /// implementation to check that every op has a handler.
@@ -47,6 +49,7 @@ macro_rules! op_list {
             reports::GetSpendingHistory,
             reports::ListPriceChanges,
             reports::FindSavings,
+            import::ParseStatement,
             reports::ListAttentionItems,
             activity::ListActivity,
             activity::Undo,

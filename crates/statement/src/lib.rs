@@ -76,3 +76,55 @@ pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, State
     statement.notes.insert(0, format!("{encoding}, {delimiter}"));
     Ok(statement)
 }
+
+/// Decodes standard base64 (with or without padding, line breaks ignored); `None` when it is
+/// not base64.
+pub fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    };
+    let symbols: Vec<u8> = text.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
+    let symbols =
+        symbols.strip_suffix(b"==").or_else(|| symbols.strip_suffix(b"=")).unwrap_or(&symbols);
+    if symbols.len() % 4 == 1 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(symbols.len() * 3 / 4);
+    for chunk in symbols.chunks(4) {
+        let values: Vec<u8> = chunk.iter().map(|&c| value(c)).collect::<Option<_>>()?;
+        let n =
+            values.iter().enumerate().fold(0u32, |n, (i, &v)| n | (u32::from(v) << (18 - 6 * i)));
+        let bytes = n.to_be_bytes();
+        out.extend_from_slice(&bytes[1..values.len()]);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_both_alphabets_and_without_padding() {
+        assert_eq!(decode_base64("SGVsbG8sIHdvcmxkIQ==").unwrap(), b"Hello, world!");
+        assert_eq!(decode_base64("SGVsbG8sIHdvcmxkIQ").unwrap(), b"Hello, world!");
+        assert_eq!(decode_base64("//79\n").unwrap(), vec![0xFF, 0xFE, 0xFD]);
+        assert_eq!(decode_base64("__79").unwrap(), vec![0xFF, 0xFE, 0xFD]);
+        assert_eq!(decode_base64("not base64!"), None);
+    }
+
+    #[test]
+    fn huge_files_are_refused_before_reading() {
+        let eur = Currency::parse("EUR").unwrap();
+        let big = vec![b'a'; MAX_BYTES + 1];
+        assert_eq!(
+            read(&big, eur),
+            Err(StatementError::TooLarge { size: MAX_BYTES + 1, max: MAX_BYTES })
+        );
+    }
+}

@@ -6,6 +6,7 @@ mod activity;
 mod briefing;
 mod charges;
 pub(crate) mod household;
+mod import;
 mod organise;
 mod reports;
 mod subscriptions;
@@ -120,8 +121,8 @@ pub(crate) fn parse_input<T: DeserializeOwned>(input: Value) -> Result<T, OpErro
 
 pub(crate) fn registry() -> Registry {
     use ops::{
-        access as a, activity as act, charges as c, household as h, organise as o, reports as r,
-        subscriptions as s,
+        access as a, activity as act, charges as c, household as h, import as i, organise as o,
+        reports as r, subscriptions as s,
     };
     let mut reg = Registry(HashMap::new());
     reg.add::<r::GetContext>(reports::get_context);
@@ -162,6 +163,7 @@ pub(crate) fn registry() -> Registry {
     reg.add::<r::GetSpendingHistory>(reports::spending_history);
     reg.add::<r::ListPriceChanges>(reports::price_changes);
     reg.add::<r::FindSavings>(reports::find_savings);
+    reg.add::<i::ParseStatement>(import::parse_statement);
     reg.add::<r::ListAttentionItems>(reports::attention_items);
     reg.add::<act::ListActivity>(activity::list);
     reg.add::<act::Undo>(activity::undo);

@@ -13,6 +13,11 @@ fn read_input(op: &str, w: &World) -> Value {
         "list_upcoming_charges" => json!({"days": 366}),
         "get_spending_history" => json!({"months": 60}),
         "list_price_changes" => json!({"since": "2000-01-01"}),
+        // Matching with private subscriptions is checked in import.rs (the statement would
+        // name them itself).
+        "parse_statement" => json!({"content": (1..=4)
+            .map(|m| format!("2026-0{m}-01,GYMPOWER 12{m}4,-30.00\n"))
+            .collect::<String>()}),
         _ => json!({}),
     }
 }

@@ -9,6 +9,7 @@ mod catalog;
 mod cli;
 mod conformance;
 mod fixtures;
+mod import;
 mod inspector;
 mod isolation;
 mod mcp;

@@ -1,0 +1,147 @@
+//! `parse_statement` through the catalog and REST: bank exports in the shapes banks write,
+//! candidates matched with existing subscriptions and categories, and every kind of bad
+//! input refused with a message while nothing is stored.
+
+use serde_json::{Value, json};
+
+use crate::fixtures::World;
+
+/// Four months of a small household, UK style.
+fn uk_export() -> String {
+    let mut out = String::from("Date,Description,Amount\n");
+    for month in 1..=4 {
+        out.push_str(&format!("15/{month:02}/2026,NETFLIX.COM 866{month}7172,-12.99\n"));
+        out.push_str(&format!("03/{month:02}/2026,GYMPOWER LTD #00{month}2,-29.90\n"));
+        out.push_str(&format!(
+            "0{month}/{month:02}/2026,TESCO STORES {month}21,-{}.{}\n",
+            20 + month * 7,
+            month * 13
+        ));
+        out.push_str(&format!("25/{month:02}/2026,SALARY ACME,\"2,500.00\"\n"));
+    }
+    out.push_str("31/02/2026,BROKEN ROW,-1.00\n");
+    out
+}
+
+async fn parse(w: &World, input: Value) -> Result<Value, ops::OpError> {
+    w.env.call(&w.ana, "parse_statement", input).await
+}
+
+#[tokio::test]
+async fn a_statement_becomes_candidates_matched_with_what_exists() {
+    let w = World::new().await;
+    let before = w.env.dump().await;
+    let parsed = parse(&w, json!({"content": uk_export()})).await.unwrap();
+    assert_eq!(parsed["transaction_count"], 16);
+    assert_eq!(parsed["problems"][0]["line"], 18, "{parsed}");
+    assert!(parsed["notes"][0].as_str().unwrap().contains("comma-separated"), "{parsed}");
+    let candidates = parsed["candidates"].as_array().unwrap();
+    let names: Vec<&str> = candidates.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names.len(), 2, "groceries and salary are not subscriptions: {names:?}");
+    let netflix = candidates.iter().find(|c| c["merchant"] == "NETFLIX").unwrap();
+    assert_eq!(netflix["existing"]["id"], w.netflix, "Ana has Netflix already");
+    assert_eq!(
+        (netflix["cycle"].as_str(), netflix["amount"]["amount"].as_str()),
+        (Some("monthly"), Some("12.99"))
+    );
+    assert_eq!(netflix["next_expected_on"], "2026-05-15");
+    assert_eq!(netflix["charges"].as_array().unwrap().len(), 4);
+    let gym = candidates.iter().find(|c| c["merchant"] == "GYMPOWER").unwrap();
+    assert!(gym["existing"].is_null());
+    assert_eq!(gym["category"]["name"], "Fitness & health");
+    assert_eq!(w.env.dump().await, before, "reading a statement stores nothing");
+}
+
+#[tokio::test]
+async fn a_charge_matches_only_subscriptions_the_person_can_see() {
+    let w = World::new().await;
+    let statement: String =
+        (1..=4).map(|m| format!("2026-0{m}-01,BOB'S GYM 12{m}4,-30.00\n")).collect();
+    let as_ana = parse(&w, json!({"content": statement})).await.unwrap();
+    assert!(as_ana["candidates"][0]["existing"].is_null(), "Bob's gym is private to Bob: {as_ana}");
+    let as_bob =
+        w.env.call(&w.bob, "parse_statement", json!({"content": statement})).await.unwrap();
+    assert_eq!(as_bob["candidates"][0]["existing"]["id"], w.bobs_gym);
+    let as_cai =
+        w.env.call(&w.cai, "parse_statement", json!({"content": uk_export()})).await.unwrap();
+    let netflix = as_cai["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["merchant"] == "NETFLIX")
+        .unwrap();
+    assert_eq!(netflix["existing"]["id"], w.other_household_sub, "Cai's own Netflix, not Ana's");
+}
+
+#[tokio::test]
+async fn exports_in_other_encodings_come_as_base64() {
+    let w = World::new().await;
+    let text = uk_export().replace(',', "\t").replace("\"2\t500.00\"", "2500.00");
+    let utf16: Vec<u8> =
+        [0xFF, 0xFE].into_iter().chain(text.encode_utf16().flat_map(u16::to_le_bytes)).collect();
+    let encoded = base64(&utf16);
+    let parsed = parse(&w, json!({"content_base64": encoded})).await.unwrap();
+    assert_eq!(parsed["transaction_count"], 16, "{parsed}");
+    assert!(parsed["notes"][0].as_str().unwrap().starts_with("UTF-16, tab-separated"), "{parsed}");
+}
+
+#[tokio::test]
+async fn bad_statements_are_refused_with_a_message_and_nothing_is_stored() {
+    let w = World::new().await;
+    let before = w.env.dump().await;
+    let cases: Vec<(Value, &str)> = vec![
+        (json!({}), "Give the statement's text as content"),
+        (json!({"content": "a", "content_base64": "YQ=="}), "not both"),
+        (json!({"content": ""}), "empty"),
+        (json!({"content_base64": "%%%"}), "not base64"),
+        (json!({"content_base64": base64(&[0, 1, 2, 3, 200, 201, 0, 0, 7, 8])}), "not a text file"),
+        (json!({"content": "name,colour\nx,red\n"}), "no column of dates and amounts"),
+        (
+            json!({"content": "x".repeat(ops::import::MAX_STATEMENT_BYTES + 1)}),
+            "Export a shorter period",
+        ),
+        (json!({"content": "Date,Description,Amount\n2026-01-01,A,12abc\n"}), "not an amount"),
+    ];
+    for (input, expected) in cases {
+        let err = parse(&w, input.clone()).await.unwrap_err();
+        assert_eq!(err.code(), "invalid_input", "{input}");
+        let message = err.text().render();
+        assert!(message.contains(expected), "{expected:?} not in {message:?}");
+    }
+    // Spreadsheet formulas in descriptions are text, like any other.
+    let formula = "Date,Description,Amount\n2026-01-05,=HYPERLINK(\"x\"),-5.00\n2026-02-05,=HYPERLINK(\"x\"),-5.00\n2026-03-05,=HYPERLINK(\"x\"),-5.00\n";
+    let parsed = parse(&w, json!({"content": formula})).await.unwrap();
+    assert_eq!(parsed["transactions"][0]["description"], "=HYPERLINK(\"x\")");
+    assert_eq!(w.env.dump().await, before);
+}
+
+#[tokio::test]
+async fn a_read_token_may_parse_over_rest() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let response = reqwest::Client::new()
+        .post(server.url("/api/v1/ops/parse_statement"))
+        .bearer_auth(token)
+        .json(&json!({"content": uk_export()}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let body: Value = response.json().await.unwrap();
+    assert_eq!(body["candidates"].as_array().unwrap().len(), 2);
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n =
+            chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..=chunk.len() {
+            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+        }
+        out.push_str(&"=".repeat(3 - chunk.len()));
+    }
+    out
+}

@@ -50,6 +50,7 @@ macro_rules! op_list {
             reports::ListPriceChanges,
             reports::FindSavings,
             import::ParseStatement,
+            import::ImportSubscriptions,
             reports::ListAttentionItems,
             activity::ListActivity,
             activity::Undo,

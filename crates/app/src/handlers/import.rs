@@ -1,22 +1,30 @@
 //! `parse_statement`: a bank export read by the `statement` crate, its recurring charges
 //! proposed as subscriptions, each matched with the household's categories and with the
 //! subscriptions it already has (so a second import proposes no duplicates).
+//! `import_subscriptions`: the reviewed ones created with their price history, skipping what
+//! exists, so running an import twice creates nothing twice.
 
 use domain::{Currency, Text};
 use ops::{
     OpError,
     common::Ref,
     import::{
-        ChargeSeen, MAX_STATEMENT_BYTES, ParseStatementInput, ParsedStatement, PriceChangeSeen,
-        RecurringCandidate, StatementProblem, StatementTransaction,
+        ChargeSeen, ImportResult, ImportSubscriptionsInput, MAX_STATEMENT_BYTES,
+        ParseStatementInput, ParsedStatement, PriceChangeSeen, RecurringCandidate, SkippedItem,
+        StatementProblem, StatementTransaction,
     },
+    subscriptions::CreateSubscriptionInput,
 };
 
 use crate::{
     ctx::{Ctx, invalid},
+    handlers::subscriptions::create_with_prices,
     invoke::StoreExt,
-    views::amount,
+    views::{self, amount},
 };
+
+/// The most items one import creates.
+const MAX_IMPORT: usize = 200;
 
 /// How many transactions the result shows, for a look; the candidates carry their own.
 const SHOWN_TRANSACTIONS: usize = 100;
@@ -134,4 +142,105 @@ pub(crate) fn parse_statement(
         notes: read.notes,
         candidates,
     })
+}
+
+pub(crate) fn import_subscriptions(
+    ctx: &mut Ctx<'_>,
+    input: ImportSubscriptionsInput,
+) -> Result<ImportResult, OpError> {
+    if input.items.is_empty() || input.items.len() > MAX_IMPORT {
+        return Err(invalid(
+            "/items",
+            Text::new("Give 1 to {max} items, from parse_statement's candidates.")
+                .with("max", MAX_IMPORT),
+        ));
+    }
+    // What exists, by merchant and currency; items created here join it, so the same item
+    // twice in one import is created once.
+    let mut existing: Vec<(String, Currency, Ref)> = ctx
+        .visible_subscriptions()?
+        .iter()
+        .map(|s| {
+            (statement::merchant::key(&s.name), s.currency, Ref { id: s.id, name: s.name.clone() })
+        })
+        .collect();
+    let mut result = ImportResult { created: Vec::new(), skipped: Vec::new() };
+    for (index, item) in input.items.into_iter().enumerate() {
+        let at = |field: &str| format!("/items/{index}/{field}");
+        let currency = match &item.currency {
+            Some(code) => views::parse_currency(&at("currency"), code)?,
+            None => ctx.household.currency,
+        };
+        let key = statement::merchant::key(&item.name);
+        if let Some((_, _, found)) = existing.iter().find(|(k, c, _)| *k == key && *c == currency) {
+            result.skipped.push(SkippedItem {
+                name: item.name,
+                reason: "A subscription for this merchant exists already.".into(),
+                existing: Some(found.clone()),
+            });
+            continue;
+        }
+        let mut charges = Vec::with_capacity(item.charges.len());
+        for (n, charge) in item.charges.iter().enumerate() {
+            let date = views::parse_date(&at(&format!("charges/{n}/date")), &charge.date)?;
+            let minor =
+                views::parse_amount(&at(&format!("charges/{n}/amount")), &charge.amount, currency)?;
+            charges.push((date, minor));
+        }
+        charges.sort_unstable();
+        let Some(&(first, first_price)) = charges.first() else {
+            return Err(invalid(
+                &at("charges"),
+                Text::new(
+                    "Give the charges the statement showed (at least one); parse_statement lists them with each candidate.",
+                ),
+            ));
+        };
+        // The price history: the first charge's amount, then every change, ending at the price
+        // the person confirmed.
+        let current = views::parse_amount(&at("amount"), &item.amount, currency)?;
+        let mut prices: Vec<(jiff::civil::Date, i64)> = Vec::new();
+        let mut last = first_price;
+        for &(on, minor) in &charges[1..] {
+            if minor != last {
+                prices.push((on, minor));
+                last = minor;
+            }
+        }
+        if current != last {
+            let on = charges.last().map_or(first, |&(on, _)| on);
+            prices.retain(|(date, _)| *date != on);
+            prices.push((on, current));
+        }
+        let created = create_with_prices(
+            ctx,
+            CreateSubscriptionInput {
+                name: item.name,
+                amount: domain::money::Money::new(first_price, currency).to_decimal_string(),
+                currency: Some(currency.code().to_owned()),
+                cycle: item.cycle,
+                next_charge_on: Some(first.to_string()),
+                trial_ends_on: None,
+                ends_on: None,
+                url: None,
+                notes: Some("Imported from a bank statement.".to_owned()),
+                category_id: item.category_id,
+                payment_method_id: item.payment_method_id,
+                tags: Vec::new(),
+                owner_id: None,
+                visibility: None,
+            },
+            &prices,
+        )
+        .map_err(|err| match err {
+            OpError::InvalidInput { pointer, message } => {
+                OpError::InvalidInput { pointer: format!("/items/{index}{pointer}"), message }
+            }
+            other => other,
+        })?;
+        let reference = Ref { id: created.id, name: created.name.clone() };
+        existing.push((key, currency, reference.clone()));
+        result.created.push(reference);
+    }
+    Ok(result)
 }

@@ -164,6 +164,7 @@ pub(crate) fn registry() -> Registry {
     reg.add::<r::ListPriceChanges>(reports::price_changes);
     reg.add::<r::FindSavings>(reports::find_savings);
     reg.add::<i::ParseStatement>(import::parse_statement);
+    reg.add::<i::ImportSubscriptions>(import::import_subscriptions);
     reg.add::<r::ListAttentionItems>(reports::attention_items);
     reg.add::<act::ListActivity>(activity::list);
     reg.add::<act::Undo>(activity::undo);

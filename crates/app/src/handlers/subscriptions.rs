@@ -217,6 +217,16 @@ pub(crate) fn create(
     ctx: &mut Ctx<'_>,
     input: CreateSubscriptionInput,
 ) -> Result<Subscription, OpError> {
+    create_with_prices(ctx, input, &[])
+}
+
+/// [`create`], with price changes after the first charge (an import's history) set before
+/// past charges are recorded and the change is audited.
+pub(crate) fn create_with_prices(
+    ctx: &mut Ctx<'_>,
+    input: CreateSubscriptionInput,
+    later_prices: &[(Date, i64)],
+) -> Result<Subscription, OpError> {
     let name = views::clean_name("/name", &input.name, views::MAX_NAME)?;
     let currency = match &input.currency {
         Some(code) => views::parse_currency("/currency", code)?,
@@ -315,6 +325,9 @@ pub(crate) fn create(
     row.id = id;
     subs::set_tags(ctx.db, id, &tags).or_internal()?;
     subs::set_price(ctx.db, id, anchor_on, price).or_internal()?;
+    for &(on, minor) in later_prices.iter().filter(|(on, _)| *on > anchor_on) {
+        subs::set_price(ctx.db, id, on, minor).or_internal()?;
+    }
     let row = load(ctx, id)?;
     jobs::materialise_subscription(ctx.db, &row, ctx.today).or_internal()?;
     let summary = Text::new("Added {name}: {price} {cycle}")

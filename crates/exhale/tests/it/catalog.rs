@@ -58,6 +58,14 @@ fn cases() -> Vec<Case> {
         },
         case("cancel_subscription", |w| json!({"id": w.netflix, "ends_on": "2026-12-31"})),
         case("delete_subscription", |w| json!({"id": w.netflix})),
+        case("import_subscriptions", |w| {
+            json!({"items": [
+                {"name": "Gympower", "amount": "31.90", "cycle": "monthly", "category_id": w.streaming,
+                 "charges": [{"date": "2026-08-03", "amount": "29.90"}, {"date": "2026-09-03", "amount": "29.90"},
+                             {"date": "2026-10-03", "amount": "31.90"}]},
+                {"name": "Netflix", "amount": "12.99", "cycle": "monthly", "charges": [{"date": "2026-10-15", "amount": "12.99"}]},
+            ]})
+        }),
         case(
             "bulk_update_subscriptions",
             |w| json!({"ids": [w.netflix, w.spotify], "action": "delete"}),

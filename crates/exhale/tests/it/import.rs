@@ -145,3 +145,127 @@ fn base64(bytes: &[u8]) -> String {
     }
     out
 }
+
+#[tokio::test]
+async fn reviewed_candidates_are_imported_with_their_price_history_once() {
+    let w = World::new().await;
+    let parsed = parse(&w, json!({"content": uk_export()})).await.unwrap();
+    // The person keeps the candidates that are not subscriptions yet, renaming the gym.
+    let items: Vec<Value> = parsed["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["existing"].is_null() && c["active"] == true)
+        .map(|c| {
+            json!({
+                "name": if c["merchant"] == "GYMPOWER" { json!("Gym Power") } else { c["name"].clone() },
+                "amount": c["amount"]["amount"],
+                "cycle": c["cycle"],
+                "category_id": c["category"]["id"],
+                "charges": c["charges"].as_array().unwrap().iter()
+                    .map(|ch| json!({"date": ch["date"], "amount": ch["amount"]["amount"]})).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    assert_eq!(items.len(), 1);
+    let before = w.env.dump().await;
+    let preview =
+        w.env.dry_run(&w.ana, "import_subscriptions", json!({"items": items})).await.unwrap();
+    assert_eq!(preview["created"][0]["name"], "Gym Power");
+    assert_eq!(w.env.dump().await, before, "a dry run creates nothing");
+
+    let imported =
+        w.env.call(&w.ana, "import_subscriptions", json!({"items": items})).await.unwrap();
+    let id = imported["created"][0]["id"].as_i64().unwrap();
+    let gym = w.env.call(&w.ana, "get_subscription", json!({"id": id})).await.unwrap();
+    assert_eq!(
+        (gym["name"].as_str(), gym["cycle"]["preset"].as_str()),
+        (Some("Gym Power"), Some("monthly"))
+    );
+    assert_eq!(gym["anchor_on"], "2026-01-03", "the series starts at the first charge seen");
+    assert_eq!(gym["category"]["name"], "Fitness & health");
+    let charges = w
+        .env
+        .call(&w.ana, "list_charges", json!({"subscription_id": id, "limit": 50}))
+        .await
+        .unwrap();
+    assert!(charges["total"].as_u64().unwrap() >= 4, "past charges are recorded: {charges}");
+
+    // The same import again creates nothing, and says why.
+    let again = w.env.call(&w.ana, "import_subscriptions", json!({"items": items})).await.unwrap();
+    assert_eq!(again["created"], json!([]));
+    assert_eq!(again["skipped"][0]["existing"]["id"], id);
+
+    // A price rise in the charges becomes the price history; past charges follow it.
+    let rising = json!({"items": [{"name": "Streamy", "amount": "9.99", "cycle": "monthly", "charges": [
+        {"date": "2026-07-10", "amount": "7.99"}, {"date": "2026-08-10", "amount": "7.99"}, {"date": "2026-09-10", "amount": "9.99"},
+    ]}]});
+    let created = w.env.call(&w.ana, "import_subscriptions", rising).await.unwrap();
+    let id = created["created"][0]["id"].as_i64().unwrap();
+    let streamy = w.env.call(&w.ana, "get_subscription", json!({"id": id})).await.unwrap();
+    let history: Vec<(&str, &str)> = streamy["price_history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["effective_on"].as_str().unwrap(), p["price"]["amount"].as_str().unwrap()))
+        .collect();
+    assert_eq!(history, vec![("2026-07-10", "7.99"), ("2026-09-10", "9.99")]);
+    let charges = w
+        .env
+        .call(&w.ana, "list_charges", json!({"subscription_id": id, "limit": 50}))
+        .await
+        .unwrap();
+    let paid: Vec<&str> = charges["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["amount"]["amount"].as_str().unwrap())
+        .collect();
+    assert!(paid.contains(&"7.99") && paid.contains(&"9.99"), "{paid:?}");
+}
+
+#[tokio::test]
+async fn an_import_with_a_bad_item_creates_nothing_and_points_at_it() {
+    let w = World::new().await;
+    let before = w.env.dump().await;
+    let items = json!([
+        {"name": "Fine", "amount": "5.00", "cycle": "monthly", "charges": [{"date": "2026-10-01", "amount": "5.00"}]},
+        {"name": "Broken", "amount": "5.00", "cycle": "monthly", "charges": [{"date": "2026-02-30", "amount": "5.00"}]},
+    ]);
+    let err =
+        w.env.call(&w.ana, "import_subscriptions", json!({"items": items})).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    let ops::OpError::InvalidInput { pointer, .. } = &err else { panic!("{err:?}") };
+    assert_eq!(pointer, "/items/1/charges/0/date");
+    let none = w
+        .env
+        .call(
+            &w.ana,
+            "import_subscriptions",
+            json!({"items": [{"name": "X", "amount": "1", "cycle": "monthly", "charges": []}]}),
+        )
+        .await
+        .unwrap_err();
+    assert!(none.text().render().contains("at least one"), "{none:?}");
+    assert_eq!(
+        w.env.call(&w.ana, "import_subscriptions", json!({"items": []})).await.unwrap_err().code(),
+        "invalid_input"
+    );
+    assert_eq!(w.env.dump().await, before, "one bad item and nothing is imported");
+    // A read token cannot import; a write token's import waits for the person's yes.
+    let (_, reader) = w.env.token(&w.ana, "read").await;
+    assert_eq!(
+        w.env
+            .call(&reader, "import_subscriptions", json!({"items": items}))
+            .await
+            .unwrap_err()
+            .code(),
+        "forbidden"
+    );
+    let (_, writer) = w.env.token(&w.ana, "write").await;
+    let fine = json!({"items": [items[0].clone()]});
+    assert_eq!(
+        w.env.call(&writer, "import_subscriptions", fine).await.unwrap_err().code(),
+        "confirmation_required"
+    );
+}

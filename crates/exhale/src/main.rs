@@ -7,6 +7,7 @@
 
 mod config;
 mod demo;
+mod import;
 mod serve;
 
 use std::{io::Read as _, net::SocketAddr, path::PathBuf, process::ExitCode, sync::Arc};
@@ -75,6 +76,21 @@ enum Command {
     Token {
         #[command(subcommand)]
         command: TokenCommand,
+    },
+    /// Read a bank export (CSV), show the recurring charges found, and with --apply import
+    /// the new ones as subscriptions.
+    Import {
+        /// The export as the bank gave it (CSV in any common dialect and encoding).
+        path: PathBuf,
+        /// Import the ones marked + (otherwise only show the review list).
+        #[arg(long)]
+        apply: bool,
+        /// Propose only candidates at least this confident (0 to 1).
+        #[arg(long, default_value_t = 0.6)]
+        min_confidence: f64,
+        /// The member to act as (email). Default: the only owner.
+        #[arg(long = "as")]
+        as_member: Option<String>,
     },
     /// Write a consistent copy of the database to PATH (safe while the server runs).
     Backup { path: PathBuf },
@@ -250,6 +266,13 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
                     return Ok(ExitCode::from(1));
                 }
             }
+        }
+        Command::Import { path, apply, min_confidence, as_member } => {
+            let caller = match as_member {
+                Some(email) => app.person(&email, Via::Cli).await.map_err(op_error)?,
+                None => app.sole_owner(Via::Cli).await.map_err(op_error)?,
+            };
+            return import::run(&app, &caller, &path, apply, min_confidence).await;
         }
         Command::Member {
             command:

@@ -287,3 +287,41 @@ async fn serve_prints_a_setup_link_that_opens_the_first_run_page() {
     Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+#[test]
+fn exhale_import_shows_the_review_list_and_imports_only_with_apply() {
+    let dir = TempDir::new();
+    owner_with_token(&dir, "read");
+    // A German export in Windows-1252: semicolons, decimal commas, account lines on top.
+    let mut export = String::from("Konto;DE12\n\nBuchungstag;Empfänger;Betrag\n");
+    for month in 1..=5 {
+        export.push_str(&format!("0{month}.0{month}.2026;NETFLIX.COM 86{month}5;-13,99\n"));
+        export
+            .push_str(&format!("1{month}.0{month}.2026;REWE {month}1{month};-{month}3,1{month}\n"));
+    }
+    let bytes: Vec<u8> = export.chars().map(|c| if c == 'ä' { 0xE4 } else { c as u8 }).collect();
+    let file = dir.path().join("umsaetze.csv");
+    std::fs::write(&file, bytes).unwrap();
+    let path = file.to_str().unwrap();
+
+    let review = stdout(&exhale(&dir, &["import", path], ""));
+    assert!(review.contains("Read 10 transactions (Windows-1252, semicolon-separated"), "{review}");
+    assert!(review.contains(" + Netflix") && review.contains("Run again with --apply"), "{review}");
+    let listed = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
+    assert!(!listed.contains("Netflix"), "showing the list imports nothing");
+
+    let applied = stdout(&exhale(&dir, &["import", path, "--apply"], ""));
+    assert!(applied.contains("Imported 1: Netflix."), "{applied}");
+    let again = stdout(&exhale(&dir, &["import", path, "--apply"], ""));
+    assert!(
+        again.contains("already: Netflix") && again.contains("Nothing new to import."),
+        "{again}"
+    );
+
+    // A file too large is refused by its size, before it is read.
+    let huge = dir.path().join("huge.csv");
+    std::fs::File::create(&huge).unwrap().set_len(2 * 1024 * 1024 * 1024).unwrap();
+    let refused = exhale(&dir, &["import", huge.to_str().unwrap()], "");
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("Export a shorter period"));
+}

@@ -7,21 +7,6 @@ use anyhow::Context as _;
 use ops::{Caller, Catalog as _, Mode, import::MAX_STATEMENT_BYTES};
 use serde_json::{Value, json};
 
-/// Standard base64, for files that are not UTF-8 text.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n =
-            chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
-        for i in 0..=chunk.len() {
-            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-        out.push_str(&"=".repeat(3 - chunk.len()));
-    }
-    out
-}
-
 /// Whether a candidate is proposed for import: active, new, and confident enough.
 fn proposed(candidate: &Value, min_confidence: f64) -> bool {
     candidate["active"] == true
@@ -48,7 +33,7 @@ pub(crate) async fn run(
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let input = match String::from_utf8(bytes) {
         Ok(text) => json!({"content": text}),
-        Err(err) => json!({"content_base64": base64(err.as_bytes())}),
+        Err(err) => json!({"content_base64": ops::import::encode_base64(err.as_bytes())}),
     };
     let parsed = match app.call_json(caller, "parse_statement", input, Mode::Apply).await {
         Ok(parsed) => parsed,

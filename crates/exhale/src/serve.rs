@@ -35,11 +35,12 @@ pub(crate) fn router(
         .with_own_origins(port),
     )
     .context("cannot set up /mcp")?;
+    // The web app limits its own request bodies (a statement upload may be larger).
     Ok(api::router()
         .with_state(http::AppState::new(catalog))
         .merge(mcp)
-        .merge(web)
         .layer(tower_http::limit::RequestBodyLimitLayer::new(config.max_request_bytes))
+        .merge(web)
         .layer(tower_http::trace::TraceLayer::new_for_http()))
 }
 

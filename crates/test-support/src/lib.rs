@@ -169,8 +169,8 @@ impl TestEnv {
         let router = api::router()
             .with_state(http::AppState::new(catalog))
             .merge(mcp)
-            .merge(web)
-            .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024));
+            .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024))
+            .merge(web);
         serve_router(listener, router)
     }
 }

@@ -110,6 +110,16 @@ pub fn router(
             get(pages::settings::confirm_remove).post(pages::settings::remove),
         )
         .route("/invite/{code}", get(pages::settings::invitation).post(pages::settings::accept))
+        .route(
+            "/import",
+            get(pages::import::show)
+                .post(pages::import::upload)
+                // A statement may be larger than other requests (a year of a busy account).
+                .layer(axum::extract::DefaultBodyLimit::max(
+                    ops::import::MAX_STATEMENT_BYTES + 64 * 1024,
+                )),
+        )
+        .route("/import/apply", post(pages::import::apply))
         .route("/export", get(pages::export::show))
         .route("/export/exhale-export.json", get(pages::export::json_file))
         .route("/export/exhale-subscriptions.csv", get(pages::export::subscriptions_csv))

@@ -33,6 +33,8 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("tokens.html", include_str!("../templates/tokens.html")),
     ("connect.html", include_str!("../templates/connect.html")),
     ("export.html", include_str!("../templates/export.html")),
+    ("import.html", include_str!("../templates/import.html")),
+    ("import_review.html", include_str!("../templates/import_review.html")),
     ("organise.html", include_str!("../templates/organise.html")),
     ("settings.html", include_str!("../templates/settings.html")),
     ("invitation.html", include_str!("../templates/invitation.html")),

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use crate::fixtures::World;
 
 /// Four months of a small household, UK style.
-fn uk_export() -> String {
+pub(crate) fn uk_export() -> String {
     let mut out = String::from("Date,Description,Amount\n");
     for month in 1..=4 {
         out.push_str(&format!("15/{month:02}/2026,NETFLIX.COM 866{month}7172,-12.99\n"));
@@ -79,7 +79,7 @@ async fn exports_in_other_encodings_come_as_base64() {
     let text = uk_export().replace(',', "\t").replace("\"2\t500.00\"", "2500.00");
     let utf16: Vec<u8> =
         [0xFF, 0xFE].into_iter().chain(text.encode_utf16().flat_map(u16::to_le_bytes)).collect();
-    let encoded = base64(&utf16);
+    let encoded = ops::import::encode_base64(&utf16);
     let parsed = parse(&w, json!({"content_base64": encoded})).await.unwrap();
     assert_eq!(parsed["transaction_count"], 16, "{parsed}");
     assert!(parsed["notes"][0].as_str().unwrap().starts_with("UTF-16, tab-separated"), "{parsed}");
@@ -94,7 +94,10 @@ async fn bad_statements_are_refused_with_a_message_and_nothing_is_stored() {
         (json!({"content": "a", "content_base64": "YQ=="}), "not both"),
         (json!({"content": ""}), "empty"),
         (json!({"content_base64": "%%%"}), "not base64"),
-        (json!({"content_base64": base64(&[0, 1, 2, 3, 200, 201, 0, 0, 7, 8])}), "not a text file"),
+        (
+            json!({"content_base64": ops::import::encode_base64(&[0, 1, 2, 3, 200, 201, 0, 0, 7, 8])}),
+            "not a text file",
+        ),
         (json!({"content": "name,colour\nx,red\n"}), "no column of dates and amounts"),
         (
             json!({"content": "x".repeat(ops::import::MAX_STATEMENT_BYTES + 1)}),
@@ -130,20 +133,6 @@ async fn a_read_token_may_parse_over_rest() {
     assert_eq!(response.status(), 200);
     let body: Value = response.json().await.unwrap();
     assert_eq!(body["candidates"].as_array().unwrap().len(), 2);
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let n =
-            chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
-        for i in 0..=chunk.len() {
-            out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-        }
-        out.push_str(&"=".repeat(3 - chunk.len()));
-    }
-    out
 }
 
 #[tokio::test]

@@ -80,6 +80,35 @@ impl Visitor {
         self.finish(response).await
     }
 
+    /// Posts a multipart form with text fields and one file, as a browser uploads.
+    pub(crate) async fn upload(
+        &mut self,
+        path: &str,
+        fields: &[(&str, &str)],
+        file: (&str, &[u8]),
+    ) -> Page {
+        let boundary = "exhale-test-boundary-7MA4YWxkTrZu0gW";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend_from_slice(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes());
+        }
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{}\"; filename=\"export.csv\"\r\nContent-Type: text/csv\r\n\r\n", file.0).as_bytes(),
+        );
+        body.extend_from_slice(file.1);
+        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let response = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("cookie", self.cookie_header())
+            .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        self.finish(response).await
+    }
+
     /// The value of the hidden field `name` on `page`.
     pub(crate) fn hidden(page: &Page, name: &str) -> String {
         let marker = format!(r#"name="{name}" value=""#);
@@ -1099,4 +1128,80 @@ async fn ticked_subscriptions_change_together_and_a_bulk_delete_is_confirmed_fir
         .await;
     assert_ne!(mixed.status, StatusCode::OK);
     assert_eq!(w.env.dump().await, before);
+}
+
+#[tokio::test]
+async fn a_statement_is_uploaded_reviewed_confirmed_and_imported_once() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let csrf = Visitor::hidden(&ana.get("/import").await, "csrf");
+
+    let empty = ana.upload("/import", &[("csrf", &csrf)], ("statement", b"")).await;
+    assert_eq!(empty.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(empty.body.contains("Choose the export file first"), "{}", empty.body);
+    let junk = ana
+        .upload("/import", &[("csrf", &csrf)], ("statement", &[0, 159, 146, 150, 0, 1, 2, 3]))
+        .await;
+    assert!(junk.body.contains("not a text file"), "{}", junk.body);
+    let forged = ana
+        .upload(
+            "/import",
+            &[("csrf", "forged")],
+            ("statement", crate::import::uk_export().as_bytes()),
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+
+    let review = ana
+        .upload("/import", &[("csrf", &csrf)], ("statement", crate::import::uk_export().as_bytes()))
+        .await;
+    assert_eq!(review.status, StatusCode::OK, "{}", review.body);
+    assert!(
+        review.body.contains("16 transactions read") && review.body.contains("already:"),
+        "{}",
+        review.body
+    );
+    // The form as the browser would send it: every row's fields, the ticked ones picked.
+    let body = unescape(&review.body);
+    let rows = body.matches("name=\"charges_").count();
+    let mut form: Vec<(String, String)> = vec![("csrf".into(), csrf.clone())];
+    for i in 0..rows {
+        for field in ["name", "amount", "currency", "charges"] {
+            let marker = format!(r#"name="{field}_{i}" value=""#);
+            let start = body.find(&marker).unwrap() + marker.len();
+            let value = if field == "charges" {
+                body[start..].split("\"></td>").next().unwrap().to_owned()
+            } else {
+                body[start..].split('"').next().unwrap().to_owned()
+            };
+            form.push((format!("{field}_{i}"), value));
+        }
+        form.push((format!("cycle_{i}"), "monthly".into()));
+        if body.contains(&format!(r#"name="pick_{i}" value="1" checked"#)) {
+            form.push((format!("pick_{i}"), "1".into()));
+        }
+    }
+    let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let confirm = ana.post("/import/apply", &pairs).await;
+    assert!(
+        confirm.body.contains("Import these subscriptions?") && confirm.body.contains("Gympower"),
+        "{}",
+        confirm.body
+    );
+    assert!(!confirm.body.contains("Added Netflix"), "Netflix exists already and was not ticked");
+    let mut confirmed = pairs.clone();
+    confirmed.push(("confirmed", "yes"));
+    let done = ana.post("/import/apply", &confirmed).await;
+    assert_eq!(done.location.as_deref(), Some("/subscriptions"), "{}", done.body);
+    assert!(ana.get("/subscriptions").await.body.contains("Imported 1."));
+    let list = w.env.call(&w.ana, "list_subscriptions", json!({"text": "gympower"})).await.unwrap();
+    assert_eq!(list["total"], 1);
+
+    // The same upload again proposes nothing new.
+    let again = ana
+        .upload("/import", &[("csrf", &csrf)], ("statement", crate::import::uk_export().as_bytes()))
+        .await;
+    assert!(!again.body.contains(r#"value="1" checked"#), "{}", again.body);
 }

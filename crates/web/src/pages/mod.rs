@@ -5,6 +5,7 @@ pub(crate) mod account;
 pub(crate) mod activity;
 pub(crate) mod assets;
 pub(crate) mod export;
+pub(crate) mod import;
 pub(crate) mod live;
 pub(crate) mod organise;
 pub(crate) mod overview;

@@ -105,6 +105,21 @@ fn fixture(name: &str) -> Value {
             "configs": [{"client": "Claude Desktop", "file": "claude_desktop_config.json", "text": "{}"}],
         })),
         "export.html" => chrome(json!({"nav": "export"})),
+        "import.html" => {
+            chrome(json!({"nav": "import", "error": "The file is empty.", "max_mb": 5}))
+        }
+        "import_review.html" => chrome(json!({
+            "nav": "import",
+            "parsed": {"transaction_count": 40, "notes": ["UTF-8, comma-separated"], "problems": [{"line": 7, "message": "“x” is not a date"}]},
+            "candidates": [{
+                "name": "Netflix", "merchant": "NETFLIX", "amount": amount("15.99"), "cycle": "monthly", "active": true,
+                "proposed": true, "existing": {"id": 3, "name": "Netflix"}, "category": {"id": 1, "name": "Streaming"},
+                "charges": [{"date": "2026-01-15", "amount": amount("13.99")}], "price_changes": [{"on": "2026-05-15"}],
+                "charges_json": "[]", "confidence": 0.9, "next_expected_on": "2026-12-15",
+            }],
+            "categories": [{"id": 1, "name": "Streaming"}],
+            "cycles": [{"value": "monthly", "label": "Monthly"}],
+        })),
         "settings.html" => chrome(json!({
             "nav": "settings", "me_id": 1,
             "household": {"name": "Home", "currency": "EUR", "time_zone": "Europe/Madrid", "language": "en"},

@@ -1,7 +1,7 @@
 //! Bank statements, read without a model: a file's bytes become transactions (`read`), and
 //! the transactions become recurring-charge candidates (`recurring::detect`).
 //!
-//! Here: decoding text (`decode.rs`), splitting delimited text into rows (`csv.rs`), finding
+//! Here: decoding text (`decode.rs`), OFX and QFX (`ofx.rs`), splitting delimited text into rows (`csv.rs`), finding
 //! the columns and reading dates and amounts (`table.rs`), normalising merchant names
 //! (`merchant.rs`) and the detection itself (`recurring.rs`). Not here: storing anything, or
 //! matching candidates with existing subscriptions (the app does that).
@@ -9,6 +9,7 @@
 mod csv;
 mod decode;
 pub mod merchant;
+mod ofx;
 pub mod recurring;
 mod table;
 
@@ -55,14 +56,14 @@ pub enum StatementError {
         "the file is {size} bytes; statements up to {max} bytes are read. Export a shorter period."
     )]
     TooLarge { size: usize, max: usize },
-    #[error("this is not a text file (CSV); export the statement as CSV")]
+    #[error("this is not a text file (CSV or OFX); export the statement as CSV or OFX")]
     NotText,
     #[error("no transactions found: {0}")]
     NoTable(String),
 }
 
-/// Reads a bank export (CSV in any common dialect and encoding) into transactions; amounts
-/// without a currency of their own are in `default_currency`.
+/// Reads a bank export (CSV in any common dialect and encoding, or OFX/QFX) into
+/// transactions; amounts without a currency of their own are in `default_currency`.
 pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, StatementError> {
     if bytes.len() > MAX_BYTES {
         return Err(StatementError::TooLarge { size: bytes.len(), max: MAX_BYTES });
@@ -70,6 +71,9 @@ pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, State
     let (text, encoding) = decode::decode(bytes)?;
     if text.trim().is_empty() {
         return Err(StatementError::Empty);
+    }
+    if ofx::is_ofx(&text) {
+        return ofx::read(&text, default_currency);
     }
     let (rows, delimiter) = csv::split(&text);
     let mut statement = table::read(&rows, default_currency)?;

@@ -77,10 +77,10 @@ enum Command {
         #[command(subcommand)]
         command: TokenCommand,
     },
-    /// Read a bank export (CSV), show the recurring charges found, and with --apply import
-    /// the new ones as subscriptions.
+    /// Read a bank export (CSV or OFX), show the recurring charges found, and with --apply
+    /// import the new ones as subscriptions.
     Import {
-        /// The export as the bank gave it (CSV in any common dialect and encoding).
+        /// The export as the bank gave it (CSV in any common dialect and encoding, or OFX/QFX).
         path: PathBuf,
         /// Import the ones marked + (otherwise only show the review list).
         #[arg(long)]

@@ -58,6 +58,8 @@ pub enum StatementError {
     TooLarge { size: usize, max: usize },
     #[error("this is not a text file (CSV or OFX); export the statement as CSV or OFX")]
     NotText,
+    #[error("PDF statements cannot be read yet; export the statement as CSV or OFX from your bank")]
+    Pdf,
     #[error("no transactions found: {0}")]
     NoTable(String),
 }
@@ -67,6 +69,9 @@ pub enum StatementError {
 pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, StatementError> {
     if bytes.len() > MAX_BYTES {
         return Err(StatementError::TooLarge { size: bytes.len(), max: MAX_BYTES });
+    }
+    if bytes.starts_with(b"%PDF") {
+        return Err(StatementError::Pdf);
     }
     let (text, encoding) = decode::decode(bytes)?;
     if text.trim().is_empty() {
@@ -120,6 +125,12 @@ mod tests {
         assert_eq!(decode_base64("//79\n").unwrap(), vec![0xFF, 0xFE, 0xFD]);
         assert_eq!(decode_base64("__79").unwrap(), vec![0xFF, 0xFE, 0xFD]);
         assert_eq!(decode_base64("not base64!"), None);
+    }
+
+    #[test]
+    fn a_pdf_gets_a_message_of_its_own() {
+        let eur = Currency::parse("EUR").unwrap();
+        assert_eq!(read(b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n1 0 obj", eur), Err(StatementError::Pdf));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 // The web app in headless Chromium (Debian's), driven by Playwright, against the real server
 // the Rust test started (crates/exhale/tests/it/browser.rs). EXHALE_FLOW picks the flow:
 // - "first-run": setup, sign-out and sign-in, create a subscription, delete it through the
-//   confirmation page, undo the deletion from Activity; screenshots of the main pages on a
+//   confirmation page, undo the deletion from Activity, create a token and test it, import a
+//   bank statement through the review list; screenshots of the main pages on a
 //   desktop, a phone and in dark mode go to EXHALE_SCREENSHOTS for a person to look at;
 // - "live": a signed-in person watches Activity and the list while an agent changes things
 //   through the REST API with its token; the pages update without a reload.
@@ -144,14 +145,34 @@ async function firstRun() {
   assert.doesNotMatch(await page.locator("main").innerText(), new RegExp(secret), "the secret is shown once");
 
   await shot(page, "14-tokens");
+
+  // Import a bank statement: upload, review (rename one), confirm from the dry run.
+  await page.getByRole("link", { name: "Import", exact: true }).click();
+  await page.getByLabel(/^The export/).setInputFiles({
+    name: "export.csv",
+    mimeType: "text/csv",
+    buffer: Buffer.from(["Date,Description,Amount",
+      ...[1, 2, 3, 4, 5].map((m) => `2026-0${m}-07,SPOTIFY P1A2B3 ${m}${m}4,-10.99`),
+      ...[1, 2, 3, 4, 5].map((m) => `2026-0${m}-1${m},TESCO STORES ${m}1,-${20 + m * 3}.4${m}`)].join("\n")),
+  });
+  await page.getByRole("button", { name: "Find recurring charges" }).click();
+  await shot(page, "15-import-review");
+  const row = page.getByTestId("candidates").locator("tr").filter({ has: page.locator('input[value="Spotify"]') });
+  await row.getByLabel("Name").fill("Spotify Family");
+  await page.getByRole("button", { name: "Import the ticked ones" }).click();
+  assert.match(await page.getByTestId("changes").innerText(), /Added Spotify Family/);
+  await page.getByRole("button", { name: "Import", exact: true }).click();
+  await page.waitForURL(`${base}/subscriptions`);
+  assert.match(await page.getByRole("status").innerText(), /Imported 1\./);
+  assert.match(await page.getByTestId("subscriptions").innerText(), /Spotify Family/);
   await page.getByRole("link", { name: "Categories", exact: true }).click();
-  await shot(page, "15-categories");
+  await shot(page, "16-categories");
   await page.getByRole("link", { name: "Settings", exact: true }).click();
-  await shot(page, "16-settings");
+  await shot(page, "17-settings");
   await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
   await page.getByRole("link", { name: "Climbing gym" }).click();
   await page.getByRole("link", { name: "Edit" }).click();
-  await shot(page, "17-edit-subscription");
+  await shot(page, "18-edit-subscription");
 
   // The same pages on a phone, and in dark mode.
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true,

@@ -231,8 +231,11 @@ fn candidate(
             });
         }
     }
-    // Amounts that move up and down every time are usage, not a price: not a subscription.
-    if price_changes.len() > 2 && price_changes.len() * 2 > charges.len() {
+    // Amounts that change every time, or more often than now and then, are usage, not a
+    // price: not a subscription.
+    if price_changes.len() + 1 == charges.len()
+        || price_changes.len() > 2 && price_changes.len() * 2 > charges.len()
+    {
         return None;
     }
     let last = charges.last()?;
@@ -378,6 +381,19 @@ mod tests {
         let names: Vec<&str> = found.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(found.len(), 2, "{names:?}");
         assert!(names.iter().all(|n| n.starts_with("Apple (")), "{names:?}");
+    }
+
+    #[test]
+    fn a_shop_visited_monthly_with_a_different_amount_each_time_is_not_a_subscription() {
+        let shop: Vec<Transaction> = (0..5)
+            .map(|m| {
+                let date = jiff::civil::date(2026, 1, 11)
+                    .checked_add(jiff::Span::new().months(m))
+                    .unwrap();
+                charge(m as usize, &date.to_string(), -(2341 + 301 * m), "TESCO STORES 21")
+            })
+            .collect();
+        assert!(detect(&shop).is_empty(), "{:?}", detect(&shop));
     }
 
     #[test]

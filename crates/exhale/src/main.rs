@@ -77,10 +77,10 @@ enum Command {
         #[command(subcommand)]
         command: TokenCommand,
     },
-    /// Read a bank export (CSV or OFX), show the recurring charges found, and with --apply
+    /// Read a bank export (CSV, OFX or PDF), show the recurring charges found, and with --apply
     /// import the new ones as subscriptions.
     Import {
-        /// The export as the bank gave it (CSV in any common dialect and encoding, or OFX/QFX).
+        /// The export as the bank gave it (CSV in any common dialect and encoding, OFX/QFX, or a PDF with text).
         path: PathBuf,
         /// Import the ones marked + (otherwise only show the review list).
         #[arg(long)]

@@ -1,7 +1,7 @@
 //! Bank statements, read without a model: a file's bytes become transactions (`read`), and
 //! the transactions become recurring-charge candidates (`recurring::detect`).
 //!
-//! Here: decoding text (`decode.rs`), OFX and QFX (`ofx.rs`), splitting delimited text into rows (`csv.rs`), finding
+//! Here: decoding text (`decode.rs`), OFX and QFX (`ofx.rs`), the text of PDF statements (`pdf.rs`), splitting delimited text into rows (`csv.rs`), finding
 //! the columns and reading dates and amounts (`table.rs`), normalising merchant names
 //! (`merchant.rs`) and the detection itself (`recurring.rs`). Not here: storing anything, or
 //! matching candidates with existing subscriptions (the app does that).
@@ -10,6 +10,7 @@ mod csv;
 mod decode;
 pub mod merchant;
 mod ofx;
+mod pdf;
 pub mod recurring;
 mod table;
 
@@ -58,20 +59,23 @@ pub enum StatementError {
     TooLarge { size: usize, max: usize },
     #[error("this is not a text file (CSV or OFX); export the statement as CSV or OFX")]
     NotText,
-    #[error("PDF statements cannot be read yet; export the statement as CSV or OFX from your bank")]
+    #[error("this PDF has no text (a scan?); export the statement as CSV or OFX from your bank")]
     Pdf,
     #[error("no transactions found: {0}")]
     NoTable(String),
 }
 
-/// Reads a bank export (CSV in any common dialect and encoding, or OFX/QFX) into
+/// Reads a bank export (CSV in any common dialect and encoding, OFX/QFX, or a PDF with text) into
 /// transactions; amounts without a currency of their own are in `default_currency`.
 pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, StatementError> {
     if bytes.len() > MAX_BYTES {
         return Err(StatementError::TooLarge { size: bytes.len(), max: MAX_BYTES });
     }
     if bytes.starts_with(b"%PDF") {
-        return Err(StatementError::Pdf);
+        let rows = pdf::rows(bytes)?;
+        let mut statement = table::read(&rows, default_currency)?;
+        statement.notes.insert(0, "PDF text".into());
+        return Ok(statement);
     }
     let (text, encoding) = decode::decode(bytes)?;
     if text.trim().is_empty() {
@@ -128,9 +132,22 @@ mod tests {
     }
 
     #[test]
-    fn a_pdf_gets_a_message_of_its_own() {
+    fn a_pdf_statement_is_read_like_a_csv() {
         let eur = Currency::parse("EUR").unwrap();
-        assert_eq!(read(b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n1 0 obj", eur), Err(StatementError::Pdf));
+        let lines: Vec<String> = (1..=4)
+            .map(|m| format!("0{m}.0{m}.2026 SPOTIFY AB {m}{m}2 -10,99 1.2{m}4,00"))
+            .chain(std::iter::once("Kontostand am 30.04.2026 1.250,00".to_owned()))
+            .collect();
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let statement = read(&pdf::tests::pdf_with_lines(&refs), eur).unwrap();
+        assert_eq!(statement.transactions.len(), 4, "{statement:?}");
+        assert_eq!(statement.transactions[0].amount_minor, -1099);
+        assert!(
+            statement.notes[0] == "PDF text" && statement.notes[1].contains("dd.mm.yyyy"),
+            "{:?}",
+            statement.notes
+        );
+        assert_eq!(recurring::detect(&statement.transactions)[0].name, "Spotify");
     }
 
     #[test]

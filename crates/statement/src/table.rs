@@ -398,6 +398,16 @@ mod tests {
     }
 
     #[test]
+    fn ragged_rows_are_reported_and_the_rest_still_read() {
+        let text = "Date,Description,Amount\n2026-01-02,Netflix,-12.99\n2026-01-03\n2026-01-04,Only two\n2026-01-05,Spotify,-9.99,extra,fields\n";
+        let statement = read_text(text);
+        assert_eq!(statement.transactions.len(), 2, "{statement:?}");
+        let lines: Vec<usize> = statement.problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, vec![3, 4]);
+        assert!(statement.problems.iter().all(|p| p.message == "no amount"));
+    }
+
+    #[test]
     fn a_table_without_dates_or_amounts_is_refused_with_a_reason() {
         let err = read(&split("name,colour\nx,red\n").0, eur()).unwrap_err();
         assert!(matches!(err, StatementError::NoTable(_)), "{err:?}");

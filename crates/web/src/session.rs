@@ -74,6 +74,24 @@ pub(crate) async fn person(
     web.accounts.session(secret).await.map_err(|_| to_sign_in())
 }
 
+/// A form that carries only its CSRF token.
+#[derive(serde::Deserialize)]
+pub(crate) struct CsrfForm {
+    pub(crate) csrf: String,
+}
+
+/// The signed-in person, with the form's CSRF token checked: the start of every POST.
+pub(crate) async fn checked(
+    web: &Web,
+    headers: &HeaderMap,
+    here: &str,
+    csrf: &str,
+) -> Result<SessionCaller, Response> {
+    let person = person(web, headers, here).await?;
+    check_csrf(web, &person, csrf)?;
+    Ok(person)
+}
+
 /// Refuses a form whose CSRF token is not the session's.
 pub(crate) fn check_csrf(
     web: &Web,

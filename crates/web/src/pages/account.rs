@@ -203,21 +203,12 @@ pub(crate) async fn sign_in(
     }
 }
 
-#[derive(Deserialize)]
-pub(crate) struct CsrfForm {
-    csrf: String,
-}
-
 pub(crate) async fn sign_out(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<CsrfForm>,
+    Form(form): Form<session::CsrfForm>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    if let Err(refused) = session::check_csrf(&web, &person, &form.csrf) {
+    if let Err(refused) = session::checked(&web, &headers, "/", &form.csrf).await {
         return refused;
     }
     if let Some(secret) = session::cookie(&headers, SESSION_COOKIE) {

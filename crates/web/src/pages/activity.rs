@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{call, live_page},
-    render::{op_error, page, redirect_with_notice},
+    pages::{Confirm, apply_and_go, call, confirm_page, live_page},
+    render::op_error,
     session,
 };
 
@@ -81,26 +81,17 @@ pub(crate) async fn confirm_undo(
         Ok(person) => person,
         Err(to_sign_in) => return to_sign_in,
     };
-    let batch = query.batch.as_deref();
-    match call(&web, &person, "undo", undo_input(id, batch), Mode::DryRun).await {
-        Ok(preview) => page(
-            &web,
-            &headers,
-            Some(&person),
-            "confirm.html",
-            json!({
-                "nav": "activity",
-                "title": if batch.is_some() { "Undo these changes?" } else { "Undo this change?" },
-                "explanation": "Exhale puts things back as they were before. The undo itself shows up in Activity and can be undone too.",
-                "changes": preview["changes"],
-                "action": format!("/activity/{id}/undo"),
-                "batch": batch,
-                "confirm_label": "Undo",
-                "cancel": "/activity",
-            }),
-        ),
-        Err(err) => op_error(&web, &headers, &person, &err),
-    }
+    let batch = query.batch.as_deref().filter(|b| !b.is_empty());
+    let confirm = Confirm {
+        nav: "activity",
+        title: if batch.is_some() { "Undo these changes?" } else { "Undo this change?" },
+        explanation: "Exhale puts things back as they were before. The undo itself shows up in Activity and can be undone too.",
+        action: format!("/activity/{id}/undo"),
+        confirm_label: "Undo",
+        cancel: "/activity".into(),
+        hidden: batch.map_or(json!({}), |batch| json!({"batch": batch})),
+    };
+    confirm_page(&web, &headers, &person, "undo", undo_input(id, batch), confirm).await
 }
 
 #[derive(Deserialize)]
@@ -116,15 +107,10 @@ pub(crate) async fn undo(
     Path(id): Path<i64>,
     Form(form): Form<UndoForm>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/activity").await {
+    let person = match session::checked(&web, &headers, "/activity", &form.csrf).await {
         Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
+        Err(refused) => return refused,
     };
-    if let Err(refused) = session::check_csrf(&web, &person, &form.csrf) {
-        return refused;
-    }
-    match call(&web, &person, "undo", undo_input(id, form.batch.as_deref()), Mode::Apply).await {
-        Ok(_) => redirect_with_notice(&web, "/activity", "Undone."),
-        Err(err) => op_error(&web, &headers, &person, &err),
-    }
+    let input = undo_input(id, form.batch.as_deref());
+    apply_and_go(&web, &headers, &person, "undo", input, "/activity", "Undone.").await
 }

@@ -179,16 +179,13 @@ pub(crate) async fn apply(
     headers: HeaderMap,
     Form(pairs): Form<Vec<(String, String)>>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/import").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
     let field = |key: &str| {
         pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or_default()
     };
-    if let Err(refused) = session::check_csrf(&web, &person, field("csrf")) {
-        return refused;
-    }
+    let person = match session::checked(&web, &headers, "/import", field("csrf")).await {
+        Ok(person) => person,
+        Err(refused) => return refused,
+    };
     let items = items(&pairs);
     if items.is_empty() {
         return redirect_with_notice(

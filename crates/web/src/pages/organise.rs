@@ -167,13 +167,10 @@ pub(crate) async fn act(
     Path(op): Path<String>,
     Form(form): Form<Map<String, Value>>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/organise").await {
+    let person = match session::checked(&web, &headers, "/organise", text(&form, "csrf")).await {
         Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
+        Err(refused) => return refused,
     };
-    if let Err(refused) = session::check_csrf(&web, &person, text(&form, "csrf")) {
-        return refused;
-    }
     let Some(action) = ACTIONS.iter().find(|action| action.op == op) else {
         return web.templates.refusal(StatusCode::NOT_FOUND, "There is no such action.");
     };

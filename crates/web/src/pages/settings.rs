@@ -14,8 +14,8 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     Web,
-    pages::{account::signed_in, call},
-    render::{add_notice, op_error, page, page_with_status, redirect_with_notice},
+    pages::{Confirm, account::signed_in, apply_and_go, call, confirm_page},
+    render::{add_notice, op_error, page_with_status, redirect_with_notice},
     session::{self, FORM_COOKIE},
 };
 
@@ -94,11 +94,9 @@ async fn apply(
     }
 }
 
-/// The signed-in person, with the form's CSRF token checked.
+/// The signed-in person, with the settings form's CSRF token checked.
 async fn checked(web: &Web, headers: &HeaderMap, csrf: &str) -> Result<SessionCaller, Response> {
-    let person = session::person(web, headers, "/settings").await?;
-    session::check_csrf(web, &person, csrf)?;
-    Ok(person)
+    session::checked(web, headers, "/settings", csrf).await
 }
 
 #[derive(Deserialize)]
@@ -298,45 +296,38 @@ pub(crate) async fn confirm_remove(
         Ok(person) => person,
         Err(to_sign_in) => return to_sign_in,
     };
-    match call(&web, &person, "remove_member", json!({"id": id}), Mode::DryRun).await {
-        Ok(preview) => page(
-            &web,
-            &headers,
-            Some(&person),
-            "confirm.html",
-            json!({
-                "nav": "settings",
-                "title": "Remove this member?",
-                "explanation": "They can no longer sign in, and their tokens stop working. Their private subscriptions are removed with them. You can undo this from Activity.",
-                "changes": preview["changes"],
-                "action": format!("/settings/members/{id}/remove"),
-                "confirm_label": "Remove",
-                "cancel": "/settings",
-            }),
-        ),
-        Err(err) => op_error(&web, &headers, &person, &err),
-    }
-}
-
-#[derive(Deserialize)]
-pub(crate) struct CsrfForm {
-    csrf: String,
+    let confirm = Confirm {
+        nav: "settings",
+        title: "Remove this member?",
+        explanation: "They can no longer sign in, and their tokens stop working. Their private subscriptions are removed with them. You can undo this from Activity.",
+        action: format!("/settings/members/{id}/remove"),
+        confirm_label: "Remove",
+        cancel: "/settings".into(),
+        hidden: json!({}),
+    };
+    confirm_page(&web, &headers, &person, "remove_member", json!({"id": id}), confirm).await
 }
 
 pub(crate) async fn remove(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<CsrfForm>,
+    Form(form): Form<session::CsrfForm>,
 ) -> Response {
     let person = match checked(&web, &headers, &form.csrf).await {
         Ok(person) => person,
         Err(refused) => return refused,
     };
-    match call(&web, &person, "remove_member", json!({"id": id}), Mode::Apply).await {
-        Ok(_) => redirect_with_notice(&web, "/settings", "Removed."),
-        Err(err) => op_error(&web, &headers, &person, &err),
-    }
+    apply_and_go(
+        &web,
+        &headers,
+        &person,
+        "remove_member",
+        json!({"id": id}),
+        "/settings",
+        "Removed.",
+    )
+    .await
 }
 
 /// The form an invited person opens from their link.

@@ -34,17 +34,6 @@ const ACTIONS: &[(&str, &str, &[&str], &str)] = &[
     ("schedule", "reschedule_subscription", &["next_charge_on"], "Changed the schedule."),
 ];
 
-async fn checked(
-    web: &Web,
-    headers: &HeaderMap,
-    here: &str,
-    csrf: &str,
-) -> Result<SessionCaller, Response> {
-    let person = session::person(web, headers, here).await?;
-    session::check_csrf(web, &person, csrf)?;
-    Ok(person)
-}
-
 /// The cycle the form chose: a preset name, or every/unit for "custom"; `None` when the form
 /// has no cycle field.
 fn cycle(form: &Map<String, Value>) -> Option<Value> {
@@ -66,7 +55,8 @@ pub(crate) async fn act(
     Form(form): Form<Map<String, Value>>,
 ) -> Response {
     let csrf = form.get("csrf").and_then(Value::as_str).unwrap_or_default();
-    let person = match checked(&web, &headers, &format!("/subscriptions/{id}"), csrf).await {
+    let person = match session::checked(&web, &headers, &format!("/subscriptions/{id}"), csrf).await
+    {
         Ok(person) => person,
         Err(refused) => return refused,
     };
@@ -203,7 +193,9 @@ pub(crate) async fn edit(
     Form(form): Form<EditForm>,
 ) -> Response {
     let person =
-        match checked(&web, &headers, &format!("/subscriptions/{id}/edit"), &form.csrf).await {
+        match session::checked(&web, &headers, &format!("/subscriptions/{id}/edit"), &form.csrf)
+            .await
+        {
             Ok(person) => person,
             Err(refused) => return refused,
         };
@@ -240,7 +232,7 @@ pub(crate) async fn charge(
     Form(form): Form<ChargeForm>,
 ) -> Response {
     let back = format!("/subscriptions/{}", form.subscription_id);
-    let person = match checked(&web, &headers, &back, &form.csrf).await {
+    let person = match session::checked(&web, &headers, &back, &form.csrf).await {
         Ok(person) => person,
         Err(refused) => return refused,
     };
@@ -280,7 +272,7 @@ pub(crate) async fn bulk(
     let value = |key: &str| {
         pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or_default()
     };
-    let person = match checked(&web, &headers, "/subscriptions", value("csrf")).await {
+    let person = match session::checked(&web, &headers, "/subscriptions", value("csrf")).await {
         Ok(person) => person,
         Err(refused) => return refused,
     };

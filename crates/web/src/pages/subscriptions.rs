@@ -14,8 +14,8 @@ use serde_json::{Map, Value, json};
 use crate::{
     Web,
     chart::{self, Bar},
-    pages::{call, live_page},
-    render::{op_error, page, page_with_status, redirect_with_notice},
+    pages::{Confirm, apply_and_go, call, confirm_page, live_page},
+    render::{op_error, page_with_status, redirect_with_notice},
     session,
 };
 
@@ -261,13 +261,10 @@ pub(crate) async fn create(
     headers: HeaderMap,
     Form(form): Form<SubscriptionForm>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/subscriptions/new").await {
+    let person = match session::checked(&web, &headers, "/subscriptions/new", &form.csrf).await {
         Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
+        Err(refused) => return refused,
     };
-    if let Err(refused) = session::check_csrf(&web, &person, &form.csrf) {
-        return refused;
-    }
     match call(&web, &person, "create_subscription", form.input(), Mode::Apply).await {
         Ok(created) => {
             let id = created["id"].as_i64().unwrap_or_default();
@@ -303,51 +300,38 @@ pub(crate) async fn confirm_delete(
         Ok(person) => person,
         Err(to_sign_in) => return to_sign_in,
     };
-    match call(&web, &person, "delete_subscription", json!({"id": id}), Mode::DryRun).await {
-        Ok(preview) => page(
-            &web,
-            &headers,
-            Some(&person),
-            "confirm.html",
-            json!({
-                "nav": "subscriptions",
-                "title": format!("Delete {}?", preview["name"].as_str().unwrap_or_default()),
-                "explanation": "The subscription, its price history and its charges are removed. You can undo this from Activity.",
-                "changes": preview["changes"],
-                "action": format!("/subscriptions/{id}/delete"),
-                "confirm_label": "Delete",
-                "cancel": format!("/subscriptions/{id}"),
-            }),
-        ),
-        Err(err) => op_error(&web, &headers, &person, &err),
-    }
-}
-
-#[derive(Deserialize)]
-pub(crate) struct CsrfForm {
-    csrf: String,
+    let confirm = Confirm {
+        nav: "subscriptions",
+        title: "Delete {name}?",
+        explanation: "The subscription, its price history and its charges are removed. You can undo this from Activity.",
+        action: format!("/subscriptions/{id}/delete"),
+        confirm_label: "Delete",
+        cancel: format!("/subscriptions/{id}"),
+        hidden: json!({}),
+    };
+    confirm_page(&web, &headers, &person, "delete_subscription", json!({"id": id}), confirm).await
 }
 
 pub(crate) async fn delete(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<CsrfForm>,
+    Form(form): Form<session::CsrfForm>,
 ) -> Response {
-    let person = match session::person(&web, &headers, &format!("/subscriptions/{id}/delete")).await
-    {
+    let here = format!("/subscriptions/{id}/delete");
+    let person = match session::checked(&web, &headers, &here, &form.csrf).await {
         Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
+        Err(refused) => return refused,
     };
-    if let Err(refused) = session::check_csrf(&web, &person, &form.csrf) {
-        return refused;
-    }
-    match call(&web, &person, "delete_subscription", json!({"id": id}), Mode::Apply).await {
-        Ok(_) => redirect_with_notice(
-            &web,
-            "/subscriptions",
-            "Deleted. Activity has Undo if that was a mistake.",
-        ),
-        Err(err) => op_error(&web, &headers, &person, &err),
-    }
+    let notice = "Deleted. Activity has Undo if that was a mistake.";
+    apply_and_go(
+        &web,
+        &headers,
+        &person,
+        "delete_subscription",
+        json!({"id": id}),
+        "/subscriptions",
+        notice,
+    )
+    .await
 }

@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::call,
-    render::{op_error, page, page_with_status, redirect_with_notice},
+    pages::{Confirm, apply_and_go, call, confirm_page},
+    render::{op_error, page, page_with_status},
     session,
 };
 
@@ -135,13 +135,10 @@ pub(crate) async fn create(
     headers: HeaderMap,
     Form(form): Form<NewTokenForm>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/settings/tokens").await {
+    let person = match session::checked(&web, &headers, "/settings/tokens", &form.csrf).await {
         Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
+        Err(refused) => return refused,
     };
-    if let Err(refused) = session::check_csrf(&web, &person, &form.csrf) {
-        return refused;
-    }
     let mut input = json!({"name": form.name, "scope": form.scope});
     if let Ok(days) = form.expires_in_days.trim().parse::<u32>() {
         input["expires_in_days"] = json!(days);
@@ -185,50 +182,37 @@ pub(crate) async fn confirm_revoke(
         Ok(person) => person,
         Err(to_sign_in) => return to_sign_in,
     };
-    match call(&web, &person, "revoke_token", json!({"id": id}), Mode::DryRun).await {
-        Ok(preview) => page(
-            &web,
-            &headers,
-            Some(&person),
-            "confirm.html",
-            json!({
-                "nav": "connect",
-                "title": "Revoke this token?",
-                "explanation": "Agents using it lose access at once. You can undo this from Activity.",
-                "changes": preview["changes"],
-                "action": format!("/settings/tokens/{id}/revoke"),
-                "confirm_label": "Revoke",
-                "cancel": "/settings/tokens",
-            }),
-        ),
-        Err(err) => op_error(&web, &headers, &person, &err),
-    }
-}
-
-#[derive(Deserialize)]
-pub(crate) struct CsrfForm {
-    csrf: String,
+    let confirm = Confirm {
+        nav: "connect",
+        title: "Revoke this token?",
+        explanation: "Agents using it lose access at once. You can undo this from Activity.",
+        action: format!("/settings/tokens/{id}/revoke"),
+        confirm_label: "Revoke",
+        cancel: "/settings/tokens".into(),
+        hidden: json!({}),
+    };
+    confirm_page(&web, &headers, &person, "revoke_token", json!({"id": id}), confirm).await
 }
 
 pub(crate) async fn revoke(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<CsrfForm>,
+    Form(form): Form<session::CsrfForm>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/settings/tokens").await {
+    let person = match session::checked(&web, &headers, "/settings/tokens", &form.csrf).await {
         Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
+        Err(refused) => return refused,
     };
-    if let Err(refused) = session::check_csrf(&web, &person, &form.csrf) {
-        return refused;
-    }
-    match call(&web, &person, "revoke_token", json!({"id": id}), Mode::Apply).await {
-        Ok(_) => redirect_with_notice(
-            &web,
-            "/settings/tokens",
-            "Revoked. Agents using that token are disconnected.",
-        ),
-        Err(err) => op_error(&web, &headers, &person, &err),
-    }
+    let notice = "Revoked. Agents using that token are disconnected.";
+    apply_and_go(
+        &web,
+        &headers,
+        &person,
+        "revoke_token",
+        json!({"id": id}),
+        "/settings/tokens",
+        notice,
+    )
+    .await
 }

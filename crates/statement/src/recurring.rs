@@ -140,17 +140,9 @@ fn category_of(merchant: &str) -> Option<&'static str> {
         .map(|(_, category)| *category)
 }
 
-fn days_between(a: Date, b: Date) -> f64 {
-    (b - a).get_days() as f64
-        + f64::from((b - a).get_months()) * 30.44
-        + f64::from((b - a).get_years()) * 365.25
-}
-
+/// Days from `a` to `b` (civil dates subtract to a span in days).
 fn gap_days(a: Date, b: Date) -> f64 {
-    a.until(b)
-        .ok()
-        .and_then(|span| span.total(jiff::Unit::Day).ok())
-        .unwrap_or_else(|| days_between(a, b))
+    f64::from((b - a).get_days())
 }
 
 /// Splits charges into clusters of similar amounts (within 30% of each other), so one

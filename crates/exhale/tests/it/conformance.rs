@@ -1,4 +1,4 @@
-//! The MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in `.ci/run`, on
+//! The MCP conformance suite (`@modelcontextprotocol/conformance`, pinned in `scripts/test`, on
 //! Node 22), run as a third-party client:
 //! - every scenario the 2026-07-28 and 2025-11-25 revisions require, with no baseline, against
 //!   the fixture server of `conformance/fixture.rs` on the app's own transport;
@@ -17,7 +17,7 @@ async fn run_suite(url: &str, arguments: &[&str], out: &Path) -> (bool, String) 
     let suite = node_modules().join("@modelcontextprotocol/conformance/dist/index.js");
     assert!(
         node.exists() && suite.exists(),
-        "the conformance suite is not installed: run the npm line of .ci/run (it puts Node 22 and the suite in .tools/)"
+        "the conformance suite is not installed: run scripts/test, which installs Node 22 and the suite into .tools/"
     );
     let mut command = std::process::Command::new(node);
     command.arg(suite).args(["server", "--url", url]).args(arguments).arg("-o").arg(out);

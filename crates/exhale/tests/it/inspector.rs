@@ -1,6 +1,6 @@
 //! The MCP Inspector's command line (on Node 22) against the real app: `exhale mcp` over stdio
 //! and `/mcp` over HTTP, with tools/list, tools/call, resources/read and prompts/get.
-//! `.ci/run` installs it into `.tools/`; see AGENTS.md to install it locally.
+//! `scripts/test` installs it into `.tools/`.
 
 use std::{path::PathBuf, process::Command};
 
@@ -9,7 +9,7 @@ use test_support::TempDir;
 
 use crate::fixtures::World;
 
-/// Where `.ci/run` installs the Node tools: Node 22, the Inspector and the conformance suite.
+/// Where `scripts/test` installs the Node tools: Node 22, the Inspector and the conformance suite.
 pub(crate) fn node_modules() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../.tools/node_modules"))
 }
@@ -22,7 +22,7 @@ fn inspect(home: &TempDir, target: &[&str], method: &[&str]) -> Value {
         node_modules().join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
     assert!(
         node.exists() && launcher.exists(),
-        "the MCP Inspector is not installed: run the npm line of .ci/run (it puts Node 22 and the Inspector in .tools/)"
+        "the MCP Inspector is not installed: run scripts/test, which installs Node 22 and the Inspector into .tools/"
     );
     let output = Command::new(node)
         .arg(launcher)

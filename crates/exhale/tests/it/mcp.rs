@@ -561,11 +561,11 @@ async fn an_agent_session_with_the_official_python_client() {
         .env("EXHALE_TRUSTED_TOKEN", trusted)
         .output()
         .await
-        .expect("python3 runs (.ci/run installs the mcp package)");
+        .expect("python3 runs (scripts/test installs the mcp package)");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && stdout.trim_end().ends_with("ok"),
-        "the Python MCP client session failed (install it with the pip line in .ci/run):\n{stdout}\n{}",
+        "the Python MCP client session failed (scripts/test installs it):\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
 }

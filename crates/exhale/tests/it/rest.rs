@@ -192,10 +192,10 @@ async fn openapi_document_passes_a_third_party_validator() {
         .args(["-m", "openapi_spec_validator"])
         .arg(&path)
         .output()
-        .expect("python3 runs (see .ci/run for the packages the tests need)");
+        .expect("python3 runs (scripts/test installs the packages the tests need)");
     assert!(
         output.status.success(),
-        "openapi-spec-validator refused the document (install it with the pip line in .ci/run):\n{}{}",
+        "openapi-spec-validator refused the document (scripts/test installs it):\n{}{}",
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );

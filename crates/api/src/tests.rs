@@ -9,7 +9,7 @@ use axum::{
     http::{HeaderMap, Method, Request, StatusCode, header},
 };
 use http::AppState;
-use ops::{Actor, BoxFuture, Caller, Catalog, ChangeEvent, Mode, OpError, OpMeta, Scope, Via};
+use ops::{Actor, BoxFuture, Caller, Catalog, Mode, OpError, OpMeta, Scope, UnboundFeed, Via};
 use ops::{Role, Text};
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
@@ -80,8 +80,8 @@ impl Catalog for FakeCatalog {
         })
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<ChangeEvent> {
-        broadcast::channel(1).1
+    fn subscribe_unbound(&self) -> UnboundFeed {
+        UnboundFeed::new(broadcast::channel(1).1)
     }
 }
 

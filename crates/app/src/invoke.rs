@@ -8,7 +8,7 @@
 
 use domain::Text;
 use jiff::{SignedDuration, tz::TimeZone};
-use ops::{Actor, Caller, Mode, OpError, OpInfo, Scope, common::Change};
+use ops::{Actor, Caller, Mode, Op as _, OpError, OpInfo, common::Change};
 use serde_json::{Value, json};
 use store::StoreError;
 use tracing::Instrument;
@@ -93,66 +93,6 @@ fn random_id(bytes: usize) -> Result<String, OpError> {
     Ok(buffer.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Whether a write by this caller needs a person's confirmation first.
-fn needs_confirmation(caller: &Caller, info: &OpInfo) -> bool {
-    if info.hints.read_only || info.name == ops::access::ConfirmChange::INFO.name {
-        return false;
-    }
-    match caller.actor {
-        Actor::Person | Actor::System => false,
-        Actor::Assistant => true,
-        Actor::Token { .. } => match caller.scope {
-            Scope::Trusted => info.hints.destructive,
-            _ => info.hints.destructive || info.financial,
-        },
-    }
-}
-
-use ops::Op as _;
-
-fn check_access(caller: &Caller, info: &OpInfo) -> Result<(), OpError> {
-    if caller.actor == Actor::Assistant {
-        if let ops::Exposure::NotAssistant { reason } = info.exposure {
-            return Err(OpError::forbidden(
-                Text::new("{op} is not available to the assistant: {reason}.")
-                    .with("op", info.name)
-                    .with("reason", reason),
-            ));
-        }
-        // The assistant's proposals are applied by the person tapping the card Exhale wrote,
-        // never by the model.
-        if info.name == ops::access::ConfirmChange::INFO.name {
-            return Err(OpError::forbidden(Text::new(
-                "Only the person can confirm the assistant's proposals.",
-            )));
-        }
-    }
-    if let ops::Exposure::Excluded { reason } = info.exposure
-        && matches!(caller.actor, Actor::Token { .. } | Actor::Assistant)
-    {
-        return Err(OpError::forbidden(
-            Text::new("{op} is not available to agents: {reason}. Ask the person to do it in the Exhale web app or CLI.")
-                .with("op", info.name)
-                .with("reason", reason),
-        ));
-    }
-    if !caller.scope.allows(info.scope) {
-        return Err(OpError::Forbidden {
-            message: Text::new("{op} needs a token with the {scope} scope; this one has {have}. Use a read op, or ask the person for a token with more rights.")
-                .with("op", info.name)
-                .with("scope", info.scope.as_str())
-                .with("have", caller.scope.as_str()),
-            needed: Some(info.scope),
-        });
-    }
-    if info.owner_only && !caller.is_owner() {
-        return Err(OpError::forbidden(
-            Text::new("Only an owner of the household can call {op}.").with("op", info.name),
-        ));
-    }
-    Ok(())
-}
-
 /// What a write returns: its output with the receipt fields added.
 fn with_receipt(
     mut output: Value,
@@ -207,13 +147,15 @@ impl App {
             dry_run = mode == Mode::DryRun
         );
         async move {
-            check_access(caller, info)?;
+            if let Some(refusal) = ops::policy::refusal(caller, info) {
+                return Err(refusal);
+            }
             self.limiter.check(caller, self.clock.now())?;
             let result = if info.hints.read_only {
                 self.run_read(caller, info, input, encoding).await
             } else if info.name == ops::access::ConfirmChange::INFO.name {
                 self.run_confirmation(caller, input, mode).await.map(Encoded::Value)
-            } else if mode == Mode::Apply && needs_confirmation(caller, info) {
+            } else if mode == Mode::Apply && ops::policy::needs_confirmation(caller, info) {
                 self.ask_confirmation(caller, info, input).await.map(Encoded::Value)
             } else {
                 self.run_write(caller, info, input, mode, None).await.map(Encoded::Value)
@@ -405,7 +347,9 @@ impl App {
             return Err(expired());
         }
         let Some(meta) = ops::find(&row.op) else { return Err(not_found()) };
-        check_access(caller, meta.info)?;
+        if let Some(refusal) = ops::policy::refusal(caller, meta.info) {
+            return Err(refusal);
+        }
         let input: Value = serde_json::from_str(&row.input).map_err(|_| OpError::Internal)?;
         // A dry run previews the confirmed change and leaves the confirmation unused.
         let confirmation = (mode == Mode::Apply).then_some(row.id);

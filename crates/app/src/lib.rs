@@ -141,7 +141,7 @@ impl ops::Catalog for App {
         Box::pin(self.authenticate(token, via))
     }
 
-    fn subscribe(&self) -> broadcast::Receiver<ops::ChangeEvent> {
-        self.events.subscribe()
+    fn subscribe_unbound(&self) -> ops::UnboundFeed {
+        ops::UnboundFeed::new(self.events.subscribe())
     }
 }

@@ -7,22 +7,13 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use ops::{Caller, Catalog, ChangeEvent};
+use ops::{Caller, Catalog, ChangeEvent, ChangeFeed, Heard, UnboundFeed};
 use rmcp::{
     Peer, RoleServer, model::ResourceUpdatedNotificationParam, service::SubscriptionContext,
 };
-use tokio::{
-    sync::broadcast::{Receiver, error::RecvError},
-    task::AbortHandle,
-};
+use tokio::task::AbortHandle;
 
 use crate::resources::CONTEXT;
-
-/// Whether the caller may hear about this change at all.
-fn visible(event: &ChangeEvent, caller: &Caller) -> bool {
-    event.household_id == caller.household_id
-        && event.private_to.is_none_or(|member| member == caller.member_id)
-}
 
 /// The resources a change touches: the briefing always, and the entity's own resource.
 fn touched(event: &ChangeEvent) -> Vec<String> {
@@ -54,24 +45,23 @@ impl Watches {
         uri: String,
         peer: Peer<RoleServer>,
     ) {
-        let mut events = catalog.subscribe();
+        let mut feed = catalog.subscribe(&caller);
         let watched = uri.clone();
         let task = tokio::spawn(async move {
-            loop {
-                match events.recv().await {
-                    Ok(event) if visible(&event, &caller) && touched(&event).contains(&watched) => {
-                        if peer
-                            .notify_resource_updated(ResourceUpdatedNotificationParam::new(
-                                watched.clone(),
-                            ))
-                            .await
-                            .is_err()
-                        {
-                            return;
-                        }
-                    }
-                    Ok(_) | Err(RecvError::Lagged(_)) => {}
-                    Err(RecvError::Closed) => return,
+            while let Some(heard) = feed.next().await {
+                let concerns_it = match &heard {
+                    Heard::Change(event) => touched(event).contains(&watched),
+                    Heard::Missed => true,
+                };
+                if concerns_it
+                    && peer
+                        .notify_resource_updated(ResourceUpdatedNotificationParam::new(
+                            watched.clone(),
+                        ))
+                        .await
+                        .is_err()
+                {
+                    return;
                 }
             }
         });
@@ -91,57 +81,56 @@ impl Watches {
     }
 }
 
-/// The event-bus receiver of a `subscriptions/listen` between its acceptance and its stream.
+/// The feed of a `subscriptions/listen` between its acceptance and its stream: the SDK asks
+/// what to accept before it hands over the request, so the feed is opened then and bound to
+/// the caller when the stream starts.
 #[derive(Clone, Default)]
-pub(crate) struct PendingListen(Arc<Mutex<Option<Receiver<ChangeEvent>>>>);
+pub(crate) struct PendingListen(Arc<Mutex<Option<UnboundFeed>>>);
 
 impl PendingListen {
     /// Subscribes now, before the acknowledgement goes out.
     pub(crate) fn prepare(&self, catalog: &dyn Catalog) {
         if let Ok(mut pending) = self.0.lock() {
-            *pending = Some(catalog.subscribe());
+            *pending = Some(catalog.subscribe_unbound());
         }
     }
 
-    /// The receiver `prepare` made; a fresh one if two listens on one stdio session raced.
-    pub(crate) fn take(&self, catalog: &dyn Catalog) -> Receiver<ChangeEvent> {
-        self.0
-            .lock()
-            .ok()
-            .and_then(|mut pending| pending.take())
-            .unwrap_or_else(|| catalog.subscribe())
+    /// The feed `prepare` opened, for `caller`; a fresh one if two listens on one stdio
+    /// session raced.
+    pub(crate) fn take(&self, catalog: &dyn Catalog, caller: &Caller) -> ChangeFeed {
+        match self.0.lock().ok().and_then(|mut pending| pending.take()) {
+            Some(feed) => feed.bind(caller.clone()),
+            None => catalog.subscribe(caller),
+        }
     }
 }
 
 /// Serves one 2026 `subscriptions/listen` stream until the client cancels it.
-pub(crate) async fn listen(
-    mut events: Receiver<ChangeEvent>,
-    caller: Caller,
-    context: SubscriptionContext,
-) {
+pub(crate) async fn listen(mut feed: ChangeFeed, context: SubscriptionContext) {
     let accepted = context.accepted().clone();
     let watched = accepted.resource_subscriptions.clone().unwrap_or_default();
     let list_changes = accepted.resources_list_changed == Some(true);
     loop {
-        let event = tokio::select! {
+        let heard = tokio::select! {
             () = context.cancelled() => return,
-            event = events.recv() => event,
+            heard = feed.next() => heard,
         };
-        let event = match event {
-            Ok(event) => event,
-            Err(RecvError::Lagged(_)) => continue,
-            Err(RecvError::Closed) => return,
+        let (uris, list_changed) = match heard {
+            Some(Heard::Change(event)) => {
+                let list_changed = event.entity == "subscription";
+                (touched(&event), list_changed)
+            }
+            // Some events were dropped: whatever is watched may have changed.
+            Some(Heard::Missed) => (watched.clone(), true),
+            None => return,
         };
-        if !visible(&event, &caller) {
-            continue;
-        }
-        for uri in touched(&event).into_iter().filter(|uri| watched.contains(uri)) {
+        for uri in uris.into_iter().filter(|uri| watched.contains(uri)) {
             if context.sink().notify_resource_updated(uri).await.is_err() {
                 return;
             }
         }
         if list_changes
-            && event.entity == "subscription"
+            && list_changed
             && context.sink().notify_resource_list_changed().await.is_err()
         {
             return;

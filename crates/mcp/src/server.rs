@@ -146,7 +146,7 @@ impl ServerHandler for ExhaleMcp {
             .catalog
             .ops()
             .iter()
-            .filter(|meta| tools::offered(meta, &caller))
+            .filter(|meta| ops::policy::may_call(&caller, meta.info))
             .map(tools::tool)
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
@@ -174,12 +174,8 @@ impl ServerHandler for ExhaleMcp {
                 None,
             ));
         };
-        if !tools::offered(meta, &caller) {
-            return Ok(tools::failure(&OpError::forbidden(
-                ops::Text::new("{op} is not available with this token; tools/list shows what is.")
-                    .with("op", meta.name()),
-            ))
-            .into());
+        if let Some(refusal) = ops::policy::refusal(&caller, meta.info) {
+            return Ok(tools::failure(&refusal).into());
         }
         let mut arguments = request.arguments.unwrap_or_default();
         let dry_run = match arguments.remove("dry_run") {
@@ -300,8 +296,8 @@ impl ServerHandler for ExhaleMcp {
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {
         let caller = self.caller(context.request_context())?;
-        let events = self.pending_listen.take(self.catalog.as_ref());
-        notify::listen(events, caller, context).await;
+        let feed = self.pending_listen.take(self.catalog.as_ref(), &caller);
+        notify::listen(feed, context).await;
         Ok(())
     }
 

@@ -2,23 +2,12 @@
 
 use std::sync::Arc;
 
-use ops::{Actor, Caller, Exposure, OpError, OpMeta};
+use ops::{OpError, OpMeta};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 /// Tool results handed to a model stay under this many bytes (DESIGN section 4).
 pub(crate) const MAX_RESULT_BYTES: usize = 30_000;
-
-/// Whether this caller gets the op as a tool.
-pub(crate) fn offered(meta: &OpMeta, caller: &Caller) -> bool {
-    let info = meta.info;
-    let for_agents = match info.exposure {
-        Exposure::Agents => true,
-        Exposure::NotAssistant { .. } => caller.actor != Actor::Assistant,
-        Exposure::Excluded { .. } => matches!(caller.actor, Actor::Person),
-    };
-    for_agents && caller.scope.allows(info.scope) && (!info.owner_only || caller.is_owner())
-}
 
 fn object(value: Value) -> Arc<JsonObject> {
     match value {

@@ -1,10 +1,12 @@
-//! The object-safe `Catalog` trait every adapter holds, and the typed helper [`call`].
+//! The object-safe `Catalog` trait every adapter holds, the typed helper [`call`], and the
+//! change feed that yields only what its caller may see.
 
 use std::{future::Future, pin::Pin};
 
 use serde_json::Value;
+use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 
-use crate::{caller::Caller, error::OpError, op::Op, op::OpMeta};
+use crate::{caller::Caller, error::OpError, op::Op, op::OpMeta, policy};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -59,8 +61,79 @@ pub trait Catalog: Send + Sync {
         via: crate::Via,
     ) -> BoxFuture<'a, Result<Caller, OpError>>;
 
-    /// Subscribe to change events.
-    fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ChangeEvent>;
+    /// Change events from now on, to be bound to a caller before anything can be read. For an
+    /// adapter that must subscribe before it knows who listens (MCP acknowledges a
+    /// `subscriptions/listen` before the handler sees the request's caller); everyone else
+    /// calls [`Catalog::subscribe`].
+    fn subscribe_unbound(&self) -> UnboundFeed;
+
+    /// The change events `caller` may see, from now on: nothing from another household, and
+    /// nothing about another member's private items.
+    fn subscribe(&self, caller: &Caller) -> ChangeFeed {
+        self.subscribe_unbound().bind(caller.clone())
+    }
+}
+
+/// Change events nobody can read yet: [`UnboundFeed::bind`] names the caller they are for.
+#[derive(Debug)]
+pub struct UnboundFeed(broadcast::Receiver<ChangeEvent>);
+
+impl UnboundFeed {
+    /// For the catalog implementation: a feed over its event bus.
+    pub fn new(receiver: broadcast::Receiver<ChangeEvent>) -> Self {
+        Self(receiver)
+    }
+
+    /// The events of this feed that `caller` may see (`policy::may_see`).
+    pub fn bind(self, caller: Caller) -> ChangeFeed {
+        ChangeFeed { receiver: self.0, caller }
+    }
+}
+
+/// What a change feed yields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Heard {
+    /// A change the caller may see.
+    Change(ChangeEvent),
+    /// The listener fell behind and some events were dropped: treat everything as changed.
+    Missed,
+}
+
+/// The change events one caller may see, filtered here so that no adapter has to.
+#[derive(Debug)]
+pub struct ChangeFeed {
+    receiver: broadcast::Receiver<ChangeEvent>,
+    caller: Caller,
+}
+
+impl ChangeFeed {
+    /// The next change the caller may see; `None` once the catalog shuts down.
+    pub async fn next(&mut self) -> Option<Heard> {
+        loop {
+            match self.receiver.recv().await {
+                Ok(event) if policy::may_see(&self.caller, &event) => {
+                    return Some(Heard::Change(event));
+                }
+                Ok(_) => {}
+                Err(RecvError::Lagged(_)) => return Some(Heard::Missed),
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// The next change already published that the caller may see, without waiting.
+    pub fn try_next(&mut self) -> Option<Heard> {
+        loop {
+            match self.receiver.try_recv() {
+                Ok(event) if policy::may_see(&self.caller, &event) => {
+                    return Some(Heard::Change(event));
+                }
+                Ok(_) => {}
+                Err(TryRecvError::Lagged(_)) => return Some(Heard::Missed),
+                Err(TryRecvError::Empty | TryRecvError::Closed) => return None,
+            }
+        }
+    }
 }
 
 /// Call an op with typed input and output (web, CLI, channels).

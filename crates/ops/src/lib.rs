@@ -22,12 +22,13 @@ pub mod household;
 pub mod import;
 pub mod op;
 pub mod organise;
+pub mod policy;
 pub mod registry;
 pub mod reports;
 pub mod subscriptions;
 
 pub use caller::{Actor, Caller, Scope, Via};
-pub use catalog::{BoxFuture, Catalog, ChangeEvent, Mode, call};
+pub use catalog::{BoxFuture, Catalog, ChangeEvent, ChangeFeed, Heard, Mode, UnboundFeed, call};
 /// Re-exported so adapters write messages and name roles without depending on `domain`.
 pub use domain::{Text, entities::Role};
 pub use error::OpError;

@@ -13,6 +13,7 @@ mod import;
 mod inspector;
 mod isolation;
 mod mcp;
+mod policy;
 mod rest;
 mod rules;
 mod validation;

@@ -17,14 +17,14 @@ use test_support::TempDir;
 
 use crate::fixtures::World;
 
-type Client = RunningService<RoleClient, ClientConfig>;
+pub(crate) type Client = RunningService<RoleClient, ClientConfig>;
 
 fn client_info(name: &str) -> ClientConfig {
     ClientConfig::new(ClientCapabilities::default(), Implementation::new(name, "1.0"))
 }
 
 /// A 2025-11-25 client: `initialize`, then a session.
-async fn http_client(url: String, token: &str, name: &str) -> Client {
+pub(crate) async fn http_client(url: String, token: &str, name: &str) -> Client {
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
     );
@@ -386,7 +386,10 @@ async fn a_change_made_through_rest_reaches_watching_clients_in_both_protocol_er
 
     // 2026-07-28: subscriptions/listen.
     let modern = modern_http_client(server.url("/mcp"), &token, "Modern").await;
-    let filter = SubscriptionFilter::builder().resource_subscription(netflix_uri.clone()).build();
+    let filter = SubscriptionFilter::builder()
+        .resource_subscription(netflix_uri.clone())
+        .resource_subscription(gym_uri.clone())
+        .build();
     let mut listening = modern.listen(filter).await.unwrap();
     // 2025-11-25: resources/subscribe on a session.
     let (updates, mut received) = tokio::sync::mpsc::unbounded_channel();
@@ -427,7 +430,10 @@ async fn a_change_made_through_rest_reaches_watching_clients_in_both_protocol_er
     let ServerNotification::ResourceUpdatedNotification(updated) = notification else {
         panic!("{notification:?}")
     };
-    assert_eq!(updated.params.uri, netflix_uri, "the 2026 listen stream heard about it");
+    assert_eq!(
+        updated.params.uri, netflix_uri,
+        "the 2026 listen stream heard about Netflix first, and nothing about Bob's private gym"
+    );
     assert!(received.try_recv().is_err(), "nothing about Bob's private gym");
     let _ = bobs_token;
     legacy.cancel().await.unwrap();

@@ -2,7 +2,7 @@
 //! that records charges, undo conflicts, pagination, reports and the briefing.
 
 use jiff::SignedDuration;
-use ops::{Catalog as _, OpError};
+use ops::{Catalog as _, Heard, OpError};
 use serde_json::json;
 use test_support::code;
 
@@ -468,24 +468,31 @@ async fn attention_items_point_at_what_needs_a_look() {
 #[tokio::test]
 async fn committed_writes_publish_change_events_and_dry_runs_do_not() {
     let w = World::new().await;
-    let mut events = w.env.app.subscribe();
+    let mut anas = w.env.app.subscribe(&w.ana);
+    let mut bobs = w.env.app.subscribe(&w.bob);
+    let mut cais = w.env.app.subscribe(&w.cai);
     w.env.dry_run(&w.ana, "delete_subscription", json!({"id": w.netflix})).await.unwrap();
     w.env
         .call(&w.ana, "update_subscription", json!({"id": w.netflix, "name": "Netflix HD"}))
         .await
         .unwrap();
-    let event = events.try_recv().unwrap();
-    assert_eq!(
-        (event.entity.as_str(), event.entity_id, event.op.as_str()),
-        ("subscription", w.netflix, "update_subscription")
-    );
-    assert!(events.try_recv().is_err(), "the dry run published nothing");
-    // A private item's event is marked for its owner only.
+    for feed in [&mut anas, &mut bobs] {
+        let Some(Heard::Change(event)) = feed.try_next() else { panic!("no event") };
+        assert_eq!(
+            (event.entity.as_str(), event.entity_id, event.op.as_str()),
+            ("subscription", w.netflix, "update_subscription")
+        );
+        assert_eq!(feed.try_next(), None, "the dry run published nothing");
+    }
+    // A private item's change reaches its owner only, and nothing crosses households.
     w.env
         .call(&w.bob, "update_subscription", json!({"id": w.bobs_gym, "notes": "6am"}))
         .await
         .unwrap();
-    assert_eq!(events.try_recv().unwrap().private_to, Some(w.bob.member_id));
+    let Some(Heard::Change(event)) = bobs.try_next() else { panic!("Bob hears of his gym") };
+    assert_eq!((event.entity_id, event.private_to), (w.bobs_gym, Some(w.bob.member_id)));
+    assert_eq!(anas.try_next(), None, "Ana does not hear of Bob's private subscription");
+    assert_eq!(cais.try_next(), None, "another household hears nothing");
 }
 
 #[tokio::test]

@@ -13,10 +13,10 @@ use axum::{
         sse::{Event, KeepAlive, Sse},
     },
 };
-use ops::{Mode, accounts::SessionCaller};
+use futures_util::{StreamExt as _, stream};
+use ops::{Heard, Mode, accounts::SessionCaller};
 use serde::Deserialize;
 use serde_json::json;
-use tokio_stream::{StreamExt, wrappers::BroadcastStream};
 
 use crate::{Web, pages::call, session};
 
@@ -44,9 +44,8 @@ pub(crate) async fn events(
         Ok(person) => person,
         Err(to_sign_in) => return to_sign_in,
     };
-    let (household, me) = (person.caller.household_id, person.caller.member_id);
     // Subscribe first, then look back: a change lands in one or the other, never in neither.
-    let bus = web.catalog.subscribe();
+    let feed = web.catalog.subscribe(&person.caller);
     let missed = match since.since {
         Some(since) => newest_change(&web, &person).await > since,
         None => false,
@@ -55,19 +54,15 @@ pub(crate) async fn events(
     if missed {
         first.push(Ok(Event::default().event("change").data(json!({"missed": true}).to_string())));
     }
-    let changes = BroadcastStream::new(bus).filter_map(move |event| {
-        // A lagging browser missed some events; one refresh covers them all.
-        let event = event.ok()?;
-        let visible = event.household_id == household && event.private_to.is_none_or(|m| m == me);
-        visible.then(|| {
-            Ok::<_, Infallible>(
-                Event::default()
-                    .event("change")
-                    .data(json!({"entity": event.entity, "op": event.op}).to_string()),
-            )
-        })
+    let changes = stream::unfold(feed, |mut feed| async move {
+        let data = match feed.next().await? {
+            Heard::Change(event) => json!({"entity": event.entity, "op": event.op}),
+            // A lagging browser missed some events; one refresh covers them all.
+            Heard::Missed => json!({"missed": true}),
+        };
+        Some((Ok::<_, Infallible>(Event::default().event("change").data(data.to_string())), feed))
     });
-    Sse::new(tokio_stream::iter(first).chain(changes))
+    Sse::new(stream::iter(first).chain(changes))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(20)))
         .into_response()
 }

@@ -32,7 +32,6 @@ enum Field {
 struct Action {
     op: &'static str,
     fields: &'static [Field],
-    destructive: bool,
     done: &'static str,
 }
 
@@ -40,25 +39,17 @@ const ACTIONS: &[Action] = &[
     Action {
         op: "create_category",
         fields: &[Field::Text("name"), Field::Text("emoji")],
-        destructive: false,
         done: "Added the category.",
     },
     Action {
         op: "update_category",
         fields: &[Field::Id("id"), Field::Text("name")],
-        destructive: false,
         done: "Renamed the category.",
     },
-    Action {
-        op: "delete_category",
-        fields: &[Field::Id("id")],
-        destructive: true,
-        done: "Deleted the category.",
-    },
+    Action { op: "delete_category", fields: &[Field::Id("id")], done: "Deleted the category." },
     Action {
         op: "merge_categories",
         fields: &[Field::IdList("source_id", "source_ids"), Field::Id("target_id")],
-        destructive: true,
         done: "Merged the categories.",
     },
     Action {
@@ -69,33 +60,24 @@ const ACTIONS: &[Action] = &[
             Field::Text("last4"),
             Field::Text("expires"),
         ],
-        destructive: false,
         done: "Added the payment method.",
     },
     Action {
         op: "update_payment_method",
         fields: &[Field::Id("id"), Field::Text("name")],
-        destructive: false,
         done: "Renamed the payment method.",
     },
     Action {
         op: "delete_payment_method",
         fields: &[Field::Id("id")],
-        destructive: true,
         done: "Deleted the payment method.",
     },
     Action {
         op: "rename_tag",
         fields: &[Field::Text("from"), Field::Text("to")],
-        destructive: false,
         done: "Renamed the tag.",
     },
-    Action {
-        op: "delete_tag",
-        fields: &[Field::Text("name")],
-        destructive: true,
-        done: "Deleted the tag.",
-    },
+    Action { op: "delete_tag", fields: &[Field::Text("name")], done: "Deleted the tag." },
 ];
 
 async fn organise_page(
@@ -175,7 +157,9 @@ pub(crate) async fn act(
         return web.templates.refusal(StatusCode::NOT_FOUND, "There is no such action.");
     };
     let input = input(action, &form);
-    if action.destructive && text(&form, "confirmed") != "yes" {
+    // Destructive ops (the catalog says which) are confirmed first, from their dry run.
+    let destructive = ops::find(action.op).is_some_and(|meta| meta.info.hints.destructive);
+    if destructive && text(&form, "confirmed") != "yes" {
         return match call(&web, &person, action.op, input, Mode::DryRun).await {
             Ok(preview) => {
                 let mut hidden: Map<String, Value> = form

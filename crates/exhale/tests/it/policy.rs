@@ -1,0 +1,95 @@
+//! The one policy, checked across the catalog: for every op and every kind of caller, what MCP
+//! `tools/list` offers is exactly what the invoker accepts.
+
+use std::collections::BTreeSet;
+
+use ops::{Actor, Caller, Catalog as _, Mode, Scope, Via};
+use serde_json::json;
+
+use crate::{
+    fixtures::World,
+    mcp::{Client, http_client},
+};
+
+/// The ops the invoker does not refuse as forbidden. Each is called as a dry run with an empty
+/// input: the access check comes before the input is read, so a refusal is `forbidden` and
+/// anything else (a result, `invalid_input`, `not_found`) means the call got through.
+async fn accepted(w: &World, caller: &Caller) -> BTreeSet<&'static str> {
+    let mut accepted = BTreeSet::new();
+    for meta in ops::all() {
+        let result = w.env.app.call_json(caller, meta.name(), json!({}), Mode::DryRun).await;
+        if !matches!(result, Err(ops::OpError::Forbidden { .. })) {
+            accepted.insert(meta.name());
+        }
+    }
+    accepted
+}
+
+async fn offered(client: &Client) -> BTreeSet<String> {
+    let tools = client.list_all_tools().await.unwrap();
+    tools.into_iter().map(|tool| tool.name.to_string()).collect()
+}
+
+fn assert_same(offered: &BTreeSet<String>, accepted: &BTreeSet<&str>, who: &str) {
+    let accepted: BTreeSet<String> = accepted.iter().map(|name| (*name).to_owned()).collect();
+    assert_eq!(
+        offered.symmetric_difference(&accepted).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "{who}: tools/list and the invoker disagree on these ops"
+    );
+}
+
+#[tokio::test]
+async fn tools_list_offers_exactly_what_the_invoker_accepts_for_every_kind_of_caller() {
+    let w = World::new().await;
+    // Agents make many calls here; the rate limit is not what this test is about.
+    w.env.app.set_token_rate_limit(None);
+    let server = w.env.serve().await;
+
+    // Agents holding tokens of an owner and of a member, in every scope, over bearer auth.
+    for (person, who) in [(&w.ana, "owner"), (&w.bob, "member")] {
+        for scope in ["read", "write", "trusted"] {
+            let (secret, caller) = w.env.token(person, scope).await;
+            let client = http_client(server.url("/mcp"), &secret, "Policy check").await;
+            let offered = offered(&client).await;
+            client.cancel().await.unwrap();
+            let accepted = accepted(&w, &caller).await;
+            assert_same(&offered, &accepted, &format!("{scope} token of an {who}"));
+            assert!(!accepted.contains("create_token"), "no agent mints its own token");
+        }
+    }
+
+    // People and the built-in assistant, served as themselves.
+    let assistant = |person: &Caller| Caller {
+        scope: Scope::Trusted,
+        actor: Actor::Assistant,
+        via: Via::Assistant,
+        ..person.clone()
+    };
+    for (caller, who) in [
+        (w.ana.clone(), "owner in person"),
+        (w.bob.clone(), "member in person"),
+        (assistant(&w.ana), "the assistant for an owner"),
+        (assistant(&w.bob), "the assistant for a member"),
+    ] {
+        let as_caller = w.env.serve_mcp_as(caller.clone()).await;
+        let client = rmcp::ServiceExt::serve(
+            rmcp::model::ClientConfig::new(
+                rmcp::model::ClientCapabilities::default(),
+                rmcp::model::Implementation::new("Policy check", "1.0"),
+            ),
+            rmcp::transport::StreamableHttpClientTransport::from_uri(as_caller.url("/mcp")),
+        )
+        .await
+        .unwrap();
+        let offered = offered(&client).await;
+        client.cancel().await.unwrap();
+        let accepted = accepted(&w, &caller).await;
+        assert_same(&offered, &accepted, who);
+        if caller.actor == Actor::Assistant {
+            for never in ["confirm_change", "export_data", "create_token", "invite_member"] {
+                assert!(!accepted.contains(never), "{who} may not call {never}");
+            }
+        }
+    }
+}

@@ -8,7 +8,7 @@ use ops::{
     accounts::{Accounts, NewHousehold, NewSession, SessionCaller},
 };
 
-use crate::{App, auth, invoke};
+use crate::{App, auth, clock, transactions};
 
 /// How long a browser session lasts; signing in again starts a new one.
 const SESSION_LIFETIME: Duration = Duration::from_secs(14 * 24 * 3600);
@@ -50,18 +50,18 @@ impl Accounts for App {
             let session = NewSession {
                 secret: secret.clone(),
                 csrf: csrf.clone(),
-                expires_at: invoke::timestamp_text(expires),
+                expires_at: clock::timestamp_text(expires),
             };
             let (member_id, hash) = (caller.member_id, auth::hash_token(&secret));
-            let (now, expires_at) = (invoke::timestamp_text(now), session.expires_at.clone());
+            let (now, expires_at) = (clock::timestamp_text(now), session.expires_at.clone());
             let store = self.store.clone();
-            invoke::blocking(move || {
-                invoke::write(
+            transactions::blocking(move || {
+                transactions::write(
                     &store,
                     |_| true,
                     |db| {
                         store::access::delete_expired_sessions(db, &now)
-                            .map_err(invoke::internal)?;
+                            .map_err(transactions::internal)?;
                         store::access::insert_session(
                             db,
                             member_id,
@@ -70,7 +70,7 @@ impl Accounts for App {
                             &now,
                             &expires_at,
                         )
-                        .map_err(invoke::internal)
+                        .map_err(transactions::internal)
                     },
                 )
             })
@@ -82,11 +82,11 @@ impl Accounts for App {
     fn session<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<SessionCaller, OpError>> {
         Box::pin(async move {
             let hash = auth::hash_token(secret);
-            let now = invoke::timestamp_text(self.clock.now());
+            let now = clock::timestamp_text(self.clock.now());
             let store = self.store.clone();
-            let found = invoke::blocking(move || {
-                invoke::read(&store, |db| {
-                    store::access::find_session(db, &hash, &now).map_err(invoke::internal)
+            let found = transactions::blocking(move || {
+                transactions::read(&store, |db| {
+                    store::access::find_session(db, &hash, &now).map_err(transactions::internal)
                 })
             })
             .await?
@@ -104,11 +104,11 @@ impl Accounts for App {
         Box::pin(async move {
             let hash = auth::hash_token(secret);
             let store = self.store.clone();
-            invoke::blocking(move || {
-                invoke::write(
+            transactions::blocking(move || {
+                transactions::write(
                     &store,
                     |_| true,
-                    |db| store::access::delete_session(db, &hash).map_err(invoke::internal),
+                    |db| store::access::delete_session(db, &hash).map_err(transactions::internal),
                 )
             })
             .await
@@ -129,11 +129,14 @@ impl Accounts for App {
             let hash = new_password_hash(password).await?;
             let store = self.store.clone();
             let id = member.id;
-            invoke::blocking(move || {
-                invoke::write(
+            transactions::blocking(move || {
+                transactions::write(
                     &store,
                     |_| true,
-                    |db| store::households::set_password(db, id, &hash).map_err(invoke::internal),
+                    |db| {
+                        store::households::set_password(db, id, &hash)
+                            .map_err(transactions::internal)
+                    },
                 )
             })
             .await?;
@@ -150,9 +153,9 @@ impl Accounts for App {
         Box::pin(async move {
             let store = self.store.clone();
             let id = caller.member_id;
-            let stored = invoke::blocking(move || {
-                invoke::read(&store, |db| {
-                    store::households::password_hash(db, id).map_err(invoke::internal)
+            let stored = transactions::blocking(move || {
+                transactions::read(&store, |db| {
+                    store::households::password_hash(db, id).map_err(transactions::internal)
                 })
             })
             .await?;
@@ -173,13 +176,15 @@ impl Accounts for App {
             }
             let hash = new_password_hash(new).await?;
             let store = self.store.clone();
-            invoke::blocking(move || {
-                invoke::write(
+            transactions::blocking(move || {
+                transactions::write(
                     &store,
                     |_| true,
                     |db| {
-                        store::households::set_password(db, id, &hash).map_err(invoke::internal)?;
-                        store::access::delete_member_sessions(db, id).map_err(invoke::internal)
+                        store::households::set_password(db, id, &hash)
+                            .map_err(transactions::internal)?;
+                        store::access::delete_member_sessions(db, id)
+                            .map_err(transactions::internal)
                     },
                 )
             })
@@ -201,11 +206,11 @@ impl App {
     /// The member an unspent, unexpired invitation code belongs to.
     async fn invited(&self, code: &str) -> Result<store::households::MemberRow, OpError> {
         let hash = auth::hash_token(code.trim());
-        let now = invoke::timestamp_text(self.clock.now());
+        let now = clock::timestamp_text(self.clock.now());
         let store = self.store.clone();
-        invoke::blocking(move || {
-            invoke::read(&store, |db| {
-                store::households::find_member_by_invite(db, &hash, &now).map_err(invoke::internal)
+        transactions::blocking(move || {
+            transactions::read(&store, |db| {
+                store::households::find_member_by_invite(db, &hash, &now).map_err(transactions::internal)
             })
         })
         .await?

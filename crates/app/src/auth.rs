@@ -9,14 +9,18 @@ use domain::Text;
 use ops::{Actor, Caller, OpError, Scope, Via};
 use sha2::{Digest, Sha256};
 
-use crate::{App, ctx::invalid, invoke};
+use crate::{App, clock, transactions};
+
+/// `bytes` random bytes as hex: secrets, batch ids and confirmation ids.
+pub(crate) fn random_hex(bytes: usize) -> Result<String, OpError> {
+    let mut buffer = vec![0u8; bytes];
+    getrandom::fill(&mut buffer).map_err(|_| OpError::Internal)?;
+    Ok(buffer.iter().map(|b| format!("{b:02x}")).collect())
+}
 
 /// A random secret with a readable prefix, e.g. `exh_3f9c…` (32 random bytes, hex).
 pub(crate) fn new_secret(prefix: &str) -> Result<String, OpError> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|_| OpError::Internal)?;
-    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(format!("{prefix}_{hex}"))
+    Ok(format!("{prefix}_{}", random_hex(32)?))
 }
 
 /// Tokens are long random secrets, so a fast hash is enough to store them safely.
@@ -42,7 +46,7 @@ pub(crate) fn verify_password(password: &str, hash: &str) -> bool {
 pub(crate) fn check_password(pointer: &str, password: &str) -> Result<(), OpError> {
     let length = password.chars().count();
     if !(10..=256).contains(&length) {
-        return Err(invalid(pointer, Text::new("A password needs 10 to 256 characters.")));
+        return Err(OpError::invalid(pointer, Text::new("A password needs 10 to 256 characters.")));
     }
     Ok(())
 }
@@ -55,7 +59,7 @@ pub(crate) fn clean_email(pointer: &str, email: &str) -> Result<String, OpError>
         })
         && !email.chars().any(|c| c.is_whitespace() || c.is_control());
     if !valid {
-        return Err(invalid(
+        return Err(OpError::invalid(
             pointer,
             Text::new("{email} is not an email address.").with("email", email),
         ));
@@ -133,23 +137,23 @@ impl App {
     pub(crate) async fn authenticate(&self, token: &str, via: Via) -> Result<Caller, OpError> {
         let hash = hash_token(token.trim());
         let now = self.clock.now();
-        let now_text = invoke::timestamp_text(now);
+        let now_text = clock::timestamp_text(now);
         let cached = self.tokens.get(&hash, now);
         let (caller, expires_at, last_used_at) = match cached {
             Some(entry) => entry,
             None => {
                 let store = self.store.clone();
                 let lookup = hash.clone();
-                let found = invoke::blocking(move || {
-                    crate::invoke::read(&store, |db| {
+                let found = transactions::blocking(move || {
+                    crate::transactions::read(&store, |db| {
                         let Some(row) = store::access::find_token_by_hash(db, &lookup)
-                            .map_err(invoke::internal)?
+                            .map_err(transactions::internal)?
                         else {
                             return Ok(None);
                         };
                         let member =
                             store::households::get_member(db, row.household_id, row.member_id)
-                                .map_err(invoke::internal)?;
+                                .map_err(transactions::internal)?;
                         Ok::<_, OpError>(Some((row, member)))
                     })
                 })
@@ -184,7 +188,7 @@ impl App {
             return Err(refused());
         }
         // Last use is recorded at most once a minute, so reads do not turn into writes.
-        let minute_ago = invoke::timestamp_text(
+        let minute_ago = clock::timestamp_text(
             now.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap_or(now),
         );
         if last_used_at.as_deref().is_none_or(|at| at < minute_ago.as_str()) {
@@ -193,13 +197,13 @@ impl App {
             };
             let store = self.store.clone();
             let touched_at = now_text.clone();
-            invoke::blocking(move || {
-                crate::invoke::write(
+            transactions::blocking(move || {
+                crate::transactions::write(
                     &store,
                     |_| true,
                     |db| {
                         store::access::touch_token(db, token_id, &touched_at, &minute_ago)
-                            .map_err(invoke::internal)
+                            .map_err(transactions::internal)
                     },
                 )
             })
@@ -216,9 +220,9 @@ impl App {
     ) -> Result<Option<(store::households::MemberRow, Option<String>)>, OpError> {
         let email = clean_email("/email", email)?;
         let store = self.store.clone();
-        invoke::blocking(move || {
-            invoke::read(&store, |db| {
-                store::households::find_member_by_email(db, &email).map_err(invoke::internal)
+        transactions::blocking(move || {
+            transactions::read(&store, |db| {
+                store::households::find_member_by_email(db, &email).map_err(transactions::internal)
             })
         })
         .await

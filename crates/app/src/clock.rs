@@ -1,8 +1,9 @@
-//! The injected clock: the system clock in production, a fixed one in tests.
+//! The injected clock (the system clock in production, a fixed one in tests), and the two ways
+//! Exhale writes time: timestamps as stored, and today's date in a household's time zone.
 
 use std::sync::Mutex;
 
-use jiff::{SignedDuration, Timestamp};
+use jiff::{SignedDuration, Timestamp, tz::TimeZone};
 
 pub trait Clock: Send + Sync {
     fn now(&self) -> Timestamp;
@@ -46,4 +47,18 @@ impl Clock for FixedClock {
     fn now(&self) -> Timestamp {
         self.0.lock().map(|now| *now).unwrap_or(Timestamp::UNIX_EPOCH)
     }
+}
+
+/// A timestamp as Exhale stores and shows it: RFC 3339 in UTC, to the second.
+pub(crate) fn timestamp_text(at: Timestamp) -> String {
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Today's date in the household's time zone.
+pub(crate) fn today_in(
+    household: &store::households::HouseholdRow,
+    now: Timestamp,
+) -> domain::Date {
+    let zone = TimeZone::get(&household.time_zone).unwrap_or(TimeZone::UTC);
+    now.to_zoned(zone).date()
 }

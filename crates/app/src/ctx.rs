@@ -7,7 +7,7 @@ use ops::{Actor, Caller, ChangeEvent, OpError, common::Change};
 use serde_json::Value;
 use store::{Db, households::HouseholdRow, snapshot};
 
-use crate::invoke::StoreExt;
+use crate::transactions::StoreExt;
 
 pub(crate) struct Ctx<'a> {
     pub(crate) db: &'a Db<'a>,
@@ -40,7 +40,7 @@ impl<'a> Ctx<'a> {
             db,
             caller,
             now,
-            today: crate::invoke::today_in(&household, now),
+            today: crate::clock::today_in(&household, now),
             household,
             op,
             batch_id,
@@ -61,7 +61,7 @@ impl<'a> Ctx<'a> {
 
     /// RFC 3339 UTC timestamp of this call, as stored.
     pub(crate) fn now_text(&self) -> String {
-        self.now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+        crate::clock::timestamp_text(self.now)
     }
 
     /// Every subscription the caller can see, with tags, prices and pauses.
@@ -200,9 +200,4 @@ fn stored_state(mut state: Value, deleted: bool) -> String {
         map.remove("kept");
     }
     state.to_string()
-}
-
-/// An `invalid_input` error at a JSON pointer.
-pub(crate) fn invalid(pointer: &str, message: Text) -> OpError {
-    OpError::invalid(pointer, message)
 }

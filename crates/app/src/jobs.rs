@@ -8,7 +8,7 @@ use jiff::{SignedDuration, tz::TimeZone};
 use ops::OpError;
 use store::{Db, StoreError, subscriptions::SubscriptionRow};
 
-use crate::{App, invoke, views::SeriesParts};
+use crate::{App, clock, transactions, views::SeriesParts};
 
 /// Records every charge of one subscription from where the job last stopped up to `today`.
 pub(crate) fn materialise_subscription(
@@ -51,23 +51,23 @@ impl App {
     pub async fn materialise_due_charges(&self) -> Result<usize, OpError> {
         let store = self.store.clone();
         let now = self.clock.now();
-        invoke::blocking(move || {
-            crate::invoke::write(
+        transactions::blocking(move || {
+            crate::transactions::write(
                 &store,
                 |_| true,
                 |db| {
                     let mut count = 0;
                     for household_id in
-                        store::households::household_ids(db).map_err(invoke::internal)?
+                        store::households::household_ids(db).map_err(transactions::internal)?
                     {
                         let household = store::households::get_household(db, household_id)
-                            .map_err(invoke::internal)?;
-                        let today = invoke::today_in(&household, now);
+                            .map_err(transactions::internal)?;
+                        let today = clock::today_in(&household, now);
                         for row in store::subscriptions::list(db, household_id, None)
-                            .map_err(invoke::internal)?
+                            .map_err(transactions::internal)?
                         {
                             count += materialise_subscription(db, &row, today)
-                                .map_err(invoke::internal)?;
+                                .map_err(transactions::internal)?;
                         }
                     }
                     Ok::<_, OpError>(count)
@@ -82,15 +82,16 @@ impl App {
     /// holds the change; the rows keep the trail for the channels to pick up.
     pub async fn drain_outbox(&self) -> Result<usize, OpError> {
         let store = self.store.clone();
-        let now = invoke::timestamp_text(self.clock.now());
-        invoke::blocking(move || {
-            crate::invoke::write(
+        let now = clock::timestamp_text(self.clock.now());
+        transactions::blocking(move || {
+            crate::transactions::write(
                 &store,
                 |_| true,
                 |db| {
-                    let pending = store::audit::pending(db, 500).map_err(invoke::internal)?;
+                    let pending = store::audit::pending(db, 500).map_err(transactions::internal)?;
                     for row in &pending {
-                        store::audit::mark_delivered(db, row.id, &now).map_err(invoke::internal)?;
+                        store::audit::mark_delivered(db, row.id, &now)
+                            .map_err(transactions::internal)?;
                     }
                     Ok::<_, OpError>(pending.len())
                 },

@@ -6,13 +6,18 @@
 
 mod accounts;
 mod auth;
+mod briefing;
 mod clock;
+mod confirmations;
 mod ctx;
 mod handlers;
+mod input;
 mod invoke;
 mod jobs;
 mod limits;
 mod setup;
+mod subscription_rules;
+mod transactions;
 mod views;
 
 use std::{path::Path, sync::Arc};
@@ -80,7 +85,7 @@ impl App {
     pub async fn backup(&self, target: &Path) -> Result<(), OpError> {
         let store = self.store.clone();
         let target = target.to_owned();
-        invoke::blocking(move || store.backup(&target).map_err(invoke::internal)).await
+        transactions::blocking(move || store.backup(&target).map_err(transactions::internal)).await
     }
 
     /// Replaces the database's content with a backup. Stop `exhale serve` first: a running
@@ -88,7 +93,8 @@ impl App {
     pub async fn restore(&self, source: &Path) -> Result<(), OpError> {
         let store = self.store.clone();
         let source = source.to_owned();
-        invoke::blocking(move || store.restore(&source).map_err(invoke::internal)).await?;
+        transactions::blocking(move || store.restore(&source).map_err(transactions::internal))
+            .await?;
         self.tokens.clear();
         Ok(())
     }
@@ -97,8 +103,10 @@ impl App {
     /// nothing.
     pub async fn logical_dump(&self) -> Result<String, OpError> {
         let store = self.store.clone();
-        invoke::blocking(move || {
-            crate::invoke::read(&store, |db| db.logical_dump().map_err(invoke::internal))
+        transactions::blocking(move || {
+            crate::transactions::read(&store, |db| {
+                db.logical_dump().map_err(transactions::internal)
+            })
         })
         .await
     }

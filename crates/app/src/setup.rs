@@ -4,12 +4,7 @@
 use domain::{Text, entities::Role};
 use ops::{Caller, OpError, Via, accounts::NewHousehold};
 
-use crate::{
-    App, auth,
-    ctx::invalid,
-    handlers::household::{check_language, check_time_zone},
-    invoke, views,
-};
+use crate::{App, auth, clock, input, transactions};
 
 impl App {
     /// Creates a household, seeds its default categories, and creates its owner. Returns the
@@ -33,11 +28,11 @@ impl App {
         first_only: bool,
     ) -> Result<Caller, OpError> {
         let household_name =
-            views::clean_name("/household_name", &new.household_name, views::MAX_NAME)?;
-        let currency = views::parse_currency("/currency", &new.currency)?;
-        let time_zone = check_time_zone("/time_zone", &new.time_zone)?;
-        let language = check_language("/language", &new.language)?;
-        let owner_name = views::clean_name("/owner_name", &new.owner_name, views::MAX_NAME)?;
+            input::clean_name("/household_name", &new.household_name, input::MAX_NAME)?;
+        let currency = input::parse_currency("/currency", &new.currency)?;
+        let time_zone = input::check_time_zone("/time_zone", &new.time_zone)?;
+        let language = input::check_language("/language", &new.language)?;
+        let owner_name = input::clean_name("/owner_name", &new.owner_name, input::MAX_NAME)?;
         let email = auth::clean_email("/email", &new.email)?;
         auth::check_password("/password", &new.password)?;
         let password = new.password;
@@ -45,19 +40,21 @@ impl App {
             .await
             .map_err(|_| OpError::Internal)??;
         let store = self.store.clone();
-        let now = invoke::timestamp_text(self.clock.now());
-        let (household_id, member_id) = invoke::blocking(move || {
-            crate::invoke::write(
+        let now = clock::timestamp_text(self.clock.now());
+        let (household_id, member_id) = transactions::blocking(move || {
+            crate::transactions::write(
                 &store,
                 |_| true,
                 |db| {
-                    if first_only && store::households::any_member(db).map_err(invoke::internal)? {
+                    if first_only
+                        && store::households::any_member(db).map_err(transactions::internal)?
+                    {
                         return Err(OpError::forbidden(Text::new(
                             "Exhale is already set up; sign in instead.",
                         )));
                     }
-                    if store::households::email_taken(db, &email).map_err(invoke::internal)? {
-                        return Err(invalid(
+                    if store::households::email_taken(db, &email).map_err(transactions::internal)? {
+                        return Err(OpError::invalid(
                             "/email",
                             Text::new("Someone with this email already has an Exhale account."),
                         ));
@@ -70,7 +67,7 @@ impl App {
                         &language,
                         &now,
                     )
-                    .map_err(invoke::internal)?;
+                    .map_err(transactions::internal)?;
                     for category in domain::categories::DEFAULT_CATEGORIES {
                         store::organise::insert_category(
                             db,
@@ -80,7 +77,7 @@ impl App {
                             category.colour,
                             &now,
                         )
-                        .map_err(invoke::internal)?;
+                        .map_err(transactions::internal)?;
                     }
                     let member_id = store::households::insert_member(
                         db,
@@ -96,7 +93,7 @@ impl App {
                         },
                         &now,
                     )
-                    .map_err(invoke::internal)?;
+                    .map_err(transactions::internal)?;
                     Ok((household_id, member_id))
                 },
             )
@@ -108,9 +105,9 @@ impl App {
     /// Whether any member exists (so `serve` can explain how to create the first owner).
     pub async fn has_members(&self) -> Result<bool, OpError> {
         let store = self.store.clone();
-        invoke::blocking(move || {
-            crate::invoke::read(&store, |db| {
-                store::households::any_member(db).map_err(invoke::internal)
+        transactions::blocking(move || {
+            crate::transactions::read(&store, |db| {
+                store::households::any_member(db).map_err(transactions::internal)
             })
         })
         .await
@@ -121,8 +118,10 @@ impl App {
     /// The instance's only owner, for CLI commands run without `--as`.
     pub async fn sole_owner(&self, via: Via) -> Result<Caller, OpError> {
         let store = self.store.clone();
-        let owners = invoke::blocking(move || {
-            invoke::read(&store, |db| store::households::owners(db).map_err(invoke::internal))
+        let owners = transactions::blocking(move || {
+            transactions::read(&store, |db| {
+                store::households::owners(db).map_err(transactions::internal)
+            })
         })
         .await?;
         match owners.as_slice() {

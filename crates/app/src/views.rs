@@ -1,24 +1,27 @@
-//! Turning rows into the catalog's output types, and parsing the catalog's input values into
-//! domain values with errors that point at the field.
+//! Turning rows into the catalog's output types: subscriptions with their series, charges
+//! recorded and projected, the household, members, categories and payment methods. Shared by
+//! every handler, so that one never calls another to show something. Inputs are checked in
+//! `input.rs`.
 
 use domain::{
-    Currency, Cycle, CycleUnit, Date, Money, PauseSpan, PricePoint, Series, Text,
-    entities::{SubscriptionStatus, Visibility},
-    validate,
+    Currency, Cycle, Date, Money, PauseSpan, PricePoint, Series, Text, entities::SubscriptionStatus,
 };
 use ops::{
     OpError,
-    common::{Amount, CycleInput, CycleOutput, Ref},
-    subscriptions::Subscription,
+    charges::{Charge, ProjectedCharge},
+    common::{Amount, CycleOutput, Ref},
+    household::{Household, Member},
+    organise::{Category, PaymentMethod, Tag},
+    subscriptions::{Pause, PricePoint as PricePointView, Subscription, SubscriptionDetail},
 };
-use store::subscriptions::SubscriptionRow;
+use store::{
+    charges::ChargeRow,
+    households::MemberRow,
+    organise::{CategoryRow, PaymentMethodRow},
+    subscriptions::SubscriptionRow,
+};
 
-use crate::ctx::invalid;
-
-pub(crate) const MAX_NAME: usize = 100;
-pub(crate) const MAX_NOTES: usize = 2000;
-pub(crate) const MAX_TAG: usize = 40;
-pub(crate) const MAX_TAGS: usize = 20;
+use crate::{ctx::Ctx, transactions::StoreExt};
 
 /// 'YYYY-MM-DD' without the general formatter, which shows in list profiles.
 pub(crate) fn date_text(date: Date) -> String {
@@ -52,95 +55,6 @@ pub(crate) fn cycle_output(cycle: Cycle) -> CycleOutput {
         preset: cycle.preset_name().map(Into::into),
         description: cycle.describe(),
     }
-}
-
-pub(crate) fn parse_cycle(pointer: &str, input: &CycleInput) -> Result<Cycle, OpError> {
-    match input {
-        CycleInput::Preset(name) => Cycle::preset(name).ok_or_else(|| {
-            invalid(
-                pointer,
-                Text::new("{name} is not a cycle preset. Use weekly, every_two_weeks, monthly, every_two_months, quarterly, every_six_months or yearly, or {\"every\": 3, \"unit\": \"month\"}.")
-                    .with("name", name),
-            )
-        }),
-        CycleInput::Custom { every, unit } => {
-            let unit = CycleUnit::parse(unit).ok_or_else(|| {
-                invalid(&format!("{pointer}/unit"), Text::new("{unit} is not a cycle unit; use day, week, month or year.").with("unit", unit))
-            })?;
-            Cycle::new(*every, unit).map_err(|err| invalid(&format!("{pointer}/every"), Text::new("{error}.").with("error", err)))
-        }
-    }
-}
-
-pub(crate) fn parse_currency(pointer: &str, code: &str) -> Result<Currency, OpError> {
-    Currency::parse(code).map_err(|err| invalid(pointer, Text::new("{error}.").with("error", err)))
-}
-
-/// A non-negative amount in the currency, within range.
-pub(crate) fn parse_amount(pointer: &str, text: &str, currency: Currency) -> Result<i64, OpError> {
-    let money = Money::parse(text, currency)
-        .map_err(|err| invalid(pointer, Text::new("{error}.").with("error", err)))?;
-    if money.minor() < 0 {
-        return Err(invalid(
-            pointer,
-            Text::new(
-                "The amount cannot be negative; write the price as a positive decimal such as \"12.99\".",
-            ),
-        ));
-    }
-    Ok(money.minor())
-}
-
-pub(crate) fn parse_date(pointer: &str, text: &str) -> Result<Date, OpError> {
-    validate::parse_date(text)
-        .map_err(|err| invalid(pointer, Text::new("{error}.").with("error", err)))
-}
-
-pub(crate) fn parse_opt_date(pointer: &str, text: Option<&str>) -> Result<Option<Date>, OpError> {
-    text.map(|t| parse_date(pointer, t)).transpose()
-}
-
-pub(crate) fn clean_name(pointer: &str, text: &str, max: usize) -> Result<String, OpError> {
-    validate::clean_line(text, max)
-        .map_err(|err| invalid(pointer, Text::new("{error}.").with("error", err)))
-}
-
-pub(crate) fn clean_notes(pointer: &str, text: &str) -> Result<String, OpError> {
-    validate::clean_multiline(text, MAX_NOTES)
-        .map_err(|err| invalid(pointer, Text::new("{error}.").with("error", err)))
-}
-
-pub(crate) fn clean_url(pointer: &str, text: &str) -> Result<String, OpError> {
-    validate::clean_url(text)
-        .map_err(|err| invalid(pointer, Text::new("{error}.").with("error", err)))
-}
-
-pub(crate) fn parse_visibility(pointer: &str, text: &str) -> Result<Visibility, OpError> {
-    Visibility::parse(text).ok_or_else(|| {
-        invalid(
-            pointer,
-            Text::new("{value} is not a visibility; use household or private.").with("value", text),
-        )
-    })
-}
-
-/// Tags cleaned, de-duplicated ignoring case, and sorted.
-pub(crate) fn clean_tags(pointer: &str, tags: &[String]) -> Result<Vec<String>, OpError> {
-    if tags.len() > MAX_TAGS {
-        return Err(invalid(
-            pointer,
-            Text::new("At most {max} tags per subscription.").with("max", MAX_TAGS),
-        ));
-    }
-    let mut out: Vec<String> = Vec::with_capacity(tags.len());
-    for (i, tag) in tags.iter().enumerate() {
-        let tag = clean_name(&format!("{pointer}/{i}"), tag, MAX_TAG)?;
-        if !out.iter().any(|t| t.to_lowercase() == tag.to_lowercase()) {
-            out.push(tag);
-        }
-    }
-    out.sort_by_key(|t| t.to_lowercase());
-    Ok(out)
 }
 
 /// Owned pauses and prices of a subscription, to build its `Series`.
@@ -257,4 +171,164 @@ pub(crate) fn projected_charge(
 
 pub(crate) fn not_found_subscription(id: i64) -> Text {
     Text::new("No subscription with id {id}. Call list_subscriptions to find ids.").with("id", id)
+}
+
+pub(crate) fn charge_view(row: &ChargeRow) -> Charge {
+    Charge {
+        id: row.id,
+        subscription: Ref { id: row.subscription_id, name: row.subscription_name.clone() },
+        charged_on: row.charged_on.to_string(),
+        amount: amount(row.amount_minor, row.currency),
+        status: row.status.as_str().to_owned(),
+        note: row.note.clone(),
+    }
+}
+
+/// Projected charges from `from` to `to` (inclusive) of every visible subscription, by date.
+pub(crate) fn project(
+    ctx: &Ctx<'_>,
+    from: domain::Date,
+    to: domain::Date,
+    only: Option<i64>,
+) -> Result<Vec<ProjectedCharge>, OpError> {
+    let rows = ctx.visible_subscriptions()?;
+    let mut items = Vec::new();
+    for row in rows.iter().filter(|r| only.is_none_or(|id| r.id == id)) {
+        let parts = SeriesParts::of(row);
+        for occurrence in parts.series(row).occurrences_between(from, to) {
+            items.push((occurrence.date, row.id, projected_charge(row, occurrence)));
+        }
+    }
+    items.sort_by_key(|(date, id, _)| (*date, *id));
+    Ok(items.into_iter().map(|(_, _, item)| item).collect())
+}
+
+/// Sums per currency, in currency order.
+pub(crate) fn totals(items: &[ProjectedCharge]) -> Vec<Amount> {
+    let mut sums: std::collections::BTreeMap<String, i64> = Default::default();
+    for item in items {
+        if let Ok(money) = domain::Currency::parse(&item.amount.currency)
+            .and_then(|c| Money::parse(&item.amount.amount, c))
+        {
+            let sum = sums.entry(item.amount.currency.to_string()).or_default();
+            *sum = sum.saturating_add(money.minor());
+        }
+    }
+    sums.into_iter()
+        .filter_map(|(code, minor)| domain::Currency::parse(&code).ok().map(|c| amount(minor, c)))
+        .collect()
+}
+
+pub(crate) fn household_view(ctx: &Ctx<'_>) -> Household {
+    let h = &ctx.household;
+    Household {
+        id: h.id,
+        name: h.name.clone(),
+        currency: h.currency.code().to_owned(),
+        time_zone: h.time_zone.clone(),
+        language: h.language.clone(),
+        week_start: h.week_start.clone(),
+        today: ctx.today.to_string(),
+    }
+}
+
+pub(crate) fn member_view(ctx: &Ctx<'_>, row: &MemberRow) -> Member {
+    let is_person = matches!(ctx.caller.actor, ops::Actor::Person);
+    Member {
+        id: row.id,
+        name: row.name.clone(),
+        role: row.role.as_str().to_owned(),
+        language: row.language.clone(),
+        is_you: row.id == ctx.me(),
+        // A member's email is never handed to a model or an agent.
+        email: is_person.then(|| row.email.clone()),
+        active: row.has_password,
+    }
+}
+
+pub(crate) fn category_view(row: &CategoryRow) -> Category {
+    Category {
+        id: row.id,
+        name: row.name.clone(),
+        emoji: row.emoji.clone(),
+        colour: row.colour.clone(),
+        subscription_count: row.subscription_count,
+    }
+}
+
+pub(crate) fn payment_method_view(row: &PaymentMethodRow) -> PaymentMethod {
+    PaymentMethod {
+        id: row.id,
+        name: row.name.clone(),
+        kind: row.kind.clone(),
+        last4: row.last4.clone(),
+        expires: row.expires.clone(),
+        owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
+        visibility: row.visibility.as_str().to_owned(),
+        subscription_count: row.subscription_count,
+    }
+}
+
+/// A subscription with its price history, pauses, last 12 charges and next three charges.
+pub(crate) fn subscription_detail(
+    ctx: &Ctx<'_>,
+    row: &SubscriptionRow,
+) -> Result<SubscriptionDetail, OpError> {
+    let parts = SeriesParts::of(row);
+    let series = parts.series(row);
+    let filter =
+        store::charges::ChargeFilter { subscription_id: Some(row.id), ..Default::default() };
+    let (charges, _) =
+        store::charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, 12, 0)
+            .or_internal()?;
+    let next_charges =
+        series.upcoming(ctx.today, 3).into_iter().map(|o| projected_charge(row, o)).collect();
+    Ok(SubscriptionDetail {
+        subscription: subscription_view(row, ctx.today),
+        price_history: row
+            .prices
+            .iter()
+            .map(|&(date, minor)| PricePointView {
+                effective_on: date.to_string(),
+                price: amount(minor, row.currency),
+            })
+            .collect(),
+        pauses: row
+            .pauses
+            .iter()
+            .map(|p| Pause { from: p.from.to_string(), until: p.until.map(|d| d.to_string()) })
+            .collect(),
+        recent_charges: charges.iter().map(charge_view).collect(),
+        next_charges,
+    })
+}
+
+/// Every member, with emails for people only.
+pub(crate) fn members(ctx: &Ctx<'_>) -> Result<Vec<Member>, OpError> {
+    let rows = store::households::list_members(ctx.db, ctx.household_id()).or_internal()?;
+    Ok(rows.iter().map(|row| member_view(ctx, row)).collect())
+}
+
+/// The household's categories, counting the subscriptions the caller can see.
+pub(crate) fn categories(ctx: &Ctx<'_>) -> Result<Vec<Category>, OpError> {
+    let rows = store::organise::list_categories(ctx.db, ctx.household_id(), Some(ctx.me()))
+        .or_internal()?;
+    Ok(rows.iter().map(category_view).collect())
+}
+
+/// The payment methods the caller can see.
+pub(crate) fn payment_methods(ctx: &Ctx<'_>) -> Result<Vec<PaymentMethod>, OpError> {
+    let rows = store::organise::list_payment_methods(ctx.db, ctx.household_id(), Some(ctx.me()))
+        .or_internal()?;
+    Ok(rows.iter().map(payment_method_view).collect())
+}
+
+/// The tags on subscriptions the caller can see, with how many carry each.
+pub(crate) fn tags(ctx: &Ctx<'_>) -> Result<Vec<Tag>, OpError> {
+    let rows =
+        store::organise::list_tags(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
+    Ok(rows
+        .into_iter()
+        .map(|(name, subscription_count)| Tag { name, subscription_count })
+        .collect())
 }

@@ -1,4 +1,4 @@
-//! Tokens, settings, export and the `confirm_change` entry (served by the invoker).
+//! Tokens, settings and export.
 
 use domain::{Currency, Text};
 use ops::{
@@ -9,13 +9,7 @@ use ops::{
 use serde_json::{Value, json};
 use store::access::TokenRow;
 
-use crate::{
-    auth,
-    ctx::{Ctx, invalid},
-    handlers::{charges, household, organise, subscriptions},
-    invoke::StoreExt,
-    views,
-};
+use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};
 
 fn token_view(row: &TokenRow) -> Token {
     Token {
@@ -39,7 +33,7 @@ pub(crate) fn create_token(
     ctx: &mut Ctx<'_>,
     input: CreateTokenInput,
 ) -> Result<CreatedToken, OpError> {
-    let name = views::clean_name("/name", &input.name, 60)?;
+    let name = input::clean_name("/name", &input.name, 60)?;
     let expires_at = match input.expires_in_days {
         None => None,
         Some(days) if (1..=3650).contains(&days) => {
@@ -47,10 +41,10 @@ pub(crate) fn create_token(
                 .now
                 .checked_add(jiff::SignedDuration::from_hours(24 * i64::from(days)))
                 .map_err(|_| OpError::Internal)?;
-            Some(crate::invoke::timestamp_text(at))
+            Some(crate::clock::timestamp_text(at))
         }
         Some(_) => {
-            return Err(invalid(
+            return Err(OpError::invalid(
                 "/expires_in_days",
                 Text::new("expires_in_days must be between 1 and 3650."),
             ));
@@ -121,9 +115,9 @@ pub(crate) fn update_settings(
     let before = ctx.snapshot("household", ctx.household_id())?;
     for (code, rate) in &input.exchange_rates {
         let pointer = format!("/exchange_rates/{code}");
-        let currency: Currency = views::parse_currency(&pointer, code)?;
+        let currency: Currency = input::parse_currency(&pointer, code)?;
         if currency == ctx.household.currency {
-            return Err(invalid(
+            return Err(OpError::invalid(
                 &pointer,
                 Text::new("{code} is the main currency; it needs no rate.").with("code", code),
             ));
@@ -131,8 +125,9 @@ pub(crate) fn update_settings(
         let rate = rate
             .as_deref()
             .map(|r| {
-                domain::money::parse_rate(r)
-                    .map_err(|err| invalid(&pointer, Text::new("{error}.").with("error", err)))
+                domain::money::parse_rate(r).map_err(|err| {
+                    OpError::invalid(&pointer, Text::new("{error}.").with("error", err))
+                })
             })
             .transpose()?;
         store::households::set_exchange_rate(ctx.db, ctx.household_id(), currency, rate)
@@ -140,7 +135,7 @@ pub(crate) fn update_settings(
     }
     if let Some(days) = input.reminder_days_before {
         if days > 30 {
-            return Err(invalid(
+            return Err(OpError::invalid(
                 "/reminder_days_before",
                 Text::new("reminder_days_before must be between 0 and 30."),
             ));
@@ -166,8 +161,7 @@ pub(crate) fn export_data(ctx: &mut Ctx<'_>, _: Empty) -> Result<Value, OpError>
         store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
     let mut subscriptions = Vec::with_capacity(rows.len());
     for row in &rows {
-        subscriptions
-            .push(value(subscriptions::get(ctx, ops::household::IdInput { id: row.id })?)?);
+        subscriptions.push(value(views::subscription_detail(ctx, row)?)?);
     }
     let filter = store::charges::ChargeFilter::default();
     let (charge_rows, _) =
@@ -175,18 +169,13 @@ pub(crate) fn export_data(ctx: &mut Ctx<'_>, _: Empty) -> Result<Value, OpError>
             .or_internal()?;
     Ok(json!({
         "exported_at": ctx.now_text(),
-        "household": value(household::household_view(ctx))?,
-        "members": value(household::list_members(ctx, Empty {})?.items)?,
+        "household": value(views::household_view(ctx))?,
+        "members": value(views::members(ctx)?)?,
         "settings": value(settings_view(ctx)?)?,
-        "categories": value(organise::list_categories(ctx, Empty {})?.items)?,
-        "payment_methods": value(organise::list_payment_methods(ctx, Empty {})?.items)?,
-        "tags": value(organise::list_tags(ctx, Empty {})?.items)?,
+        "categories": value(views::categories(ctx)?)?,
+        "payment_methods": value(views::payment_methods(ctx)?)?,
+        "tags": value(views::tags(ctx)?)?,
         "subscriptions": subscriptions,
-        "charges": value(charge_rows.iter().map(charges::charge_view).collect::<Vec<_>>())?,
+        "charges": value(charge_rows.iter().map(views::charge_view).collect::<Vec<_>>())?,
     }))
-}
-
-/// Never called: the invoker serves `confirm_change` because it runs another op.
-pub(crate) fn confirm_change(_: &mut Ctx<'_>, _: ConfirmChangeInput) -> Result<Value, OpError> {
-    Err(OpError::Internal)
 }

@@ -9,12 +9,7 @@ use ops::{
 use serde_json::Value;
 use store::{audit::AuditRow, snapshot};
 
-use crate::{
-    ctx::{Ctx, invalid},
-    handlers::page_window,
-    invoke::StoreExt,
-    views,
-};
+use crate::{ctx::Ctx, input, transactions::StoreExt};
 
 fn actor_view(row: &AuditRow) -> ActorView {
     let member = row.member_id.map(|id| Ref {
@@ -65,24 +60,24 @@ fn entry_view(row: &AuditRow) -> ActivityEntry {
 fn day_start(ctx: &Ctx<'_>, date: domain::Date) -> Result<String, OpError> {
     let zone = jiff::tz::TimeZone::get(&ctx.household.time_zone).unwrap_or(jiff::tz::TimeZone::UTC);
     let start = date.to_zoned(zone).map_err(|_| OpError::Internal)?;
-    Ok(crate::invoke::timestamp_text(start.timestamp()))
+    Ok(crate::clock::timestamp_text(start.timestamp()))
 }
 
 pub(crate) fn list(
     ctx: &mut Ctx<'_>,
     input: ListActivityInput,
 ) -> Result<Page<ActivityEntry>, OpError> {
-    let (limit, offset) = page_window(input.limit, input.cursor.as_deref())?;
+    let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     if let Some(kind) = &input.actor_kind
         && !["person", "agent", "assistant", "system"].contains(&kind.as_str())
     {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/actor_kind",
             Text::new("actor_kind is person, agent, assistant or system."),
         ));
     }
-    let from = views::parse_opt_date("/from", input.from.as_deref())?;
-    let to = views::parse_opt_date("/to", input.to.as_deref())?;
+    let from = input::parse_opt_date("/from", input.from.as_deref())?;
+    let to = input::parse_opt_date("/to", input.to.as_deref())?;
     let until = match to {
         Some(to) => Some(day_start(ctx, to.tomorrow().map_err(|_| OpError::Internal)?)?),
         None => None,
@@ -112,10 +107,10 @@ fn parse_state(text: Option<&str>) -> Result<Option<Value>, OpError> {
 pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, OpError> {
     let mut entries = match (&input.batch_id, input.audit_ids.is_empty()) {
         (Some(_), false) => {
-            return Err(invalid("", Text::new("Give audit_ids or batch_id, not both.")));
+            return Err(OpError::invalid("", Text::new("Give audit_ids or batch_id, not both.")));
         }
         (None, true) => {
-            return Err(invalid(
+            return Err(OpError::invalid(
                 "",
                 Text::new(
                     "Give the audit_ids or the batch_id that a write returned; list_activity shows them.",
@@ -139,8 +134,8 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                     .or_internal()?;
             for (i, id) in input.audit_ids.iter().enumerate() {
                 if !rows.iter().any(|r| r.id == *id) {
-                    return Err(invalid(
-                        &format!("/audit_ids/{i}"),
+                    return Err(OpError::invalid(
+                        format!("/audit_ids/{i}"),
                         Text::new(
                             "No activity entry with id {id}. Call list_activity to find ids.",
                         )
@@ -230,7 +225,7 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                         .with("entity", &entry.entity)
                         .with("entity_id", entry.entity_id),
                 ),
-                other => crate::invoke::internal(other),
+                other => crate::transactions::internal(other),
             })?;
         restored_members |= entry.entity == "member";
         // Undoing an undo brings the original change back, which can then be undone again.

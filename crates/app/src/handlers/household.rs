@@ -4,46 +4,10 @@ use domain::{Text, entities::Role};
 use ops::{OpError, household::*};
 use store::households::{self as hh, MemberRow};
 
-use crate::{
-    auth,
-    ctx::{Ctx, invalid},
-    invoke::StoreExt,
-    views,
-};
-
-pub(crate) fn household_view(ctx: &Ctx<'_>) -> Household {
-    let h = &ctx.household;
-    Household {
-        id: h.id,
-        name: h.name.clone(),
-        currency: h.currency.code().to_owned(),
-        time_zone: h.time_zone.clone(),
-        language: h.language.clone(),
-        week_start: h.week_start.clone(),
-        today: ctx.today.to_string(),
-    }
-}
+use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};
 
 pub(crate) fn get_household(ctx: &mut Ctx<'_>, _: Empty) -> Result<Household, OpError> {
-    Ok(household_view(ctx))
-}
-
-pub(crate) fn check_time_zone(pointer: &str, name: &str) -> Result<String, OpError> {
-    jiff::tz::TimeZone::get(name).map(|_| name.to_owned()).map_err(|_| {
-        invalid(pointer, Text::new("{zone} is not an IANA time zone; use a name such as Europe/Madrid or America/New_York.").with("zone", name))
-    })
-}
-
-pub(crate) fn check_language(pointer: &str, tag: &str) -> Result<String, OpError> {
-    let ok =
-        (2..=12).contains(&tag.len()) && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
-    if !ok {
-        return Err(invalid(
-            pointer,
-            Text::new("{tag} is not a language tag; use one such as en or es.").with("tag", tag),
-        ));
-    }
-    Ok(tag.to_owned())
+    Ok(views::household_view(ctx))
 }
 
 pub(crate) fn update_household(
@@ -53,20 +17,23 @@ pub(crate) fn update_household(
     let before = ctx.snapshot("household", ctx.household_id())?;
     let mut row = ctx.household.clone();
     if let Some(name) = &input.name {
-        row.name = views::clean_name("/name", name, views::MAX_NAME)?;
+        row.name = input::clean_name("/name", name, input::MAX_NAME)?;
     }
     if let Some(code) = &input.currency {
-        row.currency = views::parse_currency("/currency", code)?;
+        row.currency = input::parse_currency("/currency", code)?;
     }
     if let Some(zone) = &input.time_zone {
-        row.time_zone = check_time_zone("/time_zone", zone)?;
+        row.time_zone = input::check_time_zone("/time_zone", zone)?;
     }
     if let Some(language) = &input.language {
-        row.language = check_language("/language", language)?;
+        row.language = input::check_language("/language", language)?;
     }
     if let Some(week_start) = &input.week_start {
         if week_start != "monday" && week_start != "sunday" {
-            return Err(invalid("/week_start", Text::new("week_start is monday or sunday.")));
+            return Err(OpError::invalid(
+                "/week_start",
+                Text::new("week_start is monday or sunday."),
+            ));
         }
         row.week_start = week_start.clone();
     }
@@ -78,26 +45,11 @@ pub(crate) fn update_household(
         before,
         Text::new("Updated the household settings"),
     )?;
-    Ok(household_view(ctx))
-}
-
-pub(crate) fn member_view(ctx: &Ctx<'_>, row: &MemberRow) -> Member {
-    let is_person = matches!(ctx.caller.actor, ops::Actor::Person);
-    Member {
-        id: row.id,
-        name: row.name.clone(),
-        role: row.role.as_str().to_owned(),
-        language: row.language.clone(),
-        is_you: row.id == ctx.me(),
-        // A member's email is never handed to a model or an agent.
-        email: is_person.then(|| row.email.clone()),
-        active: row.has_password,
-    }
+    Ok(views::household_view(ctx))
 }
 
 pub(crate) fn list_members(ctx: &mut Ctx<'_>, _: Empty) -> Result<MemberList, OpError> {
-    let rows = hh::list_members(ctx.db, ctx.household_id()).or_internal()?;
-    Ok(MemberList { items: rows.iter().map(|r| member_view(ctx, r)).collect() })
+    Ok(MemberList { items: views::members(ctx)? })
 }
 
 fn load_member(ctx: &Ctx<'_>, id: i64) -> Result<MemberRow, OpError> {
@@ -116,14 +68,14 @@ pub(crate) fn update_member(
     }
     let before = ctx.snapshot("member", row.id)?;
     if let Some(name) = &input.name {
-        row.name = views::clean_name("/name", name, views::MAX_NAME)?;
+        row.name = input::clean_name("/name", name, input::MAX_NAME)?;
     }
     if let Some(language) = &input.language {
-        row.language = check_language("/language", language)?;
+        row.language = input::check_language("/language", language)?;
     }
     if let Some(role) = &input.role {
         let role = Role::parse(role)
-            .ok_or_else(|| invalid("/role", Text::new("role is owner or member.")))?;
+            .ok_or_else(|| OpError::invalid("/role", Text::new("role is owner or member.")))?;
         if role != row.role {
             if !ctx.caller.is_owner() || !matches!(ctx.caller.actor, ops::Actor::Person) {
                 return Err(OpError::forbidden(Text::new(
@@ -148,22 +100,22 @@ pub(crate) fn update_member(
         before,
         Text::new("Updated member {name}").with("name", &row.name),
     )?;
-    Ok(member_view(ctx, &row))
+    Ok(views::member_view(ctx, &row))
 }
 
 pub(crate) fn invite_member(
     ctx: &mut Ctx<'_>,
     input: InviteMemberInput,
 ) -> Result<Invitation, OpError> {
-    let name = views::clean_name("/name", &input.name, views::MAX_NAME)?;
+    let name = input::clean_name("/name", &input.name, input::MAX_NAME)?;
     let email = auth::clean_email("/email", &input.email)?;
     let role = match input.role.as_deref() {
         None => Role::Member,
         Some(role) => Role::parse(role)
-            .ok_or_else(|| invalid("/role", Text::new("role is owner or member.")))?,
+            .ok_or_else(|| OpError::invalid("/role", Text::new("role is owner or member.")))?,
     };
     if hh::email_taken(ctx.db, &email).or_internal()? {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/email",
             Text::new("Someone with this email already has an Exhale account."),
         ));
@@ -173,7 +125,7 @@ pub(crate) fn invite_member(
         .now
         .checked_add(jiff::SignedDuration::from_hours(24 * 7))
         .map_err(|_| OpError::Internal)?;
-    let expires_at = crate::invoke::timestamp_text(expires);
+    let expires_at = crate::clock::timestamp_text(expires);
     let id = hh::insert_member(
         ctx.db,
         &hh::NewMember {
@@ -191,7 +143,7 @@ pub(crate) fn invite_member(
     .or_internal()?;
     ctx.record("member", id, None, Text::new("Invited {name}").with("name", &name))?;
     let row = load_member(ctx, id)?;
-    Ok(Invitation { member: member_view(ctx, &row), invite_code: code, expires_at })
+    Ok(Invitation { member: views::member_view(ctx, &row), invite_code: code, expires_at })
 }
 
 pub(crate) fn remove_member(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {

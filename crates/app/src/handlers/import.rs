@@ -16,12 +16,7 @@ use ops::{
     subscriptions::CreateSubscriptionInput,
 };
 
-use crate::{
-    ctx::{Ctx, invalid},
-    handlers::subscriptions::create_with_prices,
-    invoke::StoreExt,
-    views::{self, amount},
-};
+use crate::{ctx::Ctx, input, subscription_rules, transactions::StoreExt, views::amount};
 
 /// The most items one import creates.
 const MAX_IMPORT: usize = 200;
@@ -33,23 +28,23 @@ fn bytes(input: ParseStatementInput) -> Result<Vec<u8>, OpError> {
     let bytes = match (input.content, input.content_base64) {
         (Some(text), None) => text.into_bytes(),
         (None, Some(encoded)) => statement::decode_base64(&encoded).ok_or_else(|| {
-            invalid(
+            OpError::invalid(
                 "/content_base64",
                 Text::new("This is not base64. Send the file's bytes base64-encoded, or its text as content."),
             )
         })?,
         (Some(_), Some(_)) => {
-            return Err(invalid("/content", Text::new("Give content or content_base64, not both.")));
+            return Err(OpError::invalid("/content", Text::new("Give content or content_base64, not both.")));
         }
         (None, None) => {
-            return Err(invalid(
+            return Err(OpError::invalid(
                 "/content",
                 Text::new("Give the statement's text as content, or the file's bytes as content_base64."),
             ));
         }
     };
     if bytes.len() > MAX_STATEMENT_BYTES {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/content",
             Text::new("The statement is {size} bytes; statements up to {max} bytes are read. Export a shorter period.")
                 .with("size", bytes.len())
@@ -65,7 +60,7 @@ pub(crate) fn parse_statement(
 ) -> Result<ParsedStatement, OpError> {
     let bytes = bytes(input)?;
     let read = statement::read(&bytes, ctx.household.currency).map_err(|err| {
-        invalid(
+        OpError::invalid(
             "/content",
             Text::new("The statement cannot be read: {reason}").with("reason", err.to_string()),
         )
@@ -149,7 +144,7 @@ pub(crate) fn import_subscriptions(
     input: ImportSubscriptionsInput,
 ) -> Result<ImportResult, OpError> {
     if input.items.is_empty() || input.items.len() > MAX_IMPORT {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/items",
             Text::new("Give 1 to {max} items, from parse_statement's candidates.")
                 .with("max", MAX_IMPORT),
@@ -168,7 +163,7 @@ pub(crate) fn import_subscriptions(
     for (index, item) in input.items.into_iter().enumerate() {
         let at = |field: &str| format!("/items/{index}/{field}");
         let currency = match &item.currency {
-            Some(code) => views::parse_currency(&at("currency"), code)?,
+            Some(code) => input::parse_currency(&at("currency"), code)?,
             None => ctx.household.currency,
         };
         let key = statement::merchant::key(&item.name);
@@ -182,15 +177,15 @@ pub(crate) fn import_subscriptions(
         }
         let mut charges = Vec::with_capacity(item.charges.len());
         for (n, charge) in item.charges.iter().enumerate() {
-            let date = views::parse_date(&at(&format!("charges/{n}/date")), &charge.date)?;
+            let date = input::parse_date(&at(&format!("charges/{n}/date")), &charge.date)?;
             let minor =
-                views::parse_amount(&at(&format!("charges/{n}/amount")), &charge.amount, currency)?;
+                input::parse_amount(&at(&format!("charges/{n}/amount")), &charge.amount, currency)?;
             charges.push((date, minor));
         }
         charges.sort_unstable();
         let Some(&(first, first_price)) = charges.first() else {
-            return Err(invalid(
-                &at("charges"),
+            return Err(OpError::invalid(
+                at("charges"),
                 Text::new(
                     "Give the charges the statement showed (at least one); parse_statement lists them with each candidate.",
                 ),
@@ -198,7 +193,7 @@ pub(crate) fn import_subscriptions(
         };
         // The price history: the first charge's amount, then every change, ending at the price
         // the person confirmed.
-        let current = views::parse_amount(&at("amount"), &item.amount, currency)?;
+        let current = input::parse_amount(&at("amount"), &item.amount, currency)?;
         let mut prices: Vec<(jiff::civil::Date, i64)> = Vec::new();
         let mut last = first_price;
         for &(on, minor) in &charges[1..] {
@@ -212,7 +207,7 @@ pub(crate) fn import_subscriptions(
             prices.retain(|(date, _)| *date != on);
             prices.push((on, current));
         }
-        let created = create_with_prices(
+        let created = subscription_rules::create(
             ctx,
             CreateSubscriptionInput {
                 name: item.name,

@@ -3,7 +3,6 @@
 
 mod access;
 mod activity;
-mod briefing;
 mod charges;
 pub(crate) mod household;
 mod import;
@@ -11,7 +10,7 @@ mod organise;
 mod reports;
 mod subscriptions;
 
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::Arc};
 
 use domain::Text;
 use ops::{Op, OpError};
@@ -51,7 +50,17 @@ impl Encoded {
     }
 }
 
-pub(crate) struct Registry(HashMap<&'static str, std::sync::Arc<Handler>>);
+/// How the invoker serves an op.
+#[derive(Clone)]
+pub(crate) enum Route {
+    /// A handler over the call's transaction.
+    Handler(Arc<Handler>),
+    /// `confirm_change`: the invoker applies the stored call, which runs another op's handler.
+    Confirmation,
+}
+
+/// Every op's route, by name; `App::open` checks that the catalog has no op without one.
+pub(crate) struct Registry(HashMap<&'static str, Route>);
 
 impl Registry {
     fn add<O: Op>(&mut self, handler: fn(&mut Ctx<'_>, O::Input) -> Result<O::Output, OpError>) {
@@ -67,7 +76,12 @@ impl Registry {
                 OpError::Internal
             })
         });
-        self.0.insert(O::INFO.name, std::sync::Arc::new(boxed));
+        self.0.insert(O::INFO.name, Route::Handler(Arc::new(boxed)));
+    }
+
+    /// An op the invoker serves itself, by applying a stored confirmation.
+    fn confirmation<O: Op>(&mut self) {
+        self.0.insert(O::INFO.name, Route::Confirmation);
     }
 
     pub(crate) fn contains(&self, name: &str) -> bool {
@@ -80,8 +94,16 @@ impl Registry {
         names
     }
 
-    pub(crate) fn get(&self, name: &str) -> Result<std::sync::Arc<Handler>, OpError> {
+    pub(crate) fn route(&self, name: &str) -> Result<Route, OpError> {
         self.0.get(name).cloned().ok_or(OpError::Internal)
+    }
+
+    /// The handler of an op that has one.
+    pub(crate) fn handler(&self, name: &str) -> Result<Arc<Handler>, OpError> {
+        match self.route(name)? {
+            Route::Handler(handler) => Ok(handler),
+            Route::Confirmation => Err(OpError::Internal),
+        }
     }
 }
 
@@ -174,21 +196,6 @@ pub(crate) fn registry() -> Registry {
     reg.add::<a::GetSettings>(access::get_settings);
     reg.add::<a::UpdateSettings>(access::update_settings);
     reg.add::<a::ExportData>(access::export_data);
-    reg.add::<a::ConfirmChange>(access::confirm_change);
+    reg.confirmation::<a::ConfirmChange>();
     reg
-}
-
-/// Pagination: (limit, offset) from an op's `limit` and `cursor`.
-pub(crate) fn page_window(limit: Option<u32>, cursor: Option<&str>) -> Result<(u32, u64), OpError> {
-    let limit = limit.unwrap_or(ops::common::DEFAULT_PAGE);
-    if limit == 0 || limit > ops::common::MAX_PAGE {
-        return Err(OpError::invalid(
-            "/limit",
-            Text::new("limit must be between 1 and {max}.").with("max", ops::common::MAX_PAGE),
-        ));
-    }
-    let offset = ops::common::cursor_offset(cursor).ok_or_else(|| {
-        OpError::invalid("/cursor", Text::new("This cursor is not one Exhale gave out; pass next_cursor from the previous page, or leave it out to start over."))
-    })?;
-    Ok((limit, offset))
 }

@@ -3,27 +3,13 @@
 use domain::{Text, entities::Visibility};
 use ops::{
     OpError,
-    common::{Patch, Ref},
+    common::Patch,
     household::{Empty, IdInput, Removed},
     organise::*,
 };
 use store::organise::{self as org, CategoryRow, PaymentMethodRow};
 
-use crate::{
-    ctx::{Ctx, invalid},
-    invoke::StoreExt,
-    views,
-};
-
-fn category_view(row: &CategoryRow) -> Category {
-    Category {
-        id: row.id,
-        name: row.name.clone(),
-        emoji: row.emoji.clone(),
-        colour: row.colour.clone(),
-        subscription_count: row.subscription_count,
-    }
-}
+use crate::{ctx::Ctx, input, transactions::StoreExt, views};
 
 fn load_category(ctx: &Ctx<'_>, id: i64) -> Result<CategoryRow, OpError> {
     org::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id).or_not_found(|| {
@@ -36,7 +22,7 @@ fn clean_colour(pointer: &str, colour: &str) -> Result<String, OpError> {
         && colour.starts_with('#')
         && colour[1..].chars().all(|c| c.is_ascii_hexdigit());
     if !ok {
-        return Err(invalid(
+        return Err(OpError::invalid(
             pointer,
             Text::new("{colour} is not a colour; write it as #rrggbb, for example #3b82f6.")
                 .with("colour", colour),
@@ -50,7 +36,7 @@ fn clean_emoji(pointer: &str, emoji: &str) -> Result<String, OpError> {
     if emoji.chars().count() > 8
         || emoji.chars().any(|c| c.is_control() || c.is_ascii_alphanumeric())
     {
-        return Err(invalid(pointer, Text::new("emoji takes one emoji, such as 🎬.")));
+        return Err(OpError::invalid(pointer, Text::new("emoji takes one emoji, such as 🎬.")));
     }
     Ok(emoji.to_owned())
 }
@@ -59,7 +45,7 @@ fn check_unique_category(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Resu
     if let Some(existing) = org::find_category(ctx.db, ctx.household_id(), name).or_internal()?
         && Some(existing) != except
     {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/name",
             Text::new("A category named {name} exists already (id {id}).")
                 .with("name", name)
@@ -70,15 +56,14 @@ fn check_unique_category(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Resu
 }
 
 pub(crate) fn list_categories(ctx: &mut Ctx<'_>, _: Empty) -> Result<CategoryList, OpError> {
-    let rows = org::list_categories(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
-    Ok(CategoryList { items: rows.iter().map(category_view).collect() })
+    Ok(CategoryList { items: views::categories(ctx)? })
 }
 
 pub(crate) fn create_category(
     ctx: &mut Ctx<'_>,
     input: CreateCategoryInput,
 ) -> Result<Category, OpError> {
-    let name = views::clean_name("/name", &input.name, 60)?;
+    let name = input::clean_name("/name", &input.name, 60)?;
     check_unique_category(ctx, &name, None)?;
     let emoji =
         input.emoji.as_deref().map(|e| clean_emoji("/emoji", e)).transpose()?.unwrap_or_default();
@@ -92,7 +77,7 @@ pub(crate) fn create_category(
         org::insert_category(ctx.db, ctx.household_id(), &name, &emoji, &colour, &ctx.now_text())
             .or_internal()?;
     ctx.record("category", id, None, Text::new("Added category {name}").with("name", &name))?;
-    Ok(category_view(&load_category(ctx, id)?))
+    Ok(views::category_view(&load_category(ctx, id)?))
 }
 
 pub(crate) fn update_category(
@@ -102,7 +87,7 @@ pub(crate) fn update_category(
     let mut row = load_category(ctx, input.id)?;
     let before = ctx.snapshot("category", row.id)?;
     if let Some(name) = &input.name {
-        let name = views::clean_name("/name", name, 60)?;
+        let name = input::clean_name("/name", name, 60)?;
         check_unique_category(ctx, &name, Some(row.id))?;
         row.name = name;
     }
@@ -119,7 +104,7 @@ pub(crate) fn update_category(
         before,
         Text::new("Updated category {name}").with("name", &row.name),
     )?;
-    Ok(category_view(&load_category(ctx, row.id)?))
+    Ok(views::category_view(&load_category(ctx, row.id)?))
 }
 
 /// Moves every subscription of a category (visible or not: the category is the household's)
@@ -153,10 +138,13 @@ pub(crate) fn delete_category(
     let row = load_category(ctx, input.id)?;
     let target = match input.move_to_id {
         Some(id) if id == row.id => {
-            return Err(invalid("/move_to_id", Text::new("move_to_id must be another category.")));
+            return Err(OpError::invalid(
+                "/move_to_id",
+                Text::new("move_to_id must be another category."),
+            ));
         }
         Some(id) => Some(load_category(ctx, id).map_err(|err| match err {
-            OpError::NotFound { message } => invalid("/move_to_id", message),
+            OpError::NotFound { message } => OpError::invalid("/move_to_id", message),
             other => other,
         })?),
         None => None,
@@ -178,7 +166,7 @@ pub(crate) fn merge_categories(
     input: MergeCategoriesInput,
 ) -> Result<Category, OpError> {
     if input.source_ids.is_empty() {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/source_ids",
             Text::new("Give at least one category to merge into the target."),
         ));
@@ -187,13 +175,13 @@ pub(crate) fn merge_categories(
     let mut sources = Vec::new();
     for (i, id) in input.source_ids.iter().enumerate() {
         if *id == target.id {
-            return Err(invalid(
-                &format!("/source_ids/{i}"),
+            return Err(OpError::invalid(
+                format!("/source_ids/{i}"),
                 Text::new("The target cannot also be a source."),
             ));
         }
         sources.push(load_category(ctx, *id).map_err(|err| match err {
-            OpError::NotFound { message } => invalid(&format!("/source_ids/{i}"), message),
+            OpError::NotFound { message } => OpError::invalid(format!("/source_ids/{i}"), message),
             other => other,
         })?);
     }
@@ -210,20 +198,7 @@ pub(crate) fn merge_categories(
                 .with("target", &target.name),
         )?;
     }
-    Ok(category_view(&load_category(ctx, target.id)?))
-}
-
-fn payment_view(row: &PaymentMethodRow) -> PaymentMethod {
-    PaymentMethod {
-        id: row.id,
-        name: row.name.clone(),
-        kind: row.kind.clone(),
-        last4: row.last4.clone(),
-        expires: row.expires.clone(),
-        owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
-        visibility: row.visibility.as_str().to_owned(),
-        subscription_count: row.subscription_count,
-    }
+    Ok(views::category_view(&load_category(ctx, target.id)?))
 }
 
 fn load_payment_method(ctx: &Ctx<'_>, id: i64) -> Result<PaymentMethodRow, OpError> {
@@ -237,7 +212,7 @@ const KINDS: &[&str] = &["card", "bank_account", "paypal", "wallet", "other"];
 
 fn check_kind(kind: &str) -> Result<String, OpError> {
     if !KINDS.contains(&kind) {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/kind",
             Text::new("{kind} is not a kind; use card, bank_account, paypal, wallet or other.")
                 .with("kind", kind),
@@ -248,7 +223,7 @@ fn check_kind(kind: &str) -> Result<String, OpError> {
 
 fn check_last4(last4: &str) -> Result<String, OpError> {
     if last4.len() != 4 || !last4.chars().all(|c| c.is_ascii_digit()) {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/last4",
             Text::new("last4 is exactly four digits; never send a full card number."),
         ));
@@ -262,7 +237,7 @@ fn check_expires(expires: &str) -> Result<String, OpError> {
         && expires[..4].parse::<u16>().is_ok_and(|y| (1900..=2200).contains(&y))
         && expires[5..].parse::<u8>().is_ok_and(|m| (1..=12).contains(&m));
     if !valid {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/expires",
             Text::new("{value} is not an expiry month; write YYYY-MM, for example 2028-04.")
                 .with("value", expires),
@@ -275,9 +250,7 @@ pub(crate) fn list_payment_methods(
     ctx: &mut Ctx<'_>,
     _: Empty,
 ) -> Result<PaymentMethodList, OpError> {
-    let rows =
-        org::list_payment_methods(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
-    Ok(PaymentMethodList { items: rows.iter().map(payment_view).collect() })
+    Ok(PaymentMethodList { items: views::payment_methods(ctx)? })
 }
 
 pub(crate) fn create_payment_method(
@@ -289,14 +262,14 @@ pub(crate) fn create_payment_method(
         household_id: ctx.household_id(),
         owner_id: ctx.me(),
         owner_name: String::new(),
-        name: views::clean_name("/name", &input.name, 60)?,
+        name: input::clean_name("/name", &input.name, 60)?,
         kind: check_kind(input.kind.as_deref().unwrap_or("card"))?,
         last4: input.last4.as_deref().map(check_last4).transpose()?,
         expires: input.expires.as_deref().map(check_expires).transpose()?,
         visibility: input
             .visibility
             .as_deref()
-            .map(|v| views::parse_visibility("/visibility", v))
+            .map(|v| input::parse_visibility("/visibility", v))
             .transpose()?
             .unwrap_or(Visibility::Household),
         subscription_count: 0,
@@ -308,7 +281,7 @@ pub(crate) fn create_payment_method(
         None,
         Text::new("Added payment method {name}").with("name", &row.name),
     )?;
-    Ok(payment_view(&load_payment_method(ctx, id)?))
+    Ok(views::payment_method_view(&load_payment_method(ctx, id)?))
 }
 
 pub(crate) fn update_payment_method(
@@ -318,7 +291,7 @@ pub(crate) fn update_payment_method(
     let mut row = load_payment_method(ctx, input.id)?;
     let before = ctx.snapshot("payment_method", row.id)?;
     if let Some(name) = &input.name {
-        row.name = views::clean_name("/name", name, 60)?;
+        row.name = input::clean_name("/name", name, 60)?;
     }
     if let Some(kind) = &input.kind {
         row.kind = check_kind(kind)?;
@@ -334,9 +307,9 @@ pub(crate) fn update_payment_method(
         Patch::Set(expires) => row.expires = Some(check_expires(expires)?),
     }
     if let Some(visibility) = &input.visibility {
-        let visibility = views::parse_visibility("/visibility", visibility)?;
+        let visibility = input::parse_visibility("/visibility", visibility)?;
         if visibility == Visibility::Private && row.owner_id != ctx.me() {
-            return Err(invalid(
+            return Err(OpError::invalid(
                 "/visibility",
                 Text::new("Only its owner can make a payment method private."),
             ));
@@ -350,7 +323,7 @@ pub(crate) fn update_payment_method(
         before,
         Text::new("Updated payment method {name}").with("name", &row.name),
     )?;
-    Ok(payment_view(&load_payment_method(ctx, row.id)?))
+    Ok(views::payment_method_view(&load_payment_method(ctx, row.id)?))
 }
 
 pub(crate) fn delete_payment_method(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
@@ -382,13 +355,7 @@ pub(crate) fn delete_payment_method(ctx: &mut Ctx<'_>, input: IdInput) -> Result
 }
 
 pub(crate) fn list_tags(ctx: &mut Ctx<'_>, _: Empty) -> Result<TagList, OpError> {
-    let rows = org::list_tags(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
-    Ok(TagList {
-        items: rows
-            .into_iter()
-            .map(|(name, subscription_count)| Tag { name, subscription_count })
-            .collect(),
-    })
+    Ok(TagList { items: views::tags(ctx)? })
 }
 
 /// Replaces tag `from` by `to` (None removes it) on every subscription the caller can see.
@@ -411,7 +378,7 @@ fn retag(ctx: &mut Ctx<'_>, from: &str, to: Option<&str>) -> Result<u64, OpError
         if let Some(to) = to {
             tags.push(to.to_owned());
         }
-        let tags = views::clean_tags("/to", &tags)?;
+        let tags = input::clean_tags("/to", &tags)?;
         store::subscriptions::set_tags(ctx.db, *id, &tags).or_internal()?;
         let summary = match to {
             Some(to) => Text::new("Tag {from} renamed to {to} on {name}").with("to", to),
@@ -425,12 +392,12 @@ fn retag(ctx: &mut Ctx<'_>, from: &str, to: Option<&str>) -> Result<u64, OpError
 }
 
 pub(crate) fn rename_tag(ctx: &mut Ctx<'_>, input: RenameTagInput) -> Result<TagChange, OpError> {
-    let from = views::clean_name("/from", &input.from, views::MAX_TAG)?;
-    let to = views::clean_name("/to", &input.to, views::MAX_TAG)?;
+    let from = input::clean_name("/from", &input.from, input::MAX_TAG)?;
+    let to = input::clean_name("/to", &input.to, input::MAX_TAG)?;
     Ok(TagChange { subscriptions_changed: retag(ctx, &from, Some(&to))? })
 }
 
 pub(crate) fn delete_tag(ctx: &mut Ctx<'_>, input: DeleteTagInput) -> Result<TagChange, OpError> {
-    let name = views::clean_name("/name", &input.name, views::MAX_TAG)?;
+    let name = input::clean_name("/name", &input.name, input::MAX_TAG)?;
     Ok(TagChange { subscriptions_changed: retag(ctx, &name, None)? })
 }

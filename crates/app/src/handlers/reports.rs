@@ -7,9 +7,9 @@ use ops::{OpError, common::Ref, household::Empty, reports::*};
 use store::subscriptions::SubscriptionRow;
 
 use crate::{
-    ctx::{Ctx, invalid},
-    handlers::{charges, household::household_view},
-    invoke::StoreExt,
+    ctx::Ctx,
+    input,
+    transactions::StoreExt,
     views::{self, SeriesParts, amount, cycle_output, effective_status},
 };
 
@@ -56,7 +56,7 @@ pub(crate) fn spending_summary(
 ) -> Result<SpendingSummary, OpError> {
     let group_by = input.group_by.unwrap_or_else(|| "category".into());
     if !["category", "member", "payment_method", "tag", "none"].contains(&group_by.as_str()) {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/group_by",
             Text::new(
                 "{value} is not a grouping; use category, member, payment_method, tag or none.",
@@ -146,7 +146,7 @@ pub(crate) fn spending_history(
 ) -> Result<SpendingHistory, OpError> {
     let months = input.months.unwrap_or(12);
     if months == 0 || months > 60 {
-        return Err(invalid("/months", Text::new("months must be between 1 and 60.")));
+        return Err(OpError::invalid("/months", Text::new("months must be between 1 and 60.")));
     }
     let converter = Converter::load(ctx)?;
     let this_month = ctx.today.first_of_month();
@@ -227,7 +227,7 @@ pub(crate) fn price_changes(
     ctx: &mut Ctx<'_>,
     input: ListPriceChangesInput,
 ) -> Result<PriceChangeList, OpError> {
-    let since = match views::parse_opt_date("/since", input.since.as_deref())? {
+    let since = match input::parse_opt_date("/since", input.since.as_deref())? {
         Some(date) => date,
         None => ctx.today.checked_sub(jiff::Span::new().years(1)).map_err(|_| OpError::Internal)?,
     };
@@ -462,7 +462,7 @@ const CONTEXT_SUBSCRIPTIONS: usize = 100;
 const CONTEXT_UPCOMING: usize = 40;
 
 pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpError> {
-    let household = household_view(ctx);
+    let household = views::household_view(ctx);
     let members = store::households::list_members(ctx.db, ctx.household_id()).or_internal()?;
     let you = members
         .iter()
@@ -491,7 +491,7 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
     let subscriptions: Vec<ContextSubscription> =
         shown.into_iter().take(CONTEXT_SUBSCRIPTIONS).collect();
     let to = ctx.today.checked_add(jiff::Span::new().days(13)).map_err(|_| OpError::Internal)?;
-    let mut upcoming = charges::project(ctx, ctx.today, to, None)?;
+    let mut upcoming = views::project(ctx, ctx.today, to, None)?;
     let upcoming_omitted = upcoming.len().saturating_sub(CONTEXT_UPCOMING) as u64;
     upcoming.truncate(CONTEXT_UPCOMING);
     let attention = attention_list(ctx)?;
@@ -511,6 +511,6 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
         attention,
         markdown: String::new(),
     };
-    context.markdown = crate::handlers::briefing::markdown(&context);
+    context.markdown = crate::briefing::markdown(&context);
     Ok(context)
 }

@@ -1,9 +1,6 @@
 //! Subscription handlers.
 
-use domain::{
-    Date, Text,
-    entities::{SubscriptionStatus, Visibility},
-};
+use domain::{Date, Text, entities::SubscriptionStatus};
 use ops::{
     OpError,
     common::{Page, Patch},
@@ -13,34 +10,24 @@ use ops::{
 use store::subscriptions::{self as subs, SubscriptionRow};
 
 use crate::{
-    ctx::{Ctx, invalid},
-    handlers::{charges::charge_view, page_window},
-    invoke::StoreExt,
-    jobs,
-    views::{self, SeriesParts, amount, not_found_subscription, subscription_view},
+    ctx::Ctx,
+    input, subscription_rules,
+    transactions::StoreExt,
+    views::{self, SeriesParts, amount, subscription_view},
 };
 
 pub(crate) const MAX_BULK: usize = 500;
-
-fn load(ctx: &Ctx<'_>, id: i64) -> Result<SubscriptionRow, OpError> {
-    subs::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-        .or_not_found(|| not_found_subscription(id))
-}
-
-fn reload_view(ctx: &Ctx<'_>, id: i64) -> Result<Subscription, OpError> {
-    Ok(subscription_view(&load(ctx, id)?, ctx.today))
-}
 
 pub(crate) fn list(
     ctx: &mut Ctx<'_>,
     input: ListSubscriptionsInput,
 ) -> Result<Page<Subscription>, OpError> {
-    let (limit, offset) = page_window(input.limit, input.cursor.as_deref())?;
+    let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     let mut statuses = Vec::new();
     for (i, status) in input.status.iter().enumerate() {
         statuses.push(SubscriptionStatus::parse(status).ok_or_else(|| {
-            invalid(
-                &format!("/status/{i}"),
+            OpError::invalid(
+                format!("/status/{i}"),
                 Text::new("{value} is not a status; use trial, active, paused or cancelled.")
                     .with("value", status),
             )
@@ -49,10 +36,10 @@ pub(crate) fn list(
     let visibility = input
         .visibility
         .as_deref()
-        .map(|v| views::parse_visibility("/visibility", v))
+        .map(|v| input::parse_visibility("/visibility", v))
         .transpose()?;
     let due_before =
-        views::parse_opt_date("/due_before", input.due_before.as_deref())?.map(views::date_text);
+        input::parse_opt_date("/due_before", input.due_before.as_deref())?.map(views::date_text);
     let text = input.text.as_deref().map(str::to_lowercase);
     let tag = input.tag.as_deref().map(str::to_lowercase);
     let rows = ctx.visible_subscriptions()?;
@@ -99,7 +86,7 @@ pub(crate) fn list(
         }),
         Some("created") => items.sort_by_key(|(row, _)| row.id),
         Some(other) => {
-            return Err(invalid(
+            return Err(OpError::invalid(
                 "/sort",
                 Text::new("{value} is not a sort order; use name, next_charge, price or created.")
                     .with("value", other),
@@ -114,249 +101,35 @@ pub(crate) fn list(
 }
 
 pub(crate) fn get(ctx: &mut Ctx<'_>, input: IdInput) -> Result<SubscriptionDetail, OpError> {
-    let row = load(ctx, input.id)?;
-    let parts = SeriesParts::of(&row);
-    let series = parts.series(&row);
-    let filter =
-        store::charges::ChargeFilter { subscription_id: Some(row.id), ..Default::default() };
-    let (charges, _) =
-        store::charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, 12, 0)
-            .or_internal()?;
-    let next_charges = series
-        .upcoming(ctx.today, 3)
-        .into_iter()
-        .map(|o| views::projected_charge(&row, o))
-        .collect();
-    Ok(SubscriptionDetail {
-        subscription: subscription_view(&row, ctx.today),
-        price_history: row
-            .prices
-            .iter()
-            .map(|&(date, minor)| PricePoint {
-                effective_on: date.to_string(),
-                price: amount(minor, row.currency),
-            })
-            .collect(),
-        pauses: row
-            .pauses
-            .iter()
-            .map(|p| Pause { from: p.from.to_string(), until: p.until.map(|d| d.to_string()) })
-            .collect(),
-        recent_charges: charges.iter().map(charge_view).collect(),
-        next_charges,
-    })
-}
-
-/// Checks a category id belongs to the household.
-pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
-    store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-        .or_not_found(|| {
-            Text::new("No category with id {id}. Call list_categories to find ids.").with("id", id)
-        })
-        .map_err(|err| match err {
-            OpError::NotFound { message } => invalid(pointer, message),
-            other => other,
-        })?;
-    Ok(())
-}
-
-/// Checks the caller can see a payment method.
-pub(crate) fn check_payment_method(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
-    store::organise::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-        .or_not_found(|| {
-            Text::new("No payment method with id {id}. Call list_payment_methods to find ids.")
-                .with("id", id)
-        })
-        .map_err(|err| match err {
-            OpError::NotFound { message } => invalid(pointer, message),
-            other => other,
-        })?;
-    Ok(())
-}
-
-fn check_member(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<String, OpError> {
-    match store::households::get_member(ctx.db, ctx.household_id(), id) {
-        Ok(member) => Ok(member.name),
-        Err(store::StoreError::NotFound) => Err(invalid(
-            pointer,
-            Text::new("No member with id {id}. Call list_members to find ids.").with("id", id),
-        )),
-        Err(err) => Err(crate::invoke::internal(err)),
-    }
-}
-
-fn check_private_owner(ctx: &Ctx<'_>, row: &SubscriptionRow) -> Result<(), OpError> {
-    if row.visibility == Visibility::Private && row.owner_id != ctx.me() {
-        return Err(invalid(
-            "/visibility",
-            Text::new(
-                "A private subscription is seen only by its owner, so only you can own your private subscriptions. Make it household-visible to give it to someone else.",
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// How far back a series may start: past charges are recorded from the first charge on, and a
-/// series decades old is a typo more often than a history.
-const MAX_YEARS_BACK: i16 = 10;
-
-fn check_first_charge(pointer: &str, anchor: Date, today: Date) -> Result<(), OpError> {
-    if anchor.year() < today.year() - MAX_YEARS_BACK {
-        return Err(invalid(
-            pointer,
-            Text::new("{date} is more than {years} years ago; give the next charge date, or a first charge within the last {years} years.")
-                .with("date", anchor)
-                .with("years", MAX_YEARS_BACK),
-        ));
-    }
-    Ok(())
+    views::subscription_detail(ctx, &subscription_rules::load(ctx, input.id)?)
 }
 
 pub(crate) fn create(
     ctx: &mut Ctx<'_>,
     input: CreateSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    create_with_prices(ctx, input, &[])
-}
-
-/// [`create`], with price changes after the first charge (an import's history) set before
-/// past charges are recorded and the change is audited.
-pub(crate) fn create_with_prices(
-    ctx: &mut Ctx<'_>,
-    input: CreateSubscriptionInput,
-    later_prices: &[(Date, i64)],
-) -> Result<Subscription, OpError> {
-    let name = views::clean_name("/name", &input.name, views::MAX_NAME)?;
-    let currency = match &input.currency {
-        Some(code) => views::parse_currency("/currency", code)?,
-        None => ctx.household.currency,
-    };
-    let price = views::parse_amount("/amount", &input.amount, currency)?;
-    let cycle = views::parse_cycle("/cycle", &input.cycle)?;
-    let trial_ends_on = views::parse_opt_date("/trial_ends_on", input.trial_ends_on.as_deref())?;
-    let next_charge_on = views::parse_opt_date("/next_charge_on", input.next_charge_on.as_deref())?;
-    let Some(anchor_on) = next_charge_on.or(trial_ends_on) else {
-        return Err(invalid(
-            "/next_charge_on",
-            Text::new(
-                "Give next_charge_on (YYYY-MM-DD), the date of the next or first charge, or trial_ends_on for a free trial.",
-            ),
-        ));
-    };
-    if let (Some(next), Some(trial_end)) = (next_charge_on, trial_ends_on)
-        && next < trial_end
-    {
-        return Err(invalid(
-            "/next_charge_on",
-            Text::new("The first charge ({next}) falls inside the free trial, which ends on {end}; leave next_charge_on out or set it on or after the trial's end.")
-                .with("next", next)
-                .with("end", trial_end),
-        ));
-    }
-    check_first_charge("/next_charge_on", anchor_on, ctx.today)?;
-    let ends_on = views::parse_opt_date("/ends_on", input.ends_on.as_deref())?;
-    if let Some(end) = ends_on
-        && end < anchor_on
-    {
-        return Err(invalid(
-            "/ends_on",
-            Text::new("ends_on ({end}) is before the first charge ({first}).")
-                .with("end", end)
-                .with("first", anchor_on),
-        ));
-    }
-    let url = input.url.as_deref().map(|u| views::clean_url("/url", u)).transpose()?;
-    let notes = input
-        .notes
-        .as_deref()
-        .map(|n| views::clean_notes("/notes", n))
-        .transpose()?
-        .filter(|n| !n.is_empty());
-    if let Some(id) = input.category_id {
-        check_category(ctx, "/category_id", id)?;
-    }
-    if let Some(id) = input.payment_method_id {
-        check_payment_method(ctx, "/payment_method_id", id)?;
-    }
-    let tags = views::clean_tags("/tags", &input.tags)?;
-    let owner_id = input.owner_id.unwrap_or(ctx.me());
-    let owner_name = check_member(ctx, "/owner_id", owner_id)?;
-    let visibility = input
-        .visibility
-        .as_deref()
-        .map(|v| views::parse_visibility("/visibility", v))
-        .transpose()?
-        .unwrap_or(Visibility::Household);
-    let status = if trial_ends_on.is_some_and(|end| end > ctx.today) {
-        SubscriptionStatus::Trial
-    } else {
-        SubscriptionStatus::Active
-    };
-    let now = ctx.now_text();
-    let mut row = SubscriptionRow {
-        id: 0,
-        household_id: ctx.household_id(),
-        owner_id,
-        owner_name,
-        name,
-        url,
-        notes,
-        currency,
-        cycle,
-        anchor_on,
-        status,
-        trial_ends_on,
-        ends_on,
-        category_id: input.category_id,
-        category_name: None,
-        payment_method_id: input.payment_method_id,
-        payment_method_name: None,
-        visibility,
-        charged_through: None,
-        created_at: now.clone(),
-        updated_at: now,
-        tags: Vec::new(),
-        prices: Vec::new(),
-        pauses: Vec::new(),
-    };
-    check_private_owner(ctx, &row)?;
-    let id = subs::insert(ctx.db, &row).or_internal()?;
-    row.id = id;
-    subs::set_tags(ctx.db, id, &tags).or_internal()?;
-    subs::set_price(ctx.db, id, anchor_on, price).or_internal()?;
-    for &(on, minor) in later_prices.iter().filter(|(on, _)| *on > anchor_on) {
-        subs::set_price(ctx.db, id, on, minor).or_internal()?;
-    }
-    let row = load(ctx, id)?;
-    jobs::materialise_subscription(ctx.db, &row, ctx.today).or_internal()?;
-    let summary = Text::new("Added {name}: {price} {cycle}")
-        .with("name", &row.name)
-        .with("price", amount(price, currency).display)
-        .with("cycle", cycle.describe());
-    ctx.record("subscription", id, None, summary)?;
-    reload_view(ctx, id)
+    subscription_rules::create(ctx, input, &[])
 }
 
 pub(crate) fn update(
     ctx: &mut Ctx<'_>,
     input: UpdateSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = load(ctx, input.id)?;
+    let mut row = subscription_rules::load(ctx, input.id)?;
     let before = ctx.snapshot("subscription", row.id)?;
     if let Some(name) = &input.name {
-        row.name = views::clean_name("/name", name, views::MAX_NAME)?;
+        row.name = input::clean_name("/name", name, input::MAX_NAME)?;
     }
     match &input.url {
         Patch::Keep => {}
         Patch::Clear => row.url = None,
-        Patch::Set(url) => row.url = Some(views::clean_url("/url", url)?),
+        Patch::Set(url) => row.url = Some(input::clean_url("/url", url)?),
     }
     match &input.notes {
         Patch::Keep => {}
         Patch::Clear => row.notes = None,
         Patch::Set(notes) => {
-            row.notes = Some(views::clean_notes("/notes", notes)?).filter(|n| !n.is_empty())
+            row.notes = Some(input::clean_notes("/notes", notes)?).filter(|n| !n.is_empty())
         }
     }
     apply_assignments(
@@ -376,17 +149,17 @@ pub(crate) fn update(
         ));
     }
     if let Some(owner_id) = input.owner_id {
-        row.owner_name = check_member(ctx, "/owner_id", owner_id)?;
+        row.owner_name = subscription_rules::check_member(ctx, "/owner_id", owner_id)?;
         row.owner_id = owner_id;
     }
     if let Some(visibility) = &input.visibility {
-        row.visibility = views::parse_visibility("/visibility", visibility)?;
+        row.visibility = input::parse_visibility("/visibility", visibility)?;
     }
-    check_private_owner(ctx, &row)?;
+    subscription_rules::check_private_owner(ctx, &row)?;
     save(ctx, &mut row)?;
     let summary = Text::new("Updated {name}").with("name", &row.name);
     ctx.record("subscription", row.id, before, summary)?;
-    reload_view(ctx, row.id)
+    subscription_rules::reload_view(ctx, row.id)
 }
 
 /// Sets category, payment method and tags (shared by update and bulk update).
@@ -401,7 +174,7 @@ fn apply_assignments(
         Patch::Keep => {}
         Patch::Clear => row.category_id = None,
         Patch::Set(id) => {
-            check_category(ctx, "/category_id", *id)?;
+            subscription_rules::check_category(ctx, "/category_id", *id)?;
             row.category_id = Some(*id);
         }
     }
@@ -409,12 +182,12 @@ fn apply_assignments(
         Patch::Keep => {}
         Patch::Clear => row.payment_method_id = None,
         Patch::Set(id) => {
-            check_payment_method(ctx, "/payment_method_id", *id)?;
+            subscription_rules::check_payment_method(ctx, "/payment_method_id", *id)?;
             row.payment_method_id = Some(*id);
         }
     }
     if let Some(tags) = tags {
-        row.tags = views::clean_tags("/tags", tags)?;
+        row.tags = input::clean_tags("/tags", tags)?;
     }
     Ok(())
 }
@@ -430,14 +203,14 @@ pub(crate) fn reschedule(
     ctx: &mut Ctx<'_>,
     input: RescheduleSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = load(ctx, input.id)?;
+    let mut row = subscription_rules::load(ctx, input.id)?;
     let before = ctx.snapshot("subscription", row.id)?;
     if let Some(cycle) = &input.cycle {
-        row.cycle = views::parse_cycle("/cycle", cycle)?;
+        row.cycle = input::parse_cycle("/cycle", cycle)?;
     }
     if let Some(next) = &input.next_charge_on {
-        let anchor = views::parse_date("/next_charge_on", next)?;
-        check_first_charge("/next_charge_on", anchor, ctx.today)?;
+        let anchor = input::parse_date("/next_charge_on", next)?;
+        subscription_rules::check_first_charge("/next_charge_on", anchor, ctx.today)?;
         // Keep the price history meaningful: the first price must apply from the new anchor.
         if let Some(&(first, minor)) = row.prices.first()
             && anchor < first
@@ -455,7 +228,7 @@ pub(crate) fn reschedule(
             }
         }
         Patch::Set(date) => {
-            let end = views::parse_date("/trial_ends_on", date)?;
+            let end = input::parse_date("/trial_ends_on", date)?;
             row.trial_ends_on = Some(end);
             if row.status == SubscriptionStatus::Active && end > ctx.today {
                 row.status = SubscriptionStatus::Trial;
@@ -466,9 +239,9 @@ pub(crate) fn reschedule(
         Patch::Keep => {}
         Patch::Clear => row.ends_on = None,
         Patch::Set(date) => {
-            let end = views::parse_date("/ends_on", date)?;
+            let end = input::parse_date("/ends_on", date)?;
             if end < row.anchor_on {
-                return Err(invalid(
+                return Err(OpError::invalid(
                     "/ends_on",
                     Text::new("ends_on ({end}) is before the first charge ({first}).")
                         .with("end", end)
@@ -484,18 +257,18 @@ pub(crate) fn reschedule(
         .with("cycle", row.cycle.describe())
         .with("anchor", row.anchor_on);
     ctx.record("subscription", row.id, before, summary)?;
-    reload_view(ctx, row.id)
+    subscription_rules::reload_view(ctx, row.id)
 }
 
 pub(crate) fn change_price(
     ctx: &mut Ctx<'_>,
     input: ChangePriceInput,
 ) -> Result<Subscription, OpError> {
-    let row = load(ctx, input.id)?;
+    let row = subscription_rules::load(ctx, input.id)?;
     if let Some(code) = &input.currency {
-        let currency = views::parse_currency("/currency", code)?;
+        let currency = input::parse_currency("/currency", code)?;
         if currency != row.currency {
-            return Err(invalid(
+            return Err(OpError::invalid(
                 "/currency",
                 Text::new("{name} is billed in {currency}; give the new price in {currency}.")
                     .with("name", &row.name)
@@ -503,9 +276,9 @@ pub(crate) fn change_price(
             ));
         }
     }
-    let new_price = views::parse_amount("/amount", &input.amount, row.currency)?;
+    let new_price = input::parse_amount("/amount", &input.amount, row.currency)?;
     let effective_on =
-        views::parse_opt_date("/effective_on", input.effective_on.as_deref())?.unwrap_or(ctx.today);
+        input::parse_opt_date("/effective_on", input.effective_on.as_deref())?.unwrap_or(ctx.today);
     let old_price = SeriesParts::of(&row).series(&row).amount_on(effective_on.max(row.anchor_on));
     let before = ctx.snapshot("subscription", row.id)?;
     subs::set_price(ctx.db, row.id, effective_on, new_price).or_internal()?;
@@ -515,7 +288,7 @@ pub(crate) fn change_price(
         .with("old", amount(old_price, row.currency).display)
         .with("new", amount(new_price, row.currency).display);
     ctx.record("subscription", row.id, before, summary)?;
-    reload_view(ctx, row.id)
+    subscription_rules::reload_view(ctx, row.id)
 }
 
 /// Pauses from `from` until `until`; false when it was already paused then.
@@ -528,7 +301,7 @@ fn apply_pause(
     if let Some(until) = until
         && until <= from
     {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/until",
             Text::new("until ({until}) must be after from ({from}).")
                 .with("until", until)
@@ -592,9 +365,9 @@ pub(crate) fn pause(
     ctx: &mut Ctx<'_>,
     input: PauseSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = load(ctx, input.id)?;
-    let from = views::parse_opt_date("/from", input.from.as_deref())?.unwrap_or(ctx.today);
-    let until = views::parse_opt_date("/until", input.until.as_deref())?;
+    let mut row = subscription_rules::load(ctx, input.id)?;
+    let from = input::parse_opt_date("/from", input.from.as_deref())?.unwrap_or(ctx.today);
+    let until = input::parse_opt_date("/until", input.until.as_deref())?;
     let before = ctx.snapshot("subscription", row.id)?;
     if !apply_pause(ctx, &mut row, from, until)? {
         return Err(OpError::conflict(Text::new("{name} is already paused on {from}. Call resume_subscription first to change the pause.").with("name", &row.name).with("from", from)));
@@ -606,15 +379,15 @@ pub(crate) fn pause(
     .with("name", &row.name)
     .with("from", from);
     ctx.record("subscription", row.id, before, summary)?;
-    reload_view(ctx, row.id)
+    subscription_rules::reload_view(ctx, row.id)
 }
 
 pub(crate) fn resume(
     ctx: &mut Ctx<'_>,
     input: ResumeSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = load(ctx, input.id)?;
-    let on = views::parse_opt_date("/on", input.on.as_deref())?.unwrap_or(ctx.today);
+    let mut row = subscription_rules::load(ctx, input.id)?;
+    let on = input::parse_opt_date("/on", input.on.as_deref())?.unwrap_or(ctx.today);
     let before = ctx.snapshot("subscription", row.id)?;
     if !apply_resume(ctx, &mut row, on)? {
         return Err(OpError::conflict(
@@ -628,15 +401,15 @@ pub(crate) fn resume(
         before,
         Text::new("Resumed {name} on {on}").with("name", &row.name).with("on", on),
     )?;
-    reload_view(ctx, row.id)
+    subscription_rules::reload_view(ctx, row.id)
 }
 
 pub(crate) fn cancel(
     ctx: &mut Ctx<'_>,
     input: CancelSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = load(ctx, input.id)?;
-    let ends_on = views::parse_opt_date("/ends_on", input.ends_on.as_deref())?.unwrap_or(ctx.today);
+    let mut row = subscription_rules::load(ctx, input.id)?;
+    let ends_on = input::parse_opt_date("/ends_on", input.ends_on.as_deref())?.unwrap_or(ctx.today);
     let before = ctx.snapshot("subscription", row.id)?;
     apply_cancel(ctx, &mut row, ends_on)?;
     ctx.record(
@@ -645,7 +418,7 @@ pub(crate) fn cancel(
         before,
         Text::new("Cancelled {name}, ending {end}").with("name", &row.name).with("end", ends_on),
     )?;
-    reload_view(ctx, row.id)
+    subscription_rules::reload_view(ctx, row.id)
 }
 
 fn apply_delete(ctx: &mut Ctx<'_>, row: &SubscriptionRow) -> Result<(), OpError> {
@@ -655,7 +428,7 @@ fn apply_delete(ctx: &mut Ctx<'_>, row: &SubscriptionRow) -> Result<(), OpError>
 }
 
 pub(crate) fn delete(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
-    let row = load(ctx, input.id)?;
+    let row = subscription_rules::load(ctx, input.id)?;
     apply_delete(ctx, &row)?;
     Ok(Removed { id: row.id, name: row.name })
 }
@@ -665,7 +438,7 @@ pub(crate) fn bulk_update(
     input: BulkUpdateInput,
 ) -> Result<BulkResult, OpError> {
     if input.ids.is_empty() || input.ids.len() > MAX_BULK {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/ids",
             Text::new("Give 1 to {max} subscription ids.").with("max", MAX_BULK),
         ));
@@ -673,8 +446,8 @@ pub(crate) fn bulk_update(
     let mut seen = std::collections::HashSet::new();
     for (i, id) in input.ids.iter().enumerate() {
         if !seen.insert(*id) {
-            return Err(invalid(
-                &format!("/ids/{i}"),
+            return Err(OpError::invalid(
+                format!("/ids/{i}"),
                 Text::new("Subscription {id} is listed twice.").with("id", id),
             ));
         }
@@ -685,13 +458,13 @@ pub(crate) fn bulk_update(
             || !input.payment_method_id.is_keep()
             || input.tags.is_some())
     {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/action",
             Text::new("category_id, payment_method_id and tags go with action \"update\" only."),
         ));
     }
     if !["update", "pause", "resume", "cancel", "delete"].contains(&input.action.as_str()) {
-        return Err(invalid(
+        return Err(OpError::invalid(
             "/action",
             Text::new(
                 "{action} is not a bulk action; use update, pause, resume, cancel or delete.",
@@ -705,12 +478,12 @@ pub(crate) fn bulk_update(
         match subs::get(ctx.db, ctx.household_id(), Some(ctx.me()), *id) {
             Ok(row) => rows.push(row),
             Err(store::StoreError::NotFound) => {
-                return Err(invalid(
-                    &format!("/ids/{i}"),
+                return Err(OpError::invalid(
+                    format!("/ids/{i}"),
                     Text::new("No subscription with id {id}; nothing was changed. Call list_subscriptions to find ids.").with("id", id),
                 ));
             }
-            Err(err) => return Err(crate::invoke::internal(err)),
+            Err(err) => return Err(crate::transactions::internal(err)),
         }
     }
     let mut items = Vec::with_capacity(rows.len());

@@ -461,3 +461,108 @@ fn no_ignored_or_should_panic_tests() {
         problems.join("\n")
     );
 }
+
+/// The top-level modules of `crate::` paths in `text`: `crate::views::x` and
+/// `use crate::{ctx::Ctx, views}` name `views` and `ctx`.
+fn crate_paths(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // The first name of each item at the top level of the braces.
+            let mut depth = 0;
+            let mut item_start = true;
+            let mut name = String::new();
+            for c in group.chars() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    c if item_start && (c.is_alphanumeric() || c == '_') => name.push(c),
+                    _ if item_start && !name.is_empty() => {
+                        names.insert(std::mem::take(&mut name));
+                        item_start = false;
+                    }
+                    _ => {}
+                }
+            }
+            if !name.is_empty() {
+                names.insert(name);
+            }
+        } else {
+            let name: String =
+                rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            names.insert(name);
+        }
+    }
+    names
+}
+
+#[test]
+fn app_modules_depend_on_each_other_without_a_circle() {
+    let src = crates_dir().join("app/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    // A module is a file's path without `.rs` (`invoke`, `handlers/import`); `handlers/mod.rs`
+    // is `handlers`, the registry; `lib.rs` is the crate root, which names every module.
+    let module_of = |path: &Path| {
+        let rest = path.strip_prefix(&src).unwrap().with_extension("");
+        let name = rest.to_string_lossy().replace('\\', "/");
+        name.strip_suffix("/mod").map(str::to_owned).unwrap_or(name)
+    };
+    let modules: BTreeSet<String> = files.iter().map(|file| module_of(file)).collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for file in &files {
+        let module = module_of(file);
+        if module == "lib" {
+            continue;
+        }
+        let text = fs::read_to_string(file).unwrap();
+        let mut uses: BTreeSet<String> =
+            crate_paths(&text).into_iter().filter(|name| modules.contains(name)).collect();
+        if module == "handlers" {
+            // The registry names every handler module.
+            uses.extend(
+                modules.iter().filter(|m| m.starts_with("handlers/")).map(ToOwned::to_owned),
+            );
+        } else if module.starts_with("handlers/")
+            && (uses.contains("handlers") || text.contains("super::"))
+        {
+            problems.push(format!(
+                "{module} uses another handler module; share the code through views, input or a rules module instead"
+            ));
+        }
+        uses.remove(&module);
+        edges.insert(module, uses);
+    }
+    // Depth-first search for a circle.
+    fn visit(
+        module: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+        problems: &mut Vec<String>,
+    ) {
+        if let Some(start) = path.iter().position(|m| m == module) {
+            problems.push(format!("import circle: {} -> {module}", path[start..].join(" -> ")));
+            return;
+        }
+        if !done.insert(module.to_owned()) {
+            return;
+        }
+        path.push(module.to_owned());
+        for next in edges.get(module).into_iter().flatten() {
+            visit(next, edges, path, done, problems);
+        }
+        path.pop();
+    }
+    let mut done = BTreeSet::new();
+    for module in edges.keys() {
+        visit(module, &edges, &mut Vec::new(), &mut done, &mut problems);
+    }
+    assert!(edges.contains_key("invoke") && edges["invoke"].contains("transactions"));
+    assert!(problems.is_empty(), "crates/app/src (ARCHITECTURE.md, app):\n{}", problems.join("\n"));
+}

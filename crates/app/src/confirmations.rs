@@ -1,0 +1,137 @@
+//! Confirmations: a write that must wait for a person (`ops::policy::needs_confirmation`) is
+//! run as a dry run, stored with its exact input, and answered `confirmation_required`; the op
+//! `confirm_change` applies the stored call once, for the member and token that asked, within
+//! ten minutes, re-validating it as it runs.
+
+use domain::Text;
+use jiff::SignedDuration;
+use ops::{Actor, Caller, Mode, OpError, OpInfo};
+use serde_json::Value;
+
+use crate::{
+    App, auth,
+    clock::timestamp_text,
+    transactions::{self, StoreExt},
+};
+
+/// How long a confirmation stays valid.
+const CONFIRMATION_TTL: SignedDuration = SignedDuration::from_mins(10);
+
+impl App {
+    /// Runs the write as a dry run, stores a confirmation and answers `confirmation_required`.
+    pub(crate) async fn ask_confirmation(
+        &self,
+        caller: &Caller,
+        info: &'static OpInfo,
+        input: Value,
+    ) -> Result<Value, OpError> {
+        let preview = self.run_write(caller, info, input.clone(), Mode::DryRun, None).await?;
+        let now = self.clock.now();
+        let expires = now.checked_add(CONFIRMATION_TTL).map_err(|_| OpError::Internal)?;
+        let id = format!("cf_{}", auth::random_hex(16)?);
+        let token_id = match caller.actor {
+            Actor::Token { token_id, .. } => Some(token_id),
+            _ => None,
+        };
+        let row = store::access::ConfirmationRow {
+            id: id.clone(),
+            household_id: caller.household_id,
+            member_id: caller.member_id,
+            token_id,
+            op: info.name.into(),
+            input: input.to_string(),
+            created_at: timestamp_text(now),
+            expires_at: timestamp_text(expires),
+            used_at: None,
+        };
+        let store = self.store.clone();
+        let pruned_before = timestamp_text(now);
+        transactions::blocking(move || {
+            transactions::write(
+                &store,
+                |_| true,
+                |db| {
+                    store::access::prune_confirmations(db, &pruned_before).or_internal()?;
+                    store::access::insert_confirmation(db, &row).or_internal()
+                },
+            )
+        })
+        .await?;
+        let summaries: Vec<String> = preview
+            .get("changes")
+            .and_then(Value::as_array)
+            .map(|changes| {
+                changes
+                    .iter()
+                    .filter_map(|c| c.get("summary")?.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let what =
+            if summaries.is_empty() { info.summary.to_owned() } else { summaries.join("; ") };
+        Err(OpError::ConfirmationRequired {
+            confirmation_id: id,
+            expires_at: timestamp_text(expires),
+            preview: Box::new(preview),
+            message: Text::new("This change needs the person's confirmation: {what}. Show them the preview; if they agree, call confirm_change with the confirmation_id within 10 minutes.")
+                .with("what", what),
+        })
+    }
+
+    pub(crate) async fn run_confirmation(
+        &self,
+        caller: &Caller,
+        input: Value,
+        mode: Mode,
+    ) -> Result<Value, OpError> {
+        let input: ops::access::ConfirmChangeInput = crate::handlers::parse_input(input)?;
+        let store = self.store.clone();
+        let id = input.confirmation_id.clone();
+        let row = transactions::blocking(move || {
+            transactions::read(&store, |db| store::access::get_confirmation(db, &id).or_internal())
+        })
+        .await?;
+        let not_found = || {
+            OpError::not_found(Text::new(
+                "No pending confirmation with this id for you. It may have expired (10 minutes) or been used; call the op again to get a new one.",
+            ))
+        };
+        let row = row.ok_or_else(not_found)?;
+        let token_id = match caller.actor {
+            Actor::Token { token_id, .. } => Some(token_id),
+            _ => None,
+        };
+        if row.household_id != caller.household_id
+            || row.member_id != caller.member_id
+            || row.token_id != token_id
+        {
+            return Err(not_found());
+        }
+        if row.used_at.is_some() {
+            return Err(already_used());
+        }
+        if row.expires_at < timestamp_text(self.clock.now()) {
+            return Err(expired());
+        }
+        let Some(meta) = ops::find(&row.op) else { return Err(not_found()) };
+        if let Some(refusal) = ops::policy::refusal(caller, meta.info) {
+            return Err(refusal);
+        }
+        let input: Value = serde_json::from_str(&row.input).map_err(|_| OpError::Internal)?;
+        // A dry run previews the confirmed change and leaves the confirmation unused.
+        let confirmation = (mode == Mode::Apply).then_some(row.id);
+        self.run_write(caller, meta.info, input, mode, confirmation).await
+    }
+}
+
+pub(crate) fn already_used() -> OpError {
+    OpError::conflict(Text::new(
+        "This confirmation was already used or has expired; the change was applied at most once. Check list_activity, or call the op again for a new preview.",
+    ))
+}
+
+fn expired() -> OpError {
+    OpError::conflict(Text::new(
+        "This confirmation expired (they last 10 minutes). Call the op again to get a new preview.",
+    ))
+}

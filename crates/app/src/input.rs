@@ -1,0 +1,137 @@
+//! Checking op inputs into domain values, with errors that point at the field (a JSON pointer)
+//! and say what to write instead: amounts, currencies, cycles, dates, names, notes, URLs, tags,
+//! time zones, languages and list pages. Shared by every handler; no IO.
+
+use domain::{Currency, Cycle, CycleUnit, Date, Money, Text, entities::Visibility, validate};
+use ops::{OpError, common::CycleInput};
+
+pub(crate) const MAX_NAME: usize = 100;
+
+pub(crate) const MAX_NOTES: usize = 2000;
+
+pub(crate) const MAX_TAG: usize = 40;
+
+pub(crate) const MAX_TAGS: usize = 20;
+
+pub(crate) fn parse_cycle(pointer: &str, input: &CycleInput) -> Result<Cycle, OpError> {
+    match input {
+        CycleInput::Preset(name) => Cycle::preset(name).ok_or_else(|| {
+            OpError::invalid(
+                pointer,
+                Text::new("{name} is not a cycle preset. Use weekly, every_two_weeks, monthly, every_two_months, quarterly, every_six_months or yearly, or {\"every\": 3, \"unit\": \"month\"}.")
+                    .with("name", name),
+            )
+        }),
+        CycleInput::Custom { every, unit } => {
+            let unit = CycleUnit::parse(unit).ok_or_else(|| {
+                OpError::invalid(format!("{pointer}/unit"), Text::new("{unit} is not a cycle unit; use day, week, month or year.").with("unit", unit))
+            })?;
+            Cycle::new(*every, unit).map_err(|err| OpError::invalid(format!("{pointer}/every"), Text::new("{error}.").with("error", err)))
+        }
+    }
+}
+
+pub(crate) fn parse_currency(pointer: &str, code: &str) -> Result<Currency, OpError> {
+    Currency::parse(code)
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
+}
+
+/// A non-negative amount in the currency, within range.
+pub(crate) fn parse_amount(pointer: &str, text: &str, currency: Currency) -> Result<i64, OpError> {
+    let money = Money::parse(text, currency)
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))?;
+    if money.minor() < 0 {
+        return Err(OpError::invalid(
+            pointer,
+            Text::new(
+                "The amount cannot be negative; write the price as a positive decimal such as \"12.99\".",
+            ),
+        ));
+    }
+    Ok(money.minor())
+}
+
+pub(crate) fn parse_date(pointer: &str, text: &str) -> Result<Date, OpError> {
+    validate::parse_date(text)
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
+}
+
+pub(crate) fn parse_opt_date(pointer: &str, text: Option<&str>) -> Result<Option<Date>, OpError> {
+    text.map(|t| parse_date(pointer, t)).transpose()
+}
+
+pub(crate) fn clean_name(pointer: &str, text: &str, max: usize) -> Result<String, OpError> {
+    validate::clean_line(text, max)
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
+}
+
+pub(crate) fn clean_notes(pointer: &str, text: &str) -> Result<String, OpError> {
+    validate::clean_multiline(text, MAX_NOTES)
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
+}
+
+pub(crate) fn clean_url(pointer: &str, text: &str) -> Result<String, OpError> {
+    validate::clean_url(text)
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
+}
+
+pub(crate) fn parse_visibility(pointer: &str, text: &str) -> Result<Visibility, OpError> {
+    Visibility::parse(text).ok_or_else(|| {
+        OpError::invalid(
+            pointer,
+            Text::new("{value} is not a visibility; use household or private.").with("value", text),
+        )
+    })
+}
+
+/// Tags cleaned, de-duplicated ignoring case, and sorted.
+pub(crate) fn clean_tags(pointer: &str, tags: &[String]) -> Result<Vec<String>, OpError> {
+    if tags.len() > MAX_TAGS {
+        return Err(OpError::invalid(
+            pointer,
+            Text::new("At most {max} tags per subscription.").with("max", MAX_TAGS),
+        ));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(tags.len());
+    for (i, tag) in tags.iter().enumerate() {
+        let tag = clean_name(&format!("{pointer}/{i}"), tag, MAX_TAG)?;
+        if !out.iter().any(|t| t.to_lowercase() == tag.to_lowercase()) {
+            out.push(tag);
+        }
+    }
+    out.sort_by_key(|t| t.to_lowercase());
+    Ok(out)
+}
+
+pub(crate) fn check_time_zone(pointer: &str, name: &str) -> Result<String, OpError> {
+    jiff::tz::TimeZone::get(name).map(|_| name.to_owned()).map_err(|_| {
+        OpError::invalid(pointer, Text::new("{zone} is not an IANA time zone; use a name such as Europe/Madrid or America/New_York.").with("zone", name))
+    })
+}
+
+pub(crate) fn check_language(pointer: &str, tag: &str) -> Result<String, OpError> {
+    let ok =
+        (2..=12).contains(&tag.len()) && tag.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    if !ok {
+        return Err(OpError::invalid(
+            pointer,
+            Text::new("{tag} is not a language tag; use one such as en or es.").with("tag", tag),
+        ));
+    }
+    Ok(tag.to_owned())
+}
+
+/// Pagination: (limit, offset) from an op's `limit` and `cursor`.
+pub(crate) fn page_window(limit: Option<u32>, cursor: Option<&str>) -> Result<(u32, u64), OpError> {
+    let limit = limit.unwrap_or(ops::common::DEFAULT_PAGE);
+    if limit == 0 || limit > ops::common::MAX_PAGE {
+        return Err(OpError::invalid(
+            "/limit",
+            Text::new("limit must be between 1 and {max}.").with("max", ops::common::MAX_PAGE),
+        ));
+    }
+    let offset = ops::common::cursor_offset(cursor).ok_or_else(|| {
+        OpError::invalid("/cursor", Text::new("This cursor is not one Exhale gave out; pass next_cursor from the previous page, or leave it out to start over."))
+    })?;
+    Ok((limit, offset))
+}

@@ -1,0 +1,214 @@
+//! What every write to a subscription shares: loading one the caller can see, the references
+//! it may hold (a category, a payment method the caller can see, a member), who may own a
+//! private one, how far back a series may start, and creating one with its price history and
+//! past charges (`create_subscription` and `import_subscriptions`).
+
+use domain::{
+    Date, Text,
+    entities::{SubscriptionStatus, Visibility},
+};
+use ops::{
+    OpError,
+    subscriptions::{CreateSubscriptionInput, Subscription},
+};
+use store::subscriptions::{self as subs, SubscriptionRow};
+
+use crate::{
+    ctx::Ctx,
+    input, jobs,
+    transactions::StoreExt,
+    views::{amount, not_found_subscription, subscription_view},
+};
+
+pub(crate) fn load(ctx: &Ctx<'_>, id: i64) -> Result<SubscriptionRow, OpError> {
+    subs::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
+        .or_not_found(|| not_found_subscription(id))
+}
+
+pub(crate) fn reload_view(ctx: &Ctx<'_>, id: i64) -> Result<Subscription, OpError> {
+    Ok(subscription_view(&load(ctx, id)?, ctx.today))
+}
+
+/// Checks a category id belongs to the household.
+pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
+    store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id)
+        .or_not_found(|| {
+            Text::new("No category with id {id}. Call list_categories to find ids.").with("id", id)
+        })
+        .map_err(|err| match err {
+            OpError::NotFound { message } => OpError::invalid(pointer, message),
+            other => other,
+        })?;
+    Ok(())
+}
+
+/// Checks the caller can see a payment method.
+pub(crate) fn check_payment_method(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
+    store::organise::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id)
+        .or_not_found(|| {
+            Text::new("No payment method with id {id}. Call list_payment_methods to find ids.")
+                .with("id", id)
+        })
+        .map_err(|err| match err {
+            OpError::NotFound { message } => OpError::invalid(pointer, message),
+            other => other,
+        })?;
+    Ok(())
+}
+
+pub(crate) fn check_member(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<String, OpError> {
+    match store::households::get_member(ctx.db, ctx.household_id(), id) {
+        Ok(member) => Ok(member.name),
+        Err(store::StoreError::NotFound) => Err(OpError::invalid(
+            pointer,
+            Text::new("No member with id {id}. Call list_members to find ids.").with("id", id),
+        )),
+        Err(err) => Err(crate::transactions::internal(err)),
+    }
+}
+
+pub(crate) fn check_private_owner(ctx: &Ctx<'_>, row: &SubscriptionRow) -> Result<(), OpError> {
+    if row.visibility == Visibility::Private && row.owner_id != ctx.me() {
+        return Err(OpError::invalid(
+            "/visibility",
+            Text::new(
+                "A private subscription is seen only by its owner, so only you can own your private subscriptions. Make it household-visible to give it to someone else.",
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How far back a series may start: past charges are recorded from the first charge on, and a
+/// series decades old is a typo more often than a history.
+const MAX_YEARS_BACK: i16 = 10;
+
+pub(crate) fn check_first_charge(pointer: &str, anchor: Date, today: Date) -> Result<(), OpError> {
+    if anchor.year() < today.year() - MAX_YEARS_BACK {
+        return Err(OpError::invalid(
+            pointer,
+            Text::new("{date} is more than {years} years ago; give the next charge date, or a first charge within the last {years} years.")
+                .with("date", anchor)
+                .with("years", MAX_YEARS_BACK),
+        ));
+    }
+    Ok(())
+}
+
+/// A new subscription, with price changes after the first charge (an import's history) set
+/// before past charges are recorded and the change is audited.
+pub(crate) fn create(
+    ctx: &mut Ctx<'_>,
+    input: CreateSubscriptionInput,
+    later_prices: &[(Date, i64)],
+) -> Result<Subscription, OpError> {
+    let name = input::clean_name("/name", &input.name, input::MAX_NAME)?;
+    let currency = match &input.currency {
+        Some(code) => input::parse_currency("/currency", code)?,
+        None => ctx.household.currency,
+    };
+    let price = input::parse_amount("/amount", &input.amount, currency)?;
+    let cycle = input::parse_cycle("/cycle", &input.cycle)?;
+    let trial_ends_on = input::parse_opt_date("/trial_ends_on", input.trial_ends_on.as_deref())?;
+    let next_charge_on = input::parse_opt_date("/next_charge_on", input.next_charge_on.as_deref())?;
+    let Some(anchor_on) = next_charge_on.or(trial_ends_on) else {
+        return Err(OpError::invalid(
+            "/next_charge_on",
+            Text::new(
+                "Give next_charge_on (YYYY-MM-DD), the date of the next or first charge, or trial_ends_on for a free trial.",
+            ),
+        ));
+    };
+    if let (Some(next), Some(trial_end)) = (next_charge_on, trial_ends_on)
+        && next < trial_end
+    {
+        return Err(OpError::invalid(
+            "/next_charge_on",
+            Text::new("The first charge ({next}) falls inside the free trial, which ends on {end}; leave next_charge_on out or set it on or after the trial's end.")
+                .with("next", next)
+                .with("end", trial_end),
+        ));
+    }
+    check_first_charge("/next_charge_on", anchor_on, ctx.today)?;
+    let ends_on = input::parse_opt_date("/ends_on", input.ends_on.as_deref())?;
+    if let Some(end) = ends_on
+        && end < anchor_on
+    {
+        return Err(OpError::invalid(
+            "/ends_on",
+            Text::new("ends_on ({end}) is before the first charge ({first}).")
+                .with("end", end)
+                .with("first", anchor_on),
+        ));
+    }
+    let url = input.url.as_deref().map(|u| input::clean_url("/url", u)).transpose()?;
+    let notes = input
+        .notes
+        .as_deref()
+        .map(|n| input::clean_notes("/notes", n))
+        .transpose()?
+        .filter(|n| !n.is_empty());
+    if let Some(id) = input.category_id {
+        check_category(ctx, "/category_id", id)?;
+    }
+    if let Some(id) = input.payment_method_id {
+        check_payment_method(ctx, "/payment_method_id", id)?;
+    }
+    let tags = input::clean_tags("/tags", &input.tags)?;
+    let owner_id = input.owner_id.unwrap_or(ctx.me());
+    let owner_name = check_member(ctx, "/owner_id", owner_id)?;
+    let visibility = input
+        .visibility
+        .as_deref()
+        .map(|v| input::parse_visibility("/visibility", v))
+        .transpose()?
+        .unwrap_or(Visibility::Household);
+    let status = if trial_ends_on.is_some_and(|end| end > ctx.today) {
+        SubscriptionStatus::Trial
+    } else {
+        SubscriptionStatus::Active
+    };
+    let now = ctx.now_text();
+    let mut row = SubscriptionRow {
+        id: 0,
+        household_id: ctx.household_id(),
+        owner_id,
+        owner_name,
+        name,
+        url,
+        notes,
+        currency,
+        cycle,
+        anchor_on,
+        status,
+        trial_ends_on,
+        ends_on,
+        category_id: input.category_id,
+        category_name: None,
+        payment_method_id: input.payment_method_id,
+        payment_method_name: None,
+        visibility,
+        charged_through: None,
+        created_at: now.clone(),
+        updated_at: now,
+        tags: Vec::new(),
+        prices: Vec::new(),
+        pauses: Vec::new(),
+    };
+    check_private_owner(ctx, &row)?;
+    let id = subs::insert(ctx.db, &row).or_internal()?;
+    row.id = id;
+    subs::set_tags(ctx.db, id, &tags).or_internal()?;
+    subs::set_price(ctx.db, id, anchor_on, price).or_internal()?;
+    for &(on, minor) in later_prices.iter().filter(|(on, _)| *on > anchor_on) {
+        subs::set_price(ctx.db, id, on, minor).or_internal()?;
+    }
+    let row = load(ctx, id)?;
+    jobs::materialise_subscription(ctx.db, &row, ctx.today).or_internal()?;
+    let summary = Text::new("Added {name}: {price} {cycle}")
+        .with("name", &row.name)
+        .with("price", amount(price, currency).display)
+        .with("cycle", cycle.describe());
+    ctx.record("subscription", id, None, summary)?;
+    reload_view(ctx, id)
+}

@@ -33,7 +33,7 @@ pub(crate) fn markdown(c: &Context) -> String {
         let _ = writeln!(out, "None yet.");
     }
     for s in &c.subscriptions {
-        let next = s.next_charge_on.as_deref().map(|d| format!(", next {d}")).unwrap_or_default();
+        let next = s.next_charge_on.map(|d| format!(", next {d}")).unwrap_or_default();
         let category = s.category.as_deref().map(|n| format!(" [{n}]")).unwrap_or_default();
         let _ = writeln!(
             out,

@@ -1,7 +1,10 @@
 //! `Ctx`: what a handler gets. The transaction, the caller, the time, the household, and the
 //! recorder that writes an audit entry for every entity a write changes.
 
-use domain::{Date, Text};
+use domain::{
+    Date, Text,
+    entities::{ActorKind, ChangeAction, EntityKind, Visibility},
+};
 use jiff::Timestamp;
 use ops::{Actor, Caller, ChangeEvent, OpError, common::Change};
 use serde_json::Value;
@@ -80,15 +83,15 @@ impl<'a> Ctx<'a> {
     }
 
     /// The entity's current state, for `record` later.
-    pub(crate) fn snapshot(&self, entity: &str, id: i64) -> Result<Option<Value>, OpError> {
-        snapshot::snapshot(self.db, self.household_id(), entity, id).or_internal()
+    pub(crate) fn snapshot(&self, entity: EntityKind, id: i64) -> Result<Option<Value>, OpError> {
+        snapshot::snapshot(self.db, self.household_id(), entity.as_str(), id).or_internal()
     }
 
     /// Writes an audit entry for an entity whose state was `before` and is now whatever the
     /// database holds. Nothing is recorded when nothing changed.
     pub(crate) fn record(
         &mut self,
-        entity: &'static str,
+        entity: EntityKind,
         id: i64,
         before: Option<Value>,
         summary: Text,
@@ -97,8 +100,8 @@ impl<'a> Ctx<'a> {
         let after = self.snapshot(entity, id)?;
         let unchanged = match (&before, &after) {
             (Some(b), Some(a)) => {
-                snapshot::comparable(entity, b).or_internal()?
-                    == snapshot::comparable(entity, a).or_internal()?
+                snapshot::comparable(entity.as_str(), b).or_internal()?
+                    == snapshot::comparable(entity.as_str(), a).or_internal()?
             }
             (None, None) => true,
             _ => false,
@@ -107,9 +110,9 @@ impl<'a> Ctx<'a> {
             return Ok(());
         }
         let action = match (&before, &after) {
-            (None, _) => "created",
-            (_, None) => "deleted",
-            _ => "updated",
+            (None, _) => ChangeAction::Created,
+            (_, None) => ChangeAction::Deleted,
+            _ => ChangeAction::Updated,
         };
         let private_to =
             self.private_to(entity, before.as_ref()).or(self.private_to(entity, after.as_ref()));
@@ -119,22 +122,22 @@ impl<'a> Ctx<'a> {
             && before.is_some()
         {
             // What was shared is now private: its history becomes its owner's alone too.
-            store::audit::make_private(self.db, self.household_id(), entity, id, owner)
+            store::audit::make_private(self.db, self.household_id(), entity.as_str(), id, owner)
                 .or_internal()?;
         }
         let (actor_kind, token_id, token_name, client_name) = match &self.caller.actor {
-            Actor::Person => ("person", None, None, None),
+            Actor::Person => (ActorKind::Person, None, None, None),
             Actor::Token { token_id, token_name, client_name } => {
-                ("agent", Some(*token_id), Some(token_name.clone()), client_name.clone())
+                (ActorKind::Agent, Some(*token_id), Some(token_name.clone()), client_name.clone())
             }
-            Actor::Assistant => ("assistant", None, None, None),
-            Actor::System => ("system", None, None, None),
+            Actor::Assistant => (ActorKind::Assistant, None, None, None),
+            Actor::System => (ActorKind::System, None, None, None),
         };
         let row = store::audit::AuditRow {
             id: 0,
             household_id: self.household_id(),
             at: self.now_text(),
-            actor_kind: actor_kind.into(),
+            actor_kind,
             member_id: Some(self.me()),
             member_name: None,
             token_id,
@@ -142,9 +145,9 @@ impl<'a> Ctx<'a> {
             client_name,
             via: self.caller.via.as_str().into(),
             op: self.op.into(),
-            entity: entity.into(),
+            entity,
             entity_id: id,
-            action: action.into(),
+            action,
             summary: serde_json::to_string(&summary).map_err(|_| OpError::Internal)?,
             before_state: before.map(|v| stored_state(v, deleted)),
             after_state: after.map(|v| stored_state(v, deleted)),
@@ -156,16 +159,16 @@ impl<'a> Ctx<'a> {
         let audit_id = store::audit::insert(self.db, &row).or_internal()?;
         self.changes.push(Change {
             audit_id: Some(audit_id),
-            entity: entity.into(),
+            entity,
             entity_id: id,
-            action: action.into(),
+            action,
             summary: summary.render(),
         });
         self.events.push(ChangeEvent {
             household_id: self.household_id(),
-            entity: entity.into(),
+            entity,
             entity_id: id,
-            op: self.op.into(),
+            op: self.op,
             audit_id: Some(audit_id),
             private_to,
         });
@@ -174,21 +177,21 @@ impl<'a> Ctx<'a> {
 
     /// Only this member may see changes to a private subscription or payment method, or to
     /// their own tokens.
-    pub(crate) fn private_to(&self, entity: &str, state: Option<&Value>) -> Option<i64> {
+    pub(crate) fn private_to(&self, entity: EntityKind, state: Option<&Value>) -> Option<i64> {
         let row = state?.get("row")?;
         match entity {
-            "subscription" | "payment_method" => (row.get("visibility")?.as_str()? == "private")
-                .then(|| row.get("owner_id")?.as_i64())
-                .flatten(),
-            "token" => row.get("member_id")?.as_i64(),
-            "charge" => {
-                let subscription = row.get("subscription_id")?.as_i64()?;
-                let state =
-                    snapshot::snapshot(self.db, self.household_id(), "subscription", subscription)
-                        .ok()??;
-                self.private_to("subscription", Some(&state))
+            EntityKind::Subscription | EntityKind::PaymentMethod => {
+                (row.get("visibility")?.as_str()? == Visibility::Private.as_str())
+                    .then(|| row.get("owner_id")?.as_i64())
+                    .flatten()
             }
-            _ => None,
+            EntityKind::Token => row.get("member_id")?.as_i64(),
+            EntityKind::Charge => {
+                let subscription = row.get("subscription_id")?.as_i64()?;
+                let state = self.snapshot(EntityKind::Subscription, subscription).ok()??;
+                self.private_to(EntityKind::Subscription, Some(&state))
+            }
+            EntityKind::Category | EntityKind::Member | EntityKind::Household => None,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! and say what to write instead: amounts, currencies, cycles, dates, names, notes, URLs, tags,
 //! time zones, languages and list pages. Shared by every handler; no IO.
 
-use domain::{Currency, Cycle, CycleUnit, Date, Money, Text, entities::Visibility, validate};
+use domain::{Currency, Cycle, Money, Text, validate};
 use ops::{OpError, common::CycleInput};
 
 pub(crate) const MAX_NAME: usize = 100;
@@ -13,21 +13,13 @@ pub(crate) const MAX_TAG: usize = 40;
 
 pub(crate) const MAX_TAGS: usize = 20;
 
-pub(crate) fn parse_cycle(pointer: &str, input: &CycleInput) -> Result<Cycle, OpError> {
+/// The cycle a `CycleInput` names; a custom one must repeat every 1 to 366 units.
+pub(crate) fn parse_cycle(pointer: &str, input: CycleInput) -> Result<Cycle, OpError> {
     match input {
-        CycleInput::Preset(name) => Cycle::preset(name).ok_or_else(|| {
-            OpError::invalid(
-                pointer,
-                Text::new("{name} is not a cycle preset. Use weekly, every_two_weeks, monthly, every_two_months, quarterly, every_six_months or yearly, or {\"every\": 3, \"unit\": \"month\"}.")
-                    .with("name", name),
-            )
+        CycleInput::Preset(preset) => Ok(preset.cycle()),
+        CycleInput::Custom { every, unit } => Cycle::new(every, unit).map_err(|err| {
+            OpError::invalid(format!("{pointer}/every"), Text::new("{error}.").with("error", err))
         }),
-        CycleInput::Custom { every, unit } => {
-            let unit = CycleUnit::parse(unit).ok_or_else(|| {
-                OpError::invalid(format!("{pointer}/unit"), Text::new("{unit} is not a cycle unit; use day, week, month or year.").with("unit", unit))
-            })?;
-            Cycle::new(*every, unit).map_err(|err| OpError::invalid(format!("{pointer}/every"), Text::new("{error}.").with("error", err)))
-        }
     }
 }
 
@@ -51,15 +43,6 @@ pub(crate) fn parse_amount(pointer: &str, text: &str, currency: Currency) -> Res
     Ok(money.minor())
 }
 
-pub(crate) fn parse_date(pointer: &str, text: &str) -> Result<Date, OpError> {
-    validate::parse_date(text)
-        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
-}
-
-pub(crate) fn parse_opt_date(pointer: &str, text: Option<&str>) -> Result<Option<Date>, OpError> {
-    text.map(|t| parse_date(pointer, t)).transpose()
-}
-
 pub(crate) fn clean_name(pointer: &str, text: &str, max: usize) -> Result<String, OpError> {
     validate::clean_line(text, max)
         .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
@@ -73,15 +56,6 @@ pub(crate) fn clean_notes(pointer: &str, text: &str) -> Result<String, OpError> 
 pub(crate) fn clean_url(pointer: &str, text: &str) -> Result<String, OpError> {
     validate::clean_url(text)
         .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
-}
-
-pub(crate) fn parse_visibility(pointer: &str, text: &str) -> Result<Visibility, OpError> {
-    Visibility::parse(text).ok_or_else(|| {
-        OpError::invalid(
-            pointer,
-            Text::new("{value} is not a visibility; use household or private.").with("value", text),
-        )
-    })
 }
 
 /// Tags cleaned, de-duplicated ignoring case, and sorted.

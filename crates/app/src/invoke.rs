@@ -6,6 +6,7 @@
 //! roll back (dry run), then publish change events.
 
 use domain::Text;
+use domain::entities::EntityKind;
 use ops::{Actor, Caller, Mode, OpError, OpInfo, common::Change};
 use serde_json::{Value, json};
 use tracing::Instrument;
@@ -171,7 +172,7 @@ impl App {
         })
         .await?;
         if !dry_run {
-            if events.iter().any(|e| e.entity == "token" || e.entity == "member") {
+            if events.iter().any(|e| matches!(e.entity, EntityKind::Token | EntityKind::Member)) {
                 self.tokens.clear();
             }
             for event in events {

@@ -3,10 +3,12 @@
 //! private one, how far back a series may start, and creating one with its price history and
 //! past charges (`create_subscription` and `import_subscriptions`).
 
+use domain::entities::EntityKind;
 use domain::{
     Date, Text,
     entities::{SubscriptionStatus, Visibility},
 };
+use ops::common::IsoDate;
 use ops::{
     OpError,
     subscriptions::{CreateSubscriptionInput, Subscription},
@@ -108,9 +110,9 @@ pub(crate) fn create(
         None => ctx.household.currency,
     };
     let price = input::parse_amount("/amount", &input.amount, currency)?;
-    let cycle = input::parse_cycle("/cycle", &input.cycle)?;
-    let trial_ends_on = input::parse_opt_date("/trial_ends_on", input.trial_ends_on.as_deref())?;
-    let next_charge_on = input::parse_opt_date("/next_charge_on", input.next_charge_on.as_deref())?;
+    let cycle = input::parse_cycle("/cycle", input.cycle)?;
+    let trial_ends_on = input.trial_ends_on.map(IsoDate::date);
+    let next_charge_on = input.next_charge_on.map(IsoDate::date);
     let Some(anchor_on) = next_charge_on.or(trial_ends_on) else {
         return Err(OpError::invalid(
             "/next_charge_on",
@@ -130,7 +132,7 @@ pub(crate) fn create(
         ));
     }
     check_first_charge("/next_charge_on", anchor_on, ctx.today)?;
-    let ends_on = input::parse_opt_date("/ends_on", input.ends_on.as_deref())?;
+    let ends_on = input.ends_on.map(IsoDate::date);
     if let Some(end) = ends_on
         && end < anchor_on
     {
@@ -157,12 +159,7 @@ pub(crate) fn create(
     let tags = input::clean_tags("/tags", &input.tags)?;
     let owner_id = input.owner_id.unwrap_or(ctx.me());
     let owner_name = check_member(ctx, "/owner_id", owner_id)?;
-    let visibility = input
-        .visibility
-        .as_deref()
-        .map(|v| input::parse_visibility("/visibility", v))
-        .transpose()?
-        .unwrap_or(Visibility::Household);
+    let visibility = input.visibility.unwrap_or(Visibility::Household);
     let status = if trial_ends_on.is_some_and(|end| end > ctx.today) {
         SubscriptionStatus::Trial
     } else {
@@ -209,6 +206,6 @@ pub(crate) fn create(
         .with("name", &row.name)
         .with("price", amount(price, currency).display)
         .with("cycle", cycle.describe());
-    ctx.record("subscription", id, None, summary)?;
+    ctx.record(EntityKind::Subscription, id, None, summary)?;
     reload_view(ctx, id)
 }

@@ -9,7 +9,7 @@ use domain::{
 use ops::{
     OpError,
     charges::{Charge, ProjectedCharge},
-    common::{Amount, CycleOutput, Ref},
+    common::{Amount, CycleOutput, IsoDate, Ref, Timestamp},
     household::{Household, Member},
     organise::{Category, PaymentMethod, Tag},
     subscriptions::{Pause, PricePoint as PricePointView, Subscription, SubscriptionDetail},
@@ -23,22 +23,6 @@ use store::{
 
 use crate::{ctx::Ctx, transactions::StoreExt};
 
-/// 'YYYY-MM-DD' without the general formatter, which shows in list profiles.
-pub(crate) fn date_text(date: Date) -> String {
-    fn push(out: &mut String, value: i32, width: u32) {
-        for position in (0..width).rev() {
-            out.push(char::from(b'0' + ((value / 10_i32.pow(position)) % 10) as u8));
-        }
-    }
-    let mut out = String::with_capacity(10);
-    push(&mut out, i32::from(date.year()), 4);
-    out.push('-');
-    push(&mut out, i32::from(date.month()), 2);
-    out.push('-');
-    push(&mut out, i32::from(date.day()), 2);
-    out
-}
-
 pub(crate) fn amount(minor: i64, currency: Currency) -> Amount {
     let money = Money::new(minor, currency);
     Amount {
@@ -51,8 +35,8 @@ pub(crate) fn amount(minor: i64, currency: Currency) -> Amount {
 pub(crate) fn cycle_output(cycle: Cycle) -> CycleOutput {
     CycleOutput {
         every: i64::from(cycle.every()),
-        unit: cycle.unit().as_str().into(),
-        preset: cycle.preset_name().map(Into::into),
+        unit: cycle.unit(),
+        preset: cycle.as_preset(),
         description: cycle.describe(),
     }
 }
@@ -134,18 +118,18 @@ pub(crate) fn subscription_view(row: &SubscriptionRow, today: Date) -> Subscript
         notes: row.notes.clone(),
         price: amount(price, row.currency),
         cycle: cycle_output(row.cycle),
-        status: effective_status(row, today).as_str().into(),
-        anchor_on: date_text(row.anchor_on),
-        next_charge_on: next.map(|o| date_text(o.date)),
+        status: effective_status(row, today),
+        anchor_on: row.anchor_on.into(),
+        next_charge_on: next.map(|o| o.date.into()),
         next_charge_amount: next.map(|o| amount(o.minor, row.currency)),
-        trial_ends_on: row.trial_ends_on.map(date_text),
-        ends_on: row.ends_on.map(date_text),
-        paused_until: paused_until.map(date_text),
+        trial_ends_on: row.trial_ends_on.map(IsoDate),
+        ends_on: row.ends_on.map(IsoDate),
+        paused_until: paused_until.map(IsoDate),
         category: row.category_id.zip(row.category_name.clone()).map(|(id, name)| Ref { id, name }),
         payment_method: payment_method_ref(row),
         tags: row.tags.clone(),
         owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
-        visibility: row.visibility.as_str().into(),
+        visibility: row.visibility,
         monthly: amount(row.cycle.monthly_minor(price), row.currency),
         yearly: amount(row.cycle.yearly_minor(price), row.currency),
     }
@@ -163,7 +147,7 @@ pub(crate) fn projected_charge(
 ) -> ops::charges::ProjectedCharge {
     ops::charges::ProjectedCharge {
         subscription: Ref { id: row.id, name: row.name.clone() },
-        charge_on: date_text(occurrence.date),
+        charge_on: occurrence.date.into(),
         amount: amount(occurrence.minor, row.currency),
         payment_method: payment_method_ref(row),
     }
@@ -177,9 +161,9 @@ pub(crate) fn charge_view(row: &ChargeRow) -> Charge {
     Charge {
         id: row.id,
         subscription: Ref { id: row.subscription_id, name: row.subscription_name.clone() },
-        charged_on: row.charged_on.to_string(),
+        charged_on: row.charged_on.into(),
         amount: amount(row.amount_minor, row.currency),
-        status: row.status.as_str().to_owned(),
+        status: row.status,
         note: row.note.clone(),
     }
 }
@@ -227,8 +211,8 @@ pub(crate) fn household_view(ctx: &Ctx<'_>) -> Household {
         currency: h.currency.code().to_owned(),
         time_zone: h.time_zone.clone(),
         language: h.language.clone(),
-        week_start: h.week_start.clone(),
-        today: ctx.today.to_string(),
+        week_start: h.week_start,
+        today: ctx.today.into(),
     }
 }
 
@@ -237,7 +221,7 @@ pub(crate) fn member_view(ctx: &Ctx<'_>, row: &MemberRow) -> Member {
     Member {
         id: row.id,
         name: row.name.clone(),
-        role: row.role.as_str().to_owned(),
+        role: row.role,
         language: row.language.clone(),
         is_you: row.id == ctx.me(),
         // A member's email is never handed to a model or an agent.
@@ -260,11 +244,11 @@ pub(crate) fn payment_method_view(row: &PaymentMethodRow) -> PaymentMethod {
     PaymentMethod {
         id: row.id,
         name: row.name.clone(),
-        kind: row.kind.clone(),
+        kind: row.kind,
         last4: row.last4.clone(),
         expires: row.expires.clone(),
         owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
-        visibility: row.visibility.as_str().to_owned(),
+        visibility: row.visibility,
         subscription_count: row.subscription_count,
     }
 }
@@ -289,14 +273,14 @@ pub(crate) fn subscription_detail(
             .prices
             .iter()
             .map(|&(date, minor)| PricePointView {
-                effective_on: date.to_string(),
+                effective_on: date.into(),
                 price: amount(minor, row.currency),
             })
             .collect(),
         pauses: row
             .pauses
             .iter()
-            .map(|p| Pause { from: p.from.to_string(), until: p.until.map(|d| d.to_string()) })
+            .map(|p| Pause { from: p.from.into(), until: p.until.map(IsoDate) })
             .collect(),
         recent_charges: charges.iter().map(charge_view).collect(),
         next_charges,
@@ -331,4 +315,12 @@ pub(crate) fn tags(ctx: &Ctx<'_>) -> Result<Vec<Tag>, OpError> {
         .into_iter()
         .map(|(name, subscription_count)| Tag { name, subscription_count })
         .collect())
+}
+
+/// A timestamp as the store keeps it (RFC 3339), as outputs write it.
+pub(crate) fn timestamp(stored: &str) -> Result<Timestamp, OpError> {
+    Timestamp::parse(stored).ok_or_else(|| {
+        tracing::error!(stored, "a stored timestamp is not RFC 3339");
+        OpError::Internal
+    })
 }

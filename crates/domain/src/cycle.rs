@@ -13,56 +13,53 @@ use crate::money::div_round;
 /// The largest number of units in one cycle.
 pub const MAX_EVERY: i64 = 366;
 
-/// The preset names, canonical spelling, in order from shortest to longest cycle.
-pub const PRESETS: &[&str] = &[
-    "weekly",
-    "every_two_weeks",
-    "monthly",
-    "every_two_months",
-    "quarterly",
-    "every_six_months",
-    "yearly",
-];
-
-/// The unit a cycle counts in.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub enum CycleUnit {
-    /// Calendar days.
-    Day,
-    /// Seven days.
-    Week,
-    /// Calendar months (the day of month clamps to the month's end).
-    Month,
-    /// Calendar years (29 February clamps to 28 February in common years).
-    Year,
-}
-
-impl CycleUnit {
-    /// All units, shortest first.
-    pub const ALL: [CycleUnit; 4] =
-        [CycleUnit::Day, CycleUnit::Week, CycleUnit::Month, CycleUnit::Year];
-
-    /// "day", "week", "month" or "year".
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            CycleUnit::Day => "day",
-            CycleUnit::Week => "week",
-            CycleUnit::Month => "month",
-            CycleUnit::Year => "year",
-        }
-    }
-
-    /// Parses a unit, singular or plural, in any case ("Months" is [`CycleUnit::Month`]).
-    pub fn parse(s: &str) -> Option<CycleUnit> {
-        let lower = s.trim().to_ascii_lowercase();
-        let singular = lower.strip_suffix('s').unwrap_or(&lower);
-        CycleUnit::ALL.into_iter().find(|u| u.as_str() == singular)
+crate::named_enum! {
+    /// The unit a cycle counts in.
+    pub enum CycleUnit("cycle unit") {
+        /// Calendar days.
+        Day => "day" | "days",
+        /// Seven days.
+        Week => "week" | "weeks",
+        /// Calendar months (the day of month clamps to the month's end).
+        Month => "month" | "months",
+        /// Calendar years (29 February clamps to 28 February in common years).
+        Year => "year" | "years",
     }
 }
 
-impl fmt::Display for CycleUnit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+crate::named_enum! {
+    /// The named cycles, from shortest to longest.
+    pub enum CyclePreset("cycle preset") {
+        /// Every week.
+        Weekly => "weekly",
+        /// Every two weeks.
+        EveryTwoWeeks => "every_two_weeks" | "biweekly" | "fortnightly",
+        /// Every month.
+        Monthly => "monthly",
+        /// Every two months.
+        EveryTwoMonths => "every_two_months" | "bimonthly",
+        /// Every three months.
+        Quarterly => "quarterly",
+        /// Every six months.
+        EverySixMonths => "every_six_months" | "semiannually" | "half_yearly",
+        /// Every year.
+        Yearly => "yearly" | "annually" | "annual",
+    }
+}
+
+impl CyclePreset {
+    /// The cycle this preset names.
+    pub fn cycle(self) -> Cycle {
+        let (every, unit) = match self {
+            CyclePreset::Weekly => (1, CycleUnit::Week),
+            CyclePreset::EveryTwoWeeks => (2, CycleUnit::Week),
+            CyclePreset::Monthly => (1, CycleUnit::Month),
+            CyclePreset::EveryTwoMonths => (2, CycleUnit::Month),
+            CyclePreset::Quarterly => (3, CycleUnit::Month),
+            CyclePreset::EverySixMonths => (6, CycleUnit::Month),
+            CyclePreset::Yearly => (1, CycleUnit::Year),
+        };
+        Cycle { every, unit }
     }
 }
 
@@ -75,12 +72,6 @@ pub enum CycleError {
         /// The refused count.
         every: i64,
     },
-    /// The preset name is not known.
-    #[error(
-        "{0} is not a cycle preset; use one of weekly, every_two_weeks, monthly, \
-         every_two_months, quarterly, every_six_months or yearly, or give a count and a unit"
-    )]
-    UnknownPreset(String),
 }
 
 /// A billing cycle: every `every` (1 to 366) `unit`s.
@@ -116,47 +107,15 @@ impl Cycle {
         self.unit
     }
 
-    /// A named preset: "weekly", "every_two_weeks" ("biweekly"), "monthly",
-    /// "every_two_months" ("bimonthly"), "quarterly", "every_six_months" ("semiannually",
-    /// "half_yearly"), "yearly" ("annually", "annual"). Any case; spaces and hyphens count
-    /// as underscores.
+    /// A named preset, by name or alias ("biweekly", "annually"), in any case; spaces and
+    /// hyphens count as underscores.
     pub fn preset(name: &str) -> Option<Cycle> {
-        let key: String = name
-            .trim()
-            .chars()
-            .map(|c| if c == ' ' || c == '-' { '_' } else { c.to_ascii_lowercase() })
-            .collect();
-        let (every, unit) = match key.as_str() {
-            "weekly" => (1, CycleUnit::Week),
-            "every_two_weeks" | "biweekly" => (2, CycleUnit::Week),
-            "monthly" => (1, CycleUnit::Month),
-            "every_two_months" | "bimonthly" => (2, CycleUnit::Month),
-            "quarterly" => (3, CycleUnit::Month),
-            "every_six_months" | "semiannually" | "half_yearly" => (6, CycleUnit::Month),
-            "yearly" | "annually" | "annual" => (1, CycleUnit::Year),
-            _ => return None,
-        };
-        Some(Cycle { every, unit })
+        CyclePreset::parse(name).map(CyclePreset::cycle)
     }
 
-    /// Like [`Cycle::preset`], with an error that lists the valid names.
-    pub fn parse_preset(name: &str) -> Result<Cycle, CycleError> {
-        Cycle::preset(name)
-            .ok_or_else(|| CycleError::UnknownPreset(crate::money::shorten(name.trim(), 40)))
-    }
-
-    /// The canonical preset name of this cycle, if it is one.
-    pub fn preset_name(&self) -> Option<&'static str> {
-        match (self.every, self.unit) {
-            (1, CycleUnit::Week) => Some("weekly"),
-            (2, CycleUnit::Week) => Some("every_two_weeks"),
-            (1, CycleUnit::Month) => Some("monthly"),
-            (2, CycleUnit::Month) => Some("every_two_months"),
-            (3, CycleUnit::Month) => Some("quarterly"),
-            (6, CycleUnit::Month) => Some("every_six_months"),
-            (1, CycleUnit::Year) => Some("yearly"),
-            _ => None,
-        }
+    /// The preset this cycle is, if it is one.
+    pub fn as_preset(&self) -> Option<CyclePreset> {
+        CyclePreset::ALL.iter().copied().find(|preset| preset.cycle() == *self)
     }
 
     /// English for people: "daily", "weekly", "monthly", "yearly", "quarterly",
@@ -310,7 +269,7 @@ mod tests {
         assert_eq!(CycleUnit::parse("s"), None);
         assert_eq!(CycleUnit::parse("monthss"), None);
         for u in CycleUnit::ALL {
-            assert_eq!(CycleUnit::parse(u.as_str()), Some(u));
+            assert_eq!(CycleUnit::parse(u.as_str()), Some(*u));
         }
     }
 
@@ -328,9 +287,9 @@ mod tests {
 
     #[test]
     fn presets() {
-        for name in PRESETS {
-            let cycle = Cycle::preset(name).unwrap();
-            assert_eq!(cycle.preset_name(), Some(*name));
+        for preset in CyclePreset::ALL {
+            let cycle = Cycle::preset(preset.as_str()).unwrap();
+            assert_eq!(cycle.as_preset(), Some(*preset));
         }
         assert_eq!(Cycle::preset("biweekly"), Some(c(2, CycleUnit::Week)));
         assert_eq!(Cycle::preset("Bimonthly"), Some(c(2, CycleUnit::Month)));
@@ -340,10 +299,9 @@ mod tests {
         assert_eq!(Cycle::preset("annually"), Some(Cycle::YEARLY));
         assert_eq!(Cycle::preset("annual"), Some(Cycle::YEARLY));
         assert_eq!(Cycle::preset("every two weeks"), Some(c(2, CycleUnit::Week)));
-        assert_eq!(Cycle::preset("fortnightly"), None);
-        assert_eq!(c(12, CycleUnit::Month).preset_name(), None);
-        let err = Cycle::parse_preset("hourly").unwrap_err();
-        assert!(err.to_string().starts_with("hourly is not a cycle preset; use one of weekly"));
+        assert_eq!(Cycle::preset("fortnightly"), Some(c(2, CycleUnit::Week)));
+        assert_eq!(Cycle::preset("hourly"), None);
+        assert_eq!(c(12, CycleUnit::Month).as_preset(), None);
     }
 
     #[test]

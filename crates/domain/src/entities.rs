@@ -1,48 +1,11 @@
-//! Plain entity enums shared by every crate, with their stable lower-case names.
-//!
-//! The names are what the database stores and what every API shows; `parse` accepts them
-//! in any case, ignoring surrounding whitespace.
+//! Plain entity enums shared by every crate, with their stable lower-case names (declared with
+//! [`named_enum!`](crate::named_enum)): what the database stores and what every API shows.
 
-use std::fmt;
-
-/// Generates `ALL`, `as_str`, `parse` and `Display` for a fieldless enum.
-macro_rules! named_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum $name {
-            $($(#[$vmeta])* $variant),+
-        }
-
-        impl $name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The stable lower-case name.
-            pub fn as_str(&self) -> &'static str {
-                match self {
-                    $($name::$variant => $text),+
-                }
-            }
-
-            /// Parses the name, in any case, ignoring surrounding whitespace.
-            pub fn parse(s: &str) -> Option<$name> {
-                let s = s.trim();
-                $name::ALL.iter().copied().find(|v| v.as_str().eq_ignore_ascii_case(s))
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
+use crate::named_enum;
 
 named_enum! {
     /// A member's role in a household.
-    Role {
+    pub enum Role("role") {
         /// Manages the household, its members and channels.
         Owner => "owner",
         /// Uses the household.
@@ -52,7 +15,7 @@ named_enum! {
 
 named_enum! {
     /// Where a subscription stands.
-    SubscriptionStatus {
+    pub enum SubscriptionStatus("subscription status") {
         /// In a free trial; the first charge is the trial's end date.
         Trial => "trial",
         /// Charging normally.
@@ -60,13 +23,13 @@ named_enum! {
         /// Paused: no charges while paused.
         Paused => "paused",
         /// Cancelled: no charges after the end date.
-        Cancelled => "cancelled",
+        Cancelled => "cancelled" | "canceled",
     }
 }
 
 named_enum! {
     /// Who can see a subscription or payment method.
-    Visibility {
+    pub enum Visibility("visibility") {
         /// Everyone in the household.
         Household => "household",
         /// Only its owner; "not found" for everyone else.
@@ -76,7 +39,7 @@ named_enum! {
 
 named_enum! {
     /// What happened to a past charge.
-    ChargeStatus {
+    pub enum ChargeStatus("charge status") {
         /// Paid (the default).
         Paid => "paid",
         /// Skipped: no money left.
@@ -90,7 +53,7 @@ named_enum! {
 
 named_enum! {
     /// Who made a change, as recorded in the audit log.
-    ActorKind {
+    pub enum ActorKind("kind of actor") {
         /// A person, through the web, CLI or a chat channel.
         Person => "person",
         /// An external agent using a token (MCP or REST).
@@ -99,6 +62,64 @@ named_enum! {
         Assistant => "assistant",
         /// The app itself (background jobs).
         System => "system",
+    }
+}
+
+named_enum! {
+    /// What a payment method is.
+    pub enum PaymentMethodKind("kind of payment method") {
+        /// A debit or credit card.
+        Card => "card",
+        /// A bank account (direct debit).
+        BankAccount => "bank_account",
+        /// A PayPal account.
+        Paypal => "paypal",
+        /// A wallet such as Apple Pay or Google Pay.
+        Wallet => "wallet",
+        /// Anything else.
+        Other => "other",
+    }
+}
+
+named_enum! {
+    /// The first day of the household's week.
+    pub enum WeekStart("week start") {
+        /// Monday.
+        Monday => "monday",
+        /// Sunday.
+        Sunday => "sunday",
+    }
+}
+
+named_enum! {
+    /// The kinds of entity a change can touch, as audit entries and change events name them.
+    pub enum EntityKind("kind of entity") {
+        /// A subscription, with its tags, prices and pauses.
+        Subscription => "subscription",
+        /// A recorded charge.
+        Charge => "charge",
+        /// A category.
+        Category => "category",
+        /// A payment method.
+        PaymentMethod => "payment_method",
+        /// A member of the household.
+        Member => "member",
+        /// The household and its settings.
+        Household => "household",
+        /// An API token.
+        Token => "token",
+    }
+}
+
+named_enum! {
+    /// What a change did to its entity.
+    pub enum ChangeAction("change action") {
+        /// It did not exist before.
+        Created => "created",
+        /// It changed.
+        Updated => "updated",
+        /// It is gone.
+        Deleted => "deleted",
     }
 }
 
@@ -137,5 +158,28 @@ mod tests {
         assert_eq!(Role::parse("admin"), None);
         assert_eq!(SubscriptionStatus::parse(""), None);
         assert_eq!(SubscriptionStatus::ALL.len(), 4);
+        assert_eq!(PaymentMethodKind::parse("Bank account"), Some(PaymentMethodKind::BankAccount));
+        assert_eq!(SubscriptionStatus::parse("canceled"), Some(SubscriptionStatus::Cancelled));
+    }
+
+    #[test]
+    fn wire_form_names_the_allowed_values() {
+        let status: SubscriptionStatus = serde_json::from_str("\"Paused\"").unwrap();
+        assert_eq!(status, SubscriptionStatus::Paused);
+        assert_eq!(serde_json::to_string(&status).unwrap(), "\"paused\"");
+        let err = serde_json::from_str::<SubscriptionStatus>("\"asleep\"").unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "\"asleep\" is not a subscription status; use trial, active, paused or cancelled"
+            ),
+            "{err}"
+        );
+        let err = serde_json::from_str::<Visibility>("3").unwrap_err();
+        assert!(err.to_string().contains("expected a visibility: household or private"), "{err}");
+        let schema = schemars::schema_for!(ChargeStatus);
+        assert_eq!(
+            schema.get("enum").unwrap(),
+            &serde_json::json!(["paid", "skipped", "failed", "refunded"])
+        );
     }
 }

@@ -11,12 +11,13 @@ pub mod categories;
 pub mod cycle;
 pub mod entities;
 pub mod money;
+pub mod named;
 pub mod series;
 pub mod text;
 pub mod validate;
 
-pub use cycle::{Cycle, CycleError, CycleUnit};
-pub use jiff::civil::Date;
+pub use cycle::{Cycle, CycleError, CyclePreset, CycleUnit};
+pub use jiff::{Timestamp, civil::Date};
 pub use money::{Currency, Money, MoneyError};
 pub use series::{Occurrence, PauseSpan, PricePoint, Series};
 pub use text::Text;

@@ -7,7 +7,7 @@ use std::{
     sync::{Arc, Mutex},
 };
 
-use ops::{Caller, Catalog, ChangeEvent, ChangeFeed, Heard, UnboundFeed};
+use ops::{Caller, Catalog, ChangeEvent, ChangeFeed, Heard, UnboundFeed, entities::EntityKind};
 use rmcp::{
     Peer, RoleServer, model::ResourceUpdatedNotificationParam, service::SubscriptionContext,
 };
@@ -18,12 +18,12 @@ use crate::resources::CONTEXT;
 /// The resources a change touches: the briefing always, and the entity's own resource.
 fn touched(event: &ChangeEvent) -> Vec<String> {
     let mut uris = vec![CONTEXT.to_owned()];
-    let kind = match event.entity.as_str() {
-        "subscription" => Some("subscriptions"),
-        "charge" => Some("charges"),
-        "category" => Some("categories"),
-        "payment_method" => Some("payment-methods"),
-        _ => None,
+    let kind = match event.entity {
+        EntityKind::Subscription => Some("subscriptions"),
+        EntityKind::Charge => Some("charges"),
+        EntityKind::Category => Some("categories"),
+        EntityKind::PaymentMethod => Some("payment-methods"),
+        EntityKind::Member | EntityKind::Household | EntityKind::Token => None,
     };
     if let Some(kind) = kind {
         uris.push(format!("exhale://{kind}/{}", event.entity_id));
@@ -117,7 +117,7 @@ pub(crate) async fn listen(mut feed: ChangeFeed, context: SubscriptionContext) {
         };
         let (uris, list_changed) = match heard {
             Some(Heard::Change(event)) => {
-                let list_changed = event.entity == "subscription";
+                let list_changed = event.entity == EntityKind::Subscription;
                 (touched(&event), list_changed)
             }
             // Some events were dropped: whatever is watched may have changed.

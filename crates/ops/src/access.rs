@@ -8,8 +8,12 @@ use serde_json::Value;
 
 use crate::{
     caller::Scope,
-    household::{Empty, IdInput},
+    charges::Charge,
+    common::Timestamp,
+    household::{Empty, Household, IdInput, Member},
     op::{Hints, Op, OpInfo},
+    organise::{Category, PaymentMethod, Tag},
+    subscriptions::SubscriptionDetail,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -19,13 +23,13 @@ pub struct Token {
     /// The first characters, to recognise it.
     pub prefix: String,
     pub scope: Scope,
-    pub created_at: String,
+    pub created_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_used_at: Option<String>,
+    pub last_used_at: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<String>,
+    pub expires_at: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revoked_at: Option<String>,
+    pub revoked_at: Option<Timestamp>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -139,6 +143,22 @@ impl Op for UpdateSettings {
     type Output = Settings;
 }
 
+/// Everything the caller can see, as one document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Export {
+    pub exported_at: Timestamp,
+    pub household: Household,
+    pub members: Vec<Member>,
+    pub settings: Settings,
+    pub categories: Vec<Category>,
+    pub payment_methods: Vec<PaymentMethod>,
+    pub tags: Vec<Tag>,
+    /// Each with its price history, pauses, recent and next charges.
+    pub subscriptions: Vec<SubscriptionDetail>,
+    /// Every recorded charge, newest first.
+    pub charges: Vec<Charge>,
+}
+
 pub struct ExportData;
 impl Op for ExportData {
     const INFO: OpInfo = OpInfo::read(
@@ -148,7 +168,7 @@ impl Op for ExportData {
     )
     .not_for_assistant("one huge result that would fill a model's context; the assistant answers from the list ops");
     type Input = Empty;
-    type Output = Value;
+    type Output = Export;
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

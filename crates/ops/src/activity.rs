@@ -1,36 +1,36 @@
 //! Activity (the audit log) and undo.
 
+use domain::entities::{ActorKind, ChangeAction, EntityKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Page, Ref},
+    common::{IsoDate, Page, Ref, Timestamp},
     op::{Hints, Op, OpInfo},
+    registry::OpName,
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListActivityInput {
-    /// "person", "agent", "assistant" or "system".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub actor_kind: Option<String>,
+    pub actor_kind: Option<ActorKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member_id: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub op: Option<String>,
-    /// "subscription", "charge", "category", "payment_method", "member", "household", …
+    pub op: Option<OpName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entity: Option<String>,
+    pub entity: Option<EntityKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity_id: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_id: Option<String>,
-    /// From this date (YYYY-MM-DD), inclusive, in the household's time zone.
+    /// From this date, inclusive, in the household's time zone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    /// Until this date (YYYY-MM-DD), inclusive.
+    pub from: Option<IsoDate>,
+    /// Until this date, inclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to: Option<String>,
+    pub to: Option<IsoDate>,
     /// 1 to 500, default 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
@@ -40,8 +40,7 @@ pub struct ListActivityInput {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ActorView {
-    /// "person", "agent", "assistant" or "system".
-    pub kind: String,
+    pub kind: ActorKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<Ref>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -55,14 +54,13 @@ pub struct ActorView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ActivityEntry {
     pub id: i64,
-    /// RFC 3339 timestamp.
-    pub at: String,
+    pub at: Timestamp,
     pub actor: ActorView,
+    /// The op that made the change (ops of older versions keep their names here).
     pub op: String,
-    pub entity: String,
+    pub entity: EntityKind,
     pub entity_id: i64,
-    /// "created", "updated" or "deleted".
-    pub action: String,
+    pub action: ChangeAction,
     pub summary: String,
     pub batch_id: String,
     /// The undo entry that reverted this one.

@@ -4,50 +4,21 @@
 //! [`crate::Catalog::authenticate_token`]) and checked by the invoker on every call.
 
 use domain::entities::Role;
-use serde::{Deserialize, Serialize};
 
-/// The rights of a credential. Ordered: `Read` < `Write` < `Trusted`.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Scope {
-    /// Read ops only.
-    Read,
-    /// Reads and writes; destructive or financial writes need a confirmation.
-    Write,
-    /// Reads and writes; only destructive writes need a confirmation.
-    Trusted,
+domain::named_enum! {
+    /// The rights of a credential. Ordered: `Read` < `Write` < `Trusted`.
+    #[derive(PartialOrd, Ord)]
+    pub enum Scope("scope") {
+        /// Read ops only.
+        Read => "read",
+        /// Reads and writes; destructive or financial writes need a confirmation.
+        Write => "write",
+        /// Reads and writes; only destructive writes need a confirmation.
+        Trusted => "trusted",
+    }
 }
 
 impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Read => "read",
-            Self::Write => "write",
-            Self::Trusted => "trusted",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "read" => Some(Self::Read),
-            "write" => Some(Self::Write),
-            "trusted" => Some(Self::Trusted),
-            _ => None,
-        }
-    }
-
     /// Whether this scope grants what `needed` asks for.
     pub fn allows(self, needed: Self) -> bool {
         self >= needed

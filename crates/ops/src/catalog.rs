@@ -3,6 +3,7 @@
 
 use std::{future::Future, pin::Pin};
 
+use domain::entities::EntityKind;
 use serde_json::Value;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 
@@ -21,10 +22,9 @@ pub enum Mode {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChangeEvent {
     pub household_id: i64,
-    /// "subscription", "charge", "category", …
-    pub entity: String,
+    pub entity: EntityKind,
     pub entity_id: i64,
-    pub op: String,
+    pub op: &'static str,
     pub audit_id: Option<i64>,
     /// Set when only this member may see the entity (a private subscription).
     pub private_to: Option<i64>,

@@ -1,10 +1,11 @@
 //! Charge ops: recorded charges, projected upcoming charges, and corrections.
 
+use domain::entities::ChargeStatus;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Amount, Page, Patch, Ref},
+    common::{Amount, IsoDate, Page, Patch, Ref},
     op::{Hints, Op, OpInfo},
 };
 
@@ -13,10 +14,9 @@ use crate::{
 pub struct Charge {
     pub id: i64,
     pub subscription: Ref,
-    pub charged_on: String,
+    pub charged_on: IsoDate,
     pub amount: Amount,
-    /// "paid", "skipped", "failed" or "refunded".
-    pub status: String,
+    pub status: ChargeStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }
@@ -25,7 +25,7 @@ pub struct Charge {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ProjectedCharge {
     pub subscription: Ref,
-    pub charge_on: String,
+    pub charge_on: IsoDate,
     pub amount: Amount,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_method: Option<Ref>,
@@ -36,15 +36,14 @@ pub struct ProjectedCharge {
 pub struct ListChargesInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscription_id: Option<i64>,
-    /// From this date (YYYY-MM-DD), inclusive.
+    /// From this date, inclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    /// Until this date (YYYY-MM-DD), inclusive.
+    pub from: Option<IsoDate>,
+    /// Until this date, inclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to: Option<String>,
-    /// "paid", "skipped", "failed" or "refunded".
+    pub to: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    pub status: Option<ChargeStatus>,
     /// 1 to 500, default 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
@@ -86,8 +85,8 @@ pub struct ListUpcomingInput {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Upcoming {
-    pub from: String,
-    pub to: String,
+    pub from: IsoDate,
+    pub to: IsoDate,
     pub items: Vec<ProjectedCharge>,
     /// The sum per currency.
     pub totals: Vec<Amount>,
@@ -108,9 +107,8 @@ impl Op for ListUpcomingCharges {
 #[serde(deny_unknown_fields)]
 pub struct UpdateChargeInput {
     pub id: i64,
-    /// "paid", "skipped", "failed" or "refunded".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub status: Option<String>,
+    pub status: Option<ChargeStatus>,
     /// Decimal string in the charge's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub amount: Option<String>,

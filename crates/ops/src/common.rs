@@ -1,10 +1,16 @@
-//! Shapes shared by many ops: amounts, references, pages, cycles, receipts and patches.
+//! Shapes shared by many ops: amounts, references, pages, dates and timestamps, cycles,
+//! receipts and patches.
 
-use std::borrow::Cow;
+use std::{borrow::Cow, fmt};
 
+use domain::{
+    CyclePreset, CycleUnit,
+    entities::{ChangeAction, EntityKind},
+    validate,
+};
 use schemars::JsonSchema;
-use serde::{Deserialize, Deserializer, Serialize};
-use serde_json::{Value, json};
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
+use serde_json::Value;
 
 // Fixed vocabulary (codes, units, statuses) is borrowed, not allocated: a 500-row list builds
 // thousands of these.
@@ -38,27 +44,214 @@ pub struct Page<T> {
     pub next_cursor: Option<String>,
 }
 
-/// A billing cycle: a preset name or a custom every-N-units cycle.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// A calendar date in the household's time zone, written `YYYY-MM-DD` (years 1900 to 2200).
+///
+/// Its JSON Schema says `"format": "date"`; a wrong value is refused with what to write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IsoDate(pub domain::Date);
+
+impl IsoDate {
+    pub fn date(self) -> domain::Date {
+        self.0
+    }
+}
+
+impl From<domain::Date> for IsoDate {
+    fn from(date: domain::Date) -> Self {
+        Self(date)
+    }
+}
+
+impl fmt::Display for IsoDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text().as_str())
+    }
+}
+
+/// Ten ASCII bytes, written without the general date formatter (which shows in list
+/// profiles: a 500-row page writes thousands of dates).
+struct DateText([u8; 10]);
+
+impl DateText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl IsoDate {
+    fn text(&self) -> DateText {
+        let digits = |value: i32, out: &mut [u8]| {
+            let mut value = value;
+            for slot in out.iter_mut().rev() {
+                *slot = b'0' + (value % 10) as u8;
+                value /= 10;
+            }
+        };
+        let mut out = *b"0000-00-00";
+        digits(i32::from(self.0.year()), &mut out[0..4]);
+        digits(i32::from(self.0.month()), &mut out[5..7]);
+        digits(i32::from(self.0.day()), &mut out[8..10]);
+        DateText(out)
+    }
+}
+
+impl Serialize for IsoDate {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.text().as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for IsoDate {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl de::Visitor<'_> for Visitor {
+            type Value = IsoDate;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a date written YYYY-MM-DD")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<IsoDate, E> {
+                validate::parse_date(text).map(IsoDate).map_err(E::custom)
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}
+
+impl JsonSchema for IsoDate {
+    fn schema_name() -> Cow<'static, str> {
+        "IsoDate".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "format": "date"})
+    }
+}
+
+/// An instant, written in RFC 3339 in UTC to the second (`2026-11-29T10:00:00Z`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp(pub domain::Timestamp);
+
+impl Timestamp {
+    /// As Exhale stores and shows it.
+    pub fn text(&self) -> String {
+        self.0.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+}
+
+impl Timestamp {
+    /// Reads RFC 3339 (as stored); `None` for anything else.
+    pub fn parse(text: &str) -> Option<Self> {
+        text.parse().ok().map(Self)
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text())
+    }
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text())
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = Cow::<str>::deserialize(deserializer)?;
+        Self::parse(&text).ok_or_else(|| {
+            de::Error::custom(format_args!(
+                "\"{text}\" is not a timestamp; write it as RFC 3339, for example 2026-11-29T10:00:00Z"
+            ))
+        })
+    }
+}
+
+impl JsonSchema for Timestamp {
+    fn schema_name() -> Cow<'static, str> {
+        "Timestamp".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "format": "date-time"})
+    }
+}
+
+/// A billing cycle: a preset name, or every `every` (1 to 366) `unit`s.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum CycleInput {
-    /// One of "weekly", "every_two_weeks", "monthly", "every_two_months", "quarterly",
-    /// "every_six_months", "yearly".
-    Preset(String),
-    /// Every `every` (1 to 366) `unit`s ("day", "week", "month" or "year").
-    Custom { every: i64, unit: String },
+    Preset(CyclePreset),
+    Custom {
+        #[schemars(range(min = 1, max = 366))]
+        every: i64,
+        unit: CycleUnit,
+    },
+}
+
+// By hand rather than `untagged`: a wrong preset or unit is refused with the allowed values and
+// a pointer to the field, instead of "data did not match any variant".
+impl<'de> Deserialize<'de> for CycleInput {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> de::Visitor<'de> for Visitor {
+            type Value = CycleInput;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(
+                    "a cycle preset such as \"monthly\", or {\"every\": 3, \"unit\": \"month\"}",
+                )
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<CycleInput, E> {
+                CyclePreset::parse(text).map(CycleInput::Preset).ok_or_else(|| {
+                    E::custom(format_args!(
+                        "\"{text}\" is not a cycle preset; use {}, or {{\"every\": 3, \"unit\": \"month\"}}",
+                        domain::named::list(CyclePreset::NAMES)
+                    ))
+                })
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<CycleInput, A::Error> {
+                #[derive(Deserialize)]
+                #[serde(field_identifier, rename_all = "snake_case")]
+                enum Field {
+                    Every,
+                    Unit,
+                }
+                let (mut every, mut unit) = (None, None);
+                while let Some(field) = map.next_key()? {
+                    match field {
+                        Field::Every => every = Some(map.next_value()?),
+                        Field::Unit => unit = Some(map.next_value()?),
+                    }
+                }
+                match (every, unit) {
+                    (Some(every), Some(unit)) => Ok(CycleInput::Custom { every, unit }),
+                    (None, _) => Err(de::Error::missing_field("every")),
+                    (_, None) => Err(de::Error::missing_field("unit")),
+                }
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
 }
 
 /// A billing cycle as outputs write it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CycleOutput {
     pub every: i64,
-    /// "day", "week", "month" or "year".
-    pub unit: Cow<'static, str>,
+    pub unit: CycleUnit,
     /// The preset name when the cycle is one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preset: Option<Cow<'static, str>>,
-    /// For reading, e.g. "monthly" or "every 3 weeks".
+    pub preset: Option<CyclePreset>,
+    /// For reading, such as monthly or every 3 weeks.
     pub description: String,
 }
 
@@ -68,44 +261,37 @@ pub struct Change {
     /// The audit entry (absent in a dry run, which writes nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_id: Option<i64>,
-    pub entity: String,
+    pub entity: EntityKind,
     pub entity_id: i64,
-    /// "created", "updated" or "deleted".
-    pub action: String,
+    pub action: ChangeAction,
     pub summary: String,
 }
 
-/// Adds the fields every write reports to an output schema.
+/// The fields every write adds to its output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Receipt {
+    /// Pass to undo to revert this whole call.
+    pub batch_id: Option<String>,
+    /// Pass to undo to revert these changes.
+    pub audit_ids: Vec<i64>,
+    /// True when nothing was changed (a preview).
+    pub dry_run: bool,
+    pub changes: Vec<Change>,
+}
+
+/// Adds the fields every write reports ([`Receipt`]) to an output schema.
 pub(crate) fn add_receipt_to_schema(schema: &mut Value) {
-    let Value::Object(map) = schema else { return };
-    let properties = map.entry("properties").or_insert_with(|| json!({}));
-    if let Value::Object(properties) = properties {
-        properties.insert(
-            "batch_id".into(),
-            json!({"type": ["string", "null"], "description": "Pass to undo to revert this whole call."}),
-        );
-        properties.insert(
-            "audit_ids".into(),
-            json!({"type": "array", "items": {"type": "integer"}, "description": "Pass to undo to revert these changes."}),
-        );
-        properties.insert(
-            "dry_run".into(),
-            json!({"type": "boolean", "description": "True when nothing was changed (a preview)."}),
-        );
-        properties.insert(
-            "changes".into(),
-            json!({"type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "audit_id": {"type": "integer"},
-                    "entity": {"type": "string"},
-                    "entity_id": {"type": "integer"},
-                    "action": {"type": "string"},
-                    "summary": {"type": "string"}
-                },
-                "required": ["entity", "entity_id", "action", "summary"]
-            }}),
-        );
+    let receipt = crate::op::schema_of::<Receipt>();
+    let (Value::Object(map), Some(Value::Object(fields))) = (schema, receipt.get("properties"))
+    else {
+        return;
+    };
+    if let Value::Object(properties) =
+        map.entry("properties").or_insert_with(|| Value::Object(Default::default()))
+    {
+        for (name, field) in fields {
+            properties.insert(name.clone(), field.clone());
+        }
     }
 }
 

@@ -1,9 +1,13 @@
 //! Household and member ops.
 
+use domain::entities::{Role, WeekStart};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::op::{Hints, Op, OpInfo};
+use crate::{
+    common::{IsoDate, Timestamp},
+    op::{Hints, Op, OpInfo},
+};
 
 /// No input.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -20,10 +24,9 @@ pub struct Household {
     pub time_zone: String,
     /// BCP 47 language tag, e.g. "en".
     pub language: String,
-    /// "monday" or "sunday".
-    pub week_start: String,
+    pub week_start: WeekStart,
     /// Today's date in the household's time zone.
-    pub today: String,
+    pub today: IsoDate,
 }
 
 pub struct GetHousehold;
@@ -49,7 +52,7 @@ pub struct UpdateHouseholdInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub week_start: Option<String>,
+    pub week_start: Option<WeekStart>,
 }
 
 pub struct UpdateHousehold;
@@ -69,8 +72,7 @@ impl Op for UpdateHousehold {
 pub struct Member {
     pub id: i64,
     pub name: String,
-    /// "owner" or "member".
-    pub role: String,
+    pub role: Role,
     pub language: String,
     /// True for the caller.
     pub is_you: bool,
@@ -105,9 +107,9 @@ pub struct UpdateMemberInput {
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
-    /// "owner" or "member"; owners only.
+    /// Owners only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
+    pub role: Option<Role>,
 }
 
 pub struct UpdateMember;
@@ -127,9 +129,9 @@ impl Op for UpdateMember {
 pub struct InviteMemberInput {
     pub name: String,
     pub email: String,
-    /// "owner" or "member" (default).
+    /// Default: member.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
+    pub role: Option<Role>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -137,7 +139,7 @@ pub struct Invitation {
     pub member: Member,
     /// One-time code the invited person uses to set a password. Shown once.
     pub invite_code: String,
-    pub expires_at: String,
+    pub expires_at: Timestamp,
 }
 
 pub struct InviteMember;

@@ -29,8 +29,8 @@ pub mod subscriptions;
 
 pub use caller::{Actor, Caller, Scope, Via};
 pub use catalog::{BoxFuture, Catalog, ChangeEvent, ChangeFeed, Heard, Mode, UnboundFeed, call};
-/// Re-exported so adapters write messages and name roles without depending on `domain`.
-pub use domain::{Text, entities::Role};
+/// Re-exported so adapters write messages and name closed sets without depending on `domain`.
+pub use domain::{CyclePreset, CycleUnit, Text, entities, entities::Role};
 pub use error::OpError;
 pub use op::{Exposure, Hints, Op, OpInfo, OpMeta};
 pub use registry::{all, find};

@@ -198,7 +198,7 @@ impl OpMeta {
     }
 }
 
-fn schema_of<T: JsonSchema>() -> Value {
+pub(crate) fn schema_of<T: JsonSchema>() -> Value {
     let generator = schemars::generate::SchemaSettings::draft2020_12()
         .with(|settings| {
             settings.inline_subschemas = true;

@@ -1,5 +1,6 @@
 //! Categories, payment methods and tags.
 
+use domain::entities::{PaymentMethodKind, Visibility};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -130,16 +131,14 @@ impl Op for MergeCategories {
 pub struct PaymentMethod {
     pub id: i64,
     pub name: String,
-    /// "card", "bank_account", "paypal", "wallet" or "other".
-    pub kind: String,
+    pub kind: PaymentMethodKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last4: Option<String>,
     /// Expiry month of a card, "YYYY-MM".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<String>,
     pub owner: Ref,
-    /// "household" or "private".
-    pub visibility: String,
+    pub visibility: Visibility,
     pub subscription_count: u64,
 }
 
@@ -163,18 +162,18 @@ impl Op for ListPaymentMethods {
 #[serde(deny_unknown_fields)]
 pub struct CreatePaymentMethodInput {
     pub name: String,
-    /// "card" (default), "bank_account", "paypal", "wallet" or "other".
+    /// Default: card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<PaymentMethodKind>,
     /// Exactly four digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last4: Option<String>,
     /// "YYYY-MM".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires: Option<String>,
-    /// "household" (default) or "private".
+    /// Default: household.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub visibility: Option<String>,
+    pub visibility: Option<Visibility>,
 }
 
 pub struct CreatePaymentMethod;
@@ -196,7 +195,7 @@ pub struct UpdatePaymentMethodInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<String>,
+    pub kind: Option<PaymentMethodKind>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub last4: Patch<String>,
@@ -204,7 +203,7 @@ pub struct UpdatePaymentMethodInput {
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub expires: Patch<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub visibility: Option<String>,
+    pub visibility: Option<Visibility>,
 }
 
 pub struct UpdatePaymentMethod;

@@ -1,6 +1,9 @@
-//! The closed list of every op, in the order adapters present them.
+//! The closed list of every op, in the order adapters present them, and [`OpName`], the name
+//! of one of them as an input field.
 
-use std::sync::LazyLock;
+use std::{borrow::Cow, fmt, sync::LazyLock};
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
     access, activity, charges, household, import, op::OpMeta, organise, reports, subscriptions,
@@ -81,4 +84,58 @@ pub fn all() -> &'static [OpMeta] {
 /// The op with this name.
 pub fn find(name: &str) -> Option<&'static OpMeta> {
     ALL.iter().find(|meta| meta.name() == name)
+}
+
+/// The name of an op in the catalog, as an input field (filtering the activity by op). Its JSON
+/// Schema lists every name; an unknown one is refused with a pointer to the op list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct OpName(&'static str);
+
+impl OpName {
+    pub fn as_str(&self) -> &'static str {
+        self.0
+    }
+
+    /// The op with this exact name.
+    pub fn of(name: &str) -> Option<Self> {
+        find(name).map(|meta| Self(meta.name()))
+    }
+}
+
+impl fmt::Display for OpName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl Serialize for OpName {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for OpName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = Cow::<str>::deserialize(deserializer)?;
+        Self::of(&name).ok_or_else(|| {
+            de::Error::custom(format_args!(
+                "there is no op named \"{name}\"; the op list (MCP tools/list or `exhale ops list`) has every name"
+            ))
+        })
+    }
+}
+
+impl schemars::JsonSchema for OpName {
+    fn schema_name() -> Cow<'static, str> {
+        "OpName".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = all().iter().map(OpMeta::name).collect();
+        schemars::json_schema!({"type": "string", "enum": names})
+    }
 }

@@ -1,22 +1,73 @@
 //! Reports: spending summary and history, price changes, savings, attention items and the
 //! briefing (`get_context`).
 
+use domain::entities::SubscriptionStatus;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
     charges::ProjectedCharge,
-    common::{Amount, CycleOutput, Ref},
+    common::{Amount, CycleOutput, IsoDate, Ref},
     household::{Empty, Household},
     op::{Op, OpInfo},
 };
 
+domain::named_enum! {
+    /// How `get_spending_summary` groups subscriptions.
+    pub enum SpendingGroupBy("grouping") {
+        /// By category (the default).
+        Category => "category",
+        /// By owner.
+        Member => "member",
+        /// By payment method.
+        PaymentMethod => "payment_method",
+        /// By tag: a subscription counts under each of its tags.
+        Tag => "tag",
+        /// One total.
+        None => "none",
+    }
+}
+
+domain::named_enum! {
+    /// Why `find_savings` suggests a look.
+    pub enum SavingKind("kind of saving") {
+        /// Two subscriptions that look like the same service.
+        Duplicate => "duplicate",
+        /// The price went up recently.
+        PriceIncrease => "price_increase",
+        /// Several services in one category.
+        OverlappingCategory => "overlapping_category",
+        /// Paused for a long time.
+        LongPaused => "long_paused",
+        /// Charges that failed.
+        FailedCharges => "failed_charges",
+    }
+}
+
+domain::named_enum! {
+    /// What an attention item is about.
+    pub enum AttentionKind("kind of attention item") {
+        /// A trial ends within 7 days.
+        TrialEnding => "trial_ending",
+        /// A charge within 7 days is on a payment method that expires before it.
+        CardExpiring => "card_expiring",
+        /// A price went up in the last 30 days.
+        PriceIncrease => "price_increase",
+        /// A subscription has no category.
+        Uncategorised => "uncategorised",
+        /// Two subscriptions look alike.
+        LooksAlike => "looks_alike",
+        /// A currency in use has no exchange rate.
+        MissingRate => "missing_rate",
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpendingSummaryInput {
-    /// "category" (default), "member", "payment_method", "tag" or "none".
+    /// Default: category.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group_by: Option<String>,
+    pub group_by: Option<SpendingGroupBy>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -46,7 +97,7 @@ pub struct SpendingSummary {
     pub subscription_count: u64,
     pub monthly: Amount,
     pub yearly: Amount,
-    pub group_by: String,
+    pub group_by: SpendingGroupBy,
     /// Largest first. With group_by "tag" a subscription counts under each of its tags.
     pub groups: Vec<SpendingGroup>,
     /// Amounts in currencies without an exchange rate: never guessed, shown apart.
@@ -104,9 +155,9 @@ impl Op for GetSpendingHistory {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListPriceChangesInput {
-    /// Only changes effective on or after this date (YYYY-MM-DD); default: a year ago.
+    /// Only changes effective on or after this date; default: a year ago.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub since: Option<String>,
+    pub since: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscription_id: Option<i64>,
 }
@@ -114,7 +165,7 @@ pub struct ListPriceChangesInput {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PriceChange {
     pub subscription: Ref,
-    pub effective_on: String,
+    pub effective_on: IsoDate,
     pub old_price: Amount,
     pub new_price: Amount,
     /// Signed percentage with one decimal, e.g. "+12.5".
@@ -142,8 +193,7 @@ impl Op for ListPriceChanges {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SavingCandidate {
-    /// "duplicate", "price_increase", "overlapping_category", "long_paused", "failed_charges".
-    pub kind: String,
+    pub kind: SavingKind,
     pub subscriptions: Vec<Ref>,
     pub title: String,
     /// The facts behind the suggestion.
@@ -171,14 +221,12 @@ impl Op for FindSavings {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AttentionItem {
-    /// "trial_ending", "card_expiring", "price_increase", "uncategorised", "looks_alike",
-    /// "missing_rate".
-    pub kind: String,
+    pub kind: AttentionKind,
     pub message: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subscriptions: Vec<Ref>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub due_on: Option<String>,
+    pub due_on: Option<IsoDate>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -203,9 +251,9 @@ pub struct ContextSubscription {
     pub name: String,
     pub price: Amount,
     pub cycle: CycleOutput,
-    pub status: String,
+    pub status: SubscriptionStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_charge_on: Option<String>,
+    pub next_charge_on: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
 }

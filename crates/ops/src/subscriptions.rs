@@ -1,17 +1,46 @@
 //! Subscription ops: list, get, create, update, reschedule, price changes, pause, resume,
 //! cancel, delete and bulk updates.
 
-use std::borrow::Cow;
-
+use domain::entities::{SubscriptionStatus, Visibility};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
     charges::{Charge, ProjectedCharge},
-    common::{Amount, CycleInput, CycleOutput, Page, Patch, Ref},
+    common::{Amount, CycleInput, CycleOutput, IsoDate, Page, Patch, Ref},
     household::IdInput,
     op::{Hints, Op, OpInfo},
 };
+
+domain::named_enum! {
+    /// The orders `list_subscriptions` can sort by.
+    pub enum SubscriptionSort("sort order") {
+        /// By name, ignoring case (the default).
+        Name => "name",
+        /// Soonest next charge first; those without one last.
+        NextCharge => "next_charge",
+        /// Highest monthly cost first.
+        Price => "price",
+        /// Oldest first.
+        Created => "created",
+    }
+}
+
+domain::named_enum! {
+    /// What `bulk_update_subscriptions` does to every subscription it is given.
+    pub enum BulkAction("bulk action") {
+        /// Set the category, payment method or tags given.
+        Update => "update",
+        /// Pause from today.
+        Pause => "pause",
+        /// Resume from today.
+        Resume => "resume",
+        /// Cancel from today.
+        Cancel => "cancel",
+        /// Delete, with price history and charges.
+        Delete => "delete",
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Subscription {
@@ -24,30 +53,29 @@ pub struct Subscription {
     /// The current price per cycle.
     pub price: Amount,
     pub cycle: CycleOutput,
-    /// "trial", "active", "paused" or "cancelled".
-    pub status: Cow<'static, str>,
+    pub status: SubscriptionStatus,
     /// The date the series is computed from: the n-th charge is anchor + n cycles.
-    pub anchor_on: String,
+    pub anchor_on: IsoDate,
     /// The next charge from today, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_charge_on: Option<String>,
+    pub next_charge_on: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_charge_amount: Option<Amount>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trial_ends_on: Option<String>,
+    pub trial_ends_on: Option<IsoDate>,
     /// No charges after this date.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ends_on: Option<String>,
+    pub ends_on: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub paused_until: Option<String>,
+    pub paused_until: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<Ref>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_method: Option<Ref>,
     pub tags: Vec<String>,
     pub owner: Ref,
-    /// "household" (everyone sees it) or "private" (only its owner).
-    pub visibility: Cow<'static, str>,
+    /// Household: everyone sees it; private: only its owner.
+    pub visibility: Visibility,
     /// Monthly equivalent in the subscription's currency.
     pub monthly: Amount,
     /// Yearly equivalent in the subscription's currency.
@@ -57,9 +85,9 @@ pub struct Subscription {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListSubscriptionsInput {
-    /// Only these statuses: "trial", "active", "paused", "cancelled". Default: all.
+    /// Only these statuses. Default: all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub status: Vec<String>,
+    pub status: Vec<SubscriptionStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_id: Option<i64>,
     /// Only subscriptions without a category.
@@ -72,18 +100,17 @@ pub struct ListSubscriptionsInput {
     /// Only subscriptions owned by this member.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_id: Option<i64>,
-    /// "household" or "private".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub visibility: Option<String>,
+    pub visibility: Option<Visibility>,
     /// Case-insensitive search in names, notes and URLs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
-    /// Only subscriptions whose next charge falls on or before this date (YYYY-MM-DD).
+    /// Only subscriptions whose next charge falls on or before this date.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub due_before: Option<String>,
-    /// "name" (default), "next_charge", "price" or "created".
+    pub due_before: Option<IsoDate>,
+    /// Default: name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sort: Option<String>,
+    pub sort: Option<SubscriptionSort>,
     /// 1 to 500, default 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
@@ -104,15 +131,15 @@ impl Op for ListSubscriptions {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PricePoint {
-    pub effective_on: String,
+    pub effective_on: IsoDate,
     pub price: Amount,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Pause {
-    pub from: String,
+    pub from: IsoDate,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<String>,
+    pub until: Option<IsoDate>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -150,15 +177,16 @@ pub struct CreateSubscriptionInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
     pub cycle: CycleInput,
-    /// The next (or first) charge date, YYYY-MM-DD; it anchors the series. May be in the
-    /// past: past charges are then recorded. Defaults to `trial_ends_on` for a trial.
+    /// The next (or first) charge date; it anchors the series. May be in the past: past
+    /// charges are then recorded. Defaults to `trial_ends_on` for a trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_charge_on: Option<String>,
+    pub next_charge_on: Option<IsoDate>,
     /// For a free trial: the day it ends and the first charge falls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trial_ends_on: Option<String>,
+    pub trial_ends_on: Option<IsoDate>,
+    /// No charges after this date.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ends_on: Option<String>,
+    pub ends_on: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -172,9 +200,9 @@ pub struct CreateSubscriptionInput {
     /// Default: the caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_id: Option<i64>,
-    /// "household" (default) or "private".
+    /// Default: household.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub visibility: Option<String>,
+    pub visibility: Option<Visibility>,
 }
 
 pub struct CreateSubscription;
@@ -214,7 +242,7 @@ pub struct UpdateSubscriptionInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_id: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub visibility: Option<String>,
+    pub visibility: Option<Visibility>,
 }
 
 pub struct UpdateSubscription;
@@ -235,15 +263,15 @@ pub struct RescheduleSubscriptionInput {
     pub id: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle: Option<CycleInput>,
-    /// The next charge date (YYYY-MM-DD); it becomes the new anchor of the series.
+    /// The next charge date; it becomes the new anchor of the series.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_charge_on: Option<String>,
+    pub next_charge_on: Option<IsoDate>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
-    pub trial_ends_on: Patch<String>,
+    pub trial_ends_on: Patch<IsoDate>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
-    pub ends_on: Patch<String>,
+    pub ends_on: Patch<IsoDate>,
 }
 
 pub struct RescheduleSubscription;
@@ -268,10 +296,10 @@ pub struct ChangePriceInput {
     /// If given, must be the subscription's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
-    /// From which date the new price applies (YYYY-MM-DD); default today. Charges before it
-    /// keep their amount.
+    /// From which date the new price applies; default today. Charges before it keep their
+    /// amount.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub effective_on: Option<String>,
+    pub effective_on: Option<IsoDate>,
 }
 
 pub struct ChangePrice;
@@ -291,12 +319,12 @@ impl Op for ChangePrice {
 #[serde(deny_unknown_fields)]
 pub struct PauseSubscriptionInput {
     pub id: i64,
-    /// First paused day (YYYY-MM-DD); default today.
+    /// First paused day; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<String>,
-    /// The day charges resume (YYYY-MM-DD); default: paused until resumed.
+    pub from: Option<IsoDate>,
+    /// The day charges resume; default: paused until resumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<String>,
+    pub until: Option<IsoDate>,
 }
 
 pub struct PauseSubscription;
@@ -316,9 +344,9 @@ impl Op for PauseSubscription {
 #[serde(deny_unknown_fields)]
 pub struct ResumeSubscriptionInput {
     pub id: i64,
-    /// The day charges resume (YYYY-MM-DD); default today.
+    /// The day charges resume; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub on: Option<String>,
+    pub on: Option<IsoDate>,
 }
 
 pub struct ResumeSubscription;
@@ -338,9 +366,9 @@ impl Op for ResumeSubscription {
 #[serde(deny_unknown_fields)]
 pub struct CancelSubscriptionInput {
     pub id: i64,
-    /// The last day a charge may fall (YYYY-MM-DD); default today.
+    /// The last day a charge may fall; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ends_on: Option<String>,
+    pub ends_on: Option<IsoDate>,
 }
 
 pub struct CancelSubscription;
@@ -374,15 +402,14 @@ impl Op for DeleteSubscription {
 pub struct BulkUpdateInput {
     /// 1 to 500 subscription ids. One unknown or invisible id fails the whole call.
     pub ids: Vec<i64>,
-    /// "update", "pause", "resume", "cancel" or "delete".
-    pub action: String,
-    /// For "update": null clears the category.
+    pub action: BulkAction,
+    /// For update: null clears the category.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub category_id: Patch<i64>,
-    /// For "update": null clears the payment method.
+    /// For update: null clears the payment method.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub payment_method_id: Patch<i64>,
-    /// For "update": replaces all tags.
+    /// For update: replaces all tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
 }
@@ -405,7 +432,7 @@ impl Op for BulkUpdateSubscriptions {
     const INFO: OpInfo = OpInfo::write(
         "bulk_update_subscriptions",
         "Change up to 500 subscriptions at once, all or nothing",
-        "Sets category, payment method or tags (action \"update\"), or pauses, resumes, cancels or deletes. One audit entry per subscription changed; undo the whole call with its batch_id. Destructive: needs confirmation from agents.",
+        "Sets category, payment method or tags (action update), or pauses, resumes, cancels or deletes. One audit entry per subscription changed; undo the whole call with its batch_id. Destructive: needs confirmation from agents.",
         Hints::destructive(false),
     )
     .financial();

@@ -5,20 +5,20 @@
 
 use std::collections::BTreeMap;
 
-use domain::{cycle::Cycle, money::Currency};
+use domain::{CyclePreset, money::Currency};
 use jiff::civil::Date;
 
 use crate::{Transaction, merchant};
 
-/// A cycle Exhale looks for, its preset name and the gap in days it means, with the tolerance.
-const CYCLES: &[(&str, f64, f64)] = &[
-    ("weekly", 7.0, 2.5),
-    ("every_two_weeks", 14.0, 3.5),
-    ("monthly", 30.44, 4.0),
-    ("every_two_months", 60.9, 6.0),
-    ("quarterly", 91.3, 9.0),
-    ("every_six_months", 182.6, 14.0),
-    ("yearly", 365.25, 20.0),
+/// A cycle Exhale looks for and the gap in days it means, with the tolerance.
+const CYCLES: &[(CyclePreset, f64, f64)] = &[
+    (CyclePreset::Weekly, 7.0, 2.5),
+    (CyclePreset::EveryTwoWeeks, 14.0, 3.5),
+    (CyclePreset::Monthly, 30.44, 4.0),
+    (CyclePreset::EveryTwoMonths, 60.9, 6.0),
+    (CyclePreset::Quarterly, 91.3, 9.0),
+    (CyclePreset::EverySixMonths, 182.6, 14.0),
+    (CyclePreset::Yearly, 365.25, 20.0),
 ];
 
 /// One charge of a candidate: the evidence.
@@ -50,8 +50,7 @@ pub struct Candidate {
     /// The latest price, positive, in minor units.
     pub amount_minor: i64,
     pub currency: Currency,
-    /// A cycle preset name ("monthly").
-    pub cycle: &'static str,
+    pub cycle: CyclePreset,
     pub next_expected: Date,
     /// 0 to 1.
     pub confidence: f64,
@@ -206,7 +205,7 @@ fn candidate(
     }
     let spread = amount_spread(&charges);
     let steady = spread <= 0.02;
-    if (cycle == "weekly" || charges.len() == 2) && !steady {
+    if (cycle == CyclePreset::Weekly || charges.len() == 2) && !steady {
         return None;
     }
     // Monthly-ish things need three charges; two are enough for quarterly and longer.
@@ -231,8 +230,7 @@ fn candidate(
         return None;
     }
     let last = charges.last()?;
-    let cycle_value = Cycle::preset(cycle)?;
-    let next_expected = cycle_value.nth(last.date, 1)?;
+    let next_expected = cycle.cycle().nth(last.date, 1)?;
     let active = gap_days(last.date, statement_end) <= expected * 1.5 + tolerance;
     let regularity = 1.0 - (misfits as f64 / gaps.len() as f64);
     let evidence = (charges.len() as f64 / 6.0).min(1.0);
@@ -341,7 +339,7 @@ mod tests {
         let netflix = &found[0];
         assert_eq!(
             (netflix.name.as_str(), netflix.cycle, netflix.amount_minor),
-            ("Netflix", "monthly", 1599)
+            ("Netflix", CyclePreset::Monthly, 1599)
         );
         assert_eq!(netflix.category, Some("Streaming"));
         assert_eq!(netflix.price_changes.len(), 1);
@@ -402,7 +400,7 @@ mod tests {
             charge(1, "2025-03-01", -1200, "DOMAIN REGISTRAR"),
             charge(2, "2026-03-02", -1200, "DOMAIN REGISTRAR"),
         ];
-        assert_eq!(detect(&yearly)[0].cycle, "yearly");
+        assert_eq!(detect(&yearly)[0].cycle, CyclePreset::Yearly);
         let two_monthly =
             vec![charge(1, "2026-01-01", -900, "X"), charge(2, "2026-02-01", -900, "X")];
         assert!(detect(&two_monthly).is_empty(), "two monthly charges are not enough");

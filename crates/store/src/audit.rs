@@ -1,15 +1,16 @@
 //! The audit log (activity) and the outbox of external effects.
 
+use domain::entities::{ActorKind, ChangeAction, EntityKind};
 use rusqlite::params;
 
-use crate::{Db, Result};
+use crate::{Db, Result, sql::parsed};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AuditRow {
     pub id: i64,
     pub household_id: i64,
     pub at: String,
-    pub actor_kind: String,
+    pub actor_kind: ActorKind,
     pub member_id: Option<i64>,
     pub member_name: Option<String>,
     pub token_id: Option<i64>,
@@ -17,9 +18,9 @@ pub struct AuditRow {
     pub client_name: Option<String>,
     pub via: String,
     pub op: String,
-    pub entity: String,
+    pub entity: EntityKind,
     pub entity_id: i64,
-    pub action: String,
+    pub action: ChangeAction,
     /// A `Text` as JSON.
     pub summary: String,
     pub before_state: Option<String>,
@@ -35,7 +36,7 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
         at: row.get("at")?,
-        actor_kind: row.get("actor_kind")?,
+        actor_kind: parsed(row, "actor_kind", ActorKind::parse)?,
         member_id: row.get("member_id")?,
         member_name: row.get("member_name")?,
         token_id: row.get("token_id")?,
@@ -43,9 +44,9 @@ fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
         client_name: row.get("client_name")?,
         via: row.get("via")?,
         op: row.get("op")?,
-        entity: row.get("entity")?,
+        entity: parsed(row, "entity", EntityKind::parse)?,
         entity_id: row.get("entity_id")?,
-        action: row.get("action")?,
+        action: parsed(row, "action", ChangeAction::parse)?,
         summary: row.get("summary")?,
         before_state: row.get("before_state")?,
         after_state: row.get("after_state")?,
@@ -71,16 +72,16 @@ pub fn insert(db: &Db<'_>, row: &AuditRow) -> Result<i64> {
         .execute(params![
             row.household_id,
             row.at,
-            row.actor_kind,
+            row.actor_kind.as_str(),
             row.member_id,
             row.token_id,
             row.token_name,
             row.client_name,
             row.via,
             row.op,
-            row.entity,
+            row.entity.as_str(),
             row.entity_id,
-            row.action,
+            row.action.as_str(),
             row.summary,
             row.before_state,
             row.after_state,
@@ -93,10 +94,10 @@ pub fn insert(db: &Db<'_>, row: &AuditRow) -> Result<i64> {
 
 #[derive(Clone, Debug, Default)]
 pub struct AuditFilter {
-    pub actor_kind: Option<String>,
+    pub actor_kind: Option<ActorKind>,
     pub member_id: Option<i64>,
     pub op: Option<String>,
-    pub entity: Option<String>,
+    pub entity: Option<EntityKind>,
     pub entity_id: Option<i64>,
     pub batch_id: Option<String>,
     /// Inclusive bounds on `at` (RFC 3339 strings compare in order).
@@ -122,10 +123,10 @@ pub fn list(
     let args = params![
         household_id,
         viewer,
-        filter.actor_kind,
+        filter.actor_kind.map(|kind| kind.as_str()),
         filter.member_id,
         filter.op,
-        filter.entity,
+        filter.entity.map(|kind| kind.as_str()),
         filter.entity_id,
         filter.batch_id,
         filter.from,

@@ -1,6 +1,9 @@
 //! Households, their exchange rates, and members.
 
-use domain::{Currency, entities::Role};
+use domain::{
+    Currency,
+    entities::{Role, WeekStart},
+};
 use rusqlite::{OptionalExtension, params};
 
 use crate::{Db, Result, StoreError, sql::parsed};
@@ -12,7 +15,7 @@ pub struct HouseholdRow {
     pub currency: Currency,
     pub time_zone: String,
     pub language: String,
-    pub week_start: String,
+    pub week_start: WeekStart,
     pub reminder_days_before: i64,
 }
 
@@ -23,7 +26,7 @@ fn household_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HouseholdRow>
         currency: parsed(row, "currency", |s| Currency::parse(s).ok())?,
         time_zone: row.get("time_zone")?,
         language: row.get("language")?,
-        week_start: row.get("week_start")?,
+        week_start: parsed(row, "week_start", WeekStart::parse)?,
         reminder_days_before: row.get("reminder_days_before")?,
     })
 }
@@ -66,7 +69,7 @@ pub fn update_household(db: &Db<'_>, row: &HouseholdRow) -> Result<()> {
             row.currency.code(),
             row.time_zone,
             row.language,
-            row.week_start,
+            row.week_start.as_str(),
             row.reminder_days_before
         ],
     )?;

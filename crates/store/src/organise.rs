@@ -1,6 +1,6 @@
 //! Categories, payment methods and tags.
 
-use domain::entities::Visibility;
+use domain::entities::{PaymentMethodKind, Visibility};
 use rusqlite::{OptionalExtension, params};
 
 use crate::{Db, Result, StoreError, sql::parsed};
@@ -119,7 +119,7 @@ pub struct PaymentMethodRow {
     pub owner_id: i64,
     pub owner_name: String,
     pub name: String,
-    pub kind: String,
+    pub kind: PaymentMethodKind,
     pub last4: Option<String>,
     /// "YYYY-MM".
     pub expires: Option<String>,
@@ -140,7 +140,7 @@ fn payment_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentMethodRo
         owner_id: row.get("owner_id")?,
         owner_name: row.get("owner_name")?,
         name: row.get("name")?,
-        kind: row.get("kind")?,
+        kind: parsed(row, "kind", PaymentMethodKind::parse)?,
         last4: row.get("last4")?,
         expires: row.get("expires")?,
         visibility: parsed(row, "visibility", Visibility::parse)?,
@@ -180,7 +180,7 @@ pub fn insert_payment_method(db: &Db<'_>, row: &PaymentMethodRow, now: &str) -> 
     db.conn.execute(
         "INSERT INTO payment_methods (household_id, owner_id, name, kind, last4, expires, visibility, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![row.household_id, row.owner_id, row.name, row.kind, row.last4, row.expires, row.visibility.as_str(), now],
+        params![row.household_id, row.owner_id, row.name, row.kind.as_str(), row.last4, row.expires, row.visibility.as_str(), now],
     )?;
     Ok(db.conn.last_insert_rowid())
 }
@@ -194,7 +194,7 @@ pub fn update_payment_method(db: &Db<'_>, row: &PaymentMethodRow) -> Result<()> 
             row.id,
             row.owner_id,
             row.name,
-            row.kind,
+            row.kind.as_str(),
             row.last4,
             row.expires,
             row.visibility.as_str()

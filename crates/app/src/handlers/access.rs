@@ -1,32 +1,32 @@
 //! Tokens, settings and export.
 
-use domain::{Currency, Text};
+use domain::{Currency, Text, entities::EntityKind};
 use ops::{
     OpError, Scope,
     access::*,
+    common::Timestamp,
     household::{Empty, IdInput},
 };
-use serde_json::{Value, json};
 use store::access::TokenRow;
 
 use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};
 
-fn token_view(row: &TokenRow) -> Token {
-    Token {
+fn token_view(row: &TokenRow) -> Result<Token, OpError> {
+    Ok(Token {
         id: row.id,
         name: row.name.clone(),
         prefix: row.prefix.clone(),
         scope: Scope::parse(&row.scope).unwrap_or(Scope::Read),
-        created_at: row.created_at.clone(),
-        last_used_at: row.last_used_at.clone(),
-        expires_at: row.expires_at.clone(),
-        revoked_at: row.revoked_at.clone(),
-    }
+        created_at: views::timestamp(&row.created_at)?,
+        last_used_at: row.last_used_at.as_deref().map(views::timestamp).transpose()?,
+        expires_at: row.expires_at.as_deref().map(views::timestamp).transpose()?,
+        revoked_at: row.revoked_at.as_deref().map(views::timestamp).transpose()?,
+    })
 }
 
 pub(crate) fn list_tokens(ctx: &mut Ctx<'_>, _: Empty) -> Result<TokenList, OpError> {
     let rows = store::access::list_tokens(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
-    Ok(TokenList { items: rows.iter().map(token_view).collect() })
+    Ok(TokenList { items: rows.iter().map(token_view).collect::<Result<_, _>>()? })
 }
 
 pub(crate) fn create_token(
@@ -67,7 +67,7 @@ pub(crate) fn create_token(
     )
     .or_internal()?;
     ctx.record(
-        "token",
+        EntityKind::Token,
         id,
         None,
         Text::new("Created token {name} ({scope})")
@@ -75,7 +75,7 @@ pub(crate) fn create_token(
             .with("scope", input.scope.as_str()),
     )?;
     let row = store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), id).or_internal()?;
-    Ok(CreatedToken { token: token_view(&row), secret })
+    Ok(CreatedToken { token: token_view(&row)?, secret })
 }
 
 pub(crate) fn revoke_token(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Token, OpError> {
@@ -83,12 +83,17 @@ pub(crate) fn revoke_token(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Token, O
         .or_not_found(|| {
             Text::new("No token of yours with id {id}. Call list_tokens.").with("id", input.id)
         })?;
-    let before = ctx.snapshot("token", row.id)?;
+    let before = ctx.snapshot(EntityKind::Token, row.id)?;
     store::access::revoke_token(ctx.db, row.id, &ctx.now_text()).or_internal()?;
-    ctx.record("token", row.id, before, Text::new("Revoked token {name}").with("name", &row.name))?;
+    ctx.record(
+        EntityKind::Token,
+        row.id,
+        before,
+        Text::new("Revoked token {name}").with("name", &row.name),
+    )?;
     let row =
         store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), row.id).or_internal()?;
-    Ok(token_view(&row))
+    token_view(&row)
 }
 
 fn settings_view(ctx: &Ctx<'_>) -> Result<Settings, OpError> {
@@ -112,7 +117,7 @@ pub(crate) fn update_settings(
     ctx: &mut Ctx<'_>,
     input: UpdateSettingsInput,
 ) -> Result<Settings, OpError> {
-    let before = ctx.snapshot("household", ctx.household_id())?;
+    let before = ctx.snapshot(EntityKind::Household, ctx.household_id())?;
     for (code, rate) in &input.exchange_rates {
         let pointer = format!("/exchange_rates/{code}");
         let currency: Currency = input::parse_currency(&pointer, code)?;
@@ -144,7 +149,7 @@ pub(crate) fn update_settings(
         store::households::update_household(ctx.db, &ctx.household).or_internal()?;
     }
     ctx.record(
-        "household",
+        EntityKind::Household,
         ctx.household_id(),
         before,
         Text::new("Updated exchange rates and reminders"),
@@ -152,30 +157,24 @@ pub(crate) fn update_settings(
     settings_view(ctx)
 }
 
-fn value<T: serde::Serialize>(value: T) -> Result<Value, OpError> {
-    serde_json::to_value(value).map_err(|_| OpError::Internal)
-}
-
-pub(crate) fn export_data(ctx: &mut Ctx<'_>, _: Empty) -> Result<Value, OpError> {
+pub(crate) fn export_data(ctx: &mut Ctx<'_>, _: Empty) -> Result<Export, OpError> {
     let rows =
         store::subscriptions::list(ctx.db, ctx.household_id(), Some(ctx.me())).or_internal()?;
-    let mut subscriptions = Vec::with_capacity(rows.len());
-    for row in &rows {
-        subscriptions.push(value(views::subscription_detail(ctx, row)?)?);
-    }
+    let subscriptions =
+        rows.iter().map(|row| views::subscription_detail(ctx, row)).collect::<Result<_, _>>()?;
     let filter = store::charges::ChargeFilter::default();
     let (charge_rows, _) =
         store::charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, u32::MAX, 0)
             .or_internal()?;
-    Ok(json!({
-        "exported_at": ctx.now_text(),
-        "household": value(views::household_view(ctx))?,
-        "members": value(views::members(ctx)?)?,
-        "settings": value(settings_view(ctx)?)?,
-        "categories": value(views::categories(ctx)?)?,
-        "payment_methods": value(views::payment_methods(ctx)?)?,
-        "tags": value(views::tags(ctx)?)?,
-        "subscriptions": subscriptions,
-        "charges": value(charge_rows.iter().map(views::charge_view).collect::<Vec<_>>())?,
-    }))
+    Ok(Export {
+        exported_at: Timestamp(ctx.now),
+        household: views::household_view(ctx),
+        members: views::members(ctx)?,
+        settings: settings_view(ctx)?,
+        categories: views::categories(ctx)?,
+        payment_methods: views::payment_methods(ctx)?,
+        tags: views::tags(ctx)?,
+        subscriptions,
+        charges: charge_rows.iter().map(views::charge_view).collect(),
+    })
 }

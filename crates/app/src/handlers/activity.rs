@@ -1,15 +1,18 @@
 //! Activity (audit log) listing and undo.
 
-use domain::Text;
+use domain::{
+    Text,
+    entities::{ActorKind, EntityKind},
+};
 use ops::{
     OpError,
     activity::*,
-    common::{Page, Ref},
+    common::{IsoDate, Page, Ref},
 };
 use serde_json::Value;
 use store::{audit::AuditRow, snapshot};
 
-use crate::{ctx::Ctx, input, transactions::StoreExt};
+use crate::{ctx::Ctx, input, transactions::StoreExt, views};
 
 fn actor_view(row: &AuditRow) -> ActorView {
     let member = row.member_id.map(|id| Ref {
@@ -17,20 +20,23 @@ fn actor_view(row: &AuditRow) -> ActorView {
         name: row.member_name.clone().unwrap_or_else(|| "a former member".into()),
     });
     let who = member.as_ref().map(|m| m.name.clone()).unwrap_or_else(|| "someone".into());
-    let label = match row.actor_kind.as_str() {
-        "agent" => {
+    let label = match row.actor_kind {
+        ActorKind::Agent => {
             let agent = row.client_name.clone().unwrap_or_else(|| "An agent".into());
             match &row.token_name {
-                Some(token) => format!("{agent} (token {token}) for {who}"),
-                None => format!("{agent} for {who}"),
+                Some(token) => Text::new("{agent} (token {token}) for {who}").with("token", token),
+                None => Text::new("{agent} for {who}"),
             }
+            .with("agent", agent)
+            .with("who", who)
         }
-        "assistant" => format!("Exhale assistant for {who}"),
-        "system" => "Exhale".into(),
-        _ => who,
-    };
+        ActorKind::Assistant => Text::new("Exhale assistant for {who}").with("who", who),
+        ActorKind::System => Text::new("Exhale"),
+        ActorKind::Person => Text::new("{who}").with("who", who),
+    }
+    .render();
     ActorView {
-        kind: row.actor_kind.clone(),
+        kind: row.actor_kind,
         member,
         token_name: row.token_name.clone(),
         client_name: row.client_name.clone(),
@@ -38,22 +44,22 @@ fn actor_view(row: &AuditRow) -> ActorView {
     }
 }
 
-fn entry_view(row: &AuditRow) -> ActivityEntry {
+fn entry_view(row: &AuditRow) -> Result<ActivityEntry, OpError> {
     let summary = serde_json::from_str::<Text>(&row.summary)
         .map(|t| t.render())
         .unwrap_or_else(|_| row.summary.clone());
-    ActivityEntry {
+    Ok(ActivityEntry {
         id: row.id,
-        at: row.at.clone(),
+        at: views::timestamp(&row.at)?,
         actor: actor_view(row),
         op: row.op.clone(),
-        entity: row.entity.clone(),
+        entity: row.entity,
         entity_id: row.entity_id,
-        action: row.action.clone(),
+        action: row.action,
         summary,
         batch_id: row.batch_id.clone(),
         undone_by: row.undone_by,
-    }
+    })
 }
 
 /// The UTC instant a local date starts at in the household's zone.
@@ -68,16 +74,8 @@ pub(crate) fn list(
     input: ListActivityInput,
 ) -> Result<Page<ActivityEntry>, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
-    if let Some(kind) = &input.actor_kind
-        && !["person", "agent", "assistant", "system"].contains(&kind.as_str())
-    {
-        return Err(OpError::invalid(
-            "/actor_kind",
-            Text::new("actor_kind is person, agent, assistant or system."),
-        ));
-    }
-    let from = input::parse_opt_date("/from", input.from.as_deref())?;
-    let to = input::parse_opt_date("/to", input.to.as_deref())?;
+    let from = input.from.map(IsoDate::date);
+    let to = input.to.map(IsoDate::date);
     let until = match to {
         Some(to) => Some(day_start(ctx, to.tomorrow().map_err(|_| OpError::Internal)?)?),
         None => None,
@@ -85,7 +83,7 @@ pub(crate) fn list(
     let filter = store::audit::AuditFilter {
         actor_kind: input.actor_kind,
         member_id: input.member_id,
-        op: input.op,
+        op: input.op.map(|op| op.as_str().to_owned()),
         entity: input.entity,
         entity_id: input.entity_id,
         batch_id: input.batch_id,
@@ -95,7 +93,7 @@ pub(crate) fn list(
     let (rows, total) =
         store::audit::list(ctx.db, ctx.household_id(), ctx.me(), &filter, limit, offset)
             .or_internal()?;
-    let items: Vec<ActivityEntry> = rows.iter().map(entry_view).collect();
+    let items = rows.iter().map(entry_view).collect::<Result<Vec<_>, _>>()?;
     let next_cursor = ops::common::next_cursor(offset, items.len(), total);
     Ok(Page { items, total, next_cursor })
 }
@@ -169,30 +167,32 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
             return Err(OpError::conflict(
                 Text::new("Change {id} ({summary}) was already undone by entry {by}; nothing was changed.")
                     .with("id", entry.id)
-                    .with("summary", entry_view(&entry).summary)
+                    .with("summary", entry_view(&entry)?.summary)
                     .with("by", by),
             ));
         }
-        if !snapshot::is_known(&entry.entity)
+        if !snapshot::is_known(entry.entity.as_str())
             || (entry.before_state.is_none() && entry.after_state.is_none())
         {
             return Err(OpError::conflict(
                 Text::new("Change {id} cannot be undone.").with("id", entry.id),
             ));
         }
-        if matches!(entry.entity.as_str(), "household" | "member") && !ctx.caller.is_owner() {
+        if matches!(entry.entity, EntityKind::Household | EntityKind::Member)
+            && !ctx.caller.is_owner()
+        {
             return Err(OpError::forbidden(Text::new(
                 "Only an owner can undo changes to the household or its members.",
             )));
         }
         let before = parse_state(entry.before_state.as_deref())?;
         let after = parse_state(entry.after_state.as_deref())?;
-        let current = ctx.snapshot(&entry.entity, entry.entity_id)?;
+        let current = ctx.snapshot(entry.entity, entry.entity_id)?;
         // An item that has become someone else's private item since is theirs to undo; a change
         // the caller made themselves (a batch touching hidden items) stays theirs to revert.
         let private_now = [&current, &before, &after]
             .into_iter()
-            .filter_map(|state| ctx.private_to(&entry.entity, state.as_ref()))
+            .filter_map(|state| ctx.private_to(entry.entity, state.as_ref()))
             .any(|member| member != ctx.me());
         if private_now && !mine {
             return Err(OpError::not_found(
@@ -201,7 +201,11 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
             ));
         }
         let comparable = |state: &Option<Value>| -> Result<Option<Value>, OpError> {
-            state.as_ref().map(|s| snapshot::comparable(&entry.entity, s)).transpose().or_internal()
+            state
+                .as_ref()
+                .map(|s| snapshot::comparable(entry.entity.as_str(), s))
+                .transpose()
+                .or_internal()
         };
         if comparable(&current)? != comparable(&after)? {
             if hidden {
@@ -209,25 +213,25 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                     "Something this change touched was changed since by someone else; nothing was changed.",
                 )));
             }
-            let view = entry_view(&entry);
+            let view = entry_view(&entry)?;
             return Err(OpError::conflict(
                 Text::new("{entity} {entity_id} changed after \"{summary}\" (entry {id}); undo the later changes first, or edit it directly. Nothing was changed.")
-                    .with("entity", &entry.entity)
+                    .with("entity", entry.entity)
                     .with("entity_id", entry.entity_id)
                     .with("summary", view.summary)
                     .with("id", entry.id),
             ));
         }
-        snapshot::restore(ctx.db, ctx.household_id(), &entry.entity, entry.entity_id, before.as_ref())
+        snapshot::restore(ctx.db, ctx.household_id(), entry.entity.as_str(), entry.entity_id, before.as_ref())
             .map_err(|err| match err {
                 store::StoreError::Constraint(_) => OpError::conflict(
                     Text::new("Cannot bring back {entity} {entity_id}: something it refers to (a category, payment method or member) was deleted since. Undo that deletion first; list_activity shows it. Nothing was changed.")
-                        .with("entity", &entry.entity)
+                        .with("entity", entry.entity)
                         .with("entity_id", entry.entity_id),
                 ),
                 other => crate::transactions::internal(other),
             })?;
-        restored_members |= entry.entity == "member";
+        restored_members |= entry.entity == EntityKind::Member;
         // Undoing an undo brings the original change back, which can then be undone again.
         if let Some(original) = entry.undo_of {
             store::audit::clear_undone(ctx.db, original).or_internal()?;
@@ -236,17 +240,8 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
             serde_json::from_str::<Text>(&entry.summary).map(|t| t.render()).unwrap_or_default();
         ctx.undo_of = Some(entry.id);
         let recorded = ctx.changes.len();
-        let entity: &'static str = match entry.entity.as_str() {
-            "subscription" => "subscription",
-            "charge" => "charge",
-            "category" => "category",
-            "payment_method" => "payment_method",
-            "member" => "member",
-            "household" => "household",
-            _ => "token",
-        };
         ctx.record(
-            entity,
+            entry.entity,
             entry.entity_id,
             current,
             Text::new("Undid: {summary}").with("summary", summary),

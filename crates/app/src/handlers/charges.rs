@@ -1,10 +1,10 @@
 //! Charge handlers: recorded charges, projections, corrections.
 
-use domain::{Text, entities::ChargeStatus};
+use domain::{Text, entities::EntityKind};
 use ops::{
     OpError,
     charges::*,
-    common::{Page, Patch},
+    common::{IsoDate, Page, Patch},
 };
 use store::charges::{self as store_charges, ChargeFilter};
 
@@ -17,23 +17,13 @@ use crate::{
 
 pub(crate) const MAX_UPCOMING_DAYS: u32 = 366;
 
-fn parse_status(pointer: &str, text: &str) -> Result<ChargeStatus, OpError> {
-    ChargeStatus::parse(text).ok_or_else(|| {
-        OpError::invalid(
-            pointer,
-            Text::new("{value} is not a charge status; use paid, skipped, failed or refunded.")
-                .with("value", text),
-        )
-    })
-}
-
 pub(crate) fn list(ctx: &mut Ctx<'_>, input: ListChargesInput) -> Result<Page<Charge>, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     let filter = ChargeFilter {
         subscription_id: input.subscription_id,
-        from: input::parse_opt_date("/from", input.from.as_deref())?,
-        to: input::parse_opt_date("/to", input.to.as_deref())?,
-        status: input.status.as_deref().map(|s| parse_status("/status", s)).transpose()?,
+        from: input.from.map(IsoDate::date),
+        to: input.to.map(IsoDate::date),
+        status: input.status,
     };
     let (rows, total) =
         store_charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, limit, offset)
@@ -60,12 +50,7 @@ pub(crate) fn upcoming(ctx: &mut Ctx<'_>, input: ListUpcomingInput) -> Result<Up
         .checked_add(jiff::Span::new().days(i64::from(days) - 1))
         .map_err(|_| OpError::Internal)?;
     let items = views::project(ctx, from, to, input.subscription_id)?;
-    Ok(Upcoming {
-        from: from.to_string(),
-        to: to.to_string(),
-        totals: views::totals(&items),
-        items,
-    })
+    Ok(Upcoming { from: from.into(), to: to.into(), totals: views::totals(&items), items })
 }
 
 pub(crate) fn get(ctx: &mut Ctx<'_>, input: ops::household::IdInput) -> Result<Charge, OpError> {
@@ -81,9 +66,9 @@ pub(crate) fn update(ctx: &mut Ctx<'_>, input: UpdateChargeInput) -> Result<Char
         .or_not_found(|| {
             Text::new("No charge with id {id}. Call list_charges to find ids.").with("id", input.id)
         })?;
-    let before = ctx.snapshot("charge", row.id)?;
-    if let Some(status) = &input.status {
-        row.status = parse_status("/status", status)?;
+    let before = ctx.snapshot(EntityKind::Charge, row.id)?;
+    if let Some(status) = input.status {
+        row.status = status;
     }
     if let Some(text) = &input.amount {
         row.amount_minor = input::parse_amount("/amount", text, row.currency)?;
@@ -101,6 +86,6 @@ pub(crate) fn update(ctx: &mut Ctx<'_>, input: UpdateChargeInput) -> Result<Char
         .with("date", row.charged_on)
         .with("amount", amount(row.amount_minor, row.currency).display)
         .with("status", row.status.as_str());
-    ctx.record("charge", row.id, before, summary)?;
+    ctx.record(EntityKind::Charge, row.id, before, summary)?;
     Ok(views::charge_view(&row))
 }

@@ -1,7 +1,8 @@
 //! Household and member handlers.
 
+use domain::entities::EntityKind;
 use domain::{Text, entities::Role};
-use ops::{OpError, household::*};
+use ops::{OpError, common::Timestamp, household::*};
 use store::households::{self as hh, MemberRow};
 
 use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};
@@ -14,7 +15,7 @@ pub(crate) fn update_household(
     ctx: &mut Ctx<'_>,
     input: UpdateHouseholdInput,
 ) -> Result<Household, OpError> {
-    let before = ctx.snapshot("household", ctx.household_id())?;
+    let before = ctx.snapshot(EntityKind::Household, ctx.household_id())?;
     let mut row = ctx.household.clone();
     if let Some(name) = &input.name {
         row.name = input::clean_name("/name", name, input::MAX_NAME)?;
@@ -28,19 +29,13 @@ pub(crate) fn update_household(
     if let Some(language) = &input.language {
         row.language = input::check_language("/language", language)?;
     }
-    if let Some(week_start) = &input.week_start {
-        if week_start != "monday" && week_start != "sunday" {
-            return Err(OpError::invalid(
-                "/week_start",
-                Text::new("week_start is monday or sunday."),
-            ));
-        }
-        row.week_start = week_start.clone();
+    if let Some(week_start) = input.week_start {
+        row.week_start = week_start;
     }
     hh::update_household(ctx.db, &row).or_internal()?;
     ctx.household = row;
     ctx.record(
-        "household",
+        EntityKind::Household,
         ctx.household_id(),
         before,
         Text::new("Updated the household settings"),
@@ -66,36 +61,34 @@ pub(crate) fn update_member(
     if row.id != ctx.me() && !ctx.caller.is_owner() {
         return Err(OpError::forbidden(Text::new("Only an owner can change another member.")));
     }
-    let before = ctx.snapshot("member", row.id)?;
+    let before = ctx.snapshot(EntityKind::Member, row.id)?;
     if let Some(name) = &input.name {
         row.name = input::clean_name("/name", name, input::MAX_NAME)?;
     }
     if let Some(language) = &input.language {
         row.language = input::check_language("/language", language)?;
     }
-    if let Some(role) = &input.role {
-        let role = Role::parse(role)
-            .ok_or_else(|| OpError::invalid("/role", Text::new("role is owner or member.")))?;
-        if role != row.role {
-            if !ctx.caller.is_owner() || !matches!(ctx.caller.actor, ops::Actor::Person) {
-                return Err(OpError::forbidden(Text::new(
-                    "Only an owner, in person, can change roles; agents cannot.",
-                )));
-            }
-            if row.role == Role::Owner
-                && hh::count_owners(ctx.db, ctx.household_id()).or_internal()? <= 1
-            {
-                return Err(OpError::conflict(
-                    Text::new("{name} is the last owner; make someone else an owner first.")
-                        .with("name", &row.name),
-                ));
-            }
-            row.role = role;
+    if let Some(role) = input.role
+        && role != row.role
+    {
+        if !ctx.caller.is_owner() || !matches!(ctx.caller.actor, ops::Actor::Person) {
+            return Err(OpError::forbidden(Text::new(
+                "Only an owner, in person, can change roles; agents cannot.",
+            )));
         }
+        if row.role == Role::Owner
+            && hh::count_owners(ctx.db, ctx.household_id()).or_internal()? <= 1
+        {
+            return Err(OpError::conflict(
+                Text::new("{name} is the last owner; make someone else an owner first.")
+                    .with("name", &row.name),
+            ));
+        }
+        row.role = role;
     }
     hh::update_member(ctx.db, &row).or_internal()?;
     ctx.record(
-        "member",
+        EntityKind::Member,
         row.id,
         before,
         Text::new("Updated member {name}").with("name", &row.name),
@@ -109,11 +102,7 @@ pub(crate) fn invite_member(
 ) -> Result<Invitation, OpError> {
     let name = input::clean_name("/name", &input.name, input::MAX_NAME)?;
     let email = auth::clean_email("/email", &input.email)?;
-    let role = match input.role.as_deref() {
-        None => Role::Member,
-        Some(role) => Role::parse(role)
-            .ok_or_else(|| OpError::invalid("/role", Text::new("role is owner or member.")))?,
-    };
+    let role = input.role.unwrap_or(Role::Member);
     if hh::email_taken(ctx.db, &email).or_internal()? {
         return Err(OpError::invalid(
             "/email",
@@ -141,9 +130,13 @@ pub(crate) fn invite_member(
         &ctx.now_text(),
     )
     .or_internal()?;
-    ctx.record("member", id, None, Text::new("Invited {name}").with("name", &name))?;
+    ctx.record(EntityKind::Member, id, None, Text::new("Invited {name}").with("name", &name))?;
     let row = load_member(ctx, id)?;
-    Ok(Invitation { member: views::member_view(ctx, &row), invite_code: code, expires_at })
+    Ok(Invitation {
+        member: views::member_view(ctx, &row),
+        invite_code: code,
+        expires_at: Timestamp(expires),
+    })
 }
 
 pub(crate) fn remove_member(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
@@ -187,12 +180,12 @@ pub(crate) fn remove_member(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed
         store::subscriptions::list(ctx.db, ctx.household_id(), None).or_internal()?
     {
         if subscription.owner_id == row.id {
-            let before = ctx.snapshot("subscription", subscription.id)?;
+            let before = ctx.snapshot(EntityKind::Subscription, subscription.id)?;
             let mut moved = subscription.clone();
             moved.owner_id = ctx.me();
             store::subscriptions::update(ctx.db, &moved).or_internal()?;
             ctx.record(
-                "subscription",
+                EntityKind::Subscription,
                 moved.id,
                 before,
                 Text::new("{name} moved to you").with("name", &moved.name),
@@ -204,23 +197,23 @@ pub(crate) fn remove_member(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed
     {
         let mut method = store::organise::get_payment_method(ctx.db, ctx.household_id(), None, id)
             .or_internal()?;
-        let before = ctx.snapshot("payment_method", id)?;
+        let before = ctx.snapshot(EntityKind::PaymentMethod, id)?;
         method.owner_id = ctx.me();
         method.visibility = domain::entities::Visibility::Household;
         store::organise::update_payment_method(ctx.db, &method).or_internal()?;
         ctx.record(
-            "payment_method",
+            EntityKind::PaymentMethod,
             id,
             before,
             Text::new("{name} moved to you").with("name", &method.name),
         )?;
     }
-    let before = ctx.snapshot("member", row.id)?;
+    let before = ctx.snapshot(EntityKind::Member, row.id)?;
     store::access::revoke_tokens_of(ctx.db, ctx.household_id(), row.id, &ctx.now_text())
         .or_internal()?;
     hh::delete_member(ctx.db, ctx.household_id(), row.id).or_internal()?;
     ctx.record(
-        "member",
+        EntityKind::Member,
         row.id,
         before,
         Text::new("Removed {name} from the household").with("name", &row.name),

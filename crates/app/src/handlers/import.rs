@@ -9,9 +9,9 @@ use ops::{
     OpError,
     common::Ref,
     import::{
-        ChargeSeen, ImportResult, ImportSubscriptionsInput, MAX_STATEMENT_BYTES,
-        ParseStatementInput, ParsedStatement, PriceChangeSeen, RecurringCandidate, SkippedItem,
-        StatementProblem, StatementTransaction,
+        ChargeSeen, DEFAULT_MIN_CONFIDENCE, ImportResult, ImportSubscriptionsInput,
+        MAX_STATEMENT_BYTES, ParseStatementInput, ParsedStatement, PriceChangeSeen,
+        RecurringCandidate, SkippedItem, StatementProblem, StatementTransaction,
     },
     subscriptions::CreateSubscriptionInput,
 };
@@ -58,6 +58,14 @@ pub(crate) fn parse_statement(
     ctx: &mut Ctx<'_>,
     input: ParseStatementInput,
 ) -> Result<ParsedStatement, OpError> {
+    let min_confidence = input.min_confidence.unwrap_or(DEFAULT_MIN_CONFIDENCE);
+    if !(0.0..=1.0).contains(&min_confidence) {
+        return Err(OpError::invalid(
+            "/min_confidence",
+            Text::new("min_confidence is between 0 and 1; leave it out for {default}.")
+                .with("default", DEFAULT_MIN_CONFIDENCE),
+        ));
+    }
     let bytes = bytes(input)?;
     let read = statement::read(&bytes, ctx.household.currency).map_err(|err| {
         OpError::invalid(
@@ -86,20 +94,23 @@ pub(crate) fn parse_statement(
                     .find(|c| c.name == name)
                     .map(|c| Ref { id: c.id, name: c.name.clone() })
             });
+            let proposed =
+                candidate.active && existing.is_none() && candidate.confidence >= min_confidence;
             RecurringCandidate {
                 name: candidate.name,
                 merchant: candidate.merchant,
                 category,
                 amount: shown(candidate.amount_minor, candidate.currency),
-                cycle: candidate.cycle.to_owned(),
-                next_expected_on: candidate.next_expected.to_string(),
+                cycle: candidate.cycle,
+                next_expected_on: candidate.next_expected.into(),
                 confidence: candidate.confidence,
                 active: candidate.active,
+                proposed,
                 charges: candidate
                     .charges
                     .iter()
                     .map(|c| ChargeSeen {
-                        date: c.date.to_string(),
+                        date: c.date.into(),
                         amount: shown(c.amount_minor, candidate.currency),
                     })
                     .collect(),
@@ -107,7 +118,7 @@ pub(crate) fn parse_statement(
                     .price_changes
                     .iter()
                     .map(|p| PriceChangeSeen {
-                        on: p.on.to_string(),
+                        on: p.on.into(),
                         from: shown(p.from_minor, candidate.currency),
                         to: shown(p.to_minor, candidate.currency),
                     })
@@ -124,7 +135,7 @@ pub(crate) fn parse_statement(
             .take(SHOWN_TRANSACTIONS)
             .map(|t| StatementTransaction {
                 line: t.line as u64,
-                date: t.date.to_string(),
+                date: t.date.into(),
                 amount: shown(t.amount_minor, t.currency),
                 description: t.description.clone(),
             })
@@ -177,7 +188,7 @@ pub(crate) fn import_subscriptions(
         }
         let mut charges = Vec::with_capacity(item.charges.len());
         for (n, charge) in item.charges.iter().enumerate() {
-            let date = input::parse_date(&at(&format!("charges/{n}/date")), &charge.date)?;
+            let date = charge.date.date();
             let minor =
                 input::parse_amount(&at(&format!("charges/{n}/amount")), &charge.amount, currency)?;
             charges.push((date, minor));
@@ -214,7 +225,7 @@ pub(crate) fn import_subscriptions(
                 amount: domain::money::Money::new(first_price, currency).to_decimal_string(),
                 currency: Some(currency.code().to_owned()),
                 cycle: item.cycle,
-                next_charge_on: Some(first.to_string()),
+                next_charge_on: Some(first.into()),
                 trial_ends_on: None,
                 ends_on: None,
                 url: None,

@@ -1,6 +1,9 @@
 //! Category, payment method and tag handlers.
 
-use domain::{Text, entities::Visibility};
+use domain::{
+    Text,
+    entities::{EntityKind, PaymentMethodKind, Visibility},
+};
 use ops::{
     OpError,
     common::Patch,
@@ -76,7 +79,12 @@ pub(crate) fn create_category(
     let id =
         org::insert_category(ctx.db, ctx.household_id(), &name, &emoji, &colour, &ctx.now_text())
             .or_internal()?;
-    ctx.record("category", id, None, Text::new("Added category {name}").with("name", &name))?;
+    ctx.record(
+        EntityKind::Category,
+        id,
+        None,
+        Text::new("Added category {name}").with("name", &name),
+    )?;
     Ok(views::category_view(&load_category(ctx, id)?))
 }
 
@@ -85,7 +93,7 @@ pub(crate) fn update_category(
     input: UpdateCategoryInput,
 ) -> Result<Category, OpError> {
     let mut row = load_category(ctx, input.id)?;
-    let before = ctx.snapshot("category", row.id)?;
+    let before = ctx.snapshot(EntityKind::Category, row.id)?;
     if let Some(name) = &input.name {
         let name = input::clean_name("/name", name, 60)?;
         check_unique_category(ctx, &name, Some(row.id))?;
@@ -99,7 +107,7 @@ pub(crate) fn update_category(
     }
     org::update_category(ctx.db, &row).or_internal()?;
     ctx.record(
-        "category",
+        EntityKind::Category,
         row.id,
         before,
         Text::new("Updated category {name}").with("name", &row.name),
@@ -115,7 +123,7 @@ fn move_subscriptions(
     target: Option<&CategoryRow>,
 ) -> Result<(), OpError> {
     for id in org::subscriptions_in_category(ctx.db, from.id).or_internal()? {
-        let before = ctx.snapshot("subscription", id)?;
+        let before = ctx.snapshot(EntityKind::Subscription, id)?;
         let mut row =
             store::subscriptions::get(ctx.db, ctx.household_id(), None, id).or_internal()?;
         row.category_id = target.map(|t| t.id);
@@ -126,7 +134,7 @@ fn move_subscriptions(
         }
         .with("name", &row.name)
         .with("from", &from.name);
-        ctx.record("subscription", id, before, summary)?;
+        ctx.record(EntityKind::Subscription, id, before, summary)?;
     }
     Ok(())
 }
@@ -150,10 +158,10 @@ pub(crate) fn delete_category(
         None => None,
     };
     move_subscriptions(ctx, &row, target.as_ref())?;
-    let before = ctx.snapshot("category", row.id)?;
+    let before = ctx.snapshot(EntityKind::Category, row.id)?;
     org::delete_category(ctx.db, ctx.household_id(), row.id).or_internal()?;
     ctx.record(
-        "category",
+        EntityKind::Category,
         row.id,
         before,
         Text::new("Deleted category {name}").with("name", &row.name),
@@ -187,10 +195,10 @@ pub(crate) fn merge_categories(
     }
     for source in &sources {
         move_subscriptions(ctx, source, Some(&target))?;
-        let before = ctx.snapshot("category", source.id)?;
+        let before = ctx.snapshot(EntityKind::Category, source.id)?;
         org::delete_category(ctx.db, ctx.household_id(), source.id).or_internal()?;
         ctx.record(
-            "category",
+            EntityKind::Category,
             source.id,
             before,
             Text::new("Merged category {name} into {target}")
@@ -206,19 +214,6 @@ fn load_payment_method(ctx: &Ctx<'_>, id: i64) -> Result<PaymentMethodRow, OpErr
         Text::new("No payment method with id {id}. Call list_payment_methods to find ids.")
             .with("id", id)
     })
-}
-
-const KINDS: &[&str] = &["card", "bank_account", "paypal", "wallet", "other"];
-
-fn check_kind(kind: &str) -> Result<String, OpError> {
-    if !KINDS.contains(&kind) {
-        return Err(OpError::invalid(
-            "/kind",
-            Text::new("{kind} is not a kind; use card, bank_account, paypal, wallet or other.")
-                .with("kind", kind),
-        ));
-    }
-    Ok(kind.to_owned())
 }
 
 fn check_last4(last4: &str) -> Result<String, OpError> {
@@ -263,20 +258,15 @@ pub(crate) fn create_payment_method(
         owner_id: ctx.me(),
         owner_name: String::new(),
         name: input::clean_name("/name", &input.name, 60)?,
-        kind: check_kind(input.kind.as_deref().unwrap_or("card"))?,
+        kind: input.kind.unwrap_or(PaymentMethodKind::Card),
         last4: input.last4.as_deref().map(check_last4).transpose()?,
         expires: input.expires.as_deref().map(check_expires).transpose()?,
-        visibility: input
-            .visibility
-            .as_deref()
-            .map(|v| input::parse_visibility("/visibility", v))
-            .transpose()?
-            .unwrap_or(Visibility::Household),
+        visibility: input.visibility.unwrap_or(Visibility::Household),
         subscription_count: 0,
     };
     let id = org::insert_payment_method(ctx.db, &row, &ctx.now_text()).or_internal()?;
     ctx.record(
-        "payment_method",
+        EntityKind::PaymentMethod,
         id,
         None,
         Text::new("Added payment method {name}").with("name", &row.name),
@@ -289,12 +279,12 @@ pub(crate) fn update_payment_method(
     input: UpdatePaymentMethodInput,
 ) -> Result<PaymentMethod, OpError> {
     let mut row = load_payment_method(ctx, input.id)?;
-    let before = ctx.snapshot("payment_method", row.id)?;
+    let before = ctx.snapshot(EntityKind::PaymentMethod, row.id)?;
     if let Some(name) = &input.name {
         row.name = input::clean_name("/name", name, 60)?;
     }
-    if let Some(kind) = &input.kind {
-        row.kind = check_kind(kind)?;
+    if let Some(kind) = input.kind {
+        row.kind = kind;
     }
     match &input.last4 {
         Patch::Keep => {}
@@ -306,8 +296,7 @@ pub(crate) fn update_payment_method(
         Patch::Clear => row.expires = None,
         Patch::Set(expires) => row.expires = Some(check_expires(expires)?),
     }
-    if let Some(visibility) = &input.visibility {
-        let visibility = input::parse_visibility("/visibility", visibility)?;
+    if let Some(visibility) = input.visibility {
         if visibility == Visibility::Private && row.owner_id != ctx.me() {
             return Err(OpError::invalid(
                 "/visibility",
@@ -318,7 +307,7 @@ pub(crate) fn update_payment_method(
     }
     org::update_payment_method(ctx.db, &row).or_internal()?;
     ctx.record(
-        "payment_method",
+        EntityKind::PaymentMethod,
         row.id,
         before,
         Text::new("Updated payment method {name}").with("name", &row.name),
@@ -329,13 +318,13 @@ pub(crate) fn update_payment_method(
 pub(crate) fn delete_payment_method(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
     let row = load_payment_method(ctx, input.id)?;
     for id in org::subscriptions_with_payment_method(ctx.db, row.id).or_internal()? {
-        let before = ctx.snapshot("subscription", id)?;
+        let before = ctx.snapshot(EntityKind::Subscription, id)?;
         let mut subscription =
             store::subscriptions::get(ctx.db, ctx.household_id(), None, id).or_internal()?;
         subscription.payment_method_id = None;
         store::subscriptions::update(ctx.db, &subscription).or_internal()?;
         ctx.record(
-            "subscription",
+            EntityKind::Subscription,
             id,
             before,
             Text::new("{name} no longer paid with {method}")
@@ -343,10 +332,10 @@ pub(crate) fn delete_payment_method(ctx: &mut Ctx<'_>, input: IdInput) -> Result
                 .with("method", &row.name),
         )?;
     }
-    let before = ctx.snapshot("payment_method", row.id)?;
+    let before = ctx.snapshot(EntityKind::PaymentMethod, row.id)?;
     org::delete_payment_method(ctx.db, ctx.household_id(), row.id).or_internal()?;
     ctx.record(
-        "payment_method",
+        EntityKind::PaymentMethod,
         row.id,
         before,
         Text::new("Deleted payment method {name}").with("name", &row.name),
@@ -370,7 +359,7 @@ fn retag(ctx: &mut Ctx<'_>, from: &str, to: Option<&str>) -> Result<u64, OpError
     }
     let from_key = from.to_lowercase();
     for id in &ids {
-        let before = ctx.snapshot("subscription", *id)?;
+        let before = ctx.snapshot(EntityKind::Subscription, *id)?;
         let row = store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), *id)
             .or_internal()?;
         let mut tags: Vec<String> =
@@ -386,7 +375,7 @@ fn retag(ctx: &mut Ctx<'_>, from: &str, to: Option<&str>) -> Result<u64, OpError
         }
         .with("from", from)
         .with("name", &row.name);
-        ctx.record("subscription", *id, before, summary)?;
+        ctx.record(EntityKind::Subscription, *id, before, summary)?;
     }
     Ok(ids.len() as u64)
 }

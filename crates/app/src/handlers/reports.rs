@@ -1,5 +1,6 @@
 //! Reports: spending, history, price changes, savings, attention items and the briefing.
 
+use ops::common::IsoDate;
 use std::collections::BTreeMap;
 
 use domain::{Currency, Text, entities::SubscriptionStatus, validate};
@@ -8,7 +9,6 @@ use store::subscriptions::SubscriptionRow;
 
 use crate::{
     ctx::Ctx,
-    input,
     transactions::StoreExt,
     views::{self, SeriesParts, amount, cycle_output, effective_status},
 };
@@ -54,16 +54,7 @@ pub(crate) fn spending_summary(
     ctx: &mut Ctx<'_>,
     input: SpendingSummaryInput,
 ) -> Result<SpendingSummary, OpError> {
-    let group_by = input.group_by.unwrap_or_else(|| "category".into());
-    if !["category", "member", "payment_method", "tag", "none"].contains(&group_by.as_str()) {
-        return Err(OpError::invalid(
-            "/group_by",
-            Text::new(
-                "{value} is not a grouping; use category, member, payment_method, tag or none.",
-            )
-            .with("value", &group_by),
-        ));
-    }
+    let group_by = input.group_by.unwrap_or(SpendingGroupBy::Category);
     let converter = Converter::load(ctx)?;
     let rows = ctx.visible_subscriptions()?;
     let mut total = Sum::default();
@@ -85,19 +76,19 @@ pub(crate) fn spending_summary(
         total.count += 1;
         total.monthly += i128::from(monthly);
         total.yearly += i128::from(yearly);
-        let keys: Vec<(Option<i64>, String)> = match group_by.as_str() {
-            "category" => vec![(
+        let keys: Vec<(Option<i64>, String)> = match group_by {
+            SpendingGroupBy::Category => vec![(
                 row.category_id,
                 row.category_name.clone().unwrap_or_else(|| "Uncategorised".into()),
             )],
-            "member" => vec![(Some(row.owner_id), row.owner_name.clone())],
-            "payment_method" => vec![match &row.payment_method_name {
+            SpendingGroupBy::Member => vec![(Some(row.owner_id), row.owner_name.clone())],
+            SpendingGroupBy::PaymentMethod => vec![match &row.payment_method_name {
                 Some(name) => (row.payment_method_id, name.clone()),
                 None => (None, "No payment method you can see".into()),
             }],
-            "tag" if row.tags.is_empty() => vec![(None, "Untagged".into())],
-            "tag" => row.tags.iter().map(|t| (None, t.clone())).collect(),
-            _ => vec![(None, "All".into())],
+            SpendingGroupBy::Tag if row.tags.is_empty() => vec![(None, "Untagged".into())],
+            SpendingGroupBy::Tag => row.tags.iter().map(|t| (None, t.clone())).collect(),
+            SpendingGroupBy::None => vec![(None, "All".into())],
         };
         for key in keys {
             let sum = groups.entry(key).or_default();
@@ -107,7 +98,12 @@ pub(crate) fn spending_summary(
         }
     }
     let main = converter.main;
-    let mut groups: Vec<SpendingGroup> = groups
+    let mut groups: Vec<((Option<i64>, String), Sum)> = groups.into_iter().collect();
+    // Largest first, by the exact sums.
+    groups.sort_by(|(a, a_sum), (b, b_sum)| {
+        b_sum.yearly.cmp(&a_sum.yearly).then_with(|| a.1.cmp(&b.1))
+    });
+    let groups: Vec<SpendingGroup> = groups
         .into_iter()
         .map(|((id, label), sum)| SpendingGroup {
             id,
@@ -117,10 +113,6 @@ pub(crate) fn spending_summary(
             yearly: amount(clamp(sum.yearly), main),
         })
         .collect();
-    groups.sort_by(|a, b| {
-        let key = |g: &SpendingGroup| g.yearly.amount.parse::<f64>().unwrap_or_default();
-        key(b).total_cmp(&key(a)).then_with(|| a.label.cmp(&b.label))
-    });
     Ok(SpendingSummary {
         currency: main.code().to_owned(),
         subscription_count: total.count,
@@ -207,7 +199,7 @@ fn price_change_list(
                 date,
                 PriceChange {
                     subscription: Ref { id: row.id, name: row.name.clone() },
-                    effective_on: date.to_string(),
+                    effective_on: date.into(),
                     old_price: amount(old, row.currency),
                     new_price: amount(new, row.currency),
                     change_percent: format!("{percent:+.1}"),
@@ -227,7 +219,7 @@ pub(crate) fn price_changes(
     ctx: &mut Ctx<'_>,
     input: ListPriceChangesInput,
 ) -> Result<PriceChangeList, OpError> {
-    let since = match input::parse_opt_date("/since", input.since.as_deref())? {
+    let since = match input.since.map(IsoDate::date) {
         Some(date) => date,
         None => ctx.today.checked_sub(jiff::Span::new().years(1)).map_err(|_| OpError::Internal)?,
     };
@@ -257,7 +249,7 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
     for (i, j) in validate::look_alike_pairs(&names) {
         let (a, b) = (live[i], live[j]);
         items.push(SavingCandidate {
-            kind: "duplicate".into(),
+            kind: SavingKind::Duplicate,
             subscriptions: vec![sref(a), sref(b)],
             title: Text::new("{a} and {b} look like the same service")
                 .with("a", &a.name)
@@ -280,11 +272,11 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
             && let Some(row) = live.iter().find(|r| r.id == change.subscription.id)
         {
             items.push(SavingCandidate {
-                kind: "price_increase".into(),
+                kind: SavingKind::PriceIncrease,
                 subscriptions: vec![sref(row)],
                 title: Text::new("{name} got more expensive").with("name", &row.name).render(),
                 evidence: Text::new("From {date}: {old} → {new} ({percent}%), {diff} more a year.")
-                    .with("date", &change.effective_on)
+                    .with("date", change.effective_on)
                     .with("old", &change.old_price.display)
                     .with("new", &change.new_price.display)
                     .with("percent", &change.change_percent)
@@ -303,7 +295,7 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
     for ((_, category), members) in by_category {
         if members.len() >= 3 {
             items.push(SavingCandidate {
-                kind: "overlapping_category".into(),
+                kind: SavingKind::OverlappingCategory,
                 subscriptions: members.iter().map(|r| sref(r)).collect(),
                 title: Text::new("{count} subscriptions in {category}")
                     .with("count", members.len())
@@ -327,7 +319,7 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
     for row in rows.iter() {
         if let Some(pause) = row.pauses.iter().find(|p| p.until.is_none() && p.from <= long_ago) {
             items.push(SavingCandidate {
-                kind: "long_paused".into(),
+                kind: SavingKind::LongPaused,
                 subscriptions: vec![sref(row)],
                 title: Text::new("{name} has been paused since {from}")
                     .with("name", &row.name)
@@ -362,7 +354,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
             && end <= week
         {
             items.push(AttentionItem {
-                kind: "trial_ending".into(),
+                kind: AttentionKind::TrialEnding,
                 message: Text::new(
                     "The free trial of {name} ends on {date}; the first charge follows.",
                 )
@@ -370,7 +362,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
                 .with("date", end)
                 .render(),
                 subscriptions: vec![sref(row)],
-                due_on: Some(end.to_string()),
+                due_on: Some(end.into()),
             });
         }
         if live
@@ -384,7 +376,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
                 && expires.as_str() < next.date.strftime("%Y-%m").to_string().as_str()
             {
                 items.push(AttentionItem {
-                    kind: "card_expiring".into(),
+                    kind: AttentionKind::CardExpiring,
                     message: Text::new(
                         "{name} charges {method} on {date}, but it expires {expires}.",
                     )
@@ -394,7 +386,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
                     .with("expires", expires)
                     .render(),
                     subscriptions: vec![sref(row)],
-                    due_on: Some(next.date.to_string()),
+                    due_on: Some(next.date.into()),
                 });
             }
         }
@@ -402,7 +394,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
             let ((_, old), (date, new)) = (pair[0], pair[1]);
             if new > old && date >= month_ago && date <= ctx.today {
                 items.push(AttentionItem {
-                    kind: "price_increase".into(),
+                    kind: AttentionKind::PriceIncrease,
                     message: Text::new("{name} went up from {old} to {new} on {date}.")
                         .with("name", &row.name)
                         .with("old", amount(old, row.currency).display)
@@ -416,7 +408,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
         }
         if live && row.category_id.is_none() {
             items.push(AttentionItem {
-                kind: "uncategorised".into(),
+                kind: AttentionKind::Uncategorised,
                 message: Text::new("{name} has no category.").with("name", &row.name).render(),
                 subscriptions: vec![sref(row)],
                 due_on: None,
@@ -431,7 +423,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
     for (i, j) in validate::look_alike_pairs(&names) {
         let (a, b) = (live[i], live[j]);
         items.push(AttentionItem {
-            kind: "looks_alike".into(),
+            kind: AttentionKind::LooksAlike,
             message: Text::new("{a} and {b} look alike; is one a duplicate?")
                 .with("a", &a.name)
                 .with("b", &b.name)
@@ -442,7 +434,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
     }
     for (code, subscriptions) in missing_rates {
         items.push(AttentionItem {
-            kind: "missing_rate".into(),
+            kind: AttentionKind::MissingRate,
             message: Text::new("No exchange rate for {code}: its amounts are left out of totals. Set one in settings.").with("code", code).render(),
             subscriptions,
             due_on: None,
@@ -469,7 +461,8 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
         .find(|m| m.id == ctx.me())
         .map(|m| Ref { id: m.id, name: m.name.clone() })
         .ok_or(OpError::Internal)?;
-    let summary = spending_summary(ctx, SpendingSummaryInput { group_by: Some("none".into()) })?;
+    let summary =
+        spending_summary(ctx, SpendingSummaryInput { group_by: Some(SpendingGroupBy::None) })?;
     let rows = ctx.visible_subscriptions()?;
     let shown: Vec<ContextSubscription> = rows
         .iter()
@@ -481,7 +474,7 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
                 name: row.name.clone(),
                 price: view.price,
                 cycle: cycle_output(row.cycle),
-                status: view.status.into_owned(),
+                status: view.status,
                 next_charge_on: view.next_charge_on,
                 category: row.category_name.clone(),
             }

@@ -1,9 +1,12 @@
 //! Subscription handlers.
 
-use domain::{Date, Text, entities::SubscriptionStatus};
+use domain::{
+    Date, Text,
+    entities::{EntityKind, SubscriptionStatus},
+};
 use ops::{
     OpError,
-    common::{Page, Patch},
+    common::{IsoDate, Page, Patch},
     household::{IdInput, Removed},
     subscriptions::*,
 };
@@ -23,23 +26,6 @@ pub(crate) fn list(
     input: ListSubscriptionsInput,
 ) -> Result<Page<Subscription>, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
-    let mut statuses = Vec::new();
-    for (i, status) in input.status.iter().enumerate() {
-        statuses.push(SubscriptionStatus::parse(status).ok_or_else(|| {
-            OpError::invalid(
-                format!("/status/{i}"),
-                Text::new("{value} is not a status; use trial, active, paused or cancelled.")
-                    .with("value", status),
-            )
-        })?);
-    }
-    let visibility = input
-        .visibility
-        .as_deref()
-        .map(|v| input::parse_visibility("/visibility", v))
-        .transpose()?;
-    let due_before =
-        input::parse_opt_date("/due_before", input.due_before.as_deref())?.map(views::date_text);
     let text = input.text.as_deref().map(str::to_lowercase);
     let tag = input.tag.as_deref().map(str::to_lowercase);
     let rows = ctx.visible_subscriptions()?;
@@ -50,7 +36,7 @@ pub(crate) fn list(
             // A hidden card (another member's private one) matches no filter, so ids cannot be probed.
             || input.payment_method_id.is_some_and(|id| row.payment_method_id != Some(id) || row.payment_method_name.is_none())
             || input.owner_id.is_some_and(|id| row.owner_id != id)
-            || visibility.is_some_and(|v| row.visibility != v)
+            || input.visibility.is_some_and(|v| row.visibility != v)
             || tag.as_ref().is_some_and(|tag| !row.tags.iter().any(|t| t.to_lowercase() == *tag))
             || text.as_ref().is_some_and(|text| {
                 !(row.name.to_lowercase().contains(text)
@@ -60,38 +46,34 @@ pub(crate) fn list(
         {
             continue;
         }
-        if !statuses.is_empty() && !statuses.contains(&views::effective_status(row, ctx.today)) {
+        if !input.status.is_empty()
+            && !input.status.contains(&views::effective_status(row, ctx.today))
+        {
             continue;
         }
         let view = subscription_view(row, ctx.today);
-        if let Some(due) = &due_before
-            && view.next_charge_on.as_deref().is_none_or(|next| next > due.as_str())
+        if let Some(due) = input.due_before
+            && view.next_charge_on.is_none_or(|next| next > due)
         {
             continue;
         }
         items.push((row, view));
     }
-    match input.sort.as_deref() {
-        None | Some("name") => {}
-        Some("next_charge") => items.sort_by(|a, b| {
+    match input.sort.unwrap_or(SubscriptionSort::Name) {
+        // The store lists by name already.
+        SubscriptionSort::Name => {}
+        SubscriptionSort::NextCharge => items.sort_by(|a, b| {
             (a.1.next_charge_on.is_none(), &a.1.next_charge_on, a.0.id).cmp(&(
                 b.1.next_charge_on.is_none(),
                 &b.1.next_charge_on,
                 b.0.id,
             ))
         }),
-        Some("price") => items.sort_by_key(|(row, _)| {
+        SubscriptionSort::Price => items.sort_by_key(|(row, _)| {
             let price = views::current_price(row, ctx.today);
             (std::cmp::Reverse(row.cycle.monthly_minor(price)), row.id)
         }),
-        Some("created") => items.sort_by_key(|(row, _)| row.id),
-        Some(other) => {
-            return Err(OpError::invalid(
-                "/sort",
-                Text::new("{value} is not a sort order; use name, next_charge, price or created.")
-                    .with("value", other),
-            ));
-        }
+        SubscriptionSort::Created => items.sort_by_key(|(row, _)| row.id),
     }
     let total = items.len() as u64;
     let page: Vec<Subscription> =
@@ -116,7 +98,7 @@ pub(crate) fn update(
     input: UpdateSubscriptionInput,
 ) -> Result<Subscription, OpError> {
     let mut row = subscription_rules::load(ctx, input.id)?;
-    let before = ctx.snapshot("subscription", row.id)?;
+    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if let Some(name) = &input.name {
         row.name = input::clean_name("/name", name, input::MAX_NAME)?;
     }
@@ -140,7 +122,7 @@ pub(crate) fn update(
         input.tags.as_deref(),
     )?;
     let moves_ownership = input.owner_id.is_some_and(|id| id != row.owner_id)
-        || input.visibility.as_deref().is_some_and(|v| v != row.visibility.as_str());
+        || input.visibility.is_some_and(|v| v != row.visibility);
     if moves_ownership && row.owner_id != ctx.me() && !ctx.caller.is_owner() {
         return Err(OpError::forbidden(
             Text::new("Only {owner}, who owns {name}, or a household owner can change who owns it or who sees it.")
@@ -152,13 +134,13 @@ pub(crate) fn update(
         row.owner_name = subscription_rules::check_member(ctx, "/owner_id", owner_id)?;
         row.owner_id = owner_id;
     }
-    if let Some(visibility) = &input.visibility {
-        row.visibility = input::parse_visibility("/visibility", visibility)?;
+    if let Some(visibility) = input.visibility {
+        row.visibility = visibility;
     }
     subscription_rules::check_private_owner(ctx, &row)?;
     save(ctx, &mut row)?;
     let summary = Text::new("Updated {name}").with("name", &row.name);
-    ctx.record("subscription", row.id, before, summary)?;
+    ctx.record(EntityKind::Subscription, row.id, before, summary)?;
     subscription_rules::reload_view(ctx, row.id)
 }
 
@@ -204,12 +186,12 @@ pub(crate) fn reschedule(
     input: RescheduleSubscriptionInput,
 ) -> Result<Subscription, OpError> {
     let mut row = subscription_rules::load(ctx, input.id)?;
-    let before = ctx.snapshot("subscription", row.id)?;
+    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if let Some(cycle) = &input.cycle {
-        row.cycle = input::parse_cycle("/cycle", cycle)?;
+        row.cycle = input::parse_cycle("/cycle", *cycle)?;
     }
-    if let Some(next) = &input.next_charge_on {
-        let anchor = input::parse_date("/next_charge_on", next)?;
+    if let Some(next) = input.next_charge_on {
+        let anchor = next.date();
         subscription_rules::check_first_charge("/next_charge_on", anchor, ctx.today)?;
         // Keep the price history meaningful: the first price must apply from the new anchor.
         if let Some(&(first, minor)) = row.prices.first()
@@ -228,7 +210,7 @@ pub(crate) fn reschedule(
             }
         }
         Patch::Set(date) => {
-            let end = input::parse_date("/trial_ends_on", date)?;
+            let end = date.date();
             row.trial_ends_on = Some(end);
             if row.status == SubscriptionStatus::Active && end > ctx.today {
                 row.status = SubscriptionStatus::Trial;
@@ -239,7 +221,7 @@ pub(crate) fn reschedule(
         Patch::Keep => {}
         Patch::Clear => row.ends_on = None,
         Patch::Set(date) => {
-            let end = input::parse_date("/ends_on", date)?;
+            let end = date.date();
             if end < row.anchor_on {
                 return Err(OpError::invalid(
                     "/ends_on",
@@ -256,7 +238,7 @@ pub(crate) fn reschedule(
         .with("name", &row.name)
         .with("cycle", row.cycle.describe())
         .with("anchor", row.anchor_on);
-    ctx.record("subscription", row.id, before, summary)?;
+    ctx.record(EntityKind::Subscription, row.id, before, summary)?;
     subscription_rules::reload_view(ctx, row.id)
 }
 
@@ -277,17 +259,16 @@ pub(crate) fn change_price(
         }
     }
     let new_price = input::parse_amount("/amount", &input.amount, row.currency)?;
-    let effective_on =
-        input::parse_opt_date("/effective_on", input.effective_on.as_deref())?.unwrap_or(ctx.today);
+    let effective_on = input.effective_on.map(IsoDate::date).unwrap_or(ctx.today);
     let old_price = SeriesParts::of(&row).series(&row).amount_on(effective_on.max(row.anchor_on));
-    let before = ctx.snapshot("subscription", row.id)?;
+    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     subs::set_price(ctx.db, row.id, effective_on, new_price).or_internal()?;
     let summary = Text::new("Price of {name} from {date}: {old} → {new}")
         .with("name", &row.name)
         .with("date", effective_on)
         .with("old", amount(old_price, row.currency).display)
         .with("new", amount(new_price, row.currency).display);
-    ctx.record("subscription", row.id, before, summary)?;
+    ctx.record(EntityKind::Subscription, row.id, before, summary)?;
     subscription_rules::reload_view(ctx, row.id)
 }
 
@@ -366,9 +347,9 @@ pub(crate) fn pause(
     input: PauseSubscriptionInput,
 ) -> Result<Subscription, OpError> {
     let mut row = subscription_rules::load(ctx, input.id)?;
-    let from = input::parse_opt_date("/from", input.from.as_deref())?.unwrap_or(ctx.today);
-    let until = input::parse_opt_date("/until", input.until.as_deref())?;
-    let before = ctx.snapshot("subscription", row.id)?;
+    let from = input.from.map(IsoDate::date).unwrap_or(ctx.today);
+    let until = input.until.map(IsoDate::date);
+    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if !apply_pause(ctx, &mut row, from, until)? {
         return Err(OpError::conflict(Text::new("{name} is already paused on {from}. Call resume_subscription first to change the pause.").with("name", &row.name).with("from", from)));
     }
@@ -378,7 +359,7 @@ pub(crate) fn pause(
     }
     .with("name", &row.name)
     .with("from", from);
-    ctx.record("subscription", row.id, before, summary)?;
+    ctx.record(EntityKind::Subscription, row.id, before, summary)?;
     subscription_rules::reload_view(ctx, row.id)
 }
 
@@ -387,8 +368,8 @@ pub(crate) fn resume(
     input: ResumeSubscriptionInput,
 ) -> Result<Subscription, OpError> {
     let mut row = subscription_rules::load(ctx, input.id)?;
-    let on = input::parse_opt_date("/on", input.on.as_deref())?.unwrap_or(ctx.today);
-    let before = ctx.snapshot("subscription", row.id)?;
+    let on = input.on.map(IsoDate::date).unwrap_or(ctx.today);
+    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if !apply_resume(ctx, &mut row, on)? {
         return Err(OpError::conflict(
             Text::new("{name} is not paused or cancelled; nothing to resume.")
@@ -396,7 +377,7 @@ pub(crate) fn resume(
         ));
     }
     ctx.record(
-        "subscription",
+        EntityKind::Subscription,
         row.id,
         before,
         Text::new("Resumed {name} on {on}").with("name", &row.name).with("on", on),
@@ -409,11 +390,11 @@ pub(crate) fn cancel(
     input: CancelSubscriptionInput,
 ) -> Result<Subscription, OpError> {
     let mut row = subscription_rules::load(ctx, input.id)?;
-    let ends_on = input::parse_opt_date("/ends_on", input.ends_on.as_deref())?.unwrap_or(ctx.today);
-    let before = ctx.snapshot("subscription", row.id)?;
+    let ends_on = input.ends_on.map(IsoDate::date).unwrap_or(ctx.today);
+    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     apply_cancel(ctx, &mut row, ends_on)?;
     ctx.record(
-        "subscription",
+        EntityKind::Subscription,
         row.id,
         before,
         Text::new("Cancelled {name}, ending {end}").with("name", &row.name).with("end", ends_on),
@@ -422,9 +403,14 @@ pub(crate) fn cancel(
 }
 
 fn apply_delete(ctx: &mut Ctx<'_>, row: &SubscriptionRow) -> Result<(), OpError> {
-    let before = ctx.snapshot("subscription", row.id)?;
+    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     subs::delete(ctx.db, ctx.household_id(), row.id).or_internal()?;
-    ctx.record("subscription", row.id, before, Text::new("Deleted {name}").with("name", &row.name))
+    ctx.record(
+        EntityKind::Subscription,
+        row.id,
+        before,
+        Text::new("Deleted {name}").with("name", &row.name),
+    )
 }
 
 pub(crate) fn delete(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
@@ -452,8 +438,7 @@ pub(crate) fn bulk_update(
             ));
         }
     }
-    let is_update = input.action == "update";
-    if !is_update
+    if input.action != BulkAction::Update
         && (!input.category_id.is_keep()
             || !input.payment_method_id.is_keep()
             || input.tags.is_some())
@@ -461,15 +446,6 @@ pub(crate) fn bulk_update(
         return Err(OpError::invalid(
             "/action",
             Text::new("category_id, payment_method_id and tags go with action \"update\" only."),
-        ));
-    }
-    if !["update", "pause", "resume", "cancel", "delete"].contains(&input.action.as_str()) {
-        return Err(OpError::invalid(
-            "/action",
-            Text::new(
-                "{action} is not a bulk action; use update, pause, resume, cancel or delete.",
-            )
-            .with("action", &input.action),
         ));
     }
     // Load everything first: one unknown or invisible id fails the whole call.
@@ -488,9 +464,9 @@ pub(crate) fn bulk_update(
     }
     let mut items = Vec::with_capacity(rows.len());
     for mut row in rows {
-        let before = ctx.snapshot("subscription", row.id)?;
-        let (changed, summary) = match input.action.as_str() {
-            "update" => {
+        let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
+        let (changed, summary) = match input.action {
+            BulkAction::Update => {
                 apply_assignments(
                     ctx,
                     &mut row,
@@ -501,10 +477,16 @@ pub(crate) fn bulk_update(
                 save(ctx, &mut row)?;
                 (true, Text::new("Updated {name}"))
             }
-            "pause" => (apply_pause(ctx, &mut row, ctx.today, None)?, Text::new("Paused {name}")),
-            "resume" => (apply_resume(ctx, &mut row, ctx.today)?, Text::new("Resumed {name}")),
-            "cancel" => (apply_cancel(ctx, &mut row, ctx.today)?, Text::new("Cancelled {name}")),
-            _ => {
+            BulkAction::Pause => {
+                (apply_pause(ctx, &mut row, ctx.today, None)?, Text::new("Paused {name}"))
+            }
+            BulkAction::Resume => {
+                (apply_resume(ctx, &mut row, ctx.today)?, Text::new("Resumed {name}"))
+            }
+            BulkAction::Cancel => {
+                (apply_cancel(ctx, &mut row, ctx.today)?, Text::new("Cancelled {name}"))
+            }
+            BulkAction::Delete => {
                 apply_delete(ctx, &row)?;
                 items.push(BulkItem { id: row.id, name: row.name.clone(), changed: true });
                 continue;
@@ -512,7 +494,7 @@ pub(crate) fn bulk_update(
         };
         let recorded_before = ctx.changes.len();
         if changed {
-            ctx.record("subscription", row.id, before, summary.with("name", &row.name))?;
+            ctx.record(EntityKind::Subscription, row.id, before, summary.with("name", &row.name))?;
         }
         items.push(BulkItem {
             id: row.id,

@@ -8,6 +8,7 @@ mod browser;
 mod catalog;
 mod cli;
 mod conformance;
+mod contracts;
 mod fixtures;
 mod import;
 mod inspector;

@@ -479,7 +479,7 @@ async fn committed_writes_publish_change_events_and_dry_runs_do_not() {
     for feed in [&mut anas, &mut bobs] {
         let Some(Heard::Change(event)) = feed.try_next() else { panic!("no event") };
         assert_eq!(
-            (event.entity.as_str(), event.entity_id, event.op.as_str()),
+            (event.entity.as_str(), event.entity_id, event.op),
             ("subscription", w.netflix, "update_subscription")
         );
         assert_eq!(feed.try_next(), None, "the dry run published nothing");

@@ -241,9 +241,16 @@ impl App {
 
     /// Checks a password for sign-in; the same answer for an unknown email and a wrong
     /// password.
+    /// After five wrong passwords for an email within 15 minutes, that email is refused until
+    /// the 15 minutes have passed, even with the right password.
     pub async fn sign_in(&self, email: &str, password: &str, via: Via) -> Result<Caller, OpError> {
+        let key = email.trim().to_lowercase();
+        self.sign_in_limit.check(&key, self.clock.now())?;
         let found = self.member_by_email(email).await?;
-        let wrong = || OpError::Unauthenticated { message: Text::new("Wrong email or password.") };
+        let wrong = || {
+            self.sign_in_limit.failed(&key, self.clock.now());
+            OpError::Unauthenticated { message: Text::new("Wrong email or password.") }
+        };
         let Some((member, Some(hash))) = found else { return Err(wrong()) };
         let password = password.to_owned();
         let ok = tokio::task::spawn_blocking(move || verify_password(&password, &hash))
@@ -252,6 +259,7 @@ impl App {
         if !ok {
             return Err(wrong());
         }
+        self.sign_in_limit.succeeded(&key);
         Ok(Caller::person(member.household_id, member.id, member.role, via))
     }
 }

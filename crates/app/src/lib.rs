@@ -39,6 +39,7 @@ pub struct App {
     /// Woken after every commit so the outbox worker delivers without polling.
     outbox_wake: Arc<tokio::sync::Notify>,
     limiter: limits::Limiter,
+    sign_in_limit: limits::SignInLimiter,
     tokens: auth::TokenCache,
 }
 
@@ -66,6 +67,7 @@ impl App {
             events,
             outbox_wake: Arc::new(tokio::sync::Notify::new()),
             limiter: limits::Limiter::new(Some(RateLimit::default())),
+            sign_in_limit: limits::SignInLimiter::default(),
             tokens: auth::TokenCache::default(),
         }))
     }

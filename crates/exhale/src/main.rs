@@ -85,9 +85,9 @@ enum Command {
         /// Import the ones marked + (otherwise only show the review list).
         #[arg(long)]
         apply: bool,
-        /// Propose only candidates at least this confident (0 to 1).
-        #[arg(long, default_value_t = 0.6)]
-        min_confidence: f64,
+        /// Propose only candidates at least this confident (0 to 1); default 0.6.
+        #[arg(long)]
+        min_confidence: Option<f64>,
         /// The member to act as (email). Default: the only owner.
         #[arg(long = "as")]
         as_member: Option<String>,

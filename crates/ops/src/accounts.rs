@@ -44,7 +44,7 @@ pub trait Accounts: Send + Sync {
     fn set_up(&self, new: NewHousehold) -> BoxFuture<'_, Result<Caller, OpError>>;
 
     /// Checks an email and password; the same refusal for an unknown email and a wrong
-    /// password.
+    /// password, and `RateLimited` for an email with too many failures.
     fn sign_in<'a>(
         &'a self,
         email: &'a str,

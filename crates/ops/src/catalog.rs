@@ -7,7 +7,9 @@ use domain::entities::EntityKind;
 use serde_json::Value;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 
-use crate::{caller::Caller, error::OpError, op::Op, op::OpMeta, policy};
+use serde::Deserialize as _;
+
+use crate::{caller::Caller, common::Receipt, error::OpError, op::Op, op::OpMeta, policy};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -136,14 +138,45 @@ impl ChangeFeed {
     }
 }
 
-/// Call an op with typed input and output (web, CLI, channels).
+/// Call an op with typed input and output (web, CLI, channels). A write's receipt is left out;
+/// [`call_write`] keeps it.
 pub async fn call<O: Op>(
     catalog: &dyn Catalog,
     caller: &Caller,
     input: &O::Input,
     mode: Mode,
 ) -> Result<O::Output, OpError> {
+    let output = call_value::<O>(catalog, caller, input, mode).await?;
+    O::Output::deserialize(&output).map_err(|_| OpError::Internal)
+}
+
+/// A write's output with the receipt the invoker added: batch id, audit ids, changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Written<T> {
+    pub output: T,
+    pub receipt: Receipt,
+}
+
+/// [`call`] for a write, keeping its receipt (to offer Undo, or to show a dry run's changes).
+pub async fn call_write<O: Op>(
+    catalog: &dyn Catalog,
+    caller: &Caller,
+    input: &O::Input,
+    mode: Mode,
+) -> Result<Written<O::Output>, OpError> {
+    let output = call_value::<O>(catalog, caller, input, mode).await?;
+    Ok(Written {
+        output: O::Output::deserialize(&output).map_err(|_| OpError::Internal)?,
+        receipt: Receipt::deserialize(&output).map_err(|_| OpError::Internal)?,
+    })
+}
+
+async fn call_value<O: Op>(
+    catalog: &dyn Catalog,
+    caller: &Caller,
+    input: &O::Input,
+    mode: Mode,
+) -> Result<Value, OpError> {
     let input = serde_json::to_value(input).map_err(|_| OpError::Internal)?;
-    let output = catalog.call_json(caller, O::INFO.name, input, mode).await?;
-    serde_json::from_value(output).map_err(|_| OpError::Internal)
+    catalog.call_json(caller, O::INFO.name, input, mode).await
 }

@@ -28,7 +28,10 @@ pub mod reports;
 pub mod subscriptions;
 
 pub use caller::{Actor, Caller, Scope, Via};
-pub use catalog::{BoxFuture, Catalog, ChangeEvent, ChangeFeed, Heard, Mode, UnboundFeed, call};
+pub use catalog::{
+    BoxFuture, Catalog, ChangeEvent, ChangeFeed, Heard, Mode, UnboundFeed, Written, call,
+    call_write,
+};
 /// Re-exported so adapters write messages and name closed sets without depending on `domain`.
 pub use domain::{CyclePreset, CycleUnit, Text, entities, entities::Role};
 pub use error::OpError;

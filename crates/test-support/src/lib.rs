@@ -23,6 +23,9 @@ use domain::entities::Role;
 use ops::{Caller, Catalog as _, Mode, OpError, Via};
 use serde_json::{Value, json};
 
+/// The password of every person the helpers create.
+pub const PASSWORD: &str = "correct horse battery staple";
+
 /// The instant every test starts at: 2026-11-29 10:00 UTC (11:00 in Madrid).
 pub const START: &str = "2026-11-29T10:00:00Z";
 
@@ -92,7 +95,7 @@ impl TestEnv {
                 language: "en".into(),
                 owner_name: format!("{name} owner"),
                 email: email.into(),
-                password: "correct horse battery staple".into(),
+                password: PASSWORD.into(),
             })
             .await
             .expect("create a household");

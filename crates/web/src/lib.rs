@@ -47,7 +47,6 @@ pub(crate) struct Web {
     pub(crate) accounts: Arc<dyn Accounts>,
     pub(crate) config: Arc<WebConfig>,
     pub(crate) templates: Arc<render::Templates>,
-    pub(crate) sign_in_limit: Arc<session::SignInLimit>,
 }
 
 /// The web app's routes, for merging into the server's router.
@@ -61,7 +60,6 @@ pub fn router(
         accounts,
         config: Arc::new(config),
         templates: Arc::new(render::Templates::load()?),
-        sign_in_limit: Arc::default(),
     };
     Ok(Router::new()
         .route("/", get(pages::overview::show))

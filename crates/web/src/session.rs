@@ -1,12 +1,6 @@
 //! Sessions and CSRF: the session cookie, the signed-in person behind it, the CSRF token
-//! every form carries, the form cookie that protects the sign-in and setup forms (there is no
-//! session yet), and the sign-in rate limit.
-
-use std::{
-    collections::HashMap,
-    sync::Mutex,
-    time::{Duration, Instant},
-};
+//! every form carries, and the form cookie that protects the sign-in and setup forms (there is
+//! no session yet). Failed sign-ins are limited by the accounts service, not here.
 
 use axum::{
     http::{HeaderMap, HeaderValue, StatusCode, header},
@@ -166,40 +160,5 @@ pub(crate) fn local_path(next: Option<&str>) -> &str {
             path
         }
         _ => "/",
-    }
-}
-
-/// Failed sign-ins per email: after [`MAX_FAILURES`] in [`WINDOW`], the email is refused until
-/// the window passes, whatever the password.
-#[derive(Default)]
-pub(crate) struct SignInLimit(Mutex<HashMap<String, (u32, Instant)>>);
-
-const MAX_FAILURES: u32 = 5;
-const WINDOW: Duration = Duration::from_secs(15 * 60);
-
-impl SignInLimit {
-    pub(crate) fn blocked(&self, email: &str) -> bool {
-        let Ok(mut failures) = self.0.lock() else { return false };
-        match failures.get(&email.to_lowercase()) {
-            Some((_, since)) if since.elapsed() > WINDOW => {
-                failures.remove(&email.to_lowercase());
-                false
-            }
-            Some((count, _)) => *count >= MAX_FAILURES,
-            None => false,
-        }
-    }
-
-    pub(crate) fn failed(&self, email: &str) {
-        if let Ok(mut failures) = self.0.lock() {
-            let entry = failures.entry(email.to_lowercase()).or_insert((0, Instant::now()));
-            entry.0 += 1;
-        }
-    }
-
-    pub(crate) fn succeeded(&self, email: &str) {
-        if let Ok(mut failures) = self.0.lock() {
-            failures.remove(&email.to_lowercase());
-        }
     }
 }

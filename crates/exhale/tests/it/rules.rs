@@ -2,7 +2,7 @@
 //! that records charges, undo conflicts, pagination, reports and the briefing.
 
 use jiff::SignedDuration;
-use ops::{Catalog as _, Heard, OpError};
+use ops::{Catalog as _, Heard, OpError, Via};
 use serde_json::json;
 use test_support::code;
 
@@ -656,4 +656,30 @@ async fn a_token_that_calls_too_fast_is_slowed_down_and_people_are_not() {
     }
     w.env.clock.advance(SignedDuration::from_secs(1));
     assert_eq!(code(&w.env.call(&agent, "get_household", json!({})).await), "ok");
+}
+
+#[tokio::test]
+async fn sign_in_locks_an_email_after_five_failures_until_fifteen_minutes_pass() {
+    let w = World::new().await;
+    let sign_in = |email: &'static str, password: &'static str| {
+        let app = w.env.app.clone();
+        async move { app.sign_in(email, password, Via::Web).await }
+    };
+    for _ in 0..5 {
+        assert_eq!(code(&sign_in("ana@a.test", "guess").await), "unauthenticated");
+    }
+    let locked = sign_in("ana@a.test", test_support::PASSWORD).await;
+    let Err(OpError::RateLimited { retry_after_secs, message }) = &locked else {
+        panic!("the right password is refused while locked: {locked:?}")
+    };
+    assert_eq!(*retry_after_secs, 15 * 60);
+    assert!(message.render().contains("in 15 min"), "{}", message.render());
+    // The same email however it is written; another person is not locked out.
+    assert_eq!(code(&sign_in(" ANA@a.test ", test_support::PASSWORD).await), "rate_limited");
+    assert_eq!(code(&sign_in("cai@b.test", test_support::PASSWORD).await), "ok");
+    // On the injected clock: a minute short of the window, still locked; then open again.
+    w.env.clock.advance(SignedDuration::from_mins(14));
+    assert_eq!(code(&sign_in("ana@a.test", test_support::PASSWORD).await), "rate_limited");
+    w.env.clock.advance(SignedDuration::from_mins(1));
+    assert_eq!(code(&sign_in("ana@a.test", test_support::PASSWORD).await), "ok");
 }

@@ -185,21 +185,12 @@ pub(crate) async fn sign_in(
             json!({"next": next, "email": form.email, "error": error}),
         )
     };
-    if web.sign_in_limit.blocked(&form.email) {
-        return again(
-            StatusCode::TOO_MANY_REQUESTS,
-            "Too many failed attempts for this email. Wait 15 minutes and try again.",
-        );
-    }
     match web.accounts.sign_in(&form.email, &form.password).await {
-        Ok(caller) => {
-            web.sign_in_limit.succeeded(&form.email);
-            signed_in(&web, &caller, &next).await
+        Ok(caller) => signed_in(&web, &caller, &next).await,
+        Err(err @ OpError::RateLimited { .. }) => {
+            again(StatusCode::TOO_MANY_REQUESTS, &err.text().render())
         }
-        Err(err) => {
-            web.sign_in_limit.failed(&form.email);
-            again(StatusCode::UNAUTHORIZED, &err.text().render())
-        }
+        Err(err) => again(StatusCode::UNAUTHORIZED, &err.text().render()),
     }
 }
 

@@ -128,11 +128,6 @@ pub(crate) async fn upload(
                     })
                     .map(|charges| Value::Array(charges).to_string())
             );
-            row["proposed"] = json!(
-                c["active"] == true
-                    && c["existing"].is_null()
-                    && c["confidence"].as_f64().unwrap_or(0.0) >= 0.6
-            );
             row
         })
         .collect();

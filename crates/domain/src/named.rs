@@ -68,6 +68,14 @@ macro_rules! named_enum {
             }
         }
 
+        impl ::core::str::FromStr for $name {
+            type Err = $crate::named::UnknownName;
+
+            fn from_str(text: &str) -> ::core::result::Result<Self, Self::Err> {
+                $name::parse(text).ok_or_else(|| $crate::named::UnknownName::new(text, $noun, $name::NAMES))
+            }
+        }
+
         impl $crate::named::serde::Serialize for $name {
             fn serialize<S: $crate::named::serde::Serializer>(
                 &self,
@@ -133,6 +141,22 @@ pub fn schema(names: &[&str]) -> schemars::Schema {
     schemars::json_schema!({"type": "string", "enum": names})
 }
 
+/// A name that is not one of the set's, with the set's names for the message.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("\"{text}\" is not a {noun}; use {}", list(.names))]
+pub struct UnknownName {
+    text: String,
+    noun: &'static str,
+    names: &'static [&'static str],
+}
+
+impl UnknownName {
+    #[doc(hidden)]
+    pub fn new(text: &str, noun: &'static str, names: &'static [&'static str]) -> Self {
+        Self { text: crate::money::shorten(text, 40), noun, names }
+    }
+}
+
 /// Reads a name, refusing anything else with the list of allowed values.
 #[doc(hidden)]
 pub struct NameVisitor<T: 'static> {
@@ -149,13 +173,6 @@ impl<T> serde::de::Visitor<'_> for NameVisitor<T> {
     }
 
     fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<T, E> {
-        (self.parse)(text).ok_or_else(|| {
-            E::custom(format_args!(
-                "\"{}\" is not a {}; use {}",
-                crate::money::shorten(text, 40),
-                self.noun,
-                list(self.names)
-            ))
-        })
+        (self.parse)(text).ok_or_else(|| E::custom(UnknownName::new(text, self.noun, self.names)))
     }
 }

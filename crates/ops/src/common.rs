@@ -62,6 +62,15 @@ impl From<domain::Date> for IsoDate {
     }
 }
 
+impl std::str::FromStr for IsoDate {
+    type Err = validate::DateError;
+
+    /// `YYYY-MM-DD`, years 1900 to 2200.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        validate::parse_date(text).map(IsoDate)
+    }
+}
+
 impl fmt::Display for IsoDate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.text().as_str())
@@ -110,7 +119,7 @@ impl<'de> Deserialize<'de> for IsoDate {
                 f.write_str("a date written YYYY-MM-DD")
             }
             fn visit_str<E: de::Error>(self, text: &str) -> Result<IsoDate, E> {
-                validate::parse_date(text).map(IsoDate).map_err(E::custom)
+                text.parse().map_err(E::custom)
             }
         }
         deserializer.deserialize_str(Visitor)

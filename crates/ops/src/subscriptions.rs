@@ -42,6 +42,14 @@ domain::named_enum! {
     }
 }
 
+impl BulkAction {
+    /// Whether the action removes something (deleting); the others change what can be
+    /// changed back.
+    pub fn is_destructive(self) -> bool {
+        self == Self::Delete
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Subscription {
     pub id: i64,

@@ -9,7 +9,7 @@ use axum::{
     response::{Html, IntoResponse, Redirect, Response},
 };
 use minijinja::Environment;
-use ops::{OpError, accounts::SessionCaller};
+use ops::{OpError, Text, accounts::SessionCaller};
 use serde_json::{Value, json};
 
 use crate::{
@@ -47,11 +47,16 @@ pub(crate) struct Templates {
 impl Templates {
     pub(crate) fn load() -> Result<Self, String> {
         let mut env = Environment::new();
+        // A field a template prints that the data lacks (an op's output changed) fails the
+        // page, and the tests, instead of rendering as nothing; `if` and `default` still test
+        // for optional fields.
+        env.set_undefined_behavior(minijinja::UndefinedBehavior::SemiStrict);
         for (name, source) in TEMPLATES {
             env.add_template(name, source).map_err(|err| format!("template {name}: {err}"))?;
         }
-        // Strings in templates go through `t`: the English text is the key a language's
-        // catalogue will be looked up by. English is the only language so far.
+        // Strings in templates go through `t`, and sentences built in handlers are `Text`s
+        // rendered by `say`: the English text is the key a language's catalogue will be looked
+        // up by. English is the only language so far.
         env.add_function("t", |text: String| text);
         Ok(Self { env })
     }
@@ -85,8 +90,9 @@ impl Templates {
     }
 
     /// A page that only says something, with a way back.
-    pub(crate) fn refusal(&self, status: StatusCode, message: &str) -> Response {
-        self.html(status, "message.html", &json!({"title": "Not possible", "message": message}))
+    pub(crate) fn refusal(&self, status: StatusCode, message: &Text) -> Response {
+        let data = json!({"title": say(&Text::new("Not possible")), "message": say(message)});
+        self.html(status, "message.html", &data)
     }
 }
 
@@ -110,7 +116,9 @@ pub(crate) fn page_with_status(
     name: &str,
     data: &mut Value,
 ) -> Response {
-    let notice = session::cookie(headers, NOTICE_COOKIE).map(session::decode);
+    let notice = session::cookie(headers, NOTICE_COOKIE)
+        .and_then(|cookie| serde_json::from_str::<Text>(&session::decode(cookie)).ok())
+        .map(|notice| say(&notice));
     if let Some(fields) = data.as_object_mut() {
         if let Some(session) = session {
             fields.insert(
@@ -133,17 +141,18 @@ pub(crate) fn page_with_status(
 }
 
 /// Redirects (303) to `to`, leaving `notice` for the page there.
-pub(crate) fn redirect_with_notice(web: &Web, to: &str, notice: &str) -> Response {
+pub(crate) fn redirect_with_notice(web: &Web, to: &str, notice: &Text) -> Response {
     let mut response = Redirect::to(to).into_response();
     add_notice(web, &mut response, notice);
     response
 }
 
-/// Leaves `notice` for the next page this browser shows.
-pub(crate) fn add_notice(web: &Web, response: &mut Response, notice: &str) {
+/// Leaves `notice` for the next page this browser shows, which says it in its reader's words.
+pub(crate) fn add_notice(web: &Web, response: &mut Response, notice: &Text) {
+    let stored = serde_json::to_string(notice).unwrap_or_default();
     response.headers_mut().append(
         header::SET_COOKIE,
-        session::set_cookie(web, NOTICE_COOKIE, &session::encode(notice), None),
+        session::set_cookie(web, NOTICE_COOKIE, &session::encode(&stored), None),
     );
 }
 
@@ -163,11 +172,17 @@ pub(crate) fn op_error(
         _ => StatusCode::UNPROCESSABLE_ENTITY,
     };
     let title = match status {
-        StatusCode::NOT_FOUND => "Not found",
-        StatusCode::CONFLICT => "Something changed in the meantime",
-        StatusCode::INTERNAL_SERVER_ERROR => "Exhale failed",
-        _ => "Not possible",
+        StatusCode::NOT_FOUND => Text::new("Not found"),
+        StatusCode::CONFLICT => Text::new("Something changed in the meantime"),
+        StatusCode::INTERNAL_SERVER_ERROR => Text::new("Exhale failed"),
+        _ => Text::new("Not possible"),
     };
-    let mut data = json!({"title": title, "message": err.text().render()});
+    let mut data = json!({"title": say(&title), "message": say(&err.text())});
     page_with_status(web, headers, Some(session), status, "message.html", &mut data)
+}
+
+/// A sentence as the reader reads it. English is the only language so far; this is where the
+/// reader's catalogue will be looked up.
+pub(crate) fn say(text: &Text) -> String {
+    text.render()
 }

@@ -3,10 +3,13 @@
 //! no session yet). Failed sign-ins are limited by the accounts service, not here.
 
 use axum::{
-    http::{HeaderMap, HeaderValue, StatusCode, header},
+    body::Bytes,
+    extract::{FromRequest, FromRequestParts, Request},
+    http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts},
     response::{IntoResponse, Redirect, Response},
 };
-use ops::accounts::SessionCaller;
+use ops::{Text, accounts::SessionCaller};
+use serde::{Deserialize, de::DeserializeOwned};
 
 use crate::Web;
 
@@ -54,37 +57,82 @@ pub(crate) fn same_secret(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// The signed-in person, or a redirect to the sign-in page (back to `here` afterwards).
-pub(crate) async fn person(
-    web: &Web,
-    headers: &HeaderMap,
-    here: &str,
-) -> Result<SessionCaller, Response> {
-    let to_sign_in = || {
-        let next = if here == "/" { String::new() } else { format!("?next={}", encode(here)) };
-        Redirect::to(&format!("/sign-in{next}")).into_response()
-    };
-    let Some(secret) = cookie(headers, SESSION_COOKIE) else { return Err(to_sign_in()) };
-    web.accounts.session(secret).await.map_err(|_| to_sign_in())
+/// The signed-in person, as handlers take it: without a live session the request is answered
+/// with a redirect to the sign-in page, which comes back here afterwards.
+pub(crate) struct SignedIn(pub(crate) SessionCaller);
+
+impl FromRequestParts<Web> for SignedIn {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, web: &Web) -> Result<Self, Response> {
+        // After signing in, a GET comes back to itself; a POST to the page its form was on.
+        let back = if parts.method == Method::GET {
+            parts.uri.path_and_query().map(|p| p.as_str().to_owned())
+        } else {
+            referring_path(&parts.headers)
+        };
+        signed_in_person(web, &parts.headers).await.map(SignedIn).map_err(|()| {
+            let next = match back.as_deref().map(|path| local_path(Some(path))) {
+                Some(path) if path != "/" => format!("?next={}", encode(path)),
+                _ => String::new(),
+            };
+            Redirect::to(&format!("/sign-in{next}")).into_response()
+        })
+    }
 }
 
-/// A form that carries only its CSRF token.
-#[derive(serde::Deserialize)]
-pub(crate) struct CsrfForm {
-    pub(crate) csrf: String,
+/// The person behind the request's session cookie.
+async fn signed_in_person(web: &Web, headers: &HeaderMap) -> Result<SessionCaller, ()> {
+    let secret = cookie(headers, SESSION_COOKIE).ok_or(())?;
+    web.accounts.session(secret).await.map_err(|_| ())
 }
 
-/// The signed-in person, with the form's CSRF token checked: the start of every POST.
-pub(crate) async fn checked(
-    web: &Web,
-    headers: &HeaderMap,
-    here: &str,
-    csrf: &str,
-) -> Result<SessionCaller, Response> {
-    let person = person(web, headers, here).await?;
-    check_csrf(web, &person, csrf)?;
-    Ok(person)
+/// The path of the page a form was posted from, when it is this site's.
+fn referring_path(headers: &HeaderMap) -> Option<String> {
+    let referer = headers.get(header::REFERER)?.to_str().ok()?;
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    let rest = referer.split_once("://")?.1.strip_prefix(host)?;
+    rest.starts_with('/').then(|| rest.to_owned())
 }
+
+/// A form posted by the signed-in person, its CSRF token checked before anything else is read:
+/// the start of every POST.
+pub(crate) struct Posted<T> {
+    pub(crate) person: SessionCaller,
+    pub(crate) form: T,
+}
+
+#[derive(Deserialize)]
+struct CsrfField {
+    #[serde(default)]
+    csrf: String,
+}
+
+impl<T: DeserializeOwned> FromRequest<Web> for Posted<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, web: &Web) -> Result<Self, Response> {
+        let (mut parts, body) = request.into_parts();
+        let SignedIn(person) = SignedIn::from_request_parts(&mut parts, web).await?;
+        let bytes = Bytes::from_request(Request::from_parts(parts, body), web)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let csrf = serde_urlencoded::from_bytes::<CsrfField>(&bytes).map(|f| f.csrf);
+        check_csrf(web, &person, csrf.as_deref().unwrap_or_default())?;
+        let form = serde_urlencoded::from_bytes(&bytes).map_err(|err| {
+            tracing::info!(error = %err, "a form did not fit its handler");
+            web.templates.refusal(
+                StatusCode::BAD_REQUEST,
+                &Text::new("This form is incomplete. Go back, reload the page and try again."),
+            )
+        })?;
+        Ok(Self { person, form })
+    }
+}
+
+/// A form with nothing but its CSRF token (delete, revoke, sign out).
+#[derive(Deserialize)]
+pub(crate) struct NoFields {}
 
 /// Refuses a form whose CSRF token is not the session's.
 pub(crate) fn check_csrf(
@@ -97,7 +145,9 @@ pub(crate) fn check_csrf(
     } else {
         Err(web.templates.refusal(
             StatusCode::FORBIDDEN,
-            "This form expired or did not come from Exhale. Go back, reload the page and try again.",
+            &Text::new(
+                "This form expired or did not come from Exhale. Go back, reload the page and try again.",
+            ),
         ))
     }
 }
@@ -112,7 +162,9 @@ pub(crate) fn check_form_token(
         Some(expected) if same_secret(expected, submitted) => Ok(()),
         _ => Err(web.templates.refusal(
             StatusCode::FORBIDDEN,
-            "This form expired or did not come from Exhale. Reload the page and try again.",
+            &Text::new(
+                "This form expired or did not come from Exhale. Reload the page and try again.",
+            ),
         )),
     }
 }

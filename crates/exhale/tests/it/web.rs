@@ -389,6 +389,8 @@ async fn a_subscription_is_created_deleted_after_confirmation_and_brought_back_b
         "{}",
         detail.body
     );
+    // The schedule form keeps the custom cycle rather than offering the first preset.
+    assert!(detail.body.contains(r#"<option value="custom" selected>"#), "{}", detail.body);
     let id: i64 = detail_path.rsplit('/').next().unwrap().parse().unwrap();
 
     let confirm = visitor.get(&format!("/subscriptions/{id}/delete")).await;
@@ -568,7 +570,7 @@ async fn a_token_made_on_the_web_is_shown_once_works_and_is_revoked_after_confir
             .as_i64()
             .unwrap();
     let confirm = ana.get(&format!("/settings/tokens/{id}/revoke")).await;
-    assert!(confirm.body.contains("Revoke this token?"), "{}", confirm.body);
+    assert!(confirm.body.contains("Revoke the token Kitchen tablet?"), "{}", confirm.body);
     assert_eq!(
         ask("list_subscriptions", json!({})).await.unwrap().status(),
         200,

@@ -6,14 +6,14 @@ use axum::{
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
-use ops::{OpError, accounts::NewHousehold};
+use ops::{OpError, Text, accounts::NewHousehold};
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
     Web,
     render::page_with_status,
-    session::{self, FORM_COOKIE, SESSION_COOKIE},
+    session::{self, FORM_COOKIE, NoFields, Posted, SESSION_COOKIE},
 };
 
 /// Renders a pre-session form with a fresh form token in a cookie and a hidden field.
@@ -52,8 +52,10 @@ pub(crate) async fn signed_in(web: &Web, caller: &ops::Caller, to: &str) -> Resp
         }
         Err(err) => {
             tracing::error!(error = %err.text().render(), "could not start a session");
-            web.templates
-                .refusal(StatusCode::INTERNAL_SERVER_ERROR, "Signing in failed; try again.")
+            web.templates.refusal(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                &Text::new("Signing in failed; try again."),
+            )
         }
     }
 }
@@ -68,7 +70,9 @@ fn setup_open(web: &Web, secret: &str) -> bool {
 fn setup_closed(web: &Web) -> Response {
     web.templates.refusal(
         StatusCode::NOT_FOUND,
-        "This setup link is not valid. If Exhale is already set up, sign in at /sign-in; otherwise use the link `exhale serve` printed when it started.",
+        &Text::new(
+            "This setup link is not valid. If Exhale is already set up, sign in at /sign-in; otherwise use the link `exhale serve` printed when it started.",
+        ),
     )
 }
 
@@ -197,15 +201,13 @@ pub(crate) async fn sign_in(
 pub(crate) async fn sign_out(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<session::CsrfForm>,
+    _: Posted<NoFields>,
 ) -> Response {
-    if let Err(refused) = session::checked(&web, &headers, "/", &form.csrf).await {
-        return refused;
-    }
     if let Some(secret) = session::cookie(&headers, SESSION_COOKIE) {
         let _ = web.accounts.end_session(secret).await;
     }
-    let mut response = crate::render::redirect_with_notice(&web, "/sign-in", "You are signed out.");
+    let mut response =
+        crate::render::redirect_with_notice(&web, "/sign-in", &Text::new("You are signed out."));
     response
         .headers_mut()
         .append(header::SET_COOKIE, session::set_cookie(&web, SESSION_COOKIE, "", Some(0)));

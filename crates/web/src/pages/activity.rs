@@ -2,26 +2,29 @@
 //! through a confirmation page built from the undo's dry run.
 
 use axum::{
-    Form,
     extract::{Path, Query, State},
     http::HeaderMap,
     response::Response,
 };
-use ops::Mode;
+use ops::{
+    Text,
+    activity::{ListActivity, ListActivityInput, Undo, UndoInput},
+    entities::ActorKind,
+};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::{
     Web,
-    pages::{Confirm, apply_and_go, call, confirm_page, live_page},
+    pages::{Confirm, apply_and_go, confirm_page, form, live_page},
     render::op_error,
-    session,
+    session::{Posted, SignedIn},
 };
 
 #[derive(Deserialize, Default)]
 pub(crate) struct ActivityQuery {
     cursor: Option<String>,
-    /// "person", "agent", "assistant" or "system".
+    /// Only changes by this kind of actor; empty for all.
     #[serde(default)]
     actor: String,
 }
@@ -29,20 +32,20 @@ pub(crate) struct ActivityQuery {
 pub(crate) async fn list(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Query(query): Query<ActivityQuery>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/activity").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
+    let actor_kind = match form::parsed::<ActorKind>("/actor_kind", &query.actor) {
+        Ok(kind) => kind,
+        Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    let mut input = json!({"limit": 50});
-    if let Some(cursor) = &query.cursor {
-        input["cursor"] = json!(cursor);
-    }
-    if !query.actor.is_empty() {
-        input["actor_kind"] = json!(query.actor);
-    }
-    match call(&web, &person, "list_activity", input, Mode::Apply).await {
+    let input = ListActivityInput {
+        limit: Some(50),
+        cursor: query.cursor,
+        actor_kind,
+        ..Default::default()
+    };
+    match web.call::<ListActivity>(&person, input).await {
         Ok(activity) => {
             live_page(
                 &web,
@@ -64,39 +67,42 @@ pub(crate) struct UndoQuery {
     batch: Option<String>,
 }
 
-fn undo_input(id: i64, batch: Option<&str>) -> Value {
-    match batch {
-        Some(batch) if !batch.is_empty() => json!({"batch_id": batch}),
-        _ => json!({"audit_ids": [id]}),
+fn undo_input(id: i64, batch: Option<&str>) -> UndoInput {
+    match batch.filter(|batch| !batch.is_empty()) {
+        Some(batch) => UndoInput { batch_id: Some(batch.to_owned()), ..Default::default() },
+        None => UndoInput { audit_ids: vec![id], ..Default::default() },
     }
 }
 
 pub(crate) async fn confirm_undo(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Path(id): Path<i64>,
     Query(query): Query<UndoQuery>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/activity").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let batch = query.batch.as_deref().filter(|b| !b.is_empty());
-    let confirm = Confirm {
+    let batch = query.batch.filter(|b| !b.is_empty());
+    let input = undo_input(id, batch.as_deref());
+    confirm_page::<Undo>(&web, &headers, &person, input, |_| Confirm {
         nav: "activity",
-        title: if batch.is_some() { "Undo these changes?" } else { "Undo this change?" },
-        explanation: "Exhale puts things back as they were before. The undo itself shows up in Activity and can be undone too.",
+        title: if batch.is_some() {
+            Text::new("Undo these changes?")
+        } else {
+            Text::new("Undo this change?")
+        },
+        explanation: Text::new(
+            "Exhale puts things back as they were before. The undo itself shows up in Activity and can be undone too.",
+        ),
         action: format!("/activity/{id}/undo"),
-        confirm_label: "Undo",
+        confirm_label: Text::new("Undo"),
         cancel: "/activity".into(),
-        hidden: batch.map_or(json!({}), |batch| json!({"batch": batch})),
-    };
-    confirm_page(&web, &headers, &person, "undo", undo_input(id, batch), confirm).await
+        hidden: batch.iter().map(|batch| ("batch".to_owned(), batch.clone())).collect(),
+    })
+    .await
 }
 
 #[derive(Deserialize)]
 pub(crate) struct UndoForm {
-    csrf: String,
     #[serde(default)]
     batch: Option<String>,
 }
@@ -105,12 +111,8 @@ pub(crate) async fn undo(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<UndoForm>,
+    Posted { person, form }: Posted<UndoForm>,
 ) -> Response {
-    let person = match session::checked(&web, &headers, "/activity", &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
-    };
     let input = undo_input(id, form.batch.as_deref());
-    apply_and_go(&web, &headers, &person, "undo", input, "/activity", "Undone.").await
+    apply_and_go::<Undo>(&web, &headers, &person, input, "/activity", Text::new("Undone.")).await
 }

@@ -6,21 +6,28 @@ use axum::{
     http::{HeaderMap, HeaderValue, header},
     response::{IntoResponse, Response},
 };
-use ops::{Mode, OpError, accounts::SessionCaller};
-use serde_json::{Value, json};
+use ops::{
+    Op, OpError,
+    access::ExportData,
+    accounts::SessionCaller,
+    charges::{Charge, ListCharges, ListChargesInput},
+    common::{MAX_PAGE, Page},
+    household::Empty,
+    subscriptions::{ListSubscriptions, ListSubscriptionsInput, Subscription},
+};
+use serde_json::json;
 
 use crate::{
     Web,
-    pages::call,
     render::{op_error, page},
-    session,
+    session::SignedIn,
 };
 
-pub(crate) async fn show(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/export").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
+pub(crate) async fn show(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
     page(&web, &headers, Some(&person), "export.html", json!({"nav": "export"}))
 }
 
@@ -35,12 +42,12 @@ fn download(filename: &str, content_type: &'static str, body: String) -> Respons
     response
 }
 
-pub(crate) async fn json_file(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/export").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    match call(&web, &person, "export_data", json!({}), Mode::Apply).await {
+pub(crate) async fn json_file(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
+    match web.call::<ExportData>(&person, Empty {}).await {
         Ok(export) => download(
             "exhale-export.json",
             "application/json",
@@ -50,15 +57,36 @@ pub(crate) async fn json_file(State(web): State<Web>, headers: HeaderMap) -> Res
     }
 }
 
+/// A list input that can ask for the next page.
+trait Paged: Default {
+    fn at(cursor: Option<String>) -> Self;
+}
+
+impl Paged for ListSubscriptionsInput {
+    fn at(cursor: Option<String>) -> Self {
+        Self { limit: Some(MAX_PAGE), cursor, ..Default::default() }
+    }
+}
+
+impl Paged for ListChargesInput {
+    fn at(cursor: Option<String>) -> Self {
+        Self { limit: Some(MAX_PAGE), cursor, ..Default::default() }
+    }
+}
+
 /// Every item of a paginated list op.
-async fn all_items(web: &Web, person: &SessionCaller, op: &str) -> Result<Vec<Value>, OpError> {
+async fn all_items<O, T>(web: &Web, person: &SessionCaller) -> Result<Vec<T>, OpError>
+where
+    O: Op<Output = Page<T>>,
+    O::Input: Paged,
+{
     let mut items = Vec::new();
-    let mut input = json!({"limit": ops::common::MAX_PAGE});
+    let mut cursor = None;
     loop {
-        let page = call(web, person, op, input.clone(), Mode::Apply).await?;
-        items.extend(page["items"].as_array().cloned().unwrap_or_default());
-        match page["next_cursor"].as_str() {
-            Some(cursor) => input["cursor"] = json!(cursor),
+        let page = web.call::<O>(person, O::Input::at(cursor)).await?;
+        items.extend(page.items);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
             None => return Ok(items),
         }
     }
@@ -66,21 +94,11 @@ async fn all_items(web: &Web, person: &SessionCaller, op: &str) -> Result<Vec<Va
 
 /// One CSV field: quoted when it holds a separator, a quote or a line break; a leading
 /// `=`, `+`, `-` or `@` is neutralised so a spreadsheet does not run it as a formula.
-fn field(value: &Value) -> String {
-    let text = match value {
-        Value::Null => String::new(),
-        Value::String(text) => text.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|i| i.as_str().map_or(i.to_string(), str::to_owned))
-            .collect::<Vec<_>>()
-            .join("; "),
-        other => other.to_string(),
-    };
+fn field(text: &str) -> String {
     let text = if text.starts_with(['=', '+', '-', '@']) && text.parse::<f64>().is_err() {
         format!("'{text}")
     } else {
-        text
+        text.to_owned()
     };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
@@ -89,81 +107,83 @@ fn field(value: &Value) -> String {
     }
 }
 
-/// A CSV with one column per (header, JSON pointer into each row).
-fn csv(columns: &[(&str, &str)], rows: &[Value]) -> String {
+/// A CSV column: its header, and what it shows of a row.
+type Column<T> = (&'static str, fn(&T) -> String);
+
+/// A CSV with one column per [`Column`].
+fn csv<T>(columns: &[Column<T>], rows: &[T]) -> String {
     let mut out = columns.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(",");
     out.push_str("\r\n");
     for row in rows {
-        let fields =
-            columns.iter().map(|(_, pointer)| field(row.pointer(pointer).unwrap_or(&Value::Null)));
+        let fields = columns.iter().map(|(_, value)| field(&value(row)));
         out.push_str(&fields.collect::<Vec<_>>().join(","));
         out.push_str("\r\n");
     }
     out
 }
 
-pub(crate) async fn subscriptions_csv(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/export").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let rows = match all_items(&web, &person, "list_subscriptions").await {
+pub(crate) async fn subscriptions_csv(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
+    let rows = match all_items::<ListSubscriptions, _>(&web, &person).await {
         Ok(rows) => rows,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    let columns = [
-        ("id", "/id"),
-        ("name", "/name"),
-        ("status", "/status"),
-        ("amount", "/price/amount"),
-        ("currency", "/price/currency"),
-        ("cycle", "/cycle/description"),
-        ("next_charge_on", "/next_charge_on"),
-        ("monthly", "/monthly/amount"),
-        ("yearly", "/yearly/amount"),
-        ("category", "/category/name"),
-        ("payment_method", "/payment_method/name"),
-        ("tags", "/tags"),
-        ("owner", "/owner/name"),
+    let columns: [Column<Subscription>; 13] = [
+        ("id", |s| s.id.to_string()),
+        ("name", |s| s.name.clone()),
+        ("status", |s| s.status.to_string()),
+        ("amount", |s| s.price.amount.clone()),
+        ("currency", |s| s.price.currency.to_string()),
+        ("cycle", |s| s.cycle.description.clone()),
+        ("next_charge_on", |s| s.next_charge_on.map(|d| d.to_string()).unwrap_or_default()),
+        ("monthly", |s| s.monthly.amount.clone()),
+        ("yearly", |s| s.yearly.amount.clone()),
+        ("category", |s| s.category.as_ref().map(|c| c.name.clone()).unwrap_or_default()),
+        ("payment_method", |s| {
+            s.payment_method.as_ref().map(|m| m.name.clone()).unwrap_or_default()
+        }),
+        ("tags", |s| s.tags.join("; ")),
+        ("owner", |s| s.owner.name.clone()),
     ];
     download("exhale-subscriptions.csv", "text/csv; charset=utf-8", csv(&columns, &rows))
 }
 
-pub(crate) async fn charges_csv(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/export").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let rows = match all_items(&web, &person, "list_charges").await {
+pub(crate) async fn charges_csv(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
+    let rows = match all_items::<ListCharges, _>(&web, &person).await {
         Ok(rows) => rows,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    let columns = [
-        ("id", "/id"),
-        ("subscription", "/subscription/name"),
-        ("charged_on", "/charged_on"),
-        ("amount", "/amount/amount"),
-        ("currency", "/amount/currency"),
-        ("status", "/status"),
-        ("note", "/note"),
+    let columns: [Column<Charge>; 7] = [
+        ("id", |c| c.id.to_string()),
+        ("subscription", |c| c.subscription.name.clone()),
+        ("charged_on", |c| c.charged_on.to_string()),
+        ("amount", |c| c.amount.amount.clone()),
+        ("currency", |c| c.amount.currency.to_string()),
+        ("status", |c| c.status.to_string()),
+        ("note", |c| c.note.clone().unwrap_or_default()),
     ];
     download("exhale-charges.csv", "text/csv; charset=utf-8", csv(&columns, &rows))
 }
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::field;
 
     #[test]
     fn csv_fields_are_quoted_and_formulas_neutralised() {
-        assert_eq!(field(&json!("plain")), "plain");
-        assert_eq!(field(&json!("a, b")), "\"a, b\"");
-        assert_eq!(field(&json!("say \"hi\"")), "\"say \"\"hi\"\"\"");
-        assert_eq!(field(&json!("=HYPERLINK(\"x\")")), "\"'=HYPERLINK(\"\"x\"\")\"");
-        assert_eq!(field(&json!("-12.50")), "-12.50", "a negative number stays a number");
-        assert_eq!(field(&json!(["family", "music"])), "family; music");
-        assert_eq!(field(&json!(null)), "");
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a, b"), "\"a, b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(field("-12.50"), "-12.50", "a negative number stays a number");
+        assert_eq!(field("family; music"), "family; music");
+        assert_eq!(field(""), "");
     }
 }

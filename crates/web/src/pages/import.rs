@@ -3,19 +3,27 @@
 //! (the dry run of `import_subscriptions`), and confirm.
 
 use axum::{
-    Form,
     extract::{Multipart, State},
     http::{HeaderMap, StatusCode},
     response::Response,
 };
-use ops::{Mode, OpError, accounts::SessionCaller, import::MAX_STATEMENT_BYTES};
+use ops::{
+    Mode, OpError, Text,
+    accounts::SessionCaller,
+    household::Empty,
+    import::{
+        ImportCharge, ImportItem, ImportSubscriptions, ImportSubscriptionsInput,
+        MAX_STATEMENT_BYTES, ParseStatement, ParseStatementInput,
+    },
+    organise::ListCategories,
+};
 use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{call, subscriptions::CYCLES},
-    render::{op_error, page, page_with_status, redirect_with_notice},
-    session,
+    pages::{form, subscriptions::cycle_options},
+    render::{op_error, page, page_with_status, redirect_with_notice, say},
+    session::{self, Posted, SignedIn},
 };
 
 fn upload_page(
@@ -30,46 +38,36 @@ fn upload_page(
     page_with_status(web, headers, Some(person), status, "import.html", &mut data)
 }
 
-pub(crate) async fn show(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/import").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
+pub(crate) async fn show(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
     upload_page(&web, &headers, &person, StatusCode::OK, None)
 }
 
 /// The uploaded file and the form's CSRF token.
-async fn read_upload(mut form: Multipart) -> Result<(String, Vec<u8>), String> {
+async fn read_upload(mut form: Multipart) -> Result<(String, Vec<u8>), Text> {
     let (mut csrf, mut file) = (String::new(), None);
-    while let Some(field) =
-        form.next_field().await.map_err(|err| format!("The upload broke off: {err}"))?
-    {
+    let broke_off = || Text::new("The file is too large or the upload broke off.");
+    while let Some(field) = form.next_field().await.map_err(|_| broke_off())? {
         match field.name() {
-            Some("csrf") => csrf = field.text().await.map_err(|err| err.to_string())?,
-            Some("statement") => {
-                file = Some(
-                    field
-                        .bytes()
-                        .await
-                        .map_err(|_| "The file is too large or the upload broke off.".to_owned())?,
-                )
-            }
+            Some("csrf") => csrf = field.text().await.map_err(|_| broke_off())?,
+            Some("statement") => file = Some(field.bytes().await.map_err(|_| broke_off())?),
             _ => {}
         }
     }
-    let file = file.filter(|f| !f.is_empty()).ok_or("Choose the export file first.")?;
+    let file =
+        file.filter(|f| !f.is_empty()).ok_or_else(|| Text::new("Choose the export file first."))?;
     Ok((csrf, file.to_vec()))
 }
 
 pub(crate) async fn upload(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     form: Multipart,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/import").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
     let (csrf, bytes) = match read_upload(form).await {
         Ok(upload) => upload,
         Err(message) => {
@@ -78,22 +76,18 @@ pub(crate) async fn upload(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Some(message),
+                Some(say(&message)),
             );
         }
     };
     if let Err(refused) = session::check_csrf(&web, &person, &csrf) {
         return refused;
     }
-    let parsed = match call(
-        &web,
-        &person,
-        "parse_statement",
-        json!({"content_base64": ops::import::encode_base64(&bytes)}),
-        Mode::Apply,
-    )
-    .await
-    {
+    let input = ParseStatementInput {
+        content_base64: Some(ops::import::encode_base64(&bytes)),
+        ..Default::default()
+    };
+    let parsed = match web.call::<ParseStatement>(&person, input).await {
         Ok(parsed) => parsed,
         Err(err @ OpError::InvalidInput { .. }) => {
             return upload_page(
@@ -106,36 +100,23 @@ pub(crate) async fn upload(
         }
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    let categories = match call(&web, &person, "list_categories", json!({}), Mode::Apply).await {
-        Ok(categories) => categories["items"].clone(),
+    let categories = match web.call::<ListCategories>(&person, Empty {}).await {
+        Ok(categories) => categories.items,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
     // Each candidate's charges travel with the form, as JSON in a hidden field.
-    let candidates: Vec<Value> = parsed["candidates"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|c| {
-            let mut row = c.clone();
-            row["charges_json"] = json!(
-                c["charges"]
-                    .as_array()
-                    .map(|charges| {
-                        charges
-                            .iter()
-                            .map(|ch| json!({"date": ch["date"], "amount": ch["amount"]["amount"]}))
-                            .collect::<Vec<_>>()
-                    })
-                    .map(|charges| Value::Array(charges).to_string())
-            );
+    let candidates: Vec<Value> = parsed
+        .candidates
+        .iter()
+        .map(|candidate| {
+            let mut row = json!(candidate);
+            row["charges_json"] =
+                json!(serde_json::to_string(&candidate.import_item().charges).unwrap_or_default());
             row
         })
         .collect();
-    let cycles: Vec<Value> = CYCLES
-        .iter()
-        .filter(|(v, _)| *v != "custom")
-        .map(|(value, label)| json!({"value": value, "label": label}))
-        .collect();
+    let mut cycles = cycle_options();
+    cycles.retain(|cycle| cycle["value"] != "custom");
     page(
         &web,
         &headers,
@@ -146,25 +127,29 @@ pub(crate) async fn upload(
 }
 
 /// The ticked rows of the review form as `import_subscriptions` items.
-fn items(pairs: &[(String, String)]) -> Vec<Value> {
+fn items(pairs: &[(String, String)]) -> Result<Vec<ImportItem>, OpError> {
     let value = |key: String| {
-        pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| v.trim().to_owned()).unwrap_or_default()
+        pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| v.trim()).unwrap_or_default()
     };
     pairs
         .iter()
         .filter_map(|(key, _)| key.strip_prefix("pick_"))
         .map(|i| {
-            let mut item = json!({
-                "name": value(format!("name_{i}")),
-                "amount": value(format!("amount_{i}")),
-                "currency": value(format!("currency_{i}")),
-                "cycle": value(format!("cycle_{i}")),
-                "charges": serde_json::from_str::<Value>(&value(format!("charges_{i}"))).unwrap_or(json!([])),
-            });
-            if let Ok(id) = value(format!("category_{i}")).parse::<i64>() {
-                item["category_id"] = json!(id);
-            }
-            item
+            let cycle = form::cycle(value(format!("cycle_{i}")), "", "")?.ok_or_else(|| {
+                OpError::invalid("/cycle", Text::new("Choose how often it is charged."))
+            })?;
+            // The charges the review page was given; anything else is refused by the op.
+            let charges: Vec<ImportCharge> =
+                serde_json::from_str(value(format!("charges_{i}"))).unwrap_or_default();
+            Ok(ImportItem {
+                name: value(format!("name_{i}")).to_owned(),
+                amount: value(format!("amount_{i}")).to_owned(),
+                currency: form::text(value(format!("currency_{i}"))),
+                cycle,
+                category_id: form::id(value(format!("category_{i}"))),
+                payment_method_id: None,
+                charges,
+            })
         })
         .collect()
 }
@@ -172,26 +157,25 @@ fn items(pairs: &[(String, String)]) -> Vec<Value> {
 pub(crate) async fn apply(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(pairs): Form<Vec<(String, String)>>,
+    Posted { person, form: pairs }: Posted<Vec<(String, String)>>,
 ) -> Response {
     let field = |key: &str| {
         pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or_default()
     };
-    let person = match session::checked(&web, &headers, "/import", field("csrf")).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
+    let items = match items(&pairs) {
+        Ok(items) => items,
+        Err(err) => return refused(&web, &headers, &person, err),
     };
-    let items = items(&pairs);
     if items.is_empty() {
         return redirect_with_notice(
             &web,
             "/import",
-            "Nothing was ticked, so nothing was imported.",
+            &Text::new("Nothing was ticked, so nothing was imported."),
         );
     }
-    let input = json!({"items": items});
+    let input = ImportSubscriptionsInput { items };
     if field("confirmed") != "yes" {
-        return match call(&web, &person, "import_subscriptions", input, Mode::DryRun).await {
+        return match web.write::<ImportSubscriptions>(&person, input, Mode::DryRun).await {
             Ok(preview) => {
                 let mut hidden: Vec<Value> = pairs
                     .iter()
@@ -206,12 +190,12 @@ pub(crate) async fn apply(
                     "confirm.html",
                     json!({
                         "nav": "import",
-                        "title": "Import these subscriptions?",
-                        "explanation": "Each starts at its first charge in the statement, with the prices it showed. Activity has Undo for the whole import.",
-                        "changes": preview["changes"],
+                        "title": say(&Text::new("Import these subscriptions?")),
+                        "explanation": say(&Text::new("Each starts at its first charge in the statement, with the prices it showed. Activity has Undo for the whole import.")),
+                        "changes": preview.receipt.changes,
                         "action": "/import/apply",
-                        "hidden_list": hidden,
-                        "confirm_label": "Import",
+                        "hidden": hidden,
+                        "confirm_label": say(&Text::new("Import")),
                         "cancel": "/import",
                     }),
                 )
@@ -219,17 +203,17 @@ pub(crate) async fn apply(
             Err(err) => refused(&web, &headers, &person, err),
         };
     }
-    match call(&web, &person, "import_subscriptions", input, Mode::Apply).await {
+    match web.call::<ImportSubscriptions>(&person, input).await {
         Ok(result) => {
-            let created = result["created"].as_array().map_or(0, Vec::len);
-            let skipped = result["skipped"].as_array().map_or(0, Vec::len);
-            let notice = if skipped > 0 {
-                format!(
-                    "Imported {created}; {skipped} already existed. Activity has Undo for the whole import."
-                )
+            let notice = if result.skipped.is_empty() {
+                Text::new("Imported {created}. Activity has Undo for the whole import.")
             } else {
-                format!("Imported {created}. Activity has Undo for the whole import.")
-            };
+                Text::new(
+                    "Imported {created}; {skipped} already existed. Activity has Undo for the whole import.",
+                )
+                .with("skipped", result.skipped.len())
+            }
+            .with("created", result.created.len());
             redirect_with_notice(&web, "/subscriptions", &notice)
         }
         Err(err) => refused(&web, &headers, &person, err),

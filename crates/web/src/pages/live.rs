@@ -7,26 +7,30 @@ use std::{convert::Infallible, time::Duration};
 
 use axum::{
     extract::{Query, State},
-    http::HeaderMap,
     response::{
         IntoResponse, Response,
         sse::{Event, KeepAlive, Sse},
     },
 };
 use futures_util::{StreamExt as _, stream};
-use ops::{Heard, Mode, accounts::SessionCaller};
+use ops::{
+    Heard,
+    accounts::SessionCaller,
+    activity::{ListActivity, ListActivityInput},
+};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{Web, pages::call, session};
+use crate::{Web, session::SignedIn};
 
 /// The newest activity entry the person can see: pages carry it, so `/events` can tell them
 /// about a change made between rendering the page and opening the stream.
 pub(crate) async fn newest_change(web: &Web, person: &SessionCaller) -> i64 {
-    call(web, person, "list_activity", json!({"limit": 1}), Mode::Apply)
+    let input = ListActivityInput { limit: Some(1), ..Default::default() };
+    web.call::<ListActivity>(person, input)
         .await
         .ok()
-        .and_then(|activity| activity["items"][0]["id"].as_i64())
+        .and_then(|activity| activity.items.first().map(|entry| entry.id))
         .unwrap_or(0)
 }
 
@@ -37,13 +41,9 @@ pub(crate) struct Since {
 
 pub(crate) async fn events(
     State(web): State<Web>,
-    headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Query(since): Query<Since>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
     // Subscribe first, then look back: a change lands in one or the other, never in neither.
     let feed = web.catalog.subscribe(&person.caller);
     let missed = match since.since {

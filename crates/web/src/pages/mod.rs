@@ -1,10 +1,13 @@
-//! One module per area of the web app; each handler reads the session, calls ops as the
-//! signed-in person and renders a template.
+//! One module per area of the web app; each handler takes the signed-in person (`SignedIn`, or
+//! `Posted` for a form), calls typed ops as that person and renders a template. What every
+//! area shares is here: typed calls, form fields into op inputs, live pages, and the
+//! confirmation page of a destructive op.
 
 pub(crate) mod account;
 pub(crate) mod activity;
 pub(crate) mod assets;
 pub(crate) mod export;
+pub(crate) mod form;
 pub(crate) mod import;
 pub(crate) mod live;
 pub(crate) mod organise;
@@ -15,23 +18,34 @@ pub(crate) mod subscriptions;
 pub(crate) mod tokens;
 
 use axum::{http::HeaderMap, response::Response};
-use ops::{Mode, OpError, accounts::SessionCaller};
+use ops::{Mode, Op, OpError, Text, Written, accounts::SessionCaller};
 use serde_json::{Value, json};
 
 use crate::{
     Web,
-    render::{self, op_error, redirect_with_notice},
+    render::{self, op_error, redirect_with_notice, say},
 };
 
-/// Calls an op as the signed-in person.
-pub(crate) async fn call(
-    web: &Web,
-    session: &SessionCaller,
-    op: &str,
-    input: Value,
-    mode: Mode,
-) -> Result<Value, OpError> {
-    web.catalog.call_json(&session.caller, op, input, mode).await
+impl Web {
+    /// Calls an op as the signed-in person (a read, or a write whose receipt is not needed).
+    pub(crate) async fn call<O: Op>(
+        &self,
+        person: &SessionCaller,
+        input: O::Input,
+    ) -> Result<O::Output, OpError> {
+        ops::call::<O>(self.catalog.as_ref(), &person.caller, &input, Mode::Apply).await
+    }
+
+    /// Applies a write as the signed-in person, or previews it (`Mode::DryRun`), with its
+    /// receipt.
+    pub(crate) async fn write<O: Op>(
+        &self,
+        person: &SessionCaller,
+        input: O::Input,
+        mode: Mode,
+    ) -> Result<Written<O::Output>, OpError> {
+        ops::call_write::<O>(self.catalog.as_ref(), &person.caller, &input, mode).await
+    }
 }
 
 /// Renders a page that refreshes itself when something changes (see `live.rs`).
@@ -47,63 +61,68 @@ pub(crate) async fn live_page(
     render::page(web, headers, Some(person), name, data)
 }
 
-/// What the confirmation page of a destructive op says. `{name}` in the title becomes the
-/// dry run's `name`, when it has one.
-pub(crate) struct Confirm<'a> {
-    pub(crate) nav: &'a str,
-    pub(crate) title: &'a str,
-    pub(crate) explanation: &'a str,
+/// What the confirmation page of a destructive op says.
+pub(crate) struct Confirm {
+    pub(crate) nav: &'static str,
+    pub(crate) title: Text,
+    pub(crate) explanation: Text,
     /// Where the page posts to apply the change.
     pub(crate) action: String,
-    pub(crate) confirm_label: &'a str,
+    pub(crate) confirm_label: Text,
     pub(crate) cancel: String,
-    /// Fields posted back with the confirmation.
-    pub(crate) hidden: Value,
+    /// Fields posted back with the confirmation, as (name, value) pairs.
+    pub(crate) hidden: Vec<(String, String)>,
 }
 
-/// The confirmation page of `op`, built from its dry run: nothing changes until the person
-/// confirms.
-pub(crate) async fn confirm_page(
+/// The confirmation page of `O`, built from its dry run: nothing changes until the person
+/// confirms. `title` may name what the dry run found (the subscription's name).
+pub(crate) async fn confirm_page<O: Op>(
     web: &Web,
     headers: &HeaderMap,
     person: &SessionCaller,
-    op: &str,
-    input: Value,
-    confirm: Confirm<'_>,
+    input: O::Input,
+    confirm: impl FnOnce(&O::Output) -> Confirm,
 ) -> Response {
-    match call(web, person, op, input, Mode::DryRun).await {
-        Ok(preview) => render::page(
-            web,
-            headers,
-            Some(person),
-            "confirm.html",
-            json!({
-                "nav": confirm.nav,
-                "title": confirm.title.replace("{name}", preview["name"].as_str().unwrap_or_default()),
-                "explanation": confirm.explanation,
-                "changes": preview["changes"],
-                "action": confirm.action,
-                "hidden": confirm.hidden,
-                "confirm_label": confirm.confirm_label,
-                "cancel": confirm.cancel,
-            }),
-        ),
+    match web.write::<O>(person, input, Mode::DryRun).await {
+        Ok(preview) => {
+            let confirm = confirm(&preview.output);
+            let hidden: Vec<Value> = confirm
+                .hidden
+                .iter()
+                .map(|(name, value)| json!({"name": name, "value": value}))
+                .collect();
+            render::page(
+                web,
+                headers,
+                Some(person),
+                "confirm.html",
+                json!({
+                    "nav": confirm.nav,
+                    "title": say(&confirm.title),
+                    "explanation": say(&confirm.explanation),
+                    "changes": preview.receipt.changes,
+                    "action": confirm.action,
+                    "hidden": hidden,
+                    "confirm_label": say(&confirm.confirm_label),
+                    "cancel": confirm.cancel,
+                }),
+            )
+        }
         Err(err) => op_error(web, headers, person, &err),
     }
 }
 
-/// Applies `op` and goes to `to` with `notice`, or shows why it could not.
-pub(crate) async fn apply_and_go(
+/// Applies `O` and goes to `to` with `notice`, or shows why it could not.
+pub(crate) async fn apply_and_go<O: Op>(
     web: &Web,
     headers: &HeaderMap,
     person: &SessionCaller,
-    op: &str,
-    input: Value,
+    input: O::Input,
     to: &str,
-    notice: &str,
+    notice: Text,
 ) -> Response {
-    match call(web, person, op, input, Mode::Apply).await {
-        Ok(_) => redirect_with_notice(web, to, notice),
+    match web.call::<O>(person, input).await {
+        Ok(_) => redirect_with_notice(web, to, &notice),
         Err(err) => op_error(web, headers, person, &err),
     }
 }

@@ -3,82 +3,22 @@
 //! op's dry run, which posts the same fields back with `confirmed`.
 
 use axum::{
-    Form,
     extract::{Path, State},
     http::{HeaderMap, StatusCode},
     response::Response,
 };
-use ops::{Mode, OpError, accounts::SessionCaller};
+use ops::{
+    Mode, Op, OpError, Text, accounts::SessionCaller, common::Patch, entities::PaymentMethodKind,
+    household::Empty, organise::*,
+};
 use serde_json::{Map, Value, json};
 
 use crate::{
     Web,
-    pages::call,
-    render::{op_error, page, page_with_status, redirect_with_notice},
-    session,
+    pages::form,
+    render::{op_error, page, page_with_status, redirect_with_notice, say},
+    session::{Posted, SignedIn},
 };
-
-/// How a form field becomes an op input field.
-#[derive(Clone, Copy)]
-enum Field {
-    /// Text, left out when empty.
-    Text(&'static str),
-    /// A whole number, left out when empty.
-    Id(&'static str),
-    /// One id from the form as a one-element list under another name.
-    IdList(&'static str, &'static str),
-}
-
-struct Action {
-    op: &'static str,
-    fields: &'static [Field],
-    done: &'static str,
-}
-
-const ACTIONS: &[Action] = &[
-    Action {
-        op: "create_category",
-        fields: &[Field::Text("name"), Field::Text("emoji")],
-        done: "Added the category.",
-    },
-    Action {
-        op: "update_category",
-        fields: &[Field::Id("id"), Field::Text("name")],
-        done: "Renamed the category.",
-    },
-    Action { op: "delete_category", fields: &[Field::Id("id")], done: "Deleted the category." },
-    Action {
-        op: "merge_categories",
-        fields: &[Field::IdList("source_id", "source_ids"), Field::Id("target_id")],
-        done: "Merged the categories.",
-    },
-    Action {
-        op: "create_payment_method",
-        fields: &[
-            Field::Text("name"),
-            Field::Text("kind"),
-            Field::Text("last4"),
-            Field::Text("expires"),
-        ],
-        done: "Added the payment method.",
-    },
-    Action {
-        op: "update_payment_method",
-        fields: &[Field::Id("id"), Field::Text("name")],
-        done: "Renamed the payment method.",
-    },
-    Action {
-        op: "delete_payment_method",
-        fields: &[Field::Id("id")],
-        done: "Deleted the payment method.",
-    },
-    Action {
-        op: "rename_tag",
-        fields: &[Field::Text("from"), Field::Text("to")],
-        done: "Renamed the tag.",
-    },
-    Action { op: "delete_tag", fields: &[Field::Text("name")], done: "Deleted the tag." },
-];
 
 async fn organise_page(
     web: &Web,
@@ -88,9 +28,9 @@ async fn organise_page(
     error: Option<String>,
 ) -> Response {
     let (categories, methods, tags) = tokio::join!(
-        call(web, person, "list_categories", json!({}), Mode::Apply),
-        call(web, person, "list_payment_methods", json!({}), Mode::Apply),
-        call(web, person, "list_tags", json!({}), Mode::Apply),
+        web.call::<ListCategories>(person, Empty {}),
+        web.call::<ListPaymentMethods>(person, Empty {}),
+        web.call::<ListTags>(person, Empty {}),
     );
     let (categories, methods, tags) = match (categories, methods, tags) {
         (Ok(c), Ok(m), Ok(t)) => (c, m, t),
@@ -100,113 +40,172 @@ async fn organise_page(
     };
     let mut data = json!({
         "nav": "organise",
-        "categories": categories["items"],
-        "payment_methods": methods["items"],
-        "tags": tags["items"],
+        "categories": categories.items,
+        "payment_methods": methods.items,
+        "tags": tags.items,
         "error": error,
     });
     page_with_status(web, headers, Some(person), status, "organise.html", &mut data)
 }
 
-pub(crate) async fn show(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/organise").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
+pub(crate) async fn show(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
     organise_page(&web, &headers, &person, StatusCode::OK, None).await
 }
 
+/// A field of the posted form, trimmed.
 fn text<'a>(form: &'a Map<String, Value>, key: &str) -> &'a str {
     form.get(key).and_then(Value::as_str).map(str::trim).unwrap_or_default()
-}
-
-fn input(action: &Action, form: &Map<String, Value>) -> Value {
-    let mut input = Map::new();
-    for field in action.fields {
-        match *field {
-            Field::Text(key) if !text(form, key).is_empty() => {
-                input.insert(key.into(), json!(text(form, key)));
-            }
-            Field::Id(key) => {
-                if let Ok(id) = text(form, key).parse::<i64>() {
-                    input.insert(key.into(), json!(id));
-                }
-            }
-            Field::IdList(key, into) => {
-                if let Ok(id) = text(form, key).parse::<i64>() {
-                    input.insert(into.into(), json!([id]));
-                }
-            }
-            Field::Text(_) => {}
-        }
-    }
-    Value::Object(input)
 }
 
 pub(crate) async fn act(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(op): Path<String>,
-    Form(form): Form<Map<String, Value>>,
+    Posted { person, form: fields }: Posted<Map<String, Value>>,
 ) -> Response {
-    let person = match session::checked(&web, &headers, "/organise", text(&form, "csrf")).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
-    };
-    let Some(action) = ACTIONS.iter().find(|action| action.op == op) else {
-        return web.templates.refusal(StatusCode::NOT_FOUND, "There is no such action.");
-    };
-    let input = input(action, &form);
-    // Destructive ops (the catalog says which) are confirmed first, from their dry run.
-    let destructive = ops::find(action.op).is_some_and(|meta| meta.info.hints.destructive);
-    if destructive && text(&form, "confirmed") != "yes" {
-        return match call(&web, &person, action.op, input, Mode::DryRun).await {
-            Ok(preview) => {
-                let mut hidden: Map<String, Value> = form
-                    .iter()
-                    .filter(|(key, _)| key.as_str() != "csrf")
-                    .map(|(key, value)| (key.clone(), value.clone()))
-                    .collect();
-                hidden.insert("confirmed".into(), json!("yes"));
-                page(
-                    &web,
-                    &headers,
-                    Some(&person),
-                    "confirm.html",
-                    json!({
-                        "nav": "organise",
-                        "title": "Are you sure?",
-                        "explanation": "Subscriptions keep everything else. You can undo this from Activity.",
-                        "changes": preview["changes"],
-                        "action": format!("/organise/do/{op}"),
-                        "hidden": hidden,
-                        "confirm_label": "Yes, do it",
-                        "cancel": "/organise",
-                    }),
-                )
-            }
-            Err(err) => refused(&web, &headers, &person, err).await,
-        };
-    }
-    match call(&web, &person, action.op, input, Mode::Apply).await {
-        Ok(_) => redirect_with_notice(&web, "/organise", action.done),
-        Err(err) => refused(&web, &headers, &person, err).await,
+    let id = || form::id(text(&fields, "id")).unwrap_or_default();
+    let name = || text(&fields, "name").to_owned();
+    let on = Page { web: &web, headers: &headers, person: &person, fields: &fields, op: &op };
+    match op.as_str() {
+        "create_category" => {
+            let input = CreateCategoryInput {
+                name: name(),
+                emoji: form::text(text(&fields, "emoji")),
+                colour: None,
+            };
+            on.run::<CreateCategory>(Ok(input), Text::new("Added the category.")).await
+        }
+        "update_category" => {
+            let input =
+                UpdateCategoryInput { id: id(), name: Some(name()), emoji: None, colour: None };
+            on.run::<UpdateCategory>(Ok(input), Text::new("Renamed the category.")).await
+        }
+        "delete_category" => {
+            let input = DeleteCategoryInput { id: id(), move_to_id: None };
+            on.run::<DeleteCategory>(Ok(input), Text::new("Deleted the category.")).await
+        }
+        "merge_categories" => {
+            let input = MergeCategoriesInput {
+                source_ids: form::id(text(&fields, "source_id")).into_iter().collect(),
+                target_id: form::id(text(&fields, "target_id")).unwrap_or_default(),
+            };
+            on.run::<MergeCategories>(Ok(input), Text::new("Merged the categories.")).await
+        }
+        "create_payment_method" => {
+            let input =
+                form::parsed::<PaymentMethodKind>("/kind", text(&fields, "kind")).map(|kind| {
+                    CreatePaymentMethodInput {
+                        name: name(),
+                        kind,
+                        last4: form::text(text(&fields, "last4")),
+                        expires: form::text(text(&fields, "expires")),
+                        visibility: None,
+                    }
+                });
+            on.run::<CreatePaymentMethod>(input, Text::new("Added the payment method.")).await
+        }
+        "update_payment_method" => {
+            let input = UpdatePaymentMethodInput {
+                id: id(),
+                name: Some(name()),
+                kind: None,
+                last4: Patch::Keep,
+                expires: Patch::Keep,
+                visibility: None,
+            };
+            on.run::<UpdatePaymentMethod>(Ok(input), Text::new("Renamed the payment method.")).await
+        }
+        "delete_payment_method" => {
+            let input = ops::household::IdInput { id: id() };
+            on.run::<DeletePaymentMethod>(Ok(input), Text::new("Deleted the payment method.")).await
+        }
+        "rename_tag" => {
+            let input = RenameTagInput {
+                from: text(&fields, "from").to_owned(),
+                to: text(&fields, "to").to_owned(),
+            };
+            on.run::<RenameTag>(Ok(input), Text::new("Renamed the tag.")).await
+        }
+        "delete_tag" => {
+            on.run::<DeleteTag>(Ok(DeleteTagInput { name: name() }), Text::new("Deleted the tag."))
+                .await
+        }
+        _ => web.templates.refusal(StatusCode::NOT_FOUND, &Text::new("There is no such action.")),
     }
 }
 
-/// The page again with the op's message, or the error page for what is not the form's fault.
-async fn refused(web: &Web, headers: &HeaderMap, person: &SessionCaller, err: OpError) -> Response {
-    match err {
-        OpError::InvalidInput { .. } | OpError::Conflict { .. } => {
-            organise_page(
-                web,
-                headers,
-                person,
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Some(err.text().render()),
-            )
-            .await
+/// One posted form of the page and what it needs to answer.
+struct Page<'a> {
+    web: &'a Web,
+    headers: &'a HeaderMap,
+    person: &'a SessionCaller,
+    fields: &'a Map<String, Value>,
+    op: &'a str,
+}
+
+impl Page<'_> {
+    /// Applies `O` and comes back with `done`; a destructive op (the catalog says which) first
+    /// shows what would change, from its dry run, with the same fields to post back confirmed.
+    async fn run<O: Op>(&self, input: Result<O::Input, OpError>, done: Text) -> Response {
+        let input = match input {
+            Ok(input) => input,
+            Err(err) => return self.refused(err).await,
+        };
+        if O::INFO.hints.destructive && text(self.fields, "confirmed") != "yes" {
+            return match self.web.write::<O>(self.person, input, Mode::DryRun).await {
+                Ok(preview) => {
+                    let mut hidden: Vec<Value> = self
+                        .fields
+                        .iter()
+                        .filter(|(key, _)| key.as_str() != "csrf")
+                        .map(|(name, value)| json!({"name": name, "value": value}))
+                        .collect();
+                    hidden.push(json!({"name": "confirmed", "value": "yes"}));
+                    page(
+                        self.web,
+                        self.headers,
+                        Some(self.person),
+                        "confirm.html",
+                        json!({
+                            "nav": "organise",
+                            "title": say(&Text::new("Are you sure?")),
+                            "explanation": say(&Text::new("Subscriptions keep everything else. You can undo this from Activity.")),
+                            "changes": preview.receipt.changes,
+                            "action": format!("/organise/do/{}", self.op),
+                            "hidden": hidden,
+                            "confirm_label": say(&Text::new("Yes, do it")),
+                            "cancel": "/organise",
+                        }),
+                    )
+                }
+                Err(err) => self.refused(err).await,
+            };
         }
-        err => op_error(web, headers, person, &err),
+        match self.web.call::<O>(self.person, input).await {
+            Ok(_) => redirect_with_notice(self.web, "/organise", &done),
+            Err(err) => self.refused(err).await,
+        }
+    }
+
+    /// The page again with the op's message, or the error page for what is not the form's
+    /// fault.
+    async fn refused(&self, err: OpError) -> Response {
+        match err {
+            OpError::InvalidInput { .. } | OpError::Conflict { .. } => {
+                organise_page(
+                    self.web,
+                    self.headers,
+                    self.person,
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    Some(err.text().render()),
+                )
+                .await
+            }
+            err => op_error(self.web, self.headers, self.person, &err),
+        }
     }
 }

@@ -2,27 +2,39 @@
 //! charges, what needs attention, and recent activity.
 
 use axum::{extract::State, http::HeaderMap, response::Response};
-use ops::Mode;
-use serde_json::{Value, json};
+use ops::{
+    Text,
+    activity::{ListActivity, ListActivityInput},
+    charges::{ListUpcomingCharges, ListUpcomingInput},
+    household::Empty,
+    reports::{GetSpendingSummary, ListAttentionItems, SpendingSummary},
+};
+use serde_json::json;
 
 use crate::{
     Web,
     chart::{self, Bar},
-    pages::{call, live_page},
-    render::op_error,
-    session,
+    pages::live_page,
+    render::{op_error, say},
+    session::SignedIn,
 };
 
-pub(crate) async fn show(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
+pub(crate) async fn show(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
     let (summary, upcoming, attention, activity) = tokio::join!(
-        call(&web, &person, "get_spending_summary", json!({}), Mode::Apply),
-        call(&web, &person, "list_upcoming_charges", json!({"days": 30}), Mode::Apply),
-        call(&web, &person, "list_attention_items", json!({}), Mode::Apply),
-        call(&web, &person, "list_activity", json!({"limit": 8}), Mode::Apply),
+        web.call::<GetSpendingSummary>(&person, Default::default()),
+        web.call::<ListUpcomingCharges>(
+            &person,
+            ListUpcomingInput { days: Some(30), ..Default::default() }
+        ),
+        web.call::<ListAttentionItems>(&person, Empty {}),
+        web.call::<ListActivity>(
+            &person,
+            ListActivityInput { limit: Some(8), ..Default::default() }
+        ),
     );
     let (summary, upcoming, attention, activity) = match (summary, upcoming, attention, activity) {
         (Ok(a), Ok(b), Ok(c), Ok(d)) => (a, b, c, d),
@@ -41,23 +53,22 @@ pub(crate) async fn show(State(web): State<Web>, headers: HeaderMap) -> Response
             "summary": summary,
             "chart": chart,
             "upcoming": upcoming,
-            "attention": attention["items"],
-            "activity": activity["items"],
+            "attention": attention.items,
+            "activity": activity.items,
         }),
     )
     .await
 }
 
-fn by_category_chart(summary: &Value) -> String {
-    let bars: Vec<Bar> = summary["groups"]
-        .as_array()
-        .into_iter()
-        .flatten()
+fn by_category_chart(summary: &SpendingSummary) -> String {
+    let bars: Vec<Bar> = summary
+        .groups
+        .iter()
         .map(|group| Bar {
-            label: group["label"].as_str().unwrap_or("Uncategorised").to_owned(),
-            value: group["monthly"]["amount"].as_str().and_then(|a| a.parse().ok()).unwrap_or(0.0),
-            shown: group["monthly"]["display"].as_str().unwrap_or_default().to_owned(),
+            label: group.label.clone(),
+            value: group.monthly.amount.parse().unwrap_or(0.0),
+            shown: group.monthly.display.clone(),
         })
         .collect();
-    chart::bars("Monthly cost by category", &bars)
+    chart::bars(&say(&Text::new("Monthly cost by category")), &bars)
 }

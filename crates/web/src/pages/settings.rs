@@ -2,21 +2,29 @@
 //! the members with their invitations (owners); and the page an invited person opens to
 //! choose a password.
 
+use std::collections::BTreeMap;
+
 use axum::{
     Form,
     extract::{Path, State},
     http::{HeaderMap, StatusCode, header},
     response::Response,
 };
-use ops::{Mode, OpError, accounts::SessionCaller};
+use ops::{
+    Op, OpError, Text,
+    access::{GetSettings, UpdateSettings, UpdateSettingsInput},
+    accounts::SessionCaller,
+    entities::Role,
+    household::*,
+};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{Confirm, account::signed_in, apply_and_go, call, confirm_page},
+    pages::{Confirm, account::signed_in, apply_and_go, confirm_page, form},
     render::{add_notice, op_error, page_with_status, redirect_with_notice},
-    session::{self, FORM_COOKIE},
+    session::{self, FORM_COOKIE, NoFields, Posted, SignedIn},
 };
 
 async fn settings_page(
@@ -27,9 +35,9 @@ async fn settings_page(
     extra: Value,
 ) -> Response {
     let (household, members, settings) = tokio::join!(
-        call(web, person, "get_household", json!({}), Mode::Apply),
-        call(web, person, "list_members", json!({}), Mode::Apply),
-        call(web, person, "get_settings", json!({}), Mode::Apply),
+        web.call::<GetHousehold>(person, Empty {}),
+        web.call::<ListMembers>(person, Empty {}),
+        web.call::<GetSettings>(person, Empty {}),
     );
     let (household, members, settings) = match (household, members, settings) {
         (Ok(h), Ok(m), Ok(s)) => (h, m, s),
@@ -40,7 +48,7 @@ async fn settings_page(
     let mut data = json!({
         "nav": "settings",
         "household": household,
-        "members": members["items"],
+        "members": members.items,
         "settings": settings,
         "me_id": person.caller.member_id,
     });
@@ -50,27 +58,30 @@ async fn settings_page(
     page_with_status(web, headers, Some(person), status, "settings.html", &mut data)
 }
 
-pub(crate) async fn show(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/settings").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
+pub(crate) async fn show(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
     settings_page(&web, &headers, &person, StatusCode::OK, json!({})).await
 }
 
 /// Applies an op from a settings form: back to Settings with a notice, or the page again with
 /// the op's message where the form is.
-async fn apply(
+async fn apply<O: Op>(
     web: &Web,
     headers: &HeaderMap,
     person: &SessionCaller,
-    op: &str,
-    input: Value,
+    input: Result<O::Input, OpError>,
     form: &str,
-    done: &str,
+    done: Text,
 ) -> Response {
-    match call(web, person, op, input, Mode::Apply).await {
-        Ok(_) => redirect_with_notice(web, "/settings", done),
+    let result = match input {
+        Ok(input) => web.call::<O>(person, input).await.map(|_| ()),
+        Err(err) => Err(err),
+    };
+    match result {
+        Ok(()) => redirect_with_notice(web, "/settings", &done),
         Err(
             err @ (OpError::InvalidInput { .. }
             | OpError::Forbidden { .. }
@@ -94,14 +105,8 @@ async fn apply(
     }
 }
 
-/// The signed-in person, with the settings form's CSRF token checked.
-async fn checked(web: &Web, headers: &HeaderMap, csrf: &str) -> Result<SessionCaller, Response> {
-    session::checked(web, headers, "/settings", csrf).await
-}
-
 #[derive(Deserialize)]
 pub(crate) struct HouseholdForm {
-    csrf: String,
     name: String,
     currency: String,
     time_zone: String,
@@ -111,20 +116,21 @@ pub(crate) struct HouseholdForm {
 pub(crate) async fn household(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<HouseholdForm>,
+    Posted { person, form }: Posted<HouseholdForm>,
 ) -> Response {
-    let person = match checked(&web, &headers, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
+    let input = UpdateHouseholdInput {
+        name: Some(form.name),
+        currency: Some(form.currency),
+        time_zone: Some(form.time_zone),
+        language: Some(form.language),
+        week_start: None,
     };
-    let input = json!({"name": form.name, "currency": form.currency, "time_zone": form.time_zone, "language": form.language});
-    apply(&web, &headers, &person, "update_household", input, "household", "Saved the household.")
-        .await
+    let done = Text::new("Saved the household.");
+    apply::<UpdateHousehold>(&web, &headers, &person, Ok(input), "household", done).await
 }
 
 #[derive(Deserialize)]
 pub(crate) struct RatesForm {
-    csrf: String,
     /// Lines of `CODE RATE`; a code with nothing after it removes that rate.
     rates: String,
     /// Days before a charge that reminders go out.
@@ -135,63 +141,50 @@ pub(crate) struct RatesForm {
 pub(crate) async fn rates(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<RatesForm>,
+    Posted { person, form }: Posted<RatesForm>,
 ) -> Response {
-    let person = match checked(&web, &headers, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
-    };
-    let current = match call(&web, &person, "get_settings", json!({}), Mode::Apply).await {
-        Ok(settings) => settings["exchange_rates"].as_object().cloned().unwrap_or_default(),
+    let current = match web.call::<GetSettings>(&person, Empty {}).await {
+        Ok(settings) => settings.exchange_rates,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
     // Every rate not in the form is removed: the form shows them all.
-    let mut rates: Map<String, Value> =
-        current.keys().map(|code| (code.clone(), Value::Null)).collect();
+    let mut rates: BTreeMap<String, Option<String>> =
+        current.into_keys().map(|code| (code, None)).collect();
     for line in form.rates.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let mut words = line.split_whitespace();
         if let Some(code) = words.next() {
-            rates.insert(code.to_uppercase(), words.next().map_or(Value::Null, |rate| json!(rate)));
+            rates.insert(code.to_uppercase(), words.next().map(str::to_owned));
         }
     }
-    let mut input = json!({"exchange_rates": rates});
-    if let Ok(days) = form.reminder_days_before.trim().parse::<u32>() {
-        input["reminder_days_before"] = json!(days);
-    }
-    apply(
-        &web,
-        &headers,
-        &person,
-        "update_settings",
-        input,
-        "rates",
-        "Saved the exchange rates and reminders.",
-    )
-    .await
+    let input = UpdateSettingsInput {
+        exchange_rates: rates,
+        reminder_days_before: form.reminder_days_before.trim().parse().ok(),
+    };
+    let done = Text::new("Saved the exchange rates and reminders.");
+    apply::<UpdateSettings>(&web, &headers, &person, Ok(input), "rates", done).await
 }
 
 #[derive(Deserialize)]
 pub(crate) struct ProfileForm {
-    csrf: String,
     name: String,
 }
 
 pub(crate) async fn profile(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<ProfileForm>,
+    Posted { person, form }: Posted<ProfileForm>,
 ) -> Response {
-    let person = match checked(&web, &headers, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
+    let input = UpdateMemberInput {
+        id: person.caller.member_id,
+        name: Some(form.name),
+        ..Default::default()
     };
-    let input = json!({"id": person.caller.member_id, "name": form.name});
-    apply(&web, &headers, &person, "update_member", input, "profile", "Saved your name.").await
+    let done = Text::new("Saved your name.");
+    apply::<UpdateMember>(&web, &headers, &person, Ok(input), "profile", done).await
 }
 
 #[derive(Deserialize)]
 pub(crate) struct PasswordForm {
-    csrf: String,
     current_password: String,
     new_password: String,
 }
@@ -199,12 +192,8 @@ pub(crate) struct PasswordForm {
 pub(crate) async fn password(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<PasswordForm>,
+    Posted { person, form }: Posted<PasswordForm>,
 ) -> Response {
-    let person = match checked(&web, &headers, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
-    };
     match web
         .accounts
         .change_password(&person.caller, &form.current_password, &form.new_password)
@@ -213,7 +202,8 @@ pub(crate) async fn password(
         Ok(()) => {
             // Every session ended with the old password; this browser gets a new one.
             let mut response = signed_in(&web, &person.caller, "/settings").await;
-            add_notice(&web, &mut response, "Changed your password. Other devices are signed out.");
+            let notice = Text::new("Changed your password. Other devices are signed out.");
+            add_notice(&web, &mut response, &notice);
             response
         }
         Err(err @ OpError::InvalidInput { .. }) => {
@@ -232,7 +222,6 @@ pub(crate) async fn password(
 
 #[derive(Deserialize)]
 pub(crate) struct InviteForm {
-    csrf: String,
     name: String,
     email: String,
     #[serde(default)]
@@ -242,29 +231,27 @@ pub(crate) struct InviteForm {
 pub(crate) async fn invite(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<InviteForm>,
+    Posted { person, form }: Posted<InviteForm>,
 ) -> Response {
-    let person = match checked(&web, &headers, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
+    let invited = match form::parsed::<Role>("/role", &form.role) {
+        Ok(role) => {
+            let input = InviteMemberInput { name: form.name, email: form.email, role };
+            web.call::<InviteMember>(&person, input).await
+        }
+        Err(err) => Err(err),
     };
-    let mut input = json!({"name": form.name, "email": form.email});
-    if !form.role.is_empty() {
-        input["role"] = json!(form.role);
-    }
-    match call(&web, &person, "invite_member", input, Mode::Apply).await {
+    match invited {
         Ok(invitation) => {
             let host =
                 headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1:8080");
             let scheme = if web.config.secure_cookies { "https" } else { "http" };
-            let code = invitation["invite_code"].as_str().unwrap_or_default();
-            let link = format!("{scheme}://{host}/invite/{code}");
+            let link = format!("{scheme}://{host}/invite/{}", invitation.invite_code);
             let mut response = settings_page(
                 &web,
                 &headers,
                 &person,
                 StatusCode::OK,
-                json!({"invited": {"name": invitation["member"]["name"], "link": link, "expires_at": invitation["expires_at"]}}),
+                json!({"invited": {"name": invitation.member.name, "link": link, "expires_at": invitation.expires_at}}),
             )
             .await;
             // The link is a credential until used: never keep it in a cache.
@@ -290,44 +277,31 @@ pub(crate) async fn invite(
 pub(crate) async fn confirm_remove(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Path(id): Path<i64>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/settings").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let confirm = Confirm {
+    confirm_page::<RemoveMember>(&web, &headers, &person, IdInput { id }, |removed| Confirm {
         nav: "settings",
-        title: "Remove this member?",
-        explanation: "They can no longer sign in, and their tokens stop working. Their private subscriptions are removed with them. You can undo this from Activity.",
+        title: Text::new("Remove {name}?").with("name", &removed.name),
+        explanation: Text::new(
+            "They can no longer sign in, and their tokens stop working. Their private subscriptions are removed with them. You can undo this from Activity.",
+        ),
         action: format!("/settings/members/{id}/remove"),
-        confirm_label: "Remove",
+        confirm_label: Text::new("Remove"),
         cancel: "/settings".into(),
-        hidden: json!({}),
-    };
-    confirm_page(&web, &headers, &person, "remove_member", json!({"id": id}), confirm).await
+        hidden: Vec::new(),
+    })
+    .await
 }
 
 pub(crate) async fn remove(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<session::CsrfForm>,
+    Posted { person, .. }: Posted<NoFields>,
 ) -> Response {
-    let person = match checked(&web, &headers, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
-    };
-    apply_and_go(
-        &web,
-        &headers,
-        &person,
-        "remove_member",
-        json!({"id": id}),
-        "/settings",
-        "Removed.",
-    )
-    .await
+    let done = Text::new("Removed.");
+    apply_and_go::<RemoveMember>(&web, &headers, &person, IdInput { id }, "/settings", done).await
 }
 
 /// The form an invited person opens from their link.
@@ -358,7 +332,7 @@ pub(crate) async fn invitation(
         Ok(name) => {
             invitation_form(&web, &headers, StatusCode::OK, json!({"code": code, "name": name}))
         }
-        Err(err) => web.templates.refusal(StatusCode::NOT_FOUND, &err.text().render()),
+        Err(err) => web.templates.refusal(StatusCode::NOT_FOUND, &err.text()),
     }
 }
 
@@ -388,13 +362,12 @@ pub(crate) async fn accept(
                 json!({"code": code, "name": name, "error": err.text().render()}),
             )
         }
-        Err(err) => web.templates.refusal(StatusCode::NOT_FOUND, &err.text().render()),
+        Err(err) => web.templates.refusal(StatusCode::NOT_FOUND, &err.text()),
     }
 }
 
 #[derive(Deserialize)]
 pub(crate) struct RoleForm {
-    csrf: String,
     role: String,
 }
 
@@ -402,12 +375,13 @@ pub(crate) async fn role(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<RoleForm>,
+    Posted { person, form }: Posted<RoleForm>,
 ) -> Response {
-    let person = match checked(&web, &headers, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
-    };
-    let input = json!({"id": id, "role": form.role});
-    apply(&web, &headers, &person, "update_member", input, "members", "Changed the role.").await
+    let input = form::parsed::<Role>("/role", &form.role).map(|role| UpdateMemberInput {
+        id,
+        role,
+        ..Default::default()
+    });
+    let done = Text::new("Changed the role.");
+    apply::<UpdateMember>(&web, &headers, &person, input, "members", done).await
 }

@@ -4,84 +4,137 @@
 //! the form.
 
 use axum::{
-    Form,
     extract::{Path, State},
     http::{HeaderMap, StatusCode},
     response::Response,
 };
-use ops::{Mode, OpError, accounts::SessionCaller};
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use ops::{
+    Mode, OpError, Text,
+    accounts::SessionCaller,
+    charges::{UpdateCharge, UpdateChargeInput},
+    common::Patch,
+    entities::{ChargeStatus, Visibility},
+    household::{Empty, IdInput},
+    organise::{ListCategories, ListPaymentMethods},
+    subscriptions::*,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{call, subscriptions::detail_page},
-    render::{op_error, page_with_status, redirect_with_notice},
-    session,
+    pages::{form, subscriptions::detail_page},
+    render::{op_error, page, page_with_status, redirect_with_notice, say},
+    session::{Posted, SignedIn},
 };
 
-/// The forms of the detail page: (form, op, the fields it takes, the notice after it).
-const ACTIONS: &[(&str, &str, &[&str], &str)] = &[
-    ("pause", "pause_subscription", &["from", "until"], "Paused."),
-    ("resume", "resume_subscription", &["on"], "Resumed."),
-    (
-        "cancel",
-        "cancel_subscription",
-        &["ends_on"],
-        "Cancelled. Activity has Undo if that was a mistake.",
-    ),
-    ("price", "change_price", &["amount", "effective_on"], "Changed the price."),
-    ("schedule", "reschedule_subscription", &["next_charge_on"], "Changed the schedule."),
-];
+/// The fields of the detail page's small forms; each form sends the ones it has.
+#[derive(Deserialize, Default)]
+pub(crate) struct ActionForm {
+    #[serde(default)]
+    from: String,
+    #[serde(default)]
+    until: String,
+    #[serde(default)]
+    on: String,
+    #[serde(default)]
+    ends_on: String,
+    #[serde(default)]
+    amount: String,
+    #[serde(default)]
+    effective_on: String,
+    #[serde(default)]
+    next_charge_on: String,
+    #[serde(default)]
+    cycle: String,
+    #[serde(default)]
+    every: String,
+    #[serde(default)]
+    unit: String,
+}
 
-/// The cycle the form chose: a preset name, or every/unit for "custom"; `None` when the form
-/// has no cycle field.
-fn cycle(form: &Map<String, Value>) -> Option<Value> {
-    let text =
-        |key: &str| form.get(key).and_then(Value::as_str).unwrap_or_default().trim().to_owned();
-    match text("cycle").as_str() {
-        "" => None,
-        "custom" => {
-            Some(json!({"every": text("every").parse::<i64>().unwrap_or(0), "unit": text("unit")}))
+/// Applies the detail page's form `action` (pause, resume, cancel, price, schedule); what to
+/// say afterwards, or why not. `None` for a form that does not exist.
+async fn apply_action(
+    web: &Web,
+    person: &SessionCaller,
+    id: i64,
+    action: &str,
+    f: &ActionForm,
+) -> Option<Result<Text, OpError>> {
+    let result = match action {
+        "pause" => match (form::parsed("/from", &f.from), form::parsed("/until", &f.until)) {
+            (Ok(from), Ok(until)) => web
+                .call::<PauseSubscription>(person, PauseSubscriptionInput { id, from, until })
+                .await
+                .map(|_| Text::new("Paused.")),
+            (Err(err), _) | (_, Err(err)) => Err(err),
+        },
+        "resume" => match form::parsed("/on", &f.on) {
+            Ok(on) => web
+                .call::<ResumeSubscription>(person, ResumeSubscriptionInput { id, on })
+                .await
+                .map(|_| Text::new("Resumed.")),
+            Err(err) => Err(err),
+        },
+        "cancel" => match form::parsed("/ends_on", &f.ends_on) {
+            Ok(ends_on) => web
+                .call::<CancelSubscription>(person, CancelSubscriptionInput { id, ends_on })
+                .await
+                .map(|_| Text::new("Cancelled. Activity has Undo if that was a mistake.")),
+            Err(err) => Err(err),
+        },
+        "price" => match form::parsed("/effective_on", &f.effective_on) {
+            Ok(effective_on) => {
+                let input = ChangePriceInput {
+                    id,
+                    amount: f.amount.trim().to_owned(),
+                    currency: None,
+                    effective_on,
+                };
+                web.call::<ChangePrice>(person, input)
+                    .await
+                    .map(|_| Text::new("Changed the price."))
+            }
+            Err(err) => Err(err),
+        },
+        "schedule" => {
+            let input = form::parsed("/next_charge_on", &f.next_charge_on).and_then(|next| {
+                Ok(RescheduleSubscriptionInput {
+                    id,
+                    cycle: form::cycle(&f.cycle, &f.every, &f.unit)?,
+                    next_charge_on: next,
+                    ..Default::default()
+                })
+            });
+            match input {
+                Ok(input) => web
+                    .call::<RescheduleSubscription>(person, input)
+                    .await
+                    .map(|_| Text::new("Changed the schedule.")),
+                Err(err) => Err(err),
+            }
         }
-        preset => Some(json!(preset)),
-    }
+        _ => return None,
+    };
+    Some(result)
 }
 
 pub(crate) async fn act(
     State(web): State<Web>,
     headers: HeaderMap,
     Path((id, action)): Path<(i64, String)>,
-    Form(form): Form<Map<String, Value>>,
+    Posted { person, form }: Posted<ActionForm>,
 ) -> Response {
-    let csrf = form.get("csrf").and_then(Value::as_str).unwrap_or_default();
-    let person = match session::checked(&web, &headers, &format!("/subscriptions/{id}"), csrf).await
-    {
-        Ok(person) => person,
-        Err(refused) => return refused,
+    let Some(result) = apply_action(&web, &person, id, &action, &form).await else {
+        return web
+            .templates
+            .refusal(StatusCode::NOT_FOUND, &Text::new("There is no such action."));
     };
-    let Some((form_name, op, fields, done)) = ACTIONS.iter().find(|(name, ..)| *name == action)
-    else {
-        return web.templates.refusal(StatusCode::NOT_FOUND, "There is no such action.");
-    };
-    let mut input = Map::new();
-    input.insert("id".into(), json!(id));
-    for field in *fields {
-        if let Some(value) =
-            form.get(*field).and_then(Value::as_str).map(str::trim).filter(|v| !v.is_empty())
-        {
-            input.insert((*field).into(), json!(value));
-        }
-    }
-    if *form_name == "schedule"
-        && let Some(cycle) = cycle(&form)
-    {
-        input.insert("cycle".into(), cycle);
-    }
-    match call(&web, &person, op, Value::Object(input), Mode::Apply).await {
-        Ok(_) => redirect_with_notice(&web, &format!("/subscriptions/{id}"), done),
+    match result {
+        Ok(done) => redirect_with_notice(&web, &format!("/subscriptions/{id}"), &done),
         Err(err @ (OpError::InvalidInput { .. } | OpError::Conflict { .. })) => {
-            let errors = json!({*form_name: err.text().render()});
+            let errors = json!({action: err.text().render()});
             detail_page(&web, &headers, &person, id, StatusCode::UNPROCESSABLE_ENTITY, errors).await
         }
         Err(err) => op_error(&web, &headers, &person, &err),
@@ -98,9 +151,9 @@ async fn edit_page(
     error: Option<String>,
 ) -> Response {
     let (detail, categories, methods) = tokio::join!(
-        call(web, person, "get_subscription", json!({"id": id}), Mode::Apply),
-        call(web, person, "list_categories", json!({}), Mode::Apply),
-        call(web, person, "list_payment_methods", json!({}), Mode::Apply),
+        web.call::<GetSubscription>(person, IdInput { id }),
+        web.call::<ListCategories>(person, Empty {}),
+        web.call::<ListPaymentMethods>(person, Empty {}),
     );
     let (detail, categories, methods) = match (detail, categories, methods) {
         (Ok(d), Ok(c), Ok(m)) => (d, c, m),
@@ -109,14 +162,19 @@ async fn edit_page(
         }
     };
     let values = values.unwrap_or_else(|| {
-        json!({
-            "name": detail["name"],
-            "url": detail["url"].as_str().unwrap_or_default(),
-            "notes": detail["notes"].as_str().unwrap_or_default(),
-            "category_id": detail["category"]["id"].as_i64().map(|id| id.to_string()).unwrap_or_default(),
-            "payment_method_id": detail["payment_method"]["id"].as_i64().map(|id| id.to_string()).unwrap_or_default(),
-            "tags": detail["tags"].as_array().map(|tags| tags.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", ")).unwrap_or_default(),
-            "visibility": detail["visibility"],
+        let s = &detail.subscription;
+        json!(EditForm {
+            name: s.name.clone(),
+            url: s.url.clone().unwrap_or_default(),
+            notes: s.notes.clone().unwrap_or_default(),
+            category_id: s.category.as_ref().map(|c| c.id.to_string()).unwrap_or_default(),
+            payment_method_id: s
+                .payment_method
+                .as_ref()
+                .map(|m| m.id.to_string())
+                .unwrap_or_default(),
+            tags: s.tags.join(", "),
+            visibility: s.visibility.to_string(),
         })
     });
     let mut data = json!({
@@ -124,8 +182,8 @@ async fn edit_page(
         "s": detail,
         "values": values,
         "error": error,
-        "categories": categories["items"],
-        "payment_methods": methods["items"],
+        "categories": categories.items,
+        "payment_methods": methods.items,
     });
     page_with_status(web, headers, Some(person), status, "subscription_edit.html", &mut data)
 }
@@ -133,19 +191,15 @@ async fn edit_page(
 pub(crate) async fn edit_form(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Path(id): Path<i64>,
 ) -> Response {
-    let person = match session::person(&web, &headers, &format!("/subscriptions/{id}/edit")).await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
     edit_page(&web, &headers, &person, id, StatusCode::OK, None, None).await
 }
 
-#[derive(Deserialize, serde::Serialize)]
+/// The edit form as typed, to refill it after a refusal.
+#[derive(Deserialize, Serialize)]
 pub(crate) struct EditForm {
-    #[serde(default, skip_serializing)]
-    csrf: String,
     #[serde(default)]
     name: String,
     #[serde(default)]
@@ -163,26 +217,20 @@ pub(crate) struct EditForm {
 }
 
 impl EditForm {
-    /// Every field is sent: an emptied field clears it (null), as the person sees it.
-    fn input(&self, id: i64) -> Value {
-        let text_or_null =
-            |value: &str| if value.trim().is_empty() { Value::Null } else { json!(value.trim()) };
-        let id_or_null = |value: &str| value.parse::<i64>().map_or(Value::Null, |id| json!(id));
-        let tags: Vec<&str> =
-            self.tags.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
-        let mut input = json!({
-            "id": id,
-            "name": self.name.trim(),
-            "url": text_or_null(&self.url),
-            "notes": text_or_null(&self.notes),
-            "category_id": id_or_null(&self.category_id),
-            "payment_method_id": id_or_null(&self.payment_method_id),
-            "tags": tags,
-        });
-        if !self.visibility.is_empty() {
-            input["visibility"] = json!(self.visibility);
-        }
-        input
+    /// Every field is sent: an emptied field clears it, as the person sees it.
+    fn input(&self, id: i64) -> Result<UpdateSubscriptionInput, OpError> {
+        let patch = |value: Option<String>| value.map_or(Patch::Clear, Patch::Set);
+        Ok(UpdateSubscriptionInput {
+            id,
+            name: Some(self.name.trim().to_owned()),
+            url: patch(form::text(&self.url)),
+            notes: patch(form::text(&self.notes)),
+            category_id: form::id(&self.category_id).map_or(Patch::Clear, Patch::Set),
+            payment_method_id: form::id(&self.payment_method_id).map_or(Patch::Clear, Patch::Set),
+            tags: Some(form::tags(&self.tags)),
+            owner_id: None,
+            visibility: form::parsed::<Visibility>("/visibility", &self.visibility)?,
+        })
     }
 }
 
@@ -190,17 +238,14 @@ pub(crate) async fn edit(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<EditForm>,
+    Posted { person, form }: Posted<EditForm>,
 ) -> Response {
-    let person =
-        match session::checked(&web, &headers, &format!("/subscriptions/{id}/edit"), &form.csrf)
-            .await
-        {
-            Ok(person) => person,
-            Err(refused) => return refused,
-        };
-    match call(&web, &person, "update_subscription", form.input(id), Mode::Apply).await {
-        Ok(_) => redirect_with_notice(&web, &format!("/subscriptions/{id}"), "Saved."),
+    let result = match form.input(id) {
+        Ok(input) => web.call::<UpdateSubscription>(&person, input).await,
+        Err(err) => Err(err),
+    };
+    match result {
+        Ok(_) => redirect_with_notice(&web, &format!("/subscriptions/{id}"), &Text::new("Saved.")),
         Err(err @ OpError::InvalidInput { .. }) => {
             let values = serde_json::to_value(&form).ok();
             edit_page(
@@ -220,7 +265,6 @@ pub(crate) async fn edit(
 
 #[derive(Deserialize)]
 pub(crate) struct ChargeForm {
-    csrf: String,
     subscription_id: i64,
     status: String,
 }
@@ -229,23 +273,18 @@ pub(crate) async fn charge(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<ChargeForm>,
+    Posted { person, form }: Posted<ChargeForm>,
 ) -> Response {
     let back = format!("/subscriptions/{}", form.subscription_id);
-    let person = match session::checked(&web, &headers, &back, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
+    let result = match form::parsed::<ChargeStatus>("/status", &form.status) {
+        Ok(status) => {
+            let input = UpdateChargeInput { id, status, amount: None, note: Patch::Keep };
+            web.call::<UpdateCharge>(&person, input).await.map(|_| ())
+        }
+        Err(err) => Err(err),
     };
-    match call(
-        &web,
-        &person,
-        "update_charge",
-        json!({"id": id, "status": form.status}),
-        Mode::Apply,
-    )
-    .await
-    {
-        Ok(_) => redirect_with_notice(&web, &back, "Saved the charge."),
+    match result {
+        Ok(()) => redirect_with_notice(&web, &back, &Text::new("Saved the charge.")),
         Err(err @ OpError::InvalidInput { .. }) => {
             let errors = json!({"charges": err.text().render()});
             detail_page(
@@ -263,18 +302,15 @@ pub(crate) async fn charge(
 }
 
 /// The bulk form of the list: the ticked `ids`, an `action`, and a category for "categorise".
-/// Deleting asks first, through a confirmation page built from the dry run.
+/// A destructive action (deleting) asks first, through a confirmation page built from the dry
+/// run.
 pub(crate) async fn bulk(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(pairs): Form<Vec<(String, String)>>,
+    Posted { person, form: pairs }: Posted<Vec<(String, String)>>,
 ) -> Response {
     let value = |key: &str| {
         pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()).unwrap_or_default()
-    };
-    let person = match session::checked(&web, &headers, "/subscriptions", value("csrf")).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
     };
     let ids: Vec<i64> =
         pairs.iter().filter(|(k, _)| k == "ids").filter_map(|(_, v)| v.parse().ok()).collect();
@@ -282,35 +318,52 @@ pub(crate) async fn bulk(
         return redirect_with_notice(
             &web,
             "/subscriptions",
-            "Tick the subscriptions to change first.",
+            &Text::new("Tick the subscriptions to change first."),
         );
     }
-    let mut input = json!({"ids": ids, "action": value("action")});
-    if value("action") == "categorise" {
-        input["action"] = json!("update");
-        input["category_id"] =
-            value("category_id").parse::<i64>().map_or(Value::Null, |id| json!(id));
-    }
-    if value("action") == "delete" && value("confirmed") != "yes" {
-        return match call(&web, &person, "bulk_update_subscriptions", input, Mode::DryRun).await {
+    // "categorise" is an update that sets only the category (none clears it).
+    let (action, category_id) = match value("action") {
+        "categorise" => (
+            Ok(Some(BulkAction::Update)),
+            form::id(value("category_id")).map_or(Patch::Clear, Patch::Set),
+        ),
+        action => (form::parsed::<BulkAction>("/action", action), Patch::Keep),
+    };
+    let action = match action {
+        Ok(Some(action)) => action,
+        Ok(None) => {
+            let notice = Text::new("Choose what to do with the ticked subscriptions.");
+            return redirect_with_notice(&web, "/subscriptions", &notice);
+        }
+        Err(err) => return redirect_with_notice(&web, "/subscriptions", &err.text()),
+    };
+    let input = BulkUpdateInput {
+        ids: ids.clone(),
+        action,
+        category_id,
+        payment_method_id: Patch::Keep,
+        tags: None,
+    };
+    if action.is_destructive() && value("confirmed") != "yes" {
+        return match web.write::<BulkUpdateSubscriptions>(&person, input, Mode::DryRun).await {
             Ok(preview) => {
                 let mut hidden: Vec<Value> =
                     ids.iter().map(|id| json!({"name": "ids", "value": id})).collect();
-                hidden.push(json!({"name": "action", "value": "delete"}));
+                hidden.push(json!({"name": "action", "value": action.as_str()}));
                 hidden.push(json!({"name": "confirmed", "value": "yes"}));
-                crate::render::page(
+                page(
                     &web,
                     &headers,
                     Some(&person),
                     "confirm.html",
                     json!({
                         "nav": "subscriptions",
-                        "title": format!("Delete {} subscriptions?", ids.len()),
-                        "explanation": "They are removed with their price history and charges. You can undo this from Activity, all at once.",
-                        "changes": preview["changes"],
+                        "title": say(&Text::new("Delete {count} subscriptions?").with("count", ids.len())),
+                        "explanation": say(&Text::new("They are removed with their price history and charges. You can undo this from Activity, all at once.")),
+                        "changes": preview.receipt.changes,
                         "action": "/subscriptions/bulk",
-                        "hidden_list": hidden,
-                        "confirm_label": "Delete them",
+                        "hidden": hidden,
+                        "confirm_label": say(&Text::new("Delete them")),
                         "cancel": "/subscriptions",
                     }),
                 )
@@ -318,22 +371,17 @@ pub(crate) async fn bulk(
             Err(err) => op_error(&web, &headers, &person, &err),
         };
     }
-    match call(&web, &person, "bulk_update_subscriptions", input, Mode::Apply).await {
+    match web.call::<BulkUpdateSubscriptions>(&person, input).await {
         Ok(result) => {
-            let changed = result["items"]
-                .as_array()
-                .map_or(0, |items| items.iter().filter(|i| i["changed"] == true).count());
-            redirect_with_notice(
-                &web,
-                "/subscriptions",
-                &format!(
-                    "Changed {changed} of {}. Activity has Undo for the whole batch.",
-                    ids.len()
-                ),
-            )
+            let changed = result.items.iter().filter(|item| item.changed).count();
+            let notice =
+                Text::new("Changed {changed} of {count}. Activity has Undo for the whole batch.")
+                    .with("changed", changed)
+                    .with("count", ids.len());
+            redirect_with_notice(&web, "/subscriptions", &notice)
         }
         Err(err @ (OpError::InvalidInput { .. } | OpError::Conflict { .. })) => {
-            redirect_with_notice(&web, "/subscriptions", &err.text().render())
+            redirect_with_notice(&web, "/subscriptions", &err.text())
         }
         Err(err) => op_error(&web, &headers, &person, &err),
     }

@@ -2,21 +2,30 @@
 //! deleting one through a confirmation page built from the dry run.
 
 use axum::{
-    Form,
     extract::{Path, Query, State},
     http::{HeaderMap, StatusCode},
     response::Response,
 };
-use ops::Mode;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use ops::{
+    OpError, Text,
+    accounts::SessionCaller,
+    entities::SubscriptionStatus,
+    household::{Empty, IdInput},
+    organise::{ListCategories, ListPaymentMethods},
+    subscriptions::{
+        CreateSubscription, CreateSubscriptionInput, DeleteSubscription, GetSubscription,
+        ListSubscriptions, ListSubscriptionsInput, SubscriptionSort,
+    },
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use crate::{
     Web,
     chart::{self, Bar},
-    pages::{Confirm, apply_and_go, call, confirm_page, live_page},
-    render::{op_error, page_with_status, redirect_with_notice},
-    session,
+    pages::{Confirm, apply_and_go, confirm_page, form, live_page},
+    render::{op_error, page_with_status, redirect_with_notice, say},
+    session::{NoFields, Posted, SignedIn},
 };
 
 /// The cycles offered in the form; "custom" shows every/unit.
@@ -31,6 +40,11 @@ pub(crate) const CYCLES: &[(&str, &str)] = &[
     ("custom", "Custom…"),
 ];
 
+/// The cycles for a template's select.
+pub(crate) fn cycle_options() -> Vec<Value> {
+    CYCLES.iter().map(|(value, label)| json!({"value": value, "label": label})).collect()
+}
+
 #[derive(Deserialize, Default)]
 pub(crate) struct ListQuery {
     #[serde(default)]
@@ -39,6 +53,7 @@ pub(crate) struct ListQuery {
     status: String,
     #[serde(default)]
     sort: String,
+    /// A category id, or "none" for subscriptions without one.
     #[serde(default)]
     category: String,
     #[serde(default)]
@@ -46,39 +61,41 @@ pub(crate) struct ListQuery {
     cursor: Option<String>,
 }
 
+impl ListQuery {
+    fn input(&self) -> Result<ListSubscriptionsInput, OpError> {
+        Ok(ListSubscriptionsInput {
+            limit: Some(100),
+            text: form::text(&self.q),
+            status: form::parsed::<SubscriptionStatus>("/status/0", &self.status)?
+                .into_iter()
+                .collect(),
+            sort: form::parsed::<SubscriptionSort>("/sort", &self.sort)?,
+            uncategorised: (self.category == "none").then_some(true),
+            // A category that is not a number matches nothing, as an unknown id does.
+            category_id: match self.category.as_str() {
+                "" | "none" => None,
+                id => Some(form::id(id).unwrap_or(-1)),
+            },
+            tag: form::text(&self.tag),
+            cursor: self.cursor.clone(),
+            ..Default::default()
+        })
+    }
+}
+
 pub(crate) async fn list(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Query(query): Query<ListQuery>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/subscriptions").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
+    let input = match query.input() {
+        Ok(input) => input,
+        Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    let mut input = json!({"limit": 100});
-    if !query.q.trim().is_empty() {
-        input["text"] = json!(query.q.trim());
-    }
-    if !query.status.is_empty() {
-        input["status"] = json!([query.status]);
-    }
-    if !query.sort.is_empty() {
-        input["sort"] = json!(query.sort);
-    }
-    match query.category.as_str() {
-        "" => {}
-        "none" => input["uncategorised"] = json!(true),
-        id => input["category_id"] = json!(id.parse::<i64>().unwrap_or(-1)),
-    }
-    if !query.tag.trim().is_empty() {
-        input["tag"] = json!(query.tag.trim());
-    }
-    if let Some(cursor) = &query.cursor {
-        input["cursor"] = json!(cursor);
-    }
     let (list, categories) = tokio::join!(
-        call(&web, &person, "list_subscriptions", input, Mode::Apply),
-        call(&web, &person, "list_categories", json!({}), Mode::Apply),
+        web.call::<ListSubscriptions>(&person, input),
+        web.call::<ListCategories>(&person, Empty {}),
     );
     match list.and_then(|list| Ok((list, categories?))) {
         Ok((list, categories)) => live_page(
@@ -86,7 +103,7 @@ pub(crate) async fn list(
             &headers,
             &person,
             "subscriptions.html",
-            json!({"nav": "subscriptions", "list": list, "categories": categories["items"], "q": query.q, "status": query.status, "sort": query.sort, "category": query.category, "tag": query.tag}),
+            json!({"nav": "subscriptions", "list": list, "categories": categories.items, "q": query.q, "status": query.status, "sort": query.sort, "category": query.category, "tag": query.tag}),
         )
         .await,
         Err(err) => op_error(&web, &headers, &person, &err),
@@ -96,12 +113,9 @@ pub(crate) async fn list(
 pub(crate) async fn detail(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Path(id): Path<i64>,
 ) -> Response {
-    let person = match session::person(&web, &headers, &format!("/subscriptions/{id}")).await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
     detail_page(&web, &headers, &person, id, StatusCode::OK, json!({})).await
 }
 
@@ -109,37 +123,29 @@ pub(crate) async fn detail(
 pub(crate) async fn detail_page(
     web: &Web,
     headers: &HeaderMap,
-    person: &ops::accounts::SessionCaller,
+    person: &SessionCaller,
     id: i64,
     status: StatusCode,
     errors: Value,
 ) -> Response {
-    match call(web, person, "get_subscription", json!({"id": id}), Mode::Apply).await {
+    match web.call::<GetSubscription>(person, IdInput { id }).await {
         Ok(detail) => {
-            let prices: Vec<Bar> = detail["price_history"]
-                .as_array()
-                .into_iter()
-                .flatten()
+            let prices: Vec<Bar> = detail
+                .price_history
+                .iter()
                 .map(|point| Bar {
-                    label: point["effective_on"].as_str().unwrap_or_default().to_owned(),
-                    value: point["price"]["amount"]
-                        .as_str()
-                        .and_then(|a| a.parse().ok())
-                        .unwrap_or(0.0),
-                    shown: point["price"]["display"].as_str().unwrap_or_default().to_owned(),
+                    label: point.effective_on.to_string(),
+                    value: point.price.amount.parse().unwrap_or(0.0),
+                    shown: point.price.display.clone(),
                 })
                 .collect();
-            let price_chart = chart::bars("Price since each date", &prices);
-            let cycles: Vec<Value> = CYCLES
-                .iter()
-                .map(|(value, label)| json!({"value": value, "label": label}))
-                .collect();
+            let price_chart = chart::bars(&say(&Text::new("Price since each date")), &prices);
             let mut response = live_page(
                 web,
                 headers,
                 person,
                 "subscription.html",
-                json!({"nav": "subscriptions", "s": detail, "errors": errors, "cycles": cycles, "price_chart": price_chart}),
+                json!({"nav": "subscriptions", "s": detail, "errors": errors, "cycles": cycle_options(), "price_chart": price_chart}),
             )
             .await;
             if response.status() == StatusCode::OK {
@@ -155,44 +161,41 @@ pub(crate) async fn detail_page(
 async fn form_page(
     web: &Web,
     headers: &HeaderMap,
-    person: &ops::accounts::SessionCaller,
+    person: &SessionCaller,
     status: StatusCode,
     values: Value,
     error: Option<String>,
 ) -> Response {
     let (categories, methods) = tokio::join!(
-        call(web, person, "list_categories", json!({}), Mode::Apply),
-        call(web, person, "list_payment_methods", json!({}), Mode::Apply),
+        web.call::<ListCategories>(person, Empty {}),
+        web.call::<ListPaymentMethods>(person, Empty {}),
     );
     let (categories, methods) = match (categories, methods) {
         (Ok(c), Ok(m)) => (c, m),
         (Err(err), _) | (_, Err(err)) => return op_error(web, headers, person, &err),
     };
-    let cycles: Vec<Value> =
-        CYCLES.iter().map(|(value, label)| json!({"value": value, "label": label})).collect();
     let mut data = json!({
         "nav": "subscriptions",
         "values": values,
         "error": error,
-        "categories": categories["items"],
-        "payment_methods": methods["items"],
-        "cycles": cycles,
+        "categories": categories.items,
+        "payment_methods": methods.items,
+        "cycles": cycle_options(),
     });
     page_with_status(web, headers, Some(person), status, "subscription_form.html", &mut data)
 }
 
-pub(crate) async fn new_form(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/subscriptions/new").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
+pub(crate) async fn new_form(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
     form_page(&web, &headers, &person, StatusCode::OK, json!({"cycle": "monthly"}), None).await
 }
 
-#[derive(Deserialize, serde::Serialize)]
+/// The create form as typed, to refill it after a refusal.
+#[derive(Deserialize, Serialize)]
 pub(crate) struct SubscriptionForm {
-    #[serde(default, skip_serializing)]
-    csrf: String,
     #[serde(default)]
     name: String,
     #[serde(default)]
@@ -221,60 +224,45 @@ pub(crate) struct SubscriptionForm {
 
 impl SubscriptionForm {
     /// The op input: empty fields are left out, so the op's defaults and messages apply.
-    fn input(&self) -> Value {
-        let mut input = Map::new();
-        let mut text = |key: &str, value: &str| {
-            if !value.trim().is_empty() {
-                input.insert(key.into(), json!(value.trim()));
-            }
-        };
-        text("currency", &self.currency);
-        text("next_charge_on", &self.next_charge_on);
-        text("url", &self.url);
-        text("notes", &self.notes);
-        input.insert("name".into(), json!(self.name.trim()));
-        input.insert("amount".into(), json!(self.amount.trim()));
-        let cycle = if self.cycle == "custom" {
-            json!({"every": self.every.trim().parse::<i64>().unwrap_or(0), "unit": self.unit})
-        } else {
-            json!(self.cycle)
-        };
-        input.insert("cycle".into(), cycle);
-        for (key, value) in
-            [("category_id", &self.category_id), ("payment_method_id", &self.payment_method_id)]
-        {
-            if let Ok(id) = value.parse::<i64>() {
-                input.insert(key.into(), json!(id));
-            }
-        }
-        let tags: Vec<&str> =
-            self.tags.split(',').map(str::trim).filter(|tag| !tag.is_empty()).collect();
-        if !tags.is_empty() {
-            input.insert("tags".into(), json!(tags));
-        }
-        Value::Object(input)
+    fn input(&self) -> Result<CreateSubscriptionInput, OpError> {
+        let cycle = form::cycle(&self.cycle, &self.every, &self.unit)?.ok_or_else(|| {
+            OpError::invalid("/cycle", Text::new("Choose how often it is charged."))
+        })?;
+        Ok(CreateSubscriptionInput {
+            name: self.name.trim().to_owned(),
+            amount: self.amount.trim().to_owned(),
+            currency: form::text(&self.currency),
+            cycle,
+            next_charge_on: form::parsed("/next_charge_on", &self.next_charge_on)?,
+            trial_ends_on: None,
+            ends_on: None,
+            url: form::text(&self.url),
+            notes: form::text(&self.notes),
+            category_id: form::id(&self.category_id),
+            payment_method_id: form::id(&self.payment_method_id),
+            tags: form::tags(&self.tags),
+            owner_id: None,
+            visibility: None,
+        })
     }
 }
 
 pub(crate) async fn create(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<SubscriptionForm>,
+    Posted { person, form }: Posted<SubscriptionForm>,
 ) -> Response {
-    let person = match session::checked(&web, &headers, "/subscriptions/new", &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
+    let created = match form.input() {
+        Ok(input) => web.call::<CreateSubscription>(&person, input).await,
+        Err(err) => Err(err),
     };
-    match call(&web, &person, "create_subscription", form.input(), Mode::Apply).await {
-        Ok(created) => {
-            let id = created["id"].as_i64().unwrap_or_default();
-            redirect_with_notice(
-                &web,
-                &format!("/subscriptions/{id}"),
-                &format!("Added {}.", form.name.trim()),
-            )
-        }
-        Err(err @ ops::OpError::InvalidInput { .. }) => {
+    match created {
+        Ok(created) => redirect_with_notice(
+            &web,
+            &format!("/subscriptions/{}", created.id),
+            &Text::new("Added {name}.").with("name", &created.name),
+        ),
+        Err(err @ OpError::InvalidInput { .. }) => {
             let values = serde_json::to_value(&form).unwrap_or_default();
             form_page(
                 &web,
@@ -293,43 +281,35 @@ pub(crate) async fn create(
 pub(crate) async fn confirm_delete(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Path(id): Path<i64>,
 ) -> Response {
-    let person = match session::person(&web, &headers, &format!("/subscriptions/{id}/delete")).await
-    {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let confirm = Confirm {
+    confirm_page::<DeleteSubscription>(&web, &headers, &person, IdInput { id }, |removed| Confirm {
         nav: "subscriptions",
-        title: "Delete {name}?",
-        explanation: "The subscription, its price history and its charges are removed. You can undo this from Activity.",
+        title: Text::new("Delete {name}?").with("name", &removed.name),
+        explanation: Text::new(
+            "The subscription, its price history and its charges are removed. You can undo this from Activity.",
+        ),
         action: format!("/subscriptions/{id}/delete"),
-        confirm_label: "Delete",
+        confirm_label: Text::new("Delete"),
         cancel: format!("/subscriptions/{id}"),
-        hidden: json!({}),
-    };
-    confirm_page(&web, &headers, &person, "delete_subscription", json!({"id": id}), confirm).await
+        hidden: Vec::new(),
+    })
+    .await
 }
 
 pub(crate) async fn delete(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<session::CsrfForm>,
+    Posted { person, .. }: Posted<NoFields>,
 ) -> Response {
-    let here = format!("/subscriptions/{id}/delete");
-    let person = match session::checked(&web, &headers, &here, &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
-    };
-    let notice = "Deleted. Activity has Undo if that was a mistake.";
-    apply_and_go(
+    let notice = Text::new("Deleted. Activity has Undo if that was a mistake.");
+    apply_and_go::<DeleteSubscription>(
         &web,
         &headers,
         &person,
-        "delete_subscription",
-        json!({"id": id}),
+        IdInput { id },
         "/subscriptions",
         notice,
     )

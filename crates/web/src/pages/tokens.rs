@@ -3,21 +3,25 @@
 //! was last used, and revoke one through a confirmation page.
 
 use axum::{
-    Form,
     extract::{Path, State},
     http::{HeaderMap, StatusCode, header},
     response::Response,
 };
-use ops::{Mode, accounts::SessionCaller};
+use ops::{
+    OpError, Scope, Text,
+    access::{CreateToken, CreateTokenInput, ListTokens, RevokeToken, Token},
+    accounts::SessionCaller,
+    household::{Empty, IdInput},
+};
 use qrcode::{QrCode, render::svg};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{Confirm, apply_and_go, call, confirm_page},
+    pages::{Confirm, apply_and_go, confirm_page, form},
     render::{op_error, page, page_with_status},
-    session,
+    session::{NoFields, Posted, SignedIn},
 };
 
 /// Where agents reach this Exhale: the host the browser used, so the configs work from the
@@ -46,7 +50,7 @@ fn connect_data(
     web: &Web,
     headers: &HeaderMap,
     secret: Option<&str>,
-    token: Option<&Value>,
+    token: Option<&Token>,
 ) -> Value {
     let shown = secret.unwrap_or("exh_…");
     let (command, args) = match &web.config.mcp_command {
@@ -95,35 +99,34 @@ async fn list_page(
     status: StatusCode,
     error: Option<String>,
 ) -> Response {
-    match call(web, person, "list_tokens", json!({}), Mode::Apply).await {
+    match web.call::<ListTokens>(person, Empty {}).await {
         Ok(tokens) => {
-            let mut data = json!({"nav": "connect", "tokens": tokens["items"], "error": error});
+            let mut data = json!({"nav": "connect", "tokens": tokens.items, "error": error});
             page_with_status(web, headers, Some(person), status, "tokens.html", &mut data)
         }
         Err(err) => op_error(web, headers, person, &err),
     }
 }
 
-pub(crate) async fn list(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/settings/tokens").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
+pub(crate) async fn list(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
     list_page(&web, &headers, &person, StatusCode::OK, None).await
 }
 
 /// "Connect an agent" without a new token: the configurations with a placeholder.
-pub(crate) async fn connect(State(web): State<Web>, headers: HeaderMap) -> Response {
-    let person = match session::person(&web, &headers, "/connect").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
+pub(crate) async fn connect(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
     page(&web, &headers, Some(&person), "connect.html", connect_data(&web, &headers, None, None))
 }
 
 #[derive(Deserialize)]
 pub(crate) struct NewTokenForm {
-    csrf: String,
     name: String,
     scope: String,
     #[serde(default)]
@@ -133,25 +136,27 @@ pub(crate) struct NewTokenForm {
 pub(crate) async fn create(
     State(web): State<Web>,
     headers: HeaderMap,
-    Form(form): Form<NewTokenForm>,
+    Posted { person, form }: Posted<NewTokenForm>,
 ) -> Response {
-    let person = match session::checked(&web, &headers, "/settings/tokens", &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
+    let created = match form::parsed::<Scope>("/scope", &form.scope) {
+        Ok(scope) => {
+            let input = CreateTokenInput {
+                name: form.name,
+                scope: scope.unwrap_or(Scope::Read),
+                expires_in_days: form.expires_in_days.trim().parse().ok(),
+            };
+            web.call::<CreateToken>(&person, input).await
+        }
+        Err(err) => Err(err),
     };
-    let mut input = json!({"name": form.name, "scope": form.scope});
-    if let Ok(days) = form.expires_in_days.trim().parse::<u32>() {
-        input["expires_in_days"] = json!(days);
-    }
-    match call(&web, &person, "create_token", input, Mode::Apply).await {
+    match created {
         Ok(created) => {
-            let secret = created["secret"].as_str().unwrap_or_default().to_owned();
             let mut response = page(
                 &web,
                 &headers,
                 Some(&person),
                 "connect.html",
-                connect_data(&web, &headers, Some(&secret), Some(&created["token"])),
+                connect_data(&web, &headers, Some(&created.secret), Some(&created.token)),
             );
             // The secret is on this page only: never keep it in a cache.
             response
@@ -159,7 +164,7 @@ pub(crate) async fn create(
                 .insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
             response
         }
-        Err(err @ ops::OpError::InvalidInput { .. }) => {
+        Err(err @ OpError::InvalidInput { .. }) => {
             list_page(
                 &web,
                 &headers,
@@ -176,43 +181,30 @@ pub(crate) async fn create(
 pub(crate) async fn confirm_revoke(
     State(web): State<Web>,
     headers: HeaderMap,
+    SignedIn(person): SignedIn,
     Path(id): Path<i64>,
 ) -> Response {
-    let person = match session::person(&web, &headers, "/settings/tokens").await {
-        Ok(person) => person,
-        Err(to_sign_in) => return to_sign_in,
-    };
-    let confirm = Confirm {
+    confirm_page::<RevokeToken>(&web, &headers, &person, IdInput { id }, |token| Confirm {
         nav: "connect",
-        title: "Revoke this token?",
-        explanation: "Agents using it lose access at once. You can undo this from Activity.",
+        title: Text::new("Revoke the token {name}?").with("name", &token.name),
+        explanation: Text::new(
+            "Agents using it lose access at once. You can undo this from Activity.",
+        ),
         action: format!("/settings/tokens/{id}/revoke"),
-        confirm_label: "Revoke",
+        confirm_label: Text::new("Revoke"),
         cancel: "/settings/tokens".into(),
-        hidden: json!({}),
-    };
-    confirm_page(&web, &headers, &person, "revoke_token", json!({"id": id}), confirm).await
+        hidden: Vec::new(),
+    })
+    .await
 }
 
 pub(crate) async fn revoke(
     State(web): State<Web>,
     headers: HeaderMap,
     Path(id): Path<i64>,
-    Form(form): Form<session::CsrfForm>,
+    Posted { person, .. }: Posted<NoFields>,
 ) -> Response {
-    let person = match session::checked(&web, &headers, "/settings/tokens", &form.csrf).await {
-        Ok(person) => person,
-        Err(refused) => return refused,
-    };
-    let notice = "Revoked. Agents using that token are disconnected.";
-    apply_and_go(
-        &web,
-        &headers,
-        &person,
-        "revoke_token",
-        json!({"id": id}),
-        "/settings/tokens",
-        notice,
-    )
-    .await
+    let notice = Text::new("Revoked. Agents using that token are disconnected.");
+    apply_and_go::<RevokeToken>(&web, &headers, &person, IdInput { id }, "/settings/tokens", notice)
+        .await
 }

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{form, subscriptions::cycle_options},
+    pages::{Confirm, confirmation, confirmed, form, subscriptions::cycle_options},
     render::{op_error, page, page_with_status, redirect_with_notice, say},
     session::{self, Posted, SignedIn},
 };
@@ -177,28 +177,18 @@ pub(crate) async fn apply(
     if field("confirmed") != "yes" {
         return match web.write::<ImportSubscriptions>(&person, input, Mode::DryRun).await {
             Ok(preview) => {
-                let mut hidden: Vec<Value> = pairs
-                    .iter()
-                    .filter(|(k, _)| k != "csrf")
-                    .map(|(name, value)| json!({"name": name, "value": value}))
-                    .collect();
-                hidden.push(json!({"name": "confirmed", "value": "yes"}));
-                page(
-                    &web,
-                    &headers,
-                    Some(&person),
-                    "confirm.html",
-                    json!({
-                        "nav": "import",
-                        "title": say(&Text::new("Import these subscriptions?")),
-                        "explanation": say(&Text::new("Each starts at its first charge in the statement, with the prices it showed. Activity has Undo for the whole import.")),
-                        "changes": preview.receipt.changes,
-                        "action": "/import/apply",
-                        "hidden": hidden,
-                        "confirm_label": say(&Text::new("Import")),
-                        "cancel": "/import",
-                    }),
-                )
+                let confirm = Confirm {
+                    nav: "import",
+                    title: Text::new("Import these subscriptions?"),
+                    explanation: Text::new(
+                        "Each starts at its first charge in the statement, with the prices it showed. Activity has Undo for the whole import.",
+                    ),
+                    action: "/import/apply".into(),
+                    confirm_label: Text::new("Import"),
+                    cancel: "/import".into(),
+                    hidden: confirmed(pairs.iter().cloned()),
+                };
+                confirmation(&web, &headers, &person, confirm, &preview.receipt.changes)
             }
             Err(err) => refused(&web, &headers, &person, err),
         };

@@ -18,7 +18,7 @@ pub(crate) mod subscriptions;
 pub(crate) mod tokens;
 
 use axum::{http::HeaderMap, response::Response};
-use ops::{Mode, Op, OpError, Text, Written, accounts::SessionCaller};
+use ops::{Mode, Op, OpError, Text, Written, accounts::SessionCaller, common::Change};
 use serde_json::{Value, json};
 
 use crate::{
@@ -85,31 +85,49 @@ pub(crate) async fn confirm_page<O: Op>(
 ) -> Response {
     match web.write::<O>(person, input, Mode::DryRun).await {
         Ok(preview) => {
-            let confirm = confirm(&preview.output);
-            let hidden: Vec<Value> = confirm
-                .hidden
-                .iter()
-                .map(|(name, value)| json!({"name": name, "value": value}))
-                .collect();
-            render::page(
-                web,
-                headers,
-                Some(person),
-                "confirm.html",
-                json!({
-                    "nav": confirm.nav,
-                    "title": say(&confirm.title),
-                    "explanation": say(&confirm.explanation),
-                    "changes": preview.receipt.changes,
-                    "action": confirm.action,
-                    "hidden": hidden,
-                    "confirm_label": say(&confirm.confirm_label),
-                    "cancel": confirm.cancel,
-                }),
-            )
+            confirmation(web, headers, person, confirm(&preview.output), &preview.receipt.changes)
         }
         Err(err) => op_error(web, headers, person, &err),
     }
+}
+
+/// The page that asks before a destructive change: what it is, the `changes` its dry run
+/// found, and a form that posts `confirm.hidden` back to `confirm.action`.
+pub(crate) fn confirmation(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    confirm: Confirm,
+    changes: &[Change],
+) -> Response {
+    let hidden: Vec<Value> =
+        confirm.hidden.iter().map(|(name, value)| json!({"name": name, "value": value})).collect();
+    render::page(
+        web,
+        headers,
+        Some(person),
+        "confirm.html",
+        json!({
+            "nav": confirm.nav,
+            "title": say(&confirm.title),
+            "explanation": say(&confirm.explanation),
+            "changes": changes,
+            "action": confirm.action,
+            "hidden": hidden,
+            "confirm_label": say(&confirm.confirm_label),
+            "cancel": confirm.cancel,
+        }),
+    )
+}
+
+/// A posted form's fields again, marked confirmed, for its confirmation page to post back.
+pub(crate) fn confirmed(
+    fields: impl IntoIterator<Item = (String, String)>,
+) -> Vec<(String, String)> {
+    let mut hidden: Vec<(String, String)> =
+        fields.into_iter().filter(|(name, _)| name != "csrf" && name != "confirmed").collect();
+    hidden.push(("confirmed".to_owned(), "yes".to_owned()));
+    hidden
 }
 
 /// Applies `O` and goes to `to` with `notice`, or shows why it could not.

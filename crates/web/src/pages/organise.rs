@@ -15,8 +15,8 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     Web,
-    pages::form,
-    render::{op_error, page, page_with_status, redirect_with_notice, say},
+    pages::{Confirm, confirmation, confirmed, form},
+    render::{op_error, page_with_status, redirect_with_notice},
     session::{Posted, SignedIn},
 };
 
@@ -158,28 +158,26 @@ impl Page<'_> {
         if O::INFO.hints.destructive && text(self.fields, "confirmed") != "yes" {
             return match self.web.write::<O>(self.person, input, Mode::DryRun).await {
                 Ok(preview) => {
-                    let mut hidden: Vec<Value> = self
-                        .fields
-                        .iter()
-                        .filter(|(key, _)| key.as_str() != "csrf")
-                        .map(|(name, value)| json!({"name": name, "value": value}))
-                        .collect();
-                    hidden.push(json!({"name": "confirmed", "value": "yes"}));
-                    page(
+                    let fields = self.fields.iter().map(|(name, value)| {
+                        (name.clone(), value.as_str().unwrap_or_default().to_owned())
+                    });
+                    let confirm = Confirm {
+                        nav: "organise",
+                        title: Text::new("Are you sure?"),
+                        explanation: Text::new(
+                            "Subscriptions keep everything else. You can undo this from Activity.",
+                        ),
+                        action: format!("/organise/do/{}", self.op),
+                        confirm_label: Text::new("Yes, do it"),
+                        cancel: "/organise".into(),
+                        hidden: confirmed(fields),
+                    };
+                    confirmation(
                         self.web,
                         self.headers,
-                        Some(self.person),
-                        "confirm.html",
-                        json!({
-                            "nav": "organise",
-                            "title": say(&Text::new("Are you sure?")),
-                            "explanation": say(&Text::new("Subscriptions keep everything else. You can undo this from Activity.")),
-                            "changes": preview.receipt.changes,
-                            "action": format!("/organise/do/{}", self.op),
-                            "hidden": hidden,
-                            "confirm_label": say(&Text::new("Yes, do it")),
-                            "cancel": "/organise",
-                        }),
+                        self.person,
+                        confirm,
+                        &preview.receipt.changes,
                     )
                 }
                 Err(err) => self.refused(err).await,

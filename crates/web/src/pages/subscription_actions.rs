@@ -23,8 +23,8 @@ use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{form, subscriptions::detail_page},
-    render::{op_error, page, page_with_status, redirect_with_notice, say},
+    pages::{Confirm, confirmation, confirmed, form, subscriptions::detail_page},
+    render::{op_error, page_with_status, redirect_with_notice},
     session::{Posted, SignedIn},
 };
 
@@ -347,26 +347,18 @@ pub(crate) async fn bulk(
     if action.is_destructive() && value("confirmed") != "yes" {
         return match web.write::<BulkUpdateSubscriptions>(&person, input, Mode::DryRun).await {
             Ok(preview) => {
-                let mut hidden: Vec<Value> =
-                    ids.iter().map(|id| json!({"name": "ids", "value": id})).collect();
-                hidden.push(json!({"name": "action", "value": action.as_str()}));
-                hidden.push(json!({"name": "confirmed", "value": "yes"}));
-                page(
-                    &web,
-                    &headers,
-                    Some(&person),
-                    "confirm.html",
-                    json!({
-                        "nav": "subscriptions",
-                        "title": say(&Text::new("Delete {count} subscriptions?").with("count", ids.len())),
-                        "explanation": say(&Text::new("They are removed with their price history and charges. You can undo this from Activity, all at once.")),
-                        "changes": preview.receipt.changes,
-                        "action": "/subscriptions/bulk",
-                        "hidden": hidden,
-                        "confirm_label": say(&Text::new("Delete them")),
-                        "cancel": "/subscriptions",
-                    }),
-                )
+                let confirm = Confirm {
+                    nav: "subscriptions",
+                    title: Text::new("Delete {count} subscriptions?").with("count", ids.len()),
+                    explanation: Text::new(
+                        "They are removed with their price history and charges. You can undo this from Activity, all at once.",
+                    ),
+                    action: "/subscriptions/bulk".into(),
+                    confirm_label: Text::new("Delete them"),
+                    cancel: "/subscriptions".into(),
+                    hidden: confirmed(pairs.iter().cloned()),
+                };
+                confirmation(&web, &headers, &person, confirm, &preview.receipt.changes)
             }
             Err(err) => op_error(&web, &headers, &person, &err),
         };

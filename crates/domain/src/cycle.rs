@@ -177,14 +177,6 @@ impl Cycle {
         saturate(div_round(i128::from(minor) * num, den * 12))
     }
 
-    /// The average length of one cycle in whole days (a month is 30, a year 365).
-    pub fn approx_days(&self) -> i64 {
-        let (num, den) = self.per_year();
-        // Days per cycle = 365.25 / cycles per year.
-        let days = div_round(36_525 * den, 100 * num);
-        saturate(days.max(1))
-    }
-
     /// An index `n` whose date is near `days` days after the anchor (exact average lengths,
     /// so the error stays within a few cycles however far the date is).
     pub(crate) fn estimate_index(&self, days: i64) -> u32 {
@@ -399,15 +391,5 @@ mod tests {
         assert_eq!(Cycle::preset("quarterly").unwrap().yearly_minor(1000), 4000);
         assert_eq!(Cycle::preset("quarterly").unwrap().monthly_minor(1000), 333);
         assert_eq!(c(1, CycleUnit::Day).yearly_minor(i64::MAX), i64::MAX);
-    }
-
-    #[test]
-    fn approx_days() {
-        assert_eq!(c(1, CycleUnit::Day).approx_days(), 1);
-        assert_eq!(c(3, CycleUnit::Week).approx_days(), 21);
-        assert_eq!(Cycle::MONTHLY.approx_days(), 30);
-        assert_eq!(Cycle::preset("quarterly").unwrap().approx_days(), 91);
-        assert_eq!(Cycle::YEARLY.approx_days(), 365);
-        assert_eq!(c(4, CycleUnit::Year).approx_days(), 1461);
     }
 }

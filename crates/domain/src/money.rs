@@ -376,12 +376,6 @@ impl Money {
         Ok(Money { minor: if negative { -abs } else { abs }, currency })
     }
 
-    /// Whether the amount is within ±[`MAX_MAJOR`] major units.
-    pub fn in_range(&self) -> bool {
-        i128::from(self.minor).abs()
-            <= i128::from(MAX_MAJOR) * i128::from(self.currency.minor_per_major())
-    }
-
     /// The amount as a decimal string in major units with exactly the currency's number
     /// of decimals: "12.99", "-3.50", "500" (JPY), "1.250" (KWD).
     pub fn to_decimal_string(&self) -> String {
@@ -705,8 +699,6 @@ mod tests {
         assert_eq!(a.checked_add(Money::new(1, Currency::USD)), None);
         assert_eq!(a.checked_sub(Money::new(1, Currency::USD)), None);
         assert_eq!(Money::new(i64::MAX, Currency::EUR).checked_add(a), None);
-        assert!(a.in_range());
-        assert!(!Money::new(i64::MAX, Currency::EUR).in_range());
     }
 
     #[test]

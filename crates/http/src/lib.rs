@@ -3,7 +3,7 @@
 //! - [`AppState`]: what every handler gets, the catalog behind `dyn ops::Catalog`.
 //! - [`Bearer`] and [`authenticate_bearer`]: `Authorization: Bearer <token>` to an
 //!   [`ops::Caller`], through [`ops::Catalog::authenticate_token`].
-//! - [`problem_response`] and [`ApiError`]: an [`ops::OpError`] as RFC 9457 problem JSON with
+//! - [`problem_response`]: an [`ops::OpError`] as RFC 9457 problem JSON with
 //!   Exhale's stable `code`, the one error format of the HTTP API.
 //!
 //! Nothing here holds a business rule: the catalog decides, this crate translates.
@@ -14,7 +14,7 @@ mod state;
 
 pub use auth::{BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, parse_bearer};
 pub use problem::{
-    ApiError, PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,
+    PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,
     problem_response_with_status, title_of,
 };
 pub use state::AppState;

@@ -5,14 +5,11 @@
 //! `invalid_input`, `needed_scope` for `forbidden`, `confirmation_id`, `expires_at` and
 //! `preview` for `confirmation_required`, `retry_after` for `rate_limited`.
 
-use std::fmt;
-
 use axum::{
     http::{HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
 };
-use ops::OpError;
-use ops::Text;
+use ops::{OpError, Text};
 use serde_json::{Map, Value, json};
 
 use crate::auth::BEARER_CHALLENGE;
@@ -115,34 +112,6 @@ pub fn invalid_json_body(err: &serde_json::Error) -> OpError {
         )
         .with("error", err),
     )
-}
-
-/// An `OpError` as a handler's error: answers with [`problem_response`].
-#[derive(Debug, Clone)]
-pub struct ApiError(pub OpError);
-
-impl From<OpError> for ApiError {
-    fn from(err: OpError) -> Self {
-        Self(err)
-    }
-}
-
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for ApiError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.0)
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        problem_response(&self.0)
-    }
 }
 
 #[cfg(test)]

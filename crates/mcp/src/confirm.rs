@@ -6,6 +6,7 @@
 //! Either way the person answers a question Exhale wrote from the dry run, and the change
 //! applied is the stored confirmation, which the catalog re-validates and applies once.
 
+use ops::Text;
 use std::time::Duration;
 
 use ops::Caller;
@@ -128,7 +129,10 @@ pub(crate) fn answer_from_retry(
     let principal = principal(caller);
     let confirmation_id: String =
         codec.open_json_with(state, principal.as_bytes()).map_err(|_| {
-            McpError::invalid_params("requestState failed verification; call the tool again", None)
+            McpError::invalid_params(
+                Text::new("requestState failed verification; call the tool again").render(),
+                None,
+            )
         })?;
     let response = responses.and_then(|r| r.get(CONFIRM));
     let action = response.and_then(|r| r.get("action")).and_then(Value::as_str);

@@ -1,6 +1,7 @@
 //! Prompts: ready-made workflows a person can start from their client, each telling the model
 //! which tools to use and that changes wait for the person's yes.
 
+use ops::Text;
 use rmcp::{
     ErrorData as McpError,
     model::{GetPromptResult, Prompt, PromptArgument, PromptMessage, Role},
@@ -93,9 +94,14 @@ pub(crate) fn get(
     today: &str,
 ) -> Result<GetPromptResult, McpError> {
     let workflow = WORKFLOWS.iter().find(|w| w.name == name).ok_or_else(|| {
-        McpError::invalid_params(format!("No prompt named {name}; prompts/list shows them."), None)
+        McpError::invalid_params(
+            Text::new("No prompt named {name}; prompts/list shows them.")
+                .with("name", name)
+                .render(),
+            None,
+        )
     })?;
-    let mut text = workflow.text.to_owned();
+    let mut text = Text::new(workflow.text);
     for (argument, _, required) in workflow.arguments {
         let value = arguments
             .get(*argument)
@@ -106,15 +112,18 @@ pub(crate) fn get(
             (Some(value), _) => value.to_owned(),
             (None, _) if *required => {
                 return Err(McpError::invalid_params(
-                    format!("The prompt {name} needs the argument {argument}."),
+                    Text::new("The prompt {name} needs the argument {argument}.")
+                        .with("name", name)
+                        .with("argument", argument)
+                        .render(),
                     None,
                 ));
             }
             (None, "month") => today.get(..7).unwrap_or(today).to_owned(),
-            (None, _) => "a year ago".to_owned(),
+            (None, _) => Text::new("a year ago").render(),
         };
-        text = text.replace(&format!("{{{argument}}}"), &value);
+        text = text.with(argument, value);
     }
-    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text.render())])
         .with_description(workflow.description))
 }

@@ -1,6 +1,7 @@
 //! Resources: the live briefing (`exhale://context`) and one resource per entity, read through
 //! the same catalog ops as the tools.
 
+use ops::Text;
 use ops::{Caller, Catalog, Mode, OpError};
 use rmcp::{
     ErrorData as McpError,
@@ -72,7 +73,11 @@ pub(crate) async fn list(
 
 fn not_found(uri: &str) -> McpError {
     McpError::resource_not_found(
-        format!("No resource {uri}. resources/list and resources/templates/list show what exists."),
+        Text::new(
+            "No resource {uri}. resources/list and resources/templates/list show what exists.",
+        )
+        .with("uri", uri)
+        .render(),
         Some(json!({"uri": uri})),
     )
 }
@@ -121,18 +126,13 @@ async fn find_in_list(
     list["items"]
         .as_array()
         .and_then(|items| items.iter().find(|item| item["id"].as_i64() == Some(id)).cloned())
-        .ok_or_else(|| OpError::not_found(ops::Text::new("Not found.")))
+        .ok_or_else(|| OpError::not_found(Text::new("Not found.")))
 }
 
 fn op_error(uri: &str, err: &OpError) -> McpError {
     match err {
         OpError::NotFound { .. } => not_found(uri),
-        OpError::Internal => McpError::internal_error(
-            "Exhale failed inside; the details were logged on the server.",
-            None,
-        ),
-        other => {
-            McpError::invalid_params(format!("{}: {}", other.code(), other.text().render()), None)
-        }
+        OpError::Internal => crate::tools::internal(),
+        other => crate::tools::protocol_error(other),
     }
 }

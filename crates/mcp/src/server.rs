@@ -1,5 +1,6 @@
 //! `ExhaleMcp`: the rmcp `ServerHandler` over the catalog.
 
+use ops::Text;
 use std::sync::Arc;
 
 use ops::{Caller, Catalog, Mode, OpError};
@@ -70,19 +71,23 @@ impl ExhaleMcp {
 
     /// Today's date in the caller's household, YYYY-MM-DD (prompt defaults, completions).
     async fn today(&self, caller: &Caller) -> Result<String, McpError> {
-        let household = self
-            .catalog
-            .call_json(caller, "get_household", serde_json::json!({}), Mode::Apply)
-            .await
-            .map_err(|_| McpError::internal_error("could not read the household", None))?;
-        Ok(household["today"].as_str().unwrap_or_default().to_owned())
+        let household = ops::call::<ops::household::GetHousehold>(
+            self.catalog.as_ref(),
+            caller,
+            &ops::household::Empty {},
+            Mode::Apply,
+        )
+        .await
+        .map_err(|_| tools::internal())?;
+        Ok(household.today.to_string())
     }
 
     /// Applies a confirmed change, or says nothing changed.
     async fn apply(&self, caller: &Caller, answer: Answer) -> Result<CallToolResponse, McpError> {
         let Answer::Yes(confirmation_id) = answer else {
+            let declined = Text::new("declined: the person said no; nothing was changed.");
             return Ok(CallToolResult::error(vec![rmcp::model::ContentBlock::text(
-                "declined: the person said no; nothing was changed.",
+                declined.render(),
             )])
             .into());
         };
@@ -90,12 +95,7 @@ impl ExhaleMcp {
         Ok(match self.catalog.call_json(caller, "confirm_change", input, Mode::Apply).await {
             // A confirmed change is never a list page.
             Ok(output) => tools::success(output, 0),
-            Err(OpError::Internal) => {
-                return Err(McpError::internal_error(
-                    "Exhale failed inside; the details were logged on the server.",
-                    None,
-                ));
-            }
+            Err(OpError::Internal) => return Err(tools::internal()),
             Err(err) => tools::failure(&err),
         }
         .into())
@@ -170,7 +170,9 @@ impl ServerHandler for ExhaleMcp {
         }
         let Some(meta) = self.catalog.ops().iter().find(|meta| meta.name() == request.name) else {
             return Err(McpError::invalid_params(
-                format!("Unknown tool {}; tools/list has them all.", request.name),
+                Text::new("Unknown tool {name}; tools/list has them all.")
+                    .with("name", &request.name)
+                    .render(),
                 None,
             ));
         };
@@ -201,12 +203,7 @@ impl ServerHandler for ExhaleMcp {
             .await
         {
             Ok(output) => tools::success(output, page_offset),
-            Err(OpError::Internal) => {
-                return Err(McpError::internal_error(
-                    "Exhale failed inside; the details were logged on the server.",
-                    None,
-                ));
-            }
+            Err(OpError::Internal) => return Err(tools::internal()),
             Err(OpError::ConfirmationRequired {
                 confirmation_id,
                 message,
@@ -238,10 +235,9 @@ impl ServerHandler for ExhaleMcp {
     ) -> Result<ListResourcesResult, McpError> {
         let caller = self.caller(&cx)?;
         let cursor = request.and_then(|r| r.cursor);
-        let (items, next_cursor) =
-            resources::list(self.catalog.as_ref(), &caller, cursor).await.map_err(|err| {
-                McpError::invalid_params(format!("{}: {}", err.code(), err.text().render()), None)
-            })?;
+        let (items, next_cursor) = resources::list(self.catalog.as_ref(), &caller, cursor)
+            .await
+            .map_err(|err| tools::protocol_error(&err))?;
         let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = next_cursor;
         Ok(result)
@@ -339,7 +335,7 @@ impl ServerHandler for ExhaleMcp {
                         Mode::Apply,
                     )
                     .await
-                    .map_err(|_| McpError::internal_error("could not list subscriptions", None))?;
+                    .map_err(|_| tools::internal())?;
                 page["items"]
                     .as_array()
                     .into_iter()

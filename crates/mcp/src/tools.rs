@@ -2,8 +2,11 @@
 
 use std::sync::Arc;
 
-use ops::{OpError, OpMeta};
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use ops::{OpError, OpMeta, Text};
+use rmcp::{
+    ErrorData as McpError,
+    model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations},
+};
 use serde_json::{Value, json};
 
 /// Tool results handed to a model stay under this many bytes (DESIGN section 4).
@@ -100,15 +103,16 @@ pub(crate) fn success(mut output: Value, page_offset: u64) -> CallToolResult {
                         output.as_object_mut().map(|fields| fields.remove("next_cursor"));
                     }
                 }
-                format!(
-                    "Only the first {kept} of these {returned} items fit in a tool result; pass next_cursor as cursor for the rest, or narrow the query with filters."
+                Text::new(
+                    "Only the first {kept} of these {returned} items fit in a tool result; pass next_cursor as cursor for the rest, or narrow the query with filters.",
                 )
             }
-            None => format!(
-                "Only the first {kept} of these {returned} items fit in a tool result; narrow the query with filters."
+            None => Text::new(
+                "Only the first {kept} of these {returned} items fit in a tool result; narrow the query with filters.",
             ),
         };
-        output["truncated"] = json!(note);
+        let note = note.with("kept", kept).with("returned", returned);
+        output["truncated"] = json!(note.render());
         text = output.to_string();
     }
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -116,12 +120,35 @@ pub(crate) fn success(mut output: Value, page_offset: u64) -> CallToolResult {
     result
 }
 
+/// Exhale broke inside: a JSON-RPC error that says no more (the details were logged).
+pub(crate) fn internal() -> McpError {
+    McpError::internal_error(
+        Text::new("Exhale failed inside; the details were logged on the server.").render(),
+        None,
+    )
+}
+
+/// An op's refusal where MCP wants a protocol error (resources, completions), not a tool
+/// result: its stable code and message.
+pub(crate) fn protocol_error(err: &OpError) -> McpError {
+    McpError::invalid_params(
+        Text::new("{code}: {message}")
+            .with("code", err.code())
+            .with("message", err.text().render())
+            .render(),
+        None,
+    )
+}
+
 /// A business failure as a tool result the model can act on.
 pub(crate) fn failure(err: &OpError) -> CallToolResult {
-    let mut text = format!("{}: {}", err.code(), err.text().render());
+    let mut text = Text::new("{code}: {message}")
+        .with("code", err.code())
+        .with("message", err.text().render())
+        .render();
     match err {
         OpError::InvalidInput { pointer, .. } if !pointer.is_empty() => {
-            text.push_str(&format!(" (at {pointer})"));
+            text.push_str(&Text::new(" (at {pointer})").with("pointer", pointer).render());
         }
         OpError::ConfirmationRequired { confirmation_id, expires_at, preview, .. } => {
             let details = json!({

@@ -169,24 +169,6 @@ pub fn batch(db: &Db<'_>, household_id: i64, viewer: i64, batch_id: &str) -> Res
     Ok(rows)
 }
 
-/// The newest entry about an entity, whoever may see it.
-pub fn latest_for_entity(
-    db: &Db<'_>,
-    household_id: i64,
-    entity: &str,
-    entity_id: i64,
-) -> Result<Option<i64>> {
-    use rusqlite::OptionalExtension;
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT max(id) FROM audit WHERE household_id = ?1 AND entity = ?2 AND entity_id = ?3",
-        )?
-        .query_row(params![household_id, entity, entity_id], |r| r.get(0))
-        .optional()?
-        .flatten())
-}
-
 /// Hides the history of an entity (and of a subscription's charges) from everyone but `member`.
 pub fn make_private(
     db: &Db<'_>,
@@ -262,14 +244,6 @@ pub fn mark_delivered(db: &Db<'_>, id: i64, now: &str) -> Result<()> {
     db.conn.execute(
         "UPDATE outbox SET delivered_at = ?2, attempts = attempts + 1 WHERE id = ?1",
         params![id, now],
-    )?;
-    Ok(())
-}
-
-pub fn mark_failed(db: &Db<'_>, id: i64, error: &str) -> Result<()> {
-    db.conn.execute(
-        "UPDATE outbox SET attempts = attempts + 1, last_error = ?2 WHERE id = ?1",
-        params![id, error],
     )?;
     Ok(())
 }

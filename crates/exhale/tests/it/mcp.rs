@@ -32,7 +32,7 @@ pub(crate) async fn http_client(url: String, token: &str, name: &str) -> Client 
 }
 
 /// A 2026-07-28 client: `server/discover`, then stateless requests.
-async fn modern_http_client(url: String, token: &str, name: &str) -> Client {
+pub(crate) async fn modern_http_client(url: String, token: &str, name: &str) -> Client {
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),

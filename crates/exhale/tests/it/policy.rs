@@ -1,14 +1,16 @@
 //! The one policy, checked across the catalog: for every op and every kind of caller, what MCP
-//! `tools/list` offers is exactly what the invoker accepts.
+//! `tools/list` offers is exactly what the invoker accepts; and a change to a private item
+//! reaches no other member through any adapter.
 
 use std::collections::BTreeSet;
 
-use ops::{Actor, Caller, Catalog as _, Mode, Scope, Via};
+use ops::{Actor, Caller, Catalog as _, Mode, Scope, Via, entities::EntityKind};
 use serde_json::json;
 
 use crate::{
     fixtures::World,
-    mcp::{Client, http_client},
+    mcp::{Client, http_client, modern_http_client},
+    web::{PASSWORD, Visitor, read_events},
 };
 
 /// The ops the invoker does not refuse as forbidden. Each is called as a dry run with an empty
@@ -92,4 +94,52 @@ async fn tools_list_offers_exactly_what_the_invoker_accepts_for_every_kind_of_ca
             }
         }
     }
+}
+
+#[tokio::test]
+async fn a_change_to_a_private_item_reaches_only_its_owner_through_every_adapter() {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let gym = format!("exhale://subscriptions/{}", w.bobs_gym);
+    let netflix = format!("exhale://subscriptions/{}", w.netflix);
+
+    // Ana listens through the catalog's feed, an MCP agent watching both subscriptions, and
+    // the web app's live stream.
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let mut feed = w.env.app.subscribe(&w.ana);
+    let agent = modern_http_client(server.url("/mcp"), &token, "Ana's agent").await;
+    let filter = SubscriptionFilter::builder()
+        .resource_subscription(gym.clone())
+        .resource_subscription(netflix.clone())
+        .build();
+    let mut listening = agent.listen(filter).await.unwrap();
+    let mut browser = Visitor::new(&server);
+    browser.sign_in("ana@a.test", PASSWORD).await;
+    let mut stream = browser.events("/events").await;
+    assert_eq!(read_events(&mut stream, 1).await[0].0, "ready");
+
+    // Bob pauses his private gym and another household changes its own; then Ana renames
+    // Netflix. Events arrive in order, so the first Ana hears anywhere must be her own.
+    w.env.call(&w.bob, "pause_subscription", json!({"id": w.bobs_gym})).await.unwrap();
+    w.env
+        .call(&w.cai, "update_subscription", json!({"id": w.other_household_sub, "notes": "x"}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "name": "Netflix HD"}))
+        .await
+        .unwrap();
+
+    let Some(ops::Heard::Change(first)) = feed.try_next() else { panic!("the feed heard nothing") };
+    assert_eq!((first.entity, first.entity_id), (EntityKind::Subscription, w.netflix), "the feed");
+    assert_eq!(feed.try_next(), None);
+    let notification = listening.next().await.unwrap().unwrap();
+    let ServerNotification::ResourceUpdatedNotification(updated) = notification else {
+        panic!("{notification:?}")
+    };
+    assert_eq!(updated.params.uri, netflix, "MCP subscriptions/listen");
+    let events = read_events(&mut stream, 1).await;
+    assert!(events[0].1.contains("update_subscription"), "the web's live stream: {events:?}");
+    agent.cancel().await.unwrap();
 }

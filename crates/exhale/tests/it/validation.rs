@@ -125,6 +125,70 @@ async fn other_ops_refuse_their_worst_input() {
 }
 
 #[tokio::test]
+async fn a_wrong_value_of_a_closed_set_or_a_date_says_what_to_write_at_its_pointer() {
+    let w = World::new().await;
+    let cases = [
+        (
+            "update_charge",
+            json!({"id": w.charge, "status": "lost"}),
+            "/status",
+            "paid, skipped, failed or refunded",
+        ),
+        (
+            "list_subscriptions",
+            json!({"sort": "cheapest"}),
+            "/sort",
+            "name, next_charge, price or created",
+        ),
+        ("list_subscriptions", json!({"visibility": 3}), "/visibility", "household or private"),
+        ("list_activity", json!({"op": "drop_database"}), "/op", "tools/list"),
+        ("list_activity", json!({"entity": "planet"}), "/entity", "subscription, charge, category"),
+        (
+            "get_spending_summary",
+            json!({"group_by": "colour"}),
+            "/group_by",
+            "category, member, payment_method, tag or none",
+        ),
+        (
+            "create_payment_method",
+            json!({"name": "Card", "kind": "cash"}),
+            "/kind",
+            "card, bank_account, paypal, wallet or other",
+        ),
+        ("update_household", json!({"week_start": "friday"}), "/week_start", "monday or sunday"),
+        (
+            "bulk_update_subscriptions",
+            json!({"ids": [w.netflix], "action": "explode"}),
+            "/action",
+            "update, pause, resume, cancel or delete",
+        ),
+        ("list_charges", json!({"from": "next week"}), "/from", "YYYY-MM-DD"),
+        (
+            "pause_subscription",
+            json!({"id": w.netflix, "until": "2026-02-30"}),
+            "/until",
+            "not a date on the calendar",
+        ),
+    ];
+    let before = w.env.dump().await;
+    for (op, input, pointer, allowed) in cases {
+        let result = w.env.call(&w.ana, op, input.clone()).await;
+        let Err(ops::OpError::InvalidInput { pointer: got, message }) = &result else {
+            panic!("{op} {input}: {result:?}")
+        };
+        assert_eq!(got, pointer, "{op} {input}");
+        assert!(message.render().contains(allowed), "{op} {input}: {}", message.render());
+    }
+    // Names are read loosely: any case, spaces for underscores, common aliases.
+    let loose = w
+        .env
+        .call(&w.ana, "list_subscriptions", json!({"status": ["Active"], "sort": "next charge"}))
+        .await;
+    assert_eq!(test_support::code(&loose), "ok", "{loose:?}");
+    assert_eq!(before, w.env.dump().await);
+}
+
+#[tokio::test]
 async fn unknown_ops_and_ids_are_not_found_with_a_next_step() {
     let w = World::new().await;
     let unknown = w.env.call(&w.ana, "drop_database", json!({})).await;

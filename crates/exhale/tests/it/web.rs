@@ -35,6 +35,12 @@ impl Visitor {
         }
     }
 
+    /// Opens the live stream at `path` with this visitor's cookies.
+    pub(crate) async fn events(&self, path: &str) -> reqwest::Response {
+        let url = format!("{}{path}", self.base);
+        self.client.get(url).header("cookie", self.cookie_header()).send().await.unwrap()
+    }
+
     fn cookie_header(&self) -> String {
         self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
     }
@@ -431,7 +437,10 @@ async fn a_subscription_is_created_deleted_after_confirmation_and_brought_back_b
 }
 
 /// Reads server-sent events until `count` have arrived; returns (event, data) pairs.
-async fn read_events(response: &mut reqwest::Response, count: usize) -> Vec<(String, String)> {
+pub(crate) async fn read_events(
+    response: &mut reqwest::Response,
+    count: usize,
+) -> Vec<(String, String)> {
     let mut buffer = String::new();
     let mut events = Vec::new();
     while events.len() < count {

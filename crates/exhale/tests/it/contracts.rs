@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::fixtures::World;
+use crate::{fixtures::World, mcp::client_without_token};
 
 /// Names of string properties that hold a closed set of values.
 const CLOSED_SETS: &[&str] = &[
@@ -116,15 +116,7 @@ async fn every_date_says_format_date_and_every_closed_set_says_enum() {
     let w = World::new().await;
     // A person who owns the household sees every op.
     let server = w.env.serve_mcp_as(w.ana.clone()).await;
-    let client = rmcp::ServiceExt::serve(
-        rmcp::model::ClientConfig::new(
-            rmcp::model::ClientCapabilities::default(),
-            rmcp::model::Implementation::new("Contract check", "1.0"),
-        ),
-        rmcp::transport::StreamableHttpClientTransport::from_uri(server.url("/mcp")),
-    )
-    .await
-    .unwrap();
+    let client = client_without_token(server.url("/mcp"), "Contract check").await;
     let tools = client.list_all_tools().await.unwrap();
     client.cancel().await.unwrap();
     assert_eq!(tools.len(), ops::all().len(), "an owner in person gets every op");

@@ -31,6 +31,12 @@ pub(crate) async fn http_client(url: String, token: &str, name: &str) -> Client 
     client_info(name).serve(transport).await.unwrap()
 }
 
+/// A 2025-11-25 client of a server that acts for one caller without a token
+/// (`TestEnv::serve_mcp_as`).
+pub(crate) async fn client_without_token(url: String, name: &str) -> Client {
+    client_info(name).serve(StreamableHttpClientTransport::from_uri(url)).await.unwrap()
+}
+
 /// A 2026-07-28 client: `server/discover`, then stateless requests.
 pub(crate) async fn modern_http_client(url: String, token: &str, name: &str) -> Client {
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};

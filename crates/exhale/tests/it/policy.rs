@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::{
     fixtures::World,
-    mcp::{Client, http_client, modern_http_client},
+    mcp::{Client, client_without_token, http_client, modern_http_client},
     web::{PASSWORD, Visitor, read_events},
 };
 
@@ -75,15 +75,7 @@ async fn tools_list_offers_exactly_what_the_invoker_accepts_for_every_kind_of_ca
         (assistant(&w.bob), "the assistant for a member"),
     ] {
         let as_caller = w.env.serve_mcp_as(caller.clone()).await;
-        let client = rmcp::ServiceExt::serve(
-            rmcp::model::ClientConfig::new(
-                rmcp::model::ClientCapabilities::default(),
-                rmcp::model::Implementation::new("Policy check", "1.0"),
-            ),
-            rmcp::transport::StreamableHttpClientTransport::from_uri(as_caller.url("/mcp")),
-        )
-        .await
-        .unwrap();
+        let client = client_without_token(as_caller.url("/mcp"), "Policy check").await;
         let offered = offered(&client).await;
         client.cancel().await.unwrap();
         let accepted = accepted(&w, &caller).await;

@@ -144,7 +144,10 @@ impl Op for UpdateSettings {
 }
 
 /// Everything the caller can see, as one document.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+///
+/// Its JSON Schema names the parts and the op whose output shape each part has, rather than
+/// spelling out every shape again: those ops' schemas already do, and `tools/list` stays small.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Export {
     pub exported_at: Timestamp,
     pub household: Household,
@@ -157,6 +160,34 @@ pub struct Export {
     pub subscriptions: Vec<SubscriptionDetail>,
     /// Every recorded charge, newest first.
     pub charges: Vec<Charge>,
+}
+
+impl JsonSchema for Export {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Export".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let part =
+            |description: &str| serde_json::json!({"type": "object", "description": description});
+        let list = |description: &str| serde_json::json!({"type": "array", "items": {"type": "object"}, "description": description});
+        schemars::json_schema!({
+            "type": "object",
+            "description": "Everything the caller can see, as one document.",
+            "properties": {
+                "exported_at": {"type": "string", "format": "date-time"},
+                "household": part("As get_household returns it."),
+                "members": list("As list_members returns them."),
+                "settings": part("As get_settings returns them."),
+                "categories": list("As list_categories returns them."),
+                "payment_methods": list("As list_payment_methods returns them."),
+                "tags": list("As list_tags returns them."),
+                "subscriptions": list("Each as get_subscription returns it."),
+                "charges": list("Every recorded charge, newest first, as list_charges returns them."),
+            },
+            "required": ["exported_at", "household", "members", "settings", "categories", "payment_methods", "tags", "subscriptions", "charges"],
+        })
+    }
 }
 
 pub struct ExportData;

@@ -118,6 +118,26 @@ async fn every_date_says_format_date_and_every_closed_set_says_enum() {
     let server = w.env.serve_mcp_as(w.ana.clone()).await;
     let client = client_without_token(server.url("/mcp"), "Contract check").await;
     let tools = client.list_all_tools().await.unwrap();
+    // export_data's schema names its parts by hand (each has its op's shape): the document
+    // has exactly those parts.
+    let export = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("export_data"))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    let schema = tools.iter().find(|tool| tool.name == "export_data").unwrap();
+    let parts = |value: &Value| -> Vec<String> {
+        let mut keys: Vec<String> = value.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    let declared = Value::Object(Map::clone(schema.output_schema.as_ref().unwrap()));
+    assert_eq!(
+        parts(&export),
+        parts(&declared["properties"]),
+        "export_data's schema names its parts"
+    );
     client.cancel().await.unwrap();
     assert_eq!(tools.len(), ops::all().len(), "an owner in person gets every op");
     let mut problems = Vec::new();

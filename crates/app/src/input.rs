@@ -3,15 +3,7 @@
 //! time zones, languages and list pages. Shared by every handler; no IO.
 
 use domain::{Currency, Cycle, Money, Text, validate};
-use ops::{OpError, common::CycleInput};
-
-pub(crate) const MAX_NAME: usize = 100;
-
-pub(crate) const MAX_NOTES: usize = 2000;
-
-pub(crate) const MAX_TAG: usize = 40;
-
-pub(crate) const MAX_TAGS: usize = 20;
+use ops::{OpError, common::CycleInput, limits};
 
 /// The cycle a `CycleInput` names; a custom one must repeat every 1 to 366 units.
 pub(crate) fn parse_cycle(pointer: &str, input: CycleInput) -> Result<Cycle, OpError> {
@@ -49,7 +41,7 @@ pub(crate) fn clean_name(pointer: &str, text: &str, max: usize) -> Result<String
 }
 
 pub(crate) fn clean_notes(pointer: &str, text: &str) -> Result<String, OpError> {
-    validate::clean_multiline(text, MAX_NOTES)
+    validate::clean_multiline(text, limits::NOTES)
         .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
 }
 
@@ -60,15 +52,15 @@ pub(crate) fn clean_url(pointer: &str, text: &str) -> Result<String, OpError> {
 
 /// Tags cleaned, de-duplicated ignoring case, and sorted.
 pub(crate) fn clean_tags(pointer: &str, tags: &[String]) -> Result<Vec<String>, OpError> {
-    if tags.len() > MAX_TAGS {
+    if tags.len() > limits::TAGS {
         return Err(OpError::invalid(
             pointer,
-            Text::new("At most {max} tags per subscription.").with("max", MAX_TAGS),
+            Text::new("At most {max} tags per subscription.").with("max", limits::TAGS),
         ));
     }
     let mut out: Vec<String> = Vec::with_capacity(tags.len());
     for (i, tag) in tags.iter().enumerate() {
-        let tag = clean_name(&format!("{pointer}/{i}"), tag, MAX_TAG)?;
+        let tag = clean_name(&format!("{pointer}/{i}"), tag, limits::TAG)?;
         if !out.iter().any(|t| t.to_lowercase() == tag.to_lowercase()) {
             out.push(tag);
         }

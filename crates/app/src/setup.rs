@@ -28,11 +28,11 @@ impl App {
         first_only: bool,
     ) -> Result<Caller, OpError> {
         let household_name =
-            input::clean_name("/household_name", &new.household_name, input::MAX_NAME)?;
+            input::clean_name("/household_name", &new.household_name, ops::limits::NAME)?;
         let currency = input::parse_currency("/currency", &new.currency)?;
         let time_zone = input::check_time_zone("/time_zone", &new.time_zone)?;
         let language = input::check_language("/language", &new.language)?;
-        let owner_name = input::clean_name("/owner_name", &new.owner_name, input::MAX_NAME)?;
+        let owner_name = input::clean_name("/owner_name", &new.owner_name, ops::limits::NAME)?;
         let email = auth::clean_email("/email", &new.email)?;
         auth::check_password("/password", &new.password)?;
         let password = new.password;

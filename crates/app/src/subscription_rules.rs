@@ -104,7 +104,7 @@ pub(crate) fn create(
     input: CreateSubscriptionInput,
     later_prices: &[(Date, i64)],
 ) -> Result<Subscription, OpError> {
-    let name = input::clean_name("/name", &input.name, input::MAX_NAME)?;
+    let name = input::clean_name("/name", &input.name, ops::limits::NAME)?;
     let currency = match &input.currency {
         Some(code) => input::parse_currency("/currency", code)?,
         None => ctx.household.currency,

@@ -51,6 +51,7 @@ impl Op for ListTokens {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTokenInput {
+    #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: String,
     pub scope: Scope,
     /// 1 to 3650 days; default: no expiry.

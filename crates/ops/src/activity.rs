@@ -31,8 +31,9 @@ pub struct ListActivityInput {
     /// Until this date, inclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<IsoDate>,
-    /// 1 to 500, default 100.
+    /// Default 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
     pub limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,

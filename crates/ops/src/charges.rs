@@ -44,8 +44,9 @@ pub struct ListChargesInput {
     pub to: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ChargeStatus>,
-    /// 1 to 500, default 100.
+    /// Default 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
     pub limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
@@ -76,8 +77,9 @@ impl Op for GetCharge {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListUpcomingInput {
-    /// How many days ahead, 1 to 366; default 30.
+    /// How many days ahead; default 30.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::limits::UPCOMING_DAYS))]
     pub days: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subscription_id: Option<i64>,
@@ -114,6 +116,7 @@ pub struct UpdateChargeInput {
     pub amount: Option<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    #[schemars(length(max = crate::limits::NOTES))]
     pub note: Patch<String>,
 }
 

@@ -44,6 +44,7 @@ impl Op for GetHousehold {
 #[serde(deny_unknown_fields)]
 pub struct UpdateHouseholdInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = crate::limits::NAME))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
@@ -104,6 +105,7 @@ impl Op for ListMembers {
 pub struct UpdateMemberInput {
     pub id: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = crate::limits::NAME))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
@@ -127,6 +129,7 @@ impl Op for UpdateMember {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InviteMemberInput {
+    #[schemars(length(min = 1, max = crate::limits::NAME))]
     pub name: String,
     pub email: String,
     /// Default: member.

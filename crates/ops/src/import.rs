@@ -169,7 +169,7 @@ pub struct ImportCharge {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImportItem {
-    /// 1 to 100 characters.
+    #[schemars(length(min = 1, max = crate::limits::NAME))]
     pub name: String,
     /// The current price, decimal string.
     pub amount: String,
@@ -190,7 +190,7 @@ pub struct ImportItem {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImportSubscriptionsInput {
-    /// 1 to 200 items.
+    #[schemars(length(min = 1, max = crate::limits::IMPORT_ITEMS))]
     pub items: Vec<ImportItem>,
 }
 

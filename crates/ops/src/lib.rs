@@ -20,6 +20,7 @@ pub mod docs;
 pub mod error;
 pub mod household;
 pub mod import;
+pub mod limits;
 pub mod op;
 pub mod organise;
 pub mod policy;

@@ -41,8 +41,10 @@ impl Op for ListCategories {
 #[serde(deny_unknown_fields)]
 pub struct CreateCategoryInput {
     /// Unique in the household, ignoring case.
+    #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::limits::EMOJI))]
     pub emoji: Option<String>,
     /// "#rrggbb".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -66,8 +68,10 @@ impl Op for CreateCategory {
 pub struct UpdateCategoryInput {
     pub id: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::limits::EMOJI))]
     pub emoji: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colour: Option<String>,
@@ -161,6 +165,7 @@ impl Op for ListPaymentMethods {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreatePaymentMethodInput {
+    #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: String,
     /// Default: card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -193,6 +198,7 @@ impl Op for CreatePaymentMethod {
 pub struct UpdatePaymentMethodInput {
     pub id: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<PaymentMethodKind>,
@@ -255,7 +261,9 @@ impl Op for ListTags {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameTagInput {
+    #[schemars(length(min = 1, max = crate::limits::TAG))]
     pub from: String,
+    #[schemars(length(min = 1, max = crate::limits::TAG))]
     pub to: String,
 }
 
@@ -279,6 +287,7 @@ impl Op for RenameTag {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteTagInput {
+    #[schemars(length(min = 1, max = crate::limits::TAG))]
     pub name: String,
 }
 

@@ -119,8 +119,9 @@ pub struct ListSubscriptionsInput {
     /// Default: name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sort: Option<SubscriptionSort>,
-    /// 1 to 500, default 100.
+    /// Default 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
     pub limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
@@ -177,7 +178,7 @@ impl Op for GetSubscription {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSubscriptionInput {
-    /// 1 to 100 characters.
+    #[schemars(length(min = 1, max = crate::limits::NAME))]
     pub name: String,
     /// Decimal string in major units, e.g. "12.99".
     pub amount: String,
@@ -196,14 +197,17 @@ pub struct CreateSubscriptionInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_on: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::limits::URL))]
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::limits::NOTES))]
     pub notes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_id: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_method_id: Option<i64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]
     pub tags: Vec<String>,
     /// Default: the caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -231,12 +235,15 @@ impl Op for CreateSubscription {
 pub struct UpdateSubscriptionInput {
     pub id: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = crate::limits::NAME))]
     pub name: Option<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    #[schemars(length(max = crate::limits::URL))]
     pub url: Patch<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    #[schemars(length(max = crate::limits::NOTES))]
     pub notes: Patch<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
@@ -246,6 +253,7 @@ pub struct UpdateSubscriptionInput {
     pub payment_method_id: Patch<i64>,
     /// Replaces all tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]
     pub tags: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_id: Option<i64>,
@@ -408,7 +416,8 @@ impl Op for DeleteSubscription {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BulkUpdateInput {
-    /// 1 to 500 subscription ids. One unknown or invisible id fails the whole call.
+    /// One unknown or invisible id fails the whole call.
+    #[schemars(length(min = 1, max = crate::limits::BULK))]
     pub ids: Vec<i64>,
     pub action: BulkAction,
     /// For update: null clears the category.
@@ -419,6 +428,7 @@ pub struct BulkUpdateInput {
     pub payment_method_id: Patch<i64>,
     /// For update: replaces all tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]
     pub tags: Option<Vec<String>>,
 }
 

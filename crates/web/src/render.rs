@@ -120,6 +120,8 @@ pub(crate) fn page_with_status(
         .and_then(|cookie| serde_json::from_str::<Text>(&session::decode(cookie)).ok())
         .map(|notice| say(&notice));
     if let Some(fields) = data.as_object_mut() {
+        // Forms take the catalog's limits, so a field refuses what the op would.
+        fields.insert("limits".into(), json!(ops::limits::FORMS));
         if let Some(session) = session {
             fields.insert(
                 "me".into(),

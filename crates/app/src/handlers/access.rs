@@ -33,7 +33,7 @@ pub(crate) fn create_token(
     ctx: &mut Ctx<'_>,
     input: CreateTokenInput,
 ) -> Result<CreatedToken, OpError> {
-    let name = input::clean_name("/name", &input.name, 60)?;
+    let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
     let expires_at = match input.expires_in_days {
         None => None,
         Some(days) if (1..=3650).contains(&days) => {

@@ -15,8 +15,6 @@ use crate::{
     views::{self, amount},
 };
 
-pub(crate) const MAX_UPCOMING_DAYS: u32 = 366;
-
 pub(crate) fn list(ctx: &mut Ctx<'_>, input: ListChargesInput) -> Result<Page<Charge>, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     let filter = ChargeFilter {
@@ -35,10 +33,10 @@ pub(crate) fn list(ctx: &mut Ctx<'_>, input: ListChargesInput) -> Result<Page<Ch
 
 pub(crate) fn upcoming(ctx: &mut Ctx<'_>, input: ListUpcomingInput) -> Result<Upcoming, OpError> {
     let days = input.days.unwrap_or(30);
-    if days == 0 || days > MAX_UPCOMING_DAYS {
+    if days == 0 || days > ops::limits::UPCOMING_DAYS {
         return Err(OpError::invalid(
             "/days",
-            Text::new("days must be between 1 and {max}.").with("max", MAX_UPCOMING_DAYS),
+            Text::new("days must be between 1 and {max}.").with("max", ops::limits::UPCOMING_DAYS),
         ));
     }
     if let Some(id) = input.subscription_id {

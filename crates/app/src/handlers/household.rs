@@ -18,7 +18,7 @@ pub(crate) fn update_household(
     let before = ctx.snapshot(EntityKind::Household, ctx.household_id())?;
     let mut row = ctx.household.clone();
     if let Some(name) = &input.name {
-        row.name = input::clean_name("/name", name, input::MAX_NAME)?;
+        row.name = input::clean_name("/name", name, ops::limits::NAME)?;
     }
     if let Some(code) = &input.currency {
         row.currency = input::parse_currency("/currency", code)?;
@@ -63,7 +63,7 @@ pub(crate) fn update_member(
     }
     let before = ctx.snapshot(EntityKind::Member, row.id)?;
     if let Some(name) = &input.name {
-        row.name = input::clean_name("/name", name, input::MAX_NAME)?;
+        row.name = input::clean_name("/name", name, ops::limits::NAME)?;
     }
     if let Some(language) = &input.language {
         row.language = input::check_language("/language", language)?;
@@ -100,7 +100,7 @@ pub(crate) fn invite_member(
     ctx: &mut Ctx<'_>,
     input: InviteMemberInput,
 ) -> Result<Invitation, OpError> {
-    let name = input::clean_name("/name", &input.name, input::MAX_NAME)?;
+    let name = input::clean_name("/name", &input.name, ops::limits::NAME)?;
     let email = auth::clean_email("/email", &input.email)?;
     let role = input.role.unwrap_or(Role::Member);
     if hh::email_taken(ctx.db, &email).or_internal()? {

@@ -18,9 +18,6 @@ use ops::{
 
 use crate::{ctx::Ctx, input, subscription_rules, transactions::StoreExt, views::amount};
 
-/// The most items one import creates.
-const MAX_IMPORT: usize = 200;
-
 /// How many transactions the result shows, for a look; the candidates carry their own.
 const SHOWN_TRANSACTIONS: usize = 100;
 
@@ -154,11 +151,11 @@ pub(crate) fn import_subscriptions(
     ctx: &mut Ctx<'_>,
     input: ImportSubscriptionsInput,
 ) -> Result<ImportResult, OpError> {
-    if input.items.is_empty() || input.items.len() > MAX_IMPORT {
+    if input.items.is_empty() || input.items.len() > ops::limits::IMPORT_ITEMS {
         return Err(OpError::invalid(
             "/items",
             Text::new("Give 1 to {max} items, from parse_statement's candidates.")
-                .with("max", MAX_IMPORT),
+                .with("max", ops::limits::IMPORT_ITEMS),
         ));
     }
     // What exists, by merchant and currency; items created here join it, so the same item

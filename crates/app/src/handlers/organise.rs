@@ -36,7 +36,7 @@ fn clean_colour(pointer: &str, colour: &str) -> Result<String, OpError> {
 
 fn clean_emoji(pointer: &str, emoji: &str) -> Result<String, OpError> {
     let emoji = emoji.trim();
-    if emoji.chars().count() > 8
+    if emoji.chars().count() > ops::limits::EMOJI
         || emoji.chars().any(|c| c.is_control() || c.is_ascii_alphanumeric())
     {
         return Err(OpError::invalid(pointer, Text::new("emoji takes one emoji, such as 🎬.")));
@@ -66,7 +66,7 @@ pub(crate) fn create_category(
     ctx: &mut Ctx<'_>,
     input: CreateCategoryInput,
 ) -> Result<Category, OpError> {
-    let name = input::clean_name("/name", &input.name, 60)?;
+    let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
     check_unique_category(ctx, &name, None)?;
     let emoji =
         input.emoji.as_deref().map(|e| clean_emoji("/emoji", e)).transpose()?.unwrap_or_default();
@@ -95,7 +95,7 @@ pub(crate) fn update_category(
     let mut row = load_category(ctx, input.id)?;
     let before = ctx.snapshot(EntityKind::Category, row.id)?;
     if let Some(name) = &input.name {
-        let name = input::clean_name("/name", name, 60)?;
+        let name = input::clean_name("/name", name, ops::limits::SHORT_NAME)?;
         check_unique_category(ctx, &name, Some(row.id))?;
         row.name = name;
     }
@@ -257,7 +257,7 @@ pub(crate) fn create_payment_method(
         household_id: ctx.household_id(),
         owner_id: ctx.me(),
         owner_name: String::new(),
-        name: input::clean_name("/name", &input.name, 60)?,
+        name: input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?,
         kind: input.kind.unwrap_or(PaymentMethodKind::Card),
         last4: input.last4.as_deref().map(check_last4).transpose()?,
         expires: input.expires.as_deref().map(check_expires).transpose()?,
@@ -281,7 +281,7 @@ pub(crate) fn update_payment_method(
     let mut row = load_payment_method(ctx, input.id)?;
     let before = ctx.snapshot(EntityKind::PaymentMethod, row.id)?;
     if let Some(name) = &input.name {
-        row.name = input::clean_name("/name", name, 60)?;
+        row.name = input::clean_name("/name", name, ops::limits::SHORT_NAME)?;
     }
     if let Some(kind) = input.kind {
         row.kind = kind;
@@ -381,12 +381,12 @@ fn retag(ctx: &mut Ctx<'_>, from: &str, to: Option<&str>) -> Result<u64, OpError
 }
 
 pub(crate) fn rename_tag(ctx: &mut Ctx<'_>, input: RenameTagInput) -> Result<TagChange, OpError> {
-    let from = input::clean_name("/from", &input.from, input::MAX_TAG)?;
-    let to = input::clean_name("/to", &input.to, input::MAX_TAG)?;
+    let from = input::clean_name("/from", &input.from, ops::limits::TAG)?;
+    let to = input::clean_name("/to", &input.to, ops::limits::TAG)?;
     Ok(TagChange { subscriptions_changed: retag(ctx, &from, Some(&to))? })
 }
 
 pub(crate) fn delete_tag(ctx: &mut Ctx<'_>, input: DeleteTagInput) -> Result<TagChange, OpError> {
-    let name = input::clean_name("/name", &input.name, input::MAX_TAG)?;
+    let name = input::clean_name("/name", &input.name, ops::limits::TAG)?;
     Ok(TagChange { subscriptions_changed: retag(ctx, &name, None)? })
 }

@@ -19,8 +19,6 @@ use crate::{
     views::{self, SeriesParts, amount, subscription_view},
 };
 
-pub(crate) const MAX_BULK: usize = 500;
-
 pub(crate) fn list(
     ctx: &mut Ctx<'_>,
     input: ListSubscriptionsInput,
@@ -100,7 +98,7 @@ pub(crate) fn update(
     let mut row = subscription_rules::load(ctx, input.id)?;
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if let Some(name) = &input.name {
-        row.name = input::clean_name("/name", name, input::MAX_NAME)?;
+        row.name = input::clean_name("/name", name, ops::limits::NAME)?;
     }
     match &input.url {
         Patch::Keep => {}
@@ -423,10 +421,10 @@ pub(crate) fn bulk_update(
     ctx: &mut Ctx<'_>,
     input: BulkUpdateInput,
 ) -> Result<BulkResult, OpError> {
-    if input.ids.is_empty() || input.ids.len() > MAX_BULK {
+    if input.ids.is_empty() || input.ids.len() > ops::limits::BULK {
         return Err(OpError::invalid(
             "/ids",
-            Text::new("Give 1 to {max} subscription ids.").with("max", MAX_BULK),
+            Text::new("Give 1 to {max} subscription ids.").with("max", ops::limits::BULK),
         ));
     }
     let mut seen = std::collections::HashSet::new();

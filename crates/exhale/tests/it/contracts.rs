@@ -1,6 +1,6 @@
 //! Typed contracts, as clients see them in `tools/list`: every property that holds a date says
 //! `"format": "date"`, and every property with a closed set of values lists them in `enum`,
-//! in input and output schemas alike.
+//! in input and output schemas alike; free text in inputs says its `maxLength`.
 
 use serde_json::{Map, Value};
 
@@ -102,6 +102,11 @@ fn check_property(
         if closed && !has("enum", None) {
             problems.push(format!("{path} is a closed set but its schema lacks \"enum\""));
         }
+        // Free text a person or model writes is bounded, and the schema says by how much.
+        let free_text = ["name", "notes", "note", "url", "emoji", "from", "to"].contains(&name);
+        if !output && free_text && !holds_a_date(name, property) && !has("maxLength", None) {
+            problems.push(format!("{path} is free text but its schema lacks \"maxLength\""));
+        }
     }
     // Values listed by hand in a description belong in an enum.
     let description = property.get("description").and_then(Value::as_str).unwrap_or_default();
@@ -166,4 +171,9 @@ fn the_checks_catch_an_untyped_date_and_an_untyped_closed_set() {
     let mut problems = Vec::new();
     check("t", &schema, false, &mut problems);
     assert_eq!(problems.len(), 4, "{problems:#?}");
+    let unbounded =
+        serde_json::json!({"type": "object", "properties": {"name": {"type": "string"}}});
+    let mut problems = Vec::new();
+    check("t", &unbounded, false, &mut problems);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
 }

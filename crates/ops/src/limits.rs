@@ -1,0 +1,46 @@
+//! Limits every adapter shares, decided once: how long a name or a note may be, how many items
+//! one call may take. Handlers enforce them, input schemas say them (`maxLength`, `maxItems`,
+//! `maximum`), and the web's forms use them (`maxlength`), so no adapter keeps its own number.
+
+use serde::Serialize;
+
+/// A subscription's, a member's or a household's name, in characters.
+pub const NAME: usize = 100;
+/// A category's, a payment method's or a token's name, in characters.
+pub const SHORT_NAME: usize = 60;
+/// A note, in characters.
+pub const NOTES: usize = 2000;
+/// A web address, in characters.
+pub const URL: usize = domain::validate::MAX_URL_CHARS;
+/// One tag, in characters.
+pub const TAG: usize = 40;
+/// Tags on one subscription.
+pub const TAGS: usize = 20;
+/// A category's emoji, in characters (one emoji may take several).
+pub const EMOJI: usize = 8;
+/// Subscriptions one bulk update changes.
+pub const BULK: usize = 500;
+/// Subscriptions one import creates.
+pub const IMPORT_ITEMS: usize = 200;
+/// How many days ahead upcoming charges are projected.
+pub const UPCOMING_DAYS: u32 = 366;
+
+/// The limits a form shows, by name, for templates.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct FormLimits {
+    pub name: usize,
+    pub short_name: usize,
+    pub notes: usize,
+    pub url: usize,
+    pub tag: usize,
+    pub emoji: usize,
+}
+
+pub const FORMS: FormLimits = FormLimits {
+    name: NAME,
+    short_name: SHORT_NAME,
+    notes: NOTES,
+    url: URL,
+    tag: TAG,
+    emoji: EMOJI,
+};

@@ -51,8 +51,13 @@ pub(crate) fn check_password(pointer: &str, password: &str) -> Result<(), OpErro
     Ok(())
 }
 
+/// An email as Exhale compares and stores it: trimmed and lower-cased.
+pub(crate) fn normalise_email(email: &str) -> String {
+    email.trim().to_lowercase()
+}
+
 pub(crate) fn clean_email(pointer: &str, email: &str) -> Result<String, OpError> {
-    let email = email.trim().to_lowercase();
+    let email = normalise_email(email);
     let valid = email.len() <= 254
         && email.split_once('@').is_some_and(|(local, domain)| {
             !local.is_empty() && domain.contains('.') && !domain.starts_with('.')
@@ -244,7 +249,7 @@ impl App {
     /// After five wrong passwords for an email within 15 minutes, that email is refused until
     /// the 15 minutes have passed, even with the right password.
     pub async fn sign_in(&self, email: &str, password: &str, via: Via) -> Result<Caller, OpError> {
-        let key = email.trim().to_lowercase();
+        let key = normalise_email(email);
         self.sign_in_limit.check(&key, self.clock.now())?;
         let found = self.member_by_email(email).await?;
         let wrong = || {

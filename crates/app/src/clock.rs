@@ -51,7 +51,7 @@ impl Clock for FixedClock {
 
 /// A timestamp as Exhale stores and shows it: RFC 3339 in UTC, to the second.
 pub(crate) fn timestamp_text(at: Timestamp) -> String {
-    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    ops::common::Timestamp(at).text()
 }
 
 /// Today's date in the household's time zone.

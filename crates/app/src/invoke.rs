@@ -5,9 +5,11 @@
 //! connection) or a write transaction, record audit entries in that transaction, commit or
 //! roll back (dry run), then publish change events.
 
-use domain::Text;
-use domain::entities::EntityKind;
-use ops::{Actor, Caller, Mode, OpError, OpInfo, common::Change};
+use domain::{Text, entities::EntityKind};
+use ops::{
+    Actor, Caller, Mode, OpError, OpInfo,
+    common::{Change, Receipt},
+};
 use serde_json::{Value, json};
 use tracing::Instrument;
 
@@ -18,34 +20,34 @@ use crate::{
     transactions::{self, StoreExt},
 };
 
-/// What a write returns: its output with the receipt fields added.
+/// What a write returns: its output with the fields of its [`Receipt`] added.
 fn with_receipt(
     mut output: Value,
     batch_id: Option<&str>,
-    changes: Vec<Change>,
+    mut changes: Vec<Change>,
     dry_run: bool,
-) -> Value {
-    let audit_ids: Vec<i64> =
-        if dry_run { Vec::new() } else { changes.iter().filter_map(|c| c.audit_id).collect() };
+) -> Result<Value, OpError> {
+    if dry_run {
+        // A dry run wrote no audit entries.
+        changes.iter_mut().for_each(|change| change.audit_id = None);
+    }
+    let receipt = Receipt {
+        batch_id: batch_id.map(str::to_owned),
+        audit_ids: changes.iter().filter_map(|change| change.audit_id).collect(),
+        dry_run,
+        changes,
+    };
     if !output.is_object() {
         output = json!({ "result": output });
     }
+    let Value::Object(receipt) = serde_json::to_value(receipt).map_err(|_| OpError::Internal)?
+    else {
+        return Err(OpError::Internal);
+    };
     if let Value::Object(map) = &mut output {
-        map.insert("batch_id".into(), json!(batch_id));
-        map.insert("audit_ids".into(), json!(audit_ids));
-        map.insert("dry_run".into(), json!(dry_run));
-        let changes: Vec<Value> = changes
-            .into_iter()
-            .map(|mut c| {
-                if dry_run {
-                    c.audit_id = None;
-                }
-                serde_json::to_value(c).unwrap_or(Value::Null)
-            })
-            .collect();
-        map.insert("changes".into(), Value::Array(changes));
+        map.extend(receipt);
     }
-    output
+    Ok(output)
 }
 
 impl App {
@@ -165,7 +167,7 @@ impl App {
                                 .or_internal()?;
                         }
                         let batch = (!dry_run && !ctx.changes.is_empty()).then_some(batch_id.as_str());
-                        let output = with_receipt(output, batch, std::mem::take(&mut ctx.changes), dry_run);
+                        let output = with_receipt(output, batch, std::mem::take(&mut ctx.changes), dry_run)?;
                         Ok((output, std::mem::take(&mut ctx.events)))
                 },
             )

@@ -3,14 +3,13 @@
 //! private one, how far back a series may start, and creating one with its price history and
 //! past charges (`create_subscription` and `import_subscriptions`).
 
-use domain::entities::EntityKind;
 use domain::{
     Date, Text,
-    entities::{SubscriptionStatus, Visibility},
+    entities::{EntityKind, SubscriptionStatus, Visibility},
 };
-use ops::common::IsoDate;
 use ops::{
     OpError,
+    common::IsoDate,
     subscriptions::{CreateSubscriptionInput, Subscription},
 };
 use store::subscriptions::{self as subs, SubscriptionRow};

@@ -115,15 +115,19 @@ macro_rules! named_enum {
     };
 }
 
-/// The value whose names include `text`, read loosely (see `parse` above).
+/// The value whose names include `text`, read loosely (see `parse` above). Without allocating:
+/// the store reads every row's statuses and kinds through here.
 #[doc(hidden)]
 pub fn find<T: Copy>(text: &str, values: &[(T, &[&str])]) -> Option<T> {
-    let key: String = text
-        .trim()
-        .chars()
-        .map(|c| if c == ' ' || c == '-' { '_' } else { c.to_ascii_lowercase() })
-        .collect();
-    values.iter().find(|(_, names)| names.contains(&key.as_str())).map(|(value, _)| *value)
+    let text = text.trim();
+    let loose = |name: &&str| {
+        name.len() == text.len()
+            && name.bytes().zip(text.bytes()).all(|(n, t)| match t {
+                b' ' | b'-' => n == b'_',
+                t => n == t.to_ascii_lowercase(),
+            })
+    };
+    values.iter().find(|(_, names)| names.iter().any(loose)).map(|(value, _)| *value)
 }
 
 /// "a, b or c".

@@ -176,9 +176,6 @@ impl ServerHandler for ExhaleMcp {
                 None,
             ));
         };
-        if let Some(refusal) = ops::policy::refusal(&caller, meta.info) {
-            return Ok(tools::failure(&refusal).into());
-        }
         let mut arguments = request.arguments.unwrap_or_default();
         let dry_run = match arguments.remove("dry_run") {
             None | Some(Value::Bool(false)) => false,

@@ -54,6 +54,23 @@ impl IsoDate {
     pub fn date(self) -> domain::Date {
         self.0
     }
+
+    /// Ten ASCII bytes, written without the general date formatter (which shows in list
+    /// profiles: a 500-row page writes thousands of dates).
+    fn text(&self) -> DateText {
+        let digits = |value: i32, out: &mut [u8]| {
+            let mut value = value;
+            for slot in out.iter_mut().rev() {
+                *slot = b'0' + (value % 10) as u8;
+                value /= 10;
+            }
+        };
+        let mut out = *b"0000-00-00";
+        digits(i32::from(self.0.year()), &mut out[0..4]);
+        digits(i32::from(self.0.month()), &mut out[5..7]);
+        digits(i32::from(self.0.day()), &mut out[8..10]);
+        DateText(out)
+    }
 }
 
 impl From<domain::Date> for IsoDate {
@@ -77,30 +94,12 @@ impl fmt::Display for IsoDate {
     }
 }
 
-/// Ten ASCII bytes, written without the general date formatter (which shows in list
-/// profiles: a 500-row page writes thousands of dates).
+/// A date's ten ASCII bytes.
 struct DateText([u8; 10]);
 
 impl DateText {
     fn as_str(&self) -> &str {
         std::str::from_utf8(&self.0).unwrap_or_default()
-    }
-}
-
-impl IsoDate {
-    fn text(&self) -> DateText {
-        let digits = |value: i32, out: &mut [u8]| {
-            let mut value = value;
-            for slot in out.iter_mut().rev() {
-                *slot = b'0' + (value % 10) as u8;
-                value /= 10;
-            }
-        };
-        let mut out = *b"0000-00-00";
-        digits(i32::from(self.0.year()), &mut out[0..4]);
-        digits(i32::from(self.0.month()), &mut out[5..7]);
-        digits(i32::from(self.0.day()), &mut out[8..10]);
-        DateText(out)
     }
 }
 
@@ -145,13 +144,11 @@ impl JsonSchema for IsoDate {
 pub struct Timestamp(pub domain::Timestamp);
 
 impl Timestamp {
-    /// As Exhale stores and shows it.
+    /// As Exhale stores and shows it; the one place that says how.
     pub fn text(&self) -> String {
         self.0.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
     }
-}
 
-impl Timestamp {
     /// Reads RFC 3339 (as stored); `None` for anything else.
     pub fn parse(text: &str) -> Option<Self> {
         text.parse().ok().map(Self)

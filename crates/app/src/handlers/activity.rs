@@ -20,6 +20,7 @@ fn actor_view(row: &AuditRow) -> ActorView {
         name: row.member_name.clone().unwrap_or_else(|| "a former member".into()),
     });
     let who = member.as_ref().map(|m| m.name.clone()).unwrap_or_else(|| "someone".into());
+    // A person is named by their name; the others by a sentence about whom they act for.
     let label = match row.actor_kind {
         ActorKind::Agent => {
             let agent = row.client_name.clone().unwrap_or_else(|| "An agent".into());
@@ -29,12 +30,12 @@ fn actor_view(row: &AuditRow) -> ActorView {
             }
             .with("agent", agent)
             .with("who", who)
+            .render()
         }
-        ActorKind::Assistant => Text::new("Exhale assistant for {who}").with("who", who),
-        ActorKind::System => Text::new("Exhale"),
-        ActorKind::Person => Text::new("{who}").with("who", who),
-    }
-    .render();
+        ActorKind::Assistant => Text::new("Exhale assistant for {who}").with("who", who).render(),
+        ActorKind::System => Text::new("Exhale").render(),
+        ActorKind::Person => who,
+    };
     ActorView {
         kind: row.actor_kind,
         member,

@@ -1,7 +1,9 @@
 //! Household and member handlers.
 
-use domain::entities::EntityKind;
-use domain::{Text, entities::Role};
+use domain::{
+    Text,
+    entities::{EntityKind, Role},
+};
 use ops::{OpError, common::Timestamp, household::*};
 use store::households::{self as hh, MemberRow};
 

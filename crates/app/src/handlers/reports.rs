@@ -1,10 +1,14 @@
 //! Reports: spending, history, price changes, savings, attention items and the briefing.
 
-use ops::common::IsoDate;
 use std::collections::BTreeMap;
 
 use domain::{Currency, Text, entities::SubscriptionStatus, validate};
-use ops::{OpError, common::Ref, household::Empty, reports::*};
+use ops::{
+    OpError,
+    common::{IsoDate, Ref},
+    household::Empty,
+    reports::*,
+};
 use store::subscriptions::SubscriptionRow;
 
 use crate::{

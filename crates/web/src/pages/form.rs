@@ -33,6 +33,19 @@ where
         .transpose()
 }
 
+/// A typed value the op requires: an empty field is refused like any other wrong value, with
+/// what to write.
+pub(crate) fn required<T>(pointer: &str, value: &str) -> Result<T, OpError>
+where
+    T: FromStr,
+    T::Err: Display,
+{
+    value
+        .trim()
+        .parse()
+        .map_err(|err: T::Err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
+}
+
 /// Tags written with commas between them.
 pub(crate) fn tags(value: &str) -> Vec<String> {
     value.split(',').map(str::trim).filter(|tag| !tag.is_empty()).map(str::to_owned).collect()

@@ -377,9 +377,9 @@ pub(crate) async fn role(
     Path(id): Path<i64>,
     Posted { person, form }: Posted<RoleForm>,
 ) -> Response {
-    let input = form::parsed::<Role>("/role", &form.role).map(|role| UpdateMemberInput {
+    let input = form::required::<Role>("/role", &form.role).map(|role| UpdateMemberInput {
         id,
-        role,
+        role: Some(role),
         ..Default::default()
     });
     let done = Text::new("Changed the role.");

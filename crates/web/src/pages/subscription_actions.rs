@@ -53,71 +53,53 @@ pub(crate) struct ActionForm {
     unit: String,
 }
 
-/// Applies the detail page's form `action` (pause, resume, cancel, price, schedule); what to
-/// say afterwards, or why not. `None` for a form that does not exist.
+/// Applies the detail page's form `action` (pause, resume, cancel, price, schedule) and says
+/// what to show afterwards; `None` for a form that does not exist.
 async fn apply_action(
     web: &Web,
     person: &SessionCaller,
     id: i64,
     action: &str,
     f: &ActionForm,
-) -> Option<Result<Text, OpError>> {
-    let result = match action {
-        "pause" => match (form::parsed("/from", &f.from), form::parsed("/until", &f.until)) {
-            (Ok(from), Ok(until)) => web
-                .call::<PauseSubscription>(person, PauseSubscriptionInput { id, from, until })
-                .await
-                .map(|_| Text::new("Paused.")),
-            (Err(err), _) | (_, Err(err)) => Err(err),
-        },
-        "resume" => match form::parsed("/on", &f.on) {
-            Ok(on) => web
-                .call::<ResumeSubscription>(person, ResumeSubscriptionInput { id, on })
-                .await
-                .map(|_| Text::new("Resumed.")),
-            Err(err) => Err(err),
-        },
-        "cancel" => match form::parsed("/ends_on", &f.ends_on) {
-            Ok(ends_on) => web
-                .call::<CancelSubscription>(person, CancelSubscriptionInput { id, ends_on })
-                .await
-                .map(|_| Text::new("Cancelled. Activity has Undo if that was a mistake.")),
-            Err(err) => Err(err),
-        },
-        "price" => match form::parsed("/effective_on", &f.effective_on) {
-            Ok(effective_on) => {
-                let input = ChangePriceInput {
-                    id,
-                    amount: f.amount.trim().to_owned(),
-                    currency: None,
-                    effective_on,
-                };
-                web.call::<ChangePrice>(person, input)
-                    .await
-                    .map(|_| Text::new("Changed the price."))
-            }
-            Err(err) => Err(err),
-        },
-        "schedule" => {
-            let input = form::parsed("/next_charge_on", &f.next_charge_on).and_then(|next| {
-                Ok(RescheduleSubscriptionInput {
-                    id,
-                    cycle: form::cycle(&f.cycle, &f.every, &f.unit)?,
-                    next_charge_on: next,
-                    ..Default::default()
-                })
-            });
-            match input {
-                Ok(input) => web
-                    .call::<RescheduleSubscription>(person, input)
-                    .await
-                    .map(|_| Text::new("Changed the schedule.")),
-                Err(err) => Err(err),
-            }
+) -> Result<Option<Text>, OpError> {
+    let done = match action {
+        "pause" => {
+            let from = form::parsed("/from", &f.from)?;
+            let until = form::parsed("/until", &f.until)?;
+            web.call::<PauseSubscription>(person, PauseSubscriptionInput { id, from, until })
+                .await?;
+            Text::new("Paused.")
         }
-        _ => return None,
+        "resume" => {
+            let on = form::parsed("/on", &f.on)?;
+            web.call::<ResumeSubscription>(person, ResumeSubscriptionInput { id, on }).await?;
+            Text::new("Resumed.")
+        }
+        "cancel" => {
+            let ends_on = form::parsed("/ends_on", &f.ends_on)?;
+            web.call::<CancelSubscription>(person, CancelSubscriptionInput { id, ends_on }).await?;
+            Text::new("Cancelled. Activity has Undo if that was a mistake.")
+        }
+        "price" => {
+            let effective_on = form::parsed("/effective_on", &f.effective_on)?;
+            let amount = f.amount.trim().to_owned();
+            let input = ChangePriceInput { id, amount, currency: None, effective_on };
+            web.call::<ChangePrice>(person, input).await?;
+            Text::new("Changed the price.")
+        }
+        "schedule" => {
+            let input = RescheduleSubscriptionInput {
+                id,
+                cycle: form::cycle(&f.cycle, &f.every, &f.unit)?,
+                next_charge_on: form::parsed("/next_charge_on", &f.next_charge_on)?,
+                ..Default::default()
+            };
+            web.call::<RescheduleSubscription>(person, input).await?;
+            Text::new("Changed the schedule.")
+        }
+        _ => return Ok(None),
     };
-    Some(result)
+    Ok(Some(done))
 }
 
 pub(crate) async fn act(
@@ -126,13 +108,11 @@ pub(crate) async fn act(
     Path((id, action)): Path<(i64, String)>,
     Posted { person, form }: Posted<ActionForm>,
 ) -> Response {
-    let Some(result) = apply_action(&web, &person, id, &action, &form).await else {
-        return web
-            .templates
-            .refusal(StatusCode::NOT_FOUND, &Text::new("There is no such action."));
-    };
-    match result {
-        Ok(done) => redirect_with_notice(&web, &format!("/subscriptions/{id}"), &done),
+    match apply_action(&web, &person, id, &action, &form).await {
+        Ok(None) => {
+            web.templates.refusal(StatusCode::NOT_FOUND, &Text::new("There is no such action."))
+        }
+        Ok(Some(done)) => redirect_with_notice(&web, &format!("/subscriptions/{id}"), &done),
         Err(err @ (OpError::InvalidInput { .. } | OpError::Conflict { .. })) => {
             let errors = json!({action: err.text().render()});
             detail_page(&web, &headers, &person, id, StatusCode::UNPROCESSABLE_ENTITY, errors).await
@@ -276,8 +256,9 @@ pub(crate) async fn charge(
     Posted { person, form }: Posted<ChargeForm>,
 ) -> Response {
     let back = format!("/subscriptions/{}", form.subscription_id);
-    let result = match form::parsed::<ChargeStatus>("/status", &form.status) {
+    let result = match form::required::<ChargeStatus>("/status", &form.status) {
         Ok(status) => {
+            let status = Some(status);
             let input = UpdateChargeInput { id, status, amount: None, note: Patch::Keep };
             web.call::<UpdateCharge>(&person, input).await.map(|_| ())
         }

@@ -138,11 +138,11 @@ pub(crate) async fn create(
     headers: HeaderMap,
     Posted { person, form }: Posted<NewTokenForm>,
 ) -> Response {
-    let created = match form::parsed::<Scope>("/scope", &form.scope) {
+    let created = match form::required::<Scope>("/scope", &form.scope) {
         Ok(scope) => {
             let input = CreateTokenInput {
                 name: form.name,
-                scope: scope.unwrap_or(Scope::Read),
+                scope,
                 expires_in_days: form.expires_in_days.trim().parse().ok(),
             };
             web.call::<CreateToken>(&person, input).await

@@ -63,14 +63,15 @@ pub(crate) fn markdown(c: &Context) -> String {
     for a in &c.attention {
         let _ = writeln!(out, "- {}", a.message);
     }
-    out.push_str(HOW_IT_WORKS);
+    out.push_str(&HOW_IT_WORKS.replace("{forms}", domain::relative::FORMS));
     out
 }
 
 const HOW_IT_WORKS: &str = "
 ## How Exhale works
 - Amounts are decimal strings in major units with their currency beside them: {\"amount\": \"12.99\", \"currency\": \"EUR\"}. Never more decimals than the currency has.
-- Dates are calendar dates, YYYY-MM-DD, in the household's time zone.
+- Dates are calendar dates, YYYY-MM-DD, in the household's time zone. Inputs also take words Exhale reads against today here: {forms}.
+- Where an input asks for the id of a subscription, category, payment method or member, its name works too (case and accents ignored). A name that fits several answers with their ids; the result's `resolved` field says how names and words were read: show it to the person before they confirm.
 - A subscription's charges form a series: the n-th charge falls on the anchor date plus n cycles, computed from the anchor (31 January monthly gives 28 or 29 February, 31 March, 30 April).
 - Past charges are recorded once their date has come; future ones are projected and move when the subscription changes.
 - A trial's first charge is its end date. No charges fall in a paused span or after a cancelled subscription's end date. A price change applies from the first charge on or after its date.

@@ -25,7 +25,11 @@ impl App {
         info: &'static OpInfo,
         input: Value,
     ) -> Result<Value, OpError> {
-        let preview = self.run_write(caller, info, input.clone(), Mode::DryRun, None).await?;
+        let written = self.run_write(caller, info, input.clone(), Mode::DryRun, None).await?;
+        // The input as read, so a name or "tomorrow" means at confirmation what it meant in
+        // the preview.
+        let input = written.resolved_input.unwrap_or(input);
+        let preview = written.output;
         let now = self.clock.now();
         let expires = now.checked_add(CONFIRMATION_TTL).map_err(|_| OpError::Internal)?;
         let id = format!("cf_{}", auth::random_hex(16)?);
@@ -120,7 +124,9 @@ impl App {
         let input: Value = serde_json::from_str(&row.input).map_err(|_| OpError::Internal)?;
         // A dry run previews the confirmed change and leaves the confirmation unused.
         let confirmation = (mode == Mode::Apply).then_some(row.id);
-        self.run_write(caller, meta.info, input, mode, confirmation).await
+        self.run_write(caller, meta.info, input, mode, confirmation)
+            .await
+            .map(|written| written.output)
     }
 }
 

@@ -14,6 +14,9 @@ use crate::transactions::StoreExt;
 
 pub(crate) struct Ctx<'a> {
     pub(crate) db: &'a Db<'a>,
+    /// The store itself, only for [`Ctx::directory`]: names in the input are read on a
+    /// connection of their own while it is deserialised.
+    store: std::sync::Arc<store::Store>,
     pub(crate) caller: &'a Caller,
     pub(crate) now: Timestamp,
     pub(crate) today: Date,
@@ -22,6 +25,9 @@ pub(crate) struct Ctx<'a> {
     pub(crate) batch_id: String,
     pub(crate) changes: Vec<Change>,
     pub(crate) events: Vec<ChangeEvent>,
+    /// The input as it was read, names as ids and phrases as dates, when it held any: a
+    /// confirmation stores this, so applying it does exactly what the preview showed.
+    pub(crate) resolved_input: Option<Value>,
     /// Set by undo: the entry being reverted, recorded as `undo_of`.
     pub(crate) undo_of: Option<i64>,
     /// The caller's visible subscriptions, loaded once per call by the reports that all need
@@ -33,6 +39,7 @@ pub(crate) struct Ctx<'a> {
 impl<'a> Ctx<'a> {
     pub(crate) fn new(
         db: &'a Db<'a>,
+        store: std::sync::Arc<store::Store>,
         caller: &'a Caller,
         now: Timestamp,
         household: HouseholdRow,
@@ -41,6 +48,7 @@ impl<'a> Ctx<'a> {
     ) -> Self {
         Self {
             db,
+            store,
             caller,
             now,
             today: crate::clock::today_in(&household, now),
@@ -49,9 +57,21 @@ impl<'a> Ctx<'a> {
             batch_id,
             changes: Vec::new(),
             events: Vec::new(),
+            resolved_input: None,
             undo_of: None,
             visible: Default::default(),
         }
+    }
+
+    /// What the caller can see and today's date, for reading names and relative dates in the
+    /// input (`ops::resolve`).
+    pub(crate) fn directory(&self) -> Box<dyn ops::resolve::Directory> {
+        Box::new(crate::directory::CallerDirectory {
+            store: self.store.clone(),
+            household_id: self.household_id(),
+            viewer: self.me(),
+            today: self.today,
+        })
     }
 
     pub(crate) fn household_id(&self) -> i64 {

@@ -90,9 +90,10 @@ impl App {
                 {
                     self.ask_confirmation(caller, info, input).await.map(Encoded::Value)
                 }
-                Route::Handler(_) => {
-                    self.run_write(caller, info, input, mode, None).await.map(Encoded::Value)
-                }
+                Route::Handler(_) => self
+                    .run_write(caller, info, input, mode, None)
+                    .await
+                    .map(|written| Encoded::Value(written.output)),
             };
             if let Err(err) = &result {
                 tracing::info!(code = err.code(), "op refused");
@@ -118,7 +119,8 @@ impl App {
             transactions::read(&store, |db| {
                 let household =
                     store::households::get_household(db, caller.household_id).or_internal()?;
-                let mut ctx = Ctx::new(db, &caller, now, household, info.name, String::new());
+                let mut ctx =
+                    Ctx::new(db, store.clone(), &caller, now, household, info.name, String::new());
                 (handler)(&mut ctx, input, encoding)
             })
         })
@@ -134,19 +136,19 @@ impl App {
         input: Value,
         mode: Mode,
         confirmation: Option<String>,
-    ) -> Result<Value, OpError> {
+    ) -> Result<Written, OpError> {
         let store = self.store.clone();
         let handler = self.handlers.handler(info.name)?;
         let caller = caller.clone();
         let now = self.clock.now();
         let batch_id = auth::random_hex(12)?;
         let dry_run = mode == Mode::DryRun;
-        let (output, events) = transactions::blocking(move || {
+        let (output, events, resolved_input) = transactions::blocking(move || {
             transactions::write(&store,
                 |result: &Result<_, OpError>| !dry_run && result.is_ok(),
                 |db| {
                         let household = store::households::get_household(db, caller.household_id).or_internal()?;
-                        let mut ctx = Ctx::new(db, &caller, now, household, info.name, batch_id.clone());
+                        let mut ctx = Ctx::new(db, store.clone(), &caller, now, household, info.name, batch_id.clone());
                         // Checked again inside the write transaction, so two concurrent confirms
                         // cannot both apply.
                         if let Some(id) = &confirmation
@@ -168,7 +170,7 @@ impl App {
                         }
                         let batch = (!dry_run && !ctx.changes.is_empty()).then_some(batch_id.as_str());
                         let output = with_receipt(output, batch, std::mem::take(&mut ctx.changes), dry_run)?;
-                        Ok((output, std::mem::take(&mut ctx.events)))
+                        Ok((output, std::mem::take(&mut ctx.events), ctx.resolved_input.take()))
                 },
             )
         })
@@ -182,6 +184,13 @@ impl App {
             }
             self.outbox_wake.notify_one();
         }
-        Ok(output)
+        Ok(Written { output, resolved_input })
     }
+}
+
+/// What a write returned, and its input as it was read when it held names or relative dates
+/// (`Ctx::resolved_input`), for a confirmation to store.
+pub(crate) struct Written {
+    pub(crate) output: Value,
+    pub(crate) resolved_input: Option<Value>,
 }

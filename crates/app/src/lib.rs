@@ -10,6 +10,7 @@ mod briefing;
 mod clock;
 mod confirmations;
 mod ctx;
+mod directory;
 mod handlers;
 mod input;
 mod invoke;

@@ -10,6 +10,7 @@ use domain::{
 use ops::{
     OpError,
     common::IsoDate,
+    resolve::{CategoryId, MemberId, PaymentMethodId},
     subscriptions::{CreateSubscriptionInput, Subscription},
 };
 use store::subscriptions::{self as subs, SubscriptionRow};
@@ -110,7 +111,7 @@ pub(crate) fn create(
     };
     let price = input::parse_amount("/amount", &input.amount, currency)?;
     let cycle = input::parse_cycle("/cycle", input.cycle)?;
-    let trial_ends_on = input.trial_ends_on.map(IsoDate::date);
+    let trial_ends_on = input.trial_ends_on.map(ops::resolve::FutureDate::date);
     let next_charge_on = input.next_charge_on.map(IsoDate::date);
     let Some(anchor_on) = next_charge_on.or(trial_ends_on) else {
         return Err(OpError::invalid(
@@ -149,14 +150,16 @@ pub(crate) fn create(
         .map(|n| input::clean_notes("/notes", n))
         .transpose()?
         .filter(|n| !n.is_empty());
-    if let Some(id) = input.category_id {
+    let category_id = input.category_id.map(CategoryId::get);
+    if let Some(id) = category_id {
         check_category(ctx, "/category_id", id)?;
     }
-    if let Some(id) = input.payment_method_id {
+    let payment_method_id = input.payment_method_id.map(PaymentMethodId::get);
+    if let Some(id) = payment_method_id {
         check_payment_method(ctx, "/payment_method_id", id)?;
     }
     let tags = input::clean_tags("/tags", &input.tags)?;
-    let owner_id = input.owner_id.unwrap_or(ctx.me());
+    let owner_id = input.owner_id.map_or(ctx.me(), MemberId::get);
     let owner_name = check_member(ctx, "/owner_id", owner_id)?;
     let visibility = input.visibility.unwrap_or(Visibility::Household);
     let status = if trial_ends_on.is_some_and(|end| end > ctx.today) {
@@ -179,9 +182,9 @@ pub(crate) fn create(
         status,
         trial_ends_on,
         ends_on,
-        category_id: input.category_id,
+        category_id,
         category_name: None,
-        payment_method_id: input.payment_method_id,
+        payment_method_id,
         payment_method_name: None,
         visibility,
         charged_through: None,

@@ -2,8 +2,9 @@
 //!
 //! Money and currencies ([`Money`], [`Currency`]), billing cycles ([`Cycle`]), the charge
 //! series of a subscription ([`Series`]), user-facing sentences ([`Text`]), input
-//! validation ([`validate`]), the plain entity enums ([`entities`]) and the default
-//! categories ([`categories`]). Nothing here does IO; everything is deterministic.
+//! validation ([`validate`]), the plain entity enums ([`entities`]), the default
+//! categories ([`categories`]), how typed names are compared ([`names`]) and dates said
+//! relative to today ([`relative`]). Nothing here does IO; everything is deterministic.
 
 // Tests may unwrap; the library itself may not.
 
@@ -12,6 +13,8 @@ pub mod cycle;
 pub mod entities;
 pub mod money;
 pub mod named;
+pub mod names;
+pub mod relative;
 pub mod series;
 pub mod text;
 pub mod validate;

@@ -9,8 +9,8 @@ use serde_json::Value;
 use crate::{
     caller::Scope,
     charges::Charge,
-    common::Timestamp,
-    household::{Empty, Household, IdInput, Member},
+    common::{IdInput, Timestamp},
+    household::{Empty, Household, Member},
     op::{Hints, Op, OpInfo},
     organise::{Category, PaymentMethod, Tag},
     subscriptions::SubscriptionDetail,

@@ -16,7 +16,7 @@ pub struct ListActivityInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub actor_kind: Option<ActorKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub member_id: Option<i64>,
+    pub member_id: Option<crate::resolve::MemberId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub op: Option<OpName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     common::{Amount, IsoDate, Page, Patch, Ref},
     op::{Hints, Op, OpInfo},
+    resolve::SubscriptionId,
 };
 
 /// A charge that happened (recorded once its date came).
@@ -35,7 +36,7 @@ pub struct ProjectedCharge {
 #[serde(deny_unknown_fields)]
 pub struct ListChargesInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subscription_id: Option<i64>,
+    pub subscription_id: Option<SubscriptionId>,
     /// From this date, inclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<IsoDate>,
@@ -70,7 +71,7 @@ impl Op for GetCharge {
         "Get one recorded charge",
         "Takes the id from list_charges or get_subscription. A charge of another member's private subscription is not found.",
     );
-    type Input = crate::household::IdInput;
+    type Input = crate::common::IdInput;
     type Output = Charge;
 }
 
@@ -82,7 +83,7 @@ pub struct ListUpcomingInput {
     #[schemars(range(min = 1, max = crate::limits::UPCOMING_DAYS))]
     pub days: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subscription_id: Option<i64>,
+    pub subscription_id: Option<SubscriptionId>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

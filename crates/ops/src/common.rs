@@ -33,6 +33,15 @@ pub struct Ref {
     pub name: String,
 }
 
+// The input of an op that acts on one thing: its id (for subscriptions, categories, payment
+// methods and members, the id or the name; see `crate::resolve`). A plain comment, not a doc
+// comment, so the schema carries no description of its own.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IdInput<T = i64> {
+    pub id: T,
+}
+
 /// One page of a list. Lists have a stable order; pass `next_cursor` as `cursor` for more.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Page<T> {
@@ -46,7 +55,9 @@ pub struct Page<T> {
 
 /// A calendar date in the household's time zone, written `YYYY-MM-DD` (years 1900 to 2200).
 ///
-/// Its JSON Schema says `"format": "date"`; a wrong value is refused with what to write.
+/// Its JSON Schema says `"format": "date"`; a wrong value is refused with what to write. In an
+/// op's input it may also be a phrase relative to today ("in 10 days", "fin de mes"), which the
+/// invoker reads in the household's time zone (`crate::resolve`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IsoDate(pub domain::Date);
 
@@ -118,7 +129,22 @@ impl<'de> Deserialize<'de> for IsoDate {
                 f.write_str("a date written YYYY-MM-DD")
             }
             fn visit_str<E: de::Error>(self, text: &str) -> Result<IsoDate, E> {
-                text.parse().map_err(E::custom)
+                match text.parse() {
+                    Ok(date) => Ok(date),
+                    // Inside the invoker, phrases such as "tomorrow" are dates too.
+                    Err(err) => match crate::resolve::relative_date(text) {
+                        Some(date) => Ok(IsoDate(date)),
+                        None => match crate::resolve::today() {
+                            Some(today) if matches!(err, validate::DateError::Malformed(_)) => {
+                                Err(E::custom(format_args!(
+                                    "{err}, or as a phrase such as tomorrow, in 10 days, next friday or end of next month (today is {})",
+                                    IsoDate(today)
+                                )))
+                            }
+                            _ => Err(E::custom(err)),
+                        },
+                    },
+                }
             }
         }
         deserializer.deserialize_str(Visitor)

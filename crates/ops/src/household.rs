@@ -5,8 +5,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{IsoDate, Timestamp},
+    common::{IdInput, IsoDate, Timestamp},
     op::{Hints, Op, OpInfo},
+    resolve::MemberId,
 };
 
 /// No input.
@@ -103,7 +104,7 @@ impl Op for ListMembers {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateMemberInput {
-    pub id: i64,
+    pub id: MemberId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::NAME))]
     pub name: Option<String>,
@@ -162,12 +163,6 @@ impl Op for InviteMember {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct IdInput {
-    pub id: i64,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Removed {
     pub id: i64,
     pub name: String,
@@ -183,6 +178,6 @@ impl Op for RemoveMember {
     )
     .owner_only()
     .excluded("removing a person from a household is for people to decide");
-    type Input = IdInput;
+    type Input = IdInput<MemberId>;
     type Output = Removed;
 }

@@ -119,7 +119,7 @@ impl RecurringCandidate {
             amount: self.amount.amount.clone(),
             currency: Some(self.amount.currency.to_string()),
             cycle: CycleInput::Preset(self.cycle),
-            category_id: self.category.as_ref().map(|category| category.id),
+            category_id: self.category.as_ref().map(|category| category.id.into()),
             payment_method_id: None,
             charges: self
                 .charges
@@ -178,9 +178,9 @@ pub struct ImportItem {
     pub currency: Option<String>,
     pub cycle: CycleInput,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub category_id: Option<i64>,
+    pub category_id: Option<crate::resolve::CategoryId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payment_method_id: Option<i64>,
+    pub payment_method_id: Option<crate::resolve::PaymentMethodId>,
     /// The charges the statement showed (from parse_statement), oldest first: the
     /// subscription's series starts at the first, and its price history follows them. At least
     /// one.

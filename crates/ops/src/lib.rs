@@ -26,6 +26,7 @@ pub mod organise;
 pub mod policy;
 pub mod registry;
 pub mod reports;
+pub mod resolve;
 pub mod subscriptions;
 
 pub use caller::{Actor, Caller, Scope, Via};

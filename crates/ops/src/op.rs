@@ -149,7 +149,7 @@ impl OpMeta {
     pub fn of<O: Op>() -> Self {
         Self {
             info: &O::INFO,
-            input_schema: schema_of::<O::Input>,
+            input_schema: input_schema_of::<O::Input>,
             output_schema: schema_of::<O::Output>,
         }
     }
@@ -175,11 +175,13 @@ impl OpMeta {
             LazyLock::new(Default::default);
         let mut cache = CACHE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         cache.entry(self.info.name).or_insert_with(|| {
-            Box::leak(Box::new(((self.input_schema)(), self.generate_output_schema())))
+            let input = (self.input_schema)();
+            let output = self.generate_output_schema(&input);
+            Box::leak(Box::new((input, output)))
         })
     }
 
-    fn generate_output_schema(&self) -> Value {
+    fn generate_output_schema(&self, input: &Value) -> Value {
         let mut schema = (self.output_schema)();
         // `serde_json::Value` outputs come out as `true` or `{"title": "AnyValue"}`: any JSON.
         // Every output is an object, so say so (MCP structured content must be one).
@@ -194,8 +196,55 @@ impl OpMeta {
         if self.info.is_write() {
             crate::common::add_receipt_to_schema(&mut schema);
         }
+        if !any_value && crate::resolve::reads_names_or_dates(input) {
+            crate::resolve::add_resolved_to_schema(&mut schema);
+        }
         schema
     }
+}
+
+/// An input's schema, with every date saying it also takes phrases relative to today.
+fn input_schema_of<T: JsonSchema>() -> Value {
+    let mut schema = schema_of::<T>();
+    crate::resolve::describe_dates(&mut schema);
+    flatten_nullable_choices(&mut schema);
+    schema
+}
+
+/// `anyOf: [{oneOf: [a, b]}, {type: null}]` (how an optional id-or-name comes out) as
+/// `oneOf: [a, b, {type: null}]`: the same values, one level and fewer tokens for a model.
+fn flatten_nullable_choices(schema: &mut Value) {
+    let Value::Object(map) = schema else {
+        if let Value::Array(items) = schema {
+            items.iter_mut().for_each(flatten_nullable_choices);
+        }
+        return;
+    };
+    let nullable_choice = match map.get("anyOf").and_then(Value::as_array) {
+        Some(branches) if branches.len() == 2 => {
+            branches[1] == serde_json::json!({"type": "null"}) && branches[0].get("oneOf").is_some()
+        }
+        _ => false,
+    };
+    if nullable_choice
+        && let Some(Value::Array(mut branches)) = map.remove("anyOf")
+        && let Value::Object(mut choice) = branches.remove(0)
+    {
+        if let Some(Value::Array(options)) = choice.get_mut("oneOf") {
+            options.push(serde_json::json!({"type": "null"}));
+        }
+        let description = [map.remove("description"), choice.remove("description")]
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_str().map(str::to_owned))
+            .collect::<Vec<_>>()
+            .join(" ");
+        map.extend(choice);
+        if !description.is_empty() {
+            map.insert("description".into(), Value::String(description));
+        }
+    }
+    map.values_mut().for_each(flatten_nullable_choices);
 }
 
 pub(crate) fn schema_of<T: JsonSchema>() -> Value {

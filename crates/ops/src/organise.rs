@@ -5,9 +5,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Patch, Ref},
-    household::{Empty, IdInput, Removed},
+    common::{IdInput, Patch, Ref},
+    household::{Empty, Removed},
     op::{Hints, Op, OpInfo},
+    resolve::{CategoryId, PaymentMethodId},
 };
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -66,7 +67,7 @@ impl Op for CreateCategory {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateCategoryInput {
-    pub id: i64,
+    pub id: CategoryId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: Option<String>,
@@ -92,10 +93,10 @@ impl Op for UpdateCategory {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteCategoryInput {
-    pub id: i64,
+    pub id: CategoryId,
     /// Where its subscriptions go; default: they become uncategorised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub move_to_id: Option<i64>,
+    pub move_to_id: Option<CategoryId>,
 }
 
 pub struct DeleteCategory;
@@ -114,9 +115,9 @@ impl Op for DeleteCategory {
 #[serde(deny_unknown_fields)]
 pub struct MergeCategoriesInput {
     /// The categories to fold in and delete.
-    pub source_ids: Vec<i64>,
+    pub source_ids: Vec<CategoryId>,
     /// The category that remains.
-    pub target_id: i64,
+    pub target_id: CategoryId,
 }
 
 pub struct MergeCategories;
@@ -196,7 +197,7 @@ impl Op for CreatePaymentMethod {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePaymentMethodInput {
-    pub id: i64,
+    pub id: PaymentMethodId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: Option<String>,
@@ -232,7 +233,7 @@ impl Op for DeletePaymentMethod {
         "Destructive: needs confirmation from agents.",
         Hints::destructive(true),
     );
-    type Input = IdInput;
+    type Input = IdInput<PaymentMethodId>;
     type Output = Removed;
 }
 

@@ -159,7 +159,7 @@ pub struct ListPriceChangesInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<IsoDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub subscription_id: Option<i64>,
+    pub subscription_id: Option<crate::resolve::SubscriptionId>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

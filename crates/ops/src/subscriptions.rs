@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     charges::{Charge, ProjectedCharge},
-    common::{Amount, CycleInput, CycleOutput, IsoDate, Page, Patch, Ref},
-    household::IdInput,
+    common::{Amount, CycleInput, CycleOutput, IdInput, IsoDate, Page, Patch, Ref},
     op::{Hints, Op, OpInfo},
+    resolve::{CategoryId, FutureDate, MemberId, PaymentMethodId, SubscriptionId},
 };
 
 domain::named_enum! {
@@ -97,17 +97,17 @@ pub struct ListSubscriptionsInput {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub status: Vec<SubscriptionStatus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub category_id: Option<i64>,
+    pub category_id: Option<CategoryId>,
     /// Only subscriptions without a category.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncategorised: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payment_method_id: Option<i64>,
+    pub payment_method_id: Option<PaymentMethodId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// Only subscriptions owned by this member.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub owner_id: Option<i64>,
+    pub owner_id: Option<MemberId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visibility: Option<Visibility>,
     /// Case-insensitive search in names, notes and URLs.
@@ -171,7 +171,7 @@ impl Op for GetSubscription {
         "Get one subscription with its price history, recent charges and next three charges",
         "Takes the id from list_subscriptions. A private subscription of another member is not found.",
     );
-    type Input = IdInput;
+    type Input = IdInput<SubscriptionId>;
     type Output = SubscriptionDetail;
 }
 
@@ -192,7 +192,7 @@ pub struct CreateSubscriptionInput {
     pub next_charge_on: Option<IsoDate>,
     /// For a free trial: the day it ends and the first charge falls.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub trial_ends_on: Option<IsoDate>,
+    pub trial_ends_on: Option<FutureDate>,
     /// No charges after this date.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_on: Option<IsoDate>,
@@ -203,15 +203,15 @@ pub struct CreateSubscriptionInput {
     #[schemars(length(max = crate::limits::NOTES))]
     pub notes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub category_id: Option<i64>,
+    pub category_id: Option<CategoryId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub payment_method_id: Option<i64>,
+    pub payment_method_id: Option<PaymentMethodId>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]
     pub tags: Vec<String>,
     /// Default: the caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub owner_id: Option<i64>,
+    pub owner_id: Option<MemberId>,
     /// Default: household.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visibility: Option<Visibility>,
@@ -233,7 +233,7 @@ impl Op for CreateSubscription {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateSubscriptionInput {
-    pub id: i64,
+    pub id: SubscriptionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::NAME))]
     pub name: Option<String>,
@@ -247,16 +247,16 @@ pub struct UpdateSubscriptionInput {
     pub notes: Patch<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
-    pub category_id: Patch<i64>,
+    pub category_id: Patch<CategoryId>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
-    pub payment_method_id: Patch<i64>,
+    pub payment_method_id: Patch<PaymentMethodId>,
     /// Replaces all tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]
     pub tags: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub owner_id: Option<i64>,
+    pub owner_id: Option<MemberId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visibility: Option<Visibility>,
 }
@@ -276,15 +276,15 @@ impl Op for UpdateSubscription {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RescheduleSubscriptionInput {
-    pub id: i64,
+    pub id: SubscriptionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle: Option<CycleInput>,
     /// The next charge date; it becomes the new anchor of the series.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_charge_on: Option<IsoDate>,
+    pub next_charge_on: Option<FutureDate>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
-    pub trial_ends_on: Patch<IsoDate>,
+    pub trial_ends_on: Patch<FutureDate>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub ends_on: Patch<IsoDate>,
@@ -306,7 +306,7 @@ impl Op for RescheduleSubscription {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ChangePriceInput {
-    pub id: i64,
+    pub id: SubscriptionId,
     /// The new price, decimal string in the subscription's currency.
     pub amount: String,
     /// If given, must be the subscription's currency.
@@ -334,13 +334,13 @@ impl Op for ChangePrice {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PauseSubscriptionInput {
-    pub id: i64,
+    pub id: SubscriptionId,
     /// First paused day; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<IsoDate>,
     /// The day charges resume; default: paused until resumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub until: Option<IsoDate>,
+    pub until: Option<FutureDate>,
 }
 
 pub struct PauseSubscription;
@@ -359,10 +359,10 @@ impl Op for PauseSubscription {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResumeSubscriptionInput {
-    pub id: i64,
+    pub id: SubscriptionId,
     /// The day charges resume; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub on: Option<IsoDate>,
+    pub on: Option<FutureDate>,
 }
 
 pub struct ResumeSubscription;
@@ -381,7 +381,7 @@ impl Op for ResumeSubscription {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CancelSubscriptionInput {
-    pub id: i64,
+    pub id: SubscriptionId,
     /// The last day a charge may fall; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_on: Option<IsoDate>,
@@ -409,7 +409,7 @@ impl Op for DeleteSubscription {
         Hints::destructive(true),
     )
     .financial();
-    type Input = IdInput;
+    type Input = IdInput<SubscriptionId>;
     type Output = crate::household::Removed;
 }
 
@@ -418,14 +418,14 @@ impl Op for DeleteSubscription {
 pub struct BulkUpdateInput {
     /// One unknown or invisible id fails the whole call.
     #[schemars(length(min = 1, max = crate::limits::BULK))]
-    pub ids: Vec<i64>,
+    pub ids: Vec<SubscriptionId>,
     pub action: BulkAction,
     /// For update: null clears the category.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
-    pub category_id: Patch<i64>,
+    pub category_id: Patch<CategoryId>,
     /// For update: null clears the payment method.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
-    pub payment_method_id: Patch<i64>,
+    pub payment_method_id: Patch<PaymentMethodId>,
     /// For update: replaces all tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]

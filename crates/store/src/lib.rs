@@ -13,6 +13,7 @@ pub mod access;
 pub mod audit;
 pub mod charges;
 pub mod households;
+pub mod names;
 pub mod organise;
 pub mod snapshot;
 pub mod subscriptions;

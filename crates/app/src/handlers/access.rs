@@ -1,12 +1,7 @@
 //! Tokens, settings and export.
 
 use domain::{Currency, Text, entities::EntityKind};
-use ops::{
-    OpError, Scope,
-    access::*,
-    common::Timestamp,
-    household::{Empty, IdInput},
-};
+use ops::{OpError, Scope, access::*, common::IdInput, common::Timestamp, household::Empty};
 use store::access::TokenRow;
 
 use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};

@@ -83,7 +83,7 @@ pub(crate) fn list(
     };
     let filter = store::audit::AuditFilter {
         actor_kind: input.actor_kind,
-        member_id: input.member_id,
+        member_id: input.member_id.map(ops::resolve::MemberId::get),
         op: input.op.map(|op| op.as_str().to_owned()),
         entity: input.entity,
         entity_id: input.entity_id,

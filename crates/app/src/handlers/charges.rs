@@ -5,6 +5,7 @@ use ops::{
     OpError,
     charges::*,
     common::{IsoDate, Page, Patch},
+    resolve::SubscriptionId,
 };
 use store::charges::{self as store_charges, ChargeFilter};
 
@@ -18,7 +19,7 @@ use crate::{
 pub(crate) fn list(ctx: &mut Ctx<'_>, input: ListChargesInput) -> Result<Page<Charge>, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     let filter = ChargeFilter {
-        subscription_id: input.subscription_id,
+        subscription_id: input.subscription_id.map(SubscriptionId::get),
         from: input.from.map(IsoDate::date),
         to: input.to.map(IsoDate::date),
         status: input.status,
@@ -39,7 +40,8 @@ pub(crate) fn upcoming(ctx: &mut Ctx<'_>, input: ListUpcomingInput) -> Result<Up
             Text::new("days must be between 1 and {max}.").with("max", ops::limits::UPCOMING_DAYS),
         ));
     }
-    if let Some(id) = input.subscription_id {
+    let subscription_id = input.subscription_id.map(SubscriptionId::get);
+    if let Some(id) = subscription_id {
         store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
             .or_not_found(|| views::not_found_subscription(id))?;
     }
@@ -47,11 +49,11 @@ pub(crate) fn upcoming(ctx: &mut Ctx<'_>, input: ListUpcomingInput) -> Result<Up
     let to = from
         .checked_add(jiff::Span::new().days(i64::from(days) - 1))
         .map_err(|_| OpError::Internal)?;
-    let items = views::project(ctx, from, to, input.subscription_id)?;
+    let items = views::project(ctx, from, to, subscription_id)?;
     Ok(Upcoming { from: from.into(), to: to.into(), totals: views::totals(&items), items })
 }
 
-pub(crate) fn get(ctx: &mut Ctx<'_>, input: ops::household::IdInput) -> Result<Charge, OpError> {
+pub(crate) fn get(ctx: &mut Ctx<'_>, input: ops::common::IdInput) -> Result<Charge, OpError> {
     let row = store_charges::get(ctx.db, ctx.household_id(), Some(ctx.me()), input.id)
         .or_not_found(|| {
             Text::new("No charge with id {id}. Call list_charges to find ids.").with("id", input.id)

@@ -4,7 +4,12 @@ use domain::{
     Text,
     entities::{EntityKind, Role},
 };
-use ops::{OpError, common::Timestamp, household::*};
+use ops::{
+    OpError,
+    common::{IdInput, Timestamp},
+    household::*,
+    resolve::MemberId,
+};
 use store::households::{self as hh, MemberRow};
 
 use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};
@@ -59,7 +64,7 @@ pub(crate) fn update_member(
     ctx: &mut Ctx<'_>,
     input: UpdateMemberInput,
 ) -> Result<Member, OpError> {
-    let mut row = load_member(ctx, input.id)?;
+    let mut row = load_member(ctx, input.id.get())?;
     if row.id != ctx.me() && !ctx.caller.is_owner() {
         return Err(OpError::forbidden(Text::new("Only an owner can change another member.")));
     }
@@ -141,8 +146,11 @@ pub(crate) fn invite_member(
     })
 }
 
-pub(crate) fn remove_member(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
-    let row = load_member(ctx, input.id)?;
+pub(crate) fn remove_member(
+    ctx: &mut Ctx<'_>,
+    input: IdInput<MemberId>,
+) -> Result<Removed, OpError> {
+    let row = load_member(ctx, input.id.get())?;
     if row.id == ctx.me() {
         return Err(OpError::conflict(Text::new(
             "You cannot remove yourself; another owner can remove you, or make someone else an owner first.",

@@ -42,6 +42,24 @@ impl Encoded {
         }
     }
 
+    /// The output with one more top-level field (outputs are objects; anything else is left
+    /// as it is).
+    fn with_field(self, name: &str, value: Value) -> Self {
+        match self {
+            Self::Value(Value::Object(mut map)) => {
+                map.insert(name.to_owned(), value);
+                Self::Value(Value::Object(map))
+            }
+            Self::Text(text) if text.starts_with('{') => {
+                let field = format!("{}:{value}", Value::String(name.to_owned()));
+                let rest = &text[1..];
+                let joiner = if rest.trim_start().starts_with('}') { "" } else { "," };
+                Self::Text(format!("{{{field}{joiner}{rest}"))
+            }
+            other => other,
+        }
+    }
+
     pub(crate) fn into_text(self) -> Result<String, OpError> {
         match self {
             Self::Value(value) => serde_json::to_string(&value).map_err(|_| OpError::Internal),
@@ -65,16 +83,25 @@ pub(crate) struct Registry(HashMap<&'static str, Route>);
 impl Registry {
     fn add<O: Op>(&mut self, handler: fn(&mut Ctx<'_>, O::Input) -> Result<O::Output, OpError>) {
         let boxed: Handler = Box::new(move |ctx, input, encoding| {
-            let input: O::Input = parse_input(input)?;
+            let (input, resolved) = read_input::<O::Input>(ctx.directory(), input)?;
+            let failed = |err: serde_json::Error| {
+                tracing::error!(error = %err, op = O::INFO.name, "input or output did not serialise");
+                OpError::Internal
+            };
+            if !resolved.is_empty() {
+                ctx.resolved_input = Some(serde_json::to_value(&input).map_err(failed)?);
+            }
             let output = handler(ctx, input)?;
             let encoded = match encoding {
                 Encoding::Value => serde_json::to_value(output).map(Encoded::Value),
                 Encoding::Text => serde_json::to_string(&output).map(Encoded::Text),
             };
-            encoded.map_err(|err| {
-                tracing::error!(error = %err, op = O::INFO.name, "output did not serialise");
-                OpError::Internal
-            })
+            let encoded = encoded.map_err(failed)?;
+            if resolved.is_empty() {
+                return Ok(encoded);
+            }
+            let resolved = serde_json::to_value(&resolved).map_err(failed)?;
+            Ok(encoded.with_field(ops::resolve::RESOLVED, resolved))
         });
         self.0.insert(O::INFO.name, Route::Handler(Arc::new(boxed)));
     }
@@ -104,6 +131,27 @@ impl Registry {
             Route::Handler(handler) => Ok(handler),
             Route::Confirmation => Err(OpError::Internal),
         }
+    }
+}
+
+/// Deserialises an op's input within the caller's directory, so names and relative dates are
+/// read (`ops::resolve`); returns the input and how its names and phrases were read.
+pub(crate) fn read_input<T: DeserializeOwned>(
+    directory: Box<dyn ops::resolve::Directory>,
+    input: Value,
+) -> Result<(T, Vec<ops::resolve::Resolution>), OpError> {
+    let (result, reading) = ops::resolve::within(directory, || parse_input::<T>(input));
+    match result {
+        Ok(input) => Ok((input, reading.resolved)),
+        // A refused name or date keeps its own code and message, at the field's pointer.
+        Err(err) => Err(match (reading.failure, err) {
+            (
+                Some(OpError::InvalidInput { message, .. }),
+                OpError::InvalidInput { pointer, .. },
+            ) => OpError::invalid(pointer, message),
+            (Some(failure), _) => failure,
+            (None, err) => err,
+        }),
     }
 }
 

@@ -6,9 +6,10 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::Patch,
-    household::{Empty, IdInput, Removed},
+    common::{IdInput, Patch},
+    household::{Empty, Removed},
     organise::*,
+    resolve::{CategoryId, PaymentMethodId},
 };
 use store::organise::{self as org, CategoryRow, PaymentMethodRow};
 
@@ -92,7 +93,7 @@ pub(crate) fn update_category(
     ctx: &mut Ctx<'_>,
     input: UpdateCategoryInput,
 ) -> Result<Category, OpError> {
-    let mut row = load_category(ctx, input.id)?;
+    let mut row = load_category(ctx, input.id.get())?;
     let before = ctx.snapshot(EntityKind::Category, row.id)?;
     if let Some(name) = &input.name {
         let name = input::clean_name("/name", name, ops::limits::SHORT_NAME)?;
@@ -143,8 +144,8 @@ pub(crate) fn delete_category(
     ctx: &mut Ctx<'_>,
     input: DeleteCategoryInput,
 ) -> Result<Removed, OpError> {
-    let row = load_category(ctx, input.id)?;
-    let target = match input.move_to_id {
+    let row = load_category(ctx, input.id.get())?;
+    let target = match input.move_to_id.map(CategoryId::get) {
         Some(id) if id == row.id => {
             return Err(OpError::invalid(
                 "/move_to_id",
@@ -179,16 +180,16 @@ pub(crate) fn merge_categories(
             Text::new("Give at least one category to merge into the target."),
         ));
     }
-    let target = load_category(ctx, input.target_id)?;
+    let target = load_category(ctx, input.target_id.get())?;
     let mut sources = Vec::new();
     for (i, id) in input.source_ids.iter().enumerate() {
-        if *id == target.id {
+        if id.get() == target.id {
             return Err(OpError::invalid(
                 format!("/source_ids/{i}"),
                 Text::new("The target cannot also be a source."),
             ));
         }
-        sources.push(load_category(ctx, *id).map_err(|err| match err {
+        sources.push(load_category(ctx, id.get()).map_err(|err| match err {
             OpError::NotFound { message } => OpError::invalid(format!("/source_ids/{i}"), message),
             other => other,
         })?);
@@ -278,7 +279,7 @@ pub(crate) fn update_payment_method(
     ctx: &mut Ctx<'_>,
     input: UpdatePaymentMethodInput,
 ) -> Result<PaymentMethod, OpError> {
-    let mut row = load_payment_method(ctx, input.id)?;
+    let mut row = load_payment_method(ctx, input.id.get())?;
     let before = ctx.snapshot(EntityKind::PaymentMethod, row.id)?;
     if let Some(name) = &input.name {
         row.name = input::clean_name("/name", name, ops::limits::SHORT_NAME)?;
@@ -315,8 +316,11 @@ pub(crate) fn update_payment_method(
     Ok(views::payment_method_view(&load_payment_method(ctx, row.id)?))
 }
 
-pub(crate) fn delete_payment_method(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
-    let row = load_payment_method(ctx, input.id)?;
+pub(crate) fn delete_payment_method(
+    ctx: &mut Ctx<'_>,
+    input: IdInput<PaymentMethodId>,
+) -> Result<Removed, OpError> {
+    let row = load_payment_method(ctx, input.id.get())?;
     for id in org::subscriptions_with_payment_method(ctx.db, row.id).or_internal()? {
         let before = ctx.snapshot(EntityKind::Subscription, id)?;
         let mut subscription =

@@ -227,11 +227,12 @@ pub(crate) fn price_changes(
         Some(date) => date,
         None => ctx.today.checked_sub(jiff::Span::new().years(1)).map_err(|_| OpError::Internal)?,
     };
-    if let Some(id) = input.subscription_id {
+    let subscription_id = input.subscription_id.map(ops::resolve::SubscriptionId::get);
+    if let Some(id) = subscription_id {
         store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
             .or_not_found(|| views::not_found_subscription(id))?;
     }
-    Ok(PriceChangeList { items: price_change_list(ctx, since, input.subscription_id)? })
+    Ok(PriceChangeList { items: price_change_list(ctx, since, subscription_id)? })
 }
 
 fn sref(row: &SubscriptionRow) -> Ref {

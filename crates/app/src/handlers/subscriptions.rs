@@ -6,8 +6,9 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::{IsoDate, Page, Patch},
-    household::{IdInput, Removed},
+    common::{IdInput, IsoDate, Page, Patch},
+    household::Removed,
+    resolve::{CategoryId, FutureDate, MemberId, PaymentMethodId, SubscriptionId},
     subscriptions::*,
 };
 use store::subscriptions::{self as subs, SubscriptionRow};
@@ -29,11 +30,11 @@ pub(crate) fn list(
     let rows = ctx.visible_subscriptions()?;
     let mut items: Vec<(&SubscriptionRow, Subscription)> = Vec::new();
     for row in rows.iter() {
-        if input.category_id.is_some_and(|id| row.category_id != Some(id))
+        if input.category_id.is_some_and(|id| row.category_id != Some(id.get()))
             || (input.uncategorised == Some(true) && row.category_id.is_some())
             // A hidden card (another member's private one) matches no filter, so ids cannot be probed.
-            || input.payment_method_id.is_some_and(|id| row.payment_method_id != Some(id) || row.payment_method_name.is_none())
-            || input.owner_id.is_some_and(|id| row.owner_id != id)
+            || input.payment_method_id.is_some_and(|id| row.payment_method_id != Some(id.get()) || row.payment_method_name.is_none())
+            || input.owner_id.is_some_and(|id| row.owner_id != id.get())
             || input.visibility.is_some_and(|v| row.visibility != v)
             || tag.as_ref().is_some_and(|tag| !row.tags.iter().any(|t| t.to_lowercase() == *tag))
             || text.as_ref().is_some_and(|text| {
@@ -80,8 +81,11 @@ pub(crate) fn list(
     Ok(Page { items: page, total, next_cursor })
 }
 
-pub(crate) fn get(ctx: &mut Ctx<'_>, input: IdInput) -> Result<SubscriptionDetail, OpError> {
-    views::subscription_detail(ctx, &subscription_rules::load(ctx, input.id)?)
+pub(crate) fn get(
+    ctx: &mut Ctx<'_>,
+    input: IdInput<SubscriptionId>,
+) -> Result<SubscriptionDetail, OpError> {
+    views::subscription_detail(ctx, &subscription_rules::load(ctx, input.id.get())?)
 }
 
 pub(crate) fn create(
@@ -95,7 +99,7 @@ pub(crate) fn update(
     ctx: &mut Ctx<'_>,
     input: UpdateSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = subscription_rules::load(ctx, input.id)?;
+    let mut row = subscription_rules::load(ctx, input.id.get())?;
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if let Some(name) = &input.name {
         row.name = input::clean_name("/name", name, ops::limits::NAME)?;
@@ -119,7 +123,7 @@ pub(crate) fn update(
         &input.payment_method_id,
         input.tags.as_deref(),
     )?;
-    let moves_ownership = input.owner_id.is_some_and(|id| id != row.owner_id)
+    let moves_ownership = input.owner_id.is_some_and(|id| id.get() != row.owner_id)
         || input.visibility.is_some_and(|v| v != row.visibility);
     if moves_ownership && row.owner_id != ctx.me() && !ctx.caller.is_owner() {
         return Err(OpError::forbidden(
@@ -128,7 +132,7 @@ pub(crate) fn update(
                 .with("name", &row.name),
         ));
     }
-    if let Some(owner_id) = input.owner_id {
+    if let Some(MemberId(owner_id)) = input.owner_id {
         row.owner_name = subscription_rules::check_member(ctx, "/owner_id", owner_id)?;
         row.owner_id = owner_id;
     }
@@ -146,14 +150,14 @@ pub(crate) fn update(
 fn apply_assignments(
     ctx: &Ctx<'_>,
     row: &mut SubscriptionRow,
-    category: &Patch<i64>,
-    payment_method: &Patch<i64>,
+    category: &Patch<CategoryId>,
+    payment_method: &Patch<PaymentMethodId>,
     tags: Option<&[String]>,
 ) -> Result<(), OpError> {
     match category {
         Patch::Keep => {}
         Patch::Clear => row.category_id = None,
-        Patch::Set(id) => {
+        Patch::Set(CategoryId(id)) => {
             subscription_rules::check_category(ctx, "/category_id", *id)?;
             row.category_id = Some(*id);
         }
@@ -161,7 +165,7 @@ fn apply_assignments(
     match payment_method {
         Patch::Keep => {}
         Patch::Clear => row.payment_method_id = None,
-        Patch::Set(id) => {
+        Patch::Set(PaymentMethodId(id)) => {
             subscription_rules::check_payment_method(ctx, "/payment_method_id", *id)?;
             row.payment_method_id = Some(*id);
         }
@@ -183,7 +187,7 @@ pub(crate) fn reschedule(
     ctx: &mut Ctx<'_>,
     input: RescheduleSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = subscription_rules::load(ctx, input.id)?;
+    let mut row = subscription_rules::load(ctx, input.id.get())?;
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if let Some(cycle) = &input.cycle {
         row.cycle = input::parse_cycle("/cycle", *cycle)?;
@@ -244,7 +248,7 @@ pub(crate) fn change_price(
     ctx: &mut Ctx<'_>,
     input: ChangePriceInput,
 ) -> Result<Subscription, OpError> {
-    let row = subscription_rules::load(ctx, input.id)?;
+    let row = subscription_rules::load(ctx, input.id.get())?;
     if let Some(code) = &input.currency {
         let currency = input::parse_currency("/currency", code)?;
         if currency != row.currency {
@@ -344,9 +348,9 @@ pub(crate) fn pause(
     ctx: &mut Ctx<'_>,
     input: PauseSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = subscription_rules::load(ctx, input.id)?;
+    let mut row = subscription_rules::load(ctx, input.id.get())?;
     let from = input.from.map(IsoDate::date).unwrap_or(ctx.today);
-    let until = input.until.map(IsoDate::date);
+    let until = input.until.map(FutureDate::date);
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if !apply_pause(ctx, &mut row, from, until)? {
         return Err(OpError::conflict(Text::new("{name} is already paused on {from}. Call resume_subscription first to change the pause.").with("name", &row.name).with("from", from)));
@@ -365,8 +369,8 @@ pub(crate) fn resume(
     ctx: &mut Ctx<'_>,
     input: ResumeSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = subscription_rules::load(ctx, input.id)?;
-    let on = input.on.map(IsoDate::date).unwrap_or(ctx.today);
+    let mut row = subscription_rules::load(ctx, input.id.get())?;
+    let on = input.on.map(FutureDate::date).unwrap_or(ctx.today);
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if !apply_resume(ctx, &mut row, on)? {
         return Err(OpError::conflict(
@@ -387,7 +391,7 @@ pub(crate) fn cancel(
     ctx: &mut Ctx<'_>,
     input: CancelSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = subscription_rules::load(ctx, input.id)?;
+    let mut row = subscription_rules::load(ctx, input.id.get())?;
     let ends_on = input.ends_on.map(IsoDate::date).unwrap_or(ctx.today);
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     apply_cancel(ctx, &mut row, ends_on)?;
@@ -411,8 +415,11 @@ fn apply_delete(ctx: &mut Ctx<'_>, row: &SubscriptionRow) -> Result<(), OpError>
     )
 }
 
-pub(crate) fn delete(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Removed, OpError> {
-    let row = subscription_rules::load(ctx, input.id)?;
+pub(crate) fn delete(
+    ctx: &mut Ctx<'_>,
+    input: IdInput<SubscriptionId>,
+) -> Result<Removed, OpError> {
+    let row = subscription_rules::load(ctx, input.id.get())?;
     apply_delete(ctx, &row)?;
     Ok(Removed { id: row.id, name: row.name })
 }
@@ -449,7 +456,7 @@ pub(crate) fn bulk_update(
     // Load everything first: one unknown or invisible id fails the whole call.
     let mut rows = Vec::with_capacity(input.ids.len());
     for (i, id) in input.ids.iter().enumerate() {
-        match subs::get(ctx.db, ctx.household_id(), Some(ctx.me()), *id) {
+        match subs::get(ctx.db, ctx.household_id(), Some(ctx.me()), id.get()) {
             Ok(row) => rows.push(row),
             Err(store::StoreError::NotFound) => {
                 return Err(OpError::invalid(

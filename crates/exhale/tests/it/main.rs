@@ -14,6 +14,7 @@ mod import;
 mod inspector;
 mod isolation;
 mod mcp;
+mod names_and_dates;
 mod policy;
 mod rest;
 mod rules;

@@ -110,7 +110,9 @@ async fn other_ops_refuse_their_worst_input() {
         ("update_household", json!({"time_zone": "Mars/Olympus"}), "/time_zone"),
         ("undo", json!({}), ""),
         ("undo", json!({"audit_ids": [999_999]}), "/audit_ids/0"),
-        ("get_subscription", json!({"id": "seven"}), "/id"),
+        ("get_subscription", json!({"id": 4.5}), "/id"),
+        ("get_subscription", json!({"id": true}), "/id"),
+        ("get_subscription", json!({"id": 0}), "/id"),
         ("get_subscription", json!([1, 2]), ""),
         ("list_categories", json!({"surprise": true}), "/surprise"),
     ];
@@ -162,7 +164,8 @@ async fn a_wrong_value_of_a_closed_set_or_a_date_says_what_to_write_at_its_point
             "/action",
             "update, pause, resume, cancel or delete",
         ),
-        ("list_charges", json!({"from": "next week"}), "/from", "YYYY-MM-DD"),
+        ("list_charges", json!({"from": "next blursday"}), "/from", "YYYY-MM-DD"),
+        ("list_charges", json!({"from": "soon"}), "/from", "in 10 days"),
         (
             "pause_subscription",
             json!({"id": w.netflix, "until": "2026-02-30"}),

@@ -14,8 +14,8 @@ pub(crate) fn text(value: &str) -> Option<String> {
 }
 
 /// An id chosen from a list; `None` when none was chosen.
-pub(crate) fn id(value: &str) -> Option<i64> {
-    value.trim().parse().ok()
+pub(crate) fn id<T: From<i64>>(value: &str) -> Option<T> {
+    value.trim().parse::<i64>().ok().map(T::from)
 }
 
 /// A typed value (a date, one of a closed set), or `None` when the field is empty.

@@ -67,7 +67,7 @@ pub(crate) async fn act(
     Path(op): Path<String>,
     Posted { person, form: fields }: Posted<Map<String, Value>>,
 ) -> Response {
-    let id = || form::id(text(&fields, "id")).unwrap_or_default();
+    let id = || form::id::<i64>(text(&fields, "id")).unwrap_or_default();
     let name = || text(&fields, "name").to_owned();
     let on = Page { web: &web, headers: &headers, person: &person, fields: &fields, op: &op };
     match op.as_str() {
@@ -80,12 +80,16 @@ pub(crate) async fn act(
             on.run::<CreateCategory>(Ok(input), Text::new("Added the category.")).await
         }
         "update_category" => {
-            let input =
-                UpdateCategoryInput { id: id(), name: Some(name()), emoji: None, colour: None };
+            let input = UpdateCategoryInput {
+                id: id().into(),
+                name: Some(name()),
+                emoji: None,
+                colour: None,
+            };
             on.run::<UpdateCategory>(Ok(input), Text::new("Renamed the category.")).await
         }
         "delete_category" => {
-            let input = DeleteCategoryInput { id: id(), move_to_id: None };
+            let input = DeleteCategoryInput { id: id().into(), move_to_id: None };
             on.run::<DeleteCategory>(Ok(input), Text::new("Deleted the category.")).await
         }
         "merge_categories" => {
@@ -110,7 +114,7 @@ pub(crate) async fn act(
         }
         "update_payment_method" => {
             let input = UpdatePaymentMethodInput {
-                id: id(),
+                id: id().into(),
                 name: Some(name()),
                 kind: None,
                 last4: Patch::Keep,
@@ -120,7 +124,7 @@ pub(crate) async fn act(
             on.run::<UpdatePaymentMethod>(Ok(input), Text::new("Renamed the payment method.")).await
         }
         "delete_payment_method" => {
-            let input = ops::household::IdInput { id: id() };
+            let input = ops::common::IdInput { id: id().into() };
             on.run::<DeletePaymentMethod>(Ok(input), Text::new("Deleted the payment method.")).await
         }
         "rename_tag" => {

@@ -175,7 +175,7 @@ pub(crate) async fn profile(
     Posted { person, form }: Posted<ProfileForm>,
 ) -> Response {
     let input = UpdateMemberInput {
-        id: person.caller.member_id,
+        id: person.caller.member_id.into(),
         name: Some(form.name),
         ..Default::default()
     };
@@ -280,7 +280,7 @@ pub(crate) async fn confirm_remove(
     SignedIn(person): SignedIn,
     Path(id): Path<i64>,
 ) -> Response {
-    confirm_page::<RemoveMember>(&web, &headers, &person, IdInput { id }, |removed| Confirm {
+    confirm_page::<RemoveMember>(&web, &headers, &person, ops::common::IdInput { id: id.into() }, |removed| Confirm {
         nav: "settings",
         title: Text::new("Remove {name}?").with("name", &removed.name),
         explanation: Text::new(
@@ -301,7 +301,15 @@ pub(crate) async fn remove(
     Posted { person, .. }: Posted<NoFields>,
 ) -> Response {
     let done = Text::new("Removed.");
-    apply_and_go::<RemoveMember>(&web, &headers, &person, IdInput { id }, "/settings", done).await
+    apply_and_go::<RemoveMember>(
+        &web,
+        &headers,
+        &person,
+        ops::common::IdInput { id: id.into() },
+        "/settings",
+        done,
+    )
+    .await
 }
 
 /// The form an invited person opens from their link.
@@ -378,7 +386,7 @@ pub(crate) async fn role(
     Posted { person, form }: Posted<RoleForm>,
 ) -> Response {
     let input = form::required::<Role>("/role", &form.role).map(|role| UpdateMemberInput {
-        id,
+        id: id.into(),
         role: Some(role),
         ..Default::default()
     });

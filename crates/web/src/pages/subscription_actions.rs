@@ -12,10 +12,12 @@ use ops::{
     Mode, OpError, Text,
     accounts::SessionCaller,
     charges::{UpdateCharge, UpdateChargeInput},
+    common::IdInput,
     common::Patch,
     entities::{ChargeStatus, Visibility},
-    household::{Empty, IdInput},
+    household::Empty,
     organise::{ListCategories, ListPaymentMethods},
+    resolve::SubscriptionId,
     subscriptions::*,
 };
 use serde::{Deserialize, Serialize};
@@ -62,6 +64,7 @@ async fn apply_action(
     action: &str,
     f: &ActionForm,
 ) -> Result<Option<Text>, OpError> {
+    let id = SubscriptionId(id);
     let done = match action {
         "pause" => {
             let from = form::parsed("/from", &f.from)?;
@@ -131,7 +134,7 @@ async fn edit_page(
     error: Option<String>,
 ) -> Response {
     let (detail, categories, methods) = tokio::join!(
-        web.call::<GetSubscription>(person, IdInput { id }),
+        web.call::<GetSubscription>(person, IdInput { id: id.into() }),
         web.call::<ListCategories>(person, Empty {}),
         web.call::<ListPaymentMethods>(person, Empty {}),
     );
@@ -201,7 +204,7 @@ impl EditForm {
     fn input(&self, id: i64) -> Result<UpdateSubscriptionInput, OpError> {
         let patch = |value: Option<String>| value.map_or(Patch::Clear, Patch::Set);
         Ok(UpdateSubscriptionInput {
-            id,
+            id: id.into(),
             name: Some(self.name.trim().to_owned()),
             url: patch(form::text(&self.url)),
             notes: patch(form::text(&self.notes)),
@@ -319,7 +322,7 @@ pub(crate) async fn bulk(
         Err(err) => return redirect_with_notice(&web, "/subscriptions", &err.text()),
     };
     let input = BulkUpdateInput {
-        ids: ids.clone(),
+        ids: ids.iter().copied().map(SubscriptionId).collect(),
         action,
         category_id,
         payment_method_id: Patch::Keep,

@@ -9,8 +9,9 @@ use axum::{
 use ops::{
     OpError, Text,
     accounts::SessionCaller,
+    common::IdInput,
     entities::SubscriptionStatus,
-    household::{Empty, IdInput},
+    household::Empty,
     organise::{ListCategories, ListPaymentMethods},
     subscriptions::{
         CreateSubscription, CreateSubscriptionInput, DeleteSubscription, GetSubscription,
@@ -74,7 +75,7 @@ impl ListQuery {
             // A category that is not a number matches nothing, as an unknown id does.
             category_id: match self.category.as_str() {
                 "" | "none" => None,
-                id => Some(form::id(id).unwrap_or(-1)),
+                id => Some(form::id(id).unwrap_or(ops::resolve::CategoryId(i64::MAX))),
             },
             tag: form::text(&self.tag),
             cursor: self.cursor.clone(),
@@ -128,7 +129,7 @@ pub(crate) async fn detail_page(
     status: StatusCode,
     errors: Value,
 ) -> Response {
-    match web.call::<GetSubscription>(person, IdInput { id }).await {
+    match web.call::<GetSubscription>(person, IdInput { id: id.into() }).await {
         Ok(detail) => {
             let prices: Vec<Bar> = detail
                 .price_history
@@ -284,7 +285,7 @@ pub(crate) async fn confirm_delete(
     SignedIn(person): SignedIn,
     Path(id): Path<i64>,
 ) -> Response {
-    confirm_page::<DeleteSubscription>(&web, &headers, &person, IdInput { id }, |removed| Confirm {
+    confirm_page::<DeleteSubscription>(&web, &headers, &person, IdInput { id: id.into() }, |removed| Confirm {
         nav: "subscriptions",
         title: Text::new("Delete {name}?").with("name", &removed.name),
         explanation: Text::new(
@@ -309,7 +310,7 @@ pub(crate) async fn delete(
         &web,
         &headers,
         &person,
-        IdInput { id },
+        IdInput { id: id.into() },
         "/subscriptions",
         notice,
     )

@@ -11,7 +11,8 @@ use ops::{
     OpError, Scope, Text,
     access::{CreateToken, CreateTokenInput, ListTokens, RevokeToken, Token},
     accounts::SessionCaller,
-    household::{Empty, IdInput},
+    common::IdInput,
+    household::Empty,
 };
 use qrcode::{QrCode, render::svg};
 use serde::Deserialize;

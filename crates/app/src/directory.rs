@@ -1,0 +1,33 @@
+//! What `ops::resolve` reads while an input is deserialised: the names the caller can see (for
+//! a name where an id is expected) and today's date in the household's time zone (for
+//! "tomorrow"). Matching and messages live in `ops::resolve` and `domain::names`.
+
+use std::sync::Arc;
+
+use domain::{Date, entities::EntityKind};
+use ops::{OpError, resolve::Directory};
+use store::Store;
+
+use crate::transactions;
+
+/// One caller's view, for one call. Names are read on a read connection of their own, only
+/// when the input holds a name.
+pub(crate) struct CallerDirectory {
+    pub(crate) store: Arc<Store>,
+    pub(crate) household_id: i64,
+    pub(crate) viewer: i64,
+    pub(crate) today: Date,
+}
+
+impl Directory for CallerDirectory {
+    fn today(&self) -> Date {
+        self.today
+    }
+
+    fn visible(&self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError> {
+        transactions::read(&self.store, |db| {
+            store::names::visible(db, self.household_id, self.viewer, kind)
+                .map_err(transactions::internal)
+        })
+    }
+}

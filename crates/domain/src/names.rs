@@ -1,0 +1,148 @@
+//! How a name someone typed is compared with the names of things: [`fold`] ignores case,
+//! accents and repeated spaces, and [`pick`] says which of a list of named things a name
+//! means (one, several, or none with the closest names).
+//!
+//! Nothing here knows who may see what: callers pass only the things the caller can see, so a
+//! private item can never be matched or suggested.
+
+use unicode_normalization::{UnicodeNormalization, char::is_combining_mark};
+
+/// The form names are compared in: lower case, accents removed (`Crème` → `creme`,
+/// `mañana` → `manana`), runs of whitespace as one space, trimmed.
+pub fn fold(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.nfd().filter(|c| !is_combining_mark(*c)) {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// Which of the candidates a name means.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Pick<'a, T> {
+    /// Exactly one: its name equals the given one (folded), or, when none does, it is the only
+    /// one with a word starting with it ("gym" for "Gym membership").
+    One(&'a T),
+    /// Several match equally well; the caller must choose.
+    Several(Vec<&'a T>),
+    /// None matches; up to three names that are close (a typo away), closest first.
+    None { closest: Vec<&'a T> },
+}
+
+/// How many close names a miss suggests.
+const CLOSEST: usize = 3;
+
+/// Picks what `query` names among `candidates`, each named by `name`.
+pub fn pick<'a, T>(candidates: &'a [T], name: impl Fn(&T) -> &str, query: &str) -> Pick<'a, T> {
+    let query = fold(query);
+    if query.is_empty() {
+        return Pick::None { closest: Vec::new() };
+    }
+    let folded: Vec<String> = candidates.iter().map(|c| fold(name(c))).collect();
+    let chosen = |keep: &dyn Fn(&str) -> bool| -> Vec<&'a T> {
+        candidates.iter().zip(&folded).filter(|(_, n)| keep(n)).map(|(c, _)| c).collect()
+    };
+    let exact = chosen(&|n| n == query);
+    let found = if exact.is_empty() && query.chars().count() >= 2 {
+        chosen(&|n| starts_a_word(n, &query))
+    } else {
+        exact
+    };
+    match found.len() {
+        1 => Pick::One(found[0]),
+        0 => {
+            let limit = (query.chars().count() / 3).max(1);
+            let mut near: Vec<(usize, &'a T)> = candidates
+                .iter()
+                .zip(&folded)
+                .map(|(c, n)| (distance(n, &query), c))
+                .filter(|(d, _)| *d <= limit)
+                .collect();
+            near.sort_by_key(|(d, _)| *d);
+            Pick::None { closest: near.into_iter().take(CLOSEST).map(|(_, c)| c).collect() }
+        }
+        _ => Pick::Several(found),
+    }
+}
+
+/// Whether `needle` appears in `haystack` at the start of a word.
+fn starts_a_word(haystack: &str, needle: &str) -> bool {
+    haystack.match_indices(needle).any(|(at, _)| {
+        haystack[..at].chars().next_back().is_none_or(|before| !before.is_alphanumeric())
+    })
+}
+
+/// Edit distance (insertions, deletions, substitutions) between two short strings.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = if ca == *cb { diagonal } else { 1 + diagonal.min(above).min(row[j]) };
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names<'a>(pick: Pick<'a, &'a str>) -> (String, Vec<&'a str>) {
+        match pick {
+            Pick::One(one) => ("one".into(), vec![*one]),
+            Pick::Several(many) => ("several".into(), many.into_iter().copied().collect()),
+            Pick::None { closest } => ("none".into(), closest.into_iter().copied().collect()),
+        }
+    }
+
+    #[test]
+    fn folding_ignores_case_accents_and_spaces() {
+        assert_eq!(fold("  Crème   BRÛLÉE "), "creme brulee");
+        assert_eq!(fold("Mañana"), "manana");
+        assert_eq!(fold("Ärztekammer"), "arztekammer");
+        assert_eq!(fold(""), "");
+    }
+
+    #[test]
+    fn exact_beats_partial_and_partial_needs_a_word_start() {
+        let all = ["Netflix", "Netflix Kids", "Gym membership", "PureGym", "Spotify"];
+        let pick = |q| names(pick(&all, |n| n, q));
+        assert_eq!(pick("netflix"), ("one".into(), vec!["Netflix"]));
+        assert_eq!(pick("NETFLÍX"), ("one".into(), vec!["Netflix"]));
+        assert_eq!(pick("gym"), ("one".into(), vec!["Gym membership"]));
+        assert_eq!(pick("net"), ("several".into(), vec!["Netflix", "Netflix Kids"]));
+        assert_eq!(pick("kids"), ("one".into(), vec!["Netflix Kids"]));
+        assert_eq!(pick("spotfy"), ("none".into(), vec!["Spotify"]));
+        assert_eq!(pick("hulu"), ("none".into(), vec![]));
+        assert_eq!(pick("   "), ("none".into(), vec![]));
+        // One letter never matches partially.
+        assert_eq!(pick("s"), ("none".into(), vec![]));
+    }
+
+    #[test]
+    fn equal_names_are_ambiguous() {
+        let all = ["Phone", "phone", "Phone case"];
+        assert_eq!(names(pick(&all, |n| n, "PHONE")), ("several".into(), vec!["Phone", "phone"]));
+    }
+
+    #[test]
+    fn distance_counts_edits() {
+        assert_eq!(distance("kitten", "sitting"), 3);
+        assert_eq!(distance("", "abc"), 3);
+        assert_eq!(distance("spotify", "spotify"), 0);
+    }
+}

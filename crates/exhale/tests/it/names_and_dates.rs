@@ -1,0 +1,417 @@
+//! Names where ids are and dates relative to today, through the invoker and over MCP.
+//!
+//! Every input that takes an id also takes the name, and does exactly what the id does; an
+//! ambiguous name lists the candidates with their ids; another member's private item and
+//! another household's are never matched nor suggested; phrases are read in the household's
+//! time zone (month ends, leap days, DST changes); a date in the past where only the future
+//! makes sense says what today is; a confirmation applies what its preview read.
+
+use std::collections::BTreeSet;
+
+use jiff::SignedDuration;
+use ops::OpError;
+use serde_json::{Value, json};
+
+use crate::{
+    fixtures::{World, id},
+    mcp::{call, client_without_token, text},
+};
+
+/// Every input property whose schema takes an id or a name, as `op` and JSON pointer (array
+/// items as `/0`).
+fn id_or_name_inputs() -> BTreeSet<(String, String)> {
+    fn walk(op: &str, path: &str, schema: &Value, out: &mut BTreeSet<(String, String)>) {
+        let takes_a_name = schema.get("oneOf").and_then(Value::as_array).is_some_and(|branches| {
+            branches.iter().any(|b| b["type"] == "integer")
+                && branches.iter().any(|b| b["type"] == "string")
+        });
+        if takes_a_name {
+            out.insert((op.to_owned(), path.to_owned()));
+        }
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            for (name, property) in properties {
+                walk(op, &format!("{path}/{name}"), property, out);
+            }
+        }
+        if let Some(items) = schema.get("items") {
+            walk(op, &format!("{path}/0"), items, out);
+        }
+    }
+    let mut out = BTreeSet::new();
+    for meta in ops::all() {
+        walk(meta.name(), "", &meta.input_schema(), &mut out);
+    }
+    out
+}
+
+fn without_resolved(result: &Result<Value, OpError>) -> Result<Value, String> {
+    match result {
+        Ok(Value::Object(map)) => {
+            let mut map = map.clone();
+            map.remove("resolved");
+            Ok(Value::Object(map))
+        }
+        Ok(other) => Ok(other.clone()),
+        Err(err) => Err(format!("{} {}", err.code(), err.text().render())),
+    }
+}
+
+#[tokio::test]
+async fn every_input_that_takes_an_id_takes_the_name_and_does_the_same() {
+    let w = World::new().await;
+    let (ana, bob, eve) = (w.ana.member_id, w.bob.member_id, w.eve.member_id);
+    let paused = id(&w
+        .env
+        .call(&w.ana, "create_subscription", json!({"name": "Gym pass", "amount": "20", "cycle": "monthly", "next_charge_on": "2026-12-05"}))
+        .await
+        .unwrap());
+    w.env.call(&w.ana, "pause_subscription", json!({"id": paused})).await.unwrap();
+    let new_sub =
+        json!({"name": "Hulu", "amount": "5", "cycle": "monthly", "next_charge_on": "2026-12-20"});
+    let with = |base: &Value, field: &str, value: Value| {
+        let mut input = base.clone();
+        input[field] = value;
+        input
+    };
+    let import = |field: &str, value: i64| {
+        json!({"items": [{"name": "Hulu", "amount": "5", "cycle": "monthly", field: value,
+                          "charges": [{"date": "2026-11-20", "amount": "5"}]}]})
+    };
+    // (op, input written with ids, the pointer to name, the name as a person would type it)
+    let cases: Vec<(&str, Value, &str, &str)> = vec![
+        ("get_subscription", json!({"id": w.netflix}), "/id", "netflix"),
+        ("update_subscription", json!({"id": w.netflix, "notes": "x"}), "/id", "NETFLIX"),
+        (
+            "update_subscription",
+            json!({"id": w.netflix, "category_id": w.music}),
+            "/category_id",
+            "músic",
+        ),
+        (
+            "update_subscription",
+            json!({"id": w.netflix, "payment_method_id": w.card}),
+            "/payment_method_id",
+            "visa",
+        ),
+        ("update_subscription", json!({"id": w.netflix, "owner_id": bob}), "/owner_id", "bob"),
+        ("reschedule_subscription", json!({"id": w.netflix, "cycle": "yearly"}), "/id", "Netflix"),
+        ("change_price", json!({"id": w.netflix, "amount": "13.99"}), "/id", "netflix"),
+        ("pause_subscription", json!({"id": w.netflix}), "/id", "netflix"),
+        ("resume_subscription", json!({"id": paused}), "/id", "gym pass"),
+        ("cancel_subscription", json!({"id": w.spotify}), "/id", "spotify"),
+        ("delete_subscription", json!({"id": w.spotify}), "/id", "Spotify"),
+        (
+            "bulk_update_subscriptions",
+            json!({"ids": [w.netflix], "action": "pause"}),
+            "/ids/0",
+            "netflix",
+        ),
+        (
+            "bulk_update_subscriptions",
+            json!({"ids": [w.netflix], "action": "update", "category_id": w.music}),
+            "/category_id",
+            "music",
+        ),
+        (
+            "bulk_update_subscriptions",
+            json!({"ids": [w.spotify], "action": "update", "payment_method_id": w.card}),
+            "/payment_method_id",
+            "Visa",
+        ),
+        ("list_subscriptions", json!({"category_id": w.streaming}), "/category_id", "streaming"),
+        ("list_subscriptions", json!({"payment_method_id": w.card}), "/payment_method_id", "visa"),
+        ("list_subscriptions", json!({"owner_id": ana}), "/owner_id", "home owner"),
+        (
+            "create_subscription",
+            with(&new_sub, "category_id", json!(w.streaming)),
+            "/category_id",
+            "Streaming",
+        ),
+        (
+            "create_subscription",
+            with(&new_sub, "payment_method_id", json!(w.card)),
+            "/payment_method_id",
+            "visa",
+        ),
+        ("create_subscription", with(&new_sub, "owner_id", json!(eve)), "/owner_id", "eve"),
+        ("list_charges", json!({"subscription_id": w.netflix}), "/subscription_id", "netflix"),
+        (
+            "list_upcoming_charges",
+            json!({"subscription_id": w.spotify}),
+            "/subscription_id",
+            "spotify",
+        ),
+        (
+            "list_price_changes",
+            json!({"subscription_id": w.netflix}),
+            "/subscription_id",
+            "netflix",
+        ),
+        ("update_category", json!({"id": w.streaming, "emoji": "📺"}), "/id", "streaming"),
+        ("delete_category", json!({"id": w.music}), "/id", "music"),
+        (
+            "delete_category",
+            json!({"id": w.music, "move_to_id": w.streaming}),
+            "/move_to_id",
+            "streaming",
+        ),
+        (
+            "merge_categories",
+            json!({"source_ids": [w.music], "target_id": w.streaming}),
+            "/source_ids/0",
+            "music",
+        ),
+        (
+            "merge_categories",
+            json!({"source_ids": [w.music], "target_id": w.streaming}),
+            "/target_id",
+            "streaming",
+        ),
+        ("update_payment_method", json!({"id": w.card, "name": "Visa 2"}), "/id", "visa"),
+        ("delete_payment_method", json!({"id": w.card}), "/id", "VISA"),
+        ("update_member", json!({"id": bob, "name": "Robert"}), "/id", "bob"),
+        ("remove_member", json!({"id": eve}), "/id", "Eve"),
+        (
+            "import_subscriptions",
+            import("category_id", w.streaming),
+            "/items/0/category_id",
+            "streaming",
+        ),
+        (
+            "import_subscriptions",
+            import("payment_method_id", w.card),
+            "/items/0/payment_method_id",
+            "visa",
+        ),
+        ("list_activity", json!({"member_id": ana}), "/member_id", "Home owner"),
+    ];
+    let covered: BTreeSet<(String, String)> =
+        cases.iter().map(|(op, _, pointer, _)| (op.to_string(), pointer.to_string())).collect();
+    assert_eq!(covered, id_or_name_inputs(), "every id-or-name input has a case, and only those");
+    let before = w.env.dump().await;
+    for (op, by_id, pointer, name) in cases {
+        let expected_id = by_id.pointer(pointer).and_then(Value::as_i64).unwrap();
+        let mut by_name = by_id.clone();
+        *by_name.pointer_mut(pointer).unwrap() = json!(name);
+        let meta = ops::find(op).unwrap();
+        let run = |input: Value| async {
+            if meta.info.hints.read_only {
+                w.env.call(&w.ana, op, input).await
+            } else {
+                w.env.dry_run(&w.ana, op, input).await
+            }
+        };
+        let (with_id, with_name) = (run(by_id.clone()).await, run(by_name.clone()).await);
+        assert!(with_id.is_ok(), "{op} {by_id}: {with_id:?}");
+        assert_eq!(without_resolved(&with_name), without_resolved(&with_id), "{op} {by_name}");
+        let resolved = &with_name.as_ref().unwrap()["resolved"];
+        assert_eq!(resolved[0]["given"], name, "{op} {by_name}: {resolved}");
+        assert_eq!(resolved[0]["id"], expected_id, "{op} {by_name}: {resolved}");
+        let output_schema = meta.output_schema();
+        assert!(
+            output_schema["properties"].get("resolved").is_some(),
+            "{op}'s output schema declares resolved"
+        );
+    }
+    assert_eq!(before, w.env.dump().await, "dry runs and reads changed nothing");
+}
+
+#[tokio::test]
+async fn ambiguous_names_list_candidates_and_unknown_ones_the_closest() {
+    let w = World::new().await;
+    let kids = id(&w
+        .env
+        .call(&w.ana, "create_subscription", json!({"name": "Netflix Kids", "amount": "4", "cycle": "monthly", "next_charge_on": "2026-12-20"}))
+        .await
+        .unwrap());
+    // The exact name wins over a longer one.
+    let exact = w.env.call(&w.ana, "get_subscription", json!({"id": "netflix"})).await.unwrap();
+    assert_eq!(exact["id"], w.netflix);
+    let Err(OpError::InvalidInput { pointer, message }) =
+        w.env.call(&w.ana, "get_subscription", json!({"id": "netf"})).await
+    else {
+        panic!("a partial name of two subscriptions is ambiguous")
+    };
+    assert_eq!(pointer, "/id");
+    assert_eq!(
+        message.render(),
+        format!(
+            "\"netf\" matches 2 subscriptions: Netflix (id {}), Netflix Kids (id {kids}). Pass the id of the one you mean.",
+            w.netflix
+        )
+    );
+    // One word start picks one.
+    let kids_by_word = w.env.call(&w.ana, "get_subscription", json!({"id": "kids"})).await.unwrap();
+    assert_eq!(kids_by_word["id"], kids);
+    let typo = w.env.call(&w.ana, "get_subscription", json!({"id": "Spotfy"})).await.unwrap_err();
+    assert_eq!(typo.code(), "not_found");
+    assert_eq!(
+        typo.text().render(),
+        format!(
+            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id {}). Call list_subscriptions to find names and ids.",
+            w.spotify
+        )
+    );
+    let nothing = w.env.call(&w.ana, "update_category", json!({"id": "Zzz", "emoji": "x"})).await;
+    assert_eq!(
+        nothing.unwrap_err().text().render(),
+        "No category you can see is named \"Zzz\". Call list_categories to find names and ids."
+    );
+}
+
+#[tokio::test]
+async fn private_items_and_other_households_are_never_matched_nor_suggested() {
+    let w = World::new().await;
+    w.env
+        .call(&w.cai, "create_subscription", json!({"name": "Disney Plus", "amount": "8", "cycle": "monthly", "next_charge_on": "2026-12-20"}))
+        .await
+        .unwrap();
+    // Bob's private gym and card, and household B's subscriptions, do not exist for Ana:
+    // neither by their exact names nor as a close name.
+    let probes = [
+        ("get_subscription", json!({"id": "Bob's gym"})),
+        ("get_subscription", json!({"id": "bobs gym"})),
+        ("get_subscription", json!({"id": "gym"})),
+        ("get_subscription", json!({"id": "Disney Plus"})),
+        ("get_subscription", json!({"id": "disney"})),
+        ("list_charges", json!({"subscription_id": "Bob's gym"})),
+        ("update_subscription", json!({"id": w.netflix, "payment_method_id": "Bob's card"})),
+        ("update_subscription", json!({"id": w.netflix, "payment_method_id": "bobs card"})),
+        ("list_subscriptions", json!({"payment_method_id": "Bob's card"})),
+    ];
+    for (op, input) in &probes {
+        let err = w.env.call(&w.ana, op, input.clone()).await.unwrap_err();
+        assert_eq!(err.code(), "not_found", "{op} {input}");
+        let message = err.text().render();
+        assert!(!message.contains("Closest"), "{op} {input}: {message}");
+        for hidden in [w.bobs_gym, w.bobs_card, w.other_household_sub] {
+            assert!(!message.contains(&format!("id {hidden})")), "{op} {input}: {message}");
+        }
+    }
+    // Their owners find them by name; household B's "Netflix" is its own.
+    let bobs = w.env.call(&w.bob, "get_subscription", json!({"id": "bob's GYM"})).await.unwrap();
+    assert_eq!(bobs["id"], w.bobs_gym);
+    let hint = w.env.call(&w.bob, "get_subscription", json!({"id": "bobs gym"})).await.unwrap_err();
+    assert!(hint.text().render().contains(&format!("Bob's gym (id {})", w.bobs_gym)));
+    let theirs = w.env.call(&w.cai, "get_subscription", json!({"id": "netflix"})).await.unwrap();
+    assert_eq!(theirs["id"], w.other_household_sub);
+    // A member's email is never a name.
+    let by_email =
+        w.env.call(&w.ana, "update_member", json!({"id": "bob@a.test", "name": "B"})).await;
+    assert_eq!(by_email.unwrap_err().code(), "not_found");
+}
+
+/// The date `phrase` means for `caller` at `instant`, as the echo of a read says.
+async fn read_date(w: &World, caller: &ops::Caller, instant: &str, phrase: &str) -> String {
+    w.env.clock.set(instant.parse().unwrap());
+    let read = w.env.call(caller, "list_charges", json!({"from": phrase})).await.unwrap();
+    assert_eq!(read["resolved"][0]["given"], phrase);
+    read["resolved"][0]["date"].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn phrases_are_read_in_the_household_zone_across_month_ends_leap_days_and_dst() {
+    let w = World::new().await;
+    w.env.call(&w.cai, "update_household", json!({"time_zone": "America/New_York"})).await.unwrap();
+    let cases = [
+        // Madrid, the night spring forward (02:00 becomes 03:00 on 29 March): 00:30 local is
+        // still the 28th in UTC.
+        (&w.ana, "2026-03-28T23:30:00Z", "today", "2026-03-29"),
+        (&w.ana, "2026-03-28T23:30:00Z", "tomorrow", "2026-03-30"),
+        (&w.ana, "2026-03-29T01:30:00Z", "today", "2026-03-29"),
+        // Madrid, the night fall back (25 October): 00:30 local on the 25th.
+        (&w.ana, "2026-10-24T22:30:00Z", "today", "2026-10-25"),
+        (&w.ana, "2026-10-24T22:30:00Z", "yesterday", "2026-10-24"),
+        (&w.ana, "2026-10-24T22:30:00Z", "in 7 days", "2026-11-01"),
+        // New York, the night fall back (1 November): 23:30 on 31 October there, while it is
+        // already 1 November in Madrid.
+        (&w.cai, "2026-11-01T03:30:00Z", "today", "2026-10-31"),
+        (&w.ana, "2026-11-01T03:30:00Z", "today", "2026-11-01"),
+        (&w.cai, "2026-11-01T03:30:00Z", "end of month", "2026-10-31"),
+        (&w.cai, "2026-11-01T03:30:00Z", "next month", "2026-11-30"),
+        // Month ends and leap days.
+        (&w.ana, "2026-01-31T12:00:00Z", "next month", "2026-02-28"),
+        (&w.ana, "2026-01-31T12:00:00Z", "fin del mes que viene", "2026-02-28"),
+        (&w.ana, "2026-12-31T12:00:00Z", "mañana", "2027-01-01"),
+        (&w.ana, "2028-02-28T23:30:00Z", "today", "2028-02-29"),
+        (&w.ana, "2028-02-28T23:30:00Z", "in 1 year", "2029-02-28"),
+        (&w.ana, "2028-02-28T23:30:00Z", "tomorrow", "2028-03-01"),
+        (&w.ana, "2028-01-31T12:00:00Z", "end of next month", "2028-02-29"),
+        (&w.ana, "2026-11-29T10:00:00Z", "next friday", "2026-12-04"),
+        (&w.ana, "2026-11-29T10:00:00Z", "el próximo viernes", "2026-12-04"),
+    ];
+    for (caller, instant, phrase, want) in cases {
+        assert_eq!(read_date(&w, caller, instant, phrase).await, want, "{phrase} at {instant}");
+    }
+}
+
+#[tokio::test]
+async fn a_past_date_where_only_the_future_makes_sense_says_what_today_is_over_mcp() {
+    let w = World::new().await;
+    let server = w.env.serve_mcp_as(w.ana.clone()).await;
+    let client = client_without_token(server.url("/mcp"), "Small model").await;
+    let past =
+        call(&client, "pause_subscription", json!({"id": "netflix", "until": "2023-04-01"})).await;
+    assert_eq!(past.is_error, Some(true));
+    assert!(
+        text(&past)
+            .contains("2023-04-01 is in the past; today is 2026-11-29. Did you mean 2027-04-01?"),
+        "{}",
+        text(&past)
+    );
+    let far =
+        call(&client, "resume_subscription", json!({"id": "netflix", "on": "2036-01-10"})).await;
+    assert!(
+        text(&far)
+            .contains("more than 5 years away; today is 2026-11-29. Did you mean 2027-01-10?"),
+        "{}",
+        text(&far)
+    );
+    let gibberish = call(&client, "list_charges", json!({"from": "whenever"})).await;
+    assert!(text(&gibberish).contains("today is 2026-11-29"), "{}", text(&gibberish));
+    // The name and the phrase resolve, and the result says how they were read.
+    let paused =
+        call(&client, "pause_subscription", json!({"id": "Netflix", "until": "in 10 days"})).await;
+    assert_eq!(paused.is_error, Some(false), "{}", text(&paused));
+    let structured = paused.structured_content.unwrap();
+    assert_eq!(
+        structured["resolved"],
+        json!([
+            {"given": "Netflix", "kind": "subscription", "id": w.netflix, "name": "Netflix"},
+            {"given": "in 10 days", "date": "2026-12-09"},
+        ])
+    );
+    assert_eq!(structured["paused_until"], "2026-12-09");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_confirmation_applies_the_date_and_the_entity_its_preview_read() {
+    let w = World::new().await;
+    let (_, agent) = w.env.token(&w.ana, "write").await;
+    // 23:55 in Madrid: "in 3 days" is 2 December.
+    w.env.clock.set("2026-11-29T22:55:00Z".parse().unwrap());
+    let asked = w
+        .env
+        .call(&agent, "pause_subscription", json!({"id": "netflix", "until": "in 3 days"}))
+        .await;
+    let Err(OpError::ConfirmationRequired { confirmation_id, preview, .. }) = asked else {
+        panic!("a write token's pause needs confirmation: {asked:?}")
+    };
+    assert_eq!(preview["resolved"][1]["date"], "2026-12-02", "{preview}");
+    assert_eq!(preview["paused_until"], "2026-12-02");
+    // Confirmed after midnight, when "in 3 days" would be 3 December, and after the name now
+    // also fits another subscription.
+    w.env.clock.advance(SignedDuration::from_mins(10));
+    w.env
+        .call(&w.ana, "create_subscription", json!({"name": "netflix", "amount": "1", "cycle": "monthly", "next_charge_on": "2026-12-20"}))
+        .await
+        .unwrap();
+    let applied = w
+        .env
+        .call(&agent, "confirm_change", json!({"confirmation_id": confirmation_id}))
+        .await
+        .unwrap();
+    assert_eq!(applied["id"], w.netflix);
+    assert_eq!(applied["paused_until"], "2026-12-02");
+}

@@ -1,0 +1,648 @@
+//! Names where ids are, and dates relative to today, read while an op's input is deserialised.
+//!
+//! The invoker deserialises every input [`within`] a [`Directory`]: what the caller can see,
+//! and today's date in the household's time zone. Then the id types here
+//! ([`SubscriptionId`], [`CategoryId`], [`PaymentMethodId`], [`MemberId`]) take an id or a
+//! name, [`IsoDate`] takes the phrases of `domain::relative` ("tomorrow", "fin de mes"), and
+//! [`FutureDate`] refuses a day in the past with today's date and the likely intent. Each
+//! records how it read what it was given as a [`Resolution`], which the result echoes (the
+//! `resolved` field every output schema has), so the person sees it before confirming.
+//! Outside a directory (a typed call from the web, a test) only ids and ISO dates are read.
+//!
+//! Why a thread-local: serde hands a `Deserialize` impl no context, and the alternative (every
+//! handler resolving its own fields) would put the same rule in forty places. The directory is
+//! set and cleared around one deserialisation on one thread, and nothing else reads it.
+
+use std::{borrow::Cow, cell::RefCell, fmt};
+
+use domain::{
+    Date, Text,
+    entities::EntityKind,
+    names::{Pick, pick},
+    relative,
+};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
+use serde_json::Value;
+
+use crate::{OpError, common::IsoDate, limits};
+
+/// What an input schema's dates say besides their field's own description.
+pub const DATE_FORMS: &str =
+    "YYYY-MM-DD, or words such as today, in 10 days, next friday, end of next month, mañana.";
+
+/// Adds [`DATE_FORMS`] to the description of every date in an input schema.
+pub(crate) fn describe_dates(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            if map.get("format").and_then(Value::as_str) == Some("date") {
+                let description = match map.get("description").and_then(Value::as_str) {
+                    Some(own) => format!("{own} {DATE_FORMS}"),
+                    None => DATE_FORMS.to_owned(),
+                };
+                map.insert("description".into(), Value::String(description));
+            }
+            map.values_mut().for_each(describe_dates);
+        }
+        Value::Array(items) => items.iter_mut().for_each(describe_dates),
+        _ => {}
+    }
+}
+
+/// Whether an input schema has a date or an id that takes a name, so its output may echo them.
+pub(crate) fn reads_names_or_dates(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            let date = map.get("format").and_then(Value::as_str) == Some("date");
+            let id_or_name = map.get("oneOf").and_then(Value::as_array).is_some_and(|branches| {
+                let has =
+                    |kind: &str| branches.iter().any(|b| b.get("type").is_some_and(|t| t == kind));
+                has("integer") && has("string")
+            });
+            date || id_or_name || map.values().any(reads_names_or_dates)
+        }
+        Value::Array(items) => items.iter().any(reads_names_or_dates),
+        _ => false,
+    }
+}
+
+/// Adds `resolved` (how names and phrases in the input were read) to an output schema.
+pub(crate) fn add_resolved_to_schema(schema: &mut Value) {
+    let Value::Object(map) = schema else { return };
+    let mut resolved = crate::op::schema_of::<Vec<Resolution>>();
+    if let Value::Object(resolved) = &mut resolved {
+        resolved.insert(
+            "description".into(),
+            Value::String("How names and relative dates in the input were read; present when the input had any. Show them to the person before confirming.".into()),
+        );
+    }
+    if let Value::Object(properties) =
+        map.entry("properties").or_insert_with(|| Value::Object(Default::default()))
+    {
+        properties.insert(RESOLVED.into(), resolved);
+    }
+}
+
+/// The output field that echoes [`Reading::resolved`].
+pub const RESOLVED: &str = "resolved";
+
+/// What name resolution and relative dates need from the implementation.
+pub trait Directory {
+    /// Today, in the household's time zone.
+    fn today(&self) -> Date;
+    /// Every entity of this kind the caller can see, as (id, name). Never another
+    /// household's, never another member's private item.
+    fn visible(&self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError>;
+}
+
+/// How one value of the input was read: a name as the entity it names, or a phrase as a date.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Resolution {
+    /// What the input said.
+    pub given: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<EntityKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<IsoDate>,
+}
+
+/// What reading an input found besides its value.
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// Every name and phrase read, in the order they were read.
+    pub resolved: Vec<Resolution>,
+    /// Why a name or date was refused, when one was: the serde error only carries its text,
+    /// this keeps its code (`not_found` for a name that matches nothing).
+    pub failure: Option<OpError>,
+}
+
+struct Scope {
+    directory: Box<dyn Directory>,
+    /// Names per kind, loaded at most once per call.
+    names: Vec<(EntityKind, Vec<(i64, String)>)>,
+    reading: Reading,
+}
+
+thread_local! {
+    static SCOPE: RefCell<Option<Scope>> = const { RefCell::new(None) };
+}
+
+/// Runs `read` (a deserialisation) with `directory` in reach of the types of this module.
+pub fn within<R>(directory: Box<dyn Directory>, read: impl FnOnce() -> R) -> (R, Reading) {
+    /// Puts back the scope that was there before, even if `read` panics.
+    struct Restore(Option<Option<Scope>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(previous) = self.0.take() {
+                SCOPE.with(|cell| *cell.borrow_mut() = previous);
+            }
+        }
+    }
+    let scope = Scope { directory, names: Vec::new(), reading: Reading::default() };
+    let mut restore = Restore(Some(SCOPE.with(|cell| cell.replace(Some(scope)))));
+    let value = read();
+    let previous = restore.0.take().unwrap_or_default();
+    let scope = SCOPE.with(|cell| cell.replace(previous));
+    (value, scope.map(|scope| scope.reading).unwrap_or_default())
+}
+
+/// Runs `f` on the current scope; `None` outside [`within`].
+fn with_scope<T>(f: impl FnOnce(&mut Scope) -> T) -> Option<T> {
+    SCOPE.with(|cell| cell.try_borrow_mut().ok()?.as_mut().map(f))
+}
+
+/// Records why a value was refused and returns the serde error that stops deserialisation.
+fn refuse<E: de::Error>(failure: OpError) -> E {
+    let message = failure.text().render();
+    with_scope(|scope| scope.reading.failure = Some(failure));
+    E::custom(message)
+}
+
+/// Today in the household's zone, inside [`within`].
+pub fn today() -> Option<Date> {
+    with_scope(|scope| scope.directory.today())
+}
+
+/// A phrase such as "in 10 days" as a date, recorded for the echo; `None` outside a directory
+/// or for words that are not a date.
+pub(crate) fn relative_date(given: &str) -> Option<Date> {
+    let today = today()?;
+    let date = relative::resolve(given, today)?;
+    with_scope(|scope| {
+        scope.reading.resolved.push(Resolution {
+            given: given.to_owned(),
+            kind: None,
+            id: None,
+            name: None,
+            date: Some(IsoDate(date)),
+        })
+    });
+    Some(date)
+}
+
+/// What one kind of id is called and where a model finds ids.
+struct Noun {
+    kind: EntityKind,
+    /// "subscription"
+    singular: &'static str,
+    /// The op that lists ids and names.
+    list_op: &'static str,
+}
+
+/// Reads an entity by name among what the caller can see.
+fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
+    let digits = given.trim();
+    let as_id = (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| digits.parse::<i64>().ok())
+        .flatten();
+    let not_an_id = || {
+        refuse(OpError::invalid(
+            "",
+            Text::new("\"{given}\" is not a {noun} id; pass the integer id (or the name) that {list_op} shows.")
+                .with("given", shorten(given))
+                .with("noun", noun.singular)
+                .with("list_op", noun.list_op),
+        ))
+    };
+    if given.chars().count() > limits::NAME {
+        return Err(not_an_id());
+    }
+    let names = match with_scope(|scope| scope.names(noun.kind)) {
+        None => return as_id.ok_or_else(not_an_id),
+        Some(names) => names.map_err(refuse)?,
+    };
+    let picked = match as_id {
+        // A number in a string is an id, unless something is named exactly that.
+        Some(id) => match pick(&names, |(_, name)| name, given) {
+            Pick::One(found) if domain::names::fold(&found.1) == domain::names::fold(given) => {
+                found.clone()
+            }
+            _ => return Ok(id),
+        },
+        None => match pick(&names, |(_, name)| name, given) {
+            Pick::One(found) => found.clone(),
+            Pick::Several(found) => {
+                return Err(refuse(OpError::invalid(
+                    "",
+                    Text::new("\"{given}\" matches {count} {noun}s: {candidates}. Pass the id of the one you mean.")
+                        .with("given", shorten(given))
+                        .with("count", found.len())
+                        .with("noun", noun.singular)
+                        .with("candidates", listed(&found)),
+                )));
+            }
+            Pick::None { closest } if closest.is_empty() => {
+                return Err(refuse(OpError::not_found(
+                    Text::new("No {noun} you can see is named \"{given}\". Call {list_op} to find names and ids.")
+                        .with("noun", noun.singular)
+                        .with("given", shorten(given))
+                        .with("list_op", noun.list_op),
+                )));
+            }
+            Pick::None { closest } => {
+                return Err(refuse(OpError::not_found(
+                    Text::new("No {noun} you can see is named \"{given}\". Closest: {closest}. Call {list_op} to find names and ids.")
+                        .with("noun", noun.singular)
+                        .with("given", shorten(given))
+                        .with("closest", listed(&closest))
+                        .with("list_op", noun.list_op),
+                )));
+            }
+        },
+    };
+    let (id, name) = picked;
+    with_scope(|scope| {
+        scope.reading.resolved.push(Resolution {
+            given: given.to_owned(),
+            kind: Some(noun.kind),
+            id: Some(id),
+            name: Some(name),
+            date: None,
+        })
+    });
+    Ok(id)
+}
+
+impl Scope {
+    fn names(&mut self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError> {
+        if let Some((_, names)) = self.names.iter().find(|(k, _)| *k == kind) {
+            return Ok(names.clone());
+        }
+        let names = self.directory.visible(kind)?;
+        self.names.push((kind, names.clone()));
+        Ok(names)
+    }
+}
+
+/// "Netflix (id 3), Netflix Kids (id 9)", at most ten.
+fn listed(found: &[&(i64, String)]) -> String {
+    let mut out: Vec<String> =
+        found.iter().take(10).map(|(id, name)| format!("{name} (id {id})")).collect();
+    if found.len() > 10 {
+        out.push(format!("and {} more", found.len() - 10));
+    }
+    out.join(", ")
+}
+
+/// What a message repeats of the input: at most 60 characters.
+fn shorten(given: &str) -> String {
+    match given.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &given[..at]),
+        None => given.to_owned(),
+    }
+}
+
+/// Reads an id from a JSON number: a positive whole number (`939.0` too).
+fn whole_id<E: de::Error>(noun: &Noun, value: f64) -> Result<i64, E> {
+    if value.fract() == 0.0 && value >= 1.0 && value <= (1_i64 << 53) as f64 {
+        return Ok(value as i64);
+    }
+    Err(E::custom(format_args!(
+        "{value} is not a {} id; ids are positive whole numbers (see {})",
+        noun.singular, noun.list_op
+    )))
+}
+
+macro_rules! entity_id {
+    ($(#[$meta:meta])* $name:ident, $kind:ident, $singular:literal, $list_op:literal) => {
+        $(#[$meta])*
+        ///
+        /// Written as the id (an integer) or the name, case and accents ignored, among what the
+        /// caller can see; its JSON Schema is `oneOf` the two.
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub i64);
+
+        impl $name {
+            const NOUN: Noun =
+                Noun { kind: EntityKind::$kind, singular: $singular, list_op: $list_op };
+
+            pub fn get(self) -> i64 {
+                self.0
+            }
+        }
+
+        impl From<i64> for $name {
+            fn from(id: i64) -> Self {
+                Self(id)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_i64(self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Visitor;
+                impl de::Visitor<'_> for Visitor {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(f, "a {} id (an integer) or its name", $singular)
+                    }
+                    fn visit_i64<E: de::Error>(self, id: i64) -> Result<$name, E> {
+                        if id < 1 {
+                            return Err(E::custom(format_args!(
+                                "{id} is not a {} id; ids are positive whole numbers (see {})",
+                                $singular, $list_op
+                            )));
+                        }
+                        Ok($name(id))
+                    }
+                    fn visit_u64<E: de::Error>(self, id: u64) -> Result<$name, E> {
+                        let id = i64::try_from(id).map_err(|_| {
+                            E::custom(format_args!("{id} is not a {} id", $singular))
+                        })?;
+                        self.visit_i64(id)
+                    }
+                    fn visit_f64<E: de::Error>(self, value: f64) -> Result<$name, E> {
+                        whole_id(&$name::NOUN, value).map($name)
+                    }
+                    fn visit_str<E: de::Error>(self, given: &str) -> Result<$name, E> {
+                        read_name(&$name::NOUN, given).map($name)
+                    }
+                }
+                deserializer.deserialize_any(Visitor)
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({
+                    "oneOf": [
+                        {"type": "integer", "minimum": 1},
+                        {"type": "string", "minLength": 1, "maxLength": limits::NAME}
+                    ],
+                    "description": concat!("The ", $singular, "'s id, or its name as ", $list_op, " shows it.")
+                })
+            }
+        }
+    };
+}
+
+entity_id!(
+    /// A subscription, by id or name.
+    SubscriptionId,
+    Subscription,
+    "subscription",
+    "list_subscriptions"
+);
+entity_id!(
+    /// A category, by id or name.
+    CategoryId,
+    Category,
+    "category",
+    "list_categories"
+);
+entity_id!(
+    /// A payment method, by id or name.
+    PaymentMethodId,
+    PaymentMethod,
+    "payment method",
+    "list_payment_methods"
+);
+entity_id!(
+    /// A member of the household, by id or name (never by email).
+    MemberId,
+    Member,
+    "member",
+    "list_members"
+);
+
+/// A date that only makes sense from today on (a pause's end, a trial's end, the next charge):
+/// one in the past, or more than [`limits::FUTURE_YEARS`] years ahead, is refused with today's
+/// date and the date most likely meant. Written like [`IsoDate`], phrases included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FutureDate(pub IsoDate);
+
+impl FutureDate {
+    pub fn date(self) -> Date {
+        self.0.date()
+    }
+}
+
+impl From<Date> for FutureDate {
+    fn from(date: Date) -> Self {
+        Self(IsoDate(date))
+    }
+}
+
+impl std::str::FromStr for FutureDate {
+    type Err = domain::validate::DateError;
+
+    /// `YYYY-MM-DD`; whether it is in the future is checked when the invoker reads the input.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        text.parse().map(FutureDate)
+    }
+}
+
+impl fmt::Display for FutureDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl Serialize for FutureDate {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for FutureDate {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let date = IsoDate::deserialize(deserializer)?.date();
+        let Some(today) = today() else { return Ok(FutureDate::from(date)) };
+        let horizon = relative::add_years(today, limits::FUTURE_YEARS);
+        let message = if date < today {
+            Text::new(
+                "{date} is in the past; today is {today}. Did you mean {likely}? Write a date from today on, or a phrase such as \"in 10 days\".",
+            )
+        } else if horizon.is_some_and(|horizon| date > horizon) {
+            Text::new(
+                "{date} is more than {years} years away; today is {today}. Did you mean {likely}?",
+            )
+        } else {
+            return Ok(FutureDate::from(date));
+        };
+        Err(refuse(OpError::invalid(
+            "",
+            message
+                .with("date", IsoDate(date))
+                .with("today", IsoDate(today))
+                .with("years", limits::FUTURE_YEARS)
+                .with("likely", IsoDate(likely_meant(date, today))),
+        )))
+    }
+}
+
+impl JsonSchema for FutureDate {
+    fn schema_name() -> Cow<'static, str> {
+        "FutureDate".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        IsoDate::json_schema(generator)
+    }
+}
+
+/// The same day and month in the first year that puts it on or after today: a model that
+/// wrote 2023-04-01 in December 2026 most likely meant 2027-04-01. 29 February becomes the
+/// 28th in a common year.
+fn likely_meant(date: Date, today: Date) -> Date {
+    (today.year()..=today.year().saturating_add(1))
+        .filter_map(|year| {
+            Date::new(year, date.month(), date.day())
+                .or_else(|_| Date::new(year, date.month(), date.day() - 1))
+                .ok()
+        })
+        .find(|candidate| *candidate >= today)
+        .unwrap_or(today)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn date(year: i16, month: i8, day: i8) -> Date {
+        Date::new(year, month, day).unwrap()
+    }
+
+    struct Fixed;
+    impl Directory for Fixed {
+        fn today(&self) -> Date {
+            date(2026, 12, 1)
+        }
+        fn visible(&self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError> {
+            Ok(match kind {
+                EntityKind::Subscription => {
+                    vec![(3, "Spotify".into()), (4, "Netflix".into()), (5, "Netflix Kids".into())]
+                }
+                _ => vec![(7, "Café".into())],
+            })
+        }
+    }
+
+    #[derive(Debug, Deserialize)]
+    struct Input {
+        id: SubscriptionId,
+        #[serde(default)]
+        category: Option<CategoryId>,
+        #[serde(default)]
+        until: Option<FutureDate>,
+        #[serde(default)]
+        from: Option<IsoDate>,
+    }
+
+    fn read(value: serde_json::Value) -> (Result<Input, serde_json::Error>, Reading) {
+        within(Box::new(Fixed), || serde_json::from_value::<Input>(value))
+    }
+
+    #[test]
+    fn names_and_phrases_resolve_and_are_recorded() {
+        let (input, reading) = read(
+            json!({"id": "spotify", "category": "cafe", "until": "in 10 days", "from": "2026-01-01"}),
+        );
+        let input = input.unwrap();
+        assert_eq!(input.id, SubscriptionId(3));
+        assert_eq!(input.category, Some(CategoryId(7)));
+        assert_eq!(input.until.unwrap().date(), date(2026, 12, 11));
+        assert_eq!(input.from.unwrap().date(), date(2026, 1, 1));
+        let echo = serde_json::to_value(&reading.resolved).unwrap();
+        assert_eq!(
+            echo,
+            json!([
+                {"given": "cafe", "kind": "category", "id": 7, "name": "Café"},
+                {"given": "spotify", "kind": "subscription", "id": 3, "name": "Spotify"},
+                {"given": "in 10 days", "date": "2026-12-11"},
+            ])
+        );
+        assert!(reading.failure.is_none());
+    }
+
+    #[test]
+    fn ids_stay_ids() {
+        for id in [json!(4), json!(4.0), json!("4")] {
+            let (input, reading) = read(json!({"id": id}));
+            assert_eq!(input.unwrap().id, SubscriptionId(4));
+            assert!(reading.resolved.is_empty());
+        }
+        for bad in [json!(0), json!(-2), json!(4.5), json!(true)] {
+            assert!(read(json!({"id": bad})).0.is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ambiguous_and_unknown_names_say_what_to_do() {
+        let (input, reading) = read(json!({"id": "netf"}));
+        assert!(input.is_err());
+        let failure = reading.failure.unwrap();
+        assert_eq!(failure.code(), "invalid_input");
+        assert_eq!(
+            failure.text().render(),
+            "\"netf\" matches 2 subscriptions: Netflix (id 4), Netflix Kids (id 5). Pass the id of the one you mean."
+        );
+        let (_, reading) = read(json!({"id": "Spotfy"}));
+        let failure = reading.failure.unwrap();
+        assert_eq!(failure.code(), "not_found");
+        assert_eq!(
+            failure.text().render(),
+            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id 3). Call list_subscriptions to find names and ids."
+        );
+    }
+
+    #[test]
+    fn past_and_far_dates_orient_the_model() {
+        let (_, reading) = read(json!({"id": 3, "until": "2023-04-01"}));
+        assert_eq!(
+            reading.failure.unwrap().text().render(),
+            "2023-04-01 is in the past; today is 2026-12-01. Did you mean 2027-04-01? Write a date from today on, or a phrase such as \"in 10 days\"."
+        );
+        let (_, reading) = read(json!({"id": 3, "until": "2023-12-25"}));
+        assert!(reading.failure.unwrap().text().render().contains("Did you mean 2026-12-25?"));
+        let (_, reading) = read(json!({"id": 3, "until": "2040-01-01"}));
+        assert_eq!(
+            reading.failure.unwrap().text().render(),
+            "2040-01-01 is more than 5 years away; today is 2026-12-01. Did you mean 2027-01-01?"
+        );
+        let (input, _) = read(json!({"id": 3, "until": "today"}));
+        assert_eq!(input.unwrap().until.unwrap().date(), date(2026, 12, 1));
+        assert_eq!(likely_meant(date(2024, 2, 29), date(2026, 12, 1)), date(2027, 2, 28));
+        assert_eq!(likely_meant(date(2020, 2, 29), date(2027, 12, 1)), date(2028, 2, 29));
+    }
+
+    #[test]
+    fn outside_a_directory_only_ids_and_iso_dates() {
+        let value = json!({"id": "3", "from": "2026-01-01"});
+        let input: Input = serde_json::from_value(value).unwrap();
+        assert_eq!(input.id, SubscriptionId(3));
+        assert!(serde_json::from_value::<Input>(json!({"id": "Spotify"})).is_err());
+        assert!(serde_json::from_value::<Input>(json!({"id": 3, "from": "tomorrow"})).is_err());
+        // The scope is gone after `within`.
+        assert!(today().is_none());
+    }
+}

@@ -1,0 +1,40 @@
+//! The names of what a member can see, by kind, for reading a name where an id is expected
+//! (`ops::resolve`). Only ids and names: matching happens in `domain::names`.
+
+use domain::entities::EntityKind;
+use rusqlite::params;
+
+use crate::{Db, Result};
+
+/// Every (id, name) of this kind in the household that `viewer` can see: another member's
+/// private subscriptions and payment methods are left out. Kinds without names give none.
+pub fn visible(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    kind: EntityKind,
+) -> Result<Vec<(i64, String)>> {
+    let sql = match kind {
+        EntityKind::Subscription => {
+            "SELECT id, name FROM subscriptions WHERE household_id = ?1
+             AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
+        }
+        EntityKind::Category => {
+            "SELECT id, name FROM categories WHERE household_id = ?1 AND ?2 = ?2
+             ORDER BY name COLLATE NOCASE, id"
+        }
+        EntityKind::PaymentMethod => {
+            "SELECT id, name FROM payment_methods WHERE household_id = ?1
+             AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
+        }
+        EntityKind::Member => {
+            "SELECT id, name FROM members WHERE household_id = ?1 AND ?2 = ?2 ORDER BY id"
+        }
+        EntityKind::Charge | EntityKind::Household | EntityKind::Token => return Ok(Vec::new()),
+    };
+    let mut stmt = db.conn.prepare_cached(sql)?;
+    let rows = stmt
+        .query_map(params![household_id, viewer], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}

@@ -166,7 +166,7 @@ CREATE TABLE tokens (
     last_used_at TEXT,
     expires_at TEXT,
     revoked_at TEXT
-);
+, tools TEXT NOT NULL DEFAULT 'full' CHECK (tools IN ('full', 'compact')));
 CREATE INDEX audit_batch ON audit(batch_id);
 CREATE INDEX audit_entity ON audit(household_id, entity, entity_id);
 CREATE INDEX audit_household ON audit(household_id, id);

@@ -74,7 +74,12 @@ impl Catalog for FakeCatalog {
                 member_id: 7,
                 role: Role::Member,
                 scope: Scope::Write,
-                actor: Actor::Token { token_id: 3, token_name: "laptop".into(), client_name: None },
+                actor: Actor::Token {
+                    token_id: 3,
+                    token_name: "laptop".into(),
+                    client_name: None,
+                    tools: ops::tools::ToolSet::Full,
+                },
                 via,
             })
         })

@@ -176,6 +176,7 @@ impl App {
                         token_id: row.id,
                         token_name: row.name,
                         client_name: None,
+                        tools: ops::tools::ToolSet::parse(&row.tools).ok_or(OpError::Internal)?,
                     },
                     via,
                 };

@@ -147,7 +147,7 @@ impl<'a> Ctx<'a> {
         }
         let (actor_kind, token_id, token_name, client_name) = match &self.caller.actor {
             Actor::Person => (ActorKind::Person, None, None, None),
-            Actor::Token { token_id, token_name, client_name } => {
+            Actor::Token { token_id, token_name, client_name, .. } => {
                 (ActorKind::Agent, Some(*token_id), Some(token_name.clone()), client_name.clone())
             }
             Actor::Assistant => (ActorKind::Assistant, None, None, None),

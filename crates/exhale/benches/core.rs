@@ -20,7 +20,7 @@ use std::{
 };
 
 use ops::{Catalog as _, Mode};
-use serde_json::json;
+use serde_json::{Value, json};
 use test_support::TestEnv;
 
 const SUBSCRIPTIONS: usize = 500;
@@ -381,21 +381,24 @@ fn main() {
             results[4] / results[3],
             results[5] / results[3]
         );
-        let tools = reqwest::Client::new()
-            .post(server.url("/mcp"))
-            .bearer_auth(&token)
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/list")
-            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        println!("  tools/list for a read token: {} bytes", tools.len());
+        for (set, path) in [("every tool", "/mcp"), ("the compact set", "/mcp?tools=compact")] {
+            let tools = reqwest::Client::new()
+                .post(server.url(path))
+                .bearer_auth(&token)
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/list")
+                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let count = serde_json::from_str::<Value>(&tools).unwrap()["result"]["tools"].as_array().unwrap().len();
+            println!("  tools/list for a read token, {set}: {count} tools, {} bytes", tools.len());
+        }
 
         web_pages(&server, quick).await;
         println!("\nRSS (bench process, app and load generator together): {rss_before:.0} MB before the load, {:.0} MB after", rss_mb());

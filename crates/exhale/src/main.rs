@@ -47,6 +47,10 @@ enum Command {
         /// The API token; default: the EXHALE_TOKEN environment variable.
         #[arg(long)]
         token: Option<String>,
+        /// Which tools to list: full, or compact (the most used and find_tools, for small
+        /// models); default: the token's setting.
+        #[arg(long)]
+        tools: Option<String>,
     },
     /// List or describe ops.
     Ops {
@@ -237,11 +241,16 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
         Command::Serve => {
             serve::run(config, app).await?;
         }
-        Command::Mcp { token } => {
+        Command::Mcp { token, tools } => {
             let token = token.or_else(Config::token_from_environment).ok_or_else(|| {
                 anyhow!("give a token with --token or EXHALE_TOKEN (create one with `exhale token create`)")
             })?;
-            let caller = app.authenticate_token(&token, Via::Mcp).await.map_err(op_error)?;
+            let mut caller = app.authenticate_token(&token, Via::Mcp).await.map_err(op_error)?;
+            if let Some(tools) = tools {
+                let set = ops::tools::ToolSet::parse(&tools)
+                    .ok_or_else(|| anyhow!("--tools is full or compact, not {tools:?}"))?;
+                caller = caller.with_tool_set(set);
+            }
             let catalog: Arc<dyn ops::Catalog> = app;
             mcp::serve_stdio(catalog, caller).await?;
         }

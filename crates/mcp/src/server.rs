@@ -119,6 +119,16 @@ impl ExhaleMcp {
     }
 }
 
+/// The tool set a client asked for in the endpoint's address (`/mcp?tools=compact`), which
+/// wins over its token's setting: a client configured for a small model says so itself.
+fn tool_set_hint(cx: &RequestContext<RoleServer>) -> Option<ops::tools::ToolSet> {
+    let query = cx.extensions.get::<axum::http::request::Parts>()?.uri.query()?;
+    query
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("tools="))
+        .and_then(ops::tools::ToolSet::parse)
+}
+
 impl ServerHandler for ExhaleMcp {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -143,11 +153,13 @@ impl ServerHandler for ExhaleMcp {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let caller = self.caller(&cx)?;
+        let set = tool_set_hint(&cx).unwrap_or(caller.tool_set());
         let tools = self
             .catalog
             .ops()
             .iter()
             .filter(|meta| ops::policy::may_call(&caller, meta.info))
+            .filter(|meta| ops::tools::offered(set, meta.info))
             .map(tools::tool)
             .collect();
         Ok(ListToolsResult::with_all_items(tools))

@@ -31,7 +31,8 @@ pub(crate) fn tool(meta: &OpMeta) -> Tool {
                 json!({"type": "boolean", "description": "Preview the change without applying it."}),
             );
         }
-        if let Some(Value::Object(limit)) = properties.get_mut("limit") {
+        let is_page = properties.contains_key("cursor");
+        if let Some(Value::Object(limit)) = properties.get_mut("limit").filter(|_| is_page) {
             limit.insert(
                 "description".into(),
                 json!(format!(
@@ -59,9 +60,10 @@ pub(crate) fn tool(meta: &OpMeta) -> Tool {
 const MAX_PAGE_FOR_MODELS: u64 = 50;
 
 /// Caps a list tool's `limit` at [`MAX_PAGE_FOR_MODELS`]. A `limit` that is not a positive
-/// number is left for the op to refuse with its own message.
+/// number is left for the op to refuse with its own message. Lists are the ops that page
+/// (a `cursor`); `find_tools` has a `limit` of its own.
 pub(crate) fn cap_page(meta: &OpMeta, arguments: &mut JsonObject) {
-    let is_list = meta.schemas().0["properties"].get("limit").is_some();
+    let is_list = meta.schemas().0["properties"].get("cursor").is_some();
     if !is_list {
         return;
     }

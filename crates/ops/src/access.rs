@@ -14,6 +14,7 @@ use crate::{
     op::{Hints, Op, OpInfo},
     organise::{Category, PaymentMethod, Tag},
     subscriptions::SubscriptionDetail,
+    tools::ToolSet,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -23,6 +24,8 @@ pub struct Token {
     /// The first characters, to recognise it.
     pub prefix: String,
     pub scope: Scope,
+    /// Which tools its MCP client lists: every tool, or the compact set for small models.
+    pub tools: ToolSet,
     pub created_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_used_at: Option<Timestamp>,
@@ -54,6 +57,10 @@ pub struct CreateTokenInput {
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: String,
     pub scope: Scope,
+    /// Which tools its MCP client lists; default full. compact: the most used ones and
+    /// find_tools, for models with small context windows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<ToolSet>,
     /// 1 to 3650 days; default: no expiry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expires_in_days: Option<u32>,

@@ -62,6 +62,8 @@ pub enum Actor {
         token_name: String,
         /// The client's own name when it told us (MCP `clientInfo.name`), e.g. "Claude Desktop".
         client_name: Option<String>,
+        /// Which tools its client lists unless the client asks otherwise.
+        tools: crate::tools::ToolSet,
     },
     /// The built-in assistant acting for the member.
     Assistant,
@@ -88,6 +90,23 @@ impl Caller {
 
     pub fn is_owner(&self) -> bool {
         self.role == Role::Owner
+    }
+
+    /// Which tools the caller's client lists by default: its token's setting (people and the
+    /// assistant: every tool).
+    pub fn tool_set(&self) -> crate::tools::ToolSet {
+        match &self.actor {
+            Actor::Token { tools, .. } => *tools,
+            _ => crate::tools::ToolSet::Full,
+        }
+    }
+
+    /// The same token caller listing another tool set (`exhale mcp --tools`).
+    pub fn with_tool_set(mut self, set: crate::tools::ToolSet) -> Self {
+        if let Actor::Token { tools, .. } = &mut self.actor {
+            *tools = set;
+        }
+        self
     }
 
     /// The same caller seen through another adapter, e.g. an MCP client that named itself.

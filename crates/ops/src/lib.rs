@@ -28,6 +28,7 @@ pub mod registry;
 pub mod reports;
 pub mod resolve;
 pub mod subscriptions;
+pub mod tools;
 
 pub use caller::{Actor, Caller, Scope, Via};
 pub use catalog::{

@@ -7,6 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
     access, activity, charges, household, import, op::OpMeta, organise, reports, subscriptions,
+    tools,
 };
 
 /// Expands to the list of op types; used by [`all`] and, through `for_each_op!`, by the
@@ -15,6 +16,7 @@ macro_rules! op_list {
     ($callback:ident) => {
         $callback! {
             reports::GetContext,
+            tools::FindTools,
             household::GetHousehold,
             household::UpdateHousehold,
             household::ListMembers,

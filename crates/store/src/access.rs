@@ -12,6 +12,8 @@ pub struct TokenRow {
     pub name: String,
     pub prefix: String,
     pub scope: String,
+    /// `full` or `compact` (`ops::tools::ToolSet`).
+    pub tools: String,
     pub created_at: String,
     pub last_used_at: Option<String>,
     pub expires_at: Option<String>,
@@ -26,6 +28,7 @@ fn token_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<TokenRow> {
         name: row.get("name")?,
         prefix: row.get("prefix")?,
         scope: row.get("scope")?,
+        tools: row.get("tools")?,
         created_at: row.get("created_at")?,
         last_used_at: row.get("last_used_at")?,
         expires_at: row.get("expires_at")?,
@@ -40,14 +43,15 @@ pub struct NewToken<'a> {
     pub prefix: &'a str,
     pub hash: &'a str,
     pub scope: &'a str,
+    pub tools: &'a str,
     pub expires_at: Option<&'a str>,
 }
 
 pub fn insert_token(db: &Db<'_>, token: &NewToken<'_>, now: &str) -> Result<i64> {
     db.conn.execute(
-        "INSERT INTO tokens (household_id, member_id, name, prefix, hash, scope, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![token.household_id, token.member_id, token.name, token.prefix, token.hash, token.scope, now, token.expires_at],
+        "INSERT INTO tokens (household_id, member_id, name, prefix, hash, scope, tools, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![token.household_id, token.member_id, token.name, token.prefix, token.hash, token.scope, token.tools, now, token.expires_at],
     )?;
     Ok(db.conn.last_insert_rowid())
 }

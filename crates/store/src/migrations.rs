@@ -9,6 +9,7 @@ use crate::{Result, StoreError};
 const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../migrations/0001_init.sql")),
     ("0002_sessions", include_str!("../migrations/0002_sessions.sql")),
+    ("0003_token_tools", include_str!("../migrations/0003_token_tools.sql")),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

@@ -1,7 +1,13 @@
 //! Tokens, settings and export.
 
 use domain::{Currency, Text, entities::EntityKind};
-use ops::{OpError, Scope, access::*, common::IdInput, common::Timestamp, household::Empty};
+use ops::{
+    OpError, Scope,
+    access::*,
+    common::{IdInput, Timestamp},
+    household::Empty,
+    tools::ToolSet,
+};
 use store::access::TokenRow;
 
 use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};
@@ -12,6 +18,7 @@ fn token_view(row: &TokenRow) -> Result<Token, OpError> {
         name: row.name.clone(),
         prefix: row.prefix.clone(),
         scope: Scope::parse(&row.scope).unwrap_or(Scope::Read),
+        tools: ToolSet::parse(&row.tools).unwrap_or(ToolSet::Full),
         created_at: views::timestamp(&row.created_at)?,
         last_used_at: row.last_used_at.as_deref().map(views::timestamp).transpose()?,
         expires_at: row.expires_at.as_deref().map(views::timestamp).transpose()?,
@@ -56,6 +63,7 @@ pub(crate) fn create_token(
             prefix: &prefix,
             hash: &auth::hash_token(&secret),
             scope: input.scope.as_str(),
+            tools: input.tools.unwrap_or(ToolSet::Full).as_str(),
             expires_at: expires_at.as_deref(),
         },
         &ctx.now_text(),

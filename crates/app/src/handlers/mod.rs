@@ -9,6 +9,7 @@ mod import;
 mod organise;
 mod reports;
 mod subscriptions;
+mod tools;
 
 use std::{collections::HashMap, sync::Arc};
 
@@ -196,6 +197,7 @@ pub(crate) fn registry() -> Registry {
     };
     let mut reg = Registry(HashMap::new());
     reg.add::<r::GetContext>(reports::get_context);
+    reg.add::<ops::tools::FindTools>(tools::find_tools);
     reg.add::<h::GetHousehold>(household::get_household);
     reg.add::<h::UpdateHousehold>(household::update_household);
     reg.add::<h::ListMembers>(household::list_members);

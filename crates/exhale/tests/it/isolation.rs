@@ -13,6 +13,7 @@ fn read_input(op: &str, w: &World) -> Value {
         "list_upcoming_charges" => json!({"days": 366}),
         "get_spending_history" => json!({"months": 60}),
         "list_price_changes" => json!({"since": "2000-01-01"}),
+        "find_tools" => json!({"query": "subscriptions payment methods members"}),
         // Matching with private subscriptions is checked in import.rs (the statement would
         // name them itself).
         "parse_statement" => json!({"content": (1..=4)

@@ -18,5 +18,6 @@ mod names_and_dates;
 mod policy;
 mod rest;
 mod rules;
+mod tool_sets;
 mod validation;
 mod web;

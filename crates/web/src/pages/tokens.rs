@@ -13,6 +13,7 @@ use ops::{
     accounts::SessionCaller,
     common::IdInput,
     household::Empty,
+    tools::ToolSet,
 };
 use qrcode::{QrCode, render::svg};
 use serde::Deserialize;
@@ -131,6 +132,8 @@ pub(crate) struct NewTokenForm {
     name: String,
     scope: String,
     #[serde(default)]
+    tools: String,
+    #[serde(default)]
     expires_in_days: String,
 }
 
@@ -139,11 +142,14 @@ pub(crate) async fn create(
     headers: HeaderMap,
     Posted { person, form }: Posted<NewTokenForm>,
 ) -> Response {
-    let created = match form::required::<Scope>("/scope", &form.scope) {
-        Ok(scope) => {
+    let chosen = form::required::<Scope>("/scope", &form.scope)
+        .and_then(|scope| Ok((scope, form::parsed::<ToolSet>("/tools", &form.tools)?)));
+    let created = match chosen {
+        Ok((scope, tools)) => {
             let input = CreateTokenInput {
                 name: form.name,
                 scope,
+                tools,
                 expires_in_days: form.expires_in_days.trim().parse().ok(),
             };
             web.call::<CreateToken>(&person, input).await

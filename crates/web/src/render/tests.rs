@@ -92,9 +92,9 @@ fn fixture(name: &str) -> Value {
         "tokens.html" => chrome(json!({
             "nav": "connect", "error": "name: required",
             "tokens": [
-                {"id": 1, "name": "Laptop", "scope": "write", "prefix": "exh_12ab", "created_at": "2026-11-01T10:00:00Z",
+                {"id": 1, "name": "Laptop", "scope": "write", "tools": "compact", "prefix": "exh_12ab", "created_at": "2026-11-01T10:00:00Z",
                  "last_used_at": "2026-11-29T09:00:00Z", "expires_at": "2027-11-01T10:00:00Z", "revoked_at": null},
-                {"id": 2, "name": "Old", "scope": "read", "prefix": "exh_34cd", "created_at": "2026-10-01T10:00:00Z",
+                {"id": 2, "name": "Old", "scope": "read", "tools": "full", "prefix": "exh_34cd", "created_at": "2026-10-01T10:00:00Z",
                  "last_used_at": null, "expires_at": null, "revoked_at": "2026-11-02T10:00:00Z"},
             ],
         })),

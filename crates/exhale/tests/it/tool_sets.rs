@@ -1,0 +1,115 @@
+//! The compact tool set, over MCP with rmcp's client: a token set to compact (or a client
+//! asking `/mcp?tools=compact`, or `exhale mcp --tools compact`) lists the most used tools and
+//! `find_tools`; the rest stay callable by name and are found by words, never beyond what the
+//! caller may call.
+
+use rmcp::{ServiceExt, transport::ConfigureCommandExt};
+use serde_json::{Value, json};
+use test_support::TempDir;
+
+use crate::{
+    fixtures::World,
+    mcp::{call, http_client, text},
+};
+
+fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
+    let mut names: Vec<String> = tools.iter().map(|tool| tool.name.to_string()).collect();
+    names.sort();
+    names
+}
+
+/// The compact set the catalog declares, as a caller allowed to call all of it sees it.
+fn compact_names() -> Vec<String> {
+    let mut names: Vec<String> = ops::tools::COMPACT.iter().map(|name| name.to_string()).collect();
+    names.push("find_tools".into());
+    names.sort();
+    names
+}
+
+#[tokio::test]
+async fn a_compact_token_lists_the_most_used_tools_and_finds_the_rest() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let created = w
+        .env
+        .call(&w.ana, "create_token", json!({"name": "Qwen", "scope": "write", "tools": "compact"}))
+        .await
+        .unwrap();
+    assert_eq!(created["tools"], "compact");
+    let secret = created["secret"].as_str().unwrap();
+    let client = http_client(server.url("/mcp"), secret, "llama.cpp").await;
+    let listed = client.list_all_tools().await.unwrap();
+    assert_eq!(names(&listed), compact_names());
+    // A tool left out of the list is still there by name.
+    let categories = call(&client, "list_categories", json!({})).await;
+    assert_eq!(categories.is_error, Some(false), "{}", text(&categories));
+    // find_tools returns what to call next, with its input schema.
+    let found = call(&client, "find_tools", json!({"query": "merge two categories"})).await;
+    assert_eq!(found.is_error, Some(false), "{}", text(&found));
+    let found = found.structured_content.unwrap();
+    let first = &found["tools"][0];
+    assert_eq!(first["name"], "merge_categories", "{found}");
+    assert!(first["input_schema"]["properties"]["source_ids"].is_object(), "{first}");
+    assert_eq!(first["read_only"], false);
+    let spanish = call(&client, "find_tools", json!({"query": "fusionar categorías"})).await;
+    assert_eq!(spanish.structured_content.unwrap()["tools"][0]["name"], "merge_categories");
+    let nothing = call(&client, "find_tools", json!({"query": "   "})).await;
+    assert_eq!(nothing.is_error, Some(true), "an empty query is refused: {}", text(&nothing));
+    client.cancel().await.unwrap();
+    // The client's own hint wins over the token's setting.
+    let everything = http_client(server.url("/mcp?tools=full"), secret, "llama.cpp").await;
+    let all = everything.list_all_tools().await.unwrap();
+    assert!(all.len() > listed.len() + 20, "{} tools", all.len());
+    everything.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_read_token_asking_for_compact_tools_sees_and_finds_only_reads() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (secret, reader) = w.env.token(&w.ana, "read").await;
+    let client = http_client(server.url("/mcp?tools=compact"), &secret, "llama.cpp").await;
+    let listed = client.list_all_tools().await.unwrap();
+    let reads: Vec<String> = compact_names()
+        .into_iter()
+        .filter(|name| ops::find(name).unwrap().info.hints.read_only)
+        .collect();
+    assert_eq!(names(&listed), reads);
+    for query in ["delete a subscription", "create a token", "cancel", "undo a change"] {
+        let found = call(&client, "find_tools", json!({"query": query})).await;
+        let found = found.structured_content.unwrap();
+        for tool in found["tools"].as_array().unwrap() {
+            assert_eq!(tool["read_only"], true, "{query}: {tool}");
+            let op = ops::find(tool["name"].as_str().unwrap()).unwrap();
+            assert!(ops::policy::may_call(&reader, op.info), "{query}: {tool}");
+        }
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn stdio_lists_the_compact_set_when_asked() {
+    let dir = TempDir::new();
+    let token = crate::cli::owner_with_token(&dir, "write");
+    let transport = rmcp::transport::TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_exhale")).configure(|cmd| {
+            cmd.arg("--data-dir")
+                .arg(dir.path())
+                .args(["mcp", "--tools", "compact"])
+                .env("EXHALE_TOKEN", &token)
+                .env_remove("RUST_LOG");
+        }),
+    )
+    .unwrap();
+    let info = rmcp::model::ClientConfig::new(
+        rmcp::model::ClientCapabilities::default(),
+        rmcp::model::Implementation::new("LM Studio", "1.0"),
+    );
+    let client = info.serve(transport).await.unwrap();
+    let listed = client.list_all_tools().await.unwrap();
+    assert_eq!(names(&listed), compact_names());
+    let found = call(&client, "find_tools", json!({"query": "payment methods", "limit": 2})).await;
+    let found: Value = found.structured_content.unwrap();
+    assert_eq!(found["tools"].as_array().unwrap().len(), 2, "{found}");
+    client.cancel().await.unwrap();
+}

@@ -1,0 +1,251 @@
+//! The tools a model is offered: the full catalog, or a compact set for clients and models
+//! with small windows (the ops a household uses most, plus `find_tools`, which searches the
+//! rest by words and returns the definitions to call next).
+//!
+//! Adapters ask [`offered`] which ops to list, and the `find_tools` handler ranks with
+//! [`find`]; who may call an op is still `crate::policy`, and an op left out of the compact
+//! list stays callable by name.
+
+use domain::names::fold;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::{
+    OpMeta,
+    op::{Op, OpInfo},
+};
+
+domain::named_enum! {
+    /// Which tools a client lists: a token's setting, or the client's hint.
+    pub enum ToolSet("tool set") {
+        /// Every op the caller may call.
+        Full => "full" | "all",
+        /// The ops used most, and find_tools for the rest: for small context windows.
+        Compact => "compact" | "small",
+    }
+}
+
+/// The ops of the compact set besides `find_tools`: the briefing, reading and changing
+/// subscriptions, what is coming and what it costs, undo, and confirming.
+pub const COMPACT: &[&str] = &[
+    "get_context",
+    "list_subscriptions",
+    "get_subscription",
+    "create_subscription",
+    "update_subscription",
+    "pause_subscription",
+    "cancel_subscription",
+    "list_upcoming_charges",
+    "get_spending_summary",
+    "undo",
+    "confirm_change",
+];
+
+/// Whether a client of this tool set lists the op (callable or not is `crate::policy`).
+pub fn offered(set: ToolSet, info: &OpInfo) -> bool {
+    match set {
+        ToolSet::Full => true,
+        ToolSet::Compact => info.name == FindTools::INFO.name || COMPACT.contains(&info.name),
+    }
+}
+
+/// Most tools one `find_tools` call returns.
+pub const MAX_FOUND: u32 = 8;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FindToolsInput {
+    /// What you want to do, in a few words, e.g. "price history", "merge categories",
+    /// "import a bank statement". English or Spanish.
+    #[schemars(length(min = 1, max = 200))]
+    pub query: String,
+    /// Default 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = MAX_FOUND))]
+    pub limit: Option<u32>,
+}
+
+/// A tool as a client lists it: call it by `name` with arguments that fit `input_schema`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ToolDefinition {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub input_schema: Value,
+    pub read_only: bool,
+    pub destructive: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FoundTools {
+    /// Best match first; empty when nothing matched.
+    pub tools: Vec<ToolDefinition>,
+}
+
+pub struct FindTools;
+impl Op for FindTools {
+    const INFO: OpInfo = OpInfo::read(
+        "find_tools",
+        "Find the tool for a task among all of Exhale's tools",
+        "For clients that list only the most used tools: describe the task in a few words and get the best matching tools with their input schemas, then call one by name. Returns only tools you may call.",
+    );
+    type Input = FindToolsInput;
+    type Output = FoundTools;
+}
+
+/// Words too common to tell tools apart.
+const STOPWORDS: &[&str] = &[
+    "a", "an", "the", "to", "of", "for", "in", "on", "my", "i", "me", "and", "or", "with", "all",
+    "is", "it", "do", "how", "what", "which", "by", "el", "la", "los", "las", "de", "del", "un",
+    "una", "y", "o", "mi", "mis", "por", "para", "con", "que", "en",
+];
+
+/// Spanish words for what the catalog says in English.
+const SPANISH: &[(&str, &str)] = &[
+    ("suscripcion", "subscription"),
+    ("suscripciones", "subscription"),
+    ("cargo", "charge"),
+    ("cargos", "charge"),
+    ("cobro", "charge"),
+    ("cobros", "charge"),
+    ("gasto", "spending"),
+    ("gastos", "spending"),
+    ("gastar", "spending"),
+    ("categoria", "category"),
+    ("categorias", "category"),
+    ("pago", "payment"),
+    ("tarjeta", "payment"),
+    ("deshacer", "undo"),
+    ("precio", "price"),
+    ("precios", "price"),
+    ("pausar", "pause"),
+    ("cancelar", "cancel"),
+    ("reanudar", "resume"),
+    ("borrar", "delete"),
+    ("eliminar", "delete"),
+    ("crear", "create"),
+    ("anadir", "add"),
+    ("proximos", "upcoming"),
+    ("proximas", "upcoming"),
+    ("ahorrar", "savings"),
+    ("ahorro", "savings"),
+    ("importar", "import"),
+    ("extracto", "statement"),
+    ("etiqueta", "tag"),
+    ("etiquetas", "tag"),
+    ("miembro", "member"),
+    ("miembros", "member"),
+    ("actividad", "activity"),
+    ("historial", "history"),
+    ("fusionar", "merge"),
+    ("renombrar", "rename"),
+    ("confirmar", "confirm"),
+];
+
+/// The words of a text, folded.
+fn words(text: &str) -> Vec<String> {
+    fold(text)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether a query word means a text word: the text word starts with it, or with its first
+/// five letters ("spend" finds "spending", "categories" finds "category").
+fn means(query: &str, word: &str) -> bool {
+    if word.starts_with(query) {
+        return true;
+    }
+    let stem: String = query.chars().take(5).collect();
+    stem.chars().count() == 5 && word.starts_with(&stem)
+}
+
+/// The ops among `candidates` that best fit the words of `query`, best first, at most `limit`.
+/// A word in the name counts most, then in the summary, then in the description.
+pub fn find<'a>(
+    query: &str,
+    candidates: impl IntoIterator<Item = &'a OpMeta>,
+    limit: usize,
+) -> Vec<&'a OpMeta> {
+    let query: Vec<String> = words(query)
+        .into_iter()
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| match SPANISH.iter().find(|(es, _)| *es == w) {
+            Some((_, en)) => (*en).to_owned(),
+            None => w,
+        })
+        .collect();
+    let mut scored: Vec<(u32, usize, &'a OpMeta)> = candidates
+        .into_iter()
+        .enumerate()
+        .filter(|(_, meta)| meta.name() != FindTools::INFO.name)
+        .map(|(order, meta)| {
+            let name = words(&meta.name().replace('_', " "));
+            let summary = words(meta.info.summary);
+            let description = words(meta.info.description);
+            let score = query
+                .iter()
+                .map(|q| {
+                    let hit = |text: &[String]| text.iter().any(|w| means(q, w));
+                    if hit(&name) {
+                        4
+                    } else if hit(&summary) {
+                        2
+                    } else if hit(&description) {
+                        1
+                    } else {
+                        0
+                    }
+                })
+                .sum::<u32>();
+            (score, order, meta)
+        })
+        .filter(|(score, _, _)| *score > 0)
+        .collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().take(limit).map(|(_, _, meta)| meta).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The first five, as `find_tools` returns by default.
+    fn top(query: &str) -> Vec<&'static str> {
+        find(query, crate::all(), 5).into_iter().map(OpMeta::name).collect()
+    }
+
+    #[test]
+    fn the_right_tool_comes_first() {
+        // A search proposes; the model picks among the first few.
+        assert!(top("price history").contains(&"list_price_changes"));
+        assert!(top("price history").contains(&"get_subscription"));
+        assert_eq!(top("merge two categories")[0], "merge_categories");
+        assert_eq!(top("import a bank statement")[0], "parse_statement");
+        assert_eq!(top("how much do I spend")[0], "get_spending_summary");
+        assert!(top("how much do I spend per month").contains(&"get_spending_summary"));
+        assert_eq!(top("resume the gym")[0], "resume_subscription");
+        assert_eq!(top("reanudar la suscripción")[0], "resume_subscription");
+        assert_eq!(top("fusionar categorías")[0], "merge_categories");
+        assert!(top("payment methods").contains(&"list_payment_methods"));
+        assert!(top("zzz qqq").is_empty());
+        assert!(top("the").is_empty());
+    }
+
+    #[test]
+    fn the_compact_set_names_real_ops_and_find_tools() {
+        for name in COMPACT {
+            assert!(crate::find(name).is_some(), "{name} is not an op");
+        }
+        let compact: Vec<&str> = crate::all()
+            .iter()
+            .filter(|meta| offered(ToolSet::Compact, meta.info))
+            .map(OpMeta::name)
+            .collect();
+        assert_eq!(compact.len(), COMPACT.len() + 1);
+        assert!(compact.contains(&"find_tools"));
+        assert!(crate::all().iter().all(|meta| offered(ToolSet::Full, meta.info)));
+    }
+}

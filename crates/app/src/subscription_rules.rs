@@ -35,7 +35,10 @@ pub(crate) fn reload_view(ctx: &Ctx<'_>, id: i64) -> Result<Subscription, OpErro
 pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
     store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id)
         .or_not_found(|| {
-            Text::new("No category with id {id}. Call list_categories to find ids.").with("id", id)
+            Text::new(
+                "No category with id {id}. Call list_categories to find ids, or pass its name.",
+            )
+            .with("id", id)
         })
         .map_err(|err| match err {
             OpError::NotFound { message } => OpError::invalid(pointer, message),
@@ -48,7 +51,7 @@ pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<()
 pub(crate) fn check_payment_method(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
     store::organise::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id)
         .or_not_found(|| {
-            Text::new("No payment method with id {id}. Call list_payment_methods to find ids.")
+            Text::new("No payment method with id {id}. Call list_payment_methods to find ids, or pass its name.")
                 .with("id", id)
         })
         .map_err(|err| match err {
@@ -63,7 +66,8 @@ pub(crate) fn check_member(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<Stri
         Ok(member) => Ok(member.name),
         Err(store::StoreError::NotFound) => Err(OpError::invalid(
             pointer,
-            Text::new("No member with id {id}. Call list_members to find ids.").with("id", id),
+            Text::new("No member with id {id}. Call list_members to find ids, or pass their name.")
+                .with("id", id),
         )),
         Err(err) => Err(crate::transactions::internal(err)),
     }

@@ -154,7 +154,10 @@ pub(crate) fn projected_charge(
 }
 
 pub(crate) fn not_found_subscription(id: i64) -> Text {
-    Text::new("No subscription with id {id}. Call list_subscriptions to find ids.").with("id", id)
+    Text::new(
+        "No subscription with id {id}. Call list_subscriptions to find ids, or pass its name.",
+    )
+    .with("id", id)
 }
 
 pub(crate) fn charge_view(row: &ChargeRow) -> Charge {

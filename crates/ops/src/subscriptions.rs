@@ -169,7 +169,7 @@ impl Op for GetSubscription {
     const INFO: OpInfo = OpInfo::read(
         "get_subscription",
         "Get one subscription with its price history, recent charges and next three charges",
-        "Takes the id from list_subscriptions. A private subscription of another member is not found.",
+        "Takes the id from list_subscriptions, or the name. A private subscription of another member is not found.",
     );
     type Input = IdInput<SubscriptionId>;
     type Output = SubscriptionDetail;
@@ -222,7 +222,7 @@ impl Op for CreateSubscription {
     const INFO: OpInfo = OpInfo::write(
         "create_subscription",
         "Add a subscription",
-        "Creates a subscription from a name, an amount with its currency, a cycle and the next charge date. Call list_categories and list_payment_methods first to pick ids. Financial: a write token's call returns a confirmation to apply with confirm_change.",
+        "Creates a subscription from a name, an amount with its currency, a cycle and the next charge date. Category and payment method take an id from list_categories and list_payment_methods, or a name. Financial: a write token's call returns a confirmation to apply with confirm_change.",
         Hints::write(false),
     )
     .financial();

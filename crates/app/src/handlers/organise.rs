@@ -17,7 +17,8 @@ use crate::{ctx::Ctx, input, transactions::StoreExt, views};
 
 fn load_category(ctx: &Ctx<'_>, id: i64) -> Result<CategoryRow, OpError> {
     org::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id).or_not_found(|| {
-        Text::new("No category with id {id}. Call list_categories to find ids.").with("id", id)
+        Text::new("No category with id {id}. Call list_categories to find ids, or pass its name.")
+            .with("id", id)
     })
 }
 
@@ -212,7 +213,7 @@ pub(crate) fn merge_categories(
 
 fn load_payment_method(ctx: &Ctx<'_>, id: i64) -> Result<PaymentMethodRow, OpError> {
     org::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id).or_not_found(|| {
-        Text::new("No payment method with id {id}. Call list_payment_methods to find ids.")
+        Text::new("No payment method with id {id}. Call list_payment_methods to find ids, or pass its name.")
             .with("id", id)
     })
 }

@@ -92,6 +92,8 @@ pub(crate) fn query_input(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Scalar {
     Integer,
+    /// An id that may also be written as a name: digits are the id, anything else the name.
+    IdOrName,
     Number,
     Boolean,
     String,
@@ -114,7 +116,9 @@ fn shape_of(schema: &Value) -> Shape {
 }
 
 fn scalar_of(types: &[&str]) -> Scalar {
-    if types.contains(&"integer") {
+    if types.contains(&"integer") && types.contains(&"string") {
+        Scalar::IdOrName
+    } else if types.contains(&"integer") {
         Scalar::Integer
     } else if types.contains(&"number") {
         Scalar::Number
@@ -126,7 +130,8 @@ fn scalar_of(types: &[&str]) -> Scalar {
 }
 
 /// The JSON types a schema allows: `type` as a string or a list (`["integer", "null"]`), or,
-/// for an optional schema written as `anyOf`/`oneOf`, the first alternative that is not null.
+/// for a schema written as `anyOf`/`oneOf`, those of its alternatives (an id or a name is
+/// `oneOf` an integer and a string).
 fn types_of(schema: &Value) -> Vec<&str> {
     match schema.get("type") {
         Some(Value::String(single)) => vec![single.as_str()],
@@ -135,9 +140,8 @@ fn types_of(schema: &Value) -> Vec<&str> {
             .iter()
             .filter_map(|key| schema.get(key).and_then(Value::as_array))
             .flatten()
-            .map(types_of)
-            .find(|types| !types.is_empty() && types.iter().any(|t| *t != "null"))
-            .unwrap_or_default(),
+            .flat_map(types_of)
+            .collect(),
     }
 }
 
@@ -147,6 +151,9 @@ fn coerce(field: &str, pointer: &str, raw: &str, scalar: Scalar) -> Result<Value
     };
     match scalar {
         Scalar::String => Ok(Value::String(raw.to_owned())),
+        Scalar::IdOrName => {
+            Ok(raw.parse::<i64>().map_or_else(|_| Value::String(raw.to_owned()), Value::from))
+        }
         Scalar::Integer => raw
             .parse::<i64>()
             .map(Value::from)

@@ -302,12 +302,15 @@ async fn get_passes_unknown_keys_as_strings_for_the_op_to_refuse() {
     let answer = get("/api/v1/ops/get_subscription?id=5&colour=red&x=1&x=2").await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body["input"], json!({"id": 5, "colour": "red", "x": ["1", "2"]}));
+    // An id that may be a name stays a string unless it is a number.
+    let named = get("/api/v1/ops/list_subscriptions?category_id=Streaming&owner_id=3").await;
+    assert_eq!(named.body["input"], json!({"category_id": "Streaming", "owner_id": 3}));
 }
 
 #[tokio::test]
 async fn get_refuses_values_that_do_not_coerce_with_a_pointer() {
     let cases = [
-        ("category_id=four", "/category_id", "category_id must be a whole number, not \"four\"."),
+        ("limit=four", "/limit", "limit must be a whole number, not \"four\"."),
         (
             "uncategorised=yes",
             "/uncategorised",

@@ -94,6 +94,19 @@ async fn an_agent_creates_previews_confirms_deletes_and_undoes_over_rest() {
         .unwrap();
     assert_eq!(got.status(), StatusCode::OK);
     assert_eq!(got.json::<Value>().await.unwrap()["name"], "Hulu");
+    // A name in a query parameter, and a phrase for a date, are read like ids and dates, and
+    // the (serialised) list says how.
+    let by_name = client
+        .get(server.url("/api/v1/ops/list_charges?subscription_id=hulu&from=last%20month"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_name.status(), StatusCode::OK);
+    let by_name: Value = by_name.json().await.unwrap();
+    assert_eq!(by_name["resolved"][1]["id"], id, "{by_name}");
+    assert_eq!(by_name["resolved"][0]["date"], "2026-10-29", "{by_name}");
+    assert!(by_name["items"].is_array(), "{by_name}");
 }
 
 #[tokio::test]

@@ -190,7 +190,7 @@ pub struct CreateSubscriptionInput {
     /// charges are then recorded. Defaults to `trial_ends_on` for a trial.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_charge_on: Option<IsoDate>,
-    /// For a free trial: the day it ends and the first charge falls.
+    /// For a free trial: the day it ends and the first charge falls; today or later.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trial_ends_on: Option<FutureDate>,
     /// No charges after this date.
@@ -279,10 +279,10 @@ pub struct RescheduleSubscriptionInput {
     pub id: SubscriptionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycle: Option<CycleInput>,
-    /// The next charge date; it becomes the new anchor of the series.
+    /// The next charge date, today or later; it becomes the new anchor of the series.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_charge_on: Option<FutureDate>,
-    /// null clears it.
+    /// The trial's end, today or later; null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     pub trial_ends_on: Patch<FutureDate>,
     /// null clears it.
@@ -338,7 +338,7 @@ pub struct PauseSubscriptionInput {
     /// First paused day; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<IsoDate>,
-    /// The day charges resume; default: paused until resumed.
+    /// The day charges resume, today or later; default: paused until resumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<FutureDate>,
 }
@@ -360,7 +360,7 @@ impl Op for PauseSubscription {
 #[serde(deny_unknown_fields)]
 pub struct ResumeSubscriptionInput {
     pub id: SubscriptionId,
-    /// The day charges resume; default today.
+    /// The day charges resume, today or later; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on: Option<FutureDate>,
 }

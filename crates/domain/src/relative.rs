@@ -111,6 +111,31 @@ pub fn add_years(date: Date, years: i64) -> Option<Date> {
     Unit::Year.add(date, years)
 }
 
+/// The same day and month in the first year that puts it on or after `today`: a model that
+/// wrote 2023-04-01 in December 2026 most likely meant 2027-04-01. 29 February becomes the
+/// 28th in a common year.
+pub fn same_day_from(date: Date, today: Date) -> Date {
+    same_day_in(date, today.year()..=today.year().saturating_add(1))
+        .find(|candidate| *candidate >= today)
+        .unwrap_or(today)
+}
+
+/// The same day and month in the last year that puts it on or before `today` (for what has
+/// already happened: 2023-11-26 in December 2026 most likely meant 2026-11-26).
+pub fn same_day_until(date: Date, today: Date) -> Date {
+    same_day_in(date, (today.year().saturating_sub(1)..=today.year()).rev())
+        .find(|candidate| *candidate <= today)
+        .unwrap_or(today)
+}
+
+fn same_day_in(date: Date, years: impl Iterator<Item = i16>) -> impl Iterator<Item = Date> {
+    years.filter_map(move |year| {
+        Date::new(year, date.month(), date.day())
+            .or_else(|_| Date::new(year, date.month(), date.day() - 1))
+            .ok()
+    })
+}
+
 /// "month", "next month", "the year", "mes que viene", "este mes" after "end of"/"fin de".
 fn period_edge(edge: Edge, words: &[&str], today: Date) -> Option<Date> {
     let words = match words {
@@ -352,6 +377,19 @@ mod tests {
         assert_eq!(at(date(2026, 3, 31), "in 1 month"), Some(date(2026, 4, 30)));
         assert_eq!(at(date(2026, 3, 1), "a month ago"), Some(date(2026, 2, 1)));
         assert_eq!(at(date(2026, 3, 31), "el mes pasado"), Some(date(2026, 2, 28)));
+    }
+
+    #[test]
+    fn the_same_day_in_the_likely_year() {
+        let today = date(2026, 12, 1);
+        assert_eq!(same_day_from(date(2023, 4, 1), today), date(2027, 4, 1));
+        assert_eq!(same_day_from(date(2023, 12, 25), today), date(2026, 12, 25));
+        assert_eq!(same_day_from(date(2024, 2, 29), today), date(2027, 2, 28));
+        assert_eq!(same_day_from(date(2020, 2, 29), date(2027, 12, 1)), date(2028, 2, 29));
+        assert_eq!(same_day_until(date(2023, 11, 26), today), date(2026, 11, 26));
+        assert_eq!(same_day_until(date(2023, 12, 25), today), date(2025, 12, 25));
+        assert_eq!(same_day_until(date(2031, 12, 1), today), date(2026, 12, 1));
+        assert_eq!(same_day_until(date(2024, 2, 29), date(2026, 3, 1)), date(2026, 2, 28));
     }
 
     #[test]

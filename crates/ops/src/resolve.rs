@@ -489,7 +489,7 @@ impl<'de> Deserialize<'de> for FutureDate {
                 .with("date", IsoDate(date))
                 .with("today", IsoDate(today))
                 .with("years", limits::FUTURE_YEARS)
-                .with("likely", IsoDate(likely_meant(date, today))),
+                .with("likely", IsoDate(relative::same_day_from(date, today))),
         )))
     }
 }
@@ -506,20 +506,6 @@ impl JsonSchema for FutureDate {
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         IsoDate::json_schema(generator)
     }
-}
-
-/// The same day and month in the first year that puts it on or after today: a model that
-/// wrote 2023-04-01 in December 2026 most likely meant 2027-04-01. 29 February becomes the
-/// 28th in a common year.
-fn likely_meant(date: Date, today: Date) -> Date {
-    (today.year()..=today.year().saturating_add(1))
-        .filter_map(|year| {
-            Date::new(year, date.month(), date.day())
-                .or_else(|_| Date::new(year, date.month(), date.day() - 1))
-                .ok()
-        })
-        .find(|candidate| *candidate >= today)
-        .unwrap_or(today)
 }
 
 #[cfg(test)]
@@ -631,8 +617,6 @@ mod tests {
         );
         let (input, _) = read(json!({"id": 3, "until": "today"}));
         assert_eq!(input.unwrap().until.unwrap().date(), date(2026, 12, 1));
-        assert_eq!(likely_meant(date(2024, 2, 29), date(2026, 12, 1)), date(2027, 2, 28));
-        assert_eq!(likely_meant(date(2020, 2, 29), date(2027, 12, 1)), date(2028, 2, 29));
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub struct HouseholdRow {
     pub language: String,
     pub week_start: WeekStart,
     pub reminder_days_before: i64,
+    /// RFC 3339 UTC: when the household was set up, and its records begin.
+    pub created_at: String,
 }
 
 fn household_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HouseholdRow> {
@@ -28,6 +30,7 @@ fn household_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HouseholdRow>
         language: row.get("language")?,
         week_start: parsed(row, "week_start", WeekStart::parse)?,
         reminder_days_before: row.get("reminder_days_before")?,
+        created_at: row.get("created_at")?,
     })
 }
 

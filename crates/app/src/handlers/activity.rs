@@ -70,6 +70,40 @@ fn day_start(ctx: &Ctx<'_>, date: domain::Date) -> Result<String, OpError> {
     Ok(crate::clock::timestamp_text(start.timestamp()))
 }
 
+/// A range that can hold no activity (starting after today, or ending before the household's
+/// records begin) is most likely a wrong year: it is refused with today's date and the date
+/// most likely meant, rather than answered with an empty page a model would take as "nothing".
+fn check_range(
+    ctx: &Ctx<'_>,
+    from: Option<domain::Date>,
+    to: Option<domain::Date>,
+) -> Result<(), OpError> {
+    let today = ctx.today;
+    if let Some(from) = from.filter(|from| *from > today) {
+        return Err(OpError::invalid(
+            "/from",
+            Text::new("{date} is in the future; today is {today}, and activity is what has already happened. Did you mean {likely}?")
+                .with("date", from)
+                .with("today", today)
+                .with("likely", domain::relative::same_day_until(from, today)),
+        ));
+    }
+    let founded = ops::common::Timestamp::parse(&ctx.household.created_at)
+        .map(|at| crate::clock::today_in(&ctx.household, at.0))
+        .ok_or(OpError::Internal)?;
+    if let Some(to) = to.filter(|to| *to < founded) {
+        return Err(OpError::invalid(
+            "/to",
+            Text::new("{date} is before this household's records begin ({founded}), so nothing can be found; today is {today}. Did you mean {likely}?")
+                .with("date", to)
+                .with("founded", founded)
+                .with("today", today)
+                .with("likely", domain::relative::same_day_from(to, founded).min(today)),
+        ));
+    }
+    Ok(())
+}
+
 pub(crate) fn list(
     ctx: &mut Ctx<'_>,
     input: ListActivityInput,
@@ -77,6 +111,7 @@ pub(crate) fn list(
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     let from = input.from.map(IsoDate::date);
     let to = input.to.map(IsoDate::date);
+    check_range(ctx, from, to)?;
     let until = match to {
         Some(to) => Some(day_start(ctx, to.tomorrow().map_err(|_| OpError::Internal)?)?),
         None => None,

@@ -386,6 +386,34 @@ async fn a_past_date_where_only_the_future_makes_sense_says_what_today_is_over_m
 }
 
 #[tokio::test]
+async fn an_activity_range_that_can_hold_nothing_says_what_today_is() {
+    let w = World::new().await;
+    // The household began on 2026-11-29, today.
+    let future = w.env.call(&w.ana, "list_activity", json!({"from": "2027-11-26"})).await;
+    let Err(OpError::InvalidInput { pointer, message }) = future else { panic!("{future:?}") };
+    assert_eq!(pointer, "/from");
+    assert_eq!(
+        message.render(),
+        "2027-11-26 is in the future; today is 2026-11-29, and activity is what has already happened. Did you mean 2026-11-26?"
+    );
+    let old = w
+        .env
+        .call(&w.ana, "list_activity", json!({"from": "2023-11-26", "to": "2023-12-01"}))
+        .await;
+    let Err(OpError::InvalidInput { pointer, message }) = old else { panic!("{old:?}") };
+    assert_eq!(pointer, "/to");
+    assert_eq!(
+        message.render(),
+        "2023-12-01 is before this household's records begin (2026-11-29), so nothing can be found; today is 2026-11-29. Did you mean 2026-11-29?"
+    );
+    // A range that reaches into the records is answered, whenever it starts.
+    for from in ["2023-11-26", "3 days ago", "today"] {
+        let page = w.env.call(&w.ana, "list_activity", json!({"from": from})).await.unwrap();
+        assert!(page["total"].as_u64().unwrap() > 0, "{from}: {page}");
+    }
+}
+
+#[tokio::test]
 async fn a_confirmation_applies_the_date_and_the_entity_its_preview_read() {
     let w = World::new().await;
     let (_, agent) = w.env.token(&w.ana, "write").await;

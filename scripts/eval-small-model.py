@@ -152,9 +152,10 @@ def structured(result):
 
 
 def subscription(mcp, name):
+    """The subscription with this exact name, or {} when the model renamed or deleted it."""
     page = structured(mcp.call("list_subscriptions", {"limit": 50}))
     found = [s for s in page.get("items", []) if s["name"] == name]
-    return structured(mcp.call("get_subscription", {"id": found[0]["id"]})) if found else None
+    return structured(mcp.call("get_subscription", {"id": found[0]["id"]})) if found else {}
 
 
 def categories(mcp):
@@ -185,7 +186,7 @@ def dates_read(transcript, tool, field):
 
 # Each task: (name, prompt, check(mcp, transcript, answer) -> (passed, why)).
 def check_price(mcp, transcript, answer):
-    return "17.99" in answer, f"answer: {answer[:120]!r}"
+    return "17.99" in answer, "wants 17.99"
 
 
 def check_pause(mcp, transcript, answer):
@@ -309,7 +310,7 @@ def run_task(args, task):
             why = f"{why}; stopped: {error}"
         calls = ", ".join(f"{c['name']}({json.dumps(c['arguments'], ensure_ascii=False)})"
                           + (" ERR" if c["error"] else "") for c in transcript)
-        return passed, why, calls
+        return passed, f"{why}; answer: {answer[:160]!r}", calls
     finally:
         household.close()
 

@@ -136,7 +136,7 @@ pub(crate) fn create(
         ));
     }
     check_first_charge("/next_charge_on", anchor_on, ctx.today)?;
-    let ends_on = input.ends_on.map(IsoDate::date);
+    let ends_on = input.ends_on.map(ops::resolve::NearDate::date);
     if let Some(end) = ends_on
         && end < anchor_on
     {

@@ -128,6 +128,15 @@ pub fn same_day_until(date: Date, today: Date) -> Date {
         .unwrap_or(today)
 }
 
+/// The same day and month in the year that puts it nearest to `today`, before or after
+/// (a cancellation dated 2023-12-31 in December 2026 most likely meant 2026-12-31).
+pub fn same_day_nearest(date: Date, today: Date) -> Date {
+    let distance = |candidate: &Date| (today - *candidate).get_days().abs();
+    same_day_in(date, today.year().saturating_sub(1)..=today.year().saturating_add(1))
+        .min_by_key(distance)
+        .unwrap_or(today)
+}
+
 fn same_day_in(date: Date, years: impl Iterator<Item = i16>) -> impl Iterator<Item = Date> {
     years.filter_map(move |year| {
         Date::new(year, date.month(), date.day())
@@ -390,6 +399,9 @@ mod tests {
         assert_eq!(same_day_until(date(2023, 12, 25), today), date(2025, 12, 25));
         assert_eq!(same_day_until(date(2031, 12, 1), today), date(2026, 12, 1));
         assert_eq!(same_day_until(date(2024, 2, 29), date(2026, 3, 1)), date(2026, 2, 28));
+        assert_eq!(same_day_nearest(date(2023, 12, 31), today), date(2026, 12, 31));
+        assert_eq!(same_day_nearest(date(2023, 4, 1), today), date(2027, 4, 1));
+        assert_eq!(same_day_nearest(date(2023, 9, 1), today), date(2026, 9, 1));
     }
 
     #[test]

@@ -25,6 +25,9 @@ pub const IMPORT_ITEMS: usize = 200;
 /// How many years ahead a date that must be in the future may be (a pause's end, a trial's
 /// end, the next charge); further is refused as a likely wrong year.
 pub const FUTURE_YEARS: i64 = 5;
+/// How many years back a date near today may be (a cancellation's last day, a pause's first);
+/// further is refused as a likely wrong year.
+pub const PAST_YEARS: i64 = 1;
 /// How many days ahead upcoming charges are projected.
 pub const UPCOMING_DAYS: u32 = 366;
 

@@ -6,7 +6,8 @@
 //! name, [`IsoDate`] takes the phrases of `domain::relative` ("tomorrow", "fin de mes"), and
 //! [`FutureDate`] refuses a day in the past with today's date and the likely intent. Each
 //! records how it read what it was given as a [`Resolution`], which the result echoes (the
-//! `resolved` field every output schema has), so the person sees it before confirming.
+//! `resolved` field, declared in the output schema of every op whose input has a name or a
+//! date), so the person sees it before confirming.
 //! Outside a directory (a typed call from the web, a test) only ids and ISO dates are read.
 //!
 //! Why a thread-local: serde hands a `Deserialize` impl no context, and the alternative (every
@@ -428,85 +429,135 @@ entity_id!(
     "list_members"
 );
 
-/// A date that only makes sense from today on (a pause's end, a trial's end, the next charge):
-/// one in the past, or more than [`limits::FUTURE_YEARS`] years ahead, is refused with today's
-/// date and the date most likely meant. Written like [`IsoDate`], phrases included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct FutureDate(pub IsoDate);
-
-impl FutureDate {
-    pub fn date(self) -> Date {
-        self.0.date()
-    }
+/// Which days around today a date field takes; a date outside is most likely a wrong year.
+#[derive(Clone, Copy)]
+enum Window {
+    /// Today to [`limits::FUTURE_YEARS`] years ahead.
+    FromToday,
+    /// [`limits::PAST_YEARS`] back to [`limits::FUTURE_YEARS`] ahead.
+    AroundToday,
 }
 
-impl From<Date> for FutureDate {
-    fn from(date: Date) -> Self {
-        Self(IsoDate(date))
-    }
-}
-
-impl std::str::FromStr for FutureDate {
-    type Err = domain::validate::DateError;
-
-    /// `YYYY-MM-DD`; whether it is in the future is checked when the invoker reads the input.
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        text.parse().map(FutureDate)
-    }
-}
-
-impl fmt::Display for FutureDate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl Serialize for FutureDate {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for FutureDate {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let date = IsoDate::deserialize(deserializer)?.date();
-        let Some(today) = today() else { return Ok(FutureDate::from(date)) };
-        let horizon = relative::add_years(today, limits::FUTURE_YEARS);
-        let message = if date < today {
+/// Checks a date read inside [`within`] against its window, refusing it with today's date and
+/// the date most likely meant (the same day in the likely year).
+fn in_window(date: Date, window: Window) -> Result<Date, OpError> {
+    let Some(today) = today() else { return Ok(date) };
+    let horizon = relative::add_years(today, limits::FUTURE_YEARS);
+    let (message, likely) = match window {
+        Window::FromToday if date < today => (
             Text::new(
                 "{date} is in the past; today is {today}. Did you mean {likely}? Write a date from today on, or a phrase such as \"in 10 days\".",
+            ),
+            relative::same_day_from(date, today),
+        ),
+        Window::AroundToday
+            if relative::add_years(today, -limits::PAST_YEARS)
+                .is_some_and(|start| date < start) =>
+        {
+            (
+                Text::new(
+                    "{date} is more than {past} year ago; today is {today}. Did you mean {likely}? Phrases such as \"end of month\" work too.",
+                ),
+                relative::same_day_nearest(date, today),
             )
-        } else if horizon.is_some_and(|horizon| date > horizon) {
+        }
+        _ if horizon.is_some_and(|horizon| date > horizon) => (
             Text::new(
                 "{date} is more than {years} years away; today is {today}. Did you mean {likely}?",
-            )
-        } else {
-            return Ok(FutureDate::from(date));
-        };
-        Err(refuse(OpError::invalid(
-            "",
-            message
-                .with("date", IsoDate(date))
-                .with("today", IsoDate(today))
-                .with("years", limits::FUTURE_YEARS)
-                .with("likely", IsoDate(relative::same_day_from(date, today))),
-        )))
-    }
+            ),
+            relative::same_day_from(date, today),
+        ),
+        _ => return Ok(date),
+    };
+    Err(OpError::invalid(
+        "",
+        message
+            .with("date", IsoDate(date))
+            .with("today", IsoDate(today))
+            .with("past", limits::PAST_YEARS)
+            .with("years", limits::FUTURE_YEARS)
+            .with("likely", IsoDate(likely)),
+    ))
 }
 
-impl JsonSchema for FutureDate {
-    fn schema_name() -> Cow<'static, str> {
-        "FutureDate".into()
-    }
+macro_rules! windowed_date {
+    ($(#[$meta:meta])* $name:ident, $window:expr) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(pub IsoDate);
 
-    fn inline_schema() -> bool {
-        true
-    }
+        impl $name {
+            pub fn date(self) -> Date {
+                self.0.date()
+            }
+        }
 
-    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        IsoDate::json_schema(generator)
-    }
+        impl From<Date> for $name {
+            fn from(date: Date) -> Self {
+                Self(IsoDate(date))
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = domain::validate::DateError;
+
+            /// `YYYY-MM-DD`; its window around today is checked when the invoker reads the
+            /// input.
+            fn from_str(text: &str) -> Result<Self, Self::Err> {
+                text.parse().map($name)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                self.0.serialize(serializer)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let date = IsoDate::deserialize(deserializer)?.date();
+                in_window(date, $window).map($name::from).map_err(refuse)
+            }
+        }
+
+        impl JsonSchema for $name {
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                IsoDate::json_schema(generator)
+            }
+        }
+    };
 }
+
+windowed_date!(
+    /// A date that only makes sense from today on (a pause's end, a trial's end, the next
+    /// charge): one in the past, or more than [`limits::FUTURE_YEARS`] years ahead, is refused
+    /// with today's date and the date most likely meant. Written like [`IsoDate`], phrases
+    /// included.
+    FutureDate,
+    Window::FromToday
+);
+windowed_date!(
+    /// A date near today (a cancellation's last day, a pause's first): more than
+    /// [`limits::PAST_YEARS`] back or [`limits::FUTURE_YEARS`] ahead is refused with today's
+    /// date and the date most likely meant.
+    NearDate,
+    Window::AroundToday
+);
 
 #[cfg(test)]
 mod tests {
@@ -536,6 +587,8 @@ mod tests {
     #[derive(Debug, Deserialize)]
     struct Input {
         id: SubscriptionId,
+        #[serde(default)]
+        ends_on: Option<NearDate>,
         #[serde(default)]
         category: Option<CategoryId>,
         #[serde(default)]
@@ -617,6 +670,16 @@ mod tests {
         );
         let (input, _) = read(json!({"id": 3, "until": "today"}));
         assert_eq!(input.unwrap().until.unwrap().date(), date(2026, 12, 1));
+        // Near today: up to a year back.
+        let (input, _) = read(json!({"id": 3, "ends_on": "2026-01-15"}));
+        assert_eq!(input.unwrap().ends_on.unwrap().date(), date(2026, 1, 15));
+        let (_, reading) = read(json!({"id": 3, "ends_on": "2023-12-31"}));
+        assert_eq!(
+            reading.failure.unwrap().text().render(),
+            "2023-12-31 is more than 1 year ago; today is 2026-12-01. Did you mean 2026-12-31? Phrases such as \"end of month\" work too."
+        );
+        let (_, reading) = read(json!({"id": 3, "ends_on": "2035-01-01"}));
+        assert!(reading.failure.unwrap().text().render().contains("more than 5 years away"));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::{
     charges::{Charge, ProjectedCharge},
     common::{Amount, CycleInput, CycleOutput, IdInput, IsoDate, Page, Patch, Ref},
     op::{Hints, Op, OpInfo},
-    resolve::{CategoryId, FutureDate, MemberId, PaymentMethodId, SubscriptionId},
+    resolve::{CategoryId, FutureDate, MemberId, NearDate, PaymentMethodId, SubscriptionId},
 };
 
 domain::named_enum! {
@@ -195,7 +195,7 @@ pub struct CreateSubscriptionInput {
     pub trial_ends_on: Option<FutureDate>,
     /// No charges after this date.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ends_on: Option<IsoDate>,
+    pub ends_on: Option<NearDate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::URL))]
     pub url: Option<String>,
@@ -287,7 +287,7 @@ pub struct RescheduleSubscriptionInput {
     pub trial_ends_on: Patch<FutureDate>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
-    pub ends_on: Patch<IsoDate>,
+    pub ends_on: Patch<NearDate>,
 }
 
 pub struct RescheduleSubscription;
@@ -337,7 +337,7 @@ pub struct PauseSubscriptionInput {
     pub id: SubscriptionId,
     /// First paused day; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<IsoDate>,
+    pub from: Option<NearDate>,
     /// The day charges resume, today or later; default: paused until resumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until: Option<FutureDate>,
@@ -384,7 +384,7 @@ pub struct CancelSubscriptionInput {
     pub id: SubscriptionId,
     /// The last day a charge may fall; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ends_on: Option<IsoDate>,
+    pub ends_on: Option<NearDate>,
 }
 
 pub struct CancelSubscription;

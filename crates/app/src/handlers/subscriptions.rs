@@ -8,7 +8,7 @@ use ops::{
     OpError,
     common::{IdInput, IsoDate, Page, Patch},
     household::Removed,
-    resolve::{CategoryId, FutureDate, MemberId, PaymentMethodId, SubscriptionId},
+    resolve::{CategoryId, FutureDate, MemberId, NearDate, PaymentMethodId, SubscriptionId},
     subscriptions::*,
 };
 use store::subscriptions::{self as subs, SubscriptionRow};
@@ -349,7 +349,7 @@ pub(crate) fn pause(
     input: PauseSubscriptionInput,
 ) -> Result<Subscription, OpError> {
     let mut row = subscription_rules::load(ctx, input.id.get())?;
-    let from = input.from.map(IsoDate::date).unwrap_or(ctx.today);
+    let from = input.from.map(NearDate::date).unwrap_or(ctx.today);
     let until = input.until.map(FutureDate::date);
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if !apply_pause(ctx, &mut row, from, until)? {
@@ -392,7 +392,7 @@ pub(crate) fn cancel(
     input: CancelSubscriptionInput,
 ) -> Result<Subscription, OpError> {
     let mut row = subscription_rules::load(ctx, input.id.get())?;
-    let ends_on = input.ends_on.map(IsoDate::date).unwrap_or(ctx.today);
+    let ends_on = input.ends_on.map(NearDate::date).unwrap_or(ctx.today);
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     apply_cancel(ctx, &mut row, ends_on)?;
     ctx.record(

@@ -367,6 +367,16 @@ async fn a_past_date_where_only_the_future_makes_sense_says_what_today_is_over_m
         "{}",
         text(&far)
     );
+    let old_end =
+        call(&client, "cancel_subscription", json!({"id": "netflix", "ends_on": "2023-12-31"}))
+            .await;
+    assert!(
+        text(&old_end).contains(
+            "2023-12-31 is more than 1 year ago; today is 2026-11-29. Did you mean 2026-12-31?"
+        ),
+        "{}",
+        text(&old_end)
+    );
     let gibberish = call(&client, "list_charges", json!({"from": "whenever"})).await;
     assert!(text(&gibberish).contains("today is 2026-11-29"), "{}", text(&gibberish));
     // The name and the phrase resolve, and the result says how they were read.

@@ -88,11 +88,23 @@ fn is_forbidden(c: char) -> bool {
     c.is_control() || is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
-/// Cleans a one-line name: trims whitespace; refuses empty, longer than `max_chars`
-/// characters, or any control character (including line breaks and tabs).
+/// Characters that show nothing on their own: zero-width spaces and joiners, the word joiner
+/// and invisible operators, the byte-order mark, soft hyphens, fillers, variation selectors
+/// and combining marks.
+fn is_invisible(c: char) -> bool {
+    c.is_whitespace()
+        || unicode_normalization::char::is_combining_mark(c)
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+            | '\u{2060}'..='\u{2064}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}')
+}
+
+/// Cleans a one-line name: trims whitespace; refuses empty or only invisible characters
+/// (a name of zero-width spaces), longer than `max_chars` characters, or any control
+/// character (including line breaks and tabs).
 pub fn clean_line(s: &str, max_chars: usize) -> Result<String, TextError> {
     let trimmed = s.trim();
-    if trimmed.is_empty() {
+    if trimmed.chars().all(is_invisible) {
         return Err(TextError::Empty);
     }
     if trimmed.chars().any(is_forbidden) {
@@ -291,6 +303,20 @@ mod tests {
             assert_eq!(clean_line(bad, 100), Err(TextError::ControlCharacter), "{bad:?}");
         }
         assert_eq!(clean_line("\nNetflix\t", 10), Ok("Netflix".into()));
+        // A name must show something.
+        for invisible in [
+            "\u{200B}\u{200B}",
+            "\u{FEFF}",
+            " \u{200D} \u{2060} ",
+            "\u{0301}\u{FE0F}",
+            "\u{3164}",
+            "\u{00AD}",
+        ] {
+            assert_eq!(clean_line(invisible, 10), Err(TextError::Empty), "{invisible:?}");
+        }
+        assert_eq!(clean_line("\u{200B}A", 10), Ok("\u{200B}A".into()));
+        assert_eq!(clean_line("e\u{0301}", 10), Ok("e\u{0301}".into()));
+        assert_eq!(clean_line("👍🏽", 10), Ok("👍🏽".into()));
     }
 
     #[test]

@@ -90,6 +90,12 @@ async fn other_ops_refuse_their_worst_input() {
         ),
         ("update_charge", json!({"id": w.charge, "status": "lost"}), "/status"),
         ("create_category", json!({"name": "streaming"}), "/name"),
+        ("create_category", json!({"name": "\u{200B}\u{200B}"}), "/name"),
+        (
+            "create_subscription",
+            json!({"name": "\u{FEFF}\u{2060}", "amount": "1", "cycle": "monthly", "next_charge_on": "2026-12-01"}),
+            "/name",
+        ),
         ("create_category", json!({"name": "Pets", "colour": "#12345"}), "/colour"),
         ("create_payment_method", json!({"name": "Card", "last4": "4242424242424242"}), "/last4"),
         ("create_payment_method", json!({"name": "Card", "expires": "2027-13"}), "/expires"),

@@ -29,8 +29,7 @@ use serde_json::Value;
 use crate::{OpError, common::IsoDate, limits};
 
 /// What an input schema's dates say besides their field's own description.
-pub const DATE_FORMS: &str =
-    "YYYY-MM-DD, or words such as today, in 10 days, next friday, end of next month, mañana.";
+pub const DATE_FORMS: &str = "YYYY-MM-DD, or words: tomorrow, in 10 days, end of next month.";
 
 /// Adds [`DATE_FORMS`] to the description of every date in an input schema.
 pub(crate) fn describe_dates(schema: &mut Value) {
@@ -393,7 +392,7 @@ macro_rules! entity_id {
                         {"type": "integer", "minimum": 1},
                         {"type": "string", "minLength": 1, "maxLength": limits::NAME}
                     ],
-                    "description": concat!("The ", $singular, "'s id, or its name as ", $list_op, " shows it.")
+                    "description": concat!("Id or name (see ", $list_op, ").")
                 })
             }
         }

@@ -27,7 +27,9 @@ domain::named_enum! {
 }
 
 /// The ops of the compact set besides `find_tools`: the briefing, reading and changing
-/// subscriptions, what is coming and what it costs, undo, and confirming.
+/// subscriptions, what is coming and what it costs, what changed and its undo, and
+/// confirming. (A 1.5B model offered a set without resume and activity called pause for
+/// "resume" and upcoming charges for "what changed": it rarely searches.)
 pub const COMPACT: &[&str] = &[
     "get_context",
     "list_subscriptions",
@@ -35,9 +37,11 @@ pub const COMPACT: &[&str] = &[
     "create_subscription",
     "update_subscription",
     "pause_subscription",
+    "resume_subscription",
     "cancel_subscription",
     "list_upcoming_charges",
     "get_spending_summary",
+    "list_activity",
     "undo",
     "confirm_change",
 ];

@@ -8,12 +8,13 @@
 use unicode_normalization::{UnicodeNormalization, char::is_combining_mark};
 
 /// The form names are compared in: lower case, accents removed (`Crème` → `creme`,
-/// `mañana` → `manana`), runs of whitespace as one space, trimmed.
+/// `mañana` → `manana`), underscores as spaces (models write `gym_membership`), runs of
+/// spaces as one, trimmed.
 pub fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
     for c in text.nfd().filter(|c| !is_combining_mark(*c)) {
-        if c.is_whitespace() {
+        if c.is_whitespace() || c == '_' {
             space = !out.is_empty();
             continue;
         }
@@ -113,6 +114,7 @@ mod tests {
     fn folding_ignores_case_accents_and_spaces() {
         assert_eq!(fold("  Crème   BRÛLÉE "), "creme brulee");
         assert_eq!(fold("Mañana"), "manana");
+        assert_eq!(fold("gym_membership"), "gym membership");
         assert_eq!(fold("Ärztekammer"), "arztekammer");
         assert_eq!(fold(""), "");
     }

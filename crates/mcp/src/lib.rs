@@ -23,6 +23,7 @@ mod notify;
 mod prompts;
 mod resources;
 mod server;
+mod sessions;
 mod tools;
 mod transport;
 

@@ -88,7 +88,8 @@ fn exhale_endpoint(
 /// `/mcp` over Streamable HTTP for any rmcp handler, with Exhale's transport policy: JSON
 /// responses (SSE only when a handler sends something before its answer), the Host allowlist,
 /// Origin validation and the request size limit. Both protocol eras are served: 2025 clients
-/// get sessions, 2026 clients are served statelessly.
+/// get sessions, each bound to the caller that opened it (`sessions.rs`), 2026 clients are
+/// served statelessly.
 ///
 /// Public so the conformance fixture (in the integration tests) runs on the same transport as
 /// the app; everything else goes through [`router`].
@@ -96,9 +97,11 @@ pub fn endpoint<H: ServerHandler + Send + 'static>(
     make_handler: impl Fn() -> H + Send + Sync + 'static,
     config: &HttpConfig,
 ) -> Router {
+    let sessions = Arc::new(LocalSessionManager::default());
+    let owners = crate::sessions::Owners::new(sessions.clone());
     let service = StreamableHttpService::new(
         move || Ok(make_handler()),
-        LocalSessionManager::default().into(),
+        sessions,
         StreamableHttpServerConfig::default()
             .with_json_response(true)
             .with_allowed_hosts(config.allowed_hosts.clone())
@@ -106,7 +109,9 @@ pub fn endpoint<H: ServerHandler + Send + 'static>(
             .enforce_origin_validation()
             .with_max_request_body_bytes(config.max_request_bytes),
     );
-    Router::new().route_service("/mcp", service)
+    Router::new()
+        .route_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(owners, crate::sessions::bind))
 }
 
 /// Puts the bearer token's caller into the request for `ExhaleMcp`, or answers 401 with a

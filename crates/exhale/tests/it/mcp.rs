@@ -625,3 +625,62 @@ async fn results_too_large_for_a_model_are_cut_with_a_note() {
     assert_eq!(seen, expected);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_session_belongs_to_the_token_that_opened_it() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (ana, _) = w.env.token(&w.ana, "read").await;
+    let (anas_other_token, _) = w.env.token(&w.ana, "read").await;
+    let (cai, _) = w.env.token(&w.cai, "read").await;
+    let http = reqwest::Client::new();
+    let send =
+        |method: reqwest::Method, token: &str, session: Option<&str>, body: Option<Value>| {
+            let mut request = http
+                .request(method, server.url("/mcp"))
+                .bearer_auth(token)
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25");
+            if let Some(session) = session {
+                request = request.header("mcp-session-id", session);
+            }
+            if let Some(body) = body {
+                request = request.json(&body);
+            }
+            request.send()
+        };
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}});
+    let opened = send(
+        reqwest::Method::POST,
+        &ana,
+        None,
+        Some(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})),
+    )
+    .await
+    .unwrap();
+    assert!(opened.status().is_success());
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    send(reqwest::Method::POST, &ana, Some(&session), Some(initialized)).await.unwrap();
+    // Another household's token, or another token of the same member, meets an unknown
+    // session: a request, the notification stream and the end of the session alike.
+    for stranger in [&cai, &anas_other_token] {
+        for (method, body) in [
+            (reqwest::Method::POST, Some(list.clone())),
+            (reqwest::Method::GET, None),
+            (reqwest::Method::DELETE, None),
+        ] {
+            let refused = send(method.clone(), stranger, Some(&session), body).await.unwrap();
+            assert_eq!(refused.status(), reqwest::StatusCode::NOT_FOUND, "{method}");
+        }
+    }
+    // The session is still Ana's, and only she ends it.
+    let listed =
+        send(reqwest::Method::POST, &ana, Some(&session), Some(list.clone())).await.unwrap();
+    assert!(listed.status().is_success(), "{}", listed.status());
+    let closed = send(reqwest::Method::DELETE, &ana, Some(&session), None).await.unwrap();
+    assert!(closed.status().is_success(), "{}", closed.status());
+    let gone = send(reqwest::Method::POST, &ana, Some(&session), Some(list)).await.unwrap();
+    assert_eq!(gone.status(), reqwest::StatusCode::NOT_FOUND);
+}

@@ -22,6 +22,7 @@ pub(crate) fn router(
             setup_secret,
             secure_cookies: config.secure_cookies,
             mcp_command: mcp_command(config),
+            max_request_bytes: config.max_request_bytes,
         },
     )
     .map_err(|err| anyhow::anyhow!("cannot set up the web app: {err}"))?;
@@ -35,7 +36,8 @@ pub(crate) fn router(
         .with_own_origins(port),
     )
     .context("cannot set up /mcp")?;
-    // The web app limits its own request bodies (a statement upload may be larger).
+    // The web app applies the same limit to its own forms, and a larger one to a statement
+    // upload.
     Ok(api::router()
         .with_state(http::AppState::new(catalog))
         .merge(mcp)

@@ -166,6 +166,7 @@ impl TestEnv {
                 setup_secret: setup_secret.map(str::to_owned),
                 secure_cookies: false,
                 mcp_command: None,
+                max_request_bytes: 1024 * 1024,
             },
         )
         .expect("set up the web app");

@@ -38,6 +38,9 @@ pub struct WebConfig {
     /// The command and arguments that start `exhale mcp` on this machine, for the stdio
     /// configurations "Connect an agent" shows.
     pub mcp_command: Option<(String, Vec<String>)>,
+    /// The largest form a page may post (`max_request_bytes`, as for the API and `/mcp`); a
+    /// statement upload has the catalog's own, larger limit.
+    pub max_request_bytes: usize,
 }
 
 /// Shared by every handler.
@@ -55,6 +58,7 @@ pub fn router(
     accounts: Arc<dyn Accounts>,
     config: WebConfig,
 ) -> Result<Router, String> {
+    let max_request_bytes = config.max_request_bytes;
     let web = Web {
         catalog,
         accounts,
@@ -126,5 +130,7 @@ pub fn router(
         .route("/static/app.css", get(pages::assets::css))
         .route("/static/app.js", get(pages::assets::js))
         .route("/static/icon.svg", get(pages::assets::icon))
+        // Every route but /import, whose own limit is set on it and wins.
+        .layer(axum::extract::DefaultBodyLimit::max(max_request_bytes))
         .with_state(web))
 }

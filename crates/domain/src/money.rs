@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::validate::shorten;
+
 /// The largest absolute amount accepted, in major units of any currency.
 pub const MAX_MAJOR: i64 = 1_000_000_000;
 
@@ -458,17 +460,6 @@ impl Money {
                 out.push(char::from(b'0' + ((frac / 10_u64.pow(position)) % 10) as u8));
             }
         }
-    }
-}
-
-/// The first `max` characters of `s`, with "…" when cut, so errors never echo huge input.
-pub(crate) fn shorten(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        let mut out: String = s.chars().take(max).collect();
-        out.push('…');
-        out
     }
 }
 

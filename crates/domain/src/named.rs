@@ -157,7 +157,7 @@ pub struct UnknownName {
 impl UnknownName {
     #[doc(hidden)]
     pub fn new(text: &str, noun: &'static str, names: &'static [&'static str]) -> Self {
-        Self { text: crate::money::shorten(text, 40), noun, names }
+        Self { text: crate::validate::shorten(text, 40), noun, names }
     }
 }
 

@@ -4,8 +4,6 @@
 
 use jiff::civil::Date;
 
-use crate::money::shorten;
-
 /// The earliest year accepted by [`parse_date`].
 pub const MIN_YEAR: i16 = 1900;
 /// The latest year accepted by [`parse_date`].
@@ -75,6 +73,17 @@ pub fn parse_date(s: &str) -> Result<Date, DateError> {
         return Err(DateError::NotADate(s.to_owned()));
     };
     Date::new(year, month, day).map_err(|_| DateError::NotADate(s.to_owned()))
+}
+
+/// The first `max` characters of `s`, with "…" when cut, so errors never echo huge input.
+pub fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(max).collect();
+        out.push('…');
+        out
+    }
 }
 
 /// Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).

@@ -290,10 +290,7 @@ fn listed(found: &[&(i64, String)]) -> String {
 
 /// What a message repeats of the input: at most 60 characters.
 fn shorten(given: &str) -> String {
-    match given.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &given[..at]),
-        None => given.to_owned(),
-    }
+    domain::validate::shorten(given, 60)
 }
 
 /// Reads an id from a JSON number: a positive whole number (`939.0` too).

@@ -5,7 +5,7 @@
 
 use domain::Text;
 use jiff::SignedDuration;
-use ops::{Actor, Caller, Mode, OpError, OpInfo};
+use ops::{Caller, Mode, OpError, OpInfo};
 use serde_json::Value;
 
 use crate::{
@@ -33,10 +33,7 @@ impl App {
         let now = self.clock.now();
         let expires = now.checked_add(CONFIRMATION_TTL).map_err(|_| OpError::Internal)?;
         let id = format!("cf_{}", auth::random_hex(16)?);
-        let token_id = match caller.actor {
-            Actor::Token { token_id, .. } => Some(token_id),
-            _ => None,
-        };
+        let token_id = caller.token_id();
         let row = store::access::ConfirmationRow {
             id: id.clone(),
             household_id: caller.household_id,
@@ -101,10 +98,7 @@ impl App {
             ))
         };
         let row = row.ok_or_else(not_found)?;
-        let token_id = match caller.actor {
-            Actor::Token { token_id, .. } => Some(token_id),
-            _ => None,
-        };
+        let token_id = caller.token_id();
         if row.household_id != caller.household_id
             || row.member_id != caller.member_id
             || row.token_id != token_id

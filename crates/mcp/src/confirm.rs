@@ -36,10 +36,7 @@ pub(crate) fn codec() -> Result<RequestStateCodec, std::io::Error> {
 
 /// Binds a sealed state to the caller that asked.
 fn principal(caller: &Caller) -> String {
-    let token = match &caller.actor {
-        ops::Actor::Token { token_id, .. } => token_id.to_string(),
-        _ => "-".to_owned(),
-    };
+    let token = caller.token_id().map_or_else(|| "-".to_owned(), |id| id.to_string());
     format!("{}:{}:{token}", caller.household_id, caller.member_id)
 }
 

@@ -18,7 +18,7 @@ use axum::{
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use ops::{Actor, Caller};
+use ops::Caller;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -33,11 +33,11 @@ struct Owner {
 
 impl Owner {
     fn of(caller: &Caller) -> Self {
-        let token_id = match caller.actor {
-            Actor::Token { token_id, .. } => Some(token_id),
-            _ => None,
-        };
-        Self { household_id: caller.household_id, member_id: caller.member_id, token_id }
+        Self {
+            household_id: caller.household_id,
+            member_id: caller.member_id,
+            token_id: caller.token_id(),
+        }
     }
 }
 

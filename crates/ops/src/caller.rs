@@ -92,6 +92,14 @@ impl Caller {
         self.role == Role::Owner
     }
 
+    /// The token the caller acts with; `None` for people, the assistant and the system.
+    pub fn token_id(&self) -> Option<i64> {
+        match &self.actor {
+            Actor::Token { token_id, .. } => Some(*token_id),
+            _ => None,
+        }
+    }
+
     /// Which tools the caller's client lists by default: its token's setting (people and the
     /// assistant: every tool).
     pub fn tool_set(&self) -> crate::tools::ToolSet {

@@ -56,13 +56,17 @@ pub fn offered(set: ToolSet, info: &OpInfo) -> bool {
 
 /// Most tools one `find_tools` call returns.
 pub const MAX_FOUND: u32 = 8;
+/// Tools one `find_tools` call returns when its `limit` is left out.
+pub const DEFAULT_FOUND: u32 = 5;
+/// The longest `find_tools` query, in characters.
+pub const MAX_QUERY: usize = 200;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindToolsInput {
     /// What you want to do, in a few words, e.g. "price history", "merge categories",
     /// "import a bank statement". English or Spanish.
-    #[schemars(length(min = 1, max = 200))]
+    #[schemars(length(min = 1, max = MAX_QUERY))]
     pub query: String,
     /// Default 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]

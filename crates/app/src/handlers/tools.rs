@@ -4,16 +4,13 @@
 use domain::Text;
 use ops::{
     OpError, OpMeta,
-    tools::{FindToolsInput, FoundTools, MAX_FOUND, ToolDefinition},
+    tools::{DEFAULT_FOUND, FindToolsInput, FoundTools, MAX_FOUND, MAX_QUERY, ToolDefinition},
 };
 
 use crate::{ctx::Ctx, input};
 
-/// Tools returned when `limit` is left out.
-const DEFAULT_FOUND: u32 = 5;
-
 pub(crate) fn find_tools(ctx: &mut Ctx<'_>, input: FindToolsInput) -> Result<FoundTools, OpError> {
-    let query = input::clean_name("/query", &input.query, 200)?;
+    let query = input::clean_name("/query", &input.query, MAX_QUERY)?;
     let limit = input.limit.unwrap_or(DEFAULT_FOUND);
     if !(1..=MAX_FOUND).contains(&limit) {
         return Err(OpError::invalid(

@@ -34,8 +34,9 @@ impl Accounts for App {
         &'a self,
         email: &'a str,
         password: &'a str,
+        client: Option<std::net::IpAddr>,
     ) -> BoxFuture<'a, Result<Caller, OpError>> {
-        Box::pin(async move { self.sign_in(email, password, Via::Web).await })
+        Box::pin(async move { self.sign_in(email, password, client, Via::Web).await })
     }
 
     fn start_session<'a>(

@@ -5,6 +5,8 @@ use argon2::{
     Argon2,
     password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
 };
+use std::net::IpAddr;
+
 use domain::Text;
 use ops::{Actor, Caller, OpError, Scope, Via};
 use sha2::{Digest, Sha256};
@@ -245,27 +247,46 @@ impl App {
         Ok(Caller::person(member.household_id, member.id, member.role, via))
     }
 
-    /// Checks a password for sign-in; the same answer for an unknown email and a wrong
-    /// password.
-    /// After five wrong passwords for an email within 15 minutes, that email is refused until
-    /// the 15 minutes have passed, even with the right password.
-    pub async fn sign_in(&self, email: &str, password: &str, via: Via) -> Result<Caller, OpError> {
+    /// Checks a password for sign-in; the same answer, after the same work, for an unknown
+    /// email and a wrong password. Failures are limited by email and `client` address (see
+    /// [`crate::limits::SignInLimiter`]).
+    pub async fn sign_in(
+        &self,
+        email: &str,
+        password: &str,
+        client: Option<IpAddr>,
+        via: Via,
+    ) -> Result<Caller, OpError> {
         let key = normalise_email(email);
-        self.sign_in_limit.check(&key, self.clock.now())?;
+        self.sign_in_limit.check(&key, client, self.clock.now())?;
         let found = self.member_by_email(email).await?;
-        let wrong = || {
-            self.sign_in_limit.failed(&key, self.clock.now());
-            OpError::Unauthenticated { message: Text::new("Wrong email or password.") }
+        let (member, hash) = match found {
+            Some((member, Some(hash))) => (Some(member), hash),
+            // Verifying against a hash of nothing takes as long as a real check, so the time
+            // of the answer does not tell whether the email has an account.
+            _ => (None, unknown_member_hash()?.to_owned()),
         };
-        let Some((member, Some(hash))) = found else { return Err(wrong()) };
         let password = password.to_owned();
         let ok = tokio::task::spawn_blocking(move || verify_password(&password, &hash))
             .await
             .unwrap_or(false);
-        if !ok {
-            return Err(wrong());
-        }
-        self.sign_in_limit.succeeded(&key);
+        let Some(member) = member.filter(|_| ok) else {
+            self.sign_in_limit.failed(&key, client, self.clock.now());
+            return Err(OpError::Unauthenticated {
+                message: Text::new("Wrong email or password."),
+            });
+        };
+        self.sign_in_limit.succeeded(&key, client);
         Ok(Caller::person(member.household_id, member.id, member.role, via))
     }
+}
+
+/// A password hash no password matches (of random bytes nobody keeps), made once.
+fn unknown_member_hash() -> Result<&'static str, OpError> {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    if let Some(hash) = HASH.get() {
+        return Ok(hash);
+    }
+    let hash = hash_password(&random_hex(32)?)?;
+    Ok(HASH.get_or_init(|| hash))
 }

@@ -1,11 +1,12 @@
 //! Limits on the injected clock: the per-token rate limit (a token bucket per API token, so one
 //! runaway agent cannot monopolise a small machine; people are not limited by it) and the
-//! sign-in limit (failed passwords per email).
+//! sign-in limit (failed passwords per email and client address).
 //!
 //! Both fail closed: a lock poisoned by a panic elsewhere keeps its counts and keeps limiting.
 
 use std::{
     collections::HashMap,
+    net::IpAddr,
     sync::{Mutex, MutexGuard, PoisonError},
 };
 
@@ -76,49 +77,124 @@ impl Limiter {
     }
 }
 
-/// Failed sign-ins that lock an email.
-const MAX_FAILURES: u32 = 5;
-/// How long the failures of an email count, from the first.
+/// Failed sign-ins for one email from one address before that address is refused for it.
+const MAX_FAILURES_FROM_ONE_ADDRESS: u32 = 5;
+/// Failed sign-ins for one email, from anywhere, before each further try must wait.
+const FREE_FAILURES: u32 = 5;
+/// The longest wait between tries for an email: the owner of an email under attack from many
+/// addresses still signs in within a minute.
+const MAX_DELAY_SECS: u64 = 60;
+/// How long failures count, from the first.
 const FAILURE_WINDOW: SignedDuration = SignedDuration::from_mins(15);
+/// Entries kept at most; past it, entries below the thresholds are forgotten first.
+const MAX_ENTRIES: usize = 50_000;
 
+#[derive(Clone, Copy)]
 struct Failures {
     count: u32,
     since: Timestamp,
+    last: Timestamp,
 }
 
-/// Failed sign-ins per email: after [`MAX_FAILURES`] within [`FAILURE_WINDOW`] of the first, the
-/// email is refused until the window has passed, whatever the password.
+impl Failures {
+    fn add(entry: Option<&mut Self>, now: Timestamp) -> Option<Self> {
+        match entry {
+            Some(failures) => {
+                failures.count += 1;
+                failures.last = now;
+                None
+            }
+            None => Some(Self { count: 1, since: now, last: now }),
+        }
+    }
+}
+
 #[derive(Default)]
-pub(crate) struct SignInLimiter(Mutex<HashMap<String, Failures>>);
+struct FailureTables {
+    /// By email and client address: a guesser at one address is stopped for the window.
+    by_address: HashMap<(String, Option<IpAddr>), Failures>,
+    /// By email alone: guessers at many addresses are slowed, with a growing delay, without
+    /// locking the owner out.
+    by_email: HashMap<String, Failures>,
+}
+
+/// Failed sign-ins. An address that failed [`MAX_FAILURES_FROM_ONE_ADDRESS`] times for an
+/// email within [`FAILURE_WINDOW`] is refused for that email until the window has passed,
+/// whatever the password. Past [`FREE_FAILURES`] for an email from anywhere, each try must
+/// wait 1, 2, 4… seconds (at most [`MAX_DELAY_SECS`]) after the last failure. Emails are
+/// compared as given: the caller normalises them.
+#[derive(Default)]
+pub(crate) struct SignInLimiter(Mutex<FailureTables>);
 
 impl SignInLimiter {
-    /// Refuses a locked email, saying when to try again.
-    pub(crate) fn check(&self, email: &str, now: Timestamp) -> Result<(), OpError> {
-        let mut failures = locked(&self.0);
-        failures.retain(|_, f| now.duration_since(f.since) < FAILURE_WINDOW);
-        match failures.get(email) {
-            Some(f) if f.count >= MAX_FAILURES => {
-                let wait = (FAILURE_WINDOW - now.duration_since(f.since)).as_secs().max(1);
-                let wait = wait.unsigned_abs();
-                let minutes = wait.div_ceil(60);
-                Err(OpError::RateLimited {
+    /// Refuses a try that comes too soon, saying when to try again.
+    pub(crate) fn check(
+        &self,
+        email: &str,
+        client: Option<IpAddr>,
+        now: Timestamp,
+    ) -> Result<(), OpError> {
+        let mut tables = locked(&self.0);
+        let current = |f: &Failures| now.duration_since(f.since) < FAILURE_WINDOW;
+        tables.by_address.retain(|_, f| current(f));
+        tables.by_email.retain(|_, f| current(f));
+        if let Some(f) = tables.by_address.get(&(email.to_owned(), client))
+            && f.count >= MAX_FAILURES_FROM_ONE_ADDRESS
+        {
+            let wait = seconds_until(f.since + FAILURE_WINDOW, now);
+            return Err(OpError::RateLimited {
+                retry_after_secs: wait,
+                message: Text::new(
+                    "Too many failed attempts for this email. Try again in {minutes} min.",
+                )
+                .with("minutes", wait.div_ceil(60)),
+            });
+        }
+        if let Some(f) = tables.by_email.get(email)
+            && f.count >= FREE_FAILURES
+        {
+            let delay = 1u64
+                .checked_shl(f.count - FREE_FAILURES)
+                .unwrap_or(MAX_DELAY_SECS)
+                .min(MAX_DELAY_SECS);
+            let next = f.last + SignedDuration::from_secs(delay.cast_signed());
+            if now < next {
+                let wait = seconds_until(next, now);
+                return Err(OpError::RateLimited {
                     retry_after_secs: wait,
                     message: Text::new(
-                        "Too many failed attempts for this email. Try again in {minutes} min.",
+                        "Too many failed attempts for this email. Wait {seconds} s and try again.",
                     )
-                    .with("minutes", minutes),
-                })
+                    .with("seconds", wait),
+                });
             }
-            _ => Ok(()),
+        }
+        Ok(())
+    }
+
+    pub(crate) fn failed(&self, email: &str, client: Option<IpAddr>, now: Timestamp) {
+        let mut tables = locked(&self.0);
+        if tables.by_address.len() + tables.by_email.len() > MAX_ENTRIES {
+            tables.by_address.retain(|_, f| f.count >= MAX_FAILURES_FROM_ONE_ADDRESS);
+            tables.by_email.retain(|_, f| f.count >= FREE_FAILURES);
+        }
+        let pair = (email.to_owned(), client);
+        if let Some(new) = Failures::add(tables.by_address.get_mut(&pair), now) {
+            tables.by_address.insert(pair, new);
+        }
+        if let Some(new) = Failures::add(tables.by_email.get_mut(email), now) {
+            tables.by_email.insert(email.to_owned(), new);
         }
     }
 
-    pub(crate) fn failed(&self, email: &str, now: Timestamp) {
-        let mut failures = locked(&self.0);
-        failures.entry(email.to_owned()).or_insert(Failures { count: 0, since: now }).count += 1;
+    pub(crate) fn succeeded(&self, email: &str, client: Option<IpAddr>) {
+        let mut tables = locked(&self.0);
+        tables.by_address.remove(&(email.to_owned(), client));
+        tables.by_email.remove(email);
     }
+}
 
-    pub(crate) fn succeeded(&self, email: &str) {
-        locked(&self.0).remove(email);
-    }
+/// Whole seconds from `now` to `then`, at least one.
+fn seconds_until(then: Timestamp, now: Timestamp) -> u64 {
+    then.duration_since(now).as_secs().max(1).unsigned_abs()
 }

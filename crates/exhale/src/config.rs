@@ -27,6 +27,14 @@ pub(crate) struct Config {
     pub(crate) token_rate_burst: u32,
     /// Mark the web app's cookies Secure: set it when people reach Exhale over HTTPS.
     pub(crate) secure_cookies: bool,
+    /// Connections served at once; when full, the one idle longest is closed for a new one.
+    pub(crate) max_connections: usize,
+    /// Seconds a client has to send a request's headers, also between requests.
+    pub(crate) header_read_timeout_secs: u64,
+    /// Seconds a response may take to start.
+    pub(crate) request_timeout_secs: u64,
+    /// Addresses of reverse proxies whose X-Forwarded-For names the client.
+    pub(crate) trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 /// The TOML file: every key optional.
@@ -42,6 +50,10 @@ struct FileConfig {
     token_rate_per_second: Option<u32>,
     token_rate_burst: Option<u32>,
     secure_cookies: Option<bool>,
+    max_connections: Option<usize>,
+    header_read_timeout_secs: Option<u64>,
+    request_timeout_secs: Option<u64>,
+    trusted_proxies: Option<Vec<std::net::IpAddr>>,
 }
 
 /// Values given on the command line.
@@ -54,6 +66,17 @@ pub(crate) struct Flags {
 #[expect(clippy::disallowed_methods, reason = "configuration is read here and only here")]
 fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+/// Sets `target` from the variable `name` when it is set; `what` says what it must be.
+fn parse_env<T: std::str::FromStr>(name: &str, what: &str, target: &mut T) -> anyhow::Result<()>
+where
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    if let Some(value) = env(name) {
+        *target = value.parse().with_context(|| format!("{name}={value} is not {what}"))?;
+    }
+    Ok(())
 }
 
 fn default_data_dir() -> PathBuf {
@@ -85,6 +108,10 @@ impl Config {
             token_rate_per_second: 20,
             token_rate_burst: 120,
             secure_cookies: false,
+            max_connections: 512,
+            header_read_timeout_secs: 10,
+            request_timeout_secs: 30,
+            trusted_proxies: Vec::new(),
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -108,6 +135,12 @@ impl Config {
                 file.token_rate_per_second.unwrap_or(config.token_rate_per_second);
             config.token_rate_burst = file.token_rate_burst.unwrap_or(config.token_rate_burst);
             config.secure_cookies = file.secure_cookies.unwrap_or(config.secure_cookies);
+            config.max_connections = file.max_connections.unwrap_or(config.max_connections);
+            config.header_read_timeout_secs =
+                file.header_read_timeout_secs.unwrap_or(config.header_read_timeout_secs);
+            config.request_timeout_secs =
+                file.request_timeout_secs.unwrap_or(config.request_timeout_secs);
+            config.trusted_proxies = file.trusted_proxies.unwrap_or(config.trusted_proxies);
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();
@@ -120,10 +153,7 @@ impl Config {
         if let Some(log) = env("EXHALE_LOG") {
             config.log = log;
         }
-        if let Some(bytes) = env("EXHALE_MAX_REQUEST_BYTES") {
-            config.max_request_bytes =
-                bytes.parse().context("EXHALE_MAX_REQUEST_BYTES must be a number of bytes")?;
-        }
+        parse_env("EXHALE_MAX_REQUEST_BYTES", "a number of bytes", &mut config.max_request_bytes)?;
         if let Some(hosts) = env("EXHALE_ALLOWED_HOSTS") {
             config.allowed_hosts =
                 hosts.split(',').map(|h| h.trim().to_owned()).filter(|h| !h.is_empty()).collect();
@@ -132,13 +162,43 @@ impl Config {
             config.allowed_origins =
                 origins.split(',').map(|o| o.trim().to_owned()).filter(|o| !o.is_empty()).collect();
         }
-        if let Some(rate) = env("EXHALE_TOKEN_RATE_PER_SECOND") {
-            config.token_rate_per_second =
-                rate.parse().context("EXHALE_TOKEN_RATE_PER_SECOND must be a whole number")?;
+        parse_env(
+            "EXHALE_TOKEN_RATE_PER_SECOND",
+            "a whole number",
+            &mut config.token_rate_per_second,
+        )?;
+        parse_env("EXHALE_TOKEN_RATE_BURST", "a whole number", &mut config.token_rate_burst)?;
+        parse_env("EXHALE_SECURE_COOKIES", "true or false", &mut config.secure_cookies)?;
+        parse_env("EXHALE_MAX_CONNECTIONS", "a whole number", &mut config.max_connections)?;
+        parse_env(
+            "EXHALE_HEADER_READ_TIMEOUT_SECS",
+            "whole seconds",
+            &mut config.header_read_timeout_secs,
+        )?;
+        parse_env(
+            "EXHALE_REQUEST_TIMEOUT_SECS",
+            "whole seconds",
+            &mut config.request_timeout_secs,
+        )?;
+        if let Some(proxies) = env("EXHALE_TRUSTED_PROXIES") {
+            config.trusted_proxies = proxies
+                .split(',')
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(|p| {
+                    p.parse().with_context(|| {
+                        format!("EXHALE_TRUSTED_PROXIES: {p} is not an IP address")
+                    })
+                })
+                .collect::<anyhow::Result<_>>()?;
         }
-        if let Some(secure) = env("EXHALE_SECURE_COOKIES") {
-            config.secure_cookies =
-                secure.parse().context("EXHALE_SECURE_COOKIES must be true or false")?;
+        if config.max_connections == 0
+            || config.header_read_timeout_secs == 0
+            || config.request_timeout_secs == 0
+        {
+            anyhow::bail!(
+                "max_connections, header_read_timeout_secs and request_timeout_secs must be at least 1"
+            );
         }
         if let Some(dir) = flags.data_dir {
             config.data_dir = dir;
@@ -147,6 +207,16 @@ impl Config {
             config.listen = listen;
         }
         Ok(config)
+    }
+
+    /// The server's connection limits and timeouts.
+    pub(crate) fn serving(&self) -> http::ServeConfig {
+        http::ServeConfig {
+            max_connections: self.max_connections,
+            header_read_timeout: std::time::Duration::from_secs(self.header_read_timeout_secs),
+            request_timeout: std::time::Duration::from_secs(self.request_timeout_secs),
+            trusted_proxies: self.trusted_proxies.clone(),
+        }
     }
 
     pub(crate) fn database(&self) -> PathBuf {

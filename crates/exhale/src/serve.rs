@@ -80,9 +80,8 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         setup_secret = Some(secret);
     }
     let jobs = app.spawn_jobs();
-    axum::serve(listener, router(app, &config, address.port(), setup_secret)?)
-        .with_graceful_shutdown(shutdown_signal(terminate))
-        .await?;
+    let router = router(app, &config, address.port(), setup_secret)?;
+    http::serve(listener, router, config.serving(), shutdown_signal(terminate)).await;
     jobs.abort();
     Ok(())
 }

@@ -5,11 +5,13 @@
 //!   [`ops::Caller`], through [`ops::Catalog::authenticate_token`].
 //! - [`problem_response`]: an [`ops::OpError`] as RFC 9457 problem JSON with
 //!   Exhale's stable `code`, the one error format of the HTTP API.
+//! - [`serve`]: the server loop, with timeouts, a connection cap and [`ClientAddress`].
 //!
 //! Nothing here holds a business rule: the catalog decides, this crate translates.
 
 mod auth;
 mod problem;
+mod serve;
 mod state;
 
 pub use auth::{BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, parse_bearer};
@@ -17,4 +19,5 @@ pub use problem::{
     PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,
     problem_response_with_status, title_of,
 };
+pub use serve::{ClientAddress, ServeConfig, serve};
 pub use state::AppState;

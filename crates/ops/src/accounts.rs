@@ -44,11 +44,13 @@ pub trait Accounts: Send + Sync {
     fn set_up(&self, new: NewHousehold) -> BoxFuture<'_, Result<Caller, OpError>>;
 
     /// Checks an email and password; the same refusal for an unknown email and a wrong
-    /// password, and `RateLimited` for an email with too many failures.
+    /// password, and `RateLimited` for an email with too many failures from `client` (the
+    /// address the request came from) or from anywhere.
     fn sign_in<'a>(
         &'a self,
         email: &'a str,
         password: &'a str,
+        client: Option<std::net::IpAddr>,
     ) -> BoxFuture<'a, Result<Caller, OpError>>;
 
     /// Starts a session for a person who just signed in.

@@ -215,11 +215,10 @@ pub fn serve_router(listener: tokio::net::TcpListener, router: axum::Router) -> 
     let addr = listener.local_addr().expect("a local address");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router)
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
-            .await;
+        http::serve(listener, router, http::ServeConfig::default(), async {
+            let _ = stopped.await;
+        })
+        .await;
     });
     TestServer { addr, stop: Some(stop), task }
 }

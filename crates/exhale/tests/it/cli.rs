@@ -54,15 +54,30 @@ pub(crate) fn owner_with_token(dir: &TempDir, scope: &str) -> String {
 
 /// Starts `exhale serve` on a free port; its first line of output says where.
 fn spawn_serve(dir: &TempDir) -> std::process::Child {
+    spawn_serve_with(dir, &[])
+}
+
+/// [`spawn_serve`] with more environment, e.g. `EXHALE_MAX_CONNECTIONS`.
+pub(crate) fn spawn_serve_with(dir: &TempDir, env: &[(&str, &str)]) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_exhale"))
         .arg("--data-dir")
         .arg(dir.path())
         .args(["serve", "--listen", "127.0.0.1:0"])
         .env("HOME", dir.path())
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .unwrap()
+}
+
+/// The address a served binary printed on its first line. The rest of its output is read
+/// and dropped, so the server never writes to a closed pipe.
+pub(crate) fn listening_url(child: &mut std::process::Child) -> String {
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    std::thread::spawn(move || lines.for_each(drop));
+    first.strip_prefix("Exhale is listening on ").unwrap_or_else(|| panic!("{first}")).to_owned()
 }
 
 #[test]
@@ -202,12 +217,7 @@ async fn serve_answers_until_sigterm_then_exits_cleanly() {
     let dir = TempDir::new();
     let token = owner_with_token(&dir, "read");
     let mut child = spawn_serve(&dir);
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = lines.next().unwrap().unwrap();
-    let url = first
-        .strip_prefix("Exhale is listening on ")
-        .unwrap_or_else(|| panic!("{first}"))
-        .to_owned();
+    let url = listening_url(&mut child);
     let response = reqwest::Client::new()
         .post(format!("{url}/api/v1/ops/get_household"))
         .bearer_auth(&token)

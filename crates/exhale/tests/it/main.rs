@@ -18,6 +18,7 @@ mod names_and_dates;
 mod policy;
 mod rest;
 mod rules;
+mod serving;
 mod tool_sets;
 mod validation;
 mod web;

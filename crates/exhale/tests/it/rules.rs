@@ -2,7 +2,7 @@
 //! that records charges, undo conflicts, pagination, reports and the briefing.
 
 use jiff::SignedDuration;
-use ops::{Catalog as _, Heard, OpError, Via};
+use ops::{Caller, Catalog as _, Heard, OpError, Via};
 use serde_json::json;
 use test_support::code;
 
@@ -663,7 +663,7 @@ async fn sign_in_locks_an_email_after_five_failures_until_fifteen_minutes_pass()
     let w = World::new().await;
     let sign_in = |email: &'static str, password: &'static str| {
         let app = w.env.app.clone();
-        async move { app.sign_in(email, password, Via::Web).await }
+        async move { app.sign_in(email, password, None, Via::Web).await }
     };
     for _ in 0..5 {
         assert_eq!(code(&sign_in("ana@a.test", "guess").await), "unauthenticated");
@@ -682,4 +682,40 @@ async fn sign_in_locks_an_email_after_five_failures_until_fifteen_minutes_pass()
     assert_eq!(code(&sign_in("ana@a.test", test_support::PASSWORD).await), "rate_limited");
     w.env.clock.advance(SignedDuration::from_mins(1));
     assert_eq!(code(&sign_in("ana@a.test", test_support::PASSWORD).await), "ok");
+}
+
+#[tokio::test]
+async fn guessing_from_many_addresses_slows_an_email_without_locking_its_owner_out() {
+    let w = World::new().await;
+    let sign_in = |password: &'static str, address: &str| {
+        let app = w.env.app.clone();
+        let client = Some(address.parse().unwrap());
+        async move { app.sign_in("ana@a.test", password, client, Via::Web).await }
+    };
+    let wait_of = |result: &Result<Caller, OpError>| match result {
+        Err(OpError::RateLimited { retry_after_secs, .. }) => *retry_after_secs,
+        other => panic!("not rate limited: {other:?}"),
+    };
+    // Five guesses from one address lock that address out for the window.
+    for _ in 0..5 {
+        assert_eq!(code(&sign_in("guess", "203.0.113.1").await), "unauthenticated");
+    }
+    assert_eq!(wait_of(&sign_in(test_support::PASSWORD, "203.0.113.1").await), 15 * 60);
+    // Each further guess, from anywhere, waits twice as long after the last failure: 1, 2,
+    // 4, 8… seconds, never more than a minute.
+    let mut expected = 1;
+    for guesser in 2..=12 {
+        let address = format!("203.0.113.{guesser}");
+        assert_eq!(wait_of(&sign_in("guess", &address).await), expected, "guess {guesser}");
+        w.env.clock.advance(SignedDuration::from_secs(expected.cast_signed()));
+        assert_eq!(code(&sign_in("guess", &address).await), "unauthenticated");
+        expected = (expected * 2).min(60);
+    }
+    // Ana, at home, waits at most a minute, then signs in; her success clears the delay.
+    assert_eq!(wait_of(&sign_in(test_support::PASSWORD, "198.51.100.5").await), 60);
+    w.env.clock.advance(SignedDuration::from_secs(60));
+    assert_eq!(code(&sign_in(test_support::PASSWORD, "198.51.100.5").await), "ok");
+    assert_eq!(code(&sign_in("guess", "203.0.113.99").await), "unauthenticated");
+    // The first guesser is still locked out.
+    assert_eq!(code(&sign_in(test_support::PASSWORD, "203.0.113.1").await), "rate_limited");
 }

@@ -1,7 +1,7 @@
 //! First-run setup, sign-in and sign-out.
 
 use axum::{
-    Form,
+    Extension, Form,
     extract::{Path, Query, State},
     http::{HeaderMap, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
@@ -174,6 +174,7 @@ pub(crate) struct SignInForm {
 pub(crate) async fn sign_in(
     State(web): State<Web>,
     headers: HeaderMap,
+    client: Option<Extension<http::ClientAddress>>,
     Form(form): Form<SignInForm>,
 ) -> Response {
     if let Err(refused) = session::check_form_token(&web, &headers, &form.form_token) {
@@ -189,7 +190,8 @@ pub(crate) async fn sign_in(
             json!({"next": next, "email": form.email, "error": error}),
         )
     };
-    match web.accounts.sign_in(&form.email, &form.password).await {
+    let client = client.map(|Extension(http::ClientAddress(ip))| ip);
+    match web.accounts.sign_in(&form.email, &form.password, client).await {
         Ok(caller) => signed_in(&web, &caller, &next).await,
         Err(err @ OpError::RateLimited { .. }) => {
             again(StatusCode::TOO_MANY_REQUESTS, &err.text().render())

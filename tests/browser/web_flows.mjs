@@ -14,6 +14,7 @@
 import { createRequire } from "node:module";
 import assert from "node:assert/strict";
 import path from "node:path";
+import fs from "node:fs";
 
 const require = createRequire(path.join(process.env.NODE_MODULES, "noop.js"));
 const { chromium } = require("playwright-core");
@@ -29,13 +30,27 @@ const browser = await chromium.launch({
          "--disable-component-update", "--disable-sync"],
 });
 
-// axe-core checks every page a screenshot is taken of against WCAG 2 A and AA.
-const axeSource = require.resolve("axe-core/axe.min.js");
+// axe-core checks every page a screenshot is taken of against WCAG 2 A and AA. It runs through
+// the DevTools protocol, as a script tag would break the page's Content-Security-Policy.
+const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const accessibility = [];
+
+// Every Content-Security-Policy violation on any page, as the browser reports it.
+const cspViolations = [];
+async function newContext(options) {
+  const context = await browser.newContext(options);
+  await context.addInitScript(() => {
+    window.cspViolations = [];
+    document.addEventListener("securitypolicyviolation", (e) =>
+      window.cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}`));
+  });
+  return context;
+}
 
 async function shot(page, name) {
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-  await page.addScriptTag({ path: axeSource });
+  for (const violation of await page.evaluate(() => window.cspViolations)) cspViolations.push(`${name}: ${violation}`);
+  await page.evaluate(axeSource);
   const { passed, violations } = await page.evaluate(async () => {
     const result = await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
     return {
@@ -48,7 +63,7 @@ async function shot(page, name) {
 }
 
 async function firstRun() {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await newContext({ viewport: { width: 1280, height: 900 } });
   // Pages answer in milliseconds here; a step that waits longer has failed.
   context.setDefaultTimeout(5000);
   const page = await context.newPage();
@@ -175,7 +190,7 @@ async function firstRun() {
   await shot(page, "18-edit-subscription");
 
   // The same pages on a phone, and in dark mode.
-  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true,
+  const phone = await newContext({ viewport: { width: 390, height: 844 }, isMobile: true,
     storageState: await context.storageState() });
   const phonePage = await phone.newPage();
   await phonePage.goto(`${base}/`);
@@ -184,7 +199,7 @@ async function firstRun() {
   await shot(phonePage, "10-overview-phone");
   await phonePage.goto(`${base}/subscriptions`);
   await shot(phonePage, "11-subscriptions-phone");
-  const dark = await browser.newContext({ colorScheme: "dark", viewport: { width: 1280, height: 900 },
+  const dark = await newContext({ colorScheme: "dark", viewport: { width: 1280, height: 900 },
     storageState: await context.storageState() });
   const darkPage = await dark.newPage();
   await darkPage.goto(`${base}/`);
@@ -207,7 +222,7 @@ async function agentAsks(op, input) {
 }
 
 async function live() {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const context = await newContext({ viewport: { width: 1280, height: 900 } });
   context.setDefaultTimeout(5000);
   const page = await context.newPage();
   await page.goto(`${base}/sign-in`);
@@ -242,6 +257,7 @@ try {
     await firstRun();
   }
   assert.deepEqual(accessibility, [], "WCAG 2 A and AA, checked by axe-core");
+  assert.deepEqual(cspViolations, [], "no page breaks its Content-Security-Policy");
   console.log(`browser flow ${process.env.EXHALE_FLOW} passed`);
 } finally {
   await browser.close();

@@ -34,6 +34,7 @@ pub fn router() -> Router<http::AppState> {
         // empty 404 from whatever fallback the server has.
         .route("/api/v1", any(routes::no_such_endpoint))
         .route("/api/v1/{*rest}", any(routes::no_such_endpoint))
+        .layer(axum::middleware::map_response(http::mark_private))
 }
 
 #[cfg(test)]

@@ -5,16 +5,19 @@
 //!   [`ops::Caller`], through [`ops::Catalog::authenticate_token`].
 //! - [`problem_response`]: an [`ops::OpError`] as RFC 9457 problem JSON with
 //!   Exhale's stable `code`, the one error format of the HTTP API.
+//! - [`mark_private`]: `no-store` and `nosniff` on answers with personal data.
 //! - [`serve`]: the server loop, with timeouts, a connection cap and [`ClientAddress`].
 //!
 //! Nothing here holds a business rule: the catalog decides, this crate translates.
 
 mod auth;
+mod private;
 mod problem;
 mod serve;
 mod state;
 
 pub use auth::{BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, parse_bearer};
+pub use private::{mark_private, mark_private_headers};
 pub use problem::{
     PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,
     problem_response_with_status, title_of,

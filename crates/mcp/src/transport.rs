@@ -112,6 +112,7 @@ pub fn endpoint<H: ServerHandler + Send + 'static>(
     Router::new()
         .route_service("/mcp", service)
         .layer(middleware::from_fn_with_state(owners, crate::sessions::bind))
+        .layer(middleware::map_response(http::mark_private))
 }
 
 /// Puts the bearer token's caller into the request for `ExhaleMcp`, or answers 401 with a

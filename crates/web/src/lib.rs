@@ -5,7 +5,7 @@
 //! confirmation page built from its dry run. Sign-in, sessions and the first-run setup go
 //! through `ops::accounts::Accounts`.
 //!
-//! Here: routing and shared state (this file), sessions and CSRF (`session.rs`), rendering
+//! Here: routing and shared state (this file), sessions and CSRF (`session.rs`), security headers (`headers.rs`), rendering
 //! and translation (`render.rs`), SVG charts (`chart.rs`), and one module per area under
 //! `pages/`. Not here: business rules (the catalog) and the REST or MCP adapters.
 
@@ -15,6 +15,7 @@
 )]
 
 mod chart;
+mod headers;
 mod pages;
 mod render;
 mod session;
@@ -132,5 +133,6 @@ pub fn router(
         .route("/static/icon.svg", get(pages::assets::icon))
         // Every route but /import, whose own limit is set on it and wins.
         .layer(axum::extract::DefaultBodyLimit::max(max_request_bytes))
+        .layer(axum::middleware::map_response(headers::add))
         .with_state(web))
 }

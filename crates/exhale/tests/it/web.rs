@@ -24,6 +24,7 @@ pub(crate) struct Page {
     pub(crate) status: StatusCode,
     pub(crate) location: Option<String>,
     pub(crate) body: String,
+    pub(crate) headers: reqwest::header::HeaderMap,
 }
 
 impl Visitor {
@@ -58,7 +59,8 @@ impl Visitor {
         }
         let status = response.status();
         let location = response.headers().get("location").map(|l| l.to_str().unwrap().to_owned());
-        Page { status, location, body: response.text().await.unwrap() }
+        let headers = response.headers().clone();
+        Page { status, location, headers, body: response.text().await.unwrap() }
     }
 
     pub(crate) async fn get(&mut self, path: &str) -> Page {
@@ -281,6 +283,57 @@ async fn forms_without_the_sessions_csrf_token_change_nothing() {
         visitor.post(&format!("/subscriptions/{}/delete", w.netflix), &[("csrf", "")]).await;
     assert_eq!(delete.status, StatusCode::FORBIDDEN);
     assert_eq!(w.env.dump().await, before);
+}
+
+#[tokio::test]
+async fn every_page_forbids_inline_script_framing_and_caching() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let mut visitor = Visitor::new(&server);
+    let header = |page: &Page, name: &str| {
+        page.headers.get(name).map(|v| v.to_str().unwrap().to_owned()).unwrap_or_default()
+    };
+    let sign_in = visitor.get("/sign-in").await;
+    visitor.sign_in("ana@a.test", PASSWORD).await;
+    let mut pages = vec![sign_in];
+    for path in [
+        "/",
+        "/subscriptions",
+        &format!("/subscriptions/{}", w.netflix),
+        "/activity",
+        "/settings",
+        "/settings/tokens",
+        "/connect",
+        "/export/exhale-export.json",
+        "/no-such-page-but-signed-in",
+    ] {
+        pages.push(visitor.get(path).await);
+    }
+    for page in &pages {
+        let policy = header(page, "content-security-policy");
+        assert!(
+            policy.contains("script-src 'self'")
+                && policy.contains("frame-ancestors 'none'")
+                && !policy.contains("unsafe-inline"),
+            "{policy}"
+        );
+        assert_eq!(header(page, "x-content-type-options"), "nosniff");
+        assert_eq!(header(page, "x-frame-options"), "DENY");
+        assert_eq!(header(page, "referrer-policy"), "same-origin");
+        assert_eq!(header(page, "cache-control"), "no-store");
+        assert!(!page.body.contains("<script>") && !page.body.contains(" style="), "{}", page.body);
+    }
+    // The stylesheet keeps its day of caching; the API is not stored either.
+    assert_eq!(header(&visitor.get("/static/app.css").await, "cache-control"), "max-age=86400");
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let api = reqwest::Client::new()
+        .post(server.url("/api/v1/ops/get_household"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(api.headers()["cache-control"], "no-store");
+    assert_eq!(api.headers()["x-content-type-options"], "nosniff");
 }
 
 #[tokio::test]

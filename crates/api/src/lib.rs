@@ -21,8 +21,9 @@ use axum::{
 
 pub use openapi::openapi_document;
 
-/// The REST routes, to merge into the server's router.
-pub fn router() -> Router<http::AppState> {
+/// The REST routes, to merge into the server's router; a body over `max_request_bytes` is
+/// refused with a `413` problem, whether it declares its length or not.
+pub fn router(max_request_bytes: usize) -> Router<http::AppState> {
     Router::new()
         .route("/healthz", get(routes::healthz))
         .route("/api/v1/openapi.json", get(routes::openapi_json))
@@ -34,6 +35,7 @@ pub fn router() -> Router<http::AppState> {
         // empty 404 from whatever fallback the server has.
         .route("/api/v1", any(routes::no_such_endpoint))
         .route("/api/v1/{*rest}", any(routes::no_such_endpoint))
+        .layer(axum::extract::DefaultBodyLimit::max(max_request_bytes))
         .layer(axum::middleware::map_response(http::mark_private))
 }
 

@@ -46,12 +46,18 @@ pub(crate) async fn post_op(
         Ok(body) => body,
         Err(rejection) => {
             // Too large or cut off: keep the status axum chose (413, 400), in our format.
-            let err = OpError::invalid(
-                "",
+            let message = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Text::new(
+                    "The request body is larger than this server takes (its max_request_bytes). Send fewer items at once.",
+                )
+            } else {
                 Text::new("The request body could not be read: {error}.")
-                    .with("error", rejection.body_text()),
+                    .with("error", rejection.body_text())
+            };
+            return problem_response_with_status(
+                &OpError::invalid("", message),
+                rejection.status(),
             );
-            return problem_response_with_status(&err, rejection.status());
         }
     };
     let prepared = json_body_input(&body).and_then(|mut input| {

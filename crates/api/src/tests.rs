@@ -99,7 +99,7 @@ fn fake_ops() -> Vec<OpMeta> {
 
 fn app_failing_with(fail_with: Option<OpError>) -> Router {
     let catalog = FakeCatalog { ops: fake_ops(), fail_with };
-    crate::router().with_state(AppState::new(Arc::new(catalog)))
+    crate::router(1024 * 1024).with_state(AppState::new(Arc::new(catalog)))
 }
 
 fn app() -> Router {

@@ -36,12 +36,10 @@ pub(crate) fn router(
         .with_own_origins(port),
     )
     .context("cannot set up /mcp")?;
-    // The web app applies the same limit to its own forms, and a larger one to a statement
-    // upload.
-    Ok(api::router()
+    // Each adapter applies the limit itself, so a refusal is in its own error format.
+    Ok(api::router(config.max_request_bytes)
         .with_state(http::AppState::new(catalog))
         .merge(mcp)
-        .layer(tower_http::limit::RequestBodyLimitLayer::new(config.max_request_bytes))
         .merge(web)
         .layer(tower_http::trace::TraceLayer::new_for_http()))
 }

@@ -57,7 +57,8 @@ pub async fn serve_stdio(catalog: Arc<dyn Catalog>, caller: Caller) -> Result<()
 /// The `/mcp` endpoint, for nesting into the app's router.
 pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Result<Router, std::io::Error> {
     Ok(exhale_endpoint(catalog.clone(), config)?
-        .layer(middleware::from_fn_with_state(catalog, authenticate)))
+        .layer(middleware::from_fn_with_state(catalog, authenticate))
+        .layer(middleware::map_response(crate::framing::rewrite_refusal)))
 }
 
 /// The `/mcp` endpoint acting for one fixed caller, without bearer authentication: for test
@@ -112,6 +113,8 @@ pub fn endpoint<H: ServerHandler + Send + 'static>(
     Router::new()
         .route_service("/mcp", service)
         .layer(middleware::from_fn_with_state(owners, crate::sessions::bind))
+        .layer(middleware::from_fn_with_state(config.max_request_bytes, crate::framing::check))
+        .layer(middleware::map_response(crate::framing::rewrite_refusal))
         .layer(middleware::map_response(http::mark_private))
 }
 

@@ -170,11 +170,8 @@ impl TestEnv {
             },
         )
         .expect("set up the web app");
-        let router = api::router()
-            .with_state(http::AppState::new(catalog))
-            .merge(mcp)
-            .layer(tower_http::limit::RequestBodyLimitLayer::new(1024 * 1024))
-            .merge(web);
+        let router =
+            api::router(1024 * 1024).with_state(http::AppState::new(catalog)).merge(mcp).merge(web);
         serve_router(listener, router)
     }
 }

@@ -228,6 +228,84 @@ async fn http_refuses_missing_tokens_and_foreign_origins() {
 }
 
 #[tokio::test]
+async fn every_refusal_on_mcp_is_a_json_rpc_error_with_the_stable_code() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let client = reqwest::Client::new();
+    let send = |token: Option<&str>, content_type: &str, body: reqwest::Body| {
+        let mut request = client
+            .post(server.url("/mcp"))
+            .header("content-type", content_type)
+            .header("accept", "application/json, text/event-stream")
+            .body(body);
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+            let body: Value = response.json().await.unwrap();
+            assert_eq!(content_type, "application/json", "{body}");
+            assert_eq!((body["jsonrpc"].as_str(), &body["id"]), (Some("2.0"), &Value::Null));
+            (
+                status,
+                body["error"]["code"].as_i64().unwrap(),
+                body["error"]["data"]["code"].clone(),
+                body,
+            )
+        }
+    };
+    let json = "application/json";
+    let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+    let batch = json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]).to_string();
+    let huge = format!(
+        r#"{{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {{"pad": "{}"}}}}"#,
+        "x".repeat(1024 * 1024)
+    );
+    let chunked = || {
+        let pieces = vec![Ok::<_, std::io::Error>(huge.clone().into_bytes())];
+        reqwest::Body::wrap_stream(futures_util::stream::iter(pieces))
+    };
+    for (case, (status, rpc_code, code, body)) in [
+        ("not JSON", send(Some(&token), json, "hello".into()).await),
+        ("nested too deep", send(Some(&token), json, deep.clone().into()).await),
+        ("a batch", send(Some(&token), json, batch.into()).await),
+        ("not an object", send(Some(&token), json, "42".into()).await),
+        ("too large", send(Some(&token), json, huge.clone().into()).await),
+        ("too large, chunked", send(Some(&token), json, chunked()).await),
+        ("not JSON by its type", send(Some(&token), "text/plain", "{}".into()).await),
+        ("no token", send(None, json, "{}".into()).await),
+    ] {
+        let expected = match case {
+            "not JSON" | "nested too deep" => (400, -32700, "invalid_input"),
+            "a batch" | "not an object" => (400, -32600, "invalid_input"),
+            "too large" | "too large, chunked" => (413, -32600, "invalid_input"),
+            "not JSON by its type" => (415, -32600, "invalid_input"),
+            _ => (401, -32600, "unauthenticated"),
+        };
+        assert_eq!((status, rpc_code, code.as_str().unwrap()), expected, "{case}: {body}");
+        assert!(body["error"]["message"].as_str().unwrap().len() > 10, "{case}: {body}");
+    }
+    // The same limit on the REST API is problem JSON, whether the length is declared or not.
+    for body in [reqwest::Body::from(huge.clone()), chunked()] {
+        let response = client
+            .post(server.url("/api/v1/ops/list_subscriptions"))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 413);
+        assert_eq!(response.headers()["content-type"], "application/problem+json");
+        let problem: Value = response.json().await.unwrap();
+        assert_eq!(problem["code"], "invalid_input", "{problem}");
+    }
+}
+
+#[tokio::test]
 async fn stdio_serves_the_token_holder() {
     let dir = TempDir::new();
     let token = crate::cli::owner_with_token(&dir, "trusted");

@@ -8,6 +8,7 @@
 mod config;
 mod demo;
 mod import;
+mod logging;
 mod serve;
 
 use std::{io::Read as _, net::SocketAddr, path::PathBuf, process::ExitCode, sync::Arc};
@@ -178,13 +179,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config =
         Config::load(Flags { config: cli.config, data_dir: cli.data_dir, listen: cli.listen })?;
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_new(config.log_filter())
-                .unwrap_or_else(|_| "info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    logging::init(&config.log_filter());
     if let Command::Config { command: ConfigCommand::Show } = &cli.command {
         println!("{}", toml::to_string(&config)?);
         return Ok(ExitCode::SUCCESS);

@@ -59,14 +59,24 @@ fn spawn_serve(dir: &TempDir) -> std::process::Child {
 
 /// [`spawn_serve`] with more environment, e.g. `EXHALE_MAX_CONNECTIONS`.
 pub(crate) fn spawn_serve_with(dir: &TempDir, env: &[(&str, &str)]) -> std::process::Child {
+    spawn_serve_logging(dir, env, Stdio::null())
+}
+
+/// [`spawn_serve_with`], its log going to `log`.
+pub(crate) fn spawn_serve_logging(
+    dir: &TempDir,
+    env: &[(&str, &str)],
+    log: impl Into<Stdio>,
+) -> std::process::Child {
     Command::new(env!("CARGO_BIN_EXE_exhale"))
         .arg("--data-dir")
         .arg(dir.path())
         .args(["serve", "--listen", "127.0.0.1:0"])
         .env("HOME", dir.path())
+        .env_remove("RUST_LOG")
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .unwrap()
 }

@@ -1,6 +1,7 @@
-//! The real binary under slow and crowded clients: a few hundred connections that send their
-//! headers slowly, more than the server takes at once, do not stop `/healthz` from answering.
-//! (The server loop's own tests, in the `http` crate, cover each limit on its own.)
+//! The real binary under slow, crowded and hostile clients: a few hundred connections that
+//! send their headers slowly, more than the server takes at once, do not stop `/healthz` from
+//! answering (the server loop's own tests, in the `http` crate, cover each limit on its own),
+//! and text from requests cannot flood or forge its log.
 
 use std::time::Duration;
 
@@ -10,7 +11,9 @@ use tokio::{
     net::TcpStream,
 };
 
-use crate::cli::{listening_url, spawn_serve_with};
+use serde_json::json;
+
+use crate::cli::{listening_url, owner_with_token, spawn_serve_logging, spawn_serve_with};
 
 const SLOW_CLIENTS: usize = 300;
 
@@ -39,4 +42,67 @@ async fn hundreds_of_slow_clients_do_not_stop_healthz() {
     drop(slow);
     std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(0));
+}
+
+#[tokio::test]
+async fn text_from_requests_is_cut_and_escaped_in_the_log() {
+    let dir = TempDir::new();
+    let token = owner_with_token(&dir, "read");
+    let log_path = dir.path().join("serve.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    // Everything our libraries log too, at the most talkative level.
+    let mut child = spawn_serve_logging(&dir, &[("RUST_LOG", "debug")], log);
+    let url = listening_url(&mut child);
+    let hostile = format!("{}\nFORGED log line\u{1b}[31m", "A".repeat(100_000));
+    let client = reqwest::Client::new();
+    let mcp = |body: serde_json::Value, session: Option<&str>| {
+        let mut request = client
+            .post(format!("{url}/mcp"))
+            .bearer_auth(&token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&body);
+        if let Some(session) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        request.send()
+    };
+    // A 2025 session opened by a client with a hostile name, then a tool by a hostile name.
+    let opened = mcp(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": hostile, "version": "1"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    let session = opened.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    mcp(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}), Some(&session))
+        .await
+        .unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": hostile, "arguments": {}}});
+    assert_eq!(mcp(call.clone(), Some(&session)).await.unwrap().status(), 200);
+    mcp(call, None).await.unwrap();
+    // A REST op by a hostile name, and a hostile value.
+    let path = format!("{url}/api/v1/ops/{}", "B".repeat(50_000));
+    client.post(path).bearer_auth(&token).send().await.unwrap();
+    client
+        .post(format!("{url}/api/v1/ops/list_subscriptions"))
+        .bearer_auth(&token)
+        .json(&json!({"status": hostile}))
+        .send()
+        .await
+        .unwrap();
+    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert!(lines.iter().any(|l| l.contains("AAAAAAAAAA")), "the hostile requests were logged");
+    for line in &lines {
+        assert!(line.chars().count() <= 2_100, "a line of {} characters", line.chars().count());
+        assert!(!line.starts_with("FORGED") && !line.contains('\u{1b}'), "{line}");
+    }
 }

@@ -92,7 +92,8 @@ pub(crate) fn query_input(
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Scalar {
     Integer,
-    /// An id that may also be written as a name: digits are the id, anything else the name.
+    /// An id that may also be written as a name: a positive whole number is the id, anything
+    /// else the name (as the schema's string branch allows "0").
     IdOrName,
     Number,
     Boolean,
@@ -151,9 +152,11 @@ fn coerce(field: &str, pointer: &str, raw: &str, scalar: Scalar) -> Result<Value
     };
     match scalar {
         Scalar::String => Ok(Value::String(raw.to_owned())),
-        Scalar::IdOrName => {
-            Ok(raw.parse::<i64>().map_or_else(|_| Value::String(raw.to_owned()), Value::from))
-        }
+        Scalar::IdOrName => Ok(raw
+            .parse::<i64>()
+            .ok()
+            .filter(|id| *id >= 1)
+            .map_or_else(|| Value::String(raw.to_owned()), Value::from)),
         Scalar::Integer => raw
             .parse::<i64>()
             .map(Value::from)

@@ -63,6 +63,7 @@ pub struct CreateTokenInput {
     pub tools: Option<ToolSet>,
     /// 1 to 3650 days; default: no expiry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::limits::TOKEN_DAYS))]
     pub expires_in_days: Option<u32>,
 }
 
@@ -135,6 +136,7 @@ pub struct UpdateSettingsInput {
     pub exchange_rates: BTreeMap<String, Option<String>>,
     /// 0 to 30.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0, max = crate::limits::REMINDER_DAYS))]
     pub reminder_days_before: Option<u32>,
 }
 

@@ -22,7 +22,7 @@ pub struct ListActivityInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity: Option<EntityKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entity_id: Option<i64>,
+    pub entity_id: Option<crate::common::RecordId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_id: Option<String>,
     /// From this date, inclusive, in the household's time zone.
@@ -36,6 +36,7 @@ pub struct ListActivityInput {
     #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
     pub limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::common::CURSOR_PATTERN))]
     pub cursor: Option<String>,
 }
 
@@ -85,7 +86,8 @@ impl Op for ListActivity {
 pub struct UndoInput {
     /// Activity entry ids to revert.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub audit_ids: Vec<i64>,
+    #[schemars(length(max = crate::limits::BULK))]
+    pub audit_ids: Vec<crate::common::RecordId>,
     /// Revert every change of one call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_id: Option<String>,

@@ -50,6 +50,7 @@ pub struct ListChargesInput {
     #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
     pub limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::common::CURSOR_PATTERN))]
     pub cursor: Option<String>,
 }
 
@@ -109,7 +110,7 @@ impl Op for ListUpcomingCharges {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateChargeInput {
-    pub id: i64,
+    pub id: crate::common::RecordId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ChargeStatus>,
     /// Decimal string in the charge's currency.

@@ -33,12 +33,66 @@ pub struct Ref {
     pub name: String,
 }
 
+/// The id of a record that has no name to give instead (a charge, a token, an activity entry):
+/// a whole number from 1 to [`crate::limits::MAX_ID`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct RecordId(i64);
+
+impl RecordId {
+    pub fn new(id: i64) -> Option<Self> {
+        (1..=crate::limits::MAX_ID).contains(&id).then_some(Self(id))
+    }
+
+    pub fn get(self) -> i64 {
+        self.0
+    }
+}
+
+impl fmt::Display for RecordId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl From<RecordId> for i64 {
+    fn from(id: RecordId) -> i64 {
+        id.0
+    }
+}
+
+impl<'de> Deserialize<'de> for RecordId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let id = i64::deserialize(deserializer)?;
+        Self::new(id).ok_or_else(|| {
+            de::Error::custom(format_args!(
+                "{id} is not an id; ids are whole numbers from 1 to {}",
+                crate::limits::MAX_ID
+            ))
+        })
+    }
+}
+
+impl JsonSchema for RecordId {
+    fn schema_name() -> Cow<'static, str> {
+        "RecordId".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "minimum": 1, "maximum": crate::limits::MAX_ID})
+    }
+}
+
 // The input of an op that acts on one thing: its id (for subscriptions, categories, payment
 // methods and members, the id or the name; see `crate::resolve`). A plain comment, not a doc
 // comment, so the schema carries no description of its own.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct IdInput<T = i64> {
+pub struct IdInput<T = RecordId> {
     pub id: T,
 }
 
@@ -371,7 +425,10 @@ pub const MAX_PAGE: u32 = 500;
 pub const DEFAULT_PAGE: u32 = 100;
 
 /// Far beyond any real list, and well inside SQLite's integers.
-const MAX_OFFSET: u64 = 1 << 40;
+const MAX_OFFSET: u64 = 999_999_999_999;
+
+/// What a cursor looks like (`o` and the offset), so a schema tells a made-up one apart.
+pub const CURSOR_PATTERN: &str = "^o[0-9]{1,12}$";
 
 /// The position a list `cursor` names: an offset into the list's stable order, written
 /// `o<offset>`; no cursor is the start. `None` for a cursor Exhale never gave out.

@@ -184,6 +184,7 @@ pub struct ImportItem {
     /// The charges the statement showed (from parse_statement), oldest first: the
     /// subscription's series starts at the first, and its price history follows them. At least
     /// one.
+    #[schemars(length(min = 1, max = crate::limits::IMPORT_CHARGES))]
     pub charges: Vec<ImportCharge>,
 }
 

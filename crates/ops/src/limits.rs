@@ -6,6 +6,14 @@ use serde::Serialize;
 
 /// A subscription's, a member's or a household's name, in characters.
 pub const NAME: usize = 100;
+/// The largest id: JavaScript's largest exact integer, so every client reads ids exactly.
+pub const MAX_ID: i64 = 9_007_199_254_740_991;
+/// Days a token may live.
+pub const TOKEN_DAYS: u32 = 3650;
+/// Days before a charge a reminder may go out.
+pub const REMINDER_DAYS: u32 = 30;
+/// Months of spending history one call may cover.
+pub const HISTORY_MONTHS: u32 = 60;
 /// A category's, a payment method's or a token's name, in characters.
 pub const SHORT_NAME: usize = 60;
 /// A note, in characters.
@@ -22,6 +30,8 @@ pub const EMOJI: usize = 8;
 pub const BULK: usize = 500;
 /// Subscriptions one import creates.
 pub const IMPORT_ITEMS: usize = 200;
+/// Charges one imported subscription may bring (years of weekly charges).
+pub const IMPORT_CHARGES: usize = 1000;
 /// How many years ahead a date that must be in the future may be (a pause's end, a trial's
 /// end, the next charge); further is refused as a likely wrong year.
 pub const FUTURE_YEARS: i64 = 5;

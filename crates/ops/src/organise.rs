@@ -115,6 +115,7 @@ impl Op for DeleteCategory {
 #[serde(deny_unknown_fields)]
 pub struct MergeCategoriesInput {
     /// The categories to fold in and delete.
+    #[schemars(length(min = 1, max = crate::limits::BULK))]
     pub source_ids: Vec<CategoryId>,
     /// The category that remains.
     pub target_id: CategoryId,
@@ -173,6 +174,7 @@ pub struct CreatePaymentMethodInput {
     pub kind: Option<PaymentMethodKind>,
     /// Exactly four digits.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = r"^[0-9]{4}$"))]
     pub last4: Option<String>,
     /// "YYYY-MM".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -205,6 +207,7 @@ pub struct UpdatePaymentMethodInput {
     pub kind: Option<PaymentMethodKind>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    #[schemars(regex(pattern = r"^[0-9]{4}$"))]
     pub last4: Patch<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]

@@ -120,6 +120,7 @@ impl Op for GetSpendingSummary {
 pub struct SpendingHistoryInput {
     /// How many months back including this one, 1 to 60; default 12.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::limits::HISTORY_MONTHS))]
     pub months: Option<u32>,
 }
 

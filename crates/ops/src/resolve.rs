@@ -293,15 +293,13 @@ fn shorten(given: &str) -> String {
     domain::validate::shorten(given, 60)
 }
 
-/// Reads an id from a JSON number: a positive whole number (`939.0` too).
-fn whole_id<E: de::Error>(noun: &Noun, value: f64) -> Result<i64, E> {
-    if value.fract() == 0.0 && value >= 1.0 && value <= (1_i64 << 53) as f64 {
-        return Ok(value as i64);
-    }
-    Err(E::custom(format_args!(
+/// A number that is not an id: a fraction, or too large for one (whole numbers such as `939.0`
+/// arrive as integers: the invoker reads them so).
+fn not_an_id<E: de::Error>(noun: &Noun, value: f64) -> E {
+    E::custom(format_args!(
         "{value} is not a {} id; ids are positive whole numbers (see {})",
         noun.singular, noun.list_op
-    )))
+    ))
 }
 
 macro_rules! entity_id {
@@ -349,10 +347,10 @@ macro_rules! entity_id {
                         write!(f, "a {} id (an integer) or its name", $singular)
                     }
                     fn visit_i64<E: de::Error>(self, id: i64) -> Result<$name, E> {
-                        if id < 1 {
+                        if !(1..=limits::MAX_ID).contains(&id) {
                             return Err(E::custom(format_args!(
-                                "{id} is not a {} id; ids are positive whole numbers (see {})",
-                                $singular, $list_op
+                                "{id} is not a {} id; ids are whole numbers from 1 to {} (see {})",
+                                $singular, limits::MAX_ID, $list_op
                             )));
                         }
                         Ok($name(id))
@@ -364,7 +362,7 @@ macro_rules! entity_id {
                         self.visit_i64(id)
                     }
                     fn visit_f64<E: de::Error>(self, value: f64) -> Result<$name, E> {
-                        whole_id(&$name::NOUN, value).map($name)
+                        Err(not_an_id(&$name::NOUN, value))
                     }
                     fn visit_str<E: de::Error>(self, given: &str) -> Result<$name, E> {
                         read_name(&$name::NOUN, given).map($name)
@@ -386,7 +384,7 @@ macro_rules! entity_id {
             fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
                 schemars::json_schema!({
                     "oneOf": [
-                        {"type": "integer", "minimum": 1},
+                        {"type": "integer", "minimum": 1, "maximum": limits::MAX_ID},
                         {"type": "string", "minLength": 1, "maxLength": limits::NAME}
                     ],
                     "description": concat!("Id or name (see ", $list_op, ").")
@@ -621,7 +619,7 @@ mod tests {
 
     #[test]
     fn ids_stay_ids() {
-        for id in [json!(4), json!(4.0), json!("4")] {
+        for id in [json!(4), json!("4")] {
             let (input, reading) = read(json!({"id": id}));
             assert_eq!(input.unwrap().id, SubscriptionId(4));
             assert!(reading.resolved.is_empty());

@@ -124,6 +124,7 @@ pub struct ListSubscriptionsInput {
     #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
     pub limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::common::CURSOR_PATTERN))]
     pub cursor: Option<String>,
 }
 

@@ -38,7 +38,7 @@ pub(crate) fn create_token(
     let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
     let expires_at = match input.expires_in_days {
         None => None,
-        Some(days) if (1..=3650).contains(&days) => {
+        Some(days) if (1..=ops::limits::TOKEN_DAYS).contains(&days) => {
             let at = ctx
                 .now
                 .checked_add(jiff::SignedDuration::from_hours(24 * i64::from(days)))
@@ -48,7 +48,8 @@ pub(crate) fn create_token(
         Some(_) => {
             return Err(OpError::invalid(
                 "/expires_in_days",
-                Text::new("expires_in_days must be between 1 and 3650."),
+                Text::new("expires_in_days must be between 1 and {max}.")
+                    .with("max", ops::limits::TOKEN_DAYS),
             ));
         }
     };
@@ -82,7 +83,7 @@ pub(crate) fn create_token(
 }
 
 pub(crate) fn revoke_token(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Token, OpError> {
-    let row = store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), input.id)
+    let row = store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), input.id.get())
         .or_not_found(|| {
             Text::new("No token of yours with id {id}. Call list_tokens.").with("id", input.id)
         })?;
@@ -142,10 +143,11 @@ pub(crate) fn update_settings(
             .or_internal()?;
     }
     if let Some(days) = input.reminder_days_before {
-        if days > 30 {
+        if days > ops::limits::REMINDER_DAYS {
             return Err(OpError::invalid(
                 "/reminder_days_before",
-                Text::new("reminder_days_before must be between 0 and 30."),
+                Text::new("reminder_days_before must be between 0 and {max}.")
+                    .with("max", ops::limits::REMINDER_DAYS),
             ));
         }
         ctx.household.reminder_days_before = i64::from(days);

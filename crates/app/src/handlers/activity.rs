@@ -121,7 +121,7 @@ pub(crate) fn list(
         member_id: input.member_id.map(ops::resolve::MemberId::get),
         op: input.op.map(|op| op.as_str().to_owned()),
         entity: input.entity,
-        entity_id: input.entity_id,
+        entity_id: input.entity_id.map(i64::from),
         batch_id: input.batch_id,
         from: from.map(|d| day_start(ctx, d)).transpose()?,
         until,
@@ -139,6 +139,13 @@ fn parse_state(text: Option<&str>) -> Result<Option<Value>, OpError> {
 }
 
 pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, OpError> {
+    if input.audit_ids.len() > ops::limits::BULK {
+        return Err(OpError::invalid(
+            "/audit_ids",
+            Text::new("Undo at most {max} entries at once; pass batch_id to undo a whole call.")
+                .with("max", ops::limits::BULK),
+        ));
+    }
     let mut entries = match (&input.batch_id, input.audit_ids.is_empty()) {
         (Some(_), false) => {
             return Err(OpError::invalid("", Text::new("Give audit_ids or batch_id, not both.")));
@@ -163,11 +170,11 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
             rows
         }
         (None, false) => {
+            let ids: Vec<i64> = input.audit_ids.iter().map(|id| id.get()).collect();
             let rows =
-                store::audit::get_many(ctx.db, ctx.household_id(), ctx.me(), &input.audit_ids)
-                    .or_internal()?;
+                store::audit::get_many(ctx.db, ctx.household_id(), ctx.me(), &ids).or_internal()?;
             for (i, id) in input.audit_ids.iter().enumerate() {
-                if !rows.iter().any(|r| r.id == *id) {
+                if !rows.iter().any(|r| r.id == id.get()) {
                     return Err(OpError::invalid(
                         format!("/audit_ids/{i}"),
                         Text::new(

@@ -54,7 +54,7 @@ pub(crate) fn upcoming(ctx: &mut Ctx<'_>, input: ListUpcomingInput) -> Result<Up
 }
 
 pub(crate) fn get(ctx: &mut Ctx<'_>, input: ops::common::IdInput) -> Result<Charge, OpError> {
-    let row = store_charges::get(ctx.db, ctx.household_id(), Some(ctx.me()), input.id)
+    let row = store_charges::get(ctx.db, ctx.household_id(), Some(ctx.me()), input.id.get())
         .or_not_found(|| {
             Text::new("No charge with id {id}. Call list_charges to find ids.").with("id", input.id)
         })?;
@@ -62,7 +62,7 @@ pub(crate) fn get(ctx: &mut Ctx<'_>, input: ops::common::IdInput) -> Result<Char
 }
 
 pub(crate) fn update(ctx: &mut Ctx<'_>, input: UpdateChargeInput) -> Result<Charge, OpError> {
-    let mut row = store_charges::get(ctx.db, ctx.household_id(), Some(ctx.me()), input.id)
+    let mut row = store_charges::get(ctx.db, ctx.household_id(), Some(ctx.me()), input.id.get())
         .or_not_found(|| {
             Text::new("No charge with id {id}. Call list_charges to find ids.").with("id", input.id)
         })?;

@@ -112,10 +112,9 @@ pub(crate) fn invite_member(
     let email = auth::clean_email("/email", &input.email)?;
     let role = input.role.unwrap_or(Role::Member);
     if hh::email_taken(ctx.db, &email).or_internal()? {
-        return Err(OpError::invalid(
-            "/email",
-            Text::new("Someone with this email already has an Exhale account."),
-        ));
+        return Err(OpError::conflict(Text::new(
+            "Someone with this email already has an Exhale account; invite another address.",
+        )));
     }
     let code = auth::new_secret("inv")?;
     let expires = ctx

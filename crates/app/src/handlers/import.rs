@@ -183,6 +183,13 @@ pub(crate) fn import_subscriptions(
             });
             continue;
         }
+        if item.charges.len() > ops::limits::IMPORT_CHARGES {
+            return Err(OpError::invalid(
+                at("charges"),
+                Text::new("At most {max} charges per subscription; give the most recent ones.")
+                    .with("max", ops::limits::IMPORT_CHARGES),
+            ));
+        }
         let mut charges = Vec::with_capacity(item.charges.len());
         for (n, charge) in item.charges.iter().enumerate() {
             let date = charge.date.date();

@@ -156,10 +156,30 @@ pub(crate) fn read_input<T: DeserializeOwned>(
     }
 }
 
+/// JSON Schema's `integer` is any whole number, `939.0` too, and some clients write every
+/// number as a float: such numbers become integers, so every integer field takes them.
+fn whole_numbers_as_integers(value: &mut Value) {
+    match value {
+        Value::Number(number) => {
+            // 2^63 is exactly representable as f64, so this range check is exact.
+            if let Some(float) = number.as_f64().filter(|_| number.is_f64())
+                && float.fract() == 0.0
+                && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&float)
+            {
+                *number = serde_json::Number::from(float as i64);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(whole_numbers_as_integers),
+        Value::Object(fields) => fields.values_mut().for_each(whole_numbers_as_integers),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
+}
+
 /// Deserialises an op's input, turning serde's complaint into `invalid_input` with a JSON
 /// pointer to the field.
 pub(crate) fn parse_input<T: DeserializeOwned>(input: Value) -> Result<T, OpError> {
-    let input = if input.is_null() { Value::Object(Default::default()) } else { input };
+    let mut input = if input.is_null() { Value::Object(Default::default()) } else { input };
+    whole_numbers_as_integers(&mut input);
     if !input.is_object() {
         return Err(OpError::invalid(
             "",

@@ -50,11 +50,14 @@ fn check_unique_category(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Resu
     if let Some(existing) = org::find_category(ctx.db, ctx.household_id(), name).or_internal()?
         && Some(existing) != except
     {
-        return Err(OpError::invalid(
-            "/name",
-            Text::new("A category named {name} exists already (id {id}).")
-                .with("name", name)
-                .with("id", existing),
+        // A conflict with what is stored, not a malformed input: the same name is fine in
+        // another household.
+        return Err(OpError::conflict(
+            Text::new(
+                "A category named {name} exists already (id {id}). Use it, or choose another name.",
+            )
+            .with("name", name)
+            .with("id", existing),
         ));
     }
     Ok(())
@@ -175,10 +178,11 @@ pub(crate) fn merge_categories(
     ctx: &mut Ctx<'_>,
     input: MergeCategoriesInput,
 ) -> Result<Category, OpError> {
-    if input.source_ids.is_empty() {
+    if input.source_ids.is_empty() || input.source_ids.len() > ops::limits::BULK {
         return Err(OpError::invalid(
             "/source_ids",
-            Text::new("Give at least one category to merge into the target."),
+            Text::new("Give 1 to {max} categories to merge into the target.")
+                .with("max", ops::limits::BULK),
         ));
     }
     let target = load_category(ctx, input.target_id.get())?;

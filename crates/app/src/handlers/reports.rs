@@ -141,8 +141,12 @@ pub(crate) fn spending_history(
     input: SpendingHistoryInput,
 ) -> Result<SpendingHistory, OpError> {
     let months = input.months.unwrap_or(12);
-    if months == 0 || months > 60 {
-        return Err(OpError::invalid("/months", Text::new("months must be between 1 and 60.")));
+    if months == 0 || months > ops::limits::HISTORY_MONTHS {
+        return Err(OpError::invalid(
+            "/months",
+            Text::new("months must be between 1 and {max}.")
+                .with("max", ops::limits::HISTORY_MONTHS),
+        ));
     }
     let converter = Converter::load(ctx)?;
     let this_month = ctx.today.first_of_month();

@@ -89,7 +89,6 @@ async fn other_ops_refuse_their_worst_input() {
             "/until",
         ),
         ("update_charge", json!({"id": w.charge, "status": "lost"}), "/status"),
-        ("create_category", json!({"name": "streaming"}), "/name"),
         ("create_category", json!({"name": "\u{200B}\u{200B}"}), "/name"),
         (
             "create_subscription",
@@ -121,6 +120,20 @@ async fn other_ops_refuse_their_worst_input() {
         ("get_subscription", json!({"id": 0}), "/id"),
         ("get_subscription", json!([1, 2]), ""),
         ("list_categories", json!({"surprise": true}), "/surprise"),
+        ("get_spending_history", json!({"months": 0}), "/months"),
+        (
+            "create_token",
+            json!({"name": "t", "scope": "read", "expires_in_days": 0}),
+            "/expires_in_days",
+        ),
+        ("undo", json!({"audit_ids": (1..=501).collect::<Vec<i64>>()}), "/audit_ids"),
+        ("get_charge", json!({"id": 0}), "/id"),
+        ("get_charge", json!({"id": 9_007_199_254_740_992_i64}), "/id"),
+        (
+            "merge_categories",
+            json!({"target_id": w.streaming, "source_ids": (1..=501).collect::<Vec<i64>>()}),
+            "/source_ids",
+        ),
     ];
     for (op, input, pointer) in cases {
         let result = w.env.call(&w.ana, op, input.clone()).await;
@@ -129,6 +142,9 @@ async fn other_ops_refuse_their_worst_input() {
         };
         assert_eq!(got, pointer, "{op} {input}");
     }
+    // A name another category has is a conflict with what is stored, not a malformed input.
+    let taken = w.env.call(&w.ana, "create_category", json!({"name": "streaming"})).await;
+    assert_eq!(test_support::code(&taken), "conflict", "{taken:?}");
     assert_eq!(before, w.env.dump().await);
 }
 
@@ -204,6 +220,24 @@ async fn unknown_ops_and_ids_are_not_found_with_a_next_step() {
     assert_eq!(test_support::code(&unknown), "not_found");
     let missing = w.env.call(&w.ana, "get_subscription", json!({"id": 424_242})).await;
     assert!(missing.unwrap_err().text().render().contains("list_subscriptions"));
+}
+
+#[tokio::test]
+async fn whole_numbers_written_as_floats_are_integers_everywhere() {
+    let w = World::new().await;
+    let netflix = w.netflix as f64;
+    let as_int = w.env.call(&w.ana, "list_upcoming_charges", json!({"days": 30})).await.unwrap();
+    let as_float =
+        w.env.call(&w.ana, "list_upcoming_charges", json!({"days": 30.0})).await.unwrap();
+    assert_eq!(as_int, as_float);
+    let history =
+        w.env.call(&w.ana, "list_price_changes", json!({"subscription_id": netflix})).await;
+    assert_eq!(test_support::code(&history), "ok", "{history:?}");
+    let page = w.env.call(&w.ana, "list_subscriptions", json!({"limit": 2.0})).await.unwrap();
+    assert_eq!(page["items"].as_array().unwrap().len(), 2);
+    // A fraction is still not a whole number.
+    let half = w.env.call(&w.ana, "list_upcoming_charges", json!({"days": 30.5})).await;
+    assert_eq!(test_support::code(&half), "invalid_input");
 }
 
 #[tokio::test]

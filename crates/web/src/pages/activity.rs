@@ -9,6 +9,7 @@ use axum::{
 use ops::{
     Text,
     activity::{ListActivity, ListActivityInput, Undo, UndoInput},
+    common::RecordId,
     entities::ActorKind,
 };
 use serde::Deserialize;
@@ -67,7 +68,7 @@ pub(crate) struct UndoQuery {
     batch: Option<String>,
 }
 
-fn undo_input(id: i64, batch: Option<&str>) -> UndoInput {
+fn undo_input(id: RecordId, batch: Option<&str>) -> UndoInput {
     match batch.filter(|batch| !batch.is_empty()) {
         Some(batch) => UndoInput { batch_id: Some(batch.to_owned()), ..Default::default() },
         None => UndoInput { audit_ids: vec![id], ..Default::default() },
@@ -78,7 +79,7 @@ pub(crate) async fn confirm_undo(
     State(web): State<Web>,
     headers: HeaderMap,
     SignedIn(person): SignedIn,
-    Path(id): Path<i64>,
+    Path(id): Path<RecordId>,
     Query(query): Query<UndoQuery>,
 ) -> Response {
     let batch = query.batch.filter(|b| !b.is_empty());
@@ -110,7 +111,7 @@ pub(crate) struct UndoForm {
 pub(crate) async fn undo(
     State(web): State<Web>,
     headers: HeaderMap,
-    Path(id): Path<i64>,
+    Path(id): Path<RecordId>,
     Posted { person, form }: Posted<UndoForm>,
 ) -> Response {
     let input = undo_input(id, form.batch.as_deref());

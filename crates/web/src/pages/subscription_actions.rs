@@ -13,7 +13,7 @@ use ops::{
     accounts::SessionCaller,
     charges::{UpdateCharge, UpdateChargeInput},
     common::IdInput,
-    common::Patch,
+    common::{Patch, RecordId},
     entities::{ChargeStatus, Visibility},
     household::Empty,
     organise::{ListCategories, ListPaymentMethods},
@@ -255,7 +255,7 @@ pub(crate) struct ChargeForm {
 pub(crate) async fn charge(
     State(web): State<Web>,
     headers: HeaderMap,
-    Path(id): Path<i64>,
+    Path(id): Path<RecordId>,
     Posted { person, form }: Posted<ChargeForm>,
 ) -> Response {
     let back = format!("/subscriptions/{}", form.subscription_id);

@@ -11,7 +11,7 @@ use ops::{
     OpError, Scope, Text,
     access::{CreateToken, CreateTokenInput, ListTokens, RevokeToken, Token},
     accounts::SessionCaller,
-    common::IdInput,
+    common::{IdInput, RecordId},
     household::Empty,
     tools::ToolSet,
 };
@@ -189,7 +189,7 @@ pub(crate) async fn confirm_revoke(
     State(web): State<Web>,
     headers: HeaderMap,
     SignedIn(person): SignedIn,
-    Path(id): Path<i64>,
+    Path(id): Path<RecordId>,
 ) -> Response {
     confirm_page::<RevokeToken>(&web, &headers, &person, IdInput { id }, |token| Confirm {
         nav: "connect",
@@ -208,7 +208,7 @@ pub(crate) async fn confirm_revoke(
 pub(crate) async fn revoke(
     State(web): State<Web>,
     headers: HeaderMap,
-    Path(id): Path<i64>,
+    Path(id): Path<RecordId>,
     Posted { person, .. }: Posted<NoFields>,
 ) -> Response {
     let notice = Text::new("Revoked. Agents using that token are disconnected.");

@@ -215,11 +215,13 @@ async fn post_calls_the_op_with_the_body_as_rest() {
 
 #[tokio::test]
 async fn an_empty_body_is_an_empty_input() {
-    for body in ["", "  \n"] {
-        let answer = post("/api/v1/ops/list_subscriptions", body).await;
-        assert_eq!(answer.status, StatusCode::OK);
-        assert_eq!(answer.body["input"], json!({}));
-    }
+    let answer = post("/api/v1/ops/list_subscriptions", "").await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.body["input"], json!({}));
+    // Whitespace is not empty, and not JSON: the schema says a body is an object.
+    let answer = post("/api/v1/ops/list_subscriptions", "  \n").await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(answer.body["code"], "invalid_input");
 }
 
 #[tokio::test]

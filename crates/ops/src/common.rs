@@ -215,9 +215,13 @@ impl JsonSchema for IsoDate {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "format": "date"})
+        schemars::json_schema!({"type": "string", "format": "date", "pattern": ISO_DATE_PATTERN})
     }
 }
+
+/// `format: date` does not bound the year: this says 1900 to 2200
+/// ([`domain::validate::MIN_YEAR`] to [`domain::validate::MAX_YEAR`]).
+pub const ISO_DATE_PATTERN: &str = "^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$";
 
 /// An instant, written in RFC 3339 in UTC to the second (`2026-11-29T10:00:00Z`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

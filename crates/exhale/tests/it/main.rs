@@ -18,6 +18,7 @@ mod names_and_dates;
 mod policy;
 mod rest;
 mod rules;
+mod schemathesis;
 mod serving;
 mod tool_sets;
 mod validation;

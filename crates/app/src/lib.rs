@@ -91,6 +91,12 @@ impl App {
         transactions::blocking(move || store.backup(&target).map_err(transactions::internal)).await
     }
 
+    /// What SQLite's integrity and reference checks found in the database; empty when sound.
+    pub async fn check(&self) -> Result<Vec<String>, OpError> {
+        let store = self.store.clone();
+        transactions::blocking(move || store.check().map_err(transactions::internal)).await
+    }
+
     /// Replaces the database's content with a backup. Stop `exhale serve` first: a running
     /// server keeps caches of what it read.
     pub async fn restore(&self, source: &Path) -> Result<(), OpError> {

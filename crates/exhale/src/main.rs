@@ -101,6 +101,8 @@ enum Command {
     Backup { path: PathBuf },
     /// Replace the database with a backup made by `exhale backup` (stop `exhale serve` first).
     Restore { path: PathBuf },
+    /// Check the database file and its references (after a crash or a power cut).
+    Check,
     /// Show the effective configuration.
     Config {
         #[command(subcommand)]
@@ -337,6 +339,20 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
                 config.database().display(),
                 path.display()
             );
+        }
+        Command::Check => {
+            let problems = app.check().await.map_err(op_error)?;
+            if !problems.is_empty() {
+                for problem in &problems {
+                    println!("{problem}");
+                }
+                anyhow::bail!(
+                    "{} has {} problem(s); restore a backup with `exhale restore`",
+                    config.database().display(),
+                    problems.len()
+                );
+            }
+            println!("{} is sound.", config.database().display());
         }
         Command::Restore { path } => {
             app.restore(&path).await.map_err(|err| match err {

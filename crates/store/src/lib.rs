@@ -157,6 +157,33 @@ impl Store {
         Ok(())
     }
 
+    /// SQLite's own checks of the file (`integrity_check`) and of every reference
+    /// (`foreign_key_check`): what they found, empty when the database is sound.
+    pub fn check(&self) -> Result<Vec<String>> {
+        let reader = self.open_reader()?;
+        let mut problems = Vec::new();
+        let mut integrity = reader.prepare("PRAGMA integrity_check")?;
+        for row in integrity.query_map([], |row| row.get::<_, String>(0))? {
+            let row = row?;
+            if row != "ok" {
+                problems.push(row);
+            }
+        }
+        let mut references = reader.prepare("PRAGMA foreign_key_check")?;
+        let dangling = references.query_map([], |row| {
+            Ok(format!(
+                "{} row {} refers to a missing {}",
+                row.get::<_, String>(0)?,
+                row.get::<_, Option<i64>>(1)?.unwrap_or_default(),
+                row.get::<_, String>(2)?
+            ))
+        })?;
+        for row in dangling {
+            problems.push(row?);
+        }
+        Ok(problems)
+    }
+
     /// Replaces the database's content with a backup made by [`Store::backup`], then applies
     /// any migrations the backup predates. Refuses files that are not Exhale databases.
     pub fn restore(&self, source: &Path) -> Result<()> {

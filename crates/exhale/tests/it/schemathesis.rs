@@ -24,7 +24,10 @@ async fn schemathesis_finds_no_server_error_and_no_new_disagreement() {
     let examples = std::env::var("SCHEMATHESIS_EXAMPLES").unwrap_or_else(|_| "25".into());
     let mut command = tokio::process::Command::new("python3");
     command
-        .args(["-c", "import sys; from schemathesis.cli import schemathesis; sys.exit(schemathesis())"])
+        .args([
+            "-c",
+            "import sys; from schemathesis.cli import schemathesis; sys.exit(schemathesis())",
+        ])
         .arg("--config-file")
         .arg(dir.join("schemathesis.toml"))
         .arg("run")

@@ -106,3 +106,104 @@ async fn text_from_requests_is_cut_and_escaped_in_the_log() {
         assert!(!line.starts_with("FORGED") && !line.contains('\u{1b}'), "{line}");
     }
 }
+
+/// Writers at once, and rounds of killing the server under them.
+const WRITERS: usize = 6;
+const ROUNDS: usize = 5;
+/// Writes acknowledged in a round before the server is killed.
+const WRITES_BEFORE_KILL: usize = 150;
+
+/// Every subscription id in the data directory, read page by page through the CLI.
+fn stored_ids(dir: &TempDir) -> std::collections::HashSet<i64> {
+    let mut ids = std::collections::HashSet::new();
+    let mut cursor = None;
+    loop {
+        let mut input = json!({"limit": 500});
+        if let Some(cursor) = &cursor {
+            input["cursor"] = json!(cursor);
+        }
+        let page = crate::cli::exhale(
+            dir,
+            &["op", "list_subscriptions", "--json", &input.to_string()],
+            "",
+        );
+        assert!(page.status.success(), "{}", String::from_utf8_lossy(&page.stderr));
+        let page: serde_json::Value = serde_json::from_slice(&page.stdout).unwrap();
+        ids.extend(page["items"].as_array().unwrap().iter().map(|s| s["id"].as_i64().unwrap()));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return ids,
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_acknowledged_write_survives_kill_9_under_concurrent_writers() {
+    let dir = TempDir::new();
+    let token = owner_with_token(&dir, "trusted");
+    let no_limit = [("EXHALE_TOKEN_RATE_PER_SECOND", "0")];
+    let client = reqwest::Client::new();
+    let mut acknowledged: Vec<i64> = Vec::new();
+    for round in 0..ROUNDS {
+        let mut child = spawn_serve_with(&dir, &no_limit);
+        let url = listening_url(&mut child);
+        let (acks, mut heard) = tokio::sync::mpsc::unbounded_channel::<i64>();
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|writer| {
+                let (client, url, token, acks) =
+                    (client.clone(), url.clone(), token.clone(), acks.clone());
+                tokio::spawn(async move {
+                    for n in 0.. {
+                        let input = json!({"name": format!("R{round} W{writer} #{n}"),
+                            "amount": "1.00", "cycle": "monthly", "next_charge_on": "2026-12-20"});
+                        let sent = client
+                            .post(format!("{url}/api/v1/ops/create_subscription"))
+                            .bearer_auth(&token)
+                            .json(&input)
+                            .send()
+                            .await;
+                        // Once the server is gone, the writer stops.
+                        let Ok(response) = sent else { return };
+                        if response.status() != 200 {
+                            continue;
+                        }
+                        let Ok(created) = response.json::<serde_json::Value>().await else {
+                            return;
+                        };
+                        let _ = acks.send(created["id"].as_i64().unwrap());
+                    }
+                })
+            })
+            .collect();
+        drop(acks);
+        for _ in 0..WRITES_BEFORE_KILL {
+            acknowledged.push(heard.recv().await.unwrap());
+        }
+        // No clean shutdown: the process dies between two writes, or in one.
+        std::process::Command::new("kill")
+            .args(["-KILL", &child.id().to_string()])
+            .status()
+            .unwrap();
+        child.wait().unwrap();
+        for writer in writers {
+            writer.await.unwrap();
+        }
+        // Answers that arrived before the kill landed are acknowledged too.
+        while let Ok(id) = heard.try_recv() {
+            acknowledged.push(id);
+        }
+        let stored = stored_ids(&dir);
+        let lost: Vec<_> = acknowledged.iter().filter(|id| !stored.contains(id)).collect();
+        assert!(lost.is_empty(), "round {round}: acknowledged writes lost: {lost:?}");
+        let integrity = crate::cli::exhale(&dir, &["check"], "");
+        assert!(
+            integrity.status.success(),
+            "round {round}: {}",
+            String::from_utf8_lossy(&integrity.stdout)
+        );
+    }
+    println!(
+        "{} acknowledged writes over {ROUNDS} rounds of kill -9, none lost",
+        acknowledged.len()
+    );
+}

@@ -93,7 +93,12 @@ fn nesting_depth(bytes: &[u8]) -> usize {
 fn framing_error(bytes: &Bytes) -> Option<Response> {
     // Checks the syntax and depth without building the value: rmcp parses it next.
     let too_deep = nesting_depth(bytes) > MAX_DEPTH;
-    let syntax = serde_json::from_slice::<serde::de::IgnoredAny>(bytes).map_err(|e| e.to_string());
+    // JSON is UTF-8 (RFC 8259), and skipping a value does not look inside its strings.
+    let syntax = std::str::from_utf8(bytes)
+        .map_err(|e| Text::new("not UTF-8: {error}").with("error", e).render())
+        .and_then(|text| {
+            serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| e.to_string())
+        });
     if let Err(err) = syntax.and_then(|_| {
         if too_deep {
             Err(Text::new("nested more than {max} levels deep").with("max", MAX_DEPTH).render())
@@ -182,6 +187,32 @@ fn code_of(status: StatusCode) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Fuzz target (see the `fuzz` crate): whatever the body, the check answers, and what it
+    /// lets through is one JSON object, which rmcp's parser reads.
+    #[test]
+    fn fuzz_json_rpc_framing() {
+        let seeds: Vec<Vec<u8>> = [
+            r#"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_subscriptions", "arguments": {"limit": 5}}}"#,
+            r#"[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]"#,
+            r#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#,
+            r#"{"a": "\"[[[{{{", "b": [[[[]]]]}"#,
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        let crashes = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../target/fuzz-crashes"
+        ));
+        fuzz::check("json_rpc_framing", &seeds, &[b"[", b"{", b"\"", b"\\"], &crashes, |bytes| {
+            let body = Bytes::copy_from_slice(bytes);
+            if framing_error(&body).is_none() {
+                let parsed = serde_json::from_slice::<Value>(bytes);
+                assert!(matches!(parsed, Ok(Value::Object(_))), "let through: {parsed:?}");
+            }
+        });
+    }
 
     #[test]
     fn nesting_is_counted_outside_strings_only() {

@@ -8,6 +8,8 @@
 
 mod csv;
 mod decode;
+#[cfg(test)]
+mod fuzz;
 pub mod merchant;
 mod ofx;
 mod pdf;

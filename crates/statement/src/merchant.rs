@@ -38,6 +38,11 @@ const PREFIXES: &[&str] = &[
     "SP ",
 ];
 
+/// Whether `word` alone is one of the [`PREFIXES`] ("SP", "PAYPAL", "SQ").
+fn is_prefix_word(word: &str) -> bool {
+    PREFIXES.iter().any(|prefix| prefix.trim_end_matches([' ', '*', '_']) == word)
+}
+
 /// Words that are never the merchant on their own.
 const LEGAL: &[&str] = &[
     "LTD", "LIMITED", "GMBH", "AG", "INC", "LLC", "SA", "SAS", "SL", "SARL", "BV", "NV", "PLC",
@@ -55,7 +60,8 @@ fn is_reference(word: &str) -> bool {
 }
 
 fn clean_word(word: &str) -> String {
-    let word = word.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '+');
+    let edge = |c: char| !c.is_alphanumeric() && c != '&' && c != '+';
+    let word = word.trim_matches(edge);
     // Web domains: the name, not the ending.
     let word = word.strip_prefix("WWW.").unwrap_or(word);
     let word = [
@@ -65,7 +71,9 @@ fn clean_word(word: &str) -> String {
     .iter()
     .find_map(|ending| word.strip_suffix(ending))
     .unwrap_or(word);
-    word.split(['/', '.']).next().unwrap_or(word).to_owned()
+    // Trimmed again: what was before a dot or slash may end in punctuation or an invisible
+    // mark, which a display name would lose, so the name would not find its merchant again.
+    word.split(['/', '.']).next().unwrap_or(word).trim_matches(edge).to_owned()
 }
 
 /// The merchant's words, upper case, most significant first.
@@ -82,11 +90,18 @@ fn words(description: &str) -> Vec<String> {
             break;
         }
     }
-    text.split(|c: char| c.is_whitespace() || c == '*' || c == ',' || c == ';')
+    let mut words: Vec<String> = text
+        .split(|c: char| c.is_whitespace() || c == '*' || c == ',' || c == ';')
         .filter(|word| !word.is_empty() && !is_reference(word))
         .map(clean_word)
         .filter(|word| word.chars().any(char::is_alphabetic) && !LEGAL.contains(&word.as_str()))
-        .collect()
+        .collect();
+    // A prefix can also come first once references before it are left out ("4411 SP SHOP");
+    // left in, the key would differ from the key of the display name made from it.
+    while words.len() > 1 && is_prefix_word(&words[0]) {
+        words.remove(0);
+    }
+    words
 }
 
 /// The key a merchant's charges are grouped by: the first one or two significant words.
@@ -120,6 +135,19 @@ pub fn display_name(description: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_display_name_finds_its_merchant_again() {
+        // Found by the fuzz target: a mark before a domain ending, and a prefix after a
+        // reference, gave a key the display name did not have.
+        for description in
+            ["NETFLIX\u{FFFD}.COM 866", "AY\u{200F}/SHOP", "4411 SP SPOTIFY", "99 MC SHOP X"]
+        {
+            let name = display_name(description);
+            assert_eq!(key(&name), key(description), "{description:?} named {name:?}");
+        }
+        assert_eq!(key("4411 SP SPOTIFY"), "SPOTIFY");
+    }
 
     #[test]
     fn the_same_merchant_from_different_descriptions() {

@@ -171,6 +171,7 @@ fn allowed_workspace_deps(krate: &str) -> Option<Option<&'static [&'static str]>
         "http" => Some(&["ops"]),
         "api" | "mcp" | "web" | "oauth" => Some(&["ops", "http"]),
         "assistant" | "channels" => Some(&["ops"]),
+        "fuzz" => Some(&[]),
         "exhale" | "test-support" => None,
         _ => return None,
     };
@@ -185,6 +186,7 @@ fn rule_text(krate: &str) -> &'static str {
         "statement" => "statement depends only on domain: reading statements is pure logic",
         "app" => "app depends only on ops, domain, store and statement",
         "http" => "http depends only on ops",
+        "fuzz" => "fuzz depends on no workspace crate: it is test tooling for any of them",
         "api" | "mcp" | "web" | "oauth" => {
             "an HTTP adapter depends only on ops and http, never on domain, app, store or another adapter"
         }
@@ -215,9 +217,9 @@ fn violations(manifests: &BTreeMap<String, Manifest>) -> Vec<String> {
                 Kind::Dev => "[dev-dependencies]",
             };
             let edge = format!("{file}: {krate} -> {dep} in {section}");
-            if dep == "test-support" {
+            if dep == "test-support" || dep == "fuzz" {
                 if kind == Kind::Normal {
-                    problems.push(format!("{edge}: test-support is only ever a dev-dependency"));
+                    problems.push(format!("{edge}: {dep} is only ever a dev-dependency"));
                 }
                 continue;
             }

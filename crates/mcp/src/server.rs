@@ -277,8 +277,10 @@ impl ServerHandler for ExhaleMcp {
         cx: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let caller = self.caller(&cx)?;
-        // Any URI may be watched: notifications are filtered by what the caller may see, and
-        // accepting everything tells nothing about what exists.
+        // Only what the caller can read may be watched, refused as resources/read refuses it:
+        // another household's or another member's private entity looks like one that does not
+        // exist, so the answer tells nothing.
+        resources::read(self.catalog.as_ref(), &caller, &request.uri).await?;
         self.watches.watch(self.catalog.as_ref(), caller, request.uri, cx.peer);
         Ok(())
     }

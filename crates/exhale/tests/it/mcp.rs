@@ -489,10 +489,17 @@ async fn a_change_made_through_rest_reaches_watching_clients_in_both_protocol_er
     #[expect(deprecated, reason = "resources/subscribe is how 2025-11-25 clients watch resources")]
     {
         legacy.subscribe(SubscribeRequestParams::new(netflix_uri.clone())).await.unwrap();
-        assert!(
-            legacy.subscribe(SubscribeRequestParams::new(gym_uri.clone())).await.is_ok(),
-            "watching says nothing about what exists"
-        );
+        // Bob's private gym cannot be watched, and the refusal is the one for no such thing.
+        let refusal = |uri: String| {
+            let legacy = &legacy;
+            async move {
+                let err = legacy.subscribe(SubscribeRequestParams::new(uri)).await.unwrap_err();
+                err.to_string().replace(char::is_numeric, "")
+            }
+        };
+        let private = refusal(gym_uri.clone()).await;
+        assert_eq!(private, refusal(netflix_uri.replace(&w.netflix.to_string(), "987654")).await);
+        assert!(private.contains("No resource"), "{private}");
     }
 
     // Bob's private change is not announced to Ana; then Ana changes Netflix through REST.

@@ -32,6 +32,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) undo_of: Option<i64>,
     /// The caller's visible subscriptions, loaded once per call by the reports that all need
     /// them; dropped whenever the call records a change.
+    /// How large the household may grow (from the server's configuration).
+    pub(crate) caps: crate::limits::HouseholdCaps,
     pub(crate) visible:
         std::cell::RefCell<Option<std::sync::Arc<Vec<store::subscriptions::SubscriptionRow>>>>,
 }
@@ -60,7 +62,19 @@ impl<'a> Ctx<'a> {
             resolved_input: None,
             undo_of: None,
             visible: Default::default(),
+            caps: crate::limits::HouseholdCaps::default(),
         }
+    }
+
+    /// Refuses a write that would take the household past its cap on `what`.
+    pub(crate) fn check_cap(
+        &self,
+        what: store::households::Counted,
+        adding: usize,
+    ) -> Result<(), OpError> {
+        let has = store::households::count(self.db, self.household_id(), what)
+            .map_err(crate::transactions::internal)?;
+        self.caps.check(what, has, adding)
     }
 
     /// What the caller can see and today's date, for reading names and relative dates in the

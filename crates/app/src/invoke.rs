@@ -143,12 +143,14 @@ impl App {
         let now = self.clock.now();
         let batch_id = auth::random_hex(12)?;
         let dry_run = mode == Mode::DryRun;
+        let caps = self.household_caps();
         let (output, events, resolved_input) = transactions::blocking(move || {
             transactions::write(&store,
                 |result: &Result<_, OpError>| !dry_run && result.is_ok(),
                 |db| {
                         let household = store::households::get_household(db, caller.household_id).or_internal()?;
                         let mut ctx = Ctx::new(db, store.clone(), &caller, now, household, info.name, batch_id.clone());
+                        ctx.caps = caps;
                         // Checked again inside the write transaction, so two concurrent confirms
                         // cannot both apply.
                         if let Some(id) = &confirmation

@@ -28,7 +28,7 @@ use store::Store;
 use tokio::sync::broadcast;
 
 pub use clock::{Clock, FixedClock, SystemClock};
-pub use limits::RateLimit;
+pub use limits::{HouseholdCaps, RateLimit};
 pub use ops::accounts::NewHousehold;
 
 /// Exhale's core: the store, the handlers, the clock and the event bus.
@@ -42,6 +42,7 @@ pub struct App {
     limiter: limits::Limiter,
     sign_in_limit: limits::SignInLimiter,
     tokens: auth::TokenCache,
+    caps: std::sync::Mutex<limits::HouseholdCaps>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -70,7 +71,17 @@ impl App {
             limiter: limits::Limiter::new(Some(RateLimit::default())),
             sign_in_limit: limits::SignInLimiter::default(),
             tokens: auth::TokenCache::default(),
+            caps: std::sync::Mutex::new(limits::HouseholdCaps::default()),
         }))
+    }
+
+    /// Sets how large a household may grow; the defaults apply until then.
+    pub fn set_household_caps(&self, caps: HouseholdCaps) {
+        *self.caps.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = caps;
+    }
+
+    pub(crate) fn household_caps(&self) -> HouseholdCaps {
+        *self.caps.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Sets the per-token rate limit (`None` turns it off, e.g. for load tests); the default

@@ -1,4 +1,6 @@
-//! Limits on the injected clock: the per-token rate limit (a token bucket per API token, so one
+//! Limits: how large one household may grow (`HouseholdCaps`, so memory stays bounded on a
+//! small machine whatever a household or a runaway agent does), and, on the injected clock,
+//! the per-token rate limit (a token bucket per API token, so one
 //! runaway agent cannot monopolise a small machine; people are not limited by it) and the
 //! sign-in limit (failed passwords per email and client address).
 //!
@@ -16,6 +18,67 @@ use ops::{Actor, Caller, OpError, Text};
 /// The lock's data, also after a panic while it was held: the counts are still right.
 fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The most a household may have of each thing. Generous for any household (a busy one has a
+/// few hundred subscriptions); the server's configuration can raise or lower them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HouseholdCaps {
+    pub subscriptions: u32,
+    pub categories: u32,
+    pub payment_methods: u32,
+    pub members: u32,
+    pub tokens: u32,
+}
+
+impl Default for HouseholdCaps {
+    fn default() -> Self {
+        Self {
+            subscriptions: 2_000,
+            categories: 200,
+            payment_methods: 100,
+            members: 50,
+            tokens: 100,
+        }
+    }
+}
+
+impl HouseholdCaps {
+    fn of(&self, what: store::households::Counted) -> (u32, &'static str, &'static str) {
+        use store::households::Counted;
+        match what {
+            Counted::Subscriptions => (self.subscriptions, "subscriptions", "max_subscriptions"),
+            Counted::Categories => (self.categories, "categories", "max_categories"),
+            Counted::PaymentMethods => {
+                (self.payment_methods, "payment methods", "max_payment_methods")
+            }
+            Counted::Members => (self.members, "members", "max_members"),
+            Counted::Tokens => (self.tokens, "active tokens", "max_tokens"),
+        }
+    }
+
+    /// Refuses adding `adding` more of `what` to a household that has `has`.
+    pub(crate) fn check(
+        &self,
+        what: store::households::Counted,
+        has: i64,
+        adding: usize,
+    ) -> Result<(), OpError> {
+        let (cap, noun, key) = self.of(what);
+        let after = has.saturating_add(i64::try_from(adding).unwrap_or(i64::MAX));
+        if after <= i64::from(cap) {
+            return Ok(());
+        }
+        Err(OpError::conflict(
+            Text::new(
+                "This household has {has} {noun}; this server takes at most {cap} ({key} in its configuration). Delete some you no longer need, or ask whoever runs Exhale to raise it. Nothing was changed.",
+            )
+            .with("has", has)
+            .with("noun", noun)
+            .with("cap", cap)
+            .with("key", key),
+        ))
+    }
 }
 
 /// Calls per second a token may make on average, and how many it may make at once.

@@ -108,6 +108,7 @@ pub(crate) fn create(
     input: CreateSubscriptionInput,
     later_prices: &[(Date, i64)],
 ) -> Result<Subscription, OpError> {
+    ctx.check_cap(store::households::Counted::Subscriptions, 1)?;
     let name = input::clean_name("/name", &input.name, ops::limits::NAME)?;
     let currency = match &input.currency {
         Some(code) => input::parse_currency("/currency", code)?,

@@ -96,15 +96,22 @@ pub(crate) fn current_price(row: &SubscriptionRow, today: Date) -> i64 {
     parts.series(row).amount_on(today.max(row.anchor_on))
 }
 
+/// The next charge from `today` on; none for a cancelled subscription without an end date.
+pub(crate) fn next_charge(
+    row: &SubscriptionRow,
+    today: Date,
+) -> Option<domain::series::Occurrence> {
+    if row.status == SubscriptionStatus::Cancelled && row.ends_on.is_none() {
+        return None;
+    }
+    SeriesParts::of(row).series(row).next_on_or_after(today)
+}
+
 pub(crate) fn subscription_view(row: &SubscriptionRow, today: Date) -> Subscription {
     let parts = SeriesParts::of(row);
     let series = parts.series(row);
     let price = series.amount_on(today.max(row.anchor_on));
-    let next = if row.status == SubscriptionStatus::Cancelled && row.ends_on.is_none() {
-        None
-    } else {
-        series.next_on_or_after(today)
-    };
+    let next = next_charge(row, today);
     let paused_until = row
         .pauses
         .iter()

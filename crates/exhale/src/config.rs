@@ -35,6 +35,12 @@ pub(crate) struct Config {
     pub(crate) request_timeout_secs: u64,
     /// Addresses of reverse proxies whose X-Forwarded-For names the client.
     pub(crate) trusted_proxies: Vec<std::net::IpAddr>,
+    /// The most one household may have of each thing.
+    pub(crate) max_subscriptions: u32,
+    pub(crate) max_categories: u32,
+    pub(crate) max_payment_methods: u32,
+    pub(crate) max_members: u32,
+    pub(crate) max_tokens: u32,
 }
 
 /// The TOML file: every key optional.
@@ -54,6 +60,11 @@ struct FileConfig {
     header_read_timeout_secs: Option<u64>,
     request_timeout_secs: Option<u64>,
     trusted_proxies: Option<Vec<std::net::IpAddr>>,
+    max_subscriptions: Option<u32>,
+    max_categories: Option<u32>,
+    max_payment_methods: Option<u32>,
+    max_members: Option<u32>,
+    max_tokens: Option<u32>,
 }
 
 /// Values given on the command line.
@@ -98,6 +109,7 @@ fn default_config_file() -> Option<PathBuf> {
 
 impl Config {
     pub(crate) fn load(flags: Flags) -> anyhow::Result<Self> {
+        let caps = app::HouseholdCaps::default();
         let mut config = Self {
             data_dir: default_data_dir(),
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
@@ -112,6 +124,11 @@ impl Config {
             header_read_timeout_secs: 10,
             request_timeout_secs: 30,
             trusted_proxies: Vec::new(),
+            max_subscriptions: caps.subscriptions,
+            max_categories: caps.categories,
+            max_payment_methods: caps.payment_methods,
+            max_members: caps.members,
+            max_tokens: caps.tokens,
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -141,6 +158,12 @@ impl Config {
             config.request_timeout_secs =
                 file.request_timeout_secs.unwrap_or(config.request_timeout_secs);
             config.trusted_proxies = file.trusted_proxies.unwrap_or(config.trusted_proxies);
+            config.max_subscriptions = file.max_subscriptions.unwrap_or(config.max_subscriptions);
+            config.max_categories = file.max_categories.unwrap_or(config.max_categories);
+            config.max_payment_methods =
+                file.max_payment_methods.unwrap_or(config.max_payment_methods);
+            config.max_members = file.max_members.unwrap_or(config.max_members);
+            config.max_tokens = file.max_tokens.unwrap_or(config.max_tokens);
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();
@@ -180,6 +203,11 @@ impl Config {
             "whole seconds",
             &mut config.request_timeout_secs,
         )?;
+        parse_env("EXHALE_MAX_SUBSCRIPTIONS", "a whole number", &mut config.max_subscriptions)?;
+        parse_env("EXHALE_MAX_CATEGORIES", "a whole number", &mut config.max_categories)?;
+        parse_env("EXHALE_MAX_PAYMENT_METHODS", "a whole number", &mut config.max_payment_methods)?;
+        parse_env("EXHALE_MAX_MEMBERS", "a whole number", &mut config.max_members)?;
+        parse_env("EXHALE_MAX_TOKENS", "a whole number", &mut config.max_tokens)?;
         if let Some(proxies) = env("EXHALE_TRUSTED_PROXIES") {
             config.trusted_proxies = proxies
                 .split(',')
@@ -207,6 +235,17 @@ impl Config {
             config.listen = listen;
         }
         Ok(config)
+    }
+
+    /// How large one household may grow.
+    pub(crate) fn household_caps(&self) -> app::HouseholdCaps {
+        app::HouseholdCaps {
+            subscriptions: self.max_subscriptions,
+            categories: self.max_categories,
+            payment_methods: self.max_payment_methods,
+            members: self.max_members,
+            tokens: self.max_tokens,
+        }
     }
 
     /// The server's connection limits and timeouts.

@@ -219,6 +219,7 @@ fn open(config: &Config) -> anyhow::Result<Arc<app::App>> {
         format!("cannot create the data directory {}", config.data_dir.display())
     })?;
     let app = app::App::open(&config.database(), Arc::new(app::SystemClock))?;
+    app.set_household_caps(config.household_caps());
     app.set_token_rate_limit((config.token_rate_per_second > 0).then_some(app::RateLimit {
         per_second: config.token_rate_per_second,
         burst: config.token_rate_burst.max(1),

@@ -224,6 +224,31 @@ pub fn delete_member(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
     Ok(())
 }
 
+/// What a household has a cap on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    Subscriptions,
+    Categories,
+    PaymentMethods,
+    Members,
+    /// Tokens not revoked.
+    Tokens,
+}
+
+/// How many of `what` the household has.
+pub fn count(db: &Db<'_>, household_id: i64, what: Counted) -> Result<i64> {
+    let sql = match what {
+        Counted::Subscriptions => "SELECT count(*) FROM subscriptions WHERE household_id = ?1",
+        Counted::Categories => "SELECT count(*) FROM categories WHERE household_id = ?1",
+        Counted::PaymentMethods => "SELECT count(*) FROM payment_methods WHERE household_id = ?1",
+        Counted::Members => "SELECT count(*) FROM members WHERE household_id = ?1",
+        Counted::Tokens => {
+            "SELECT count(*) FROM tokens WHERE household_id = ?1 AND revoked_at IS NULL"
+        }
+    };
+    Ok(db.conn.prepare_cached(sql)?.query_row([household_id], |row| row.get(0))?)
+}
+
 pub fn count_owners(db: &Db<'_>, household_id: i64) -> Result<i64> {
     Ok(db
         .conn

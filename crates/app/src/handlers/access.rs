@@ -35,6 +35,7 @@ pub(crate) fn create_token(
     ctx: &mut Ctx<'_>,
     input: CreateTokenInput,
 ) -> Result<CreatedToken, OpError> {
+    ctx.check_cap(store::households::Counted::Tokens, 1)?;
     let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
     let expires_at = match input.expires_in_days {
         None => None,

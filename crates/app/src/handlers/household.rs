@@ -108,6 +108,7 @@ pub(crate) fn invite_member(
     ctx: &mut Ctx<'_>,
     input: InviteMemberInput,
 ) -> Result<Invitation, OpError> {
+    ctx.check_cap(hh::Counted::Members, 1)?;
     let name = input::clean_name("/name", &input.name, ops::limits::NAME)?;
     let email = auth::clean_email("/email", &input.email)?;
     let role = input.role.unwrap_or(Role::Member);

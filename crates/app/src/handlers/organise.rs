@@ -71,6 +71,7 @@ pub(crate) fn create_category(
     ctx: &mut Ctx<'_>,
     input: CreateCategoryInput,
 ) -> Result<Category, OpError> {
+    ctx.check_cap(store::households::Counted::Categories, 1)?;
     let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
     check_unique_category(ctx, &name, None)?;
     let emoji =
@@ -258,6 +259,7 @@ pub(crate) fn create_payment_method(
     ctx: &mut Ctx<'_>,
     input: CreatePaymentMethodInput,
 ) -> Result<PaymentMethod, OpError> {
+    ctx.check_cap(store::households::Counted::PaymentMethods, 1)?;
     let row = PaymentMethodRow {
         id: 0,
         household_id: ctx.household_id(),

@@ -28,7 +28,11 @@ pub(crate) fn list(
     let text = input.text.as_deref().map(str::to_lowercase);
     let tag = input.tag.as_deref().map(str::to_lowercase);
     let rows = ctx.visible_subscriptions()?;
-    let mut items: Vec<(&SubscriptionRow, Subscription)> = Vec::new();
+    // Views are built for the page only: a list request holds rows, not a view of each, so
+    // its memory does not grow with the household's size times the view's.
+    let sort = input.sort.unwrap_or(SubscriptionSort::Name);
+    let needs_next = input.due_before.is_some() || sort == SubscriptionSort::NextCharge;
+    let mut items: Vec<(&SubscriptionRow, Option<Date>)> = Vec::new();
     for row in rows.iter() {
         if input.category_id.is_some_and(|id| row.category_id != Some(id.get()))
             || (input.uncategorised == Some(true) && row.category_id.is_some())
@@ -50,24 +54,21 @@ pub(crate) fn list(
         {
             continue;
         }
-        let view = subscription_view(row, ctx.today);
+        let next =
+            if needs_next { views::next_charge(row, ctx.today).map(|o| o.date) } else { None };
         if let Some(due) = input.due_before
-            && view.next_charge_on.is_none_or(|next| next > due)
+            && next.is_none_or(|next| next > due.date())
         {
             continue;
         }
-        items.push((row, view));
+        items.push((row, next));
     }
-    match input.sort.unwrap_or(SubscriptionSort::Name) {
+    match sort {
         // The store lists by name already.
         SubscriptionSort::Name => {}
-        SubscriptionSort::NextCharge => items.sort_by(|a, b| {
-            (a.1.next_charge_on.is_none(), &a.1.next_charge_on, a.0.id).cmp(&(
-                b.1.next_charge_on.is_none(),
-                &b.1.next_charge_on,
-                b.0.id,
-            ))
-        }),
+        SubscriptionSort::NextCharge => {
+            items.sort_by(|a, b| (a.1.is_none(), &a.1, a.0.id).cmp(&(b.1.is_none(), &b.1, b.0.id)))
+        }
         SubscriptionSort::Price => items.sort_by_key(|(row, _)| {
             let price = views::current_price(row, ctx.today);
             (std::cmp::Reverse(row.cycle.monthly_minor(price)), row.id)
@@ -75,8 +76,12 @@ pub(crate) fn list(
         SubscriptionSort::Created => items.sort_by_key(|(row, _)| row.id),
     }
     let total = items.len() as u64;
-    let page: Vec<Subscription> =
-        items.into_iter().skip(offset as usize).take(limit as usize).map(|(_, v)| v).collect();
+    let page: Vec<Subscription> = items
+        .into_iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .map(|(row, _)| subscription_view(row, ctx.today))
+        .collect();
     let next_cursor = ops::common::next_cursor(offset, page.len(), total);
     Ok(Page { items: page, total, next_cursor })
 }

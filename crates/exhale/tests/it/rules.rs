@@ -719,3 +719,36 @@ async fn guessing_from_many_addresses_slows_an_email_without_locking_its_owner_o
     // The first guesser is still locked out.
     assert_eq!(code(&sign_in(test_support::PASSWORD, "203.0.113.1").await), "rate_limited");
 }
+
+#[tokio::test]
+async fn a_household_at_its_cap_is_told_so_and_nothing_changes() {
+    let w = World::new().await;
+    let count = |result: &serde_json::Value| result["total"].as_u64().unwrap() as u32;
+    let ana_has = count(&w.env.call(&w.ana, "list_subscriptions", json!({})).await.unwrap());
+    // Bob's private gym counts too: the cap is on what the household stores.
+    let stored = ana_has + 1;
+    w.env.app.set_household_caps(app::HouseholdCaps {
+        subscriptions: stored,
+        categories: 2,
+        ..Default::default()
+    });
+    let before = w.env.dump().await;
+    let new = json!({"name": "Hulu", "amount": "7.99", "cycle": "monthly", "next_charge_on": "2026-12-03"});
+    let refused = w.env.call(&w.ana, "create_subscription", new.clone()).await;
+    let Err(OpError::Conflict { message }) = &refused else { panic!("{refused:?}") };
+    let message = message.render();
+    assert!(
+        message.contains(&format!("has {stored} subscriptions"))
+            && message.contains("max_subscriptions")
+            && message.contains("Nothing was changed"),
+        "{message}"
+    );
+    let category = w.env.call(&w.ana, "create_category", json!({"name": "Pets"})).await;
+    assert_eq!(code(&category), "conflict", "{category:?}");
+    assert_eq!(before, w.env.dump().await);
+    // The other household is not at its cap.
+    assert_eq!(code(&w.env.call(&w.cai, "create_subscription", new.clone()).await), "ok");
+    // Deleting one makes room.
+    w.env.call(&w.ana, "delete_subscription", json!({"id": w.spotify})).await.unwrap();
+    assert_eq!(code(&w.env.call(&w.ana, "create_subscription", new).await), "ok");
+}

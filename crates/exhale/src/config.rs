@@ -79,6 +79,15 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// For each key, the file's value when it has one.
+macro_rules! overlay {
+    ($config:ident, $file:ident, $($key:ident),+) => {
+        $(if let Some(value) = $file.$key {
+            $config.$key = value;
+        })+
+    };
+}
+
 /// Sets `target` from the variable `name` when it is set; `what` says what it must be.
 fn parse_env<T: std::str::FromStr>(name: &str, what: &str, target: &mut T) -> anyhow::Result<()>
 where
@@ -142,28 +151,29 @@ impl Config {
                 .with_context(|| format!("cannot read the config file {}", path.display()))?;
             let file: FileConfig = toml::from_str(&text)
                 .with_context(|| format!("the config file {} is not valid", path.display()))?;
-            config.data_dir = file.data_dir.unwrap_or(config.data_dir);
-            config.listen = file.listen.unwrap_or(config.listen);
-            config.log = file.log.unwrap_or(config.log);
-            config.max_request_bytes = file.max_request_bytes.unwrap_or(config.max_request_bytes);
-            config.allowed_hosts = file.allowed_hosts.unwrap_or(config.allowed_hosts);
-            config.allowed_origins = file.allowed_origins.unwrap_or(config.allowed_origins);
-            config.token_rate_per_second =
-                file.token_rate_per_second.unwrap_or(config.token_rate_per_second);
-            config.token_rate_burst = file.token_rate_burst.unwrap_or(config.token_rate_burst);
-            config.secure_cookies = file.secure_cookies.unwrap_or(config.secure_cookies);
-            config.max_connections = file.max_connections.unwrap_or(config.max_connections);
-            config.header_read_timeout_secs =
-                file.header_read_timeout_secs.unwrap_or(config.header_read_timeout_secs);
-            config.request_timeout_secs =
-                file.request_timeout_secs.unwrap_or(config.request_timeout_secs);
-            config.trusted_proxies = file.trusted_proxies.unwrap_or(config.trusted_proxies);
-            config.max_subscriptions = file.max_subscriptions.unwrap_or(config.max_subscriptions);
-            config.max_categories = file.max_categories.unwrap_or(config.max_categories);
-            config.max_payment_methods =
-                file.max_payment_methods.unwrap_or(config.max_payment_methods);
-            config.max_members = file.max_members.unwrap_or(config.max_members);
-            config.max_tokens = file.max_tokens.unwrap_or(config.max_tokens);
+            // Every key the file sets replaces the default.
+            overlay!(
+                config,
+                file,
+                data_dir,
+                listen,
+                log,
+                max_request_bytes,
+                allowed_hosts,
+                allowed_origins,
+                token_rate_per_second,
+                token_rate_burst,
+                secure_cookies,
+                max_connections,
+                header_read_timeout_secs,
+                request_timeout_secs,
+                trusted_proxies,
+                max_subscriptions,
+                max_categories,
+                max_payment_methods,
+                max_members,
+                max_tokens
+            );
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();

@@ -10,7 +10,7 @@ use axum::{
 
 /// `app.js` is the only script and `app.css` the only stylesheet; the QR code is an inline
 /// SVG element, which `img-src` does not govern.
-pub(crate) const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+pub(crate) const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 pub(crate) async fn add(mut response: Response) -> Response {
     let headers = response.headers_mut();

@@ -133,6 +133,9 @@ impl Op for MergeCategories {
     type Output = Category;
 }
 
+/// A card's expiry month, `YYYY-MM`, years 1900 to 2200: what the handler takes, exactly.
+pub const EXPIRY_PATTERN: &str = "^(19[0-9]{2}|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])$";
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PaymentMethod {
     pub id: i64,
@@ -178,6 +181,7 @@ pub struct CreatePaymentMethodInput {
     pub last4: Option<String>,
     /// "YYYY-MM".
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::organise::EXPIRY_PATTERN))]
     pub expires: Option<String>,
     /// Default: household.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -211,6 +215,7 @@ pub struct UpdatePaymentMethodInput {
     pub last4: Patch<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
+    #[schemars(regex(pattern = crate::organise::EXPIRY_PATTERN))]
     pub expires: Patch<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visibility: Option<Visibility>,

@@ -234,8 +234,13 @@ fn check_last4(last4: &str) -> Result<String, OpError> {
 }
 
 fn check_expires(expires: &str) -> Result<String, OpError> {
-    let valid = expires.len() == 7
-        && expires.as_bytes()[4] == b'-'
+    // Digits only: Rust's integer parsing would also take "+1" for a month.
+    let bytes = expires.as_bytes();
+    let valid = bytes.len() == 7
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, b)| if i == 4 { *b == b'-' } else { b.is_ascii_digit() })
         && expires[..4].parse::<u16>().is_ok_and(|y| (1900..=2200).contains(&y))
         && expires[5..].parse::<u8>().is_ok_and(|m| (1..=12).contains(&m));
     if !valid {

@@ -98,6 +98,7 @@ async fn other_ops_refuse_their_worst_input() {
         ("create_category", json!({"name": "Pets", "colour": "#12345"}), "/colour"),
         ("create_payment_method", json!({"name": "Card", "last4": "4242424242424242"}), "/last4"),
         ("create_payment_method", json!({"name": "Card", "expires": "2027-13"}), "/expires"),
+        ("create_payment_method", json!({"name": "Card", "expires": "2027-+1"}), "/expires"),
         ("bulk_update_subscriptions", json!({"ids": [], "action": "delete"}), "/ids"),
         (
             "bulk_update_subscriptions",

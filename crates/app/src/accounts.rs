@@ -162,11 +162,9 @@ impl Accounts for App {
             .await?;
             let current = current.to_owned();
             let matches = match stored {
-                Some(hash) => {
-                    tokio::task::spawn_blocking(move || auth::verify_password(&current, &hash))
-                        .await
-                        .unwrap_or(false)
-                }
+                Some(hash) => auth::password_work(move || auth::verify_password(&current, &hash))
+                    .await
+                    .unwrap_or(false),
                 None => false,
             };
             if !matches {
@@ -198,9 +196,7 @@ impl Accounts for App {
 async fn new_password_hash(password: &str) -> Result<String, OpError> {
     auth::check_password("/password", password)?;
     let password = password.to_owned();
-    tokio::task::spawn_blocking(move || auth::hash_password(&password))
-        .await
-        .map_err(|_| OpError::Internal)?
+    auth::password_work(move || auth::hash_password(&password)).await?
 }
 
 impl App {

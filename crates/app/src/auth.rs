@@ -3,7 +3,7 @@
 
 use argon2::{
     Argon2,
-    password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString},
+    password_hash::{self, PasswordHash, SaltString},
 };
 use std::net::IpAddr;
 
@@ -30,19 +30,87 @@ pub(crate) fn hash_token(secret: &str) -> String {
     Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Password hashes computed at once. Each argon2 hash takes 19 MiB and a core for tens of
+/// milliseconds: a burst of sign-ins waits here instead of taking the machine's memory.
+const PASSWORD_WORKERS: usize = 2;
+static PASSWORD_WORK: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(PASSWORD_WORKERS);
+
+/// Runs password hashing or checking off the async threads, at most [`PASSWORD_WORKERS`] at
+/// once.
+pub(crate) async fn password_work<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, OpError> {
+    let _permit = PASSWORD_WORK.acquire().await.map_err(|_| OpError::Internal)?;
+    tokio::task::spawn_blocking(work).await.map_err(|_| OpError::Internal)
+}
+
+/// Argon2's 19 MiB work areas, kept for reuse: allocated per hash, glibc keeps each freed
+/// area in the calling thread's arena (16 concurrent sign-ins grew the server to 1.3 GB). At
+/// most [`PASSWORD_WORKERS`] exist, as only that many hashes run at once.
+static WORK_AREAS: std::sync::Mutex<Vec<Vec<argon2::Block>>> = std::sync::Mutex::new(Vec::new());
+
+/// `password` hashed with `params` and `salt` into an output of `len` bytes, in a reused work
+/// area.
+fn argon2_output(
+    argon2: &Argon2<'_>,
+    blocks: usize,
+    len: usize,
+    password: &str,
+    salt: &[u8],
+) -> Result<password_hash::Output, OpError> {
+    let areas = || WORK_AREAS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut area = areas().pop().unwrap_or_default();
+    if area.len() < blocks {
+        area.resize(blocks, argon2::Block::default());
+    }
+    let output = password_hash::Output::init_with(len, |out| {
+        argon2
+            .hash_password_into_with_memory(password.as_bytes(), salt, out, &mut area[..blocks])
+            .map_err(|_| password_hash::Error::Crypto)
+    });
+    areas().push(area);
+    output.map_err(|_| OpError::Internal)
+}
+
 pub(crate) fn hash_password(password: &str) -> Result<String, OpError> {
     let mut salt = [0u8; 16];
     getrandom::fill(&mut salt).map_err(|_| OpError::Internal)?;
-    let salt = SaltString::encode_b64(&salt).map_err(|_| OpError::Internal)?;
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|h| h.to_string())
-        .map_err(|_| OpError::Internal)
+    let encoded = SaltString::encode_b64(&salt).map_err(|_| OpError::Internal)?;
+    let params = argon2::Params::default();
+    let argon2 = Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, params.clone());
+    let len = params.output_len().unwrap_or(argon2::Params::DEFAULT_OUTPUT_LEN);
+    let output = argon2_output(&argon2, params.block_count(), len, password, &salt)?;
+    let hash = PasswordHash {
+        algorithm: argon2::Algorithm::Argon2id.ident(),
+        version: Some(argon2::Version::V0x13.into()),
+        params: argon2::password_hash::ParamsString::try_from(&params)
+            .map_err(|_| OpError::Internal)?,
+        salt: Some(encoded.as_salt()),
+        hash: Some(output),
+    };
+    Ok(hash.to_string())
 }
 
+/// Whether `password` matches a stored PHC hash, with the parameters the hash names.
 pub(crate) fn verify_password(password: &str, hash: &str) -> bool {
-    PasswordHash::new(hash)
-        .is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+    let check = || -> Option<bool> {
+        let parsed = PasswordHash::new(hash).ok()?;
+        let expected = parsed.hash?;
+        let algorithm = argon2::Algorithm::try_from(parsed.algorithm).ok()?;
+        let version = match parsed.version {
+            Some(version) => argon2::Version::try_from(version).ok()?,
+            None => argon2::Version::default(),
+        };
+        let params = argon2::Params::try_from(&parsed).ok()?;
+        let mut salt = [0u8; 64];
+        let salt = parsed.salt?.decode_b64(&mut salt).ok()?;
+        let argon2 = Argon2::new(algorithm, version, params.clone());
+        let output =
+            argon2_output(&argon2, params.block_count(), expected.len(), password, salt).ok()?;
+        // Output's comparison is constant-time.
+        Some(output == expected)
+    };
+    check().unwrap_or(false)
 }
 
 pub(crate) fn check_password(pointer: &str, password: &str) -> Result<(), OpError> {
@@ -264,12 +332,10 @@ impl App {
             Some((member, Some(hash))) => (Some(member), hash),
             // Verifying against a hash of nothing takes as long as a real check, so the time
             // of the answer does not tell whether the email has an account.
-            _ => (None, unknown_member_hash()?.to_owned()),
+            _ => (None, unknown_member_hash().await?.to_owned()),
         };
         let password = password.to_owned();
-        let ok = tokio::task::spawn_blocking(move || verify_password(&password, &hash))
-            .await
-            .unwrap_or(false);
+        let ok = password_work(move || verify_password(&password, &hash)).await.unwrap_or(false);
         let Some(member) = member.filter(|_| ok) else {
             self.sign_in_limit.failed(&key, client, self.clock.now());
             return Err(OpError::Unauthenticated {
@@ -282,11 +348,36 @@ impl App {
 }
 
 /// A password hash no password matches (of random bytes nobody keeps), made once.
-fn unknown_member_hash() -> Result<&'static str, OpError> {
+async fn unknown_member_hash() -> Result<&'static str, OpError> {
     static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     if let Some(hash) = HASH.get() {
         return Ok(hash);
     }
-    let hash = hash_password(&random_hex(32)?)?;
+    let secret = random_hex(32)?;
+    let hash = password_work(move || hash_password(&secret)).await??;
     Ok(HASH.get_or_init(|| hash))
+}
+
+#[cfg(test)]
+mod tests {
+    use argon2::password_hash::{PasswordHasher as _, PasswordVerifier as _};
+
+    use super::*;
+
+    #[test]
+    fn hashes_made_by_either_side_verify_on_the_other() {
+        let ours = hash_password("correct horse battery").unwrap();
+        assert!(verify_password("correct horse battery", &ours));
+        assert!(!verify_password("correct horse batterY", &ours));
+        let parsed = PasswordHash::new(&ours).unwrap();
+        assert!(Argon2::default().verify_password(b"correct horse battery", &parsed).is_ok());
+        // Hashes stored before work areas were reused, by the library's own hasher.
+        let salt = SaltString::encode_b64(&[7u8; 16]).unwrap();
+        let theirs = Argon2::default().hash_password(b"an older password", &salt).unwrap();
+        assert!(verify_password("an older password", &theirs.to_string()));
+        assert!(!verify_password("another password", &theirs.to_string()));
+        assert!(!verify_password("x", "not a hash"));
+        // At most one work area per hash that ran at once.
+        assert!(WORK_AREAS.lock().unwrap().len() <= PASSWORD_WORKERS);
+    }
 }

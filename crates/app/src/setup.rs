@@ -36,9 +36,7 @@ impl App {
         let email = auth::clean_email("/email", &new.email)?;
         auth::check_password("/password", &new.password)?;
         let password = new.password;
-        let hash = tokio::task::spawn_blocking(move || auth::hash_password(&password))
-            .await
-            .map_err(|_| OpError::Internal)??;
+        let hash = auth::password_work(move || auth::hash_password(&password)).await??;
         let store = self.store.clone();
         let now = clock::timestamp_text(self.clock.now());
         let (household_id, member_id) = transactions::blocking(move || {

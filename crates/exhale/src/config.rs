@@ -29,9 +29,10 @@ pub(crate) struct Config {
     pub(crate) secure_cookies: bool,
     /// Connections served at once; when full, the one idle longest is closed for a new one.
     pub(crate) max_connections: usize,
-    /// Seconds a client has to send a request's headers, also between requests.
+    /// Seconds a client has to send a request's headers, also between requests; the longest
+    /// pause while it sends a body.
     pub(crate) header_read_timeout_secs: u64,
-    /// Seconds a response may take to start.
+    /// Seconds a response may take to start once the request has arrived.
     pub(crate) request_timeout_secs: u64,
     /// Addresses of reverse proxies whose X-Forwarded-For names the client.
     pub(crate) trusted_proxies: Vec<std::net::IpAddr>,

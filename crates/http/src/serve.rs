@@ -3,7 +3,9 @@
 //!
 //! - a connection must send a request's headers within `header_read_timeout`, also between
 //!   two requests on a kept-alive connection, so half-open and slow-header connections close;
-//! - a response must have started within `request_timeout` (a stream may then go on);
+//!   while it sends a body, it may not pause longer than that either;
+//! - a response must have started within `request_timeout` of the request's end (a large
+//!   upload on a slow line is not cut off while it arrives; a stream may go on after);
 //! - at most `max_connections` at once. When full, the connection idle the longest (no request
 //!   in flight) is closed to make room for the new one; when every connection is busy, the new
 //!   one gets a `503` problem and is closed. Load is shed, never queued.
@@ -240,6 +242,69 @@ struct ConnectionService {
     slot: Arc<Slot>,
 }
 
+/// A request body that must keep arriving: a pause longer than `idle` ends it with an error
+/// (the handler refuses a body it cannot read). Its end, or its drop, starts the response
+/// timeout.
+struct ArrivingBody {
+    body: hyper::body::Incoming,
+    idle: Duration,
+    stall: Option<Pin<Box<tokio::time::Sleep>>>,
+    read: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl ArrivingBody {
+    fn finished(&mut self) {
+        if let Some(read) = self.read.take() {
+            let _ = read.send(());
+        }
+    }
+}
+
+impl Drop for ArrivingBody {
+    fn drop(&mut self) {
+        self.finished();
+    }
+}
+
+impl http_body::Body for ArrivingBody {
+    type Data = axum::body::Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = &mut *self;
+        match Pin::new(&mut this.body).poll_frame(cx) {
+            Poll::Ready(frame) => {
+                this.stall = None;
+                if frame.is_none() || this.body.is_end_stream() {
+                    this.finished();
+                }
+                Poll::Ready(frame.map(|frame| frame.map_err(Into::into)))
+            }
+            Poll::Pending => {
+                let idle = this.idle;
+                let stall = this.stall.get_or_insert_with(|| Box::pin(tokio::time::sleep(idle)));
+                if stall.as_mut().poll(cx).is_ready() {
+                    this.finished();
+                    let message = format!("the client paused longer than {} s", idle.as_secs());
+                    return Poll::Ready(Some(Err(message.into())));
+                }
+                Poll::Pending
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
 impl hyper::service::Service<Request<hyper::body::Incoming>> for ConnectionService {
     type Response = Response<TrackedBody>;
     type Error = std::convert::Infallible;
@@ -247,7 +312,17 @@ impl hyper::service::Service<Request<hyper::body::Incoming>> for ConnectionServi
 
     fn call(&self, request: Request<hyper::body::Incoming>) -> Self::Future {
         let in_flight = self.slot.begin();
-        let mut request = request.map(Body::new);
+        let (read, body_read) = tokio::sync::oneshot::channel();
+        // A request without a body is read already: its timeout starts now.
+        let read = if http_body::Body::is_end_stream(request.body()) {
+            let _ = read.send(());
+            None
+        } else {
+            Some(read)
+        };
+        let idle = self.config.header_read_timeout;
+        let mut request =
+            request.map(|body| Body::new(ArrivingBody { body, idle, stall: None, read }));
         let client =
             ClientAddress::of(self.peer.ip(), request.headers(), &self.config.trusted_proxies);
         request.extensions_mut().insert(client);
@@ -255,12 +330,16 @@ impl hyper::service::Service<Request<hyper::body::Incoming>> for ConnectionServi
         let mut router = self.router.clone();
         let limit = self.config.request_timeout;
         Box::pin(async move {
-            let answered =
-                tokio::time::timeout(limit, tower::Service::call(&mut router, request)).await;
-            let response = match answered {
-                Ok(Ok(response)) => response,
-                Ok(Err(never)) => match never {},
-                Err(_) => too_slow(limit),
+            let deadline = async {
+                let _ = body_read.await;
+                tokio::time::sleep(limit).await;
+            };
+            let response = tokio::select! {
+                answered = tower::Service::call(&mut router, request) => match answered {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                },
+                () = deadline => too_slow(limit),
             };
             Ok(response.map(|body| TrackedBody { body, _in_flight: in_flight }))
         })

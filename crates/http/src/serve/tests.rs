@@ -4,7 +4,10 @@
 
 use std::{net::IpAddr, sync::Arc, time::Duration};
 
-use axum::{Extension, Router, routing::get};
+use axum::{
+    Extension, Router,
+    routing::{get, post},
+};
 use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
     net::TcpStream,
@@ -41,6 +44,7 @@ async fn start(config: ServeConfig) -> Held {
                     ip.to_string()
                 }),
             )
+            .route("/echo", post(|body: axum::body::Bytes| async move { body.len().to_string() }))
             .route(
                 "/hold",
                 get(move || {
@@ -164,6 +168,42 @@ async fn a_response_that_does_not_start_in_time_is_a_problem() {
     let answer = read_to_end(&mut stream).await;
     assert!(answer.starts_with("HTTP/1.1 503 Service Unavailable"), "{answer}");
     assert!(answer.contains("longer than 1 s"), "{answer}");
+}
+
+/// Sends a POST whose body of `size` bytes arrives one byte at a time, `pause` apart; only
+/// `stop_after` of them when given.
+async fn trickle(
+    addr: SocketAddr,
+    size: usize,
+    pause: Duration,
+    stop_after: Option<usize>,
+) -> String {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST /echo HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-length: {size}\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    for _ in 0..stop_after.unwrap_or(size) {
+        // The pace is what is under test: a phone uploading on a slow line.
+        tokio::time::sleep(pause).await;
+        stream.write_all(b"x").await.unwrap();
+    }
+    read_to_end(&mut stream).await
+}
+
+#[tokio::test]
+async fn a_slow_upload_that_keeps_arriving_is_not_cut_off() {
+    let server = start(config(8)).await;
+    // 8 bytes over about 2.4 s: longer than the 1 s request timeout, never pausing 1 s.
+    let answer = trickle(server.addr, 8, Duration::from_millis(300), None).await;
+    assert!(answer.starts_with("HTTP/1.1 200 OK") && answer.ends_with("\r\n\r\n8"), "{answer}");
+}
+
+#[tokio::test]
+async fn an_upload_that_stops_arriving_is_refused() {
+    let server = start(config(8)).await;
+    let answer = trickle(server.addr, 8, Duration::from_millis(10), Some(2)).await;
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
 }
 
 #[test]

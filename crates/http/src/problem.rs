@@ -3,7 +3,7 @@
 //! The body always has `type` (`about:blank`), `title`, `status`, `detail` (the error's
 //! message, rendered) and `code`, plus the fields a client needs to act: `pointer` for
 //! `invalid_input`, `needed_scope` for `forbidden`, `confirmation_id`, `expires_at` and
-//! `preview` for `confirmation_required`, `retry_after` for `rate_limited`.
+//! `preview` for `confirmation_required`, `retry_after` for `rate_limited` and `unavailable`.
 
 use axum::{
     http::{HeaderValue, StatusCode, header},
@@ -27,6 +27,7 @@ fn status_of(err: &OpError) -> StatusCode {
         OpError::ConfirmationRequired { .. } => StatusCode::PRECONDITION_REQUIRED,
         OpError::Unauthenticated { .. } => StatusCode::UNAUTHORIZED,
         OpError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+        OpError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
         OpError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
@@ -41,6 +42,7 @@ pub fn title_of(err: &OpError) -> &'static str {
         OpError::ConfirmationRequired { .. } => "Confirmation required",
         OpError::Unauthenticated { .. } => "Unauthenticated",
         OpError::RateLimited { .. } => "Rate limited",
+        OpError::Unavailable { .. } => "Unavailable",
         OpError::Internal => "Internal error",
     }
 }
@@ -65,7 +67,8 @@ pub fn problem_body(err: &OpError, status: StatusCode) -> Value {
             body.insert("expires_at".into(), json!(expires_at));
             body.insert("preview".into(), (**preview).clone());
         }
-        OpError::RateLimited { retry_after_secs, .. } => {
+        OpError::RateLimited { retry_after_secs, .. }
+        | OpError::Unavailable { retry_after_secs, .. } => {
             body.insert("retry_after".into(), json!(retry_after_secs));
         }
         OpError::Forbidden { needed: None, .. }
@@ -95,7 +98,8 @@ pub fn problem_response_with_status(err: &OpError, status: StatusCode) -> Respon
         OpError::Unauthenticated { .. } => {
             headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(BEARER_CHALLENGE));
         }
-        OpError::RateLimited { retry_after_secs, .. } => {
+        OpError::RateLimited { retry_after_secs, .. }
+        | OpError::Unavailable { retry_after_secs, .. } => {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_secs));
         }
         _ => {}

@@ -33,7 +33,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use ops::{OpError, Text};
 use tokio::{io::AsyncWriteExt as _, net::TcpListener, sync::Notify};
 
-use crate::problem::{PROBLEM_CONTENT_TYPE, problem_body, problem_response_with_status};
+use crate::problem::{PROBLEM_CONTENT_TYPE, problem_body, problem_response};
 
 /// The limits of [`serve`].
 #[derive(Clone, Debug)]
@@ -347,18 +347,18 @@ impl hyper::service::Service<Request<hyper::body::Incoming>> for ConnectionServi
 }
 
 fn too_slow(limit: Duration) -> Response<Body> {
-    let err = OpError::RateLimited {
+    let err = OpError::Unavailable {
         retry_after_secs: 1,
         message: Text::new(
             "The request took longer than {seconds} s, so the server stopped it. Send it again; if it keeps happening, send less at once.",
         )
         .with("seconds", limit.as_secs()),
     };
-    problem_response_with_status(&err, StatusCode::SERVICE_UNAVAILABLE)
+    problem_response(&err)
 }
 
 fn busy() -> OpError {
-    OpError::RateLimited {
+    OpError::Unavailable {
         retry_after_secs: 1,
         message: Text::new(
             "The server has as many connections as it takes, all of them busy. Try again in a second.",

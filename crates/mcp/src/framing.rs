@@ -179,6 +179,7 @@ fn code_of(status: StatusCode) -> &'static str {
         StatusCode::FORBIDDEN => "forbidden",
         StatusCode::NOT_FOUND => "not_found",
         StatusCode::TOO_MANY_REQUESTS => "rate_limited",
+        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
         status if status.is_server_error() => "internal",
         _ => "invalid_input",
     }

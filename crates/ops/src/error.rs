@@ -31,6 +31,9 @@ pub enum OpError {
     Unauthenticated { message: Text },
     #[error("{message}")]
     RateLimited { retry_after_secs: u64, message: Text },
+    /// The server is too busy or the request took too long: nothing was done; try again.
+    #[error("{message}")]
+    Unavailable { retry_after_secs: u64, message: Text },
     /// Something broke on our side. The details were logged.
     #[error("internal error; the details were logged on the server")]
     Internal,
@@ -47,6 +50,7 @@ impl OpError {
             Self::ConfirmationRequired { .. } => "confirmation_required",
             Self::Unauthenticated { .. } => "unauthenticated",
             Self::RateLimited { .. } => "rate_limited",
+            Self::Unavailable { .. } => "unavailable",
             Self::Internal => "internal",
         }
     }
@@ -60,7 +64,8 @@ impl OpError {
             | Self::Forbidden { message, .. }
             | Self::ConfirmationRequired { message, .. }
             | Self::Unauthenticated { message }
-            | Self::RateLimited { message, .. } => message.clone(),
+            | Self::RateLimited { message, .. }
+            | Self::Unavailable { message, .. } => message.clone(),
             Self::Internal => Text::new(
                 "Something went wrong on the server; the details were logged. Try again, and report it if it keeps happening.",
             ),

@@ -28,6 +28,10 @@ fn every_error() -> Vec<(OpError, StatusCode)> {
             OpError::RateLimited { retry_after_secs: 7, message: text() },
             StatusCode::TOO_MANY_REQUESTS,
         ),
+        (
+            OpError::Unavailable { retry_after_secs: 1, message: text() },
+            StatusCode::SERVICE_UNAVAILABLE,
+        ),
         (OpError::Internal, StatusCode::INTERNAL_SERVER_ERROR),
     ]
 }
@@ -49,8 +53,8 @@ fn every_code_has_its_status_title_and_content_type() {
 
 #[test]
 fn each_code_carries_what_the_client_needs_to_act() {
-    let [invalid, _, _, forbidden, confirmation, unauthenticated, limited, internal] =
-        <[_; 8]>::try_from(every_error()).unwrap();
+    let [invalid, _, _, forbidden, confirmation, unauthenticated, limited, unavailable, internal] =
+        <[_; 9]>::try_from(every_error()).unwrap();
     let body = |(err, status): &(OpError, StatusCode)| problem_body(err, *status);
     assert_eq!(body(&invalid)["pointer"], "/limit");
     assert_eq!(body(&invalid)["detail"], "Something for you.");
@@ -60,6 +64,8 @@ fn each_code_carries_what_the_client_needs_to_act() {
     assert_eq!(confirmation_body["expires_at"], "2026-01-01T00:10:00Z");
     assert_eq!(confirmation_body["preview"], json!({"dry_run": true}));
     assert_eq!(body(&limited)["retry_after"], 7);
+    assert_eq!(body(&unavailable)["retry_after"], 1);
+    assert_eq!(problem_response(&unavailable.0).headers()[header::RETRY_AFTER], "1");
     assert!(body(&internal)["detail"].as_str().unwrap().contains("logged"));
 
     let response = problem_response(&unauthenticated.0);

@@ -138,7 +138,7 @@ async fn a_server_whose_connections_are_all_busy_refuses_with_a_problem() {
     let refused = get_path(server.addr, "/ok").await;
     assert!(refused.starts_with("HTTP/1.1 503 Service Unavailable"), "{refused}");
     assert!(refused.contains("application/problem+json") && refused.contains("retry-after: 1"));
-    assert!(refused.contains(r#""code":"rate_limited""#), "{refused}");
+    assert!(refused.contains(r#""code":"unavailable""#), "{refused}");
     // Once the held requests answer, there is room again.
     server.release.notify_waiters();
     for stream in &mut busy {

@@ -2,11 +2,12 @@
 //!
 //! rmcp answers a body it cannot read (not JSON, nested too deep, a batch) with `415` and a
 //! line of plain text, and its other refusals (unknown session, wrong `Accept`) the same way.
-//! This middleware reads a POST's body first, within the size limit, and refuses what is not
-//! one JSON-RPC message as JSON-RPC does: `-32700` for a body that is not JSON, `-32600` for
-//! one that is not a single request object (batches were removed from MCP in 2025-06-18). Any
-//! plain-text or problem-JSON refusal from further in is rewritten the same way, keeping its
-//! HTTP status and headers. Tool results, which hold an op's own failures, are untouched.
+//! This middleware reads a POST's body, within the size limit, and hands rmcp the bytes. Only
+//! when rmcp refuses a JSON body does it look at why, and answer as JSON-RPC does: `-32700`
+//! for a body that is not JSON, `-32600` for one that is not a single request object (batches
+//! were removed from MCP in 2025-06-18); a good message is parsed once, by rmcp. Any plain-text
+//! or problem-JSON refusal from further in is rewritten the same way, keeping its HTTP status
+//! and headers. Tool results, which hold an op's own failures, are untouched.
 
 use axum::{
     body::{Body, Bytes},
@@ -39,7 +40,7 @@ fn refusal(status: StatusCode, rpc_code: i64, data: Value, message: &str) -> Res
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
 }
 
-/// Checks a POST's framing before rmcp reads it.
+/// Reads a POST's body within the limit and, when rmcp cannot read it as JSON-RPC, says why.
 pub(crate) async fn check(
     State(max_request_bytes): State<usize>,
     request: Request,
@@ -49,6 +50,11 @@ pub(crate) async fn check(
         return next.run(request).await;
     }
     let (parts, body) = request.into_parts();
+    let is_json = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"));
     let Ok(bytes) = axum::body::to_bytes(body, max_request_bytes).await else {
         let message = Text::new(
             "The request is larger than this server takes ({max} bytes, its max_request_bytes), or was cut off. Send a smaller message.",
@@ -61,10 +67,15 @@ pub(crate) async fn check(
             &message.render(),
         );
     };
-    if let Some(refused) = framing_error(&bytes) {
+    // The bytes are shared, not copied: kept only to explain a refusal.
+    let response = next.run(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+    if is_json
+        && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
+        && let Some(refused) = framing_error(&bytes)
+    {
         return refused;
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    response
 }
 
 /// The deepest nesting rmcp's parser (serde_json's) accepts.

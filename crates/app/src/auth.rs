@@ -58,7 +58,7 @@ fn argon2_output(
     password: &str,
     salt: &[u8],
 ) -> Result<password_hash::Output, OpError> {
-    let areas = || WORK_AREAS.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let areas = || crate::limits::locked(&WORK_AREAS);
     let mut area = areas().pop().unwrap_or_default();
     if area.len() < blocks {
         area.resize(blocks, argon2::Block::default());

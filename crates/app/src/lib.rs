@@ -77,11 +77,11 @@ impl App {
 
     /// Sets how large a household may grow; the defaults apply until then.
     pub fn set_household_caps(&self, caps: HouseholdCaps) {
-        *self.caps.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = caps;
+        *limits::locked(&self.caps) = caps;
     }
 
     pub(crate) fn household_caps(&self) -> HouseholdCaps {
-        *self.caps.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        *limits::locked(&self.caps)
     }
 
     /// Sets the per-token rate limit (`None` turns it off, e.g. for load tests); the default

@@ -16,7 +16,7 @@ use jiff::{SignedDuration, Timestamp};
 use ops::{Actor, Caller, OpError, Text};
 
 /// The lock's data, also after a panic while it was held: the counts are still right.
-fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 

@@ -26,7 +26,6 @@ use std::{
 use axum::{
     Router,
     body::Body,
-    extract::ConnectInfo,
     http::{HeaderMap, Request, Response, StatusCode},
 };
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -326,7 +325,6 @@ impl hyper::service::Service<Request<hyper::body::Incoming>> for ConnectionServi
         let client =
             ClientAddress::of(self.peer.ip(), request.headers(), &self.config.trusted_proxies);
         request.extensions_mut().insert(client);
-        request.extensions_mut().insert(ConnectInfo(self.peer));
         let mut router = self.router.clone();
         let limit = self.config.request_timeout;
         Box::pin(async move {

@@ -12,7 +12,9 @@ use ops::{
     common::{Amount, CycleOutput, IsoDate, Ref, Timestamp},
     household::{Household, Member},
     organise::{Category, PaymentMethod, Tag},
-    subscriptions::{Pause, PricePoint as PricePointView, Subscription, SubscriptionDetail},
+    subscriptions::{
+        Pause, PricePoint as PricePointView, Subscription, SubscriptionDetail, SubscriptionSummary,
+    },
 };
 use store::{
     charges::ChargeRow,
@@ -139,6 +141,29 @@ pub(crate) fn subscription_view(row: &SubscriptionRow, today: Date) -> Subscript
         visibility: row.visibility,
         monthly: amount(row.cycle.monthly_minor(price), row.currency),
         yearly: amount(row.cycle.yearly_minor(price), row.currency),
+    }
+}
+
+/// A subscription as a list row shows it (`list_subscriptions`).
+pub(crate) fn subscription_summary(row: &SubscriptionRow, today: Date) -> SubscriptionSummary {
+    let parts = SeriesParts::of(row);
+    let series = parts.series(row);
+    let price = series.amount_on(today.max(row.anchor_on));
+    let ended = row.status == SubscriptionStatus::Cancelled && row.ends_on.is_none();
+    let next = if ended { None } else { series.next_on_or_after(today) };
+    SubscriptionSummary {
+        id: row.id,
+        name: row.name.clone(),
+        price: amount(price, row.currency),
+        cycle: row.cycle.describe(),
+        status: effective_status(row, today),
+        next_charge_on: next.map(|o| o.date.into()),
+        next_charge_amount: next
+            .filter(|o| o.minor != price)
+            .map(|o| amount(o.minor, row.currency)),
+        category: row.category_id.and(row.category_name.clone()),
+        owner: row.owner_name.clone(),
+        visibility: row.visibility,
     }
 }
 

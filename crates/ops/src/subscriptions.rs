@@ -90,6 +90,31 @@ pub struct Subscription {
     pub yearly: Amount,
 }
 
+/// A subscription as a list shows it: what it takes to choose one and to show it in a row.
+/// `get_subscription` has the rest (notes, URL, dates, payment method, tags, equivalents).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SubscriptionSummary {
+    pub id: i64,
+    pub name: String,
+    /// The current price per cycle.
+    pub price: Amount,
+    /// The cycle in words, such as monthly or every 3 weeks.
+    pub cycle: String,
+    pub status: SubscriptionStatus,
+    /// The next charge from today, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_charge_on: Option<IsoDate>,
+    /// Only when the next charge is not the price (a price change takes effect first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_charge_amount: Option<Amount>,
+    /// The category's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+    /// The owner's name.
+    pub owner: String,
+    pub visibility: Visibility,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListSubscriptionsInput {
@@ -133,10 +158,10 @@ impl Op for ListSubscriptions {
     const INFO: OpInfo = OpInfo::read(
         "list_subscriptions",
         "List subscriptions, filtered and paginated",
-        "Returns the subscriptions the caller can see, in a stable order, with price, cycle, status, next charge and monthly and yearly equivalents. Filter by status, category, payment method, tag, owner, visibility, text or due date. Use get_subscription for price history and charges.",
+        "Returns the subscriptions the caller can see, in a stable order: name, price, cycle, status, next charge, category and owner. Filter by status, category, payment method, tag, owner, visibility, text or due date. get_subscription has the rest: notes, tags, price history, charges.",
     );
     type Input = ListSubscriptionsInput;
-    type Output = Page<Subscription>;
+    type Output = Page<SubscriptionSummary>;
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -17,13 +17,13 @@ use crate::{
     ctx::Ctx,
     input, subscription_rules,
     transactions::StoreExt,
-    views::{self, SeriesParts, amount, subscription_view},
+    views::{self, SeriesParts, amount},
 };
 
 pub(crate) fn list(
     ctx: &mut Ctx<'_>,
     input: ListSubscriptionsInput,
-) -> Result<Page<Subscription>, OpError> {
+) -> Result<Page<SubscriptionSummary>, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     let text = input.text.as_deref().map(str::to_lowercase);
     let tag = input.tag.as_deref().map(str::to_lowercase);
@@ -76,11 +76,11 @@ pub(crate) fn list(
         SubscriptionSort::Created => items.sort_by_key(|(row, _)| row.id),
     }
     let total = items.len() as u64;
-    let page: Vec<Subscription> = items
+    let page: Vec<SubscriptionSummary> = items
         .into_iter()
         .skip(offset as usize)
         .take(limit as usize)
-        .map(|(row, _)| subscription_view(row, ctx.today))
+        .map(|(row, _)| views::subscription_summary(row, ctx.today))
         .collect();
     let next_cursor = ops::common::next_cursor(offset, page.len(), total);
     Ok(Page { items: page, total, next_cursor })

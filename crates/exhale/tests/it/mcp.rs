@@ -670,9 +670,15 @@ async fn an_agent_session_with_the_official_python_client() {
 #[tokio::test]
 async fn results_too_large_for_a_model_are_cut_with_a_note() {
     let w = World::new().await;
+    // List rows are lean, so only long names make 50 of them outgrow a tool result: 4-byte
+    // characters, as many as a name may hold.
+    let long = "💶".repeat(95);
+    let category_name = "💶".repeat(60);
+    let category =
+        w.env.call(&w.ana, "create_category", json!({"name": category_name})).await.unwrap();
     for i in 0..80 {
         w.env
-            .call(&w.ana, "create_subscription", json!({"name": format!("Service {i:02}"), "amount": "1", "cycle": "monthly", "next_charge_on": "2026-12-01", "notes": "A long note. ".repeat(60)}))
+            .call(&w.ana, "create_subscription", json!({"name": format!("{i:02} {long}"), "amount": "1", "cycle": "monthly", "next_charge_on": "2026-12-01", "category_id": category["id"]}))
             .await
             .unwrap();
     }

@@ -6,15 +6,7 @@ use axum::{
     http::{HeaderMap, HeaderValue, header},
     response::{IntoResponse, Response},
 };
-use ops::{
-    Op, OpError,
-    access::ExportData,
-    accounts::SessionCaller,
-    charges::{Charge, ListCharges, ListChargesInput},
-    common::{MAX_PAGE, Page},
-    household::Empty,
-    subscriptions::{ListSubscriptions, ListSubscriptionsInput, Subscription},
-};
+use ops::{access::ExportData, charges::Charge, household::Empty, subscriptions::Subscription};
 use serde_json::json;
 
 use crate::{
@@ -57,41 +49,6 @@ pub(crate) async fn json_file(
     }
 }
 
-/// A list input that can ask for the next page.
-trait Paged: Default {
-    fn at(cursor: Option<String>) -> Self;
-}
-
-impl Paged for ListSubscriptionsInput {
-    fn at(cursor: Option<String>) -> Self {
-        Self { limit: Some(MAX_PAGE), cursor, ..Default::default() }
-    }
-}
-
-impl Paged for ListChargesInput {
-    fn at(cursor: Option<String>) -> Self {
-        Self { limit: Some(MAX_PAGE), cursor, ..Default::default() }
-    }
-}
-
-/// Every item of a paginated list op.
-async fn all_items<O, T>(web: &Web, person: &SessionCaller) -> Result<Vec<T>, OpError>
-where
-    O: Op<Output = Page<T>>,
-    O::Input: Paged,
-{
-    let mut items = Vec::new();
-    let mut cursor = None;
-    loop {
-        let page = web.call::<O>(person, O::Input::at(cursor)).await?;
-        items.extend(page.items);
-        match page.next_cursor {
-            Some(next) => cursor = Some(next),
-            None => return Ok(items),
-        }
-    }
-}
-
 /// One CSV field: quoted when it holds a separator, a quote or a line break; a leading
 /// `=`, `+`, `-` or `@` is neutralised so a spreadsheet does not run it as a formula.
 fn field(text: &str) -> String {
@@ -122,15 +79,19 @@ fn csv<T>(columns: &[Column<T>], rows: &[T]) -> String {
     out
 }
 
+/// Every field of every subscription the person can see. From `export_data`, like the
+/// charges: its subscriptions are whole (list rows carry only what a list shows).
 pub(crate) async fn subscriptions_csv(
     State(web): State<Web>,
     headers: HeaderMap,
     SignedIn(person): SignedIn,
 ) -> Response {
-    let rows = match all_items::<ListSubscriptions, _>(&web, &person).await {
-        Ok(rows) => rows,
+    let export = match web.call::<ExportData>(&person, Empty {}).await {
+        Ok(export) => export,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
+    let rows: Vec<Subscription> =
+        export.subscriptions.into_iter().map(|detail| detail.subscription).collect();
     let columns: [Column<Subscription>; 13] = [
         ("id", |s| s.id.to_string()),
         ("name", |s| s.name.clone()),
@@ -156,8 +117,8 @@ pub(crate) async fn charges_csv(
     headers: HeaderMap,
     SignedIn(person): SignedIn,
 ) -> Response {
-    let rows = match all_items::<ListCharges, _>(&web, &person).await {
-        Ok(rows) => rows,
+    let rows = match web.call::<ExportData>(&person, Empty {}).await {
+        Ok(export) => export.charges,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
     let columns: [Column<Charge>; 7] = [

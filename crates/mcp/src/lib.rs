@@ -19,6 +19,7 @@
 //! conformance fixture's in the integration tests.
 
 mod confirm;
+mod direct;
 mod framing;
 mod notify;
 mod prompts;

@@ -15,7 +15,6 @@ use rmcp::{
     },
     service::RequestContext,
 };
-use serde_json::Value;
 
 use crate::{
     confirm::{self, Answer, Asking},
@@ -93,9 +92,9 @@ impl ExhaleMcp {
             .into());
         };
         let input = serde_json::json!({"confirmation_id": confirmation_id});
-        Ok(match self.catalog.call_json(caller, "confirm_change", input, Mode::Apply).await {
+        Ok(match self.catalog.call_json_text(caller, "confirm_change", input, Mode::Apply).await {
             // A confirmed change is never a list page.
-            Ok(output) => tools::success(output, 0),
+            Ok(output) => tools::success(output)?,
             Err(OpError::Internal) => return Err(tools::internal()),
             Err(err) => tools::failure(&err),
         }
@@ -117,16 +116,6 @@ impl ExhaleMcp {
         // The audit log names the agent as the client named itself.
         Ok(caller.with_client_name(cx.client_info().map(|info| info.name)))
     }
-}
-
-/// The tool set a client asked for in the endpoint's address (`/mcp?tools=compact`), which
-/// wins over its token's setting: a client configured for a small model says so itself.
-fn tool_set_hint(cx: &RequestContext<RoleServer>) -> Option<ops::tools::ToolSet> {
-    let query = cx.extensions.get::<axum::http::request::Parts>()?.uri.query()?;
-    query
-        .split('&')
-        .find_map(|pair| pair.strip_prefix("tools="))
-        .and_then(ops::tools::ToolSet::parse)
 }
 
 impl ServerHandler for ExhaleMcp {
@@ -153,15 +142,8 @@ impl ServerHandler for ExhaleMcp {
         cx: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let caller = self.caller(&cx)?;
-        let set = tool_set_hint(&cx).unwrap_or(caller.tool_set());
-        let tools = self
-            .catalog
-            .ops()
-            .iter()
-            .filter(|meta| ops::policy::may_call(&caller, meta.info))
-            .filter(|meta| ops::tools::offered(set, meta.info))
-            .map(tools::tool)
-            .collect();
+        let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
+        let tools = tools::listed(self.catalog.as_ref(), &caller, uri);
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -189,30 +171,16 @@ impl ServerHandler for ExhaleMcp {
                 None,
             ));
         };
-        let mut arguments = request.arguments.unwrap_or_default();
-        let dry_run = match arguments.remove("dry_run") {
-            None | Some(Value::Bool(false)) => false,
-            Some(Value::Bool(true)) if meta.info.is_write() => true,
-            Some(Value::Bool(true)) => false,
-            Some(_) => {
-                return Ok(tools::failure(&OpError::invalid(
-                    "/dry_run",
-                    ops::Text::new("dry_run is true or false."),
-                ))
-                .into());
-            }
+        let prepared = match tools::prepare(meta, request.arguments.unwrap_or_default()) {
+            Ok(prepared) => prepared,
+            Err(err) => return Ok(tools::failure(&err).into()),
         };
-        tools::cap_page(meta, &mut arguments);
-        let page_offset =
-            ops::common::cursor_offset(arguments.get("cursor").and_then(Value::as_str))
-                .unwrap_or(0);
-        let mode = if dry_run { Mode::DryRun } else { Mode::Apply };
         let result: CallToolResult = match self
             .catalog
-            .call_json(&caller, meta.name(), Value::Object(arguments), mode)
+            .call_json_text(&caller, meta.name(), prepared.input, prepared.mode)
             .await
         {
-            Ok(output) => tools::success(output, page_offset),
+            Ok(output) => tools::success(tools::fit(output, prepared.page_offset))?,
             Err(OpError::Internal) => return Err(tools::internal()),
             Err(OpError::ConfirmationRequired {
                 confirmation_id,

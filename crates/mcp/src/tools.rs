@@ -1,13 +1,14 @@
 //! Rendering catalog ops as MCP tools, and op results as tool results.
 
-use std::sync::Arc;
+use std::{collections::BTreeMap, sync::Arc};
 
-use ops::{OpError, OpMeta, Text};
+use axum::http::Uri;
+use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text};
 use rmcp::{
     ErrorData as McpError,
     model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations},
 };
-use serde_json::{Value, json};
+use serde_json::{Value, json, value::RawValue};
 
 /// Tool results handed to a model stay under this many bytes (DESIGN section 4).
 pub(crate) const MAX_RESULT_BYTES: usize = 30_000;
@@ -54,6 +55,24 @@ pub(crate) fn tool(meta: &OpMeta) -> Tool {
         )
 }
 
+/// The tools `caller` may call, of the set it asked for in the endpoint's address
+/// (`/mcp?tools=compact`, which wins over its token's setting: a client configured for a small
+/// model says so itself).
+pub(crate) fn listed(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Uri>) -> Vec<Tool> {
+    let asked = uri
+        .and_then(Uri::query)
+        .and_then(|query| query.split('&').find_map(|pair| pair.strip_prefix("tools=")))
+        .and_then(ops::tools::ToolSet::parse);
+    let set = asked.unwrap_or(caller.tool_set());
+    catalog
+        .ops()
+        .iter()
+        .filter(|meta| ops::policy::may_call(caller, meta.info))
+        .filter(|meta| ops::tools::offered(set, meta.info))
+        .map(tool)
+        .collect()
+}
+
 /// Over MCP a list page holds at most this many items, whatever `limit` asks (ops allow
 /// 500): more would not fit in a tool result, and computing rows only to cut them away
 /// would waste the server.
@@ -62,7 +81,7 @@ const MAX_PAGE_FOR_MODELS: u64 = 50;
 /// Caps a list tool's `limit` at [`MAX_PAGE_FOR_MODELS`]. A `limit` that is not a positive
 /// number is left for the op to refuse with its own message. Lists are the ops that page
 /// (a `cursor`); `find_tools` has a `limit` of its own.
-pub(crate) fn cap_page(meta: &OpMeta, arguments: &mut JsonObject) {
+fn cap_page(meta: &OpMeta, arguments: &mut JsonObject) {
     let is_list = meta.schemas().0["properties"].get("cursor").is_some();
     if !is_list {
         return;
@@ -78,48 +97,110 @@ pub(crate) fn cap_page(meta: &OpMeta, arguments: &mut JsonObject) {
     }
 }
 
-/// A successful op result: the structured output, with the same JSON as text for clients that
-/// read only text. A page too large for a model is cut at the end; `next_cursor` then points
-/// at the first item left out. `page_offset` is where the page asked for starts.
-pub(crate) fn success(mut output: Value, page_offset: u64) -> CallToolResult {
-    let mut text = output.to_string();
-    if text.len() > MAX_RESULT_BYTES
-        && let Some(Value::Array(items)) = output.get_mut("items")
-    {
-        // Measure each item once and keep the longest prefix that fits, leaving room for the
-        // note; popping and re-serialising the whole list would be quadratic.
-        let returned = items.len();
-        let sizes: Vec<usize> = items.iter().map(|item| item.to_string().len() + 1).collect();
-        let mut budget =
-            (MAX_RESULT_BYTES - 400).saturating_sub(text.len() - sizes.iter().sum::<usize>());
-        let kept = sizes
-            .iter()
-            .take_while(|size| budget.checked_sub(**size).map(|left| budget = left).is_some())
-            .count();
-        items.truncate(kept);
-        let note = match output.get("total").and_then(Value::as_u64) {
-            Some(total) => {
-                match ops::common::next_cursor(page_offset, kept, total) {
-                    Some(cursor) => output["next_cursor"] = json!(cursor),
-                    None => {
-                        output.as_object_mut().map(|fields| fields.remove("next_cursor"));
-                    }
-                }
-                Text::new(
-                    "Only the first {kept} of these {returned} items fit in a tool result; pass next_cursor as cursor for the rest, or narrow the query with filters.",
-                )
-            }
-            None => Text::new(
+/// A tools/call's arguments made ready for the catalog: `dry_run` taken out as the call's mode,
+/// a list's page capped for a model, and where the page asked for starts.
+pub(crate) struct Prepared {
+    pub(crate) input: Value,
+    pub(crate) mode: Mode,
+    pub(crate) page_offset: u64,
+}
+
+/// Reads `dry_run` (a read ignores it) and caps a list's page; a `dry_run` that is not true or
+/// false is refused.
+pub(crate) fn prepare(meta: &OpMeta, mut arguments: JsonObject) -> Result<Prepared, OpError> {
+    let dry_run = match arguments.remove("dry_run") {
+        None | Some(Value::Bool(false)) => false,
+        Some(Value::Bool(true)) => meta.info.is_write(),
+        Some(_) => {
+            return Err(OpError::invalid("/dry_run", Text::new("dry_run is true or false.")));
+        }
+    };
+    cap_page(meta, &mut arguments);
+    let page_offset =
+        ops::common::cursor_offset(arguments.get("cursor").and_then(Value::as_str)).unwrap_or(0);
+    let mode = if dry_run { Mode::DryRun } else { Mode::Apply };
+    Ok(Prepared { input: Value::Object(arguments), mode, page_offset })
+}
+
+/// An op's output (its JSON text) as a tool result holds it: whole when it fits in
+/// [`MAX_RESULT_BYTES`], otherwise a list page cut at the end, with `next_cursor` pointing at
+/// the first item left out and a `truncated` note. `page_offset` is where the page asked for
+/// starts. The cut reads each item's size off the text once; nothing is serialised again.
+pub(crate) fn fit(text: String, page_offset: u64) -> String {
+    if text.len() <= MAX_RESULT_BYTES {
+        return text;
+    }
+    cut_page(&text, page_offset).unwrap_or(text)
+}
+
+/// The longest prefix of the page's items that fits, with the note; `None` when the output is
+/// not a page.
+fn cut_page(text: &str, page_offset: u64) -> Option<String> {
+    let fields: BTreeMap<&str, &RawValue> = serde_json::from_str(text).ok()?;
+    let items: Vec<&RawValue> = serde_json::from_str(fields.get("items")?.get()).ok()?;
+    let total = fields.get("total").and_then(|total| total.get().parse::<u64>().ok());
+    let kept_fields =
+        fields.iter().filter(|(name, _)| !matches!(**name, "items" | "next_cursor" | "truncated"));
+    // Room for the braces, the item separators, next_cursor and the note.
+    let others: usize =
+        kept_fields.clone().map(|(name, value)| name.len() + value.get().len() + 4).sum();
+    let mut budget = (MAX_RESULT_BYTES - 400).saturating_sub(others + "\"items\":[],".len());
+    let kept = items
+        .iter()
+        .map(|item| item.get().len() + 1)
+        .take_while(|size| budget.checked_sub(*size).map(|left| budget = left).is_some())
+        .count();
+    let returned = items.len();
+    let (next_cursor, note) = match total {
+        Some(total) => (
+            ops::common::next_cursor(page_offset, kept, total),
+            Text::new(
+                "Only the first {kept} of these {returned} items fit in a tool result; pass next_cursor as cursor for the rest, or narrow the query with filters.",
+            ),
+        ),
+        None => (
+            None,
+            Text::new(
                 "Only the first {kept} of these {returned} items fit in a tool result; narrow the query with filters.",
             ),
-        };
-        let note = note.with("kept", kept).with("returned", returned);
-        output["truncated"] = json!(note.render());
-        text = output.to_string();
+        ),
+    };
+    let note = note.with("kept", kept).with("returned", returned).render();
+    let mut out = String::with_capacity(MAX_RESULT_BYTES);
+    out.push_str("{\"items\":[");
+    for (i, item) in items[..kept].iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(item.get());
     }
+    out.push(']');
+    for (name, value) in kept_fields {
+        push_field(&mut out, name, value.get());
+    }
+    if let Some(cursor) = next_cursor {
+        push_field(&mut out, "next_cursor", &Value::String(cursor).to_string());
+    }
+    push_field(&mut out, "truncated", &Value::String(note).to_string());
+    out.push('}');
+    Some(out)
+}
+
+/// Appends `,"name":value` to an object being written.
+fn push_field(out: &mut String, name: &str, value: &str) {
+    out.push_str(",\"");
+    out.push_str(name);
+    out.push_str("\":");
+    out.push_str(value);
+}
+
+/// A successful op result for rmcp: the structured output, with the same JSON as text for
+/// clients that read only text. `text` comes from [`fit`].
+pub(crate) fn success(text: String) -> Result<CallToolResult, McpError> {
+    let structured: Value = serde_json::from_str(&text).map_err(|_| internal())?;
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(output);
-    result
+    result.structured_content = Some(structured);
+    Ok(result)
 }
 
 /// Exhale broke inside: a JSON-RPC error that says no more (the details were logged).

@@ -83,7 +83,11 @@ fn exhale_endpoint(
     config: &HttpConfig,
 ) -> Result<Router, std::io::Error> {
     let codec = Arc::new(crate::confirm::codec()?);
-    Ok(endpoint(move || ExhaleMcp::with_codec(catalog.clone(), None, codec.clone()), config))
+    let direct = crate::direct::Direct::new(catalog.clone(), config.allowed_hosts.clone());
+    let rmcp =
+        rmcp_endpoint(move || ExhaleMcp::with_codec(catalog.clone(), None, codec.clone()), config)
+            .layer(middleware::from_fn_with_state(direct, crate::direct::serve));
+    Ok(with_transport_policy(rmcp, config))
 }
 
 /// `/mcp` over Streamable HTTP for any rmcp handler, with Exhale's transport policy: JSON
@@ -93,8 +97,17 @@ fn exhale_endpoint(
 /// served statelessly.
 ///
 /// Public so the conformance fixture (in the integration tests) runs on the same transport as
-/// the app; everything else goes through [`router`].
+/// the app; everything else goes through [`router`]. The app's own endpoint adds the hot path
+/// of `direct.rs` in front of rmcp.
 pub fn endpoint<H: ServerHandler + Send + 'static>(
+    make_handler: impl Fn() -> H + Send + Sync + 'static,
+    config: &HttpConfig,
+) -> Router {
+    with_transport_policy(rmcp_endpoint(make_handler, config), config)
+}
+
+/// rmcp's Streamable HTTP service at `/mcp`, its sessions bound to their callers.
+fn rmcp_endpoint<H: ServerHandler + Send + 'static>(
     make_handler: impl Fn() -> H + Send + Sync + 'static,
     config: &HttpConfig,
 ) -> Router {
@@ -113,6 +126,12 @@ pub fn endpoint<H: ServerHandler + Send + 'static>(
     Router::new()
         .route_service("/mcp", service)
         .layer(middleware::from_fn_with_state(owners, crate::sessions::bind))
+}
+
+/// What every `/mcp` answer goes through: the body read within the limit, refusals as JSON-RPC
+/// errors, and the headers of a private response.
+fn with_transport_policy(router: Router, config: &HttpConfig) -> Router {
+    router
         .layer(middleware::from_fn_with_state(config.max_request_bytes, crate::framing::check))
         .layer(middleware::map_response(crate::framing::rewrite_refusal))
         .layer(middleware::map_response(http::mark_private))

@@ -694,6 +694,11 @@ async fn results_too_large_for_a_model_are_cut_with_a_note() {
         structured["truncated"].as_str().unwrap().contains(&format!("first {kept} of these 50"))
     );
     assert_eq!(structured["total"], 82);
+    // The hot path of 2026 clients cuts the page the same way.
+    let params = json!({"name": "list_subscriptions", "arguments": {"limit": 500}});
+    let body = on_both_paths(&server.url("/mcp"), &token, "tools/call", params).await;
+    let modern: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(&modern["result"]["structuredContent"], structured);
 
     // Following next_cursor from a cut page reaches every item exactly once.
     let mut seen: Vec<i64> = Vec::new();
@@ -774,4 +779,137 @@ async fn a_session_belongs_to_the_token_that_opened_it() {
     assert!(closed.status().is_success(), "{}", closed.status());
     let gone = send(reqwest::Method::POST, &ana, Some(&session), Some(list)).await.unwrap();
     assert_eq!(gone.status(), reqwest::StatusCode::NOT_FOUND);
+}
+
+/// A 2026-07-28 stateless request as a modern client sends it, with the given `Accept`; the
+/// answer's status, content type and body.
+async fn modern_post(
+    url: &str,
+    token: &str,
+    method: &str,
+    params: &Value,
+    accept: &str,
+) -> (u16, String, String) {
+    let mut params = params.clone();
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "both paths", "version": "1"},
+    });
+    let name = params["name"].as_str().or(params["uri"].as_str()).map(str::to_owned);
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(token)
+        .header("content-type", "application/json")
+        .header("accept", accept)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .body(json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}).to_string());
+    if let Some(name) = name {
+        request = request.header("mcp-name", name);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let content_type = response.headers()["content-type"].to_str().unwrap().to_owned();
+    (status, content_type, response.text().await.unwrap())
+}
+
+/// Sends the request on the hot path (`mcp/src/direct.rs`) and again with an `Accept` only
+/// rmcp reads (a weight), and checks that both answer the same JSON. Returns the hot path's
+/// body.
+async fn on_both_paths(url: &str, token: &str, method: &str, params: Value) -> String {
+    let direct =
+        modern_post(url, token, method, &params, "application/json, text/event-stream").await;
+    let rmcp =
+        modern_post(url, token, method, &params, "application/json;q=1, text/event-stream").await;
+    assert_eq!((direct.0, &direct.1), (rmcp.0, &rmcp.1), "{method} {params}: {}", direct.2);
+    let parsed = |body: &str| serde_json::from_str::<Value>(body).unwrap();
+    assert_eq!(parsed(&direct.2), parsed(&rmcp.2), "{method} {params}");
+    direct.2
+}
+
+fn tool_call(op: &str, arguments: &Value) -> Value {
+    json!({"name": op, "arguments": arguments})
+}
+
+/// A tool result on the hot path holds the op's own JSON as REST answers it, byte for byte:
+/// written once, the same bytes as structured content and (escaped) as text.
+async fn assert_written_once(
+    server: &test_support::TestServer,
+    token: &str,
+    body: &str,
+    op: &str,
+    arguments: &Value,
+) {
+    let rest = reqwest::Client::new()
+        .post(server.url(&format!("/api/v1/ops/{op}")))
+        .bearer_auth(token)
+        .json(arguments)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(body.contains(&format!("\"structuredContent\":{rest},")), "{op}: {body}");
+    let text = serde_json::to_string(&rest).unwrap();
+    assert!(body.contains(&format!("\"text\":{text}")), "{op}: {body}");
+}
+
+#[tokio::test]
+async fn the_hot_path_answers_as_rmcp_does() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let url = server.url("/mcp");
+    let (read, _) = w.env.token(&w.ana, "read").await;
+    let (write, _) = w.env.token(&w.ana, "write").await;
+    let netflix = format!("exhale://subscriptions/{}", w.netflix);
+    for token in [&read, &write] {
+        for arguments in [
+            json!({"id": w.netflix}),
+            json!({"id": "netflix"}),
+            json!({"limit": 2}),
+            json!({"limit": 2, "cursor": "o2", "sort": "price"}),
+        ] {
+            let op = if arguments.get("id").is_some() {
+                "get_subscription"
+            } else {
+                "list_subscriptions"
+            };
+            let body = on_both_paths(&url, token, "tools/call", tool_call(op, &arguments)).await;
+            assert!(body.contains("\"isError\":false"), "{body}");
+            assert_written_once(&server, token, &body, op, &arguments).await;
+        }
+        // Refusals are tool results on both paths: another member's private subscription,
+        // another household's, a bad dry_run, an unknown field, a name that matches nothing.
+        for (op, arguments) in [
+            ("get_subscription", json!({"id": w.bobs_gym})),
+            ("get_subscription", json!({"id": w.other_household_sub})),
+            ("get_subscription", json!({"id": w.netflix, "dry_run": "yes"})),
+            ("list_charges", json!({"bogus": 1})),
+            ("get_subscription", json!({"id": "no such thing"})),
+        ] {
+            let body = on_both_paths(&url, token, "tools/call", tool_call(op, &arguments)).await;
+            assert!(body.contains("\"isError\":true"), "{op} {arguments}: {body}");
+        }
+        on_both_paths(&url, token, "tools/call", json!({"name": "get_context"})).await;
+        on_both_paths(&url, token, "tools/list", json!({})).await;
+        on_both_paths(&format!("{url}?tools=compact"), token, "tools/list", json!({})).await;
+        for uri in ["exhale://context", netflix.as_str()] {
+            let body = on_both_paths(&url, token, "resources/read", json!({"uri": uri})).await;
+            assert!(body.contains("\"contents\""), "{body}");
+        }
+        // What the hot path leaves to rmcp is answered the same: a private resource of another
+        // member, an unknown tool, a write.
+        let gym = format!("exhale://subscriptions/{}", w.bobs_gym);
+        on_both_paths(&url, token, "resources/read", json!({"uri": gym})).await;
+        on_both_paths(&url, token, "tools/call", json!({"name": "no_such_tool"})).await;
+        on_both_paths(
+            &url,
+            token,
+            "tools/call",
+            json!({"name": "create_category", "arguments": {"name": "Pets", "dry_run": true}}),
+        )
+        .await;
+    }
 }

@@ -13,12 +13,15 @@
 //! A tool result is written once: the op's JSON text (`Catalog::call_json_text`) is the
 //! `structuredContent`, and the same bytes, escaped, are the text block.
 
-use std::sync::Arc;
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, PoisonError},
+};
 
 use axum::{
     body::{Body, Bytes},
     extract::{Request, State},
-    http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts},
+    http::{HeaderMap, HeaderValue, StatusCode, Uri, header, request::Parts},
     middleware::Next,
     response::{IntoResponse, Response},
 };
@@ -32,15 +35,37 @@ use crate::{resources, tools};
 /// The one protocol revision this path serves.
 const MODERN: &str = "2026-07-28";
 
-/// What the hot path needs: the catalog, and the Host values the transport accepts.
+/// What the hot path needs: the catalog, the Host values the transport accepts, and the
+/// `tools/list` results written so far.
 pub(crate) struct Direct {
     catalog: Arc<dyn Catalog>,
     allowed_hosts: Vec<String>,
+    /// Each `tools/list` result as written, by the names of the tools it lists: tool
+    /// definitions do not change while Exhale runs, and a whole list is 170 KB of JSON.
+    tools_lists: Mutex<HashMap<Vec<&'static str>, Arc<str>>>,
 }
 
 impl Direct {
     pub(crate) fn new(catalog: Arc<dyn Catalog>, allowed_hosts: Vec<String>) -> Arc<Self> {
-        Arc::new(Self { catalog, allowed_hosts })
+        Arc::new(Self { catalog, allowed_hosts, tools_lists: Mutex::default() })
+    }
+
+    /// The `tools/list` result for `caller`, written once per set of tools.
+    fn tools_list(&self, caller: &Caller, uri: &Uri) -> Option<Arc<str>> {
+        let offered = tools::offered(self.catalog.as_ref(), caller, Some(uri));
+        let names: Vec<&'static str> = offered.iter().map(|meta| meta.info.name).collect();
+        let mut lists = self.tools_lists.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(written) = lists.get(&names) {
+            return Some(written.clone());
+        }
+        let tools = offered.into_iter().map(tools::tool).collect();
+        let ResultJson::Serialised(written) =
+            cacheable(ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools)))?
+        else {
+            return None;
+        };
+        lists.insert(names, written.clone());
+        Some(written)
     }
 }
 
@@ -157,8 +182,7 @@ impl Direct {
                 self.call_tool(&caller, &name, params.arguments.unwrap_or_default()).await?
             }
             ("tools/list", None, None) if params.arguments.is_none() => {
-                let tools = tools::listed(self.catalog.as_ref(), &caller, Some(&parts.uri));
-                cacheable(ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools)))?
+                ResultJson::Serialised(self.tools_list(&caller, &parts.uri)?)
             }
             ("resources/read", None, Some(uri)) if params.arguments.is_none() => {
                 let contents = resources::read(self.catalog.as_ref(), &caller, &uri).await.ok()?;
@@ -201,7 +225,7 @@ enum ResultJson {
     /// A successful tool call: the op's JSON, to be both the structured content and the text.
     Output(String),
     /// Any other result, as rmcp's types serialise it.
-    Serialised(String),
+    Serialised(Arc<str>),
 }
 
 /// A list or read result with the caching hints rmcp's handler adds for a 2026-07-28 peer.
@@ -211,7 +235,7 @@ fn cacheable(mut result: ServerResult) -> Option<ResultJson> {
 }
 
 fn serialised(result: &impl Serialize) -> Option<ResultJson> {
-    serde_json::to_string(result).ok().map(ResultJson::Serialised)
+    serde_json::to_string(result).ok().map(|written| ResultJson::Serialised(written.into()))
 }
 
 /// The JSON-RPC response with `id` and `result`, as rmcp would write it.

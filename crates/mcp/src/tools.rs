@@ -20,29 +20,35 @@ fn object(value: Value) -> Arc<JsonObject> {
     }
 }
 
-/// The MCP tool for an op: its input schema (plus `dry_run` on writes), output schema and all
-/// four annotations set explicitly.
+/// The MCP tool for an op: its input schema (plus `dry_run` on writes) written compactly for a
+/// model, output schema and all four annotations set explicitly.
 pub(crate) fn tool(meta: &OpMeta) -> Tool {
     let info = meta.info;
     let mut input = meta.input_schema();
+    if let Value::Object(root) = &mut input {
+        // The Rust type's name tells a model nothing, nor "No input." an empty object.
+        root.remove("title");
+        if root.get("properties").is_none() {
+            root.remove("description");
+        }
+    }
+    compact(&mut input);
     if let Some(Value::Object(properties)) = input.get_mut("properties") {
         if info.is_write() {
-            properties.insert(
-                "dry_run".into(),
-                json!({"type": "boolean", "description": "Preview the change without applying it."}),
-            );
+            // The server's instructions say what it does, once for every write.
+            properties.insert("dry_run".into(), json!({"type": "boolean"}));
         }
         let is_page = properties.contains_key("cursor");
         if let Some(Value::Object(limit)) = properties.get_mut("limit").filter(|_| is_page) {
             limit.insert(
                 "description".into(),
                 json!(format!(
-                    "Items per page. Over MCP a page holds at most {MAX_PAGE_FOR_MODELS} items and what fits in 30 KB; follow next_cursor for more."
+                    "At most {MAX_PAGE_FOR_MODELS} over MCP, and what fits in 30 KB; follow next_cursor."
                 )),
             );
         }
     }
-    let description = format!("{}.\n\n{}", info.summary, info.description);
+    let description = format!("{}. {}", info.summary, info.description);
     Tool::new(info.name, description, object(input))
         .with_title(info.summary)
         .with_raw_output_schema(object(meta.output_schema()))
@@ -55,10 +61,14 @@ pub(crate) fn tool(meta: &OpMeta) -> Tool {
         )
 }
 
-/// The tools `caller` may call, of the set it asked for in the endpoint's address
+/// The ops `caller` may call, of the tool set it asked for in the endpoint's address
 /// (`/mcp?tools=compact`, which wins over its token's setting: a client configured for a small
 /// model says so itself).
-pub(crate) fn listed(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Uri>) -> Vec<Tool> {
+pub(crate) fn offered<'a>(
+    catalog: &'a dyn Catalog,
+    caller: &Caller,
+    uri: Option<&Uri>,
+) -> Vec<&'a OpMeta> {
     let asked = uri
         .and_then(Uri::query)
         .and_then(|query| query.split('&').find_map(|pair| pair.strip_prefix("tools=")))
@@ -69,8 +79,118 @@ pub(crate) fn listed(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Uri>) 
         .iter()
         .filter(|meta| ops::policy::may_call(caller, meta.info))
         .filter(|meta| ops::tools::offered(set, meta.info))
-        .map(tool)
         .collect()
+}
+
+/// The tools of [`offered`].
+pub(crate) fn listed(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Uri>) -> Vec<Tool> {
+    offered(catalog, caller, uri).into_iter().map(tool).collect()
+}
+
+/// Rewrites a JSON Schema in fewer tokens that accept the same values (JSON Schema 2020-12):
+/// - schemars' numeric `format`s (`int64`, `uint32`, `double`…) go: they are annotations;
+/// - a `oneOf` of branches that each have one distinct `type` and only keywords of that type
+///   becomes one schema with a list of types (`minimum` applies only to numbers, `minLength`
+///   only to strings, so nothing changes): an id or a name is
+///   `{"type": ["integer", "string"], "minimum": 1, …, "minLength": 1, …}`;
+/// - `type` goes where an `enum` already lists every allowed value.
+///
+/// One change accepts more: a date's digit pattern goes, because a date also takes words.
+fn compact(schema: &mut Value) {
+    match schema {
+        Value::Array(items) => items.iter_mut().for_each(compact),
+        Value::Object(map) => {
+            map.values_mut().for_each(compact);
+            if map.get("format").and_then(Value::as_str).is_some_and(|format| {
+                [
+                    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                    "float", "double",
+                ]
+                .contains(&format)
+            }) {
+                map.remove("format");
+            }
+            // A date also takes words ("in 10 days"), which the pattern of its digits would
+            // refuse; `format: date` and the description say both.
+            if map.get("format").and_then(Value::as_str) == Some("date") {
+                map.remove("pattern");
+            }
+            if let Some(merged) = map.get("oneOf").and_then(merge_typed_branches) {
+                map.remove("oneOf");
+                map.extend(merged);
+            }
+            let enum_types = map
+                .get("enum")
+                .and_then(Value::as_array)
+                .map(|values| values.iter().map(json_type).collect::<Vec<_>>());
+            let declared = match map.get("type") {
+                Some(Value::String(kind)) => Some(vec![kind.as_str()]),
+                Some(Value::Array(kinds)) => kinds.iter().map(Value::as_str).collect(),
+                _ => None,
+            };
+            if let (Some(enum_types), Some(declared)) = (enum_types, declared)
+                && enum_types.iter().all(|kind| declared.contains(kind))
+            {
+                map.remove("type");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// JSON Schema's type of a value (`integer` for whole numbers).
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The keywords that constrain only values of one type.
+fn keywords_of(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "integer" | "number" => {
+            &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
+        }
+        "string" => &["minLength", "maxLength", "pattern", "format"],
+        _ => &[],
+    }
+}
+
+/// The branches of a `oneOf` as one schema, when each has one distinct type (and `integer`
+/// and `number` are not both there: they overlap) and only keywords of that type.
+fn merge_typed_branches(branches: &Value) -> Option<JsonObject> {
+    let branches = branches.as_array()?;
+    let mut types: Vec<&str> = Vec::new();
+    let mut merged = JsonObject::new();
+    for branch in branches {
+        let branch = branch.as_object()?;
+        let kind = branch.get("type")?.as_str()?;
+        let overlaps = |other: &str| types.contains(&other);
+        if overlaps(kind)
+            || (kind == "number" && overlaps("integer"))
+            || (kind == "integer" && overlaps("number"))
+        {
+            return None;
+        }
+        types.push(kind);
+        for (key, value) in branch {
+            if key == "type" {
+                continue;
+            }
+            if !keywords_of(kind).contains(&key.as_str()) {
+                return None;
+            }
+            merged.insert(key.clone(), value.clone());
+        }
+    }
+    merged.insert("type".into(), json!(types));
+    Some(merged)
 }
 
 /// Over MCP a list page holds at most this many items, whatever `limit` asks (ops allow
@@ -244,4 +364,76 @@ pub(crate) fn failure(err: &OpError) -> CallToolResult {
         _ => {}
     }
     CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+#[cfg(test)]
+mod tests {
+    use ops::{Actor, Caller, Role, Scope, Via, tools::ToolSet};
+    use serde_json::{Value, json};
+
+    use super::{compact, tool};
+
+    /// What a client hands the model of a tool: its name, description and input schema.
+    fn model_visible(tool: &rmcp::model::Tool) -> usize {
+        let description = tool.description.as_deref().unwrap_or_default();
+        tool.name.len()
+            + description.len()
+            + Value::Object((*tool.input_schema).clone()).to_string().len()
+    }
+
+    #[test]
+    fn a_write_token_s_tools_list_stays_small_for_a_model() {
+        let caller = Caller {
+            household_id: 1,
+            member_id: 1,
+            role: Role::Owner,
+            scope: Scope::Write,
+            actor: Actor::Token {
+                token_id: 1,
+                token_name: "t".into(),
+                client_name: None,
+                tools: ToolSet::Full,
+            },
+            via: Via::Mcp,
+        };
+        let tools: Vec<_> = ops::all()
+            .iter()
+            .filter(|meta| ops::policy::may_call(&caller, meta.info))
+            .map(tool)
+            .collect();
+        let visible: usize = tools.iter().map(model_visible).sum();
+        // 39.4 KB before schemas were compacted and descriptions cut to 300 characters; the aim
+        // is 24 KB. This keeps it from growing back.
+        assert!(visible <= 31_500, "{} tools, {visible} bytes a model reads", tools.len());
+    }
+
+    #[test]
+    fn compact_schemas_accept_the_same_values() {
+        let mut id_or_name = json!({"oneOf": [
+            {"type": "integer", "format": "int64", "minimum": 1, "maximum": 9},
+            {"type": "string", "minLength": 1, "maxLength": 100},
+            {"type": "null"},
+        ], "description": "Id or name."});
+        compact(&mut id_or_name);
+        assert_eq!(
+            id_or_name,
+            json!({"type": ["integer", "string", "null"], "minimum": 1, "maximum": 9, "minLength": 1, "maxLength": 100, "description": "Id or name."})
+        );
+        let mut choice = json!({"enum": ["a", "b", null], "type": ["string", "null"]});
+        compact(&mut choice);
+        assert_eq!(choice, json!({"enum": ["a", "b", null]}));
+        // Left as they are: branches that share a type, overlap (integer and number), or carry
+        // more than their type's keywords; an enum the type does not cover.
+        for untouched in [
+            json!({"oneOf": [{"type": "string", "maxLength": 3}, {"type": "string", "pattern": "^a"}]}),
+            json!({"oneOf": [{"type": "integer"}, {"type": "number"}]}),
+            json!({"oneOf": [{"type": "string", "description": "x"}, {"type": "null"}]}),
+            json!({"oneOf": [{"type": "object", "properties": {}}, {"type": "null"}]}),
+            json!({"enum": ["a", 1], "type": "string"}),
+        ] {
+            let mut schema = untouched.clone();
+            compact(&mut schema);
+            assert_eq!(schema, untouched);
+        }
+    }
 }

@@ -93,7 +93,7 @@ impl Op for RevokeToken {
     const INFO: OpInfo = OpInfo::write(
         "revoke_token",
         "Revoke one of your API tokens",
-        "The token stops working at once. Destructive: needs confirmation from agents.",
+        "The token stops working at once.",
         Hints::destructive(true),
     );
     type Input = IdInput;
@@ -224,7 +224,7 @@ impl Op for ConfirmChange {
     const INFO: OpInfo = OpInfo::write(
         "confirm_change",
         "Apply a change the person has confirmed",
-        "Call only after showing the person the preview from the confirmation_required answer and hearing yes. Applies exactly the previewed call, once, within 10 minutes, with the same token.",
+        "Only after showing the person the preview from confirmation_required and hearing yes. Applies exactly that call, once, within 10 minutes, with the same token.",
         Hints::write(false),
     );
     type Input = ConfirmChangeInput;

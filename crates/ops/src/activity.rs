@@ -104,7 +104,7 @@ impl Op for Undo {
     const INFO: OpInfo = OpInfo::write(
         "undo",
         "Revert changes by their activity ids or batch id",
-        "Reverts newest first in one transaction. Refused with a conflict when an entity changed since; the undo itself is recorded and can be undone. Destructive and financial (it can remove what a change created, charges included): agents confirm it first. Agents cannot undo changes to tokens or members.",
+        "Reverts newest first in one transaction; refused with a conflict when an entity changed since. The undo is recorded and can be undone. Agents confirm it first, and cannot undo changes to tokens or members.",
         Hints::destructive(false),
     )
     .financial();

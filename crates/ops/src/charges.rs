@@ -127,7 +127,7 @@ impl Op for UpdateCharge {
     const INFO: OpInfo = OpInfo::write(
         "update_charge",
         "Correct a recorded charge: its status, amount or note",
-        "Use list_charges to find the id. Financial.",
+        "Use list_charges to find the id.",
         Hints::write(true),
     )
     .financial();

@@ -227,6 +227,22 @@ mod tests {
         }
     }
 
+    #[test]
+    fn tool_descriptions_are_short() {
+        for meta in all() {
+            let info = meta.info;
+            // As tools show it: "{summary}. {description}".
+            let length = info.summary.chars().count() + 2 + info.description.chars().count();
+            assert!(
+                length <= crate::limits::TOOL_DESCRIPTION,
+                "{}: {length} characters: {}. {}",
+                info.name,
+                info.summary,
+                info.description
+            );
+        }
+    }
+
     fn has_type_object(schema: &Value) -> bool {
         schema.get("type").and_then(Value::as_str) == Some("object")
     }

@@ -35,7 +35,7 @@ impl Op for GetHousehold {
     const INFO: OpInfo = OpInfo::read(
         "get_household",
         "Get the household: name, main currency, time zone, language and today's date",
-        "Returns the caller's household settings. Amounts elsewhere are converted to its main currency for totals; dates are calendar dates in its time zone. Call get_context for a fuller briefing.",
+        "Totals are converted to the main currency; dates are calendar dates in the time zone. get_context has the fuller briefing.",
     );
     type Input = Empty;
     type Output = Household;
@@ -62,7 +62,7 @@ impl Op for UpdateHousehold {
     const INFO: OpInfo = OpInfo::write(
         "update_household",
         "Change the household's name, main currency, time zone, language or week start",
-        "Owners only. Changing the main currency changes how totals are converted: set exchange rates with update_settings for every other currency in use.",
+        "Owners only. After changing the main currency, set exchange rates for the other currencies with update_settings.",
         Hints::write(true),
     )
     .owner_only();

@@ -6,6 +6,9 @@ use serde::Serialize;
 
 /// A subscription's, a member's or a household's name, in characters.
 pub const NAME: usize = 100;
+/// What a tool's description says (its summary, then its description), in characters: what it
+/// does, when to use it and what to call next. The rest belongs in the briefing.
+pub const TOOL_DESCRIPTION: usize = 300;
 /// The largest id: JavaScript's largest exact integer, so every client reads ids exactly.
 pub const MAX_ID: i64 = 9_007_199_254_740_991;
 /// Days a token may live.

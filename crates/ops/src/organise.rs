@@ -104,7 +104,7 @@ impl Op for DeleteCategory {
     const INFO: OpInfo = OpInfo::write(
         "delete_category",
         "Delete a category, moving its subscriptions to another one or to none",
-        "Destructive: needs confirmation from agents. Undo restores the category and its subscriptions' assignments.",
+        "Undo restores the category and its subscriptions' assignments.",
         Hints::destructive(true),
     );
     type Input = DeleteCategoryInput;
@@ -126,7 +126,7 @@ impl Op for MergeCategories {
     const INFO: OpInfo = OpInfo::write(
         "merge_categories",
         "Merge categories into one: their subscriptions move and they are deleted",
-        "Destructive: needs confirmation from agents.",
+        "Undo restores the categories and the assignments.",
         Hints::destructive(true),
     );
     type Input = MergeCategoriesInput;
@@ -238,7 +238,7 @@ impl Op for DeletePaymentMethod {
     const INFO: OpInfo = OpInfo::write(
         "delete_payment_method",
         "Delete a payment method; its subscriptions keep going without one",
-        "Destructive: needs confirmation from agents.",
+        "Undo restores it and its assignments.",
         Hints::destructive(true),
     );
     type Input = IdInput<PaymentMethodId>;
@@ -305,7 +305,7 @@ impl Op for DeleteTag {
     const INFO: OpInfo = OpInfo::write(
         "delete_tag",
         "Remove a tag from every subscription you can see",
-        "Destructive: needs confirmation from agents.",
+        "Another member's private subscriptions keep it. Undo restores it.",
         Hints::destructive(true),
     );
     type Input = DeleteTagInput;

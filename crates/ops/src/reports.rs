@@ -108,8 +108,8 @@ pub struct GetSpendingSummary;
 impl Op for GetSpendingSummary {
     const INFO: OpInfo = OpInfo::read(
         "get_spending_summary",
-        "Monthly and yearly cost of active subscriptions, grouped by category, member, payment method or tag",
-        "Totals are in the household's main currency using its exchange rates; amounts in a currency without a rate are listed apart under unconverted. Trials count at the price they will have.",
+        "Monthly and yearly cost of active subscriptions, by category, member, payment method or tag",
+        "In the main currency at the household's exchange rates; a currency without a rate is listed apart. Trials count at their coming price.",
     );
     type Input = SpendingSummaryInput;
     type Output = SpendingSummary;
@@ -214,7 +214,7 @@ impl Op for FindSavings {
     const INFO: OpInfo = OpInfo::read(
         "find_savings",
         "Find subscriptions worth reviewing, with the evidence",
-        "Rule-based: look-alike duplicates, recent price increases, several services in one category, long pauses and failed charges. Suggestions only: ask the person before cancelling anything.",
+        "Look-alike duplicates, recent price rises, several services in one category, long pauses, failed charges. Suggestions only: ask the person before cancelling anything.",
     );
     type Input = Empty;
     type Output = Savings;
@@ -240,7 +240,7 @@ impl Op for ListAttentionItems {
     const INFO: OpInfo = OpInfo::read(
         "list_attention_items",
         "What needs attention: trials ending, cards expiring before a charge, price rises, gaps",
-        "Derived on every call: a trial ending within 7 days, a charge within 7 days on a payment method expiring before it, a price increase in the last 30 days, a subscription with no category, two subscriptions that look alike, a currency with no exchange rate.",
+        "Derived on every call: trials ending and card expiries before a charge within 7 days, price rises in 30 days, uncategorised or look-alike subscriptions, currencies without a rate.",
     );
     type Input = Empty;
     type Output = AttentionList;
@@ -285,8 +285,8 @@ pub struct GetContext;
 impl Op for GetContext {
     const INFO: OpInfo = OpInfo::read(
         "get_context",
-        "The briefing: household, today, members, subscriptions, totals, upcoming charges, attention items and how Exhale works",
-        "Read this first. It also explains how amounts, dates and charge series work and which changes need a person's confirmation.",
+        "The briefing: household, today, members, subscriptions, totals, upcoming charges and what needs attention",
+        "Read this first: it also explains amounts, dates, charge series and which changes a person confirms.",
     );
     type Input = Empty;
     type Output = Context;

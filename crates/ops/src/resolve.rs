@@ -29,7 +29,7 @@ use serde_json::Value;
 use crate::{OpError, common::IsoDate, limits};
 
 /// What an input schema's dates say besides their field's own description.
-pub const DATE_FORMS: &str = "YYYY-MM-DD, or words: tomorrow, in 10 days, end of next month.";
+pub const DATE_FORMS: &str = "YYYY-MM-DD, or words such as \"in 10 days\".";
 
 /// Adds [`DATE_FORMS`] to the description of every date in an input schema.
 pub(crate) fn describe_dates(schema: &mut Value) {
@@ -387,7 +387,7 @@ macro_rules! entity_id {
                         {"type": "integer", "minimum": 1, "maximum": limits::MAX_ID},
                         {"type": "string", "minLength": 1, "maxLength": limits::NAME}
                     ],
-                    "description": concat!("Id or name (see ", $list_op, ").")
+                    "description": "Id or name."
                 })
             }
         }

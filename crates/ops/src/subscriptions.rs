@@ -158,7 +158,7 @@ impl Op for ListSubscriptions {
     const INFO: OpInfo = OpInfo::read(
         "list_subscriptions",
         "List subscriptions, filtered and paginated",
-        "Returns the subscriptions the caller can see, in a stable order: name, price, cycle, status, next charge, category and owner. Filter by status, category, payment method, tag, owner, visibility, text or due date. get_subscription has the rest: notes, tags, price history, charges.",
+        "Rows to choose from: name, price, cycle, status, next charge, category, owner. Filter by status, category, payment method, tag, owner, visibility, text or due date. get_subscription has the rest (notes, tags, history, charges).",
     );
     type Input = ListSubscriptionsInput;
     type Output = Page<SubscriptionSummary>;
@@ -248,7 +248,7 @@ impl Op for CreateSubscription {
     const INFO: OpInfo = OpInfo::write(
         "create_subscription",
         "Add a subscription",
-        "Creates a subscription from a name, an amount with its currency, a cycle and the next charge date. Category and payment method take an id from list_categories and list_payment_methods, or a name. Financial: a write token's call returns a confirmation to apply with confirm_change.",
+        "From a name, an amount with its currency, a cycle and the next charge date. Category, payment method and owner take an id or a name. A write token's call returns a confirmation for confirm_change.",
         Hints::write(false),
     )
     .financial();
@@ -292,7 +292,7 @@ impl Op for UpdateSubscription {
     const INFO: OpInfo = OpInfo::write(
         "update_subscription",
         "Change a subscription's name, link, notes, category, payment method, tags, owner or visibility",
-        "Changes descriptive fields only. Use change_price for the amount, reschedule_subscription for the cycle and dates, and pause, resume or cancel for the status.",
+        "Descriptive fields only: change_price for the amount, reschedule_subscription for dates and cycle, pause, resume or cancel for the status.",
         Hints::write(true),
     );
     type Input = UpdateSubscriptionInput;
@@ -321,7 +321,7 @@ impl Op for RescheduleSubscription {
     const INFO: OpInfo = OpInfo::write(
         "reschedule_subscription",
         "Change a subscription's cycle, next charge date, trial end or end date",
-        "Future charges are projected from the new schedule; charges already recorded stay. Financial.",
+        "Future charges are projected from the new schedule; charges already recorded stay.",
         Hints::write(true),
     )
     .financial();
@@ -349,7 +349,7 @@ impl Op for ChangePrice {
     const INFO: OpInfo = OpInfo::write(
         "change_price",
         "Record a new price for a subscription from a date",
-        "Adds to the price history; the first charge on or after effective_on uses the new price. Financial.",
+        "Adds to the price history; the first charge on or after effective_on uses the new price.",
         Hints::write(false),
     )
     .financial();
@@ -374,7 +374,7 @@ impl Op for PauseSubscription {
     const INFO: OpInfo = OpInfo::write(
         "pause_subscription",
         "Pause a subscription: no charges from a date until it is resumed",
-        "Charges falling in the paused span are not expected. Charges already recorded stay as they are: mark one skipped or refunded with update_charge. Resume with resume_subscription. Financial.",
+        "Charges in the paused span are not expected; recorded ones stay (mark one skipped or refunded with update_charge). Resume with resume_subscription.",
         Hints::write(false),
     )
     .financial();
@@ -396,7 +396,7 @@ impl Op for ResumeSubscription {
     const INFO: OpInfo = OpInfo::write(
         "resume_subscription",
         "Resume a paused or cancelled subscription",
-        "Charges are expected again from the resume date on the original series. Financial.",
+        "Charges are expected again from the resume date on the original series.",
         Hints::write(false),
     )
     .financial();
@@ -418,7 +418,7 @@ impl Op for CancelSubscription {
     const INFO: OpInfo = OpInfo::write(
         "cancel_subscription",
         "Mark a subscription cancelled: no charges after its end date",
-        "Keeps the subscription and its history. This records a cancellation you made with the provider; it does not contact them. Charges already recorded stay: correct one with update_charge. Financial.",
+        "Records a cancellation made with the provider (it does not contact them) and keeps the history. Recorded charges stay: correct one with update_charge.",
         Hints::write(false),
     )
     .financial();
@@ -431,7 +431,7 @@ impl Op for DeleteSubscription {
     const INFO: OpInfo = OpInfo::write(
         "delete_subscription",
         "Delete a subscription with its price history and charges",
-        "Destructive: needs confirmation from agents. Prefer cancel_subscription to keep the history. Undo restores it.",
+        "Prefer cancel_subscription to keep the history. Undo restores it.",
         Hints::destructive(true),
     )
     .financial();
@@ -476,7 +476,7 @@ impl Op for BulkUpdateSubscriptions {
     const INFO: OpInfo = OpInfo::write(
         "bulk_update_subscriptions",
         "Change up to 500 subscriptions at once, all or nothing",
-        "Sets category, payment method or tags (action update), or pauses, resumes, cancels or deletes. One audit entry per subscription changed; undo the whole call with its batch_id. Destructive: needs confirmation from agents.",
+        "Set category, payment method or tags (action update), or pause, resume, cancel or delete. Undo the whole call with its batch_id.",
         Hints::destructive(false),
     )
     .financial();

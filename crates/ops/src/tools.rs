@@ -96,7 +96,7 @@ impl Op for FindTools {
     const INFO: OpInfo = OpInfo::read(
         "find_tools",
         "Find the tool for a task among all of Exhale's tools",
-        "For clients that list only the most used tools: describe the task in a few words and get the best matching tools with their input schemas, then call one by name. Returns only tools you may call.",
+        "For clients that list only the most used tools: describe the task in a few words, get the best matches with their input schemas, then call one by name.",
     );
     type Input = FindToolsInput;
     type Output = FoundTools;

@@ -1,12 +1,17 @@
 //! The core benchmark (DESIGN section 9): a household with 500 subscriptions and five years of
-//! charges; medians of in-process ops, and REST `list_subscriptions` over loopback with 16
-//! concurrent clients against a floor (a bare axum handler answering the same rows with
-//! hand-written JSON, measured in the same run).
+//! charges.
 //!
-//! Also the web app's overview and subscriptions list for the same household: server time
-//! per page (one client, sequential) and page weight.
+//! - In-process: medians of ops through the catalog's text path.
+//! - Over loopback, 16 concurrent clients: the real `exhale serve` against a floor, a bare axum
+//!   server in its own process that answers the same requests from the same rows with
+//!   hand-written JSON. For each call (get one subscription, a list page of 50, `tools/list`,
+//!   over REST and MCP) the benchmark first checks that both answer the same bytes, then
+//!   alternates the two: calls per second, p50, p99 and server CPU per call, medians of several
+//!   runs, and Exhale's RSS.
+//! - The web app's overview and subscriptions list: server time per page and page weight.
 //!
-//! Run: `cargo bench -p exhale --bench core` (or `-- --quick` for a short run).
+//! Run: `cargo bench -p exhale --bench core` (or `-- --quick` for a short run; `-- --only LABEL`
+//! for one loopback row, e.g. under `perf record`).
 
 #![expect(
     clippy::print_stdout,
@@ -14,10 +19,7 @@
     reason = "a benchmark prints its figures and stops on any failure"
 )]
 
-use std::{
-    sync::Arc,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use ops::{Catalog as _, Mode};
 use serde_json::{Value, json};
@@ -89,6 +91,8 @@ struct Load {
     calls_per_second: f64,
     p50: Duration,
     p99: Duration,
+    /// Server CPU (user and system) per call.
+    cpu_per_call: Duration,
 }
 
 /// One kind of request the load generator sends.
@@ -100,8 +104,98 @@ struct Target {
     headers: Vec<(&'static str, String)>,
 }
 
-async fn load(target: Target, seconds: f64) -> Load {
+impl Target {
+    fn plain(url: String, token: Option<&str>, body: String) -> Self {
+        Self { url, token: token.map(str::to_owned), body, headers: Vec::new() }
+    }
+
+    fn request(&self, client: &reqwest::Client) -> reqwest::RequestBuilder {
+        let mut request = client
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .body(self.body.clone());
+        for (name, value) in &self.headers {
+            request = request.header(*name, value);
+        }
+        if let Some(token) = &self.token {
+            request = request.bearer_auth(token);
+        }
+        request
+    }
+
+    /// The one answer, for the byte comparison.
+    async fn answer(&self) -> String {
+        let response = self.request(&reqwest::Client::new()).send().await.unwrap();
+        assert!(response.status().is_success(), "{} {}", self.url, response.status());
+        response.text().await.unwrap()
+    }
+}
+
+/// A server process the benchmark started: Exhale or the floor.
+struct Server {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT`.
+    url: String,
+}
+
+impl Server {
+    /// Starts `command`, whose first line of output ends with the URL it listens on.
+    fn start(mut command: std::process::Command) -> Self {
+        let mut child = command.stdout(std::process::Stdio::piped()).spawn().unwrap();
+        let mut lines =
+            std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+        let first = lines.next().unwrap().unwrap();
+        std::thread::spawn(move || lines.for_each(drop));
+        let url = first.rsplit(' ').next().unwrap().trim_end_matches('/').to_owned();
+        Self { child, url }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.url)
+    }
+
+    /// User and system CPU time so far.
+    fn cpu(&self) -> Duration {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap();
+        // The fields after the command name, which is in parentheses.
+        let fields: Vec<&str> = stat.rsplit_once(')').unwrap().1.split_whitespace().collect();
+        let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+        Duration::from_secs_f64(ticks as f64 / clock_ticks_per_second())
+    }
+
+    /// Resident memory now and at its peak, in MB.
+    fn rss_mb(&self) -> (f64, f64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|line| line.starts_with(name))
+                .and_then(|line| line.split_whitespace().nth(1)?.parse::<f64>().ok())
+                .unwrap_or(0.0)
+                / 1024.0
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn clock_ticks_per_second() -> f64 {
+    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        let out = std::process::Command::new("getconf").arg("CLK_TCK").output().unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    })
+}
+
+async fn load(server: &Server, target: &Target, seconds: f64) -> Load {
     let client = reqwest::Client::builder().pool_max_idle_per_host(CLIENTS).build().unwrap();
+    let cpu_before = server.cpu();
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let started = Instant::now();
     let mut tasks = Vec::new();
@@ -112,17 +206,7 @@ async fn load(target: Target, seconds: f64) -> Load {
             let mut times = Vec::new();
             while Instant::now() < deadline {
                 let start = Instant::now();
-                let mut request = client
-                    .post(&target.url)
-                    .header("content-type", "application/json")
-                    .body(target.body.clone());
-                for (name, value) in &target.headers {
-                    request = request.header(*name, value);
-                }
-                if let Some(token) = &target.token {
-                    request = request.bearer_auth(token);
-                }
-                let response = request.send().await.unwrap();
+                let response = target.request(&client).send().await.unwrap();
                 assert!(response.status().is_success(), "{}", response.status());
                 let body = response.bytes().await.unwrap();
                 // Inspect the first answer of each client only: the check must not load the
@@ -142,191 +226,375 @@ async fn load(target: Target, seconds: f64) -> Load {
         times.extend(task.await.unwrap());
     }
     let elapsed = started.elapsed().as_secs_f64();
+    let cpu = server.cpu().saturating_sub(cpu_before);
     times.sort();
     Load {
         calls_per_second: times.len() as f64 / elapsed,
         p50: percentile(&times, 0.5),
         p99: percentile(&times, 0.99),
+        cpu_per_call: cpu / u32::try_from(times.len()).unwrap().max(1),
     }
 }
 
-/// A stateless 2026-07-28 `tools/call`, as a modern MCP client sends it.
-fn mcp_call(url: String, token: &str, tool: &str, arguments: serde_json::Value) -> Target {
-    let body = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments, "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}
-        }}
+/// The median of each figure over several runs.
+fn medians(runs: &[Load]) -> Load {
+    fn median<T: Copy + PartialOrd>(mut values: Vec<T>) -> T {
+        values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        values[values.len() / 2]
+    }
+    Load {
+        calls_per_second: median(runs.iter().map(|r| r.calls_per_second).collect()),
+        p50: median(runs.iter().map(|r| r.p50).collect()),
+        p99: median(runs.iter().map(|r| r.p99).collect()),
+        cpu_per_call: median(runs.iter().map(|r| r.cpu_per_call).collect()),
+    }
+}
+
+/// A 2026-07-28 stateless request, as a modern MCP client sends it.
+fn mcp_request(url: String, token: &str, method: &str, params: Value) -> Target {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1"}
     });
-    Target {
-        url,
-        token: Some(token.to_owned()),
-        body: body.to_string(),
-        headers: vec![
-            ("accept", "application/json, text/event-stream".to_owned()),
-            ("mcp-protocol-version", "2026-07-28".to_owned()),
-            ("mcp-method", "tools/call".to_owned()),
-            ("mcp-name", tool.to_owned()),
-        ],
+    let mut headers = vec![
+        ("accept", "application/json, text/event-stream".to_owned()),
+        ("mcp-protocol-version", "2026-07-28".to_owned()),
+        ("mcp-method", method.to_owned()),
+    ];
+    if let Some(name) = params["name"].as_str() {
+        headers.push(("mcp-name", name.to_owned()));
     }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    Target { url, token: Some(token.to_owned()), body: body.to_string(), headers }
 }
 
-/// The floor's list answer: every visible subscription, as hand-written JSON.
-fn floor_list(
-    db: &store::Db<'_>,
-    household_id: i64,
-    member_id: i64,
-) -> Result<String, store::StoreError> {
-    let rows = store::subscriptions::list(db, household_id, Some(member_id))?;
-    let mut out = String::with_capacity(rows.len() * 200);
-    out.push_str("{\"items\":[");
-    for (i, row) in rows.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+/// Where two answers that should be equal first differ.
+fn first_difference(a: &str, b: &str) -> String {
+    let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let around =
+        |s: &str| s.get(at.saturating_sub(60)..(at + 60).min(s.len())).unwrap_or("").to_owned();
+    format!(
+        "byte {at} of {} and {}:\n  Exhale: …{}…\n  floor:  …{}…",
+        a.len(),
+        b.len(),
+        around(a),
+        around(b)
+    )
+}
+
+/// The floor: a bare axum server in its own process that answers the benchmark's requests from
+/// the same SQLite rows with hand-written JSON, byte for byte what Exhale answers (the benchmark
+/// checks before it measures). It does the work the answer needs and nothing else: no
+/// authentication, no invoker, no schema, no serde of the output. It computes what the
+/// benchmark's rows hold (active subscriptions with tags, no category, card, pause or end date).
+mod floor {
+    use std::sync::Arc;
+
+    use domain::{Currency, Date, Money, PricePoint, Series};
+    use serde_json::Value;
+    use store::subscriptions::SubscriptionRow;
+
+    pub(crate) struct Floor {
+        pub(crate) store: store::Store,
+        pub(crate) household_id: i64,
+        pub(crate) member_id: i64,
+        pub(crate) today: Date,
+        /// The `result` of `tools/list`: the same definitions for every call, so a bare server
+        /// holds them written once.
+        pub(crate) tools_list: String,
+    }
+
+    fn string(out: &mut String, text: &str) {
+        out.push_str(&serde_json::to_string(text).unwrap());
+    }
+
+    fn amount(out: &mut String, minor: i64, currency: Currency) {
+        let money = Money::new(minor, currency);
+        out.push_str("{\"amount\":\"");
+        out.push_str(&money.to_decimal_string());
+        out.push_str("\",\"currency\":\"");
+        out.push_str(currency.code());
+        out.push_str("\",\"display\":");
+        string(out, &money.display());
+        out.push('}');
+    }
+
+    fn reference(out: &mut String, id: i64, name: &str) {
+        out.push_str(&format!("{{\"id\":{id},\"name\":"));
+        string(out, name);
+        out.push('}');
+    }
+
+    fn prices(row: &SubscriptionRow) -> Vec<PricePoint> {
+        row.prices.iter().map(|&(effective_on, minor)| PricePoint { effective_on, minor }).collect()
+    }
+
+    fn series<'a>(row: &SubscriptionRow, prices: &'a [PricePoint]) -> Series<'a> {
+        Series { anchor: row.anchor_on, cycle: row.cycle, end_on: row.ends_on, pauses: &[], prices }
+    }
+
+    impl Floor {
+        /// `list_subscriptions` with `limit`: the first page of every visible row.
+        pub(crate) fn list(&self, limit: usize) -> String {
+            let rows = self
+                .store
+                .read(|db| store::subscriptions::list(db, self.household_id, Some(self.member_id)))
+                .unwrap()
+                .unwrap();
+            let mut out = String::with_capacity(limit * 256);
+            out.push_str("{\"items\":[");
+            for (i, row) in rows.iter().take(limit).enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                let prices = prices(row);
+                let series = series(row, &prices);
+                let price = series.amount_on(self.today.max(row.anchor_on));
+                out.push_str(&format!("{{\"id\":{},\"name\":", row.id));
+                string(&mut out, &row.name);
+                out.push_str(",\"price\":");
+                amount(&mut out, price, row.currency);
+                out.push_str(",\"cycle\":");
+                string(&mut out, &row.cycle.describe());
+                out.push_str(&format!(",\"status\":\"{}\"", row.status.as_str()));
+                if let Some(next) = series.next_on_or_after(self.today) {
+                    out.push_str(&format!(",\"next_charge_on\":\"{}\"", next.date));
+                    if next.minor != price {
+                        out.push_str(",\"next_charge_amount\":");
+                        amount(&mut out, next.minor, row.currency);
+                    }
+                }
+                out.push_str(",\"owner\":");
+                string(&mut out, &row.owner_name);
+                out.push_str(&format!(",\"visibility\":\"{}\"}}", row.visibility.as_str()));
+            }
+            out.push_str(&format!("],\"total\":{}", rows.len()));
+            if rows.len() > limit {
+                out.push_str(&format!(",\"next_cursor\":\"o{limit}\""));
+            }
+            out.push('}');
+            out
         }
-        let price = row.prices.last().map(|p| p.1).unwrap_or_default();
-        out.push_str(&format!(
-            "{{\"id\":{},\"name\":{:?},\"amount\":\"{}\",\"currency\":\"{}\",\"every\":{},\"unit\":\"{}\",\"anchor_on\":\"{}\",\"status\":\"{}\"}}",
-            row.id,
-            row.name,
-            domain::Money::new(price, row.currency).to_decimal_string(),
-            row.currency.code(),
-            row.cycle.every(),
-            row.cycle.unit().as_str(),
-            row.anchor_on,
-            row.status.as_str()
-        ));
-    }
-    out.push_str("]}");
-    Ok(out)
-}
 
-/// The floor's one-subscription answer: the same rows get_subscription reads (the subscription
-/// with its children and its 12 most recent charges), as hand-written JSON.
-fn floor_one(
-    db: &store::Db<'_>,
-    household_id: i64,
-    member_id: i64,
-    id: i64,
-) -> Result<String, store::StoreError> {
-    let row = store::subscriptions::get(db, household_id, Some(member_id), id)?;
-    let filter = store::charges::ChargeFilter { subscription_id: Some(id), ..Default::default() };
-    let (charges, _) = store::charges::list(db, household_id, Some(member_id), &filter, 12, 0)?;
-    let price = row.prices.last().map(|p| p.1).unwrap_or_default();
-    let mut out = format!(
-        "{{\"id\":{},\"name\":{:?},\"amount\":\"{}\",\"currency\":\"{}\",\"anchor_on\":\"{}\",\"recent_charges\":[",
-        row.id,
-        row.name,
-        domain::Money::new(price, row.currency).to_decimal_string(),
-        row.currency.code(),
-        row.anchor_on
-    );
-    for (i, charge) in charges.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+        /// `get_subscription`: the subscription, its price history and its last 12 charges.
+        pub(crate) fn one(&self, id: i64) -> String {
+            let (row, charges) = self
+                .store
+                .read(|db| {
+                    let row =
+                        store::subscriptions::get(db, self.household_id, Some(self.member_id), id)?;
+                    let filter = store::charges::ChargeFilter {
+                        subscription_id: Some(id),
+                        ..Default::default()
+                    };
+                    let (charges, _) = store::charges::list(
+                        db,
+                        self.household_id,
+                        Some(self.member_id),
+                        &filter,
+                        12,
+                        0,
+                    )?;
+                    Ok::<_, store::StoreError>((row, charges))
+                })
+                .unwrap()
+                .unwrap();
+            let prices = prices(&row);
+            let series = series(&row, &prices);
+            let price = series.amount_on(self.today.max(row.anchor_on));
+            let currency = row.currency;
+            let mut out = String::with_capacity(4096);
+            out.push_str(&format!("{{\"id\":{},\"name\":", row.id));
+            string(&mut out, &row.name);
+            out.push_str(",\"price\":");
+            amount(&mut out, price, currency);
+            out.push_str(&format!(
+                ",\"cycle\":{{\"every\":{},\"unit\":\"{}\"",
+                row.cycle.every(),
+                row.cycle.unit().as_str()
+            ));
+            if let Some(preset) = row.cycle.as_preset() {
+                out.push_str(&format!(",\"preset\":\"{}\"", preset.as_str()));
+            }
+            out.push_str(",\"description\":");
+            string(&mut out, &row.cycle.describe());
+            out.push_str(&format!(
+                "}},\"status\":\"{}\",\"anchor_on\":\"{}\"",
+                row.status.as_str(),
+                row.anchor_on
+            ));
+            if let Some(next) = series.next_on_or_after(self.today) {
+                out.push_str(&format!(
+                    ",\"next_charge_on\":\"{}\",\"next_charge_amount\":",
+                    next.date
+                ));
+                amount(&mut out, next.minor, currency);
+            }
+            out.push_str(",\"tags\":[");
+            for (i, tag) in row.tags.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                string(&mut out, tag);
+            }
+            out.push_str("],\"owner\":");
+            reference(&mut out, row.owner_id, &row.owner_name);
+            out.push_str(&format!(",\"visibility\":\"{}\",\"monthly\":", row.visibility.as_str()));
+            amount(&mut out, row.cycle.monthly_minor(price), currency);
+            out.push_str(",\"yearly\":");
+            amount(&mut out, row.cycle.yearly_minor(price), currency);
+            out.push_str(",\"price_history\":[");
+            for (i, point) in prices.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&format!("{{\"effective_on\":\"{}\",\"price\":", point.effective_on));
+                amount(&mut out, point.minor, currency);
+                out.push('}');
+            }
+            out.push_str("],\"pauses\":[],\"recent_charges\":[");
+            for (i, charge) in charges.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&format!("{{\"id\":{},\"subscription\":", charge.id));
+                reference(&mut out, charge.subscription_id, &charge.subscription_name);
+                out.push_str(&format!(",\"charged_on\":\"{}\",\"amount\":", charge.charged_on));
+                amount(&mut out, charge.amount_minor, charge.currency);
+                out.push_str(&format!(",\"status\":\"{}\"}}", charge.status.as_str()));
+            }
+            out.push_str("],\"next_charges\":[");
+            for (i, next) in series.upcoming(self.today, 3).iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str("{\"subscription\":");
+                reference(&mut out, row.id, &row.name);
+                out.push_str(&format!(",\"charge_on\":\"{}\",\"amount\":", next.date));
+                amount(&mut out, next.minor, currency);
+                out.push('}');
+            }
+            out.push_str("]}");
+            out
         }
-        out.push_str(&format!(
-            "{{\"id\":{},\"charged_on\":\"{}\",\"amount\":\"{}\",\"status\":\"{}\"}}",
-            charge.id,
-            charge.charged_on,
-            domain::Money::new(charge.amount_minor, charge.currency).to_decimal_string(),
-            charge.status.as_str()
-        ));
+
+        /// A JSON-RPC request to `/mcp`, answered as a tool result whose structured content
+        /// and text are the same JSON.
+        fn mcp(&self, request: &Value) -> String {
+            let id = &request["id"];
+            let params = &request["params"];
+            if request["method"] == "tools/list" {
+                return format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{}}}",
+                    self.tools_list
+                );
+            }
+            let output = self.tool(params["name"].as_str().unwrap(), &params["arguments"]);
+            let text = serde_json::to_string(&output).unwrap();
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"resultType\":\"complete\",\"content\":[{{\"type\":\"text\",\"text\":{text}}}],\"structuredContent\":{output},\"isError\":false}}}}"
+            )
+        }
+
+        fn tool(&self, name: &str, arguments: &Value) -> String {
+            match name {
+                "get_subscription" => self.one(arguments["id"].as_i64().unwrap()),
+                _ => self.list(arguments["limit"].as_u64().unwrap() as usize),
+            }
+        }
     }
-    out.push_str("]}");
-    Ok(out)
+
+    /// Serves the floor until killed; prints where on its first line.
+    pub(crate) fn serve(floor: Floor) {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        runtime.block_on(async move {
+            let floor = Arc::new(floor);
+            // Answers with JSON written in a read transaction, off the async threads.
+            async fn answer(
+                floor: Arc<Floor>,
+                body: axum::body::Bytes,
+                write: fn(&Floor, &Value) -> String,
+            ) -> ([(&'static str, &'static str); 1], String) {
+                let body = tokio::task::spawn_blocking(move || {
+                    let request: Value = serde_json::from_slice(&body).unwrap();
+                    write(&floor, &request)
+                })
+                .await
+                .unwrap();
+                ([("content-type", "application/json")], body)
+            }
+            let (one, list, mcp) = (floor.clone(), floor.clone(), floor);
+            let router = axum::Router::new()
+                .route(
+                    "/rest/get_subscription",
+                    axum::routing::post(move |body| {
+                        answer(one.clone(), body, |f, r| f.one(r["id"].as_i64().unwrap()))
+                    }),
+                )
+                .route(
+                    "/rest/list_subscriptions",
+                    axum::routing::post(move |body| {
+                        answer(list.clone(), body, |f, r| {
+                            f.list(r["limit"].as_u64().unwrap() as usize)
+                        })
+                    }),
+                )
+                .route(
+                    "/mcp",
+                    axum::routing::post(move |body| answer(mcp.clone(), body, Floor::mcp)),
+                );
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            println!("The floor is listening on http://{}", listener.local_addr().unwrap());
+            axum::serve(listener, router).await.unwrap();
+        });
+    }
 }
 
-/// Answers with JSON written by `write` in a read transaction, off the async threads.
-async fn floor_answer(
-    store: Arc<store::Store>,
-    write: impl FnOnce(&store::Db<'_>) -> Result<String, store::StoreError> + Send + 'static,
-) -> ([(&'static str, &'static str); 1], String) {
-    let body =
-        tokio::task::spawn_blocking(move || store.read(write).unwrap().unwrap()).await.unwrap();
-    ([("content-type", "application/json")], body)
-}
-
-/// The floor: a bare axum handler answering from the same rows with hand-written JSON.
-async fn serve_floor(
-    database: std::path::PathBuf,
-    household_id: i64,
-    member_id: i64,
-) -> std::net::SocketAddr {
-    let store = Arc::new(store::Store::open(&database).unwrap());
-    let list_store = store.clone();
-    let handler =
-        move || floor_answer(list_store.clone(), move |db| floor_list(db, household_id, member_id));
-    let one = move |body: axum::body::Bytes| {
-        let id = serde_json::from_slice::<serde_json::Value>(&body)
-            .ok()
-            .and_then(|v| v["id"].as_i64())
-            .unwrap_or(0);
-        floor_answer(store.clone(), move |db| floor_one(db, household_id, member_id, id))
-    };
-    let router = axum::Router::new()
-        .route("/floor", axum::routing::post(handler))
-        .route("/floor/one", axum::routing::post(one));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    addr
-}
-
-fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(0.0)
+/// `bench --floor DB HOUSEHOLD MEMBER TODAY TOOLS_FILE`: the floor process.
+fn floor_main(args: &[String]) {
+    floor::serve(floor::Floor {
+        store: store::Store::open(std::path::Path::new(&args[0])).unwrap(),
+        household_id: args[1].parse().unwrap(),
+        member_id: args[2].parse().unwrap(),
+        today: args[3].parse().unwrap(),
+        tools_list: std::fs::read_to_string(&args[4]).unwrap(),
+    });
 }
 
 fn main() {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--floor") {
+        return floor_main(&args[at + 1..]);
+    }
+    let quick = args.iter().any(|a| a == "--quick");
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let env = TestEnv::new();
-        // The load below is one token at hundreds of calls a second, on purpose.
-        env.app.set_token_rate_limit(None);
         let started = Instant::now();
         let owner = seed(&env).await;
         let charges = env.call(&owner, "list_charges", json!({"limit": 1})).await.unwrap()["total"].as_u64().unwrap();
         println!("Seeded {SUBSCRIPTIONS} subscriptions and {charges} charges in {:.1} s", started.elapsed().as_secs_f64());
 
-        if let Some(op) = std::env::args().skip_while(|a| a != "--profile").nth(1) {
+        if let Some(op) = args.iter().skip_while(|a| *a != "--profile").nth(1) {
             // For `perf record`: only this op, many times.
             let input = if op == "get_subscription" { json!({"id": 250}) } else { json!({}) };
-            let (p50, _, _) = in_process(&env, &owner, &op, input, 3000).await;
+            let (p50, _, _) = in_process(&env, &owner, op, input, 3000).await;
             println!("{op}: median {}", ms(p50));
             return;
         }
         let runs = if quick { 20 } else { 200 };
-        println!("\nIn-process, through the catalog's text path as REST uses it ({runs} runs each; median, p99, output bytes):");
+        println!("\nIn-process, through the catalog's text path as REST and MCP use it ({runs} runs each; median, p99, output bytes):");
         for (op, input, runs) in [
             ("list_subscriptions", json!({"limit": 500}), runs),
+            ("list_subscriptions", json!({"limit": 50}), runs),
             ("get_spending_summary", json!({}), runs),
             ("get_context", json!({}), runs / 4),
             ("get_subscription", json!({"id": 250}), runs),
         ] {
-            let (p50, p99, bytes) = in_process(&env, &owner, op, input, runs.max(5)).await;
-            println!("  {op:<22} median {:>10}  p99 {:>10}  {bytes:>7} bytes", ms(p50), ms(p99));
-        }
-        {
-            let mut times = Vec::new();
-            for _ in 0..runs {
-                let start = Instant::now();
-                let value = env.app.call_json(&owner, "list_subscriptions", json!({"limit": 500}), Mode::Apply).await.unwrap();
-                times.push(start.elapsed());
-                assert_eq!(value["items"].as_array().unwrap().len(), SUBSCRIPTIONS);
-            }
-            times.sort();
-            println!("  (list_subscriptions as a JSON value tree, as MCP will use it: median {})", ms(percentile(&times, 0.5)));
+            let (p50, p99, bytes) = in_process(&env, &owner, op, input.clone(), runs.max(5)).await;
+            println!("  {:<28} median {:>10}  p99 {:>10}  {bytes:>7} bytes", format!("{op} {input}"), ms(p50), ms(p99));
         }
         {
             // The part of list_subscriptions that is SQLite and row mapping, for comparison.
@@ -344,69 +612,112 @@ fn main() {
         let context = env.call(&owner, "get_context", json!({})).await.unwrap();
         println!("  briefing markdown: {} bytes", context["markdown"].as_str().unwrap().len());
 
-        let server = env.serve().await;
-        let (token, _) = env.token(&owner, "read").await;
-        let floor = serve_floor(env.dir.path().join("exhale.db"), owner.household_id, owner.member_id).await;
-        let seconds = if quick { 2.0 } else { 6.0 };
-        let list_body = json!({"limit": 500}).to_string();
-        let plain = |url: String, token: Option<String>, body: String| Target { url, token, body, headers: Vec::new() };
-        println!("\nOver loopback, {CLIENTS} concurrent clients, {seconds} s each; the floor is a bare axum handler answering from the same rows with hand-written JSON:");
-        let rss_before = rss_mb();
-        let rows = [
-            ("floor, 500 rows", plain(format!("http://{floor}/floor"), None, list_body.clone())),
-            ("REST list_subscriptions (500 rows)", plain(server.url("/api/v1/ops/list_subscriptions"), Some(token.clone()), list_body.clone())),
-            ("MCP tools/call list_subscriptions (500 rows)", mcp_call(server.url("/mcp"), &token, "list_subscriptions", json!({"limit": 500}))),
-            ("floor, one subscription and its recent charges", plain(format!("http://{floor}/floor/one"), None, json!({"id": 250}).to_string())),
-            ("REST get_subscription", plain(server.url("/api/v1/ops/get_subscription"), Some(token.clone()), json!({"id": 250}).to_string())),
-            ("MCP tools/call get_subscription", mcp_call(server.url("/mcp"), &token, "get_subscription", json!({"id": 250}))),
-        ];
-        let only = std::env::args().skip_while(|a| a != "--only").nth(1);
-        if let Some(only) = &only {
-            // For `perf record`: one load row only, for longer.
-            let (label, target) = rows.into_iter().find(|(label, _)| label.contains(only.as_str())).unwrap();
-            let result = load(target, 10.0).await;
-            println!("  {label}: {:.0} calls/s", result.calls_per_second);
-            return;
-        }
-        let mut results = Vec::new();
-        for (label, target) in rows {
-            let result = load(target, seconds).await;
-            println!("  {label:<46} {:>8.0} calls/s  p50 {}  p99 {}", result.calls_per_second, ms(result.p50), ms(result.p99));
-            results.push(result.calls_per_second);
-        }
-        println!(
-            "  ratios: REST list / floor {:.2}; MCP list / floor {:.2}; REST get / floor {:.2}; MCP get / floor {:.2}",
-            results[1] / results[0],
-            results[2] / results[0],
-            results[4] / results[3],
-            results[5] / results[3]
-        );
-        for (set, path) in [("every tool", "/mcp"), ("the compact set", "/mcp?tools=compact")] {
-            let tools = reqwest::Client::new()
-                .post(server.url(path))
-                .bearer_auth(&token)
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", "tools/list")
-                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
-                    "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}))
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
-            let count = serde_json::from_str::<Value>(&tools).unwrap()["result"]["tools"].as_array().unwrap().len();
-            println!("  tools/list for a read token, {set}: {count} tools, {} bytes", tools.len());
-        }
+        let (token, _) = env.token(&owner, "write").await;
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"));
+        command
+            .arg("--data-dir")
+            .arg(env.dir.path())
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .env("HOME", env.dir.path())
+            // The load below is one token at thousands of calls a second, on purpose.
+            .env("EXHALE_TOKEN_RATE_PER_SECOND", "0")
+            .env_remove("RUST_LOG")
+            .stderr(std::process::Stdio::null());
+        let exhale = Server::start(command);
+        let (idle_rss, _) = exhale.rss_mb();
+        let household = Target::plain(exhale.url("/api/v1/ops/get_household"), Some(&token), "{}".into()).answer().await;
+        let today = serde_json::from_str::<Value>(&household).unwrap()["today"].as_str().unwrap().to_owned();
+        let tools_list = mcp_request(exhale.url("/mcp"), &token, "tools/list", json!({})).answer().await;
+        // The result as Exhale wrote it, for the floor to hold.
+        let tools_result = tools_list.strip_prefix(r#"{"jsonrpc":"2.0","id":1,"result":"#).unwrap().strip_suffix('}').unwrap().to_owned();
+        let tools_file = env.dir.path().join("tools-list.json");
+        std::fs::write(&tools_file, &tools_result).unwrap();
+        let mut command = std::process::Command::new(std::env::current_exe().unwrap());
+        command
+            .arg("--floor")
+            .arg(env.dir.path().join("exhale.db"))
+            .args([owner.household_id.to_string(), owner.member_id.to_string(), today.clone()])
+            .arg(&tools_file);
+        let floor = Server::start(command);
 
-        web_pages(&server, quick).await;
-        println!("\nRSS (bench process, app and load generator together): {rss_before:.0} MB before the load, {:.0} MB after", rss_mb());
+        let get = json!({"id": 250});
+        let list = json!({"limit": 50});
+        let cases = [
+            ("REST get_subscription", Target::plain(exhale.url("/api/v1/ops/get_subscription"), Some(&token), get.to_string()), Target::plain(floor.url("/rest/get_subscription"), None, get.to_string())),
+            ("MCP get_subscription", mcp_request(exhale.url("/mcp"), &token, "tools/call", json!({"name": "get_subscription", "arguments": get})), mcp_request(floor.url("/mcp"), &token, "tools/call", json!({"name": "get_subscription", "arguments": get}))),
+            ("REST list_subscriptions, 50", Target::plain(exhale.url("/api/v1/ops/list_subscriptions"), Some(&token), list.to_string()), Target::plain(floor.url("/rest/list_subscriptions"), None, list.to_string())),
+            ("MCP list_subscriptions, 50", mcp_request(exhale.url("/mcp"), &token, "tools/call", json!({"name": "list_subscriptions", "arguments": list})), mcp_request(floor.url("/mcp"), &token, "tools/call", json!({"name": "list_subscriptions", "arguments": list}))),
+            ("MCP tools/list", mcp_request(exhale.url("/mcp"), &token, "tools/list", json!({})), mcp_request(floor.url("/mcp"), &token, "tools/list", json!({}))),
+        ];
+        let only = args.iter().skip_while(|a| *a != "--only").nth(1);
+        let (rounds, seconds) = if quick { (1, 1.0) } else { (3, 3.0) };
+        println!(
+            "\nOver loopback, {CLIENTS} concurrent clients; Exhale (`exhale serve`, today {today}) against the floor (a bare axum server in its own process answering the same rows with hand-written JSON, checked byte-identical first); medians of {rounds} runs of {seconds} s each, the two sides alternating:"
+        );
+        println!("  {:<28} {:>9} {:>9} {:>7}  {:>9} {:>9}  {:>9} {:>9}  {:>8} {:>8}  {:>7}", "call", "Exhale/s", "floor/s", "ratio", "p50", "floor", "p99", "floor", "CPU/call", "floor", "bytes");
+        for (label, at_exhale, at_floor) in &cases {
+            if only.is_some_and(|only| !label.contains(only.as_str())) {
+                continue;
+            }
+            let (mine, theirs) = (at_exhale.answer().await, at_floor.answer().await);
+            assert!(mine == theirs, "{label}: the floor's answer is not Exhale's, {}", first_difference(&mine, &theirs));
+            let (mut exhale_runs, mut floor_runs) = (Vec::new(), Vec::new());
+            for _ in 0..rounds {
+                floor_runs.push(load(&floor, at_floor, seconds).await);
+                exhale_runs.push(load(&exhale, at_exhale, seconds).await);
+            }
+            let (e, f) = (medians(&exhale_runs), medians(&floor_runs));
+            let us = |d: Duration| format!("{:.0} µs", d.as_secs_f64() * 1e6);
+            println!(
+                "  {label:<28} {:>9.0} {:>9.0} {:>7.2}  {:>9} {:>9}  {:>9} {:>9}  {:>8} {:>8}  {:>7}",
+                e.calls_per_second,
+                f.calls_per_second,
+                e.calls_per_second / f.calls_per_second,
+                ms(e.p50),
+                ms(f.p50),
+                ms(e.p99),
+                ms(f.p99),
+                us(e.cpu_per_call),
+                us(f.cpu_per_call),
+                mine.len()
+            );
+        }
+        let (rss, peak) = exhale.rss_mb();
+        let (_, floor_peak) = floor.rss_mb();
+        println!("  Exhale's RSS: {idle_rss:.0} MB idle after start, {rss:.0} MB now, {peak:.0} MB at its peak (the floor's peak: {floor_peak:.0} MB)");
+        tools_list_size(&tools_result);
+
+        web_pages(&exhale, quick).await;
     });
 }
 
+/// What `tools/list` hands a model (names, descriptions and input schemas) and the whole list,
+/// for a write token.
+fn tools_list_size(result: &str) {
+    let result: Value = serde_json::from_str(result).unwrap();
+    let tools = result["tools"].as_array().unwrap();
+    let visible: usize = tools
+        .iter()
+        .map(|tool| {
+            tool["name"].as_str().unwrap().len()
+                + tool["description"].as_str().unwrap().len()
+                + tool["inputSchema"].to_string().len()
+        })
+        .sum();
+    let longest = tools
+        .iter()
+        .map(|tool| tool["description"].as_str().unwrap().chars().count())
+        .max()
+        .unwrap();
+    println!(
+        "  tools/list for a write token: {} tools, {} bytes in all, {visible} bytes model-visible (names, descriptions, input schemas); longest description {longest} characters",
+        tools.len(),
+        result.to_string().len()
+    );
+}
+
 /// Signs in as the bench owner through the real form and returns the session cookie.
-async fn web_session(server: &test_support::TestServer) -> String {
+async fn web_session(server: &Server) -> String {
     let client =
         reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
     let form = client.get(server.url("/sign-in")).send().await.unwrap();
@@ -439,7 +750,7 @@ async fn web_session(server: &test_support::TestServer) -> String {
 
 /// The overview and the subscriptions list: median and p99 time to the whole page, one request
 /// at a time, and what a browser downloads for each (HTML, CSS and JS, uncompressed).
-async fn web_pages(server: &test_support::TestServer, quick: bool) {
+async fn web_pages(server: &Server, quick: bool) {
     let cookie = web_session(server).await;
     let client = reqwest::Client::new();
     let fetch = |path: &str| client.get(server.url(path)).header("cookie", cookie.clone()).send();

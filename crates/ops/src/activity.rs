@@ -43,13 +43,11 @@ pub struct ListActivityInput {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ActorView {
     pub kind: ActorKind,
+    /// The member it acted as or for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member: Option<Ref>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_name: Option<String>,
-    /// For reading, e.g. "Claude Desktop (token laptop) for Ana".
+    /// For reading, with the token's and the client's names for an agent, e.g. "Claude Desktop
+    /// (token laptop) for Ana".
     pub label: String,
 }
 

@@ -39,8 +39,6 @@ fn actor_view(row: &AuditRow) -> ActorView {
     ActorView {
         kind: row.actor_kind,
         member,
-        token_name: row.token_name.clone(),
-        client_name: row.client_name.clone(),
         label,
     }
 }

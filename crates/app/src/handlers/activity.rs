@@ -36,11 +36,7 @@ fn actor_view(row: &AuditRow) -> ActorView {
         ActorKind::System => Text::new("Exhale").render(),
         ActorKind::Person => who,
     };
-    ActorView {
-        kind: row.actor_kind,
-        member,
-        label,
-    }
+    ActorView { kind: row.actor_kind, member, label }
 }
 
 fn entry_view(row: &AuditRow) -> Result<ActivityEntry, OpError> {

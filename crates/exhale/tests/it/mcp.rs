@@ -863,8 +863,10 @@ async fn the_hot_path_answers_as_rmcp_does() {
     let url = server.url("/mcp");
     let (read, _) = w.env.token(&w.ana, "read").await;
     let (write, _) = w.env.token(&w.ana, "write").await;
+    // Bob sees his private gym, which Ana's tokens do not.
+    let (bobs, _) = w.env.token(&w.bob, "read").await;
     let netflix = format!("exhale://subscriptions/{}", w.netflix);
-    for token in [&read, &write] {
+    for token in [&read, &write, &bobs] {
         for arguments in [
             json!({"id": w.netflix}),
             json!({"id": "netflix"}),
@@ -890,7 +892,9 @@ async fn the_hot_path_answers_as_rmcp_does() {
             ("get_subscription", json!({"id": "no such thing"})),
         ] {
             let body = on_both_paths(&url, token, "tools/call", tool_call(op, &arguments)).await;
-            assert!(body.contains("\"isError\":true"), "{op} {arguments}: {body}");
+            // Only Bob may read his private gym.
+            let refused = token != &bobs || arguments["id"] != w.bobs_gym;
+            assert_eq!(body.contains("\"isError\":true"), refused, "{op} {arguments}: {body}");
         }
         on_both_paths(&url, token, "tools/call", json!({"name": "get_context"})).await;
         on_both_paths(&url, token, "tools/list", json!({})).await;

@@ -38,7 +38,7 @@ pub(crate) fn markdown(c: &Context) -> String {
         let _ = writeln!(
             out,
             "- #{} {}: {} {}, {}{}{}",
-            s.id, s.name, s.price.display, s.cycle.description, s.status, next, category
+            s.id, s.name, s.price.display, s.cycle, s.status, next, category
         );
     }
     if c.subscriptions_omitted > 0 {
@@ -62,6 +62,9 @@ pub(crate) fn markdown(c: &Context) -> String {
     }
     for a in &c.attention {
         let _ = writeln!(out, "- {}", a.message);
+    }
+    if c.attention_omitted > 0 {
+        let _ = writeln!(out, "- … and {} more: call list_attention_items.", c.attention_omitted);
     }
     out.push_str(&HOW_IT_WORKS.replace("{forms}", domain::relative::FORMS));
     out

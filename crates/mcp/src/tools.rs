@@ -10,8 +10,8 @@ use rmcp::{
 };
 use serde_json::{Value, json, value::RawValue};
 
-/// Tool results handed to a model stay under this many bytes (DESIGN section 4).
-pub(crate) const MAX_RESULT_BYTES: usize = 30_000;
+/// Tool results handed to a model stay under this many bytes.
+const MAX_RESULT_BYTES: usize = ops::limits::MODEL_RESULT_BYTES;
 
 fn object(value: Value) -> Arc<JsonObject> {
     match value {

@@ -6,6 +6,9 @@ use serde::Serialize;
 
 /// A subscription's, a member's or a household's name, in characters.
 pub const NAME: usize = 100;
+/// The most a result handed to a model may take, in bytes of JSON (DESIGN section 4): MCP cuts
+/// a list page to fit, and `get_context` lists less of a large household.
+pub const MODEL_RESULT_BYTES: usize = 30_000;
 /// What a tool's description says (its summary, then its description), in characters: what it
 /// does, when to use it and what to call next. The rest belongs in the briefing.
 pub const TOOL_DESCRIPTION: usize = 300;

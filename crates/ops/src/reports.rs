@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     charges::ProjectedCharge,
-    common::{Amount, CycleOutput, IsoDate, Ref},
+    common::{Amount, IsoDate, Ref},
     household::{Empty, Household},
     op::{Op, OpInfo},
 };
@@ -251,7 +251,8 @@ pub struct ContextSubscription {
     pub id: i64,
     pub name: String,
     pub price: Amount,
-    pub cycle: CycleOutput,
+    /// The cycle in words, such as monthly or every 3 weeks.
+    pub cycle: String,
     pub status: SubscriptionStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_charge_on: Option<IsoDate>,
@@ -276,7 +277,10 @@ pub struct Context {
     pub upcoming: Vec<ProjectedCharge>,
     /// How many upcoming charges were left out of `upcoming` for size.
     pub upcoming_omitted: u64,
+    /// The first of what needs attention (`list_attention_items` has them all).
     pub attention: Vec<AttentionItem>,
+    /// How many attention items were left out of `attention` for size.
+    pub attention_omitted: u64,
     /// The whole briefing as Markdown, for a model to read first.
     pub markdown: String,
 }

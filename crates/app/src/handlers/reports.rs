@@ -14,7 +14,7 @@ use store::subscriptions::SubscriptionRow;
 use crate::{
     ctx::Ctx,
     transactions::StoreExt,
-    views::{self, SeriesParts, amount, cycle_output, effective_status},
+    views::{self, SeriesParts, amount, effective_status},
 };
 
 /// Converts amounts to the household's main currency with its rates; None without a rate.
@@ -456,11 +456,17 @@ pub(crate) fn attention_items(ctx: &mut Ctx<'_>, _: Empty) -> Result<AttentionLi
     Ok(AttentionList { items: attention_list(ctx)? })
 }
 
-/// How many subscriptions the briefing lists by name before summarising the rest.
-const CONTEXT_SUBSCRIPTIONS: usize = 100;
+// What the briefing lists before summarising the rest: with the Markdown that repeats them,
+// a household of any size gets a briefing under the 30 KB a tool result may take.
+
+/// How many subscriptions the briefing lists by name.
+const CONTEXT_SUBSCRIPTIONS: usize = 60;
 
 /// How many upcoming charges the briefing lists.
-const CONTEXT_UPCOMING: usize = 40;
+const CONTEXT_UPCOMING: usize = 30;
+
+/// How many attention items the briefing lists.
+const CONTEXT_ATTENTION: usize = 20;
 
 pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpError> {
     let household = views::household_view(ctx);
@@ -482,7 +488,7 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
                 id: row.id,
                 name: row.name.clone(),
                 price: view.price,
-                cycle: cycle_output(row.cycle),
+                cycle: row.cycle.describe(),
                 status: view.status,
                 next_charge_on: view.next_charge_on,
                 category: row.category_name.clone(),
@@ -496,7 +502,9 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
     let mut upcoming = views::project(ctx, ctx.today, to, None)?;
     let upcoming_omitted = upcoming.len().saturating_sub(CONTEXT_UPCOMING) as u64;
     upcoming.truncate(CONTEXT_UPCOMING);
-    let attention = attention_list(ctx)?;
+    let mut attention = attention_list(ctx)?;
+    let attention_omitted = attention.len().saturating_sub(CONTEXT_ATTENTION) as u64;
+    attention.truncate(CONTEXT_ATTENTION);
     let members: Vec<Ref> =
         members.iter().map(|m| Ref { id: m.id, name: m.name.clone() }).collect();
     let mut context = Context {
@@ -511,8 +519,41 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
         upcoming,
         upcoming_omitted,
         attention,
+        attention_omitted,
         markdown: String::new(),
     };
-    context.markdown = crate::briefing::markdown(&context);
+    fit_in_a_tool_result(&mut context)?;
     Ok(context)
+}
+
+/// Writes the Markdown, listing less until the whole briefing fits in a tool result: the
+/// longest of the subscriptions, upcoming charges and attention items loses a quarter, and its
+/// omitted count says how many are left out.
+fn fit_in_a_tool_result(context: &mut Context) -> Result<(), OpError> {
+    loop {
+        context.markdown = crate::briefing::markdown(context);
+        let size = serde_json::to_vec(&*context).map_err(|_| OpError::Internal)?.len();
+        let lengths =
+            [context.subscriptions.len(), context.upcoming.len(), context.attention.len()];
+        let longest = (0..3).max_by_key(|&i| lengths[i]).unwrap_or(0);
+        if size <= ops::limits::MODEL_RESULT_BYTES || lengths[longest] == 0 {
+            return Ok(());
+        }
+        let keep = lengths[longest] - lengths[longest].div_ceil(4);
+        let dropped = (lengths[longest] - keep) as u64;
+        match longest {
+            0 => {
+                context.subscriptions.truncate(keep);
+                context.subscriptions_omitted += dropped;
+            }
+            1 => {
+                context.upcoming.truncate(keep);
+                context.upcoming_omitted += dropped;
+            }
+            _ => {
+                context.attention.truncate(keep);
+                context.attention_omitted += dropped;
+            }
+        }
+    }
 }

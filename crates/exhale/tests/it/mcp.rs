@@ -719,6 +719,14 @@ async fn results_too_large_for_a_model_are_cut_with_a_note() {
     let expected: Vec<i64> =
         all["items"].as_array().unwrap().iter().map(|item| item["id"].as_i64().unwrap()).collect();
     assert_eq!(seen, expected);
+
+    // The briefing of so large a household lists less, and says where the rest is.
+    let context = call(&client, "get_context", json!({})).await;
+    let briefing = context.structured_content.as_ref().unwrap();
+    assert!(briefing.to_string().len() <= 30_000, "{} bytes", briefing.to_string().len());
+    let listed = briefing["subscriptions"].as_array().unwrap().len() as u64;
+    assert!(listed > 0 && briefing["subscriptions_omitted"].as_u64() == Some(82 - listed));
+    assert!(briefing["markdown"].as_str().unwrap().contains("more: call list_subscriptions"));
     client.cancel().await.unwrap();
 }
 

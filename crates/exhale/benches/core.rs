@@ -346,16 +346,29 @@ mod floor {
     }
 
     impl Floor {
-        /// `list_subscriptions` with `limit`: the first page of every visible row.
+        /// `list_subscriptions` with `limit`: the first page, read as Exhale reads it (only the
+        /// page's rows, and the count of all).
         pub(crate) fn list(&self, limit: usize) -> String {
-            let rows = self
+            let (rows, total) = self
                 .store
-                .read(|db| store::subscriptions::list(db, self.household_id, Some(self.member_id)))
+                .read(|db| {
+                    let filter = store::subscriptions::PageFilter::default();
+                    let order = store::subscriptions::PageOrder::Name;
+                    store::subscriptions::list_page(
+                        db,
+                        self.household_id,
+                        Some(self.member_id),
+                        &filter,
+                        order,
+                        limit as u32,
+                        0,
+                    )
+                })
                 .unwrap()
                 .unwrap();
             let mut out = String::with_capacity(limit * 256);
             out.push_str("{\"items\":[");
-            for (i, row) in rows.iter().take(limit).enumerate() {
+            for (i, row) in rows.iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -380,8 +393,8 @@ mod floor {
                 string(&mut out, &row.owner_name);
                 out.push_str(&format!(",\"visibility\":\"{}\"}}", row.visibility.as_str()));
             }
-            out.push_str(&format!("],\"total\":{}", rows.len()));
-            if rows.len() > limit {
+            out.push_str(&format!("],\"total\":{total}"));
+            if total > limit as u64 {
                 out.push_str(&format!(",\"next_cursor\":\"o{limit}\""));
             }
             out.push('}');

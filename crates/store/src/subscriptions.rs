@@ -158,40 +158,125 @@ fn load_children(db: &Db<'_>, row: &mut SubscriptionRow) -> Result<()> {
     Ok(())
 }
 
+/// What a page of subscriptions can be filtered by in SQL (see [`list_page`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageFilter {
+    pub category_id: Option<i64>,
+    /// Only subscriptions without a category.
+    pub uncategorised: bool,
+    /// Only those with this payment method, when the viewer may see it: another member's
+    /// private card matches no filter, so its id cannot be probed.
+    pub payment_method_id: Option<i64>,
+    pub owner_id: Option<i64>,
+    pub visibility: Option<Visibility>,
+}
+
+/// The orders [`list_page`] can page in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageOrder {
+    /// By name ignoring case, then id: as [`list`] returns them.
+    Name,
+    /// By id, oldest first.
+    Created,
+}
+
+/// One page of the subscriptions the viewer can see that match `filter`, and how many match
+/// in all. Only the page's rows and their children are read, so a page costs the same in a
+/// household of any size.
+pub fn list_page(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: Option<i64>,
+    filter: &PageFilter,
+    order: PageOrder,
+    limit: u32,
+    offset: u64,
+) -> Result<(Vec<SubscriptionRow>, u64)> {
+    const MATCHING: &str =
+        "s.household_id = ?1 AND (?2 IS NULL OR s.visibility = 'household' OR s.owner_id = ?2)
+        AND (?3 IS NULL OR s.category_id = ?3) AND (?4 = 0 OR s.category_id IS NULL)
+        AND (?5 IS NULL OR (s.payment_method_id = ?5 AND p.id IS NOT NULL))
+        AND (?6 IS NULL OR s.owner_id = ?6) AND (?7 IS NULL OR s.visibility = ?7)";
+    let order_by = match order {
+        PageOrder::Name => "s.name COLLATE NOCASE, s.id",
+        PageOrder::Created => "s.id",
+    };
+    let visibility = filter.visibility.map(|v| v.as_str());
+    let matching: [&dyn rusqlite::ToSql; 7] = [
+        &household_id,
+        &viewer,
+        &filter.category_id,
+        &filter.uncategorised,
+        &filter.payment_method_id,
+        &filter.owner_id,
+        &visibility,
+    ];
+    let total: u64 = db
+        .conn
+        .prepare_cached(&format!(
+            "SELECT count(*) FROM subscriptions s LEFT JOIN payment_methods p ON p.id = s.payment_method_id
+             AND (?2 IS NULL OR p.visibility = 'household' OR p.owner_id = ?2) WHERE {MATCHING}"
+        ))?
+        .query_row(&matching[..], |r| r.get(0))?;
+    let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+    let window: [&dyn rusqlite::ToSql; 2] = [&limit, &offset];
+    let page: Vec<&dyn rusqlite::ToSql> = matching.into_iter().chain(window).collect();
+    let sql = format!("{SELECT} WHERE {MATCHING} ORDER BY {order_by} LIMIT ?8 OFFSET ?9");
+    let mut rows: Vec<SubscriptionRow> =
+        db.conn.prepare_cached(&sql)?.query_map(&page[..], from_row)?.collect::<Result<_, _>>()?;
+    let ids: Vec<String> = rows.iter().map(|row| row.id.to_string()).collect();
+    let ids = format!("[{}]", ids.join(","));
+    attach(db, &mut rows, "WHERE x.subscription_id IN (SELECT value FROM json_each(?1))", &ids)?;
+    Ok((rows, total))
+}
+
 /// Loads tags, prices and pauses of many subscriptions with three queries.
 fn attach_children(db: &Db<'_>, household_id: i64, rows: &mut [SubscriptionRow]) -> Result<()> {
+    attach(
+        db,
+        rows,
+        "JOIN subscriptions s ON s.id = x.subscription_id WHERE s.household_id = ?1",
+        &household_id,
+    )
+}
+
+/// Adds to `rows` the tags, prices and pauses that `which` (a join or condition on the child
+/// table `x`, with `param` as `?1`) selects.
+fn attach(
+    db: &Db<'_>,
+    rows: &mut [SubscriptionRow],
+    which: &str,
+    param: &dyn rusqlite::ToSql,
+) -> Result<()> {
     let index: HashMap<i64, usize> = rows.iter().enumerate().map(|(i, row)| (row.id, i)).collect();
-    let mut stmt = db.conn.prepare_cached(
-        "SELECT t.subscription_id, t.tag FROM subscription_tags t JOIN subscriptions s ON s.id = t.subscription_id
-         WHERE s.household_id = ?1 ORDER BY t.tag COLLATE NOCASE",
-    )?;
-    let mut result = stmt.query([household_id])?;
+    let mut stmt = db.conn.prepare_cached(&format!(
+        "SELECT x.subscription_id, x.tag FROM subscription_tags x {which} ORDER BY x.tag COLLATE NOCASE"
+    ))?;
+    let mut result = stmt.query([param])?;
     while let Some(r) = result.next()? {
         if let Some(&i) = index.get(&r.get::<_, i64>(0)?) {
             rows[i].tags.push(r.get(1)?);
         }
     }
-    let mut stmt = db.conn.prepare_cached(
-        "SELECT p.subscription_id, p.effective_on, p.amount_minor FROM price_points p
-         JOIN subscriptions s ON s.id = p.subscription_id WHERE s.household_id = ?1 ORDER BY p.effective_on",
-    )?;
-    let mut result = stmt.query([household_id])?;
+    let mut stmt = db.conn.prepare_cached(&format!(
+        "SELECT x.subscription_id, x.effective_on, x.amount_minor FROM price_points x {which} ORDER BY x.effective_on"
+    ))?;
+    let mut result = stmt.query([param])?;
     while let Some(r) = result.next()? {
         if let Some(&i) = index.get(&r.get::<_, i64>(0)?) {
             rows[i].prices.push((date(r, 1)?, r.get(2)?));
         }
     }
-    let mut stmt = db.conn.prepare_cached(
-        "SELECT p.subscription_id, p.id, p.from_on, p.until_on FROM pauses p
-         JOIN subscriptions s ON s.id = p.subscription_id WHERE s.household_id = ?1 ORDER BY p.from_on, p.id",
-    )?;
-    let mut result = stmt.query([household_id])?;
+    let mut stmt = db.conn.prepare_cached(&format!(
+        "SELECT x.subscription_id, x.id, x.from_on, x.until_on FROM pauses x {which} ORDER BY x.from_on, x.id"
+    ))?;
+    let mut result = stmt.query([param])?;
     while let Some(r) = result.next()? {
         if let Some(&i) = index.get(&r.get::<_, i64>(0)?) {
             rows[i].pauses.push(PauseRow {
                 id: r.get(1)?,
-                from: date(r, "from_on")?,
-                until: opt_date(r, "until_on")?,
+                from: date(r, 2)?,
+                until: opt_date(r, 3)?,
             });
         }
     }

@@ -214,3 +214,99 @@ async fn members_cannot_take_someone_elses_subscription_private() {
         .await;
     assert_eq!(test_support::code(&reassigned), "ok");
 }
+
+/// A page of subscriptions read in SQL (`store::subscriptions::list_page`) is the page the
+/// full path computes: the same rows, order, totals and cursors for every filter it takes,
+/// and nothing private or foreign. Asking for every status sends the same request down the
+/// full path.
+#[tokio::test]
+async fn a_page_read_in_sql_is_the_page_the_full_path_computes() {
+    let w = World::new().await;
+    let more = [
+        (
+            &w.ana,
+            json!({"name": "alpha", "amount": "1", "next_charge_on": "2026-12-05", "cycle": "monthly", "category_id": w.music}),
+        ),
+        (
+            &w.ana,
+            json!({"name": "Beta", "amount": "2", "next_charge_on": "2026-12-05", "cycle": "weekly"}),
+        ),
+        (
+            &w.ana,
+            json!({"name": "zeta", "amount": "3", "next_charge_on": "2026-12-05", "cycle": "yearly", "payment_method_id": w.card}),
+        ),
+        (
+            &w.bob,
+            json!({"name": "Bob's music", "amount": "4", "next_charge_on": "2026-12-05", "cycle": "monthly", "category_id": w.music, "payment_method_id": w.bobs_card}),
+        ),
+    ];
+    for (who, input) in more {
+        w.env.call(who, "create_subscription", input).await.unwrap();
+    }
+    let filters = [
+        json!({}),
+        json!({"category_id": w.streaming}),
+        json!({"category_id": w.music}),
+        json!({"uncategorised": true}),
+        json!({"uncategorised": false}),
+        json!({"payment_method_id": w.card}),
+        json!({"payment_method_id": w.bobs_card}),
+        json!({"owner_id": w.bob.member_id}),
+        json!({"visibility": "private"}),
+        json!({"visibility": "household"}),
+    ];
+    let windows = [
+        json!({}),
+        json!({"limit": 2}),
+        json!({"limit": 2, "cursor": "o1"}),
+        json!({"limit": 1, "cursor": "o4"}),
+    ];
+    for caller in [&w.ana, &w.bob, &w.cai] {
+        for filter in &filters {
+            for sort in ["name", "created"] {
+                for window in &windows {
+                    let mut input = filter.clone();
+                    input["sort"] = json!(sort);
+                    input.as_object_mut().unwrap().extend(window.as_object().unwrap().clone());
+                    let in_sql = w.env.call(caller, "list_subscriptions", input.clone()).await;
+                    input["status"] = json!(["trial", "active", "paused", "cancelled"]);
+                    let full = w.env.call(caller, "list_subscriptions", input.clone()).await;
+                    let in_sql = match (in_sql, full) {
+                        (Ok(in_sql), Ok(full)) => {
+                            assert_eq!(in_sql, full, "{input}");
+                            in_sql
+                        }
+                        // Another household's category or card is refused the same way.
+                        (Err(in_sql), Err(full)) => {
+                            assert_eq!(in_sql.code(), full.code(), "{input}");
+                            continue;
+                        }
+                        (in_sql, full) => panic!("{input}: {in_sql:?} but {full:?}"),
+                    };
+                    for item in in_sql["items"].as_array().unwrap() {
+                        let mine = caller.member_id == w.bob.member_id;
+                        assert!(mine || item["name"] != "Bob's gym", "{input}: {item}");
+                        let home = caller.household_id == w.ana.household_id;
+                        assert!(home || item["name"] == "Netflix", "{input}: {item}");
+                        if filter.get("owner_id").is_some() {
+                            assert_eq!(item["owner"], "Bob", "{input}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Another member's private card matches no filter, for a subscription the caller sees.
+    let by_card = w
+        .env
+        .call(&w.ana, "list_subscriptions", json!({"payment_method_id": w.bobs_card}))
+        .await
+        .unwrap();
+    assert_eq!(by_card["total"], 0, "{by_card}");
+    let by_card = w
+        .env
+        .call(&w.bob, "list_subscriptions", json!({"payment_method_id": w.bobs_card}))
+        .await
+        .unwrap();
+    assert_eq!(by_card["total"], 2, "{by_card}");
+}

@@ -1,7 +1,6 @@
 //! Reports: spending summary and history, price changes, savings, attention items and the
 //! briefing (`get_context`).
 
-use domain::entities::SubscriptionStatus;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -247,20 +246,6 @@ impl Op for ListAttentionItems {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct ContextSubscription {
-    pub id: i64,
-    pub name: String,
-    pub price: Amount,
-    /// The cycle in words, such as monthly or every 3 weeks.
-    pub cycle: String,
-    pub status: SubscriptionStatus,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub next_charge_on: Option<IsoDate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub category: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Context {
     pub household: Household,
     /// Member names and ids (never emails).
@@ -270,7 +255,7 @@ pub struct Context {
     pub yearly_total: Amount,
     pub unconverted: Vec<Unconverted>,
     /// Trial, active and paused subscriptions.
-    pub subscriptions: Vec<ContextSubscription>,
+    pub subscriptions: Vec<crate::subscriptions::SubscriptionSummary>,
     /// How many subscriptions were left out of `subscriptions` for size.
     pub subscriptions_omitted: u64,
     /// The next 14 days, soonest first.

@@ -479,25 +479,17 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
     let summary =
         spending_summary(ctx, SpendingSummaryInput { group_by: Some(SpendingGroupBy::None) })?;
     let rows = ctx.visible_subscriptions()?;
-    let shown: Vec<ContextSubscription> = rows
+    // Rows as list_subscriptions shows them, built only for those the briefing lists.
+    let shown: Vec<_> = rows
         .iter()
         .filter(|r| effective_status(r, ctx.today) != SubscriptionStatus::Cancelled)
-        .map(|row| {
-            let view = views::subscription_view(row, ctx.today);
-            ContextSubscription {
-                id: row.id,
-                name: row.name.clone(),
-                price: view.price,
-                cycle: row.cycle.describe(),
-                status: view.status,
-                next_charge_on: view.next_charge_on,
-                category: row.category_name.clone(),
-            }
-        })
         .collect();
     let omitted = shown.len().saturating_sub(CONTEXT_SUBSCRIPTIONS) as u64;
-    let subscriptions: Vec<ContextSubscription> =
-        shown.into_iter().take(CONTEXT_SUBSCRIPTIONS).collect();
+    let subscriptions = shown
+        .into_iter()
+        .take(CONTEXT_SUBSCRIPTIONS)
+        .map(|row| views::subscription_summary(row, ctx.today))
+        .collect();
     let to = ctx.today.checked_add(jiff::Span::new().days(13)).map_err(|_| OpError::Internal)?;
     let mut upcoming = views::project(ctx, ctx.today, to, None)?;
     let upcoming_omitted = upcoming.len().saturating_sub(CONTEXT_UPCOMING) as u64;

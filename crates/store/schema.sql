@@ -79,6 +79,54 @@ CREATE TABLE members (
     invite_expires_at TEXT,
     created_at TEXT NOT NULL
 );
+CREATE TABLE oauth_clients (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('registered', 'metadata_document')),
+    name TEXT NOT NULL,
+    -- JSON array of the exact redirect URIs.
+    redirect_uris TEXT NOT NULL,
+    auth_method TEXT NOT NULL CHECK (auth_method IN ('none', 'client_secret_post', 'client_secret_basic')),
+    secret_hash TEXT,
+    grant_types TEXT NOT NULL,
+    application_type TEXT,
+    registered_from TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE TABLE oauth_codes (
+    hash TEXT PRIMARY KEY,
+    grant_id INTEGER NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,
+    redirect_uri TEXT NOT NULL,
+    redirect_explicit INTEGER NOT NULL,
+    code_challenge TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    consumed_at TEXT
+);
+CREATE TABLE oauth_requests (
+    id_hash TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    redirect_uri TEXT NOT NULL,
+    redirect_explicit INTEGER NOT NULL,
+    state TEXT,
+    code_challenge TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+CREATE TABLE oauth_tokens (
+    hash TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
+    grant_id INTEGER NOT NULL REFERENCES tokens(id) ON DELETE CASCADE,
+    family TEXT NOT NULL,
+    scope TEXT NOT NULL CHECK (scope IN ('read', 'write', 'trusted')),
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    -- Refresh tokens: when this one was exchanged, and the hash of the refresh token that
+    -- replaced it.
+    rotated_at TEXT,
+    successor TEXT,
+    revoked_at TEXT
+);
 CREATE TABLE outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -154,27 +202,40 @@ CREATE TABLE subscriptions (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
-CREATE TABLE tokens (
+CREATE TABLE "tokens" (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
     member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL DEFAULT 'api' CHECK (kind IN ('api', 'oauth')),
     name TEXT NOT NULL,
     prefix TEXT NOT NULL,
-    hash TEXT NOT NULL UNIQUE,
+    -- SHA-256 of an API token's secret; NULL for a grant.
+    hash TEXT UNIQUE,
     scope TEXT NOT NULL CHECK (scope IN ('read', 'write', 'trusted')),
     created_at TEXT NOT NULL,
     last_used_at TEXT,
     expires_at TEXT,
-    revoked_at TEXT
-, tools TEXT NOT NULL DEFAULT 'full' CHECK (tools IN ('full', 'compact')));
+    revoked_at TEXT,
+    tools TEXT NOT NULL DEFAULT 'full' CHECK (tools IN ('full', 'compact')),
+    -- The client a grant was given to.
+    client_id TEXT REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    -- The resource (audience) a grant's access tokens are for.
+    resource TEXT,
+    CHECK ((kind = 'api') = (hash IS NOT NULL)),
+    CHECK ((kind = 'oauth') = (client_id IS NOT NULL AND resource IS NOT NULL))
+);
 CREATE INDEX audit_batch ON audit(batch_id);
 CREATE INDEX audit_entity ON audit(household_id, entity, entity_id);
 CREATE INDEX audit_household ON audit(household_id, id);
 CREATE UNIQUE INDEX categories_name ON categories(household_id, name COLLATE NOCASE);
 CREATE INDEX charges_household_date ON charges(household_id, charged_on);
 CREATE INDEX members_household ON members(household_id);
+CREATE INDEX oauth_clients_created ON oauth_clients(created_at);
+CREATE INDEX oauth_tokens_family ON oauth_tokens(family);
+CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);
 CREATE INDEX outbox_pending ON outbox(delivered_at, id);
 CREATE INDEX pauses_subscription ON pauses(subscription_id, from_on);
 CREATE INDEX payment_methods_household ON payment_methods(household_id);
 CREATE INDEX sessions_member ON sessions(member_id);
 CREATE INDEX subscriptions_household ON subscriptions(household_id, name COLLATE NOCASE, id);
+CREATE INDEX tokens_member ON tokens(household_id, member_id);

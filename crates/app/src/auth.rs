@@ -200,10 +200,10 @@ impl TokenCache {
     }
 }
 
-fn refused() -> OpError {
+pub(crate) fn refused() -> OpError {
     OpError::Unauthenticated {
         message: Text::new(
-            "This token is not valid: it may be mistyped, revoked or expired. Create a new one in Settings or with `exhale token create`.",
+            "This token is not valid: it may be mistyped, revoked or expired. Create a new one in Settings or with `exhale token create`; an app connected with OAuth refreshes its token or connects again.",
         ),
     }
 }
@@ -263,30 +263,43 @@ impl App {
         if expires_at.as_deref().is_some_and(|at| at <= now_text.as_str()) {
             return Err(refused());
         }
-        // Last use is recorded at most once a minute, so reads do not turn into writes.
-        let minute_ago = clock::timestamp_text(
-            now.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap_or(now),
-        );
-        if last_used_at.as_deref().is_none_or(|at| at < minute_ago.as_str()) {
-            let ops::Actor::Token { token_id, .. } = caller.actor else {
-                return Err(OpError::Internal);
-            };
-            let store = self.store.clone();
-            let touched_at = now_text.clone();
-            transactions::blocking(move || {
-                crate::transactions::write(
-                    &store,
-                    |_| true,
-                    |db| {
-                        store::access::touch_token(db, token_id, &touched_at, &minute_ago)
-                            .map_err(transactions::internal)
-                    },
-                )
-            })
-            .await?;
+        let ops::Actor::Token { token_id, .. } = caller.actor else {
+            return Err(OpError::Internal);
+        };
+        if self.record_use(token_id, last_used_at.as_deref(), now).await? {
             self.tokens.touched(&hash, now_text);
         }
         Ok(Caller { via, ..caller })
+    }
+
+    /// Records that a token (or an OAuth grant) was used now, at most once a minute so reads
+    /// do not turn into writes; whether it wrote.
+    pub(crate) async fn record_use(
+        &self,
+        token_id: i64,
+        last_used_at: Option<&str>,
+        now: jiff::Timestamp,
+    ) -> Result<bool, OpError> {
+        let minute_ago = clock::timestamp_text(
+            now.checked_sub(jiff::SignedDuration::from_mins(1)).unwrap_or(now),
+        );
+        if last_used_at.is_some_and(|at| at >= minute_ago.as_str()) {
+            return Ok(false);
+        }
+        let store = self.store.clone();
+        let touched_at = clock::timestamp_text(now);
+        transactions::blocking(move || {
+            crate::transactions::write(
+                &store,
+                |_| true,
+                |db| {
+                    store::access::touch_token(db, token_id, &touched_at, &minute_ago)
+                        .map_err(transactions::internal)
+                },
+            )
+        })
+        .await?;
+        Ok(true)
     }
 
     /// The member with this email and their password hash.

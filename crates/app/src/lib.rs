@@ -16,6 +16,7 @@ mod input;
 mod invoke;
 mod jobs;
 mod limits;
+mod oauth;
 mod setup;
 mod subscription_rules;
 mod transactions;
@@ -43,6 +44,7 @@ pub struct App {
     sign_in_limit: limits::SignInLimiter,
     tokens: auth::TokenCache,
     caps: std::sync::Mutex<limits::HouseholdCaps>,
+    oauth: oauth::OAuthState,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +74,7 @@ impl App {
             sign_in_limit: limits::SignInLimiter::default(),
             tokens: auth::TokenCache::default(),
             caps: std::sync::Mutex::new(limits::HouseholdCaps::default()),
+            oauth: oauth::OAuthState::default(),
         }))
     }
 
@@ -166,7 +169,11 @@ impl ops::Catalog for App {
         token: &'a str,
         via: ops::Via,
     ) -> ops::BoxFuture<'a, Result<ops::Caller, OpError>> {
-        Box::pin(self.authenticate(token, via))
+        if App::is_access_token(token.trim()) {
+            Box::pin(self.authenticate_access_token(token, via))
+        } else {
+            Box::pin(self.authenticate(token, via))
+        }
     }
 
     fn subscribe_unbound(&self) -> ops::UnboundFeed {

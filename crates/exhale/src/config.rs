@@ -42,6 +42,10 @@ pub(crate) struct Config {
     pub(crate) max_payment_methods: u32,
     pub(crate) max_members: u32,
     pub(crate) max_tokens: u32,
+    /// The HTTPS origin people and remote agents reach Exhale at, e.g.
+    /// "https://exhale.example.net" (behind a reverse proxy or tunnel). OAuth, which cloud
+    /// assistants connect with, needs it; without it OAuth works only on this computer.
+    pub(crate) public_origin: Option<String>,
 }
 
 /// The TOML file: every key optional.
@@ -66,6 +70,7 @@ struct FileConfig {
     max_payment_methods: Option<u32>,
     max_members: Option<u32>,
     max_tokens: Option<u32>,
+    public_origin: Option<String>,
 }
 
 /// Values given on the command line.
@@ -98,6 +103,24 @@ where
         *target = value.parse().with_context(|| format!("{name}={value} is not {what}"))?;
     }
     Ok(())
+}
+
+/// A public origin as OAuth needs it: `https://` and a host (a port may follow), nothing after;
+/// plain `http://` only for this computer. A trailing slash is dropped.
+fn checked_origin(origin: &str) -> anyhow::Result<String> {
+    let origin = origin.trim().trim_end_matches('/');
+    let (scheme, host) = origin.split_once("://").unwrap_or(("", origin));
+    let host_only = !host.is_empty() && !host.contains(['/', '?', '#', '@', ' ']);
+    let loopback = ["127.0.0.1", "localhost", "[::1]"]
+        .iter()
+        .any(|h| host == *h || host.strip_prefix(h).is_some_and(|rest| rest.starts_with(':')));
+    match scheme {
+        "https" if host_only => Ok(origin.to_owned()),
+        "http" if host_only && loopback => Ok(origin.to_owned()),
+        _ => anyhow::bail!(
+            "public_origin {origin} is not an origin such as https://exhale.example.net: https, a host and optionally a port, with no path (plain http only for 127.0.0.1 or localhost)"
+        ),
+    }
 }
 
 fn default_data_dir() -> PathBuf {
@@ -139,6 +162,7 @@ impl Config {
             max_payment_methods: caps.payment_methods,
             max_members: caps.members,
             max_tokens: caps.tokens,
+            public_origin: None,
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -175,6 +199,9 @@ impl Config {
                 max_members,
                 max_tokens
             );
+            if file.public_origin.is_some() {
+                config.public_origin = file.public_origin;
+            }
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();
@@ -219,6 +246,12 @@ impl Config {
         parse_env("EXHALE_MAX_PAYMENT_METHODS", "a whole number", &mut config.max_payment_methods)?;
         parse_env("EXHALE_MAX_MEMBERS", "a whole number", &mut config.max_members)?;
         parse_env("EXHALE_MAX_TOKENS", "a whole number", &mut config.max_tokens)?;
+        if let Some(origin) = env("EXHALE_PUBLIC_ORIGIN") {
+            config.public_origin = Some(origin);
+        }
+        if let Some(origin) = &config.public_origin {
+            config.public_origin = Some(checked_origin(origin)?);
+        }
         if let Some(proxies) = env("EXHALE_TRUSTED_PROXIES") {
             config.trusted_proxies = proxies
                 .split(',')
@@ -246,6 +279,20 @@ impl Config {
             config.listen = listen;
         }
         Ok(config)
+    }
+
+    /// Where OAuth clients reach Exhale, once it listens on `port`: the configured public
+    /// origin, else this computer's own address when Exhale listens only on loopback, else
+    /// none (OAuth is off: a remote client could not reach a loopback address anyway, and an
+    /// origin taken from a request's Host header could be forged).
+    pub(crate) fn oauth_origin(&self, port: u16) -> Option<ops::oauth::PublicOrigin> {
+        let origin = match (&self.public_origin, self.listen.ip()) {
+            (Some(origin), _) => origin.clone(),
+            (None, std::net::IpAddr::V4(ip)) if ip.is_loopback() => format!("http://{ip}:{port}"),
+            (None, std::net::IpAddr::V6(ip)) if ip.is_loopback() => format!("http://[{ip}]:{port}"),
+            (None, _) => return None,
+        };
+        Some(ops::oauth::PublicOrigin { origin })
     }
 
     /// How large one household may grow.

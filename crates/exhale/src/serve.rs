@@ -15,9 +15,12 @@ pub(crate) fn router(
     setup_secret: Option<String>,
 ) -> anyhow::Result<axum::Router> {
     let catalog: Arc<dyn ops::Catalog> = app.clone();
+    let origin = config.oauth_origin(port);
+    app.set_public_origin(origin.clone());
     let web = web::router(
         catalog.clone(),
-        app,
+        app.clone(),
+        app.clone(),
         web::WebConfig {
             setup_secret,
             secure_cookies: config.secure_cookies,
@@ -26,20 +29,35 @@ pub(crate) fn router(
         },
     )
     .map_err(|err| anyhow::anyhow!("cannot set up the web app: {err}"))?;
-    let mcp = mcp::router(
-        catalog.clone(),
-        &mcp::HttpConfig {
-            allowed_hosts: config.allowed_hosts.clone(),
-            allowed_origins: config.allowed_origins.clone(),
-            max_request_bytes: config.max_request_bytes,
+    let mut mcp_config = mcp::HttpConfig {
+        allowed_hosts: config.allowed_hosts.clone(),
+        allowed_origins: config.allowed_origins.clone(),
+        max_request_bytes: config.max_request_bytes,
+        oauth: origin.clone(),
+    }
+    .with_own_origins(port);
+    if let Some(origin) = &origin {
+        // The public address is one /mcp answers on, whatever the allowlists say.
+        let host = origin.origin.split_once("://").map_or("", |(_, host)| host);
+        let name = host
+            .rsplit_once(':')
+            .filter(|(_, p)| p.parse::<u16>().is_ok())
+            .map_or(host, |(h, _)| h);
+        for value in [host, name] {
+            if !mcp_config.allowed_hosts.iter().any(|h| h == value) {
+                mcp_config.allowed_hosts.push(value.to_owned());
+            }
         }
-        .with_own_origins(port),
-    )
-    .context("cannot set up /mcp")?;
+        if !mcp_config.allowed_origins.contains(&origin.origin) {
+            mcp_config.allowed_origins.push(origin.origin.clone());
+        }
+    }
+    let mcp = mcp::router(catalog.clone(), &mcp_config).context("cannot set up /mcp")?;
     // Each adapter applies the limit itself, so a refusal is in its own error format.
     Ok(api::router(config.max_request_bytes)
         .with_state(http::AppState::new(catalog))
         .merge(mcp)
+        .merge(oauth::router(app))
         .merge(web)
         .layer(tower_http::trace::TraceLayer::new_for_http()))
 }

@@ -24,6 +24,22 @@ pub const BEARER_CHALLENGE: &str = "Bearer realm=\"exhale\"";
 /// The challenge when a token was sent but refused (RFC 6750 section 3.1).
 const INVALID_TOKEN: &str = "Bearer realm=\"exhale\", error=\"invalid_token\"";
 
+/// The challenge of a resource that OAuth clients may connect to (RFC 9728 section 5.1): where
+/// its metadata is and which scope to ask for, and `error="invalid_token"` only when a token
+/// was sent. A client that sent none is being invited, not refused (RFC 6750 section 3.1);
+/// some clients give up on an `error` there.
+pub fn oauth_challenge(origin: &ops::oauth::PublicOrigin, token_sent: bool) -> String {
+    let mut value = format!(
+        "Bearer resource_metadata=\"{}\", scope=\"{}\"",
+        origin.url("/.well-known/oauth-protected-resource/mcp"),
+        ops::oauth::DEFAULT_SCOPE
+    );
+    if token_sent {
+        value.push_str(", error=\"invalid_token\"");
+    }
+    value
+}
+
 /// Why a request has no caller.
 #[derive(Debug, Clone)]
 pub enum BearerRejection {

@@ -16,7 +16,9 @@ mod problem;
 mod serve;
 mod state;
 
-pub use auth::{BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, parse_bearer};
+pub use auth::{
+    BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, oauth_challenge, parse_bearer,
+};
 pub use private::{mark_private, mark_private_headers};
 pub use problem::{
     PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use axum::{
     Router,
     extract::{Request, State},
+    http::header,
     middleware::{self, Next},
     response::{IntoResponse, Response},
 };
@@ -27,6 +28,9 @@ pub struct HttpConfig {
     /// Browser origins accepted; a request with any other Origin header is refused.
     pub allowed_origins: Vec<String>,
     pub max_request_bytes: usize,
+    /// Where OAuth clients find the authorization server, named in the 401 challenge; `None`
+    /// when OAuth is off.
+    pub oauth: Option<ops::oauth::PublicOrigin>,
 }
 
 impl HttpConfig {
@@ -57,7 +61,7 @@ pub async fn serve_stdio(catalog: Arc<dyn Catalog>, caller: Caller) -> Result<()
 /// The `/mcp` endpoint, for nesting into the app's router.
 pub fn router(catalog: Arc<dyn Catalog>, config: &HttpConfig) -> Result<Router, std::io::Error> {
     Ok(exhale_endpoint(catalog.clone(), config)?
-        .layer(middleware::from_fn_with_state(catalog, authenticate))
+        .layer(middleware::from_fn_with_state((catalog, config.oauth.clone()), authenticate))
         .layer(middleware::map_response(crate::framing::rewrite_refusal)))
 }
 
@@ -138,9 +142,9 @@ fn with_transport_policy(router: Router, config: &HttpConfig) -> Router {
 }
 
 /// Puts the bearer token's caller into the request for `ExhaleMcp`, or answers 401 with a
-/// `WWW-Authenticate` challenge.
+/// `WWW-Authenticate` challenge, which names the OAuth metadata when OAuth is on.
 async fn authenticate(
-    State(catalog): State<Arc<dyn Catalog>>,
+    State((catalog, oauth)): State<(Arc<dyn Catalog>, Option<ops::oauth::PublicOrigin>)>,
     mut request: Request,
     next: Next,
 ) -> Response {
@@ -149,6 +153,28 @@ async fn authenticate(
             request.extensions_mut().insert(caller);
             next.run(request).await
         }
-        Err(rejection) => rejection.into_response(),
+        Err(rejection) => {
+            let token_sent = !matches!(rejection, http::BearerRejection::Missing);
+            let refused_token = matches!(
+                rejection,
+                http::BearerRejection::Missing
+                    | http::BearerRejection::Malformed
+                    | http::BearerRejection::Refused(ops::OpError::Unauthenticated { .. })
+            );
+            let mut response = rejection.into_response();
+            if let Some(origin) = oauth.filter(|_| refused_token)
+                && let Ok(value) =
+                    header::HeaderValue::from_str(&http::oauth_challenge(&origin, token_sent))
+            {
+                let headers = response.headers_mut();
+                headers.insert(header::WWW_AUTHENTICATE, value);
+                // Browser-based clients read the challenge to start OAuth.
+                headers.insert(
+                    header::ACCESS_CONTROL_EXPOSE_HEADERS,
+                    header::HeaderValue::from_static("WWW-Authenticate"),
+                );
+            }
+            response
+        }
     }
 }

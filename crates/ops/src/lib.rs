@@ -21,6 +21,7 @@ pub mod error;
 pub mod household;
 pub mod import;
 pub mod limits;
+pub mod oauth;
 pub mod op;
 pub mod organise;
 pub mod policy;

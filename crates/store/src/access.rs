@@ -59,14 +59,14 @@ pub fn insert_token(db: &Db<'_>, token: &NewToken<'_>, now: &str) -> Result<i64>
 pub fn find_token_by_hash(db: &Db<'_>, hash: &str) -> Result<Option<TokenRow>> {
     Ok(db
         .conn
-        .prepare_cached("SELECT * FROM tokens WHERE hash = ?1")?
+        .prepare_cached("SELECT * FROM tokens WHERE hash = ?1 AND kind = 'api'")?
         .query_row([hash], token_from_row)
         .optional()?)
 }
 
 pub fn list_tokens(db: &Db<'_>, household_id: i64, member_id: i64) -> Result<Vec<TokenRow>> {
     let mut stmt = db.conn.prepare_cached(
-        "SELECT * FROM tokens WHERE household_id = ?1 AND member_id = ?2 ORDER BY id",
+        "SELECT * FROM tokens WHERE household_id = ?1 AND member_id = ?2 AND kind = 'api' ORDER BY id",
     )?;
     let rows =
         stmt.query_map([household_id, member_id], token_from_row)?.collect::<Result<_, _>>()?;
@@ -77,7 +77,7 @@ pub fn get_token(db: &Db<'_>, household_id: i64, member_id: i64, id: i64) -> Res
     Ok(db
         .conn
         .prepare_cached(
-            "SELECT * FROM tokens WHERE household_id = ?1 AND member_id = ?2 AND id = ?3",
+            "SELECT * FROM tokens WHERE household_id = ?1 AND member_id = ?2 AND id = ?3 AND kind = 'api'",
         )?
         .query_row([household_id, member_id, id], token_from_row)?)
 }

@@ -243,7 +243,7 @@ pub fn count(db: &Db<'_>, household_id: i64, what: Counted) -> Result<i64> {
         Counted::PaymentMethods => "SELECT count(*) FROM payment_methods WHERE household_id = ?1",
         Counted::Members => "SELECT count(*) FROM members WHERE household_id = ?1",
         Counted::Tokens => {
-            "SELECT count(*) FROM tokens WHERE household_id = ?1 AND revoked_at IS NULL"
+            "SELECT count(*) FROM tokens WHERE household_id = ?1 AND kind = 'api' AND revoked_at IS NULL"
         }
     };
     Ok(db.conn.prepare_cached(sql)?.query_row([household_id], |row| row.get(0))?)

@@ -14,6 +14,7 @@ pub mod audit;
 pub mod charges;
 pub mod households;
 pub mod names;
+pub mod oauth;
 pub mod organise;
 pub mod snapshot;
 pub mod subscriptions;

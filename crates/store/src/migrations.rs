@@ -10,6 +10,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../migrations/0001_init.sql")),
     ("0002_sessions", include_str!("../migrations/0002_sessions.sql")),
     ("0003_token_tools", include_str!("../migrations/0003_token_tools.sql")),
+    ("0004_oauth", include_str!("../migrations/0004_oauth.sql")),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

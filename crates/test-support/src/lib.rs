@@ -149,18 +149,23 @@ impl TestEnv {
             tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("a local address").port();
         let catalog: Arc<dyn ops::Catalog> = self.app.clone();
+        // As `exhale serve` on loopback with no public origin configured.
+        let origin = ops::oauth::PublicOrigin { origin: format!("http://127.0.0.1:{port}") };
+        self.app.set_public_origin(Some(origin.clone()));
         let mcp = mcp::router(
             catalog.clone(),
             &mcp::HttpConfig {
                 allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
                 allowed_origins: vec!["http://localhost:3000".into()],
                 max_request_bytes: 1024 * 1024,
+                oauth: Some(origin),
             }
             .with_own_origins(port),
         )
         .expect("set up /mcp");
         let web = web::router(
             catalog.clone(),
+            self.app.clone(),
             self.app.clone(),
             web::WebConfig {
                 setup_secret: setup_secret.map(str::to_owned),
@@ -170,8 +175,11 @@ impl TestEnv {
             },
         )
         .expect("set up the web app");
-        let router =
-            api::router(1024 * 1024).with_state(http::AppState::new(catalog)).merge(mcp).merge(web);
+        let router = api::router(1024 * 1024)
+            .with_state(http::AppState::new(catalog))
+            .merge(mcp)
+            .merge(oauth::router(self.app.clone()))
+            .merge(web);
         serve_router(listener, router)
     }
 }
@@ -203,6 +211,7 @@ pub fn loopback_mcp_config(port: u16) -> mcp::HttpConfig {
         allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
         allowed_origins: Vec::new(),
         max_request_bytes: 1024 * 1024,
+        oauth: None,
     }
     .with_own_origins(port)
 }

@@ -17,7 +17,10 @@ pub(crate) async fn add(mut response: Response) -> Response {
     let set = |headers: &mut axum::http::HeaderMap, name: HeaderName, value: &'static str| {
         headers.insert(name, HeaderValue::from_static(value));
     };
-    set(headers, header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY);
+    // A page may set its own, stricter or with one more form target (the consent page).
+    if !headers.contains_key(header::CONTENT_SECURITY_POLICY) {
+        set(headers, header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY);
+    }
     set(headers, header::X_FRAME_OPTIONS, "DENY");
     // Same-origin, not no-referrer: form posts keep their Origin header.
     set(headers, header::REFERRER_POLICY, "same-origin");

@@ -26,7 +26,7 @@ use axum::{
     Router,
     routing::{get, post},
 };
-use ops::{Catalog, accounts::Accounts};
+use ops::{Catalog, accounts::Accounts, oauth::OAuthServer};
 
 /// What the web app is configured with.
 #[derive(Clone, Debug, Default)]
@@ -49,6 +49,7 @@ pub struct WebConfig {
 pub(crate) struct Web {
     pub(crate) catalog: Arc<dyn Catalog>,
     pub(crate) accounts: Arc<dyn Accounts>,
+    pub(crate) oauth: Arc<dyn OAuthServer>,
     pub(crate) config: Arc<WebConfig>,
     pub(crate) templates: Arc<render::Templates>,
 }
@@ -57,12 +58,14 @@ pub(crate) struct Web {
 pub fn router(
     catalog: Arc<dyn Catalog>,
     accounts: Arc<dyn Accounts>,
+    oauth: Arc<dyn OAuthServer>,
     config: WebConfig,
 ) -> Result<Router, String> {
     let max_request_bytes = config.max_request_bytes;
     let web = Web {
         catalog,
         accounts,
+        oauth,
         config: Arc::new(config),
         templates: Arc::new(render::Templates::load()?),
     };
@@ -71,6 +74,7 @@ pub fn router(
         .route("/setup/{secret}", get(pages::account::setup_form).post(pages::account::set_up))
         .route("/sign-in", get(pages::account::sign_in_form).post(pages::account::sign_in))
         .route("/sign-out", post(pages::account::sign_out))
+        .route("/authorize", get(pages::authorize::show).post(pages::authorize::decide))
         .route("/subscriptions", get(pages::subscriptions::list))
         .route(
             "/subscriptions/new",

@@ -38,6 +38,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("organise.html", include_str!("../templates/organise.html")),
     ("settings.html", include_str!("../templates/settings.html")),
     ("invitation.html", include_str!("../templates/invitation.html")),
+    ("consent.html", include_str!("../templates/consent.html")),
 ];
 
 pub(crate) struct Templates {

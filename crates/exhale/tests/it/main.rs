@@ -15,6 +15,7 @@ mod inspector;
 mod isolation;
 mod mcp;
 mod names_and_dates;
+mod oauth;
 mod policy;
 mod rest;
 mod rules;

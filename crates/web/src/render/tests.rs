@@ -141,6 +141,10 @@ fn fixture(name: &str) -> Value {
         "message.html" => {
             chrome(json!({"title": "Not found", "message": "No subscription with id 9."}))
         }
+        "consent.html" => chrome(json!({
+            "client_name": "Claude", "redirect_host": "claude.ai", "loopback": false,
+            "request_id": "exhreq_1", "requested": "write", "write_offered": true,
+        })),
         other => panic!("no fixture for {other}: add one"),
     }
 }
@@ -155,6 +159,15 @@ fn every_template_renders_with_fixture_data() {
         assert!(html.starts_with("<!doctype html>"), "{name}");
         assert!(!html.contains("{{") && !html.contains("{%"), "{name}");
     }
+}
+
+#[test]
+fn a_client_name_on_the_consent_page_is_escaped() {
+    let templates = Templates::load().unwrap();
+    let mut data = fixture("consent.html");
+    data["client_name"] = json!("<img src=x onerror=alert(1)>");
+    let html = templates.render("consent.html", &data).unwrap();
+    assert!(!html.contains("<img src=x") && html.contains("&lt;img src=x"), "{html}");
 }
 
 #[test]

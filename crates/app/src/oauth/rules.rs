@@ -1,0 +1,322 @@
+//! The OAuth decisions that need no database: which redirect URIs a client may register and
+//! how a presented one matches, which `resource` values name Exhale's MCP endpoint, how a
+//! requested `scope` is read, and PKCE. Pure functions, tested here.
+
+use base64::Engine as _;
+use ops::Scope;
+use sha2::{Digest, Sha256};
+
+/// The most redirect URIs one client may register (VS Code sends 4, Cursor 3).
+pub(crate) const MAX_REDIRECT_URIS: usize = 8;
+const MAX_URI_BYTES: usize = 2000;
+
+/// Private-use schemes without a dot that real clients register (RFC 8252 section 7.1 asks
+/// for reversed domain names; these predate it).
+const KNOWN_APP_SCHEMES: &[&str] = &["cursor", "vscode", "vscode-insiders", "windsurf"];
+const REFUSED_SCHEMES: &[&str] =
+    &["javascript", "data", "file", "vbscript", "about", "blob", "ftp"];
+
+/// A URI split where OAuth's rules need it: scheme, authority (for `//` URIs) and the rest.
+struct Parts<'a> {
+    scheme: &'a str,
+    authority: Option<&'a str>,
+    rest: &'a str,
+}
+
+fn split(uri: &str) -> Option<Parts<'_>> {
+    let (scheme, after) = uri.split_once(':')?;
+    let mut chars = scheme.chars();
+    let valid_scheme = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
+    if !valid_scheme {
+        return None;
+    }
+    match after.strip_prefix("//") {
+        Some(after) => {
+            let end = after.find(['/', '?']).unwrap_or(after.len());
+            Some(Parts { scheme, authority: Some(&after[..end]), rest: &after[end..] })
+        }
+        None => Some(Parts { scheme, authority: None, rest: after }),
+    }
+}
+
+/// The host of an authority (`host`, `host:port`, `[v6]:port`), and its port.
+fn host_and_port(authority: &str) -> (&str, Option<&str>) {
+    if let Some(v6) = authority.strip_prefix('[') {
+        return match v6.split_once(']') {
+            Some((host, rest)) => (host, rest.strip_prefix(':')),
+            None => (authority, None),
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (authority, None),
+    }
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    matches!(host, "127.0.0.1" | "::1" | "localhost")
+}
+
+/// Why a redirect URI cannot be registered, or `None` when it can: `https` anywhere, `http`
+/// only on this computer, and apps' own schemes; never a fragment, credentials, or a scheme
+/// that runs or reads something.
+pub(crate) fn refuse_redirect_uri(uri: &str) -> Option<String> {
+    if uri.len() > MAX_URI_BYTES {
+        return Some(format!("a redirect URI has at most {MAX_URI_BYTES} bytes"));
+    }
+    if uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Some(format!("{uri:?} has spaces or control characters"));
+    }
+    if uri.contains('#') {
+        return Some(format!("{uri} has a fragment, which a redirect URI must not have"));
+    }
+    let Some(parts) = split(uri) else {
+        return Some(format!("{uri} is not an absolute URI"));
+    };
+    let scheme = parts.scheme.to_ascii_lowercase();
+    if REFUSED_SCHEMES.contains(&scheme.as_str()) {
+        return Some(format!("{scheme}: URIs cannot be redirect URIs"));
+    }
+    if let Some(authority) = parts.authority
+        && authority.contains('@')
+    {
+        return Some(format!("{uri} has credentials in it"));
+    }
+    match scheme.as_str() {
+        "https" => match parts.authority {
+            Some(authority) if !host_and_port(authority).0.is_empty() => None,
+            _ => Some(format!("{uri} has no host")),
+        },
+        "http" => match parts.authority.map(host_and_port) {
+            Some((host, _)) if is_loopback_host(host) => None,
+            _ => Some(format!(
+                "{uri} is plain http to another computer; use https, or http://127.0.0.1 for a program on the same computer"
+            )),
+        },
+        other if other.contains('.') || KNOWN_APP_SCHEMES.contains(&other) => None,
+        other => Some(format!(
+            "{other}: is not a scheme Exhale redirects to; an app's own scheme is a reversed domain name such as com.example.app:"
+        )),
+    }
+}
+
+/// Whether `presented` is the registered redirect URI: byte for byte, except that a loopback
+/// `http` URI matches on any port (RFC 8252 section 7.3).
+pub(crate) fn redirect_matches(registered: &str, presented: &str) -> bool {
+    if registered == presented {
+        return true;
+    }
+    let (Some(a), Some(b)) = (split(registered), split(presented)) else { return false };
+    let (Some(auth_a), Some(auth_b)) = (a.authority, b.authority) else { return false };
+    let (host_a, _) = host_and_port(auth_a);
+    let (host_b, port_b) = host_and_port(auth_b);
+    a.scheme == "http"
+        && b.scheme == "http"
+        && is_loopback_host(host_a)
+        && host_a == host_b
+        && port_b.is_none_or(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
+        && a.rest == b.rest
+}
+
+/// Whether a redirect URI goes to a program on the person's own computer.
+pub(crate) fn is_loopback_redirect(uri: &str) -> bool {
+    split(uri)
+        .and_then(|parts| parts.authority.map(|a| (parts.scheme, host_and_port(a).0)))
+        .is_some_and(|(scheme, host)| scheme == "http" && is_loopback_host(host))
+}
+
+/// The host a consent page names for a redirect URI, or its scheme for an app's own scheme.
+pub(crate) fn redirect_host(uri: &str) -> String {
+    match split(uri) {
+        Some(Parts { authority: Some(authority), .. }) => host_and_port(authority).0.to_owned(),
+        Some(Parts { scheme, .. }) => format!("{scheme}:"),
+        None => uri.to_owned(),
+    }
+}
+
+/// Whether `resource` names the MCP endpoint whose canonical URI is `canonical` (an origin
+/// followed by `/mcp`). Scheme and host are read in any case and a default port may be written;
+/// the endpoint with a trailing slash and the bare origin are read as the endpoint too, as
+/// real clients send them (RFC 8707).
+pub(crate) fn names_resource(resource: &str, canonical: &str) -> bool {
+    let normalise = |uri: &str| -> Option<(String, String, String)> {
+        let parts = split(uri)?;
+        let scheme = parts.scheme.to_ascii_lowercase();
+        let authority = parts.authority?.to_ascii_lowercase();
+        let authority = match (scheme.as_str(), authority.rsplit_once(':')) {
+            ("https", Some((host, "443"))) | ("http", Some((host, "80"))) => host.to_owned(),
+            _ => authority,
+        };
+        Some((scheme, authority, parts.rest.to_owned()))
+    };
+    if resource.contains('#') {
+        return false;
+    }
+    let (Some(ours), Some(theirs)) = (normalise(canonical), normalise(resource)) else {
+        return false;
+    };
+    ours.0 == theirs.0
+        && ours.1 == theirs.1
+        && [String::new(), "/".into(), ours.2.clone(), format!("{}/", ours.2)].contains(&theirs.2)
+}
+
+/// The scope a request asks for: the widest known scope named (`write` includes `read`),
+/// unknown words dropped (clients send their own, e.g. `claudeai`), and the default when
+/// nothing known is asked for. `offline_access` asks for nothing: refresh tokens come anyway.
+pub(crate) fn requested_scope(scope: Option<&str>) -> Scope {
+    scope
+        .unwrap_or_default()
+        .split(' ')
+        .filter_map(|word| ops::oauth::SCOPES_SUPPORTED.iter().find(|s| s.as_str() == word))
+        .max()
+        .copied()
+        .unwrap_or(Scope::Write)
+}
+
+/// A `scope` asked for at the token endpoint, within `granted`: `None` when it names a scope
+/// beyond it or none at all.
+pub(crate) fn narrowed_scope(scope: &str, granted: Scope) -> Option<Scope> {
+    let named: Vec<Scope> = scope
+        .split(' ')
+        .filter(|w| !w.is_empty() && *w != "offline_access")
+        .map(|w| Scope::NAMES.iter().position(|n| *n == w).map(|i| Scope::ALL[i]))
+        .collect::<Option<_>>()?;
+    let widest = named.into_iter().max()?;
+    granted.allows(widest).then_some(widest)
+}
+
+/// Whether a code challenge is an S256 challenge: 43 characters of unpadded base64url.
+pub(crate) fn valid_challenge(challenge: &str) -> bool {
+    challenge.len() == 43
+        && challenge.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Whether `verifier` is a PKCE verifier (RFC 7636 section 4.1) whose S256 challenge is
+/// `challenge`.
+pub(crate) fn verifier_matches(verifier: &str, challenge: &str) -> bool {
+    let well_formed = (43..=128).contains(&verifier.len())
+        && verifier.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b));
+    well_formed && s256(verifier) == challenge
+}
+
+fn s256(verifier: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rfc_7636_example_verifies() {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+        let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+        assert_eq!(s256(verifier), challenge);
+        assert!(valid_challenge(challenge));
+        assert!(verifier_matches(verifier, challenge));
+        assert!(!verifier_matches(&verifier[..42], challenge), "42 characters is too short");
+        assert!(!verifier_matches(&"a".repeat(129), challenge));
+        assert!(!verifier_matches("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjX!", challenge));
+    }
+
+    #[test]
+    fn redirect_uris_real_clients_register_are_accepted() {
+        for uri in [
+            "https://claude.ai/api/mcp/auth_callback",
+            "https://chatgpt.com/connector_platform_oauth_redirect",
+            "https://grok.com/connectors-oauth-exchange-code/",
+            "cursor://anysphere.cursor-mcp/oauth/callback",
+            "http://localhost:8787/callback",
+            "http://127.0.0.1:33418/",
+            "http://127.0.0.1/",
+            "http://[::1]:4000/cb",
+            "https://vscode.dev/redirect",
+            "com.example.app:/oauth2redirect",
+        ] {
+            assert_eq!(refuse_redirect_uri(uri), None, "{uri}");
+        }
+    }
+
+    #[test]
+    fn dangerous_redirect_uris_are_refused() {
+        for uri in [
+            "javascript:alert(1)",
+            "data:text/html,hi",
+            "file:///etc/passwd",
+            "http://evil.example/cb",
+            "https://claude.ai/cb#frag",
+            "https://claude.ai@evil.com/cb",
+            "https:///nohost",
+            "myapp:/cb",
+            "not a uri",
+            "/relative",
+        ] {
+            assert!(refuse_redirect_uri(uri).is_some(), "{uri} should be refused");
+        }
+    }
+
+    #[test]
+    fn redirect_uris_match_exactly_except_the_loopback_port() {
+        let registered = "https://claude.ai/api/mcp/auth_callback";
+        for near_miss in [
+            "https://claude.ai/api/mcp/auth_callback/",
+            "https://claude.ai/api/mcp/Auth_callback",
+            "https://claude.ai/api%2Fmcp/auth_callback",
+            "https://claude.ai/api/mcp/auth_callback?x=1",
+            "https://claude.ai/api/mcp/auth_callback#x",
+            "https://claude.ai@evil.com/api/mcp/auth_callback",
+            "https://claude.ai/api/mcp/auth_callback/../x",
+            "https://claude.ai.evil.com/api/mcp/auth_callback",
+            "http://claude.ai/api/mcp/auth_callback",
+            "https://claude.ai:8443/api/mcp/auth_callback",
+        ] {
+            assert!(!redirect_matches(registered, near_miss), "{near_miss}");
+        }
+        assert!(redirect_matches(registered, registered));
+        assert!(redirect_matches("http://127.0.0.1:33418/", "http://127.0.0.1:59656/"));
+        assert!(redirect_matches("http://localhost/callback", "http://localhost:8080/callback"));
+        assert!(!redirect_matches("http://127.0.0.1:33418/", "http://127.0.0.1:59656/x"));
+        assert!(!redirect_matches("http://127.0.0.1:33418/cb", "http://127.0.0.1:1/cb?x"));
+        assert!(!redirect_matches("http://localhost:1/cb", "http://127.0.0.1:1/cb"));
+        assert!(!redirect_matches("http://127.0.0.1:1/cb", "http://127.0.0.1:x/cb"));
+    }
+
+    #[test]
+    fn the_resource_is_read_as_clients_write_it() {
+        let ours = "https://exhale.example.net/mcp";
+        for alias in [
+            ours,
+            "https://exhale.example.net/mcp/",
+            "https://exhale.example.net",
+            "https://exhale.example.net/",
+            "HTTPS://Exhale.Example.NET/mcp",
+            "https://exhale.example.net:443/mcp",
+        ] {
+            assert!(names_resource(alias, ours), "{alias}");
+        }
+        for other in [
+            "https://evil.example/mcp",
+            "https://exhale.example.net/api",
+            "http://exhale.example.net/mcp",
+            "https://exhale.example.net:8443/mcp",
+            "https://exhale.example.net/MCP",
+            "https://exhale.example.net/mcp#x",
+        ] {
+            assert!(!names_resource(other, ours), "{other}");
+        }
+    }
+
+    #[test]
+    fn scopes_are_read_widest_first_and_unknown_words_dropped() {
+        assert_eq!(requested_scope(None), Scope::Write);
+        assert_eq!(requested_scope(Some("read")), Scope::Read);
+        assert_eq!(requested_scope(Some("read write offline_access")), Scope::Write);
+        assert_eq!(requested_scope(Some("claudeai")), Scope::Write);
+        assert_eq!(requested_scope(Some("trusted")), Scope::Write, "trusted is not offered");
+        assert_eq!(ops::oauth::scope_words(Scope::Write), "read write");
+        assert_eq!(narrowed_scope("read", Scope::Write), Some(Scope::Read));
+        assert_eq!(narrowed_scope("write", Scope::Read), None);
+        assert_eq!(narrowed_scope("banana", Scope::Write), None);
+    }
+}

@@ -1,0 +1,677 @@
+//! OAuth 2.1 end to end on the real server: discovery from the `/mcp` challenge, registration,
+//! the consent page driven through its real form, the code exchange with PKCE, MCP and REST
+//! calls with the access token, refresh with rotation, revocation; and the checklist of what
+//! must be refused (oauth.md section 12): code reuse, PKCE downgrade, redirect mismatch, state,
+//! CSRF on consent, refresh replay, another household's data, registration abuse.
+
+use reqwest::{StatusCode, redirect::Policy};
+use serde_json::{Value, json};
+use test_support::TestServer;
+
+use crate::{
+    fixtures::World,
+    mcp::{call, http_client, text},
+    web::{PASSWORD, Visitor},
+};
+
+/// RFC 7636 appendix B.
+const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+const REDIRECT: &str = "http://127.0.0.1:9999/callback";
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder().redirect(Policy::none()).build().unwrap()
+}
+
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+fn query(pairs: &[(&str, &str)]) -> String {
+    pairs.iter().map(|(k, v)| format!("{k}={}", encode(v))).collect::<Vec<_>>().join("&")
+}
+
+/// The value of `name` in a URL's query, decoded.
+fn param(url: &str, name: &str) -> Option<String> {
+    let query = url.split_once('?')?.1;
+    let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).ok()?;
+    pairs.into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+async fn register(server: &TestServer, body: Value) -> (StatusCode, Value) {
+    let response = http().post(server.url("/register")).json(&body).send().await.unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+async fn public_client(server: &TestServer, name: &str) -> String {
+    let (status, client) = register(
+        server,
+        json!({"client_name": name, "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none",
+               "grant_types": ["authorization_code", "refresh_token"], "application_type": "native"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{client}");
+    client["client_id"].as_str().unwrap().to_owned()
+}
+
+/// The authorization URL a client builds, with `extra` replacing or adding parameters.
+fn authorize_path(client_id: &str, extra: &[(&str, &str)]) -> String {
+    let mut pairs = vec![
+        ("response_type", "code"),
+        ("client_id", client_id),
+        ("redirect_uri", REDIRECT),
+        ("code_challenge", CHALLENGE),
+        ("code_challenge_method", "S256"),
+        ("state", "xyz"),
+        ("scope", "read write"),
+    ];
+    for (key, value) in extra {
+        pairs.retain(|(k, _)| k != key);
+        if !value.is_empty() {
+            pairs.push((key, value));
+        }
+    }
+    format!("/authorize?{}", query(&pairs))
+}
+
+/// Signs in (if needed), opens the consent page and answers it; the `Location` the browser is
+/// sent to.
+async fn consent(visitor: &mut Visitor, path: &str, scope: &str, decision: &str) -> String {
+    let page = visitor.get(path).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    let answered = visitor
+        .post(
+            "/authorize",
+            &[
+                ("csrf", &Visitor::hidden(&page, "csrf")),
+                ("request_id", &Visitor::hidden(&page, "request_id")),
+                ("scope", scope),
+                ("decision", decision),
+            ],
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::SEE_OTHER, "{}", answered.body);
+    answered.location.unwrap()
+}
+
+async fn token(server: &TestServer, form: &[(&str, &str)]) -> (StatusCode, Value) {
+    let response = http()
+        .post(server.url("/token"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(query(form))
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    if status == StatusCode::OK {
+        assert_eq!(response.headers()["cache-control"], "no-store");
+    }
+    (status, response.json().await.unwrap())
+}
+
+async fn exchange(server: &TestServer, client_id: &str, code: &str) -> (StatusCode, Value) {
+    token(
+        server,
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+            ("client_id", client_id),
+            ("resource", &server.url("/mcp")),
+        ],
+    )
+    .await
+}
+
+async fn refresh(server: &TestServer, client_id: &str, refresh_token: &str) -> (StatusCode, Value) {
+    token(
+        server,
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh_token),
+            ("client_id", client_id),
+        ],
+    )
+    .await
+}
+
+/// A REST call with a bearer token: its status and body.
+async fn rest(server: &TestServer, token: &str, op: &str, input: Value) -> (StatusCode, Value) {
+    let response = http()
+        .post(server.url(&format!("/api/v1/ops/{op}")))
+        .bearer_auth(token)
+        .json(&input)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+/// An MCP `initialize` request, with or without a bearer token.
+async fn initialize(server: &TestServer, token: Option<&str>) -> reqwest::Response {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let mut request = http()
+        .post(server.url("/mcp"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(body.to_string());
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    request.send().await.unwrap()
+}
+
+/// Ana signs in, connects `client_id` with `scope` and gets its tokens.
+async fn connected(server: &TestServer, client_id: &str, scope: &str) -> Value {
+    let mut ana = Visitor::new(server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let location = consent(&mut ana, &authorize_path(client_id, &[]), scope, "approve").await;
+    let code = param(&location, "code").unwrap();
+    let (status, tokens) = exchange(server, client_id, &code).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    tokens
+}
+
+#[tokio::test]
+async fn an_app_is_discovered_registered_consented_calls_mcp_refreshes_and_is_revoked() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let origin = server.url("");
+
+    // Discovery starts at /mcp's challenge, which names the resource metadata and no error.
+    let anonymous = initialize(&server, None).await;
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
+    let challenge = anonymous.headers()["www-authenticate"].to_str().unwrap().to_owned();
+    let metadata_url = format!("{origin}/.well-known/oauth-protected-resource/mcp");
+    assert_eq!(
+        challenge,
+        format!("Bearer resource_metadata=\"{metadata_url}\", scope=\"read write\"")
+    );
+    for path in
+        ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]
+    {
+        let document: Value =
+            http().get(server.url(path)).send().await.unwrap().json().await.unwrap();
+        assert_eq!(document["resource"], format!("{origin}/mcp"), "{path}");
+        assert_eq!(document["authorization_servers"], json!([origin]), "{path}");
+        assert_eq!(document["scopes_supported"], json!(["read", "write"]));
+    }
+    let metadata: Value = http()
+        .get(server.url("/.well-known/oauth-authorization-server"))
+        .header("host", "evil.example")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["issuer"], origin, "the issuer is configured, never the Host header");
+    assert_eq!(metadata["code_challenge_methods_supported"], json!(["S256"]));
+    assert_eq!(metadata["authorization_response_iss_parameter_supported"], true);
+    assert_eq!(metadata["token_endpoint"], format!("{origin}/token"));
+    let oidc = http().get(server.url("/.well-known/openid-configuration")).send().await.unwrap();
+    assert_eq!(oidc.status(), StatusCode::NOT_FOUND, "Exhale is not an OpenID provider");
+
+    // Registration, then the browser: sign in first, then the consent page.
+    let client_id = public_client(&server, "Claude").await;
+    assert!(!client_id.starts_with("https://"));
+    let mut ana = Visitor::new(&server);
+    let path = authorize_path(&client_id, &[("resource", &format!("{origin}/mcp"))]);
+    let bounced = ana.get(&path).await;
+    assert_eq!(bounced.status, StatusCode::SEE_OTHER);
+    assert!(bounced.location.as_deref().unwrap().starts_with("/sign-in?next="));
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let page = ana.get(&path).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("Claude") && page.body.contains("not verified"));
+    assert!(page.body.contains("127.0.0.1"), "the redirect host is shown");
+    assert!(page.body.contains("on your own computer"), "a loopback redirect is warned about");
+    let policy = page.headers["content-security-policy"].to_str().unwrap();
+    assert!(policy.contains("frame-ancestors 'none'"), "{policy}");
+    assert!(policy.contains("form-action 'self' http://127.0.0.1:9999"), "{policy}");
+    assert_eq!(page.headers["x-frame-options"], "DENY");
+    assert!(page.headers["cache-control"].to_str().unwrap().contains("no-store"));
+    let answered = ana
+        .post(
+            "/authorize",
+            &[
+                ("csrf", &Visitor::hidden(&page, "csrf")),
+                ("request_id", &Visitor::hidden(&page, "request_id")),
+                ("scope", "write"),
+                ("decision", "approve"),
+            ],
+        )
+        .await;
+    assert_eq!(answered.status, StatusCode::SEE_OTHER, "303, never 307");
+    let location = answered.location.unwrap();
+    assert!(location.starts_with(&format!("{REDIRECT}?code=exhcode_")), "{location}");
+    assert_eq!(param(&location, "state").as_deref(), Some("xyz"));
+    assert_eq!(param(&location, "iss").as_deref(), Some(origin.as_str()));
+
+    // The code buys an access token for an hour and a refresh token.
+    let code = param(&location, "code").unwrap();
+    let (status, tokens) = exchange(&server, &client_id, &code).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    assert_eq!(tokens["token_type"], "Bearer");
+    assert_eq!(tokens["expires_in"], 3600);
+    assert_eq!(tokens["scope"], "read write");
+    let access = tokens["access_token"].as_str().unwrap().to_owned();
+    let refresh_token = tokens["refresh_token"].as_str().unwrap().to_owned();
+
+    // A real MCP client with the access token; the change it makes is audited as the app's.
+    let mcp = http_client(server.url("/mcp"), &access, "Claude").await;
+    let listed = text(&call(&mcp, "list_subscriptions", json!({})).await);
+    assert!(listed.contains("Netflix") && !listed.contains("Bob's gym"), "{listed}");
+    let created = call(&mcp, "create_category", json!({"name": "Board games"})).await;
+    assert_ne!(created.is_error, Some(true), "{}", text(&created));
+    drop(mcp);
+    let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
+    let entry = &activity["items"][0];
+    assert_eq!(entry["actor"]["kind"], "agent");
+    assert!(entry["actor"]["label"].as_str().unwrap().contains("Claude"), "{entry}");
+
+    // The same token works over REST.
+    let (status, _) = rest(&server, &access, "list_categories", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+
+    // Refresh rotates; a retry within a minute gets the same pair.
+    let (status, renewed) = refresh(&server, &client_id, &refresh_token).await;
+    assert_eq!(status, StatusCode::OK, "{renewed}");
+    assert_ne!(renewed["refresh_token"], refresh_token.as_str());
+    let (_, retried) = refresh(&server, &client_id, &refresh_token).await;
+    assert_eq!(retried, renewed, "a lost answer is answered again");
+    let new_access = renewed["access_token"].as_str().unwrap().to_owned();
+    let (status, _) = rest(&server, &new_access, "list_categories", json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+
+    // The connection shows on the person's side, and revoking the refresh token ends it.
+    let revoked = http()
+        .post(server.url("/revoke"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(query(&[
+            ("token", renewed["refresh_token"].as_str().unwrap()),
+            ("client_id", &client_id),
+        ]))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status(), StatusCode::OK);
+    let (status, _) = rest(&server, &new_access, "list_categories", json!({})).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "the family's access tokens go with it");
+    let refused = initialize(&server, Some(&new_access)).await;
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    let challenge = refused.headers()["www-authenticate"].to_str().unwrap();
+    assert!(challenge.ends_with("error=\"invalid_token\""), "{challenge}");
+}
+
+#[tokio::test]
+async fn a_code_works_once_with_its_verifier_and_a_replay_withdraws_what_it_gave() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client_id = public_client(&server, "Replayer").await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+
+    // A wrong verifier spends the code: the right one cannot follow.
+    let location = consent(&mut ana, &authorize_path(&client_id, &[]), "write", "approve").await;
+    let code = param(&location, "code").unwrap();
+    for verifier in ["", "short", &"a".repeat(43)] {
+        let (status, error) = token(
+            &server,
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", REDIRECT),
+                ("code_verifier", verifier),
+                ("client_id", &client_id),
+            ],
+        )
+        .await;
+        assert_eq!(
+            (status, error["error"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+        );
+    }
+    let (status, _) = exchange(&server, &client_id, &code).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the code was spent by the failed attempt");
+
+    // Used twice: the second use revokes the tokens of the first.
+    let location = consent(&mut ana, &authorize_path(&client_id, &[]), "write", "approve").await;
+    let code = param(&location, "code").unwrap();
+    let (status, tokens) = exchange(&server, &client_id, &code).await;
+    assert_eq!(status, StatusCode::OK);
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(rest(&server, access, "list_categories", json!({})).await.0, StatusCode::OK);
+    let (status, error) = exchange(&server, &client_id, &code).await;
+    assert_eq!((status, error["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    assert_eq!(
+        rest(&server, access, "list_categories", json!({})).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let (status, _) = refresh(&server, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // Another client, another redirect URI, or an old code: refused.
+    let other = public_client(&server, "Other").await;
+    let location = consent(&mut ana, &authorize_path(&client_id, &[]), "write", "approve").await;
+    let (status, _) = exchange(&server, &other, &param(&location, "code").unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "a code is its client's");
+    let location = consent(&mut ana, &authorize_path(&client_id, &[]), "write", "approve").await;
+    let (status, _) = token(
+        &server,
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &param(&location, "code").unwrap()),
+            ("redirect_uri", "http://127.0.0.1:9999/other"),
+            ("code_verifier", VERIFIER),
+            ("client_id", &client_id),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the redirect URI must be the one authorized");
+    let location = consent(&mut ana, &authorize_path(&client_id, &[]), "write", "approve").await;
+    w.env.clock.advance(jiff::SignedDuration::from_secs(61));
+    let (status, _) = exchange(&server, &client_id, &param(&location, "code").unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "a code lives a minute");
+}
+
+#[tokio::test]
+async fn authorization_requests_that_cannot_be_trusted_stop_or_go_back_with_the_error() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let origin = server.url("");
+    let client_id = public_client(&server, "Client").await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+
+    // Unknown client, unregistered redirect URI: a page, and no redirect anywhere.
+    for path in [
+        authorize_path("exhclient_unknown", &[]),
+        authorize_path(&client_id, &[("redirect_uri", "https://evil.example/callback")]),
+        authorize_path(&client_id, &[("redirect_uri", "http://127.0.0.1:9999/callback/")]),
+    ] {
+        let page = ana.get(&path).await;
+        assert_eq!(page.status, StatusCode::BAD_REQUEST, "{path}");
+        assert!(page.location.is_none());
+    }
+    // A loopback redirect URI matches on any port.
+    let page = ana
+        .get(&authorize_path(&client_id, &[("redirect_uri", "http://127.0.0.1:5555/callback")]))
+        .await;
+    assert_eq!(page.status, StatusCode::OK);
+
+    // Once the client and redirect are known: the error goes back, with state and iss.
+    let weird_state = "a+b%c ñ".repeat(100);
+    for (extra, error) in [
+        (vec![("code_challenge", "")], "invalid_request"),
+        (vec![("code_challenge_method", "plain")], "invalid_request"),
+        (vec![("code_challenge_method", "")], "invalid_request"),
+        (vec![("response_type", "token")], "unsupported_response_type"),
+        (vec![("resource", "https://evil.example/mcp")], "invalid_target"),
+        (vec![("state", weird_state.as_str()), ("code_challenge", "short")], "invalid_request"),
+    ] {
+        let page = ana.get(&authorize_path(&client_id, &extra)).await;
+        assert_eq!(page.status, StatusCode::SEE_OTHER, "{extra:?}");
+        let location = page.location.unwrap();
+        assert!(location.starts_with(REDIRECT));
+        assert_eq!(param(&location, "error").as_deref(), Some(error), "{extra:?}");
+        assert_eq!(param(&location, "iss").as_deref(), Some(origin.as_str()));
+        let state = extra.iter().find(|(k, _)| *k == "state").map_or("xyz", |(_, v)| v);
+        assert_eq!(param(&location, "state").as_deref(), Some(state), "state comes back exactly");
+    }
+    // Resource aliases real clients send are the same resource.
+    for alias in [format!("{origin}/mcp/"), origin.clone(), format!("{origin}/")] {
+        let page = ana.get(&authorize_path(&client_id, &[("resource", &alias)])).await;
+        assert_eq!(page.status, StatusCode::OK, "{alias}");
+    }
+
+    // Deny goes back with access_denied; no state when none was sent.
+    let location =
+        consent(&mut ana, &authorize_path(&client_id, &[("state", "")]), "write", "deny").await;
+    assert_eq!(param(&location, "error").as_deref(), Some("access_denied"));
+    assert_eq!(param(&location, "state"), None);
+    assert_eq!(param(&location, "iss").as_deref(), Some(origin.as_str()));
+
+    // The consent form: the session's CSRF token, the person's own request, once.
+    let page = ana.get(&authorize_path(&client_id, &[])).await;
+    let request_id = Visitor::hidden(&page, "request_id");
+    let forged = ana
+        .post(
+            "/authorize",
+            &[
+                ("csrf", "forged"),
+                ("request_id", &request_id),
+                ("scope", "write"),
+                ("decision", "approve"),
+            ],
+        )
+        .await;
+    assert_eq!(forged.status, StatusCode::FORBIDDEN);
+    assert!(forged.location.is_none());
+    let mut cai = Visitor::new(&server);
+    cai.sign_in("cai@b.test", PASSWORD).await;
+    let cais_page = cai.get("/settings").await;
+    let stolen = cai
+        .post(
+            "/authorize",
+            &[
+                ("csrf", &Visitor::hidden(&cais_page, "csrf")),
+                ("request_id", &request_id),
+                ("scope", "write"),
+                ("decision", "approve"),
+            ],
+        )
+        .await;
+    assert_eq!(stolen.status, StatusCode::BAD_REQUEST, "another person's request is not theirs");
+    assert!(stolen.location.is_none());
+    let csrf = Visitor::hidden(&page, "csrf");
+    let once = [
+        ("csrf", csrf.as_str()),
+        ("request_id", request_id.as_str()),
+        ("scope", "read"),
+        ("decision", "approve"),
+    ];
+    let first = ana.post("/authorize", &once).await;
+    assert_eq!(first.status, StatusCode::SEE_OTHER, "Cai's try did not use Ana's request up");
+    let again = ana.post("/authorize", &once).await;
+    assert_eq!(again.status, StatusCode::BAD_REQUEST, "a request is answered once");
+
+    // Narrowed on the page: a read-only grant, whatever the app asked for.
+    let (_, tokens) =
+        exchange(&server, &client_id, &param(&first.location.unwrap(), "code").unwrap()).await;
+    assert_eq!(tokens["scope"], "read");
+    let access = tokens["access_token"].as_str().unwrap();
+    let (status, refused) = rest(&server, access, "create_category", json!({"name": "X"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    let (status, widened) = token(
+        &server,
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
+            ("client_id", &client_id),
+            ("scope", "read write"),
+        ],
+    )
+    .await;
+    assert_eq!(
+        (status, widened["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_scope"))
+    );
+}
+
+#[tokio::test]
+async fn a_refresh_token_used_again_after_a_minute_ends_its_whole_family() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client_id = public_client(&server, "Leaky").await;
+    let tokens = connected(&server, &client_id, "write").await;
+    let first = tokens["refresh_token"].as_str().unwrap();
+    let (_, second) = refresh(&server, &client_id, first).await;
+    let other = public_client(&server, "Thief").await;
+    let (status, error) = refresh(&server, &other, second["refresh_token"].as_str().unwrap()).await;
+    assert_eq!((status, error["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    w.env.clock.advance(jiff::SignedDuration::from_secs(61));
+    let (status, _) = refresh(&server, &client_id, first).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "replayed after the retry window");
+    let access = second["access_token"].as_str().unwrap();
+    assert_eq!(
+        rest(&server, access, "list_categories", json!({})).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let (status, _) = refresh(&server, &client_id, second["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "the successor went with the family");
+
+    // An access token lives an hour.
+    let tokens = connected(&server, &client_id, "write").await;
+    let access = tokens["access_token"].as_str().unwrap();
+    w.env.clock.advance(jiff::SignedDuration::from_secs(3601));
+    assert_eq!(
+        rest(&server, access, "list_categories", json!({})).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let (status, _) = refresh(&server, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "and is renewed by its refresh token");
+}
+
+#[tokio::test]
+async fn an_apps_token_sees_what_its_person_sees_and_nothing_of_another_household() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client_id = public_client(&server, "Reader").await;
+    let tokens = connected(&server, &client_id, "read").await;
+    let access = tokens["access_token"].as_str().unwrap();
+    for id in [w.bobs_gym, w.other_household_sub] {
+        let (status, body) = rest(&server, access, "get_subscription", json!({"id": id})).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
+    }
+    let (_, listed) = rest(&server, access, "list_subscriptions", json!({})).await;
+    let names: Vec<&str> =
+        listed["items"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"Netflix") && !names.contains(&"Bob's gym"), "{names:?}");
+    // A read grant cannot create tokens or see the household's other credentials.
+    let (status, _) =
+        rest(&server, access, "create_token", json!({"name": "x", "scope": "read"})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn registration_takes_what_real_clients_send_and_refuses_the_dangerous() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let accepted = [
+        json!([
+            "cursor://anysphere.cursor-mcp/oauth/callback",
+            "https://www.cursor.com/agents/mcp/oauth/callback",
+            "http://localhost:8787/callback"
+        ]),
+        json!([
+            "https://insiders.vscode.dev/redirect",
+            "https://vscode.dev/redirect",
+            "http://127.0.0.1/",
+            "http://127.0.0.1:33418/"
+        ]),
+        json!([
+            "https://grok.com/connectors-oauth-exchange-code/",
+            "https://console.x.ai/connectors-oauth-exchange-code/"
+        ]),
+        json!([
+            "https://claude.ai/api/mcp/auth_callback",
+            "https://claude.com/api/mcp/auth_callback"
+        ]),
+        json!(["https://chatgpt.com/connector_platform_oauth_redirect"]),
+    ];
+    for uris in accepted {
+        let (status, client) =
+            register(&server, json!({"client_name": "App", "redirect_uris": uris})).await;
+        assert_eq!(status, StatusCode::CREATED, "{client}");
+        assert_eq!(client["token_endpoint_auth_method"], "none", "public by default");
+        assert!(client.get("client_secret").is_none());
+    }
+    for uri in [
+        "javascript:alert(1)",
+        "data:text/html,x",
+        "file:///etc/passwd",
+        "http://evil.example/cb",
+        "https://a.example/cb#x",
+    ] {
+        let (status, error) =
+            register(&server, json!({"redirect_uris": ["https://ok.example/cb", uri]})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}");
+        assert_eq!(error["error"], "invalid_redirect_uri");
+    }
+    let (status, error) = register(&server, json!({"client_name": "x"})).await;
+    assert_eq!(
+        (status, error["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_redirect_uri"))
+    );
+    let (status, error) = register(
+        &server,
+        json!({"redirect_uris": ["https://ok.example/cb"], "grant_types": ["password"]}),
+    )
+    .await;
+    assert_eq!(
+        (status, error["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_client_metadata"))
+    );
+    let large = http()
+        .post(server.url("/register"))
+        .json(
+            &json!({"redirect_uris": ["https://ok.example/cb"], "client_name": "x".repeat(20_000)}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(large.status(), StatusCode::PAYLOAD_TOO_LARGE);
+
+    // A client that asks for a secret gets one, and must use it as it said.
+    let (_, confidential) = register(
+        &server,
+        json!({"client_name": "<b>Claude</b>\u{202e}", "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "client_secret_post"}),
+    )
+    .await;
+    let secret = confidential["client_secret"].as_str().unwrap();
+    assert_eq!(confidential["client_secret_expires_at"], 0);
+    assert_eq!(confidential["client_name"], "127.0.0.1", "a name that reorders text is not shown");
+    let client_id = confidential["client_id"].as_str().unwrap();
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let location = consent(&mut ana, &authorize_path(client_id, &[]), "write", "approve").await;
+    let code = param(&location, "code").unwrap();
+    let (status, error) = exchange(&server, client_id, &code).await;
+    assert_eq!(
+        (status, error["error"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("invalid_client"))
+    );
+    let location = consent(&mut ana, &authorize_path(client_id, &[]), "write", "approve").await;
+    let (status, _) = token(
+        &server,
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &param(&location, "code").unwrap()),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+            ("client_id", client_id),
+            ("client_secret", secret),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+
+    // A flood of registrations from one address is slowed down.
+    let mut statuses = Vec::new();
+    for _ in 0..25 {
+        statuses.push(register(&server, json!({"redirect_uris": [REDIRECT]})).await.0);
+    }
+    assert!(statuses.contains(&StatusCode::TOO_MANY_REQUESTS), "{statuses:?}");
+}

@@ -100,6 +100,49 @@ impl Op for RevokeToken {
     type Output = Token;
 }
 
+/// An app connected with OAuth (a person's consent to it), e.g. ChatGPT or Claude.ai.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConnectedApp {
+    pub id: i64,
+    /// The name the app gave itself when it registered; not verified.
+    pub name: String,
+    pub scope: Scope,
+    /// When the person allowed it.
+    pub connected_at: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<Timestamp>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ConnectedAppList {
+    pub items: Vec<ConnectedApp>,
+}
+
+pub struct ListConnectedApps;
+impl Op for ListConnectedApps {
+    const INFO: OpInfo = OpInfo::read(
+        "list_connected_apps",
+        "List the apps you connected with OAuth",
+        "Apps you allowed to act as you (ChatGPT, Claude.ai…), with scope and last use. API tokens: list_tokens.",
+    );
+    type Input = Empty;
+    type Output = ConnectedAppList;
+}
+
+pub struct RevokeConnectedApp;
+impl Op for RevokeConnectedApp {
+    const INFO: OpInfo = OpInfo::write(
+        "revoke_connected_app",
+        "Disconnect an app you connected with OAuth",
+        "It loses access at once. Ids come from list_connected_apps.",
+        Hints::destructive(true),
+    );
+    type Input = IdInput;
+    type Output = ConnectedApp;
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SecretSetting {
     pub name: String,

@@ -62,6 +62,8 @@ macro_rules! op_list {
             access::ListTokens,
             access::CreateToken,
             access::RevokeToken,
+            access::ListConnectedApps,
+            access::RevokeConnectedApp,
             access::GetSettings,
             access::UpdateSettings,
             access::ExportData,

@@ -104,6 +104,10 @@ pub fn router(
             "/settings/tokens/{id}/revoke",
             get(pages::tokens::confirm_revoke).post(pages::tokens::revoke),
         )
+        .route(
+            "/settings/apps/{id}/revoke",
+            get(pages::tokens::confirm_disconnect).post(pages::tokens::disconnect),
+        )
         .route("/connect", get(pages::tokens::connect))
         .route("/settings", get(pages::settings::show))
         .route("/settings/household", post(pages::settings::household))

@@ -1,4 +1,4 @@
-//! Tokens, settings and export.
+//! Tokens, connected apps (OAuth grants), settings and export.
 
 use domain::{Currency, Text, entities::EntityKind};
 use ops::{
@@ -99,6 +99,53 @@ pub(crate) fn revoke_token(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Token, O
     let row =
         store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), row.id).or_internal()?;
     token_view(&row)
+}
+
+fn connected_app_view(row: &store::oauth::GrantRow) -> Result<ConnectedApp, OpError> {
+    Ok(ConnectedApp {
+        id: row.id,
+        name: row.name.clone(),
+        scope: Scope::parse(&row.scope).ok_or(OpError::Internal)?,
+        connected_at: views::timestamp(&row.created_at)?,
+        last_used_at: row.last_used_at.as_deref().map(views::timestamp).transpose()?,
+        revoked_at: row.revoked_at.as_deref().map(views::timestamp).transpose()?,
+    })
+}
+
+pub(crate) fn list_connected_apps(
+    ctx: &mut Ctx<'_>,
+    _: Empty,
+) -> Result<ConnectedAppList, OpError> {
+    let rows = store::oauth::list_grants(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
+    Ok(ConnectedAppList { items: rows.iter().map(connected_app_view).collect::<Result<_, _>>()? })
+}
+
+/// The caller's own grant with this id; a grant is a row of `tokens`, revoked as a token is
+/// (its access and refresh tokens check it on every use), so undo brings it back.
+pub(crate) fn revoke_connected_app(
+    ctx: &mut Ctx<'_>,
+    input: IdInput,
+) -> Result<ConnectedApp, OpError> {
+    let not_found = || {
+        OpError::not_found(
+            Text::new("No connected app of yours with id {id}. Call list_connected_apps.")
+                .with("id", input.id),
+        )
+    };
+    let row = store::oauth::get_grant(ctx.db, input.id.get())
+        .or_internal()?
+        .filter(|g| g.household_id == ctx.household_id() && g.member_id == ctx.me())
+        .ok_or_else(not_found)?;
+    let before = ctx.snapshot(EntityKind::Token, row.id)?;
+    store::access::revoke_token(ctx.db, row.id, &ctx.now_text()).or_internal()?;
+    ctx.record(
+        EntityKind::Token,
+        row.id,
+        before,
+        Text::new("Disconnected the app {name}").with("name", &row.name),
+    )?;
+    let row = store::oauth::get_grant(ctx.db, row.id).or_internal()?.ok_or(OpError::Internal)?;
+    connected_app_view(&row)
 }
 
 fn settings_view(ctx: &Ctx<'_>) -> Result<Settings, OpError> {

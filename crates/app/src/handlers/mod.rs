@@ -263,6 +263,8 @@ pub(crate) fn registry() -> Registry {
     reg.add::<a::ListTokens>(access::list_tokens);
     reg.add::<a::CreateToken>(access::create_token);
     reg.add::<a::RevokeToken>(access::revoke_token);
+    reg.add::<a::ListConnectedApps>(access::list_connected_apps);
+    reg.add::<a::RevokeConnectedApp>(access::revoke_connected_app);
     reg.add::<a::GetSettings>(access::get_settings);
     reg.add::<a::UpdateSettings>(access::update_settings);
     reg.add::<a::ExportData>(access::export_data);

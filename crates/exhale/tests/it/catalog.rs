@@ -98,6 +98,11 @@ fn cases() -> Vec<Case> {
             setup: vec![("create_token", Box::new(|_, _| json!({"name": "old", "scope": "read"})))],
             input: Box::new(|_, setup| json!({"id": id(&setup[0])})),
         },
+        Case {
+            op: "revoke_connected_app",
+            setup: vec![(CONNECT_AN_APP, Box::new(|_, _| json!({})))],
+            input: Box::new(|_, setup| json!({"id": id(&setup[0])})),
+        },
         case(
             "update_settings",
             |_| json!({"exchange_rates": {"USD": "0.92", "GBP": "1.17"}, "reminder_days_before": 5}),
@@ -127,9 +132,44 @@ fn data_tables(dump: &str) -> String {
     out
 }
 
+/// A setup step that is not an op: a person connects an app with OAuth, as the consent page
+/// does; its output is the grant, as `list_connected_apps` lists it.
+const CONNECT_AN_APP: &str = "(connect an app)";
+
+async fn connect_an_app(w: &World, caller: &Caller) -> Value {
+    use ops::oauth::{AuthorizationRequest, Decision, OAuthServer as _, Registration};
+    let app = &w.env.app;
+    app.set_public_origin(Some(ops::oauth::PublicOrigin { origin: "https://exhale.test".into() }));
+    let client = app
+        .register(
+            Registration {
+                redirect_uris: vec!["https://app.test/cb".into()],
+                ..Default::default()
+            },
+            None,
+        )
+        .await
+        .unwrap();
+    let request = AuthorizationRequest {
+        client_id: Some(client.client_id),
+        response_type: Some("code".into()),
+        code_challenge: Some("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM".into()),
+        code_challenge_method: Some("S256".into()),
+        ..Default::default()
+    };
+    let consent = app.authorize(caller, request).await.unwrap();
+    app.decide(caller, &consent.request_id, Decision::Approve(ops::Scope::Write)).await.unwrap();
+    let apps = w.env.call(caller, "list_connected_apps", json!({})).await.unwrap();
+    apps["items"][0].clone()
+}
+
 async fn run_setup(w: &World, caller: &Caller, case: &Case) -> Vec<Value> {
     let mut outputs = Vec::new();
     for (op, input) in &case.setup {
+        if *op == CONNECT_AN_APP {
+            outputs.push(connect_an_app(w, caller).await);
+            continue;
+        }
         let input = input(w, &outputs);
         outputs.push(
             w.env

@@ -675,3 +675,64 @@ async fn registration_takes_what_real_clients_send_and_refuses_the_dangerous() {
     }
     assert!(statuses.contains(&StatusCode::TOO_MANY_REQUESTS), "{statuses:?}");
 }
+
+#[tokio::test]
+async fn a_connected_app_is_listed_disconnected_after_confirmation_and_brought_back_by_undo() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client_id = public_client(&server, "ChatGPT").await;
+    let tokens = connected(&server, &client_id, "write").await;
+    let access = tokens["access_token"].as_str().unwrap();
+    assert_eq!(rest(&server, access, "list_categories", json!({})).await.0, StatusCode::OK);
+
+    let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
+    let app = &apps["items"][0];
+    assert_eq!((app["name"].as_str(), app["scope"].as_str()), (Some("ChatGPT"), Some("write")));
+    assert!(app["last_used_at"].is_string(), "{app}");
+    let id = app["id"].as_i64().unwrap();
+    let tokens_list = w.env.call(&w.ana, "list_tokens", json!({})).await.unwrap();
+    assert_eq!(tokens_list["items"], json!([]), "a connected app is not an API token");
+    for other in [&w.bob, &w.cai] {
+        let theirs = w.env.call(other, "list_connected_apps", json!({})).await.unwrap();
+        assert_eq!(theirs["items"], json!([]));
+        let refused = w.env.call(other, "revoke_connected_app", json!({"id": id})).await;
+        assert_eq!(test_support::code(&refused), "not_found");
+    }
+
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let page = ana.get("/settings/tokens").await;
+    assert!(page.body.contains("data-testid=\"connected-apps\"") && page.body.contains("ChatGPT"));
+    let confirm = ana.get(&format!("/settings/apps/{id}/revoke")).await;
+    assert!(confirm.body.contains("Disconnect ChatGPT?"), "{}", confirm.body);
+    assert_eq!(
+        rest(&server, access, "list_categories", json!({})).await.0,
+        StatusCode::OK,
+        "a confirmation page changes nothing"
+    );
+    let done = ana
+        .post(
+            &format!("/settings/apps/{id}/revoke"),
+            &[("csrf", &Visitor::hidden(&confirm, "csrf"))],
+        )
+        .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        rest(&server, access, "list_categories", json!({})).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    let (status, _) = refresh(&server, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "its refresh token goes with it");
+    let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
+    assert_eq!(apps["items"], json!([]));
+
+    let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
+    let entry = &activity["items"][0];
+    assert!(entry["summary"].as_str().unwrap().contains("Disconnected the app ChatGPT"), "{entry}");
+    w.env.call(&w.ana, "undo", json!({"audit_ids": [entry["id"]]})).await.unwrap();
+    assert_eq!(
+        rest(&server, access, "list_categories", json!({})).await.0,
+        StatusCode::OK,
+        "undo reconnects it"
+    );
+}

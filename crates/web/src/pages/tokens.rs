@@ -9,7 +9,10 @@ use axum::{
 };
 use ops::{
     OpError, Scope, Text,
-    access::{CreateToken, CreateTokenInput, ListTokens, RevokeToken, Token},
+    access::{
+        CreateToken, CreateTokenInput, ListConnectedApps, ListTokens, RevokeConnectedApp,
+        RevokeToken, Token,
+    },
     accounts::SessionCaller,
     common::{IdInput, RecordId},
     household::Empty,
@@ -64,8 +67,17 @@ fn connect_data(
     let http = json!({"url": url, "headers": {"Authorization": format!("Bearer {shown}")}});
     let pretty = |value: &Value| serde_json::to_string_pretty(value).unwrap_or_default();
     let args_text = args.iter().map(|a| shell_word(a)).collect::<Vec<_>>().join(" ");
+    // Cloud assistants connect with OAuth at the public origin; on loopback only programs on
+    // this computer can.
+    let remote = web.oauth.origin().map(|origin| {
+        let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
+            .iter()
+            .any(|prefix| origin.origin.starts_with(prefix));
+        json!({"url": origin.resource(), "public": !loopback})
+    });
     json!({
         "nav": "connect",
+        "remote": remote,
         "secret": secret,
         "token": token,
         "url": url,
@@ -101,9 +113,15 @@ async fn list_page(
     status: StatusCode,
     error: Option<String>,
 ) -> Response {
-    match web.call::<ListTokens>(person, Empty {}).await {
+    let listed = match web.call::<ListTokens>(person, Empty {}).await {
         Ok(tokens) => {
-            let mut data = json!({"nav": "connect", "tokens": tokens.items, "error": error});
+            web.call::<ListConnectedApps>(person, Empty {}).await.map(|apps| (tokens, apps))
+        }
+        Err(err) => Err(err),
+    };
+    match listed {
+        Ok((tokens, apps)) => {
+            let mut data = json!({"nav": "connect", "tokens": tokens.items, "apps": apps.items, "error": error});
             page_with_status(web, headers, Some(person), status, "tokens.html", &mut data)
         }
         Err(err) => op_error(web, headers, person, &err),
@@ -214,4 +232,42 @@ pub(crate) async fn revoke(
     let notice = Text::new("Revoked. Agents using that token are disconnected.");
     apply_and_go::<RevokeToken>(&web, &headers, &person, IdInput { id }, "/settings/tokens", notice)
         .await
+}
+
+pub(crate) async fn confirm_disconnect(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+    Path(id): Path<RecordId>,
+) -> Response {
+    confirm_page::<RevokeConnectedApp>(&web, &headers, &person, IdInput { id }, |app| Confirm {
+        nav: "connect",
+        title: Text::new("Disconnect {name}?").with("name", &app.name),
+        explanation: Text::new(
+            "It loses access at once; to use it again, connect it again from the app. You can undo this from Activity.",
+        ),
+        action: format!("/settings/apps/{id}/revoke"),
+        confirm_label: Text::new("Disconnect"),
+        cancel: "/settings/tokens".into(),
+        hidden: Vec::new(),
+    })
+    .await
+}
+
+pub(crate) async fn disconnect(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<RecordId>,
+    Posted { person, .. }: Posted<NoFields>,
+) -> Response {
+    let notice = Text::new("Disconnected. The app can no longer act as you.");
+    apply_and_go::<RevokeConnectedApp>(
+        &web,
+        &headers,
+        &person,
+        IdInput { id },
+        "/settings/tokens",
+        notice,
+    )
+    .await
 }

@@ -97,10 +97,15 @@ fn fixture(name: &str) -> Value {
                 {"id": 2, "name": "Old", "scope": "read", "tools": "full", "prefix": "exh_34cd", "created_at": "2026-10-01T10:00:00Z",
                  "last_used_at": null, "expires_at": null, "revoked_at": "2026-11-02T10:00:00Z"},
             ],
+            "apps": [
+                {"id": 3, "name": "Claude", "scope": "write", "connected_at": "2026-11-20T10:00:00Z", "last_used_at": "2026-11-29T09:00:00Z"},
+                {"id": 4, "name": "Cursor", "scope": "read", "connected_at": "2026-11-21T10:00:00Z"},
+            ],
         })),
         "connect.html" => chrome(json!({
             "nav": "connect", "secret": "exh_secret", "token": {"name": "Laptop", "scope": "write"},
             "qr": "<svg></svg>", "url": "http://127.0.0.1:8080/mcp",
+            "remote": {"url": "http://127.0.0.1:8080/mcp", "public": false},
             "configs": [{"client": "Claude Desktop", "file": "claude_desktop_config.json", "text": "{}"}],
         })),
         "export.html" => chrome(json!({"nav": "export"})),

@@ -362,16 +362,17 @@ pub fn revoke_family(db: &Db<'_>, family: &str, now: &str) -> Result<()> {
     Ok(())
 }
 
-/// Revokes one token (RFC 7009); revoking a refresh token revokes its family.
+/// Revokes one token (RFC 7009). Revoking a refresh token ends the grant: the client gave up
+/// its way back, so the connection goes from the person's list of connected apps.
 pub fn revoke_token(db: &Db<'_>, hash: &str, now: &str) -> Result<()> {
-    let family: Option<(String, String)> = db
+    let found: Option<(String, i64)> = db
         .conn
-        .query_row("SELECT kind, family FROM oauth_tokens WHERE hash = ?1", [hash], |row| {
+        .query_row("SELECT kind, grant_id FROM oauth_tokens WHERE hash = ?1", [hash], |row| {
             Ok((row.get(0)?, row.get(1)?))
         })
         .optional()?;
-    match family {
-        Some((kind, family)) if kind == "refresh" => revoke_family(db, &family, now),
+    match found {
+        Some((kind, grant_id)) if kind == "refresh" => revoke_grant(db, grant_id, now),
         Some(_) => {
             db.conn.execute(
                 "UPDATE oauth_tokens SET revoked_at = ?2 WHERE hash = ?1 AND revoked_at IS NULL",

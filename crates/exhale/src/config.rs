@@ -330,3 +330,32 @@ impl Config {
         env("RUST_LOG").unwrap_or_else(|| self.log.clone())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::checked_origin;
+
+    #[test]
+    fn a_public_origin_is_https_and_a_host_or_http_on_this_computer() {
+        for (given, read) in [
+            ("https://exhale.example.net", "https://exhale.example.net"),
+            ("https://exhale.example.net/", "https://exhale.example.net"),
+            (" https://exhale.example.net:8443 ", "https://exhale.example.net:8443"),
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080"),
+            ("http://localhost", "http://localhost"),
+        ] {
+            assert_eq!(checked_origin(given).unwrap(), read, "{given}");
+        }
+        for refused in [
+            "http://exhale.example.net",
+            "http://127.0.0.1.evil.example",
+            "https://exhale.example.net/exhale",
+            "https://user@exhale.example.net",
+            "exhale.example.net",
+            "https://",
+        ] {
+            let err = checked_origin(refused).unwrap_err().to_string();
+            assert!(err.contains("is not an origin such as https://"), "{refused}: {err}");
+        }
+    }
+}

@@ -5,11 +5,14 @@
 //   bank statement through the review list; screenshots of the main pages on a
 //   desktop, a phone and in dark mode go to EXHALE_SCREENSHOTS for a person to look at;
 // - "live": a signed-in person watches Activity and the list while an agent changes things
-//   through the REST API with its token; the pages update without a reload.
+//   through the REST API with its token; the pages update without a reload;
+// - "consent": an app registers and sends the person to /authorize; they sign in, allow it on
+//   the consent page (with and without JavaScript) and land on the app's callback with a code;
+//   another page cannot frame the consent page.
 //
 // Environment: EXHALE_URL, EXHALE_SCREENSHOTS, NODE_MODULES (where playwright-core is
 // installed), CHROMIUM (the browser binary); EXHALE_SETUP_SECRET for "first-run";
-// EXHALE_EMAIL and EXHALE_AGENT_TOKEN for "live".
+// EXHALE_EMAIL and EXHALE_AGENT_TOKEN for "live"; EXHALE_EMAIL for "consent".
 
 import { createRequire } from "node:module";
 import assert from "node:assert/strict";
@@ -250,9 +253,57 @@ async function live() {
   assert.equal(await page.evaluate(() => window.stillTheSamePage), true);
 }
 
+async function consent() {
+  // The app's callback is never reached: the browser's request for it is answered here.
+  const callback = "http://127.0.0.1:47911/callback";
+  const registered = await fetch(`${base}/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Browser app", redirect_uris: [callback] }),
+  });
+  assert.equal(registered.status, 201);
+  const { client_id } = await registered.json();
+  const authorize = `${base}/authorize?` + new URLSearchParams({
+    response_type: "code", client_id, redirect_uri: callback, state: "browser-state", scope: "read write",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256",
+  });
+  for (const javaScriptEnabled of [true, false]) {
+    const context = await newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled });
+    context.setDefaultTimeout(5000);
+    await context.route(`${callback}?*`, (route) => route.fulfill({ status: 200, body: "the app got its answer" }));
+    const page = await context.newPage();
+    await page.goto(authorize);
+    await page.waitForURL(/\/sign-in\?next=/);
+    await page.getByLabel("Email").fill(process.env.EXHALE_EMAIL);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByTestId("consent").waitFor();
+    assert.equal(await page.getByTestId("client-name").innerText(), "Browser app");
+    assert.equal(await page.getByTestId("redirect-host").innerText(), "127.0.0.1");
+    if (javaScriptEnabled) await shot(page, "14-consent");
+    await page.getByRole("button", { name: "Allow" }).click();
+    await page.waitForURL((url) => url.href.startsWith(callback));
+    const answer = new URL(page.url()).searchParams;
+    assert.match(answer.get("code"), /^exhcode_/);
+    assert.equal(answer.get("state"), "browser-state");
+    assert.equal(answer.get("iss"), base.replace(/\/$/, ""));
+
+    if (javaScriptEnabled) {
+      // Framed by another page, signed in or not, the consent page does not show.
+      const framing = await context.newPage();
+      await framing.setContent(`<iframe src="${authorize}" title="framed"></iframe>`);
+      const framed = framing.frames().find((frame) => frame !== framing.mainFrame());
+      assert.equal(await framed.locator("[data-testid=consent]").count(), 0, "frame-ancestors 'none'");
+    }
+    await context.close();
+  }
+}
+
 try {
   if (process.env.EXHALE_FLOW === "live") {
     await live();
+  } else if (process.env.EXHALE_FLOW === "consent") {
+    await consent();
   } else {
     await firstRun();
   }

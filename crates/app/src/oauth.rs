@@ -781,8 +781,8 @@ impl App {
             scope: Scope::parse(&token.scope).ok_or(OpError::Internal)?,
             actor: Actor::Token {
                 token_id: grant.id,
+                client_name: Some(grant.name.clone()),
                 token_name: grant.name,
-                client_name: None,
                 tools: ops::tools::ToolSet::Full,
             },
             via,

@@ -24,9 +24,12 @@ fn actor_view(row: &AuditRow) -> ActorView {
     let label = match row.actor_kind {
         ActorKind::Agent => {
             let agent = row.client_name.clone().unwrap_or_else(|| "An agent".into());
+            // A connected app's grant is named after the app: no token name to add.
             match &row.token_name {
-                Some(token) => Text::new("{agent} (token {token}) for {who}").with("token", token),
-                None => Text::new("{agent} for {who}"),
+                Some(token) if row.client_name.as_ref() != Some(token) => {
+                    Text::new("{agent} (token {token}) for {who}").with("token", token)
+                }
+                _ => Text::new("{agent} for {who}"),
             }
             .with("agent", agent)
             .with("who", who)

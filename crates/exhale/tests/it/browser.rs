@@ -58,3 +58,19 @@ async fn an_agents_change_through_rest_appears_live_in_the_open_pages() {
     run_flow(&server, "live", &[("EXHALE_EMAIL", "ana@a.test"), ("EXHALE_AGENT_TOKEN", &token)])
         .await;
 }
+
+#[tokio::test]
+async fn an_app_is_allowed_on_the_consent_page_in_a_real_browser() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    run_flow(&server, "consent", &[("EXHALE_EMAIL", "ana@a.test")]).await;
+    let apps = w.env.call(&w.ana, "list_connected_apps", serde_json::json!({})).await.unwrap();
+    let names: Vec<&str> =
+        apps["items"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        ["Browser app", "Browser app"],
+        "allowed once with and once without JavaScript"
+    );
+    assert!(screenshots().join("14-consent.png").exists());
+}

@@ -279,7 +279,7 @@ async fn an_app_is_discovered_registered_consented_calls_mcp_refreshes_and_is_re
     let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
     let entry = &activity["items"][0];
     assert_eq!(entry["actor"]["kind"], "agent");
-    assert!(entry["actor"]["label"].as_str().unwrap().contains("Claude"), "{entry}");
+    assert_eq!(entry["actor"]["label"], "Claude for Home owner", "{entry}");
 
     // The same token works over REST.
     let (status, _) = rest(&server, &access, "list_categories", json!({})).await;

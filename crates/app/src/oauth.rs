@@ -11,7 +11,7 @@ mod rules;
 use std::{
     collections::HashMap,
     net::IpAddr,
-    sync::{Mutex, RwLock},
+    sync::{Arc, Mutex, RwLock},
 };
 
 use jiff::{SignedDuration, Timestamp};
@@ -19,8 +19,8 @@ use ops::{
     Actor, Caller, OpError, Scope, Text, Via,
     oauth::{
         AuthorizationRequest, AuthorizeRefusal, ClientCredentials, ConsentRequest, Decision,
-        ErrorCode, IssuedTokens, OAuthError, PublicOrigin, RegisteredClient, Registration,
-        TokenRequest,
+        ErrorCode, IssuedTokens, MetadataDocuments, OAuthError, PublicOrigin, RegisteredClient,
+        Registration, TokenRequest,
     },
 };
 
@@ -52,6 +52,12 @@ const MAX_CLIENTS: i64 = 1000;
 /// A registered client nobody granted anything is deleted after this.
 const UNUSED_CLIENT_LIFETIME: SignedDuration = SignedDuration::from_hours(24);
 const MAX_CLIENT_NAME_CHARS: usize = 100;
+/// How long a metadata document is kept, whatever its server says (the draft lets an
+/// authorization server clamp it).
+const DOCUMENT_KEPT_AT_LEAST: u64 = 5 * 60;
+const DOCUMENT_KEPT_AT_MOST: u64 = 24 * 60 * 60;
+/// Documents kept at once.
+const MAX_DESCRIBED_CLIENTS: usize = 1000;
 /// Access tokens start with this (and an underscore), so a bearer is read as one without a
 /// second lookup.
 const ACCESS_TOKEN_PREFIX: &str = "exha";
@@ -64,6 +70,9 @@ pub(crate) struct OAuthState {
     /// Pairs issued for a rotated refresh token (by its hash), for the retry window.
     retries: Mutex<HashMap<String, (IssuedTokens, Timestamp)>>,
     registrations: Mutex<HashMap<Option<IpAddr>, Vec<Timestamp>>>,
+    documents: RwLock<Option<Arc<dyn MetadataDocuments>>>,
+    /// Clients read from their metadata documents, until the documents may be fetched again.
+    described: Mutex<HashMap<String, (store::oauth::ClientRow, Timestamp)>>,
 }
 
 fn invalid(code: ErrorCode, description: impl Into<String>) -> OAuthError {
@@ -110,6 +119,78 @@ impl App {
         if let Ok(mut current) = self.oauth.origin.write() {
             *current = origin;
         }
+    }
+
+    /// Sets who fetches client metadata documents; `None` turns them off, so an HTTPS
+    /// `client_id` is an unknown client.
+    pub fn set_metadata_documents(&self, documents: Option<Arc<dyn MetadataDocuments>>) {
+        if let Ok(mut current) = self.oauth.documents.write() {
+            *current = documents;
+        }
+    }
+
+    fn metadata_documents(&self) -> Option<Arc<dyn MetadataDocuments>> {
+        self.oauth.documents.read().ok().and_then(|documents| documents.clone())
+    }
+
+    /// The client a metadata document describes, from the cache or fetched now; errors are
+    /// never kept, so a fixed document works on the next try.
+    async fn described_client(&self, url: &str) -> Result<store::oauth::ClientRow, Text> {
+        let refused = |why: &str| {
+            Text::new(
+                "This app describes itself at {url}, which Exhale cannot use: {why}. Tell the app's makers, or connect it another way.",
+            )
+            .with("url", url)
+            .with("why", why)
+        };
+        if let Some(why) = rules::refuse_document_url(url) {
+            return Err(refused(why));
+        }
+        let now = self.clock.now();
+        if let Some((row, until)) = locked(&self.oauth.described).get(url)
+            && now < *until
+        {
+            return Ok(row.clone());
+        }
+        let documents = self.metadata_documents().ok_or_else(|| refused("documents are off"))?;
+        let fetched = documents.fetch(url).await.map_err(|why| refused(&why))?;
+        let document =
+            rules::read_client_document(url, &fetched.body).map_err(|why| refused(&why))?;
+        let row = store::oauth::ClientRow {
+            id: url.to_owned(),
+            kind: "metadata_document".into(),
+            // A document without a name is named by its host.
+            name: clean_client_name(document.name.as_deref(), &[url.to_owned()]),
+            redirect_uris: json_list(&document.redirect_uris),
+            auth_method: "none".into(),
+            secret_hash: None,
+            grant_types: json_list(&document.grant_types),
+            application_type: document.application_type,
+            registered_from: None,
+            created_at: timestamp_text(now),
+        };
+        let store = self.store.clone();
+        let stored = row.clone();
+        transactions::blocking(move || {
+            transactions::write(
+                &store,
+                |_| true,
+                |db| store::oauth::upsert_client(db, &stored).map_err(transactions::internal),
+            )
+        })
+        .await
+        .map_err(|_| refused("Exhale could not keep it"))?;
+        let kept = fetched
+            .max_age_secs
+            .unwrap_or(DOCUMENT_KEPT_AT_LEAST)
+            .clamp(DOCUMENT_KEPT_AT_LEAST, DOCUMENT_KEPT_AT_MOST);
+        let mut described = locked(&self.oauth.described);
+        described.retain(|_, (_, until)| now < *until);
+        if described.len() < MAX_DESCRIBED_CLIENTS {
+            let until = now + SignedDuration::from_secs(i64::try_from(kept).unwrap_or(i64::MAX));
+            described.insert(url.to_owned(), (row.clone(), until));
+        }
+        Ok(row)
     }
 
     fn public_origin(&self) -> Option<PublicOrigin> {
@@ -284,13 +365,17 @@ impl App {
         let Some(client_id) = request.client_id.as_deref().filter(|id| !id.is_empty()) else {
             return Err(page("The app sent no client_id. Connect it again from the app."));
         };
-        let client = self
-            .client(client_id)
-            .await
-            .map_err(|_| page("Exhale could not look the app up; try again."))?
-            .ok_or_else(|| {
-                page("This app is not registered with Exhale (or was removed). Connect it again from the app.")
-            })?;
+        let described = client_id.starts_with("https://") && self.metadata_documents().is_some();
+        let client = if described {
+            self.described_client(client_id).await.map_err(AuthorizeRefusal::Page)?
+        } else {
+            self.client(client_id)
+                .await
+                .map_err(|_| page("Exhale could not look the app up; try again."))?
+                .ok_or_else(|| {
+                    page("This app is not registered with Exhale (or was removed). Connect it again from the app.")
+                })?
+        };
         let registered = parse_list(&client.redirect_uris);
         let redirect_uri = match request.redirect_uri.as_deref() {
             Some(uri) => registered
@@ -370,6 +455,7 @@ impl App {
         Ok(ConsentRequest {
             request_id,
             client_name: client.name,
+            described_at: described.then(|| rules::redirect_host(&client.id)),
             client_id: client.id,
             redirect_host: rules::redirect_host(&redirect_uri),
             redirect_is_loopback: rules::is_loopback_redirect(&redirect_uri),
@@ -867,6 +953,10 @@ impl NewPair {
 impl ops::oauth::OAuthServer for App {
     fn origin(&self) -> Option<PublicOrigin> {
         self.public_origin()
+    }
+
+    fn metadata_documents_supported(&self) -> bool {
+        self.metadata_documents().is_some()
     }
 
     fn register(

@@ -17,6 +17,16 @@ pub(crate) fn router(
     let catalog: Arc<dyn ops::Catalog> = app.clone();
     let origin = config.oauth_origin(port);
     app.set_public_origin(origin.clone());
+    if let Some(origin) = &origin {
+        // A document on this computer is no further inside than Exhale itself when Exhale is
+        // reached on loopback; otherwise loopback is as private as any other address.
+        let documents = oauth::Documents::new(oauth::DocumentsConfig {
+            allow_loopback: origin.is_loopback(),
+            ..oauth::DocumentsConfig::default()
+        })
+        .map_err(|err| anyhow::anyhow!("cannot set up client metadata documents: {err}"))?;
+        app.set_metadata_documents(Some(Arc::new(documents)));
+    }
     let web = web::router(
         catalog.clone(),
         app.clone(),

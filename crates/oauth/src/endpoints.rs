@@ -81,6 +81,7 @@ pub(crate) async fn server_metadata(State(server): Server) -> Response {
         "revocation_endpoint_auth_methods_supported": methods,
         "scopes_supported": scopes,
         "authorization_response_iss_parameter_supported": true,
+        "client_id_metadata_document_supported": server.metadata_documents_supported(),
     }))
     .into_response()
 }

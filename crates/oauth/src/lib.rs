@@ -1,10 +1,11 @@
 //! OAuth 2.1 for remote MCP clients, the protocol's machine endpoints: protected resource
 //! metadata for `/mcp` (RFC 9728), authorization server metadata (RFC 8414), dynamic client
 //! registration (RFC 7591), the token endpoint and revocation (RFC 7009), all at the origin's
-//! root. Each translates the wire format into a call to [`ops::oauth::OAuthServer`] and back;
+//! root, and the fetcher of client metadata documents (`documents.rs`), its one outbound call. Each translates the wire format into a call to [`ops::oauth::OAuthServer`] and back;
 //! every decision is the server's. The authorization page a person sees (`/authorize`, sign-in
 //! and consent) is the web app's; access tokens are checked where bearer tokens are.
 
+mod documents;
 mod endpoints;
 
 use std::sync::Arc;
@@ -14,6 +15,8 @@ use axum::{
     routing::{get, post},
 };
 use ops::oauth::OAuthServer;
+
+pub use documents::{Documents, DocumentsConfig};
 
 /// The largest registration, token or revocation request read (registrations are the
 /// largest: 8 redirect URIs and a name).

@@ -26,6 +26,14 @@ impl PublicOrigin {
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.origin)
     }
+
+    /// Whether the origin is this computer's own: only programs on it can reach it.
+    pub fn is_loopback(&self) -> bool {
+        let host = self.origin.split_once("://").map_or("", |(_, host)| host);
+        ["127.0.0.1", "localhost", "[::1]"]
+            .iter()
+            .any(|h| host == *h || host.strip_prefix(h).is_some_and(|rest| rest.starts_with(':')))
+    }
 }
 
 /// Scopes a client may ask for, in the order clients request them.
@@ -141,6 +149,9 @@ pub struct ConsentRequest {
     /// As the client calls itself; not verified.
     pub client_name: String,
     pub client_id: String,
+    /// The host of the client's metadata document, for a client named by one: who vouches for
+    /// its name and redirect URIs.
+    pub described_at: Option<String>,
     /// Where the browser goes afterwards, and its host, which the page shows.
     pub redirect_uri: String,
     pub redirect_host: String,
@@ -190,11 +201,30 @@ pub struct IssuedTokens {
     pub scope: Scope,
 }
 
+/// A client metadata document as fetched: its bytes and how long it may be kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FetchedDocument {
+    pub body: Vec<u8>,
+    /// `Cache-Control: max-age`, when the server sent one.
+    pub max_age_secs: Option<u64>,
+}
+
+/// Fetches the document at a client id that is an HTTPS URL (a Client ID Metadata
+/// Document), for the authorization server, which decides what it must say. The `oauth` crate
+/// implements it: it is the one outbound call, guarded against reaching private addresses.
+pub trait MetadataDocuments: Send + Sync {
+    /// The document's bytes, or why it cannot be had, in words that follow "because".
+    fn fetch<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<FetchedDocument, String>>;
+}
+
 /// The authorization server, implemented by `app`.
 pub trait OAuthServer: Send + Sync {
     /// Where Exhale is reached from outside; `None` when OAuth is off (no public origin, and
     /// not on loopback).
     fn origin(&self) -> Option<PublicOrigin>;
+
+    /// Whether a client may be named by the URL of its metadata document.
+    fn metadata_documents_supported(&self) -> bool;
 
     /// Registers a client (RFC 7591); `from` is the address the request came from, for the
     /// registration limit.

@@ -59,6 +59,30 @@ pub fn insert_client(db: &Db<'_>, client: &ClientRow) -> Result<()> {
     Ok(())
 }
 
+/// Keeps a client read from its metadata document: a new one, or the same one as its document
+/// says now.
+pub fn upsert_client(db: &Db<'_>, client: &ClientRow) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO oauth_clients (id, kind, name, redirect_uris, auth_method, secret_hash, grant_types, application_type, registered_from, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+         ON CONFLICT (id) DO UPDATE SET name = excluded.name, redirect_uris = excluded.redirect_uris,
+           grant_types = excluded.grant_types, application_type = excluded.application_type",
+        params![
+            client.id,
+            client.kind,
+            client.name,
+            client.redirect_uris,
+            client.auth_method,
+            client.secret_hash,
+            client.grant_types,
+            client.application_type,
+            client.registered_from,
+            client.created_at
+        ],
+    )?;
+    Ok(())
+}
+
 pub fn get_client(db: &Db<'_>, id: &str) -> Result<Option<ClientRow>> {
     Ok(db
         .conn

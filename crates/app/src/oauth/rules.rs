@@ -1,5 +1,5 @@
 //! The OAuth decisions that need no database: which redirect URIs a client may register and
-//! how a presented one matches, which `resource` values name Exhale's MCP endpoint, how a
+//! how a presented one matches, what a client metadata document must say, which `resource` values name Exhale's MCP endpoint, how a
 //! requested `scope` is read, and PKCE. Pure functions, tested here.
 
 use base64::Engine as _;
@@ -204,6 +204,106 @@ fn s256(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
+/// The most bytes a client id that is a URL may have.
+const MAX_CLIENT_ID_URL_BYTES: usize = 2048;
+
+/// Why an HTTPS `client_id` cannot name a metadata document, or `None` when it can: `https`, a
+/// host, a path other than `/`, and no fragment, credentials or dot segments (the draft's
+/// section 3). It is compared as written, never normalised.
+pub(crate) fn refuse_document_url(url: &str) -> Option<&'static str> {
+    if url.len() > MAX_CLIENT_ID_URL_BYTES {
+        return Some("it is longer than 2048 bytes");
+    }
+    let Some(rest) = url.strip_prefix("https://") else { return Some("it is not https") };
+    if url.contains('#') || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Some("it has a fragment or spaces");
+    }
+    let end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, path) = (&rest[..end], &rest[end..]);
+    let path = path.split('?').next().unwrap_or_default();
+    if authority.is_empty() || authority.contains('@') {
+        return Some("it has no host, or credentials in it");
+    }
+    if path.is_empty() || path == "/" {
+        return Some("it has no path");
+    }
+    if path.split('/').any(|segment| segment == "." || segment == "..") {
+        return Some("it has . or .. in its path");
+    }
+    None
+}
+
+/// What a client metadata document says, once checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ClientDocument {
+    pub(crate) name: Option<String>,
+    pub(crate) redirect_uris: Vec<String>,
+    pub(crate) grant_types: Vec<String>,
+    pub(crate) application_type: Option<String>,
+}
+
+/// Reads the document found at `url` (the draft's section 4.1): a JSON object whose
+/// `client_id` is `url` exactly, with redirect URIs Exhale accepts, for a public client (a
+/// document carries no shared secret; one that prefers `private_key_jwt` but lists `none` is
+/// read as public).
+pub(crate) fn read_client_document(url: &str, body: &[u8]) -> Result<ClientDocument, String> {
+    let document: serde_json::Value =
+        serde_json::from_slice(body).map_err(|_| "it is not JSON".to_owned())?;
+    let Some(fields) = document.as_object() else { return Err("it is not a JSON object".into()) };
+    if fields.get("client_id").and_then(|v| v.as_str()) != Some(url) {
+        return Err(format!("its client_id is not {url} exactly"));
+    }
+    let strings = |name: &str| -> Result<Option<Vec<String>>, String> {
+        match fields.get(name) {
+            None => Ok(None),
+            Some(value) => value
+                .as_array()
+                .and_then(|items| items.iter().map(|i| i.as_str().map(str::to_owned)).collect())
+                .map(Some)
+                .ok_or_else(|| format!("its {name} is not a list of strings")),
+        }
+    };
+    let redirect_uris = strings("redirect_uris")?.unwrap_or_default();
+    if redirect_uris.is_empty() || redirect_uris.len() > MAX_REDIRECT_URIS {
+        return Err(format!("it lists no redirect_uris, or more than {MAX_REDIRECT_URIS}"));
+    }
+    if let Some(why) = redirect_uris.iter().find_map(|uri| refuse_redirect_uri(uri)) {
+        return Err(why);
+    }
+    let grant_types = strings("grant_types")?
+        .unwrap_or_else(|| vec!["authorization_code".into(), "refresh_token".into()]);
+    if grant_types.iter().any(|g| g != "authorization_code" && g != "refresh_token") {
+        return Err("its grant_types go beyond authorization_code and refresh_token".into());
+    }
+    if strings("response_types")?.is_some_and(|types| types.iter().any(|t| t != "code")) {
+        return Err("its response_types go beyond code".into());
+    }
+    if fields.keys().any(|key| key.starts_with("client_secret")) {
+        return Err("it carries a client secret, which a published document must not".into());
+    }
+    let lists_none = strings("token_endpoint_auth_methods_supported")?
+        .is_some_and(|methods| methods.iter().any(|m| m == "none"));
+    match fields.get("token_endpoint_auth_method").and_then(|v| v.as_str()) {
+        None | Some("none") => {}
+        Some("private_key_jwt") if lists_none => {}
+        Some(other) => {
+            return Err(format!(
+                "it authenticates with {other}; Exhale takes documented clients as public clients (none)"
+            ));
+        }
+    }
+    Ok(ClientDocument {
+        name: fields.get("client_name").and_then(|v| v.as_str()).map(str::to_owned),
+        redirect_uris,
+        grant_types,
+        application_type: fields
+            .get("application_type")
+            .and_then(|v| v.as_str())
+            .filter(|kind| ["web", "native"].contains(kind))
+            .map(str::to_owned),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,5 +418,63 @@ mod tests {
         assert_eq!(narrowed_scope("read", Scope::Write), Some(Scope::Read));
         assert_eq!(narrowed_scope("write", Scope::Read), None);
         assert_eq!(narrowed_scope("banana", Scope::Write), None);
+    }
+
+    #[test]
+    fn a_client_id_url_names_a_document_only_in_its_plain_form() {
+        assert_eq!(refuse_document_url("https://claude.ai/oauth/mcp-oauth-client-metadata"), None);
+        assert_eq!(refuse_document_url("https://app.example:8443/client.json?v=1"), None);
+        for refused in [
+            "http://app.example/client.json",
+            "https://app.example",
+            "https://app.example/",
+            "https://app.example/client.json#x",
+            "https://user@app.example/client.json",
+            "https://app.example/a/../client.json",
+            "https://app.example/./client.json",
+        ] {
+            assert!(refuse_document_url(refused).is_some(), "{refused}");
+        }
+    }
+
+    #[test]
+    fn client_documents_are_read_as_the_draft_says() {
+        let url = "https://app.example/client.json";
+        let read = |doc: serde_json::Value| read_client_document(url, doc.to_string().as_bytes());
+        let good = serde_json::json!({"client_id": url, "client_name": "App", "redirect_uris": ["https://app.example/cb"]});
+        assert_eq!(read(good).unwrap().redirect_uris, ["https://app.example/cb"]);
+        let chatgpt = serde_json::json!({"client_id": url, "redirect_uris": ["https://chatgpt.com/connector_platform_oauth_redirect"],
+            "token_endpoint_auth_method": "private_key_jwt", "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"]});
+        assert!(read(chatgpt).is_ok(), "a document that lists none is a public client");
+        let grok = serde_json::json!({"client_id": url, "redirect_uris": ["https://grok.com/connectors-oauth-exchange-code/", "https://console.x.ai/connectors-oauth-exchange-code/"]});
+        assert!(read(grok).is_ok(), "redirect URIs need not share the document's origin");
+        for (bad, why) in [
+            (
+                serde_json::json!({"client_id": format!("{url}/"), "redirect_uris": ["https://app.example/cb"]}),
+                "client_id",
+            ),
+            (serde_json::json!({"client_id": url, "redirect_uris": []}), "redirect_uris"),
+            (
+                serde_json::json!({"client_id": url, "redirect_uris": ["http://evil.example/cb"]}),
+                "plain http",
+            ),
+            (
+                serde_json::json!({"client_id": url, "redirect_uris": ["https://app.example/cb"], "client_secret": "x"}),
+                "secret",
+            ),
+            (
+                serde_json::json!({"client_id": url, "redirect_uris": ["https://app.example/cb"], "token_endpoint_auth_method": "client_secret_basic"}),
+                "client_secret_basic",
+            ),
+            (
+                serde_json::json!({"client_id": url, "redirect_uris": ["https://app.example/cb"], "grant_types": ["client_credentials"]}),
+                "grant_types",
+            ),
+            (serde_json::json!([url]), "object"),
+        ] {
+            let err = read(bad).unwrap_err();
+            assert!(err.contains(why), "{err} should say {why}");
+        }
+        assert_eq!(read_client_document(url, b"<html>").unwrap_err(), "it is not JSON");
     }
 }

@@ -16,6 +16,7 @@ mod isolation;
 mod mcp;
 mod names_and_dates;
 mod oauth;
+mod oauth_documents;
 mod policy;
 mod rest;
 mod rules;

@@ -91,6 +91,7 @@ pub(crate) async fn show(
     };
     let data = json!({
         "client_name": consent.client_name,
+        "described_at": consent.described_at,
         "redirect_host": consent.redirect_host,
         "loopback": consent.redirect_is_loopback,
         "request_id": consent.request_id,

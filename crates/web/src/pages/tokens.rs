@@ -69,12 +69,10 @@ fn connect_data(
     let args_text = args.iter().map(|a| shell_word(a)).collect::<Vec<_>>().join(" ");
     // Cloud assistants connect with OAuth at the public origin; on loopback only programs on
     // this computer can.
-    let remote = web.oauth.origin().map(|origin| {
-        let loopback = ["http://127.0.0.1", "http://localhost", "http://[::1]"]
-            .iter()
-            .any(|prefix| origin.origin.starts_with(prefix));
-        json!({"url": origin.resource(), "public": !loopback})
-    });
+    let remote = web
+        .oauth
+        .origin()
+        .map(|origin| json!({"url": origin.resource(), "public": !origin.is_loopback()}));
     json!({
         "nav": "connect",
         "remote": remote,

@@ -1,0 +1,294 @@
+//! Client ID Metadata Documents end to end: an app whose `client_id` is the HTTPS URL of its
+//! document, served by a local HTTPS server with its own test authority (`DocumentHost`). The
+//! good document is allowed through the consent page and its code exchanged; every bad one
+//! (a redirect, too large, not JSON, lying about its `client_id`, carrying a secret, a slow
+//! server, a private address) stops on a page, with nothing granted.
+
+use std::{collections::HashMap, sync::Arc, time::Duration};
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+use crate::{
+    fixtures::World,
+    web::{PASSWORD, Visitor},
+};
+
+const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+const REDIRECT: &str = "https://app.example/callback";
+
+/// What the host answers for a path: status, extra headers, body; `None` never answers.
+type Answer = Option<(u16, Vec<(&'static str, String)>, String)>;
+
+/// An HTTPS server on 127.0.0.1 for `localhost`, whose certificate a test authority signed.
+struct DocumentHost {
+    port: u16,
+    /// The authority's certificate (DER), for the fetcher to trust.
+    authority: Vec<u8>,
+    hits: Arc<std::sync::Mutex<Vec<String>>>,
+    _task: tokio::task::JoinHandle<()>,
+}
+
+impl DocumentHost {
+    /// Starts the host; `answers` gets the URL of a path on it, as the documents name
+    /// themselves.
+    async fn start(
+        answers: impl FnOnce(&dyn Fn(&str) -> String) -> HashMap<&'static str, Answer>,
+    ) -> Self {
+        let authority_key = rcgen::KeyPair::generate().unwrap();
+        let mut authority_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+        authority_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let authority =
+            rcgen::CertifiedIssuer::self_signed(authority_params, authority_key).unwrap();
+        let key = rcgen::KeyPair::generate().unwrap();
+        let certificate = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+            .unwrap()
+            .signed_by(&key, &authority)
+            .unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![certificate.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let hits = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = hits.clone();
+        let answers = Arc::new(answers(&|path| format!("https://localhost:{port}{path}")));
+        let task = tokio::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (acceptor, answers, seen) = (acceptor.clone(), answers.clone(), seen.clone());
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else { return };
+                    let mut request = Vec::new();
+                    let mut buffer = [0u8; 1024];
+                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match tls.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => request.extend_from_slice(&buffer[..n]),
+                        }
+                    }
+                    let text = String::from_utf8_lossy(&request);
+                    let path = text.split(' ').nth(1).unwrap_or_default().to_owned();
+                    seen.lock().unwrap().push(path.clone());
+                    let Some(Some((status, headers, body))) = answers.get(path.as_str()) else {
+                        // Never answers: the fetcher's time limit must end it.
+                        std::future::pending::<()>().await;
+                        return;
+                    };
+                    let mut response = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
+                        body.len()
+                    );
+                    for (name, value) in headers {
+                        response.push_str(&format!("{name}: {value}\r\n"));
+                    }
+                    response.push_str("\r\n");
+                    response.push_str(body);
+                    let _ = tls.write_all(response.as_bytes()).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        Self { port, authority: authority.der().to_vec(), hits, _task: task }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("https://localhost:{}{path}", self.port)
+    }
+
+    fn hits(&self, path: &str) -> usize {
+        self.hits.lock().unwrap().iter().filter(|p| *p == path).count()
+    }
+}
+
+fn authorize_path(client_id: &str) -> String {
+    let query: String = serde_urlencoded::to_string([
+        ("response_type", "code"),
+        ("client_id", client_id),
+        ("redirect_uri", REDIRECT),
+        ("code_challenge", CHALLENGE),
+        ("code_challenge_method", "S256"),
+        ("state", "s"),
+    ])
+    .unwrap();
+    format!("/authorize?{query}")
+}
+
+fn document(client_id: &str, extra: Value) -> String {
+    let mut document = json!({"client_id": client_id, "client_name": "Documented app", "redirect_uris": [REDIRECT]});
+    document.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    document.to_string()
+}
+
+fn ok(body: String) -> Answer {
+    Some((200, vec![("Cache-Control", "max-age=600".to_owned())], body))
+}
+
+/// The app is served with the fetcher trusting the host's authority, on loopback only
+/// because Exhale itself is (the carve-out of the draft's section 6.5).
+fn trust(w: &World, host: &DocumentHost, allow_loopback: bool) {
+    let documents = oauth::Documents::new(oauth::DocumentsConfig {
+        allow_loopback,
+        extra_roots: vec![host.authority.clone()],
+        timeout: Duration::from_millis(1500),
+    })
+    .unwrap();
+    w.env.app.set_metadata_documents(Some(Arc::new(documents)));
+}
+
+#[tokio::test]
+async fn an_app_named_by_its_metadata_document_connects_and_bad_documents_stop_on_a_page() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let host = DocumentHost::start(|url| {
+        HashMap::from([
+            ("/client.json", ok(document(&url("/client.json"), json!({})))),
+            ("/redirect.json", Some((302, vec![("Location", url("/client.json"))], String::new()))),
+            (
+                "/large.json",
+                ok(document(&url("/large.json"), json!({"logo_uri": "x".repeat(6000)}))),
+            ),
+            ("/html.json", ok("<html>hello</html>".to_owned())),
+            ("/lying.json", ok(document(&url("/lying.json/"), json!({})))),
+            ("/secret.json", ok(document(&url("/secret.json"), json!({"client_secret": "s"})))),
+            (
+                "/basic.json",
+                ok(document(
+                    &url("/basic.json"),
+                    json!({"token_endpoint_auth_method": "client_secret_basic"}),
+                )),
+            ),
+            ("/gone.json", Some((404, Vec::new(), "{}".to_owned()))),
+            ("/slow.json", None),
+            (
+                "/chatgpt.json",
+                ok(document(
+                    &url("/chatgpt.json"),
+                    json!({"token_endpoint_auth_method": "private_key_jwt",
+                "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"]}),
+                )),
+            ),
+        ])
+    })
+    .await;
+    trust(&w, &host, true);
+    let metadata: Value = reqwest::get(server.url("/.well-known/oauth-authorization-server"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(metadata["client_id_metadata_document_supported"], true);
+
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let client_id = host.url("/client.json");
+    let page = ana.get(&authorize_path(&client_id)).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(
+        page.body.contains("Documented app") && page.body.contains("data-testid=\"described-at\"")
+    );
+    assert!(page.body.contains("app.example"), "the redirect host is shown");
+    let decided = ana
+        .post(
+            "/authorize",
+            &[
+                ("csrf", &Visitor::hidden(&page, "csrf")),
+                ("request_id", &Visitor::hidden(&page, "request_id")),
+                ("scope", "write"),
+                ("decision", "approve"),
+            ],
+        )
+        .await;
+    let location = decided.location.unwrap();
+    let code = location.split("code=").nth(1).unwrap().split('&').next().unwrap().to_owned();
+    let form = serde_urlencoded::to_string([
+        ("grant_type", "authorization_code"),
+        ("code", &code),
+        ("redirect_uri", REDIRECT),
+        ("code_verifier", VERIFIER),
+        ("client_id", &client_id),
+    ])
+    .unwrap();
+    let exchanged = reqwest::Client::new()
+        .post(server.url("/token"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(exchanged.status(), StatusCode::OK, "{}", exchanged.text().await.unwrap());
+    // Kept for its max-age: a second authorization does not fetch it again.
+    assert_eq!(ana.get(&authorize_path(&client_id)).await.status, StatusCode::OK);
+    assert_eq!(host.hits("/client.json"), 1);
+
+    // A document that stands as ChatGPT's does (private_key_jwt, but none listed) is public.
+    assert_eq!(ana.get(&authorize_path(&host.url("/chatgpt.json"))).await.status, StatusCode::OK);
+
+    for (path, why) in [
+        ("/redirect.json", "a redirect, which Exhale does not follow"),
+        ("/large.json", "larger than 5120 bytes"),
+        ("/html.json", "not JSON"),
+        ("/lying.json", "its client_id is not"),
+        ("/secret.json", "client secret"),
+        ("/basic.json", "client_secret_basic"),
+        ("/gone.json", "404"),
+        ("/slow.json", "did not answer in time"),
+    ] {
+        let page = ana.get(&authorize_path(&host.url(path))).await;
+        assert_eq!(page.status, StatusCode::BAD_REQUEST, "{path}");
+        assert!(page.location.is_none(), "{path}: no redirect to an app that is not known");
+        assert!(
+            crate::web::unescape(&page.body).contains(why),
+            "{path} should say {why}:\n{}",
+            page.body
+        );
+    }
+    // Errors are not kept: the same bad URL is fetched again next time.
+    ana.get(&authorize_path(&host.url("/html.json"))).await;
+    assert_eq!(host.hits("/html.json"), 2);
+    let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
+    assert_eq!(apps["items"].as_array().unwrap().len(), 1, "only the good document was granted");
+}
+
+#[tokio::test]
+async fn a_document_on_a_private_address_is_never_fetched() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let host = DocumentHost::start(|url| {
+        HashMap::from([("/client.json", ok(document(&url("/client.json"), json!({}))))])
+    })
+    .await;
+    // Exhale on a public origin: loopback is as private as any other address.
+    trust(&w, &host, false);
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let private = "private or special-use address";
+    for (client_id, why) in [
+        (host.url("/client.json"), private),
+        (format!("https://127.0.0.1:{}/client.json", host.port), private),
+        ("https://10.0.0.1/client.json".to_owned(), private),
+        ("https://[::ffff:127.0.0.1]/client.json".to_owned(), private),
+        ("https://2130706433/client.json".to_owned(), private),
+        ("https://app.example/".to_owned(), "no path"),
+        // Not https: not a document, so an unknown client.
+        ("http://app.example/client.json".to_owned(), "not registered"),
+    ] {
+        let page = ana.get(&authorize_path(&client_id)).await;
+        assert_eq!(page.status, StatusCode::BAD_REQUEST, "{client_id}");
+        assert!(page.location.is_none());
+        let text = crate::web::unescape(&page.body);
+        assert!(text.contains(why), "{client_id} should say {why}: {text}");
+    }
+    assert_eq!(host.hits("/client.json"), 0, "nothing reached the private host");
+}

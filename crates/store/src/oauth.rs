@@ -40,33 +40,26 @@ fn client_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRow> {
 }
 
 pub fn insert_client(db: &Db<'_>, client: &ClientRow) -> Result<()> {
-    db.conn.execute(
-        "INSERT INTO oauth_clients (id, kind, name, redirect_uris, auth_method, secret_hash, grant_types, application_type, registered_from, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        params![
-            client.id,
-            client.kind,
-            client.name,
-            client.redirect_uris,
-            client.auth_method,
-            client.secret_hash,
-            client.grant_types,
-            client.application_type,
-            client.registered_from,
-            client.created_at
-        ],
-    )?;
-    Ok(())
+    write_client(db, client, "")
 }
 
 /// Keeps a client read from its metadata document: a new one, or the same one as its document
 /// says now.
 pub fn upsert_client(db: &Db<'_>, client: &ClientRow) -> Result<()> {
-    db.conn.execute(
-        "INSERT INTO oauth_clients (id, kind, name, redirect_uris, auth_method, secret_hash, grant_types, application_type, registered_from, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-         ON CONFLICT (id) DO UPDATE SET name = excluded.name, redirect_uris = excluded.redirect_uris,
+    write_client(
+        db,
+        client,
+        "ON CONFLICT (id) DO UPDATE SET name = excluded.name, redirect_uris = excluded.redirect_uris,
            grant_types = excluded.grant_types, application_type = excluded.application_type",
+    )
+}
+
+fn write_client(db: &Db<'_>, client: &ClientRow, on_conflict: &str) -> Result<()> {
+    db.conn.execute(
+        &format!(
+            "INSERT INTO oauth_clients (id, kind, name, redirect_uris, auth_method, secret_hash, grant_types, application_type, registered_from, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) {on_conflict}"
+        ),
         params![
             client.id,
             client.kind,

@@ -79,6 +79,7 @@ impl Catalog for FakeCatalog {
                     token_name: "laptop".into(),
                     client_name: None,
                     tools: ops::tools::ToolSet::Full,
+                    credential: ops::Credential::ApiToken,
                 },
                 via,
             })

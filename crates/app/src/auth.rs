@@ -247,6 +247,7 @@ impl App {
                         token_name: row.name,
                         client_name: None,
                         tools: ops::tools::ToolSet::parse(&row.tools).ok_or(OpError::Internal)?,
+                        credential: ops::Credential::ApiToken,
                     },
                     via,
                 };

@@ -870,6 +870,7 @@ impl App {
                 client_name: Some(grant.name.clone()),
                 token_name: grant.name,
                 tools: ops::tools::ToolSet::Full,
+                credential: ops::Credential::ConnectedApp,
             },
             via,
         })

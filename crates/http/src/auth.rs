@@ -40,6 +40,27 @@ pub fn oauth_challenge(origin: &ops::oauth::PublicOrigin, token_sent: bool) -> S
     value
 }
 
+/// The challenge of a 403 to a connected app whose grant lacks the scope a call needs (RFC 6750
+/// section 3.1, MCP's step-up): the scope to ask the person for, where the metadata is, and a
+/// sentence for the person, since some clients show `error_description` and nothing else.
+pub fn insufficient_scope_challenge(
+    origin: &ops::oauth::PublicOrigin,
+    needed: ops::Scope,
+    description: &str,
+) -> String {
+    // A quoted-string takes no `"` or `\` unescaped, and a header value only visible ASCII.
+    let description: String = description
+        .chars()
+        .filter(|c| c.is_ascii_graphic() || *c == ' ')
+        .map(|c| if c == '"' || c == '\\' { '\'' } else { c })
+        .collect();
+    format!(
+        "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\", error_description=\"{description}\"",
+        needed.as_str(),
+        origin.url("/.well-known/oauth-protected-resource/mcp"),
+    )
+}
+
 /// Why a request has no caller.
 #[derive(Debug, Clone)]
 pub enum BearerRejection {

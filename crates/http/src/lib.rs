@@ -17,7 +17,8 @@ mod serve;
 mod state;
 
 pub use auth::{
-    BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, oauth_challenge, parse_bearer,
+    BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, insufficient_scope_challenge,
+    oauth_challenge, parse_bearer,
 };
 pub use private::{mark_private, mark_private_headers};
 pub use problem::{

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 /// JSON-RPC's code for a body that is not JSON.
 const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's code for JSON that is not a valid request.
-const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
 /// JSON-RPC's code for a failure inside the server.
 const INTERNAL_ERROR: i64 = -32603;
 
@@ -32,9 +32,20 @@ const MAX_REFUSAL_BYTES: usize = 16 * 1024;
 /// A JSON-RPC error response without an id (the request's could not be read), answered with
 /// `status`.
 fn refusal(status: StatusCode, rpc_code: i64, data: Value, message: &str) -> Response {
+    error_response(status, Value::Null, rpc_code, data, message)
+}
+
+/// A JSON-RPC error response to the request `id`, answered with `status`.
+pub(crate) fn error_response(
+    status: StatusCode,
+    id: Value,
+    rpc_code: i64,
+    data: Value,
+    message: &str,
+) -> Response {
     let body = json!({
         "jsonrpc": "2.0",
-        "id": null,
+        "id": id,
         "error": {"code": rpc_code, "message": message, "data": data},
     });
     (status, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()

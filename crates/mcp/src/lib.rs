@@ -26,6 +26,7 @@ mod prompts;
 mod resources;
 mod server;
 mod sessions;
+mod step_up;
 mod tools;
 mod transport;
 

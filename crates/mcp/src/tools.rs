@@ -398,6 +398,7 @@ mod tests {
                 token_name: "t".into(),
                 client_name: None,
                 tools: ToolSet::Full,
+                credential: ops::Credential::ApiToken,
             },
             via: Via::Mcp,
         };

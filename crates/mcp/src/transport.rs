@@ -88,9 +88,18 @@ fn exhale_endpoint(
 ) -> Result<Router, std::io::Error> {
     let codec = Arc::new(crate::confirm::codec()?);
     let direct = crate::direct::Direct::new(catalog.clone(), config.allowed_hosts.clone());
-    let rmcp =
-        rmcp_endpoint(move || ExhaleMcp::with_codec(catalog.clone(), None, codec.clone()), config)
-            .layer(middleware::from_fn_with_state(direct, crate::direct::serve));
+    let mut rmcp = rmcp_endpoint(
+        {
+            let catalog = catalog.clone();
+            move || ExhaleMcp::with_codec(catalog.clone(), None, codec.clone())
+        },
+        config,
+    )
+    .layer(middleware::from_fn_with_state(direct, crate::direct::serve));
+    if let Some(origin) = config.oauth.clone() {
+        let step_up = Arc::new(crate::step_up::StepUp { catalog, origin });
+        rmcp = rmcp.layer(middleware::from_fn_with_state(step_up, crate::step_up::check));
+    }
     Ok(with_transport_policy(rmcp, config))
 }
 

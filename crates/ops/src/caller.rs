@@ -64,11 +64,23 @@ pub enum Actor {
         client_name: Option<String>,
         /// Which tools its client lists unless the client asks otherwise.
         tools: crate::tools::ToolSet,
+        /// How the person handed the agent its rights.
+        credential: Credential,
     },
     /// The built-in assistant acting for the member.
     Assistant,
     /// Exhale itself (background jobs).
     System,
+}
+
+/// How an agent came by its token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Credential {
+    /// An API token a person created and gave the agent; its scope is fixed.
+    ApiToken,
+    /// An OAuth grant a person approved on the consent page (a connected app). Its client can
+    /// ask for more scope by sending the person back to that page (MCP's step-up).
+    ConnectedApp,
 }
 
 /// The identity and rights of one call.
@@ -98,6 +110,12 @@ impl Caller {
             Actor::Token { token_id, .. } => Some(*token_id),
             _ => None,
         }
+    }
+
+    /// Whether the caller is an app connected through OAuth, which may ask the person for more
+    /// scope, rather than an agent with a fixed API token.
+    pub fn is_connected_app(&self) -> bool {
+        matches!(self.actor, Actor::Token { credential: Credential::ConnectedApp, .. })
     }
 
     /// Which tools the caller's client lists by default: its token's setting (people and the

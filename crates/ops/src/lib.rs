@@ -31,7 +31,7 @@ pub mod resolve;
 pub mod subscriptions;
 pub mod tools;
 
-pub use caller::{Actor, Caller, Scope, Via};
+pub use caller::{Actor, Caller, Credential, Scope, Via};
 pub use catalog::{
     BoxFuture, Catalog, ChangeEvent, ChangeFeed, Heard, Mode, UnboundFeed, Written, call,
     call_write,

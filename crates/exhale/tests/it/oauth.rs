@@ -566,6 +566,75 @@ async fn an_apps_token_sees_what_its_person_sees_and_nothing_of_another_househol
 }
 
 #[tokio::test]
+async fn a_read_only_app_is_told_which_scope_to_ask_for_and_an_api_token_is_told_in_the_result() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let origin = server.url("");
+    let client_id = public_client(&server, "Reader").await;
+    let tokens = connected(&server, &client_id, "read").await;
+    let access = tokens["access_token"].as_str().unwrap();
+
+    // The app lists only what it may call.
+    let mcp = http_client(server.url("/mcp"), access, "Reader").await;
+    let tools = mcp.list_all_tools().await.unwrap();
+    assert!(!tools.is_empty());
+    assert!(tools.iter().all(|t| ops::find(&t.name).unwrap().info.hints.read_only));
+    let read = call(&mcp, "list_categories", json!({})).await;
+    assert_ne!(read.is_error, Some(true), "{}", text(&read));
+    // No consent could open an op agents may never call: that stays a tool result, as every
+    // refusal is for an API token.
+    let excluded = call(&mcp, "create_token", json!({"name": "mine", "scope": "read"})).await;
+    assert_eq!(excluded.is_error, Some(true));
+    assert!(text(&excluded).starts_with("forbidden"), "{}", text(&excluded));
+    // Calling a write anyway: 403 with the scope to ask the person for (step-up), which the
+    // real client reads as such.
+    let Value::Object(arguments) = json!({"name": "Pets"}) else { unreachable!() };
+    let refused = mcp
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("create_category").with_arguments(arguments),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.ends_with("error: Insufficient scope"), "{refused}");
+    drop(mcp);
+
+    let raw = |body: Value| {
+        http()
+            .post(server.url("/mcp"))
+            .bearer_auth(access)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(body.to_string())
+            .send()
+    };
+    let write = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "create_category", "arguments": {"name": "Pets"}}});
+    let answer = raw(write).await.unwrap();
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN);
+    let challenge = answer.headers()["www-authenticate"].to_str().unwrap().to_owned();
+    assert_eq!(
+        challenge,
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"write\", resource_metadata=\"{origin}/.well-known/oauth-protected-resource/mcp\", error_description=\"create_category needs more than this connection was allowed. To use it, reconnect the app and choose 'Read and make changes' on Exhale's consent page.\""
+        )
+    );
+    assert_eq!(answer.headers()["access-control-expose-headers"], "WWW-Authenticate");
+    let body: Value = answer.json().await.unwrap();
+    assert_eq!(body["id"], 7, "{body}");
+    assert_eq!(body["error"]["data"], json!({"code": "forbidden", "needed_scope": "write"}));
+    let (_, categories) = rest(&server, access, "list_categories", json!({})).await;
+    assert!(!categories.to_string().contains("Pets"), "nothing was created: {categories}");
+
+    let (api_token, _) = w.env.token(&w.ana, "read").await;
+    let agent = http_client(server.url("/mcp"), &api_token, "Laptop").await;
+    let told = call(&agent, "create_category", json!({"name": "Pets"})).await;
+    assert_eq!(told.is_error, Some(true));
+    assert!(text(&told).starts_with("forbidden"), "{}", text(&told));
+}
+
+#[tokio::test]
 async fn registration_takes_what_real_clients_send_and_refuses_the_dangerous() {
     let w = World::new().await;
     let server = w.env.serve().await;

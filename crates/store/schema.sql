@@ -66,7 +66,7 @@ CREATE TABLE households (
     week_start TEXT NOT NULL DEFAULT 'monday' CHECK (week_start IN ('monday', 'sunday')),
     reminder_days_before INTEGER NOT NULL DEFAULT 3,
     created_at TEXT NOT NULL
-);
+, trusted_apps INTEGER NOT NULL DEFAULT 0 CHECK (trusted_apps IN (0, 1)));
 CREATE TABLE members (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,

@@ -440,13 +440,17 @@ impl App {
         };
         let store = self.store.clone();
         let now_text = timestamp_text(now);
-        transactions::blocking(move || {
+        let household = person.household_id;
+        let trusted_apps = transactions::blocking(move || {
             transactions::write(
                 &store,
                 |_| true,
                 |db| {
                     store::oauth::prune_requests(db, &now_text).map_err(transactions::internal)?;
-                    store::oauth::insert_request(db, &row).map_err(transactions::internal)
+                    store::oauth::insert_request(db, &row).map_err(transactions::internal)?;
+                    store::households::get_household(db, household)
+                        .map(|household| household.trusted_apps)
+                        .map_err(transactions::internal)
                 },
             )
         })
@@ -460,7 +464,7 @@ impl App {
             redirect_host: rules::redirect_host(&redirect_uri),
             redirect_is_loopback: rules::is_loopback_redirect(&redirect_uri),
             redirect_uri,
-            offered: ops::oauth::SCOPES_SUPPORTED.to_vec(),
+            offered: ops::oauth::offered_scopes(requested, trusted_apps),
             requested,
         })
     }
@@ -502,8 +506,17 @@ impl App {
                         return Ok(Some((request, None)));
                     };
                     let requested = Scope::parse(&request.scope).unwrap_or(Scope::Read);
-                    // The page can narrow the request, never widen it.
-                    let scope = chosen.min(requested);
+                    // Only what the page offers now can be chosen (it narrows the request, and
+                    // widens it to `trusted` only where the owners allow it); anything else
+                    // reads as the widest offered scope below it.
+                    let trusted_apps = store::households::get_household(db, household)
+                        .map_err(transactions::internal)?
+                        .trusted_apps;
+                    let scope = ops::oauth::offered_scopes(requested, trusted_apps)
+                        .into_iter()
+                        .filter(|offered| *offered <= chosen)
+                        .max()
+                        .unwrap_or(Scope::Read);
                     let client = store::oauth::get_client(db, &request.client_id)
                         .map_err(transactions::internal)?
                         .ok_or(OpError::Internal)?;
@@ -843,11 +856,13 @@ impl App {
                 };
                 let member = store::households::get_member(db, grant.household_id, grant.member_id)
                     .map_err(transactions::internal)?;
-                Ok(Some((token, grant, member)))
+                let household = store::households::get_household(db, grant.household_id)
+                    .map_err(transactions::internal)?;
+                Ok(Some((token, grant, member, household.trusted_apps)))
             })
         })
         .await?;
-        let (token, grant, member) = found.ok_or_else(crate::auth::refused)?;
+        let (token, grant, member, trusted_apps) = found.ok_or_else(crate::auth::refused)?;
         let now = self.clock.now();
         let now_text = timestamp_text(now);
         let live = token.kind == "access"
@@ -864,7 +879,10 @@ impl App {
             household_id: grant.household_id,
             member_id: grant.member_id,
             role: member.role,
-            scope: Scope::parse(&token.scope).ok_or(OpError::Internal)?,
+            scope: ops::oauth::app_scope(
+                Scope::parse(&token.scope).ok_or(OpError::Internal)?,
+                trusted_apps,
+            ),
             actor: Actor::Token {
                 token_id: grant.id,
                 client_name: Some(grant.name.clone()),

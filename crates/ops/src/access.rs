@@ -157,6 +157,9 @@ pub struct Settings {
     /// Days before a charge that reminders go out.
     pub reminder_days_before: u32,
     pub secrets: Vec<SecretSetting>,
+    /// Whether apps connected with OAuth may be given the trusted scope, whose writes wait for
+    /// a person only when destructive. Off unless an owner turns it on (allow_trusted_apps).
+    pub trusted_apps: bool,
 }
 
 pub struct GetSettings;
@@ -193,6 +196,26 @@ impl Op for UpdateSettings {
     )
     .owner_only();
     type Input = UpdateSettingsInput;
+    type Output = Settings;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AllowTrustedAppsInput {
+    pub allowed: bool,
+}
+
+pub struct AllowTrustedApps;
+impl Op for AllowTrustedApps {
+    const INFO: OpInfo = OpInfo::write(
+        "allow_trusted_apps",
+        "Let connected apps be trusted, or stop them",
+        "Owners only. When allowed, the consent page also offers apps the trusted scope (unchecked); when not, trusted apps act as read and write.",
+        Hints::write(true),
+    )
+    .owner_only()
+    .excluded("it widens what agents may be given; an owner decides it in the web app or CLI");
+    type Input = AllowTrustedAppsInput;
     type Output = Settings;
 }
 

@@ -300,10 +300,12 @@ mod tests {
             .map(OpMeta::name)
             .collect();
         let expected: BTreeSet<&str> =
-            ["create_token", "invite_member", "remove_member"].into_iter().collect();
+            ["create_token", "allow_trusted_apps", "invite_member", "remove_member"]
+                .into_iter()
+                .collect();
         assert_eq!(
             excluded, expected,
-            "the ops excluded from agents must be exactly those creating credentials or changing membership (DESIGN.md section 4); update this test when that list changes"
+            "the ops excluded from agents must be exactly those creating or widening credentials or changing membership (DESIGN.md section 4); update this test when that list changes"
         );
     }
 }

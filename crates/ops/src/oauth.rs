@@ -39,6 +39,29 @@ impl PublicOrigin {
 /// Scopes a client may ask for, in the order clients request them.
 pub const SCOPES_SUPPORTED: &[Scope] = &[Scope::Read, Scope::Write];
 
+/// The scopes the consent page offers for a request of `requested`: up to what the client
+/// asked for, and `trusted` too when the household's owners allow trusted apps and the client
+/// asked to make changes. That is the one widening: clients ask for what the `/mcp` challenge
+/// names (`read write`), and `trusted` is the person's own choice, never preselected.
+pub fn offered_scopes(requested: Scope, trusted_apps: bool) -> Vec<Scope> {
+    let mut offered: Vec<Scope> = SCOPES_SUPPORTED
+        .iter()
+        .copied()
+        .filter(|s| requested.min(Scope::Write).allows(*s))
+        .collect();
+    if trusted_apps && requested >= Scope::Write {
+        offered.push(Scope::Trusted);
+    }
+    offered
+}
+
+/// The scope a connected app acts with: its grant's, but never more than `write` while the
+/// household's owners do not allow trusted apps (turning the setting off takes `trusted` from
+/// every app at once; turning it back on, or undoing, gives it back).
+pub fn app_scope(granted: Scope, trusted_apps: bool) -> Scope {
+    if trusted_apps { granted } else { granted.min(Scope::Write) }
+}
+
 /// A scope as OAuth writes it: every scope it includes, e.g. `read write`.
 pub fn scope_words(scope: Scope) -> String {
     Scope::ALL

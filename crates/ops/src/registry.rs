@@ -66,6 +66,7 @@ macro_rules! op_list {
             access::RevokeConnectedApp,
             access::GetSettings,
             access::UpdateSettings,
+            access::AllowTrustedApps,
             access::ExportData,
             access::ConfirmChange,
         }

@@ -97,3 +97,7 @@ CREATE TABLE oauth_tokens (
 );
 CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);
 CREATE INDEX oauth_tokens_family ON oauth_tokens(family);
+
+-- Whether the household's owners let connected apps be given the `trusted` scope; off until
+-- an owner turns it on.
+ALTER TABLE households ADD COLUMN trusted_apps INTEGER NOT NULL DEFAULT 0 CHECK (trusted_apps IN (0, 1));

@@ -17,6 +17,8 @@ pub struct HouseholdRow {
     pub language: String,
     pub week_start: WeekStart,
     pub reminder_days_before: i64,
+    /// Whether connected apps may be given the `trusted` scope (an owner's setting).
+    pub trusted_apps: bool,
     /// RFC 3339 UTC: when the household was set up, and its records begin.
     pub created_at: String,
 }
@@ -30,6 +32,7 @@ fn household_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HouseholdRow>
         language: row.get("language")?,
         week_start: parsed(row, "week_start", WeekStart::parse)?,
         reminder_days_before: row.get("reminder_days_before")?,
+        trusted_apps: row.get("trusted_apps")?,
         created_at: row.get("created_at")?,
     })
 }
@@ -65,7 +68,7 @@ pub fn household_ids(db: &Db<'_>) -> Result<Vec<i64>> {
 pub fn update_household(db: &Db<'_>, row: &HouseholdRow) -> Result<()> {
     db.conn.execute(
         "UPDATE households SET name = ?2, currency = ?3, time_zone = ?4, language = ?5, week_start = ?6,
-         reminder_days_before = ?7 WHERE id = ?1",
+         reminder_days_before = ?7, trusted_apps = ?8 WHERE id = ?1",
         params![
             row.id,
             row.name,
@@ -73,7 +76,8 @@ pub fn update_household(db: &Db<'_>, row: &HouseholdRow) -> Result<()> {
             row.time_zone,
             row.language,
             row.week_start.as_str(),
-            row.reminder_days_before
+            row.reminder_days_before,
+            row.trusted_apps
         ],
     )?;
     Ok(())

@@ -104,6 +104,7 @@ pub fn router(
             "/settings/tokens/{id}/revoke",
             get(pages::tokens::confirm_revoke).post(pages::tokens::revoke),
         )
+        .route("/settings/apps/trusted", post(pages::tokens::trusted_apps))
         .route(
             "/settings/apps/{id}/revoke",
             get(pages::tokens::confirm_disconnect).post(pages::tokens::disconnect),

@@ -101,11 +101,16 @@ pub(crate) fn revoke_token(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Token, O
     token_view(&row)
 }
 
-fn connected_app_view(row: &store::oauth::GrantRow) -> Result<ConnectedApp, OpError> {
+/// A grant as its person sees it, with the scope it acts with now.
+fn connected_app_view(
+    row: &store::oauth::GrantRow,
+    trusted_apps: bool,
+) -> Result<ConnectedApp, OpError> {
+    let granted = Scope::parse(&row.scope).ok_or(OpError::Internal)?;
     Ok(ConnectedApp {
         id: row.id,
         name: row.name.clone(),
-        scope: Scope::parse(&row.scope).ok_or(OpError::Internal)?,
+        scope: ops::oauth::app_scope(granted, trusted_apps),
         connected_at: views::timestamp(&row.created_at)?,
         last_used_at: row.last_used_at.as_deref().map(views::timestamp).transpose()?,
         revoked_at: row.revoked_at.as_deref().map(views::timestamp).transpose()?,
@@ -117,7 +122,9 @@ pub(crate) fn list_connected_apps(
     _: Empty,
 ) -> Result<ConnectedAppList, OpError> {
     let rows = store::oauth::list_grants(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
-    Ok(ConnectedAppList { items: rows.iter().map(connected_app_view).collect::<Result<_, _>>()? })
+    let trusted_apps = ctx.household.trusted_apps;
+    let items = rows.iter().map(|row| connected_app_view(row, trusted_apps));
+    Ok(ConnectedAppList { items: items.collect::<Result<_, _>>()? })
 }
 
 /// The caller's own grant with this id; a grant is a row of `tokens`, revoked as a token is
@@ -145,7 +152,7 @@ pub(crate) fn revoke_connected_app(
         Text::new("Disconnected the app {name}").with("name", &row.name),
     )?;
     let row = store::oauth::get_grant(ctx.db, row.id).or_internal()?.ok_or(OpError::Internal)?;
-    connected_app_view(&row)
+    connected_app_view(&row, ctx.household.trusted_apps)
 }
 
 fn settings_view(ctx: &Ctx<'_>) -> Result<Settings, OpError> {
@@ -158,6 +165,7 @@ fn settings_view(ctx: &Ctx<'_>) -> Result<Settings, OpError> {
             .collect(),
         reminder_days_before: u32::try_from(ctx.household.reminder_days_before).unwrap_or_default(),
         secrets: secrets.into_iter().map(|name| SecretSetting { name, is_set: true }).collect(),
+        trusted_apps: ctx.household.trusted_apps,
     })
 }
 
@@ -207,6 +215,22 @@ pub(crate) fn update_settings(
         before,
         Text::new("Updated exchange rates and reminders"),
     )?;
+    settings_view(ctx)
+}
+
+pub(crate) fn allow_trusted_apps(
+    ctx: &mut Ctx<'_>,
+    input: AllowTrustedAppsInput,
+) -> Result<Settings, OpError> {
+    let before = ctx.snapshot(EntityKind::Household, ctx.household_id())?;
+    ctx.household.trusted_apps = input.allowed;
+    store::households::update_household(ctx.db, &ctx.household).or_internal()?;
+    let summary = if input.allowed {
+        Text::new("Let connected apps be trusted")
+    } else {
+        Text::new("Stopped connected apps being trusted")
+    };
+    ctx.record(EntityKind::Household, ctx.household_id(), before, summary)?;
     settings_view(ctx)
 }
 

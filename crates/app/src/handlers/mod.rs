@@ -267,6 +267,7 @@ pub(crate) fn registry() -> Registry {
     reg.add::<a::RevokeConnectedApp>(access::revoke_connected_app);
     reg.add::<a::GetSettings>(access::get_settings);
     reg.add::<a::UpdateSettings>(access::update_settings);
+    reg.add::<a::AllowTrustedApps>(access::allow_trusted_apps);
     reg.add::<a::ExportData>(access::export_data);
     reg.confirmation::<a::ConfirmChange>();
     reg

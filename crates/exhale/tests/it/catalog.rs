@@ -103,6 +103,7 @@ fn cases() -> Vec<Case> {
             setup: vec![(CONNECT_AN_APP, Box::new(|_, _| json!({})))],
             input: Box::new(|_, setup| json!({"id": id(&setup[0])})),
         },
+        case("allow_trusted_apps", |_| json!({"allowed": true})),
         case(
             "update_settings",
             |_| json!({"exchange_rates": {"USD": "0.92", "GBP": "1.17"}, "reminder_days_before": 5}),

@@ -635,6 +635,75 @@ async fn a_read_only_app_is_told_which_scope_to_ask_for_and_an_api_token_is_told
 }
 
 #[tokio::test]
+async fn trusted_is_offered_only_once_an_owner_allows_it_and_taken_back_when_they_stop() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client_id = public_client(&server, "Helper").await;
+    let path = authorize_path(&client_id, &[]);
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+
+    // Off by default: not offered, and a forged choice gets read and write at most.
+    let page = ana.get(&path).await;
+    assert!(!page.body.contains("value=\"trusted\""), "{}", page.body);
+    let location = consent(&mut ana, &path, "trusted", "approve").await;
+    let (_, tokens) = exchange(&server, &client_id, &param(&location, "code").unwrap()).await;
+    assert_eq!(tokens["scope"], "read write", "{tokens}");
+
+    // Only an owner turns it on, on the web; no member, no agent.
+    let by_member = w.env.call(&w.bob, "allow_trusted_apps", json!({"allowed": true})).await;
+    assert_eq!(by_member.unwrap_err().code(), "forbidden");
+    let (agent_token, _) = w.env.token(&w.ana, "write").await;
+    let (status, body) =
+        rest(&server, &agent_token, "allow_trusted_apps", json!({"allowed": true})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    let agents = ana.get("/settings/tokens").await;
+    let allowed = ana
+        .post(
+            "/settings/apps/trusted",
+            &[("csrf", &Visitor::hidden(&agents, "csrf")), ("allowed", "true")],
+        )
+        .await;
+    assert_eq!(allowed.status, StatusCode::SEE_OTHER, "{}", allowed.body);
+    let settings = w.env.call(&w.ana, "get_settings", json!({})).await.unwrap();
+    assert_eq!(settings["trusted_apps"], true);
+
+    // Now offered, never preselected, with a warning; chosen, the app's writes apply unasked.
+    let page = ana.get(&path).await;
+    assert!(page.body.contains("<input type=\"radio\" name=\"scope\" value=\"trusted\">"));
+    assert!(page.body.contains("value=\"write\" checked"), "the request's own scope is checked");
+    assert!(page.body.contains("Choose Trusted only for an app you know well"));
+    let location = consent(&mut ana, &path, "trusted", "approve").await;
+    let (_, tokens) = exchange(&server, &client_id, &param(&location, "code").unwrap()).await;
+    assert_eq!(tokens["scope"], "read write trusted", "{tokens}");
+    let access = tokens["access_token"].as_str().unwrap();
+    let price = json!({"id": w.netflix, "amount": "17.99"});
+    let (status, body) = rest(&server, access, "change_price", price.clone()).await;
+    assert_eq!(status, StatusCode::OK, "a trusted app's financial write applies: {body}");
+
+    // Stopped: the same token acts as read and write at once, asking before money changes.
+    let stopped = w.env.call(&w.ana, "allow_trusted_apps", json!({"allowed": false})).await;
+    assert_eq!(stopped.unwrap()["trusted_apps"], false);
+    let (status, body) = rest(&server, access, "change_price", price.clone()).await;
+    assert_eq!(status, StatusCode::PRECONDITION_REQUIRED, "{body}");
+    assert_eq!(body["code"], "confirmation_required", "{body}");
+    let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
+    assert!(
+        apps["items"].as_array().unwrap().iter().all(|app| app["scope"] != "trusted"),
+        "{apps}"
+    );
+    let page = ana.get(&path).await;
+    assert!(!page.body.contains("value=\"trusted\""));
+
+    // Undoing the change gives the app its trust back.
+    let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
+    let batch = activity["items"][0]["batch_id"].clone();
+    w.env.call(&w.ana, "undo", json!({"batch_id": batch})).await.unwrap();
+    let (status, body) = rest(&server, access, "change_price", price).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
+#[tokio::test]
 async fn registration_takes_what_real_clients_send_and_refuses_the_dangerous() {
     let w = World::new().await;
     let server = w.env.serve().await;

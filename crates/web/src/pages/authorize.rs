@@ -97,6 +97,7 @@ pub(crate) async fn show(
         "request_id": consent.request_id,
         "requested": consent.requested.as_str(),
         "write_offered": consent.offered.contains(&Scope::Write),
+        "trusted_offered": consent.offered.contains(&Scope::Trusted),
     });
     let mut response = page(&web, &headers, Some(&person), "consent.html", data);
     let policy = CONTENT_SECURITY_POLICY.replace(
@@ -123,13 +124,8 @@ pub(crate) async fn decide(State(web): State<Web>, posted: Posted<DecisionForm>)
     let Posted { person, form } = posted;
     let decision = match form.decision.as_str() {
         "approve" => {
-            // Only the scopes offered can be chosen; anything else reads as the least.
-            let scope = ops::oauth::SCOPES_SUPPORTED
-                .iter()
-                .find(|s| s.as_str() == form.scope)
-                .copied()
-                .unwrap_or(Scope::Read);
-            Decision::Approve(scope)
+            // The app keeps the choice within what its page offered; no choice reads as the least.
+            Decision::Approve(Scope::parse(&form.scope).unwrap_or(Scope::Read))
         }
         "deny" => Decision::Deny,
         _ => {

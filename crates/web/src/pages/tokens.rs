@@ -1,6 +1,7 @@
 //! API tokens and "Connect an agent": create a token (its secret shown once, with ready-to-paste
 //! configurations for each client, a QR code and a live test of `/mcp`), see when each token
-//! was last used, and revoke one through a confirmation page.
+//! was last used, and revoke one through a confirmation page; the apps connected with OAuth,
+//! disconnected the same way, and whether an owner lets them be trusted.
 
 use axum::{
     extract::{Path, State},
@@ -10,8 +11,8 @@ use axum::{
 use ops::{
     OpError, Scope, Text,
     access::{
-        CreateToken, CreateTokenInput, ListConnectedApps, ListTokens, RevokeConnectedApp,
-        RevokeToken, Token,
+        AllowTrustedApps, AllowTrustedAppsInput, CreateToken, CreateTokenInput, GetSettings,
+        ListConnectedApps, ListTokens, RevokeConnectedApp, RevokeToken, Token,
     },
     accounts::SessionCaller,
     common::{IdInput, RecordId},
@@ -111,15 +112,16 @@ async fn list_page(
     status: StatusCode,
     error: Option<String>,
 ) -> Response {
-    let listed = match web.call::<ListTokens>(person, Empty {}).await {
-        Ok(tokens) => {
-            web.call::<ListConnectedApps>(person, Empty {}).await.map(|apps| (tokens, apps))
-        }
-        Err(err) => Err(err),
+    let listed = async {
+        let tokens = web.call::<ListTokens>(person, Empty {}).await?;
+        let apps = web.call::<ListConnectedApps>(person, Empty {}).await?;
+        let settings = web.call::<GetSettings>(person, Empty {}).await?;
+        Ok::<_, OpError>((tokens, apps, settings))
     };
-    match listed {
-        Ok((tokens, apps)) => {
-            let mut data = json!({"nav": "connect", "tokens": tokens.items, "apps": apps.items, "error": error});
+    match listed.await {
+        Ok((tokens, apps, settings)) => {
+            let mut data = json!({"nav": "connect", "tokens": tokens.items, "apps": apps.items,
+                "trusted_apps": settings.trusted_apps, "error": error});
             page_with_status(web, headers, Some(person), status, "tokens.html", &mut data)
         }
         Err(err) => op_error(web, headers, person, &err),
@@ -268,4 +270,30 @@ pub(crate) async fn disconnect(
         notice,
     )
     .await
+}
+
+#[derive(Deserialize)]
+pub(crate) struct TrustedAppsForm {
+    #[serde(default)]
+    allowed: String,
+}
+
+/// An owner lets connected apps be trusted, or stops them.
+pub(crate) async fn trusted_apps(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form }: Posted<TrustedAppsForm>,
+) -> Response {
+    let allowed = match form::required::<bool>("/allowed", &form.allowed) {
+        Ok(allowed) => allowed,
+        Err(err) => return op_error(&web, &headers, &person, &err),
+    };
+    let notice = if allowed {
+        Text::new("Apps you connect from now on may be offered Trusted.")
+    } else {
+        Text::new("Connected apps are no longer trusted; those that were now ask before changes.")
+    };
+    let input = AllowTrustedAppsInput { allowed };
+    apply_and_go::<AllowTrustedApps>(&web, &headers, &person, input, "/settings/tokens", notice)
+        .await
 }

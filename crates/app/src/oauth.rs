@@ -40,6 +40,8 @@ const CODE_LIFETIME: SignedDuration = SignedDuration::from_secs(60);
 const REFRESH_IDLE: SignedDuration = SignedDuration::from_hours(30 * 24);
 /// No refresh outlives its grant by more than this: the person consents again.
 const REFRESH_ABSOLUTE: SignedDuration = SignedDuration::from_hours(180 * 24);
+/// How long tokens and codes are kept after they expire.
+const PRUNE_AFTER: SignedDuration = SignedDuration::from_hours(24);
 /// A refresh token presented again within this window gets the pair it was exchanged for (the
 /// client's first answer was lost); after it, the whole family is revoked.
 const REFRESH_RETRY: SignedDuration = SignedDuration::from_secs(60);
@@ -938,6 +940,10 @@ impl NewPair {
         family: &str,
         now: Timestamp,
     ) -> Result<(), OpError> {
+        // Tokens and codes long expired go as new ones come: a replayed one is refused as
+        // unknown rather than as expired, and the table holds live tokens and a day of history.
+        store::oauth::prune_tokens(db, &timestamp_text(now - PRUNE_AFTER))
+            .map_err(transactions::internal)?;
         let granted_at: Timestamp = grant.created_at.parse().map_err(|_| OpError::Internal)?;
         let refresh_expires = (now + REFRESH_IDLE).min(granted_at + REFRESH_ABSOLUTE);
         for (secret, kind, expires) in [

@@ -2,7 +2,8 @@
 //! the consent page driven through its real form, the code exchange with PKCE, MCP and REST
 //! calls with the access token, refresh with rotation, revocation; and the checklist of what
 //! must be refused (oauth.md section 12): code reuse, PKCE downgrade, redirect mismatch, state,
-//! CSRF on consent, refresh replay, another household's data, registration abuse.
+//! CSRF on consent, refresh replay, another household's data, registration abuse, step-up,
+//! trusted only where an owner allows it, and no secret of the flow in the server's log.
 
 use reqwest::{StatusCode, redirect::Policy};
 use serde_json::{Value, json};
@@ -18,6 +19,23 @@ use crate::{
 const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 const REDIRECT: &str = "http://127.0.0.1:9999/callback";
+
+/// A running Exhale: the in-process test server, or a spawned `exhale serve` at its URL.
+trait Served {
+    fn url(&self, path: &str) -> String;
+}
+
+impl Served for TestServer {
+    fn url(&self, path: &str) -> String {
+        TestServer::url(self, path)
+    }
+}
+
+impl Served for String {
+    fn url(&self, path: &str) -> String {
+        format!("{self}{path}")
+    }
+}
 
 fn http() -> reqwest::Client {
     reqwest::Client::builder().redirect(Policy::none()).build().unwrap()
@@ -45,13 +63,13 @@ fn param(url: &str, name: &str) -> Option<String> {
     pairs.into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
 }
 
-async fn register(server: &TestServer, body: Value) -> (StatusCode, Value) {
+async fn register(server: &impl Served, body: Value) -> (StatusCode, Value) {
     let response = http().post(server.url("/register")).json(&body).send().await.unwrap();
     let status = response.status();
     (status, response.json().await.unwrap_or(Value::Null))
 }
 
-async fn public_client(server: &TestServer, name: &str) -> String {
+async fn public_client(server: &impl Served, name: &str) -> String {
     let (status, client) = register(
         server,
         json!({"client_name": name, "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none",
@@ -102,7 +120,7 @@ async fn consent(visitor: &mut Visitor, path: &str, scope: &str, decision: &str)
     answered.location.unwrap()
 }
 
-async fn token(server: &TestServer, form: &[(&str, &str)]) -> (StatusCode, Value) {
+async fn token(server: &impl Served, form: &[(&str, &str)]) -> (StatusCode, Value) {
     let response = http()
         .post(server.url("/token"))
         .header("content-type", "application/x-www-form-urlencoded")
@@ -117,7 +135,7 @@ async fn token(server: &TestServer, form: &[(&str, &str)]) -> (StatusCode, Value
     (status, response.json().await.unwrap())
 }
 
-async fn exchange(server: &TestServer, client_id: &str, code: &str) -> (StatusCode, Value) {
+async fn exchange(server: &impl Served, client_id: &str, code: &str) -> (StatusCode, Value) {
     token(
         server,
         &[
@@ -132,7 +150,11 @@ async fn exchange(server: &TestServer, client_id: &str, code: &str) -> (StatusCo
     .await
 }
 
-async fn refresh(server: &TestServer, client_id: &str, refresh_token: &str) -> (StatusCode, Value) {
+async fn refresh(
+    server: &impl Served,
+    client_id: &str,
+    refresh_token: &str,
+) -> (StatusCode, Value) {
     token(
         server,
         &[
@@ -145,7 +167,7 @@ async fn refresh(server: &TestServer, client_id: &str, refresh_token: &str) -> (
 }
 
 /// A REST call with a bearer token: its status and body.
-async fn rest(server: &TestServer, token: &str, op: &str, input: Value) -> (StatusCode, Value) {
+async fn rest(server: &impl Served, token: &str, op: &str, input: Value) -> (StatusCode, Value) {
     let response = http()
         .post(server.url(&format!("/api/v1/ops/{op}")))
         .bearer_auth(token)
@@ -158,7 +180,7 @@ async fn rest(server: &TestServer, token: &str, op: &str, input: Value) -> (Stat
 }
 
 /// An MCP `initialize` request, with or without a bearer token.
-async fn initialize(server: &TestServer, token: Option<&str>) -> reqwest::Response {
+async fn initialize(server: &impl Served, token: Option<&str>) -> reqwest::Response {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
     let mut request = http()
@@ -173,8 +195,8 @@ async fn initialize(server: &TestServer, token: Option<&str>) -> reqwest::Respon
 }
 
 /// Ana signs in, connects `client_id` with `scope` and gets its tokens.
-async fn connected(server: &TestServer, client_id: &str, scope: &str) -> Value {
-    let mut ana = Visitor::new(server);
+async fn connected(server: &impl Served, client_id: &str, scope: &str) -> Value {
+    let mut ana = Visitor::at(&server.url(""));
     ana.sign_in("ana@a.test", PASSWORD).await;
     let location = consent(&mut ana, &authorize_path(client_id, &[]), scope, "approve").await;
     let code = param(&location, "code").unwrap();
@@ -542,6 +564,17 @@ async fn a_refresh_token_used_again_after_a_minute_ends_its_whole_family() {
     );
     let (status, _) = refresh(&server, &client_id, tokens["refresh_token"].as_str().unwrap()).await;
     assert_eq!(status, StatusCode::OK, "and is renewed by its refresh token");
+
+    // What expired more than a day ago is deleted as new tokens are issued: after 32 days
+    // only the newest pair and its code are left.
+    w.env.clock.advance(jiff::SignedDuration::from_hours(32 * 24));
+    connected(&server, &client_id, "read").await;
+    let dump = w.env.dump().await;
+    let rows = |table: &str| {
+        let section = dump.split(&format!("## {table}\n")).nth(1).unwrap();
+        section.lines().take_while(|line| !line.starts_with("## ")).count()
+    };
+    assert_eq!((rows("oauth_tokens"), rows("oauth_codes")), (2, 1), "{dump}");
 }
 
 #[tokio::test]
@@ -901,4 +934,74 @@ async fn the_official_python_client_connects_on_its_own_refreshes_and_is_revoked
     );
     let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
     assert_eq!(apps["items"], json!([]), "revoking its refresh token disconnected it");
+}
+
+#[tokio::test]
+async fn no_token_code_or_secret_of_the_flow_reaches_the_log() {
+    let dir = test_support::TempDir::new();
+    let owner = ["member", "create-owner", "--email", "ana@a.test", "--name", "Ana"];
+    let args = [&owner[..], &["--password-stdin"]].concat();
+    crate::cli::stdout(&crate::cli::exhale(&dir, &args, &format!("{PASSWORD}\n")));
+    let log_path = dir.path().join("serve.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    // Everything our libraries log too, at the most talkative level but trace.
+    let mut child = crate::cli::spawn_serve_logging(&dir, &[("RUST_LOG", "debug")], log);
+    let url = crate::cli::listening_url(&mut child);
+
+    // A confidential client, so a client secret is in the flow, through every endpoint.
+    let (status, client) = register(
+        &url,
+        json!({"client_name": "Logged", "redirect_uris": [REDIRECT],
+               "token_endpoint_auth_method": "client_secret_post"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{client}");
+    let client_id = client["client_id"].as_str().unwrap();
+    let client_secret = client["client_secret"].as_str().unwrap();
+    let mut ana = Visitor::at(&url);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let location = consent(&mut ana, &authorize_path(client_id, &[]), "write", "approve").await;
+    let code = param(&location, "code").unwrap();
+    let confidential = async |form: &[(&str, &str)]| {
+        let credentials = [("client_id", client_id), ("client_secret", client_secret)];
+        token(&url, &[form, &credentials].concat()).await
+    };
+    let exchange = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", REDIRECT),
+        ("code_verifier", VERIFIER),
+    ];
+    let (status, tokens) = confidential(&exchange).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    let access = tokens["access_token"].as_str().unwrap().to_owned();
+    assert_eq!(initialize(&url, Some(&access)).await.status(), StatusCode::OK);
+    assert_eq!(rest(&url, &access, "list_categories", json!({})).await.0, StatusCode::OK);
+    let refresh_token = tokens["refresh_token"].as_str().unwrap().to_owned();
+    let (status, renewed) =
+        confidential(&[("grant_type", "refresh_token"), ("refresh_token", &refresh_token)]).await;
+    assert_eq!(status, StatusCode::OK, "{renewed}");
+    // The code again: refused, and what it gave is withdrawn.
+    assert_eq!(confidential(&exchange).await.0, StatusCode::BAD_REQUEST);
+    let refused = initialize(&url, Some(renewed["access_token"].as_str().unwrap())).await;
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+
+    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(log.contains("uri=/token") && log.contains("uri=/mcp"), "the flow was logged: {log}");
+    let secrets = [
+        client_secret,
+        &code,
+        &access,
+        &refresh_token,
+        renewed["access_token"].as_str().unwrap(),
+        renewed["refresh_token"].as_str().unwrap(),
+    ];
+    for secret in secrets {
+        assert!(!log.contains(secret), "{secret} is in the log");
+    }
+    for prefix in ["exha_", "exhrefresh_", "exhcode_", "exhsecret_", "exhreq_", "Bearer "] {
+        assert!(!log.contains(prefix), "{prefix} is in the log");
+    }
 }

@@ -29,9 +29,14 @@ pub(crate) struct Page {
 
 impl Visitor {
     pub(crate) fn new(server: &TestServer) -> Self {
+        Self::at(&server.url(""))
+    }
+
+    /// A visitor of the server at `base`, e.g. a spawned `exhale serve`.
+    pub(crate) fn at(base: &str) -> Self {
         Self {
             client: reqwest::Client::builder().redirect(Policy::none()).build().unwrap(),
-            base: server.url(""),
+            base: base.to_owned(),
             cookies: HashMap::new(),
         }
     }

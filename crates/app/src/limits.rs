@@ -2,7 +2,8 @@
 //! small machine whatever a household or a runaway agent does), and, on the injected clock,
 //! the per-token rate limit (a token bucket per API token, so one
 //! runaway agent cannot monopolise a small machine; people are not limited by it) and the
-//! sign-in limit (failed passwords per email and client address).
+//! sign-in limit (failed passwords per email and client address), and counts per client
+//! address for the OAuth endpoints.
 //!
 //! Both fail closed: a lock poisoned by a panic elsewhere keeps its counts and keeps limiting.
 
@@ -254,6 +255,63 @@ impl SignInLimiter {
         let mut tables = locked(&self.0);
         tables.by_address.remove(&(email.to_owned(), client));
         tables.by_email.remove(email);
+    }
+}
+
+/// How many requests of one kind one client address may make in a window.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PerAddress {
+    pub(crate) limit: u32,
+    pub(crate) window: SignedDuration,
+}
+
+/// Requests of one kind counted per client address, each address's count starting over a
+/// window after its first (the OAuth endpoints' limits). Addresses whose window has passed
+/// are forgotten once the table is large.
+#[derive(Default)]
+pub(crate) struct AddressLimiter(Mutex<HashMap<Option<IpAddr>, (u32, Timestamp)>>);
+
+impl AddressLimiter {
+    /// The seconds `from` must wait, when it is at the limit; counts nothing.
+    pub(crate) fn wait(
+        &self,
+        limit: PerAddress,
+        from: Option<IpAddr>,
+        now: Timestamp,
+    ) -> Option<u64> {
+        let table = locked(&self.0);
+        let (count, since) = *table.get(&from)?;
+        (count >= limit.limit && now.duration_since(since) < limit.window)
+            .then(|| seconds_until(since + limit.window, now))
+    }
+
+    /// Counts one request from `from`.
+    pub(crate) fn count(&self, limit: PerAddress, from: Option<IpAddr>, now: Timestamp) {
+        let mut table = locked(&self.0);
+        if table.len() > MAX_ENTRIES {
+            table.retain(|_, (_, since)| now.duration_since(*since) < limit.window);
+        }
+        let entry = table.entry(from).or_insert((0, now));
+        if now.duration_since(entry.1) >= limit.window {
+            *entry = (0, now);
+        }
+        entry.0 += 1;
+    }
+
+    /// Counts one request from `from` if it is within the limit; otherwise the seconds to wait.
+    pub(crate) fn admit(
+        &self,
+        limit: PerAddress,
+        from: Option<IpAddr>,
+        now: Timestamp,
+    ) -> Result<(), u64> {
+        match self.wait(limit, from, now) {
+            Some(wait) => Err(wait),
+            None => {
+                self.count(limit, from, now);
+                Ok(())
+            }
+        }
     }
 }
 

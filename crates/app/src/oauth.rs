@@ -28,7 +28,7 @@ use crate::{
     App,
     auth::{hash_token, new_secret},
     clock::timestamp_text,
-    limits::locked,
+    limits::{AddressLimiter, PerAddress, locked},
     transactions,
 };
 
@@ -45,9 +45,13 @@ const PRUNE_AFTER: SignedDuration = SignedDuration::from_hours(24);
 /// A refresh token presented again within this window gets the pair it was exchanged for (the
 /// client's first answer was lost); after it, the whole family is revoked.
 const REFRESH_RETRY: SignedDuration = SignedDuration::from_secs(60);
-/// Registrations one address may make in [`REGISTRATION_WINDOW`].
-const REGISTRATIONS_PER_ADDRESS: usize = 20;
-const REGISTRATION_WINDOW: SignedDuration = SignedDuration::from_hours(1);
+/// Registrations one address may make.
+const REGISTRATIONS: PerAddress = PerAddress { limit: 20, window: SignedDuration::from_hours(1) };
+/// Refused `/token` requests one address may make before it must wait: codes and secrets
+/// cannot be guessed, but each try costs a lookup.
+const TOKEN_FAILURES: PerAddress = PerAddress { limit: 30, window: SignedDuration::from_mins(15) };
+/// Revocations one address may ask for.
+const REVOCATIONS: PerAddress = PerAddress { limit: 50, window: SignedDuration::from_mins(15) };
 /// Registered clients kept at most; past it registration is refused, never evicting a client
 /// someone uses.
 const MAX_CLIENTS: i64 = 1000;
@@ -71,7 +75,9 @@ pub(crate) struct OAuthState {
     origin: RwLock<Option<PublicOrigin>>,
     /// Pairs issued for a rotated refresh token (by its hash), for the retry window.
     retries: Mutex<HashMap<String, (IssuedTokens, Timestamp)>>,
-    registrations: Mutex<HashMap<Option<IpAddr>, Vec<Timestamp>>>,
+    registrations: AddressLimiter,
+    token_failures: AddressLimiter,
+    revocations: AddressLimiter,
     documents: RwLock<Option<Arc<dyn MetadataDocuments>>>,
     /// Clients read from their metadata documents, until the documents may be fetched again.
     described: Mutex<HashMap<String, (store::oauth::ClientRow, Timestamp)>>,
@@ -89,6 +95,14 @@ fn server_error(err: OpError) -> OAuthError {
         }
         _ => OAuthError::server_error(),
     }
+}
+
+/// An address past one of the endpoints' limits.
+fn slow_down(wait_secs: u64) -> OAuthError {
+    invalid(
+        ErrorCode::SlowDown,
+        format!("Too many requests from this address; try again in {wait_secs} s."),
+    )
 }
 
 fn json_list(values: &[String]) -> String {
@@ -208,20 +222,6 @@ impl App {
         format!("{redirect_uri}{separator}{query}")
     }
 
-    fn registration_allowed(&self, from: Option<IpAddr>, now: Timestamp) -> bool {
-        let mut table = locked(&self.oauth.registrations);
-        if table.len() > 10_000 {
-            table.clear();
-        }
-        let times = table.entry(from).or_default();
-        times.retain(|at| now.duration_since(*at) < REGISTRATION_WINDOW);
-        if times.len() >= REGISTRATIONS_PER_ADDRESS {
-            return false;
-        }
-        times.push(now);
-        true
-    }
-
     async fn oauth_register(
         &self,
         registration: Registration,
@@ -275,7 +275,7 @@ impl App {
             return Err(metadata("application_type is web or native.".into()));
         }
         let now = self.clock.now();
-        if !self.registration_allowed(from, now) {
+        if self.oauth.registrations.admit(REGISTRATIONS, from, now).is_err() {
             return Err(invalid(
                 ErrorCode::SlowDown,
                 "Too many registrations from this address; try again in an hour.",
@@ -600,6 +600,19 @@ impl App {
         }
     }
 
+    /// The token endpoint, for an address within its limit of refused requests.
+    async fn limited_token(&self, request: TokenRequest) -> Result<IssuedTokens, OAuthError> {
+        let from = request.client.from;
+        if let Some(wait) = self.oauth.token_failures.wait(TOKEN_FAILURES, from, self.clock.now()) {
+            return Err(slow_down(wait));
+        }
+        let answer = self.oauth_token(request).await;
+        if answer.as_ref().is_err_and(|err| err.code != ErrorCode::ServerError) {
+            self.oauth.token_failures.count(TOKEN_FAILURES, from, self.clock.now());
+        }
+        answer
+    }
+
     async fn oauth_token(&self, request: TokenRequest) -> Result<IssuedTokens, OAuthError> {
         let client = self.authenticated_client(&request.client).await?;
         let origin = self.public_origin().ok_or_else(OAuthError::server_error)?;
@@ -807,6 +820,10 @@ impl App {
         token: String,
         client: ClientCredentials,
     ) -> Result<(), OAuthError> {
+        if let Err(wait) = self.oauth.revocations.admit(REVOCATIONS, client.from, self.clock.now())
+        {
+            return Err(slow_down(wait));
+        }
         let client = self.authenticated_client(&client).await?;
         let store = self.store.clone();
         let hash = hash_token(&token);
@@ -1010,7 +1027,7 @@ impl ops::oauth::OAuthServer for App {
     }
 
     fn token(&self, request: TokenRequest) -> ops::BoxFuture<'_, Result<IssuedTokens, OAuthError>> {
-        Box::pin(self.oauth_token(request))
+        Box::pin(self.limited_token(request))
     }
 
     fn revoke(

@@ -204,6 +204,7 @@ fn client_credentials(
             client_id: form_id,
             client_secret: form_secret,
             basic: false,
+            from: None,
         });
     };
     let unreadable =
@@ -234,17 +235,25 @@ fn client_credentials(
             "Send the client's credentials one way: the Authorization header or the form.",
         ));
     }
-    Ok(ClientCredentials { client_id: Some(id), client_secret: Some(secret), basic: true })
+    Ok(ClientCredentials {
+        client_id: Some(id),
+        client_secret: Some(secret),
+        basic: true,
+        from: None,
+    })
 }
 
-/// The fields of a token or revocation request and the client's credentials.
+/// The fields of a token or revocation request and the client's credentials, with the
+/// address the request came from.
 fn read_form(
     headers: &HeaderMap,
     body: &[u8],
+    from: Option<axum::Extension<http::ClientAddress>>,
 ) -> Result<(std::collections::HashMap<String, String>, ClientCredentials), OAuthError> {
     let mut fields = form_fields(headers, body)?;
     let client = client_credentials(headers, &mut fields)?;
-    Ok((fields, client))
+    let from = from.map(|axum::Extension(http::ClientAddress(ip))| ip);
+    Ok((fields, ClientCredentials { from, ..client }))
 }
 
 /// An error of the token or revocation endpoint: `invalid_client` after Basic credentials
@@ -259,11 +268,16 @@ fn endpoint_error(err: &OAuthError, basic: bool) -> Response {
     response
 }
 
-pub(crate) async fn token(State(server): Server, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn token(
+    State(server): Server,
+    from: Option<axum::Extension<http::ClientAddress>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if server.origin().is_none() {
         return off();
     }
-    let (mut fields, client) = match read_form(&headers, &body) {
+    let (mut fields, client) = match read_form(&headers, &body, from) {
         Ok(read) => read,
         Err(err) => return endpoint_error(&err, headers.contains_key(header::AUTHORIZATION)),
     };
@@ -291,11 +305,16 @@ pub(crate) async fn token(State(server): Server, headers: HeaderMap, body: Bytes
     }
 }
 
-pub(crate) async fn revoke(State(server): Server, headers: HeaderMap, body: Bytes) -> Response {
+pub(crate) async fn revoke(
+    State(server): Server,
+    from: Option<axum::Extension<http::ClientAddress>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     if server.origin().is_none() {
         return off();
     }
-    let (mut fields, client) = match read_form(&headers, &body) {
+    let (mut fields, client) = match read_form(&headers, &body, from) {
         Ok(read) => read,
         Err(err) => return endpoint_error(&err, headers.contains_key(header::AUTHORIZATION)),
     };

@@ -213,6 +213,8 @@ pub struct ClientCredentials {
     pub client_secret: Option<String>,
     /// The credentials came in an `Authorization: Basic` header.
     pub basic: bool,
+    /// The address the request came from, for the endpoints' limits.
+    pub from: Option<std::net::IpAddr>,
 }
 
 /// A successful token response (RFC 6749 section 5.1).

@@ -737,6 +737,43 @@ async fn trusted_is_offered_only_once_an_owner_allows_it_and_taken_back_when_the
 }
 
 #[tokio::test]
+async fn an_address_that_keeps_failing_at_the_token_endpoint_is_slowed_down() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client_id = public_client(&server, "Guesser").await;
+    let tokens = connected(&server, &client_id, "read").await;
+    let refresh_token = tokens["refresh_token"].as_str().unwrap();
+    for _ in 0..30 {
+        let (status, error) = exchange(&server, &client_id, "exhcode_guessed").await;
+        assert_eq!(
+            (status, error["error"].as_str()),
+            (StatusCode::BAD_REQUEST, Some("invalid_grant"))
+        );
+    }
+    // Past the limit even a good request waits, and is told for how long.
+    let (status, error) = refresh(&server, &client_id, refresh_token).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{error}");
+    assert_eq!(error["error"], "slow_down");
+    assert!(error["error_description"].as_str().unwrap().contains("try again in 900 s"), "{error}");
+    w.env.clock.advance(jiff::SignedDuration::from_mins(15));
+    let (status, renewed) = refresh(&server, &client_id, refresh_token).await;
+    assert_eq!(status, StatusCode::OK, "the window has passed: {renewed}");
+
+    // Revocation answers 200 for any token (RFC 7009), so it is limited by count.
+    let revoke = || {
+        http()
+            .post(server.url("/revoke"))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(query(&[("token", "exhrefresh_unknown"), ("client_id", &client_id)]))
+            .send()
+    };
+    for _ in 0..50 {
+        assert_eq!(revoke().await.unwrap().status(), StatusCode::OK);
+    }
+    assert_eq!(revoke().await.unwrap().status(), StatusCode::TOO_MANY_REQUESTS);
+}
+
+#[tokio::test]
 async fn registration_takes_what_real_clients_send_and_refuses_the_dangerous() {
     let w = World::new().await;
     let server = w.env.serve().await;

@@ -303,9 +303,18 @@ async fn an_app_is_discovered_registered_consented_calls_mcp_refreshes_and_is_re
     assert_eq!(entry["actor"]["kind"], "agent");
     assert_eq!(entry["actor"]["label"], "Claude for Home owner", "{entry}");
 
-    // The same token works over REST.
+    // The same token works over REST; in a URL's query it works nowhere.
     let (status, _) = rest(&server, &access, "list_categories", json!({})).await;
     assert_eq!(status, StatusCode::OK);
+    let in_query = http()
+        .post(server.url(&format!("/mcp?access_token={access}")))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(in_query.status(), StatusCode::UNAUTHORIZED);
 
     // Refresh rotates; a retry within a minute gets the same pair.
     let (status, renewed) = refresh(&server, &client_id, &refresh_token).await;
@@ -313,6 +322,13 @@ async fn an_app_is_discovered_registered_consented_calls_mcp_refreshes_and_is_re
     assert_ne!(renewed["refresh_token"], refresh_token.as_str());
     let (_, retried) = refresh(&server, &client_id, &refresh_token).await;
     assert_eq!(retried, renewed, "a lost answer is answered again");
+    // Two refreshes of one token at once: one new pair, which both are given.
+    let next = renewed["refresh_token"].as_str().unwrap();
+    let (first, second) =
+        tokio::join!(refresh(&server, &client_id, next), refresh(&server, &client_id, next));
+    assert_eq!(first.0, StatusCode::OK, "{}", first.1);
+    assert_eq!(first, second, "no second pair is issued");
+    let renewed = first.1;
     let new_access = renewed["access_token"].as_str().unwrap().to_owned();
     let (status, _) = rest(&server, &new_access, "list_categories", json!({})).await;
     assert_eq!(status, StatusCode::OK);
@@ -854,6 +870,15 @@ async fn registration_takes_what_real_clients_send_and_refuses_the_dangerous() {
     let client_id = confidential["client_id"].as_str().unwrap();
     let mut ana = Visitor::new(&server);
     ana.sign_in("ana@a.test", PASSWORD).await;
+    // Markup in a name is shown as text.
+    let marked_up = public_client(&server, "<script>alert(1)</script> Helper").await;
+    let page = ana.get(&authorize_path(&marked_up, &[])).await;
+    assert!(!page.body.contains("<script>alert"), "{}", page.body);
+    assert!(
+        page.body.contains("&lt;script&gt;alert(1)&lt;&#x2f;script&gt; Helper"),
+        "{}",
+        page.body
+    );
     let location = consent(&mut ana, &authorize_path(client_id, &[]), "write", "approve").await;
     let code = param(&location, "code").unwrap();
     let (status, error) = exchange(&server, client_id, &code).await;

@@ -117,7 +117,7 @@ pub(crate) fn page_with_status(
     name: &str,
     data: &mut Value,
 ) -> Response {
-    let notice = session::cookie(headers, NOTICE_COOKIE)
+    let notice = session::cookie(web, headers, NOTICE_COOKIE)
         .and_then(|cookie| serde_json::from_str::<Text>(&session::decode(cookie)).ok())
         .map(|notice| say(&notice));
     if let Some(fields) = data.as_object_mut() {

@@ -19,8 +19,16 @@ pub(crate) const FORM_COOKIE: &str = "exhale_form";
 /// A message for the next page ("Deleted Netflix."), shown once.
 pub(crate) const NOTICE_COOKIE: &str = "exhale_notice";
 
+/// A cookie's name as sent: behind HTTPS with the `__Host-` prefix, which browsers accept only
+/// from a secure origin, for the whole host (no `Domain`, `Path=/`), so neither a sibling
+/// subdomain nor a plain-HTTP page can set or shadow it. Plain HTTP (loopback) cannot have it.
+fn wire_name(web: &Web, name: &str) -> String {
+    if web.config.secure_cookies { format!("__Host-{name}") } else { name.to_owned() }
+}
+
 /// The value of cookie `name`, if the request has it.
-pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn cookie<'a>(web: &Web, headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let name = wire_name(web, name);
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -32,9 +40,10 @@ pub(crate) fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> 
 }
 
 /// A `Set-Cookie` value: HttpOnly, SameSite=Lax (a link from the terminal or an e-mail still
-/// arrives signed in; another site's form posts do not carry it), `Secure` behind HTTPS.
-/// `max_age` 0 deletes the cookie; `None` makes it last as long as the browser session.
+/// arrives signed in; another site's form posts do not carry it), `Secure` and `__Host-` behind
+/// HTTPS. `max_age` 0 deletes the cookie; `None` makes it last as long as the browser session.
 pub(crate) fn set_cookie(web: &Web, name: &str, value: &str, max_age: Option<u64>) -> HeaderValue {
+    let name = wire_name(web, name);
     let mut cookie = format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax");
     if let Some(seconds) = max_age {
         cookie.push_str(&format!("; Max-Age={seconds}"));
@@ -83,7 +92,7 @@ impl FromRequestParts<Web> for SignedIn {
 
 /// The person behind the request's session cookie.
 async fn signed_in_person(web: &Web, headers: &HeaderMap) -> Result<SessionCaller, ()> {
-    let secret = cookie(headers, SESSION_COOKIE).ok_or(())?;
+    let secret = cookie(web, headers, SESSION_COOKIE).ok_or(())?;
     web.accounts.session(secret).await.map_err(|_| ())
 }
 
@@ -158,7 +167,7 @@ pub(crate) fn check_form_token(
     headers: &HeaderMap,
     submitted: &str,
 ) -> Result<(), Response> {
-    match cookie(headers, FORM_COOKIE) {
+    match cookie(web, headers, FORM_COOKIE) {
         Some(expected) if same_secret(expected, submitted) => Ok(()),
         _ => Err(web.templates.refusal(
             StatusCode::FORBIDDEN,

@@ -1306,3 +1306,38 @@ async fn a_form_over_the_request_limit_is_refused_and_a_statement_may_be_larger(
     assert_ne!(read.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert!(read.status.is_success(), "{}", read.status);
 }
+
+#[tokio::test]
+async fn behind_https_the_cookies_are_secure_and_for_this_host_alone() {
+    let dir = test_support::TempDir::new();
+    let owner = ["member", "create-owner", "--email", "ana@a.test", "--name", "Ana"];
+    let args = [&owner[..], &["--password-stdin"]].concat();
+    crate::cli::stdout(&crate::cli::exhale(&dir, &args, &format!("{PASSWORD}\n")));
+    let mut child = crate::cli::spawn_serve_with(&dir, &[("EXHALE_SECURE_COOKIES", "true")]);
+    let url = crate::cli::listening_url(&mut child);
+    let mut ana = Visitor::at(&url);
+    let form = ana.get("/sign-in").await;
+    let set = form.headers["set-cookie"].to_str().unwrap().to_owned();
+    assert!(set.starts_with("__Host-exhale_form="), "{set}");
+    let signed_in = ana.sign_in("ana@a.test", PASSWORD).await;
+    assert_eq!(signed_in.status, StatusCode::SEE_OTHER, "{}", signed_in.body);
+    let session = signed_in
+        .headers
+        .get_all("set-cookie")
+        .iter()
+        .map(|value| value.to_str().unwrap())
+        .find(|value| value.starts_with("__Host-exhale_session="))
+        .unwrap_or_else(|| panic!("{:?}", signed_in.headers))
+        .to_owned();
+    for attribute in ["; Path=/", "; HttpOnly", "; SameSite=Lax", "; Secure"] {
+        assert!(session.contains(attribute), "{session}");
+    }
+    assert!(!session.contains("Domain"), "{session}");
+    assert!(ana.get("/").await.body.contains("Ana"), "the prefixed cookie is read back");
+    // The unprefixed name, as a sibling subdomain or a plain-HTTP page could set it, is not.
+    let session_value = ana.cookies.remove("__Host-exhale_session").unwrap();
+    ana.cookies.insert("exhale_session".into(), session_value);
+    assert_eq!(ana.get("/").await.status, StatusCode::SEE_OTHER);
+    std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+}

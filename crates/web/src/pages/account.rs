@@ -205,7 +205,7 @@ pub(crate) async fn sign_out(
     headers: HeaderMap,
     _: Posted<NoFields>,
 ) -> Response {
-    if let Some(secret) = session::cookie(&headers, SESSION_COOKIE) {
+    if let Some(secret) = session::cookie(&web, &headers, SESSION_COOKIE) {
         let _ = web.accounts.end_session(secret).await;
     }
     let mut response =

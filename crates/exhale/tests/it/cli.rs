@@ -38,12 +38,17 @@ pub(crate) fn stdout(output: &Output) -> String {
 }
 
 /// Creates the owner ana@a.test and a token for her; returns the token.
-pub(crate) fn owner_with_token(dir: &TempDir, scope: &str) -> String {
+/// Ana, the first owner, created at the terminal with `password`.
+pub(crate) fn create_owner(dir: &TempDir, password: &str) {
     stdout(&exhale(
         dir,
         &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
-        "a long enough password\n",
+        &format!("{password}\n"),
     ));
+}
+
+pub(crate) fn owner_with_token(dir: &TempDir, scope: &str) -> String {
+    create_owner(dir, "a long enough password");
     let token = stdout(&exhale(
         dir,
         &["token", "create", "--member", "ana@a.test", "--scope", scope, "--name", "t"],

@@ -1001,9 +1001,7 @@ async fn the_official_python_client_connects_on_its_own_refreshes_and_is_revoked
 #[tokio::test]
 async fn no_token_code_or_secret_of_the_flow_reaches_the_log() {
     let dir = test_support::TempDir::new();
-    let owner = ["member", "create-owner", "--email", "ana@a.test", "--name", "Ana"];
-    let args = [&owner[..], &["--password-stdin"]].concat();
-    crate::cli::stdout(&crate::cli::exhale(&dir, &args, &format!("{PASSWORD}\n")));
+    crate::cli::create_owner(&dir, PASSWORD);
     let log_path = dir.path().join("serve.log");
     let log = std::fs::File::create(&log_path).unwrap();
     // Everything our libraries log too, at the most talkative level but trace.

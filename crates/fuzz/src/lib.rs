@@ -1,6 +1,6 @@
 //! A small mutation fuzzer that runs on stable Rust, inside ordinary tests: the parsers of
-//! statements, amounts, cycles, dates and JSON-RPC framing each have a `fuzz_*` test that feeds
-//! mutations of real inputs (seeds) to the parser and fails on a panic.
+//! statements, amounts, cycles, dates, JSON-RPC framing and OAuth's requests each have a
+//! `fuzz_*` test that feeds mutations of real inputs (seeds) to the parser and fails on a panic.
 //!
 //! It is not coverage-guided (that needs a nightly toolchain or an instrumenting compiler):
 //! it mutates seeds and the inputs it made before, with byte flips, inserts and deletions,

@@ -353,3 +353,49 @@ pub(crate) async fn cors_and_no_store(mut response: Response) -> Response {
     headers.insert(header::PRAGMA, HeaderValue::from_static("no-cache"));
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fuzz target: a token or revocation request, its `Authorization` header on the first line
+    /// and its form after. Whatever it is, reading it never panics, and what is read names the
+    /// client once: its credentials are never also left among the form's fields.
+    #[test]
+    fn fuzz_token_requests() {
+        let seeds: Vec<Vec<u8>> = [
+            "\ngrant_type=authorization_code&code=exhcode_x&code_verifier=abc&client_id=exhclient_y",
+            "Basic ZXhoY2xpZW50X3k6ZXhoc2VjcmV0X3o=\ngrant_type=refresh_token&refresh_token=exhrefresh_r",
+            "Basic ZXhoY2xpZW50JTNBeTp6\ntoken=exha_t&token_type_hint=access_token",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        let tokens: &[&[u8]] =
+            &[b"&", b"=", b"%", b"+", b"%3A", b"client_id=", b"client_secret=", b"Basic "];
+        let crashes = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../target/fuzz-crashes"
+        ));
+        fuzz::check("token_requests", &seeds, tokens, &crashes, |bytes| {
+            let text = String::from_utf8_lossy(bytes);
+            let (authorization, body) = text.split_once('\n').unwrap_or(("", &text));
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/x-www-form-urlencoded"),
+            );
+            if let Ok(value) = HeaderValue::from_str(authorization)
+                && !authorization.is_empty()
+            {
+                headers.insert(header::AUTHORIZATION, value);
+            }
+            if let Ok((fields, client)) = read_form(&headers, body.as_bytes(), None) {
+                assert!(!fields.contains_key("client_id") && !fields.contains_key("client_secret"));
+                if client.basic {
+                    assert!(client.client_id.is_some() && client.client_secret.is_some());
+                }
+            }
+        });
+    }
+}

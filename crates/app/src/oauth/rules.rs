@@ -308,6 +308,66 @@ pub(crate) fn read_client_document(url: &str, body: &[u8]) -> Result<ClientDocum
 mod tests {
     use super::*;
 
+    fn crashes() -> std::path::PathBuf {
+        std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/fuzz-crashes"))
+    }
+
+    /// Fuzz target: two URIs, a line apart. Whatever they are, nothing panics, and a presented
+    /// URI that matches an acceptable registered one goes to the same place (no open redirect).
+    #[test]
+    fn fuzz_redirect_uris() {
+        let seeds: Vec<Vec<u8>> = [
+            "http://127.0.0.1:9999/callback\nhttp://127.0.0.1:5555/callback",
+            "https://claude.ai/api/mcp/auth_callback\nhttps://claude.ai/api/mcp/auth_callback",
+            "cursor://anysphere.cursor-retrieval/oauth/callback\nhttp://[::1]/cb",
+            "com.example.app:/oauth\nhttp://localhost:/x?y#z",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        let tokens: &[&[u8]] =
+            &[b"\n", b"://", b"@", b":", b"[", b"]", b"#", b"?", b"%2F", b"127.0.0.1"];
+        fuzz::check("redirect_uris", &seeds, tokens, &crashes(), |bytes| {
+            let text = String::from_utf8_lossy(bytes);
+            let (registered, presented) = text.split_once('\n').unwrap_or((&text, ""));
+            let acceptable = refuse_redirect_uri(registered).is_none();
+            refuse_redirect_uri(presented);
+            if acceptable {
+                assert!(redirect_matches(registered, registered));
+            }
+            if acceptable && redirect_matches(registered, presented) {
+                assert_eq!(redirect_host(presented), redirect_host(registered), "{text:?}");
+                assert_eq!(is_loopback_redirect(presented), is_loopback_redirect(registered));
+            }
+            names_resource(presented, "https://exhale.example/mcp");
+            requested_scope(Some(presented));
+        });
+    }
+
+    /// Fuzz target: a client metadata document. Whatever it holds, reading it never panics, and
+    /// what is read is a document for that URL with redirect URIs Exhale accepts.
+    #[test]
+    fn fuzz_client_documents() {
+        let url = "https://app.example/oauth/client.json";
+        let seeds: Vec<Vec<u8>> = [
+            r#"{"client_id": "https://app.example/oauth/client.json", "client_name": "App", "redirect_uris": ["https://app.example/cb"]}"#,
+            r#"{"client_id": "https://app.example/oauth/client.json", "redirect_uris": ["http://127.0.0.1/cb"], "token_endpoint_auth_method": "private_key_jwt", "token_endpoint_auth_methods_supported": ["none", "private_key_jwt"], "grant_types": ["authorization_code"]}"#,
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        let tokens: &[&[u8]] = &[b"\"", b",", b"{", b"}", b"[", b"]", b"null", b"\\u0000"];
+        fuzz::check("client_documents", &seeds, tokens, &crashes(), |bytes| {
+            refuse_document_url(&String::from_utf8_lossy(bytes));
+            if let Ok(document) = read_client_document(url, bytes) {
+                assert!(!document.redirect_uris.is_empty());
+                for uri in &document.redirect_uris {
+                    assert_eq!(refuse_redirect_uri(uri), None, "{uri}");
+                }
+            }
+        });
+    }
+
     #[test]
     fn the_rfc_7636_example_verifies() {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";

@@ -55,3 +55,27 @@ fn a_failure_while_checking_the_token_keeps_its_own_status() {
     assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
     assert!(response.headers().get(header::WWW_AUTHENTICATE).is_none());
 }
+
+/// Fuzz target: whatever the description, the step-up challenge is one valid header value
+/// whose quoted strings stay closed (the description cannot add or end a parameter).
+#[test]
+fn fuzz_insufficient_scope_challenges() {
+    let origin = ops::oauth::PublicOrigin { origin: "https://exhale.example".into() };
+    let seeds = vec![b"create_category needs more than this connection was allowed.".to_vec()];
+    let crashes =
+        std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/fuzz-crashes"));
+    fuzz::check(
+        "insufficient_scope_challenges",
+        &seeds,
+        &[b"\"", b"\\", b",", b"\n"],
+        &crashes,
+        |bytes| {
+            let description = String::from_utf8_lossy(bytes);
+            let challenge =
+                crate::insufficient_scope_challenge(&origin, ops::Scope::Write, &description);
+            assert!(axum::http::HeaderValue::from_str(&challenge).is_ok(), "{challenge:?}");
+            assert_eq!(challenge.matches('"').count(), 8, "{challenge}");
+            assert!(challenge.ends_with('"'));
+        },
+    );
+}

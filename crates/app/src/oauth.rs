@@ -169,9 +169,22 @@ impl App {
             return Ok(row.clone());
         }
         let documents = self.metadata_documents().ok_or_else(|| refused("documents are off"))?;
-        let fetched = documents.fetch(url).await.map_err(|why| refused(&why))?;
-        let document =
-            rules::read_client_document(url, &fetched.body).map_err(|why| refused(&why))?;
+        let live = match documents.fetch(url).await {
+            Ok(fetched) => rules::read_client_document(url, &fetched.body)
+                .map(|document| (document, fetched.max_age_secs)),
+            Err(why) => Err(why),
+        };
+        let (document, max_age_secs) = match live {
+            Ok(read) => read,
+            // Kept briefly, so the live document is tried again soon.
+            Err(why) => match rules::known_client_document(url) {
+                Some(document) => {
+                    tracing::info!(url, why, "a well-known client's document, from Exhale's table");
+                    (document, Some(DOCUMENT_KEPT_AT_LEAST))
+                }
+                None => return Err(refused(&why)),
+            },
+        };
         let row = store::oauth::ClientRow {
             id: url.to_owned(),
             kind: "metadata_document".into(),
@@ -196,8 +209,7 @@ impl App {
         })
         .await
         .map_err(|_| refused("Exhale could not keep it"))?;
-        let kept = fetched
-            .max_age_secs
+        let kept = max_age_secs
             .unwrap_or(DOCUMENT_KEPT_AT_LEAST)
             .clamp(DOCUMENT_KEPT_AT_LEAST, DOCUMENT_KEPT_AT_MOST);
         let mut described = locked(&self.oauth.described);

@@ -242,6 +242,39 @@ pub(crate) struct ClientDocument {
     pub(crate) application_type: Option<String>,
 }
 
+/// Well-known clients' documents, for when their host refuses Exhale's fetch: claude.ai answers
+/// fetches from datacenter addresses with a bot challenge (a 403), so an Exhale on a rented
+/// server could not connect Claude. Each entry is what its vendor publishes (the URL and the
+/// redirect URIs: oauth.md sections 4 and 10); a live fetch that succeeds always wins, and the
+/// redirect URIs pin the browser to the vendor's own hosts, so the table grants nothing to
+/// anyone sending the same `client_id`.
+const KNOWN_CLIENTS: &[(&str, &str, &[&str])] = &[
+    (
+        "https://claude.ai/oauth/mcp-oauth-client-metadata",
+        "Claude",
+        &["https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback"],
+    ),
+    (
+        "https://grok.com/oauth/mcp-client.json",
+        "Grok",
+        &[
+            "https://grok.com/connectors-oauth-exchange-code/",
+            "https://console.x.ai/connectors-oauth-exchange-code/",
+        ],
+    ),
+];
+
+/// The built-in document of a well-known client named by `url`, if Exhale has one.
+pub(crate) fn known_client_document(url: &str) -> Option<ClientDocument> {
+    let (_, name, redirect_uris) = KNOWN_CLIENTS.iter().find(|(known, _, _)| *known == url)?;
+    Some(ClientDocument {
+        name: Some((*name).to_owned()),
+        redirect_uris: redirect_uris.iter().map(|uri| (*uri).to_owned()).collect(),
+        grant_types: vec!["authorization_code".into(), "refresh_token".into()],
+        application_type: Some("web".into()),
+    })
+}
+
 /// Reads the document found at `url` (the draft's section 4.1): a JSON object whose
 /// `client_id` is `url` exactly, with redirect URIs Exhale accepts, for a public client (a
 /// document carries no shared secret; one that prefers `private_key_jwt` but lists `none` is
@@ -366,6 +399,19 @@ mod tests {
                 }
             }
         });
+    }
+
+    #[test]
+    fn the_known_clients_documents_are_ones_exhale_would_accept() {
+        for (url, _, _) in KNOWN_CLIENTS {
+            assert_eq!(refuse_document_url(url), None, "{url}");
+            let document = known_client_document(url).unwrap();
+            for uri in &document.redirect_uris {
+                assert_eq!(refuse_redirect_uri(uri), None, "{uri}");
+                assert!(!is_loopback_redirect(uri), "{uri}: a table entry pins a vendor's host");
+            }
+        }
+        assert_eq!(known_client_document("https://claude.ai/oauth/other"), None);
     }
 
     #[test]

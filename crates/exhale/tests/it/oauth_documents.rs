@@ -112,16 +112,62 @@ impl DocumentHost {
 }
 
 fn authorize_path(client_id: &str) -> String {
+    authorize_path_to(client_id, REDIRECT)
+}
+
+fn authorize_path_to(client_id: &str, redirect_uri: &str) -> String {
     let query: String = serde_urlencoded::to_string([
         ("response_type", "code"),
         ("client_id", client_id),
-        ("redirect_uri", REDIRECT),
+        ("redirect_uri", redirect_uri),
         ("code_challenge", CHALLENGE),
         ("code_challenge_method", "S256"),
         ("state", "s"),
     ])
     .unwrap();
     format!("/authorize?{query}")
+}
+
+/// Allows the request on the consent `page` with write; the code the browser is sent back with.
+async fn approve(ana: &mut Visitor, page: &crate::web::Page) -> String {
+    let decided = ana
+        .post(
+            "/authorize",
+            &[
+                ("csrf", &Visitor::hidden(page, "csrf")),
+                ("request_id", &Visitor::hidden(page, "request_id")),
+                ("scope", "write"),
+                ("decision", "approve"),
+            ],
+        )
+        .await;
+    let location = decided.location.unwrap();
+    location.split("code=").nth(1).unwrap().split('&').next().unwrap().to_owned()
+}
+
+/// The code exchanged by the public client `client_id`: the status and the answer.
+async fn exchange(
+    server: &test_support::TestServer,
+    client_id: &str,
+    redirect_uri: &str,
+    code: &str,
+) -> (StatusCode, Value) {
+    let form = serde_urlencoded::to_string([
+        ("grant_type", "authorization_code"),
+        ("code", code),
+        ("redirect_uri", redirect_uri),
+        ("code_verifier", VERIFIER),
+        ("client_id", client_id),
+    ])
+    .unwrap();
+    let exchanged = reqwest::Client::new()
+        .post(server.url("/token"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form)
+        .send()
+        .await
+        .unwrap();
+    (exchanged.status(), exchanged.json().await.unwrap())
 }
 
 fn document(client_id: &str, extra: Value) -> String {
@@ -199,35 +245,9 @@ async fn an_app_named_by_its_metadata_document_connects_and_bad_documents_stop_o
         page.body.contains("Documented app") && page.body.contains("data-testid=\"described-at\"")
     );
     assert!(page.body.contains("app.example"), "the redirect host is shown");
-    let decided = ana
-        .post(
-            "/authorize",
-            &[
-                ("csrf", &Visitor::hidden(&page, "csrf")),
-                ("request_id", &Visitor::hidden(&page, "request_id")),
-                ("scope", "write"),
-                ("decision", "approve"),
-            ],
-        )
-        .await;
-    let location = decided.location.unwrap();
-    let code = location.split("code=").nth(1).unwrap().split('&').next().unwrap().to_owned();
-    let form = serde_urlencoded::to_string([
-        ("grant_type", "authorization_code"),
-        ("code", &code),
-        ("redirect_uri", REDIRECT),
-        ("code_verifier", VERIFIER),
-        ("client_id", &client_id),
-    ])
-    .unwrap();
-    let exchanged = reqwest::Client::new()
-        .post(server.url("/token"))
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(form)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(exchanged.status(), StatusCode::OK, "{}", exchanged.text().await.unwrap());
+    let code = approve(&mut ana, &page).await;
+    let (status, tokens) = exchange(&server, &client_id, REDIRECT, &code).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
     // Kept for its max-age: a second authorization does not fetch it again.
     assert_eq!(ana.get(&authorize_path(&client_id)).await.status, StatusCode::OK);
     assert_eq!(host.hits("/client.json"), 1);
@@ -291,4 +311,52 @@ async fn a_document_on_a_private_address_is_never_fetched() {
         assert!(text.contains(why), "{client_id} should say {why}: {text}");
     }
     assert_eq!(host.hits("/client.json"), 0, "nothing reached the private host");
+}
+
+/// claude.ai as a rented server's fetch meets it: a bot challenge instead of the document.
+/// (The real fetcher's handling of a 403 is tested against `DocumentHost` above; claude.ai
+/// cannot run here.)
+struct BotWall(std::sync::Mutex<Vec<String>>);
+
+impl ops::oauth::MetadataDocuments for BotWall {
+    fn fetch<'a>(
+        &'a self,
+        url: &'a str,
+    ) -> ops::BoxFuture<'a, Result<ops::oauth::FetchedDocument, String>> {
+        self.0.lock().unwrap().push(url.to_owned());
+        Box::pin(async { Err("it answered 403 Forbidden".to_owned()) })
+    }
+}
+
+#[tokio::test]
+async fn a_well_known_app_whose_host_refuses_the_fetch_connects_from_exhales_table() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let wall = Arc::new(BotWall(std::sync::Mutex::default()));
+    w.env.app.set_metadata_documents(Some(wall.clone()));
+    let claude = "https://claude.ai/oauth/mcp-oauth-client-metadata";
+    let callback = "https://claude.ai/api/mcp/auth_callback";
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+
+    // The vendor's redirect URIs only: the table vouches for nothing else.
+    let elsewhere = ana.get(&authorize_path_to(claude, "https://evil.example/callback")).await;
+    assert_eq!(elsewhere.status, StatusCode::BAD_REQUEST, "{}", elsewhere.body);
+    assert!(elsewhere.location.is_none());
+    // An app Exhale does not know stops on the fetch's own reason.
+    let unknown =
+        ana.get(&authorize_path_to("https://unknown.example/client.json", callback)).await;
+    assert_eq!(unknown.status, StatusCode::BAD_REQUEST);
+    assert!(unknown.body.contains("it answered 403 Forbidden"), "{}", unknown.body);
+
+    let page = ana.get(&authorize_path_to(claude, callback)).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    assert!(page.body.contains("data-testid=\"client-name\">Claude<"), "{}", page.body);
+    assert!(page.body.contains("<code>claude.ai</code>"), "{}", page.body);
+    let code = approve(&mut ana, &page).await;
+    let (status, tokens) = exchange(&server, claude, callback, &code).await;
+    assert_eq!(status, StatusCode::OK, "{tokens}");
+    assert_eq!(tokens["scope"], "read write", "{tokens}");
+    // The live document was asked for each time it was not kept: a success would have won.
+    assert!(wall.0.lock().unwrap().iter().any(|url| url == claude));
 }

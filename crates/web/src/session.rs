@@ -214,10 +214,16 @@ pub(crate) fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Only a path on this site may follow sign-in (no open redirect).
+/// Only a path on this site may follow sign-in (no open redirect). Browsers read `\\` as `/`
+/// and drop tabs and newlines from a URL, so `/\t/evil.example` would be `//evil.example`:
+/// a path with either, or with any space or control character, goes home instead.
 pub(crate) fn local_path(next: Option<&str>) -> &str {
     match next {
-        Some(path) if path.starts_with('/') && !path.starts_with("//") && !path.contains('\\') => {
+        Some(path)
+            if path.starts_with('/')
+                && !path.starts_with("//")
+                && !path.chars().any(|c| c == '\\' || c.is_whitespace() || c.is_control()) =>
+        {
             path
         }
         _ => "/",

@@ -1339,3 +1339,33 @@ async fn behind_https_the_cookies_are_secure_and_for_this_host_alone() {
     std::process::Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(0));
 }
+
+#[tokio::test]
+async fn signing_in_goes_back_only_to_a_page_of_this_site() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let consent = "/authorize?client_id=exhclient_x&state=a%2Bb";
+    for (next, expected) in [
+        (consent, consent),
+        ("//evil.example/x", "/"),
+        ("https://evil.example/", "/"),
+        ("/\\evil.example", "/"),
+        // Browsers drop tabs and newlines from a URL: this would be //evil.example.
+        ("/\t/evil.example", "/"),
+        ("/\n/evil.example", "/"),
+        ("", "/"),
+    ] {
+        let mut visitor = Visitor::new(&server);
+        let form = visitor.get("/sign-in").await;
+        let token = Visitor::hidden(&form, "form_token");
+        let fields = [
+            ("form_token", token.as_str()),
+            ("email", "ana@a.test"),
+            ("password", PASSWORD),
+            ("next", next),
+        ];
+        let signed_in = visitor.post("/sign-in", &fields).await;
+        assert_eq!(signed_in.status, StatusCode::SEE_OTHER, "{}", signed_in.body);
+        assert_eq!(signed_in.location.as_deref(), Some(expected), "{next}");
+    }
+}

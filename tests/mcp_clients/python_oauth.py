@@ -4,7 +4,9 @@ page and exchanges the code, on its own. The person is played headlessly: sign i
 authorization URL, post the consent form, hand the redirect's code, state and iss back.
 
 Run by crates/exhale/tests/it/oauth.rs with EXHALE_MCP_URL, EXHALE_ORIGIN, EXHALE_EMAIL and
-EXHALE_PASSWORD in the environment. Every step asserts; prints `ok` at the end.
+EXHALE_PASSWORD in the environment. With EXHALE_CLIENT_METADATA_URL too, the client names
+itself by that URL (a Client ID Metadata Document, which the test serves over HTTPS) instead of
+registering. Every step asserts; prints `ok` at the end.
 """
 
 import asyncio
@@ -20,6 +22,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAu
 
 MCP_URL = os.environ["EXHALE_MCP_URL"]
 ORIGIN = os.environ["EXHALE_ORIGIN"]
+METADATA_URL = os.environ.get("EXHALE_CLIENT_METADATA_URL")
 REDIRECT = "http://127.0.0.1:43117/callback"
 
 
@@ -111,6 +114,7 @@ def provider(storage, person):
         storage=storage,
         redirect_handler=person.consent,
         callback_handler=person.callback,
+        client_metadata_url=METADATA_URL,
     )
 
 
@@ -122,7 +126,8 @@ async def main():
     storage, person = Memory(), Person()
     await person.sign_in()
 
-    # First connection: discovery, registration, consent, code exchange, then MCP calls.
+    # First connection: discovery, registration (or the document's URL), consent, code
+    # exchange, then MCP calls.
     async with Client(transport(provider(storage, person))) as client:
         names = {tool.name for tool in (await client.list_tools()).tools}
         assert "list_subscriptions" in names and "create_category" in names, names
@@ -132,7 +137,10 @@ async def main():
         created = await client.call_tool("create_category", {"name": "Added by Python"})
         assert not created.is_error, created
     assert person.asked == 1, person.asked
-    assert storage.client.client_id.startswith("exhclient_"), storage.client
+    if METADATA_URL:
+        assert storage.client.client_id == METADATA_URL, storage.client
+    else:
+        assert storage.client.client_id.startswith("exhclient_"), storage.client
     first = storage.tokens
     assert first.refresh_token and first.scope == "read write", first
 

@@ -970,20 +970,21 @@ async fn a_connected_app_is_listed_disconnected_after_confirmation_and_brought_b
     );
 }
 
-#[tokio::test]
-async fn the_official_python_client_connects_on_its_own_refreshes_and_is_revoked() {
-    let w = World::new().await;
-    let server = w.env.serve().await;
+/// Runs the official Python SDK's OAuth client (`tests/mcp_clients/python_oauth.py`) against
+/// `server`, naming itself by `metadata_url` when given, and checks it left no connection.
+async fn python_oauth_client(w: &World, server: &TestServer, metadata_url: Option<&str>) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/mcp_clients/python_oauth.py");
-    let output = tokio::process::Command::new("python3")
+    let mut command = tokio::process::Command::new("python3");
+    command
         .arg(script)
         .env("EXHALE_MCP_URL", server.url("/mcp"))
         .env("EXHALE_ORIGIN", server.url(""))
         .env("EXHALE_EMAIL", "ana@a.test")
-        .env("EXHALE_PASSWORD", PASSWORD)
-        .output()
-        .await
-        .expect("python3 runs (scripts/test installs the mcp package)");
+        .env("EXHALE_PASSWORD", PASSWORD);
+    if let Some(url) = metadata_url {
+        command.env("EXHALE_CLIENT_METADATA_URL", url);
+    }
+    let output = command.output().await.unwrap_or_else(|err| panic!("python3 does not run: {err}"));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && stdout.trim_end().ends_with("ok"),
@@ -992,10 +993,44 @@ async fn the_official_python_client_connects_on_its_own_refreshes_and_is_revoked
     );
     assert!(
         w.env.dump().await.contains("Python OAuth test"),
-        "the client registered and was granted"
+        "the client was known by its name and granted"
     );
     let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
     assert_eq!(apps["items"], json!([]), "revoking its refresh token disconnected it");
+}
+
+#[tokio::test]
+async fn the_official_python_client_connects_on_its_own_refreshes_and_is_revoked() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    python_oauth_client(&w, &server, None).await;
+}
+
+#[tokio::test]
+async fn the_official_python_client_named_by_its_metadata_document_connects_the_same_way() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let host = crate::oauth_documents::DocumentHost::start(|url| {
+        let document = json!({
+            "client_id": url("/python-client.json"),
+            "client_name": "Python OAuth test",
+            "redirect_uris": ["http://127.0.0.1:43117/callback"],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": "none",
+        });
+        std::collections::HashMap::from([(
+            "/python-client.json",
+            crate::oauth_documents::ok(document.to_string()),
+        )])
+    })
+    .await;
+    // Exhale on loopback may fetch a document from loopback (the draft's section 6.5).
+    crate::oauth_documents::trust(&w, &host, true);
+    let url = host.url("/python-client.json");
+    python_oauth_client(&w, &server, Some(&url)).await;
+    assert_eq!(host.hits("/python-client.json"), 1, "fetched once, then kept");
+    assert!(!w.env.dump().await.contains("exhclient_"), "nothing registered");
 }
 
 #[tokio::test]

@@ -20,10 +20,10 @@ const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const REDIRECT: &str = "https://app.example/callback";
 
 /// What the host answers for a path: status, extra headers, body; `None` never answers.
-type Answer = Option<(u16, Vec<(&'static str, String)>, String)>;
+pub(crate) type Answer = Option<(u16, Vec<(&'static str, String)>, String)>;
 
 /// An HTTPS server on 127.0.0.1 for `localhost`, whose certificate a test authority signed.
-struct DocumentHost {
+pub(crate) struct DocumentHost {
     port: u16,
     /// The authority's certificate (DER), for the fetcher to trust.
     authority: Vec<u8>,
@@ -34,7 +34,7 @@ struct DocumentHost {
 impl DocumentHost {
     /// Starts the host; `answers` gets the URL of a path on it, as the documents name
     /// themselves.
-    async fn start(
+    pub(crate) async fn start(
         answers: impl FnOnce(&dyn Fn(&str) -> String) -> HashMap<&'static str, Answer>,
     ) -> Self {
         let authority_key = rcgen::KeyPair::generate().unwrap();
@@ -102,11 +102,11 @@ impl DocumentHost {
         Self { port, authority: authority.der().to_vec(), hits, _task: task }
     }
 
-    fn url(&self, path: &str) -> String {
+    pub(crate) fn url(&self, path: &str) -> String {
         format!("https://localhost:{}{path}", self.port)
     }
 
-    fn hits(&self, path: &str) -> usize {
+    pub(crate) fn hits(&self, path: &str) -> usize {
         self.hits.lock().unwrap().iter().filter(|p| *p == path).count()
     }
 }
@@ -176,13 +176,13 @@ fn document(client_id: &str, extra: Value) -> String {
     document.to_string()
 }
 
-fn ok(body: String) -> Answer {
+pub(crate) fn ok(body: String) -> Answer {
     Some((200, vec![("Cache-Control", "max-age=600".to_owned())], body))
 }
 
 /// The app is served with the fetcher trusting the host's authority, on loopback only
 /// because Exhale itself is (the carve-out of the draft's section 6.5).
-fn trust(w: &World, host: &DocumentHost, allow_loopback: bool) {
+pub(crate) fn trust(w: &World, host: &DocumentHost, allow_loopback: bool) {
     let documents = oauth::Documents::new(oauth::DocumentsConfig {
         allow_loopback,
         extra_roots: vec![host.authority.clone()],

@@ -75,6 +75,9 @@ pub(crate) struct OAuthState {
     origin: RwLock<Option<PublicOrigin>>,
     /// Pairs issued for a rotated refresh token (by its hash), for the retry window.
     retries: Mutex<HashMap<String, (IssuedTokens, Timestamp)>>,
+    /// Held through a whole refresh, so a concurrent refresh of the same token finds the pair
+    /// the first one issued (refreshes come once an hour per app; one at a time is plenty).
+    refreshing: tokio::sync::Mutex<()>,
     registrations: AddressLimiter,
     token_failures: AddressLimiter,
     revocations: AddressLimiter,
@@ -743,6 +746,7 @@ impl App {
         };
         let presented = request.refresh_token.as_deref().ok_or_else(bad)?;
         let hash = hash_token(presented);
+        let _one_at_a_time = self.oauth.refreshing.lock().await;
         let now = self.clock.now();
         if let Some((pair, at)) = locked(&self.oauth.retries).get(&hash)
             && now.duration_since(*at) < REFRESH_RETRY
@@ -812,7 +816,8 @@ impl App {
                 Ok(issued)
             }
             Refreshed::Retry(old) => {
-                // Two refreshes of one token at once: the second gets the first's pair.
+                // Rotated within the window, but its pair is not in memory (Exhale restarted
+                // since): the client must authorize again.
                 let retries = locked(&self.oauth.retries);
                 retries.get(&old).map(|(pair, _)| pair.clone()).ok_or_else(bad)
             }

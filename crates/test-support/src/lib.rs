@@ -1,6 +1,7 @@
 //! Dev-only helpers for the integration tests: a temporary data directory, the real app on a
 //! real SQLite file with a fixed clock, households, members and tokens made through the
-//! catalog, and the HTTP server on 127.0.0.1:0.
+//! catalog, the HTTP server on 127.0.0.1:0, and a certificate authority of the tests' own for
+//! local HTTPS servers.
 //!
 //! Nothing here fakes Exhale's own parts; it only sets them up.
 
@@ -256,5 +257,44 @@ pub fn code<T>(result: &Result<T, OpError>) -> &'static str {
     match result {
         Ok(_) => "ok",
         Err(err) => err.code(),
+    }
+}
+
+/// A certificate authority made for one test, and a TLS acceptor for `localhost` it signed: a
+/// local HTTPS server that the code under test trusts through this authority alone.
+pub struct TestAuthority {
+    /// The authority's certificate (DER), for the client to trust.
+    pub der: Vec<u8>,
+    pub acceptor: tokio_rustls::TlsAcceptor,
+}
+
+impl TestAuthority {
+    pub fn for_localhost() -> Self {
+        let authority_key = rcgen::KeyPair::generate().expect("an authority key");
+        let mut params =
+            rcgen::CertificateParams::new(Vec::<String>::new()).expect("authority parameters");
+        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+        let authority =
+            rcgen::CertifiedIssuer::self_signed(params, authority_key).expect("the authority");
+        let key = rcgen::KeyPair::generate().expect("a server key");
+        let certificate = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+            .expect("server parameters")
+            .signed_by(&key, &authority)
+            .expect("the server certificate");
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .expect("TLS versions")
+        .with_no_client_auth()
+        .with_single_cert(
+            vec![certificate.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .expect("the server's TLS configuration");
+        Self {
+            der: authority.der().to_vec(),
+            acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+        }
     }
 }

@@ -37,28 +37,8 @@ impl DocumentHost {
     pub(crate) async fn start(
         answers: impl FnOnce(&dyn Fn(&str) -> String) -> HashMap<&'static str, Answer>,
     ) -> Self {
-        let authority_key = rcgen::KeyPair::generate().unwrap();
-        let mut authority_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-        authority_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        let authority =
-            rcgen::CertifiedIssuer::self_signed(authority_params, authority_key).unwrap();
-        let key = rcgen::KeyPair::generate().unwrap();
-        let certificate = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
-            .unwrap()
-            .signed_by(&key, &authority)
-            .unwrap();
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .unwrap()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![certificate.der().clone()],
-            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
-        )
-        .unwrap();
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let authority = test_support::TestAuthority::for_localhost();
+        let acceptor = authority.acceptor.clone();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let hits = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -99,7 +79,7 @@ impl DocumentHost {
                 });
             }
         });
-        Self { port, authority: authority.der().to_vec(), hits, _task: task }
+        Self { port, authority: authority.der, hits, _task: task }
     }
 
     pub(crate) fn url(&self, path: &str) -> String {

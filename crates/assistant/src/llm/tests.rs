@@ -1,0 +1,348 @@
+//! The real [`Client`] against a local HTTP server that speaks the providers' wire: it records
+//! each request and answers from a script (a stream, an error status, a stream cut off or one
+//! that stalls), so the retry, the timeouts and the headers are those of the real code.
+
+use std::{sync::Arc, time::Duration};
+
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncReadExt as _, AsyncWriteExt as _},
+    net::TcpListener,
+    sync::Mutex,
+};
+
+use super::*;
+
+/// One answer of the fake: a status line's code, extra headers, and the body; `stall` keeps the
+/// connection open after the body without ending it.
+#[derive(Clone)]
+struct Answer {
+    status: u16,
+    headers: Vec<(&'static str, &'static str)>,
+    body: String,
+    stall: bool,
+}
+
+fn stream(body: &str) -> Answer {
+    Answer {
+        status: 200,
+        headers: vec![("content-type", "text/event-stream")],
+        body: body.into(),
+        stall: false,
+    }
+}
+
+fn status(status: u16, headers: Vec<(&'static str, &'static str)>, body: &str) -> Answer {
+    Answer { status, headers, body: body.into(), stall: false }
+}
+
+/// A request as the fake received it: the request line, the headers (lower-cased names) and
+/// the body as JSON.
+#[derive(Debug)]
+struct Received {
+    line: String,
+    headers: Vec<(String, String)>,
+    body: Value,
+}
+
+impl Received {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+}
+
+struct Fake {
+    url: String,
+    received: Arc<Mutex<Vec<Received>>>,
+}
+
+/// Serves `answers` in order, one per connection.
+async fn fake(answers: Vec<Answer>) -> Fake {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let seen = received.clone();
+    tokio::spawn(async move {
+        for answer in answers {
+            let Ok((mut socket, _)) = listener.accept().await else { return };
+            let mut bytes = Vec::new();
+            let mut buffer = [0u8; 4096];
+            let (head, body) = loop {
+                let n = socket.read(&mut buffer).await.unwrap();
+                bytes.extend_from_slice(&buffer[..n]);
+                if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap())
+                        })
+                        .unwrap_or(0);
+                    while bytes.len() < end + 4 + length {
+                        let n = socket.read(&mut buffer).await.unwrap();
+                        bytes.extend_from_slice(&buffer[..n]);
+                    }
+                    break (head, bytes[end + 4..end + 4 + length].to_vec());
+                }
+            };
+            let mut lines = head.lines();
+            let line = lines.next().unwrap_or_default().to_owned();
+            let headers = lines
+                .filter_map(|l| l.split_once(':'))
+                .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+                .collect();
+            let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+            seen.lock().await.push(Received { line, headers, body });
+            let mut reply = format!("HTTP/1.1 {} X\r\nconnection: close\r\n", answer.status);
+            for (name, value) in &answer.headers {
+                reply.push_str(&format!("{name}: {value}\r\n"));
+            }
+            if answer.stall {
+                reply.push_str(&format!("\r\n{}", answer.body));
+            } else {
+                reply.push_str(&format!(
+                    "content-length: {}\r\n\r\n{}",
+                    answer.body.len(),
+                    answer.body
+                ));
+            }
+            socket.write_all(reply.as_bytes()).await.unwrap();
+            if answer.stall {
+                // Held open, silent, until the client gives up and the test ends.
+                tokio::spawn(async move {
+                    let mut rest = Vec::new();
+                    let _ = socket.read_to_end(&mut rest).await;
+                });
+            }
+        }
+    });
+    Fake { url, received }
+}
+
+fn client(protocol: Protocol, url: &str, key: Option<&str>, timeouts: Timeouts) -> Client {
+    Client::new(Endpoint {
+        protocol,
+        base_url: url.into(),
+        api_key: key.map(ApiKey::new),
+        timeouts,
+    })
+    .unwrap()
+}
+
+fn request() -> Request {
+    Request {
+        model: "qwen2.5".into(),
+        system: "rules".into(),
+        messages: vec![Message::user_text("What do we pay for streaming?")],
+        tools: vec![ToolDef {
+            name: "list_subscriptions".into(),
+            description: "List".into(),
+            parameters: json!({"type": "object"}),
+        }],
+        max_tokens: 8192,
+    }
+}
+
+async fn complete(client: &Client) -> (Vec<Event>, Result<Completion, LlmError>) {
+    let mut events = Vec::new();
+    let result = client.complete(&request(), &mut |event| events.push(event)).await;
+    (events, result)
+}
+
+const OPENAI_ANSWER: &str = "data: {\"choices\":[{\"delta\":{\"content\":\"€25.98 a month.\"},\"finish_reason\":\"stop\"}]}\n\n: keep-alive\n\ndata: {\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":5}}\n\ndata: [DONE]\n\n";
+
+#[tokio::test]
+async fn an_openai_compatible_server_is_asked_and_its_stream_read() {
+    let server = fake(vec![stream(OPENAI_ANSWER), stream(OPENAI_ANSWER)]).await;
+    let keyed =
+        client(Protocol::OpenAiCompatible, &server.url, Some("sk-secret"), Timeouts::default());
+    let (events, completion) = complete(&keyed).await;
+    assert_eq!(events, vec![Event::Text("€25.98 a month.".into())]);
+    let completion = completion.unwrap();
+    assert_eq!(completion.message.text(), "€25.98 a month.");
+    assert_eq!(completion.usage.unwrap().output, 5);
+    // A local server without a key: no Authorization header at all.
+    let local = client(Protocol::OpenAiCompatible, &server.url, None, Timeouts::default());
+    assert!(complete(&local).await.1.is_ok());
+    let received = server.received.lock().await;
+    assert_eq!(received[0].line, "POST /v1/chat/completions HTTP/1.1");
+    assert_eq!(received[0].header("authorization"), Some("Bearer sk-secret"));
+    assert_eq!(received[0].body["stream"], true);
+    assert_eq!(received[0].body["messages"][1]["content"], "What do we pay for streaming?");
+    assert_eq!(received[1].header("authorization"), None);
+}
+
+#[tokio::test]
+async fn anthropic_is_asked_with_its_key_and_version_headers() {
+    let answer = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":12}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\nevent: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Two.\"}}\n\nevent: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":2}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    let server = fake(vec![stream(answer)]).await;
+    let claude =
+        client(Protocol::Anthropic, &server.url, Some("sk-ant-secret"), Timeouts::default());
+    let completion = complete(&claude).await.1.unwrap();
+    assert_eq!(completion.message.text(), "Two.");
+    assert_eq!(completion.stop, StopReason::EndTurn);
+    let received = server.received.lock().await;
+    assert_eq!(received[0].line, "POST /v1/messages HTTP/1.1");
+    assert_eq!(received[0].header("x-api-key"), Some("sk-ant-secret"));
+    assert_eq!(received[0].header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(received[0].header("authorization"), None);
+    assert_eq!(received[0].body["tools"][0]["name"], "list_subscriptions");
+}
+
+#[tokio::test]
+async fn a_transient_error_is_retried_once_and_a_lasting_one_never() {
+    let cases: Vec<(Vec<Answer>, usize, Result<(), LlmError>)> = vec![
+        // 429 asking for no wait, then the answer.
+        (vec![status(429, vec![("retry-after", "0")], "{}"), stream(OPENAI_ANSWER)], 2, Ok(())),
+        // Overloaded twice: one retry, then the error in the provider's words.
+        (
+            vec![
+                status(
+                    529,
+                    vec![("retry-after", "0")],
+                    "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+                ),
+                status(
+                    529,
+                    vec![("retry-after", "0")],
+                    "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}",
+                ),
+            ],
+            2,
+            Err(LlmError::Status { status: 529, message: "Overloaded".into() }),
+        ),
+        // A spend limit does not lift by asking again.
+        (
+            vec![status(
+                429,
+                vec![],
+                "{\"error\":{\"message\":\"limit\",\"details\":{\"error_code\":\"enforced_spend_limit_reached\"}}}",
+            )],
+            1,
+            Err(LlmError::RateLimited { retry_after_secs: None }),
+        ),
+        // Nor does llama-server's grammar failure at temperature 0.
+        (
+            vec![status(
+                500,
+                vec![],
+                "{\"error\":{\"message\":\"The model produced output that does not match the expected peg-native format\"}}",
+            )],
+            1,
+            Err(LlmError::Status {
+                status: 500,
+                message:
+                    "The model produced output that does not match the expected peg-native format"
+                        .into(),
+            }),
+        ),
+        // A bad request is never retried.
+        (
+            vec![status(
+                400,
+                vec![],
+                "{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens'\"}}",
+            )],
+            1,
+            Err(LlmError::Status {
+                status: 400,
+                message: "Unsupported parameter: 'max_tokens'".into(),
+            }),
+        ),
+        // A wait longer than Exhale waits is the person's to wait.
+        (
+            vec![status(429, vec![("retry-after", "120")], "{}")],
+            1,
+            Err(LlmError::RateLimited { retry_after_secs: Some(120) }),
+        ),
+    ];
+    for (answers, asked, expected) in cases {
+        let server = fake(answers).await;
+        let result =
+            complete(&client(Protocol::OpenAiCompatible, &server.url, None, Timeouts::default()))
+                .await
+                .1;
+        assert_eq!(result.map(|_| ()), expected);
+        assert_eq!(server.received.lock().await.len(), asked, "{expected:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_stream_cut_off_or_stalled_is_an_error_never_a_short_answer() {
+    let cut = OPENAI_ANSWER.replace("data: [DONE]\n\n", "");
+    let server = fake(vec![stream(&cut)]).await;
+    let result =
+        complete(&client(Protocol::OpenAiCompatible, &server.url, None, Timeouts::default())).await;
+    assert_eq!(result.0, vec![Event::Text("€25.98 a month.".into())], "what came was shown");
+    assert_eq!(result.1, Err(LlmError::Truncated));
+
+    let stalled = Answer {
+        stall: true,
+        ..stream("data: {\"choices\":[{\"delta\":{\"content\":\"€\"}}]}\n\n")
+    };
+    let server = fake(vec![stalled]).await;
+    let quick = Timeouts { call: Duration::from_secs(30), idle: Duration::from_millis(300) };
+    let result = complete(&client(Protocol::OpenAiCompatible, &server.url, None, quick)).await.1;
+    assert_eq!(result, Err(LlmError::Timeout(Duration::from_millis(300))));
+
+    let nobody = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", listener.local_addr().unwrap())
+    };
+    let result =
+        complete(&client(Protocol::OpenAiCompatible, &nobody, None, Timeouts::default())).await.1;
+    assert_eq!(result, Err(LlmError::Unreachable(format!("nothing answered at {nobody}"))));
+}
+
+#[test]
+fn a_key_is_never_printed() {
+    let endpoint = Endpoint {
+        protocol: Protocol::Anthropic,
+        base_url: "https://api.anthropic.com".into(),
+        api_key: Some(ApiKey::new("sk-ant-secret")),
+        timeouts: Timeouts::default(),
+    };
+    assert!(!format!("{endpoint:?}").contains("sk-ant-secret"));
+}
+
+#[tokio::test]
+async fn a_cloud_provider_is_reached_over_tls_and_an_untrusted_one_refused() {
+    let authority = test_support::TestAuthority::for_localhost();
+    let acceptor = authority.acceptor.clone();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let Ok(mut tls) = acceptor.accept(tcp).await else { continue };
+            let mut request = Vec::new();
+            let mut buffer = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match tls.read(&mut buffer).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buffer[..n]),
+                }
+            }
+            let reply = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{OPENAI_ANSWER}",
+                OPENAI_ANSWER.len()
+            );
+            let _ = tls.write_all(reply.as_bytes()).await;
+            let _ = tls.shutdown().await;
+        }
+    });
+    let endpoint = Endpoint {
+        protocol: Protocol::OpenAiCompatible,
+        base_url: format!("https://localhost:{port}/v1"),
+        api_key: Some(ApiKey::new("sk-secret")),
+        timeouts: Timeouts::default(),
+    };
+    let trusted = Client::trusting(endpoint.clone(), std::slice::from_ref(&authority.der)).unwrap();
+    assert_eq!(complete(&trusted).await.1.unwrap().message.text(), "€25.98 a month.");
+    let result = complete(&Client::new(endpoint).unwrap()).await.1;
+    assert!(
+        matches!(&result, Err(LlmError::Unreachable(why)) if why.contains("TLS certificate cannot be trusted")),
+        "{result:?}"
+    );
+}

@@ -5,7 +5,9 @@
 //! fragment's position, and one that reuses `index: 0` for every call (Ollama) starts a new call
 //! whenever a different id arrives. A name is set only from a non-empty string (LM Studio sends
 //! `""` in later fragments). Tool calls count whatever `finish_reason` says (Gemini ends a tool
-//! turn with `stop`). The usage chunk has no choices.
+//! turn with `stop`), and Gemini's `extra_content` (its thought signature) goes back with its
+//! call. The usage chunk has no choices. Mistral gets tool-call ids in the only form it takes,
+//! and a server that names the other token-limit field is asked again with it.
 
 use serde_json::{Map, Value, json};
 
@@ -28,9 +30,10 @@ pub(super) fn url(base: &str) -> String {
 /// The request body. OpenAI's own API takes `max_completion_tokens` (its newer models refuse
 /// `max_tokens`); every other server takes `max_tokens`.
 pub(super) fn body(request: &Request, base: &str) -> Value {
+    let ids = if base.contains("mistral.ai") { IdForm::Mistral } else { IdForm::AsWritten };
     let mut messages = vec![json!({"role": "system", "content": request.system})];
     for message in &request.messages {
-        messages.extend(wire_messages(message));
+        messages.extend(wire_messages(message, ids));
     }
     let mut body = json!({
         "model": request.model,
@@ -56,18 +59,52 @@ pub(super) fn body(request: &Request, base: &str) -> Value {
     body
 }
 
+/// How tool-call ids are written to a server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum IdForm {
+    AsWritten,
+    /// Mistral takes only ids of nine letters and digits: any other id is written as nine
+    /// characters derived from it, the same for a call and its result.
+    Mistral,
+}
+
+impl IdForm {
+    fn write(self, id: &str) -> String {
+        let fits = id.len() == 9 && id.bytes().all(|b| b.is_ascii_alphanumeric());
+        if self == Self::AsWritten || fits {
+            return id.to_owned();
+        }
+        const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        // FNV-1a: stable across runs and builds, unlike the standard library's hasher.
+        let mut hash = id.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+        (0..9)
+            .map(|_| {
+                let digit = DIGITS[(hash % 62) as usize];
+                hash /= 62;
+                char::from(digit)
+            })
+            .collect()
+    }
+}
+
+/// The key under which a call's provider-specific extra (Gemini's `extra_content`, holding its
+/// thought signature) is kept in a [`Part::Reasoning`], by call id.
+const CALL_EXTRAS: &str = "exhale_tool_call_extras";
+
 /// One neutral message as chat-completion messages: a user turn's tool results become `tool`
 /// messages, each after the other, before the rest of the turn.
-fn wire_messages(message: &Message) -> Vec<Value> {
+fn wire_messages(message: &Message, ids: IdForm) -> Vec<Value> {
     match message.role {
         Role::User => {
             let mut out: Vec<Value> = message
                 .parts
                 .iter()
                 .filter_map(|part| match part {
-                    Part::ToolResult { id, content, .. } => {
-                        Some(json!({"role": "tool", "tool_call_id": id, "content": content}))
-                    }
+                    Part::ToolResult { id, content, .. } => Some(
+                        json!({"role": "tool", "tool_call_id": ids.write(id), "content": content}),
+                    ),
                     _ => None,
                 })
                 .collect();
@@ -98,6 +135,10 @@ fn wire_messages(message: &Message) -> Vec<Value> {
             let mut wire = Map::new();
             wire.insert("role".into(), json!("assistant"));
             wire.insert("content".into(), if text.is_empty() { Value::Null } else { json!(text) });
+            let extras = message.parts.iter().find_map(|part| match part {
+                Part::Reasoning(block) => block.get(CALL_EXTRAS),
+                _ => None,
+            });
             let calls: Vec<Value> = message
                 .tool_calls()
                 .map(|(id, name, arguments)| {
@@ -105,7 +146,12 @@ fn wire_messages(message: &Message) -> Vec<Value> {
                         Value::String(raw) => raw.clone(),
                         other => other.to_string(),
                     };
-                    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+                    let mut call = json!({"id": ids.write(id), "type": "function",
+                        "function": {"name": name, "arguments": arguments}});
+                    if let Some(extra) = extras.and_then(|extras| extras.get(id)) {
+                        call["extra_content"] = extra.clone();
+                    }
+                    call
                 })
                 .collect();
             if !calls.is_empty() {
@@ -114,7 +160,8 @@ fn wire_messages(message: &Message) -> Vec<Value> {
             // OpenRouter's reasoning models want their reasoning details back in a tool loop.
             for part in &message.parts {
                 if let Part::Reasoning(Value::Object(fields)) = part {
-                    wire.extend(fields.clone());
+                    let details = fields.iter().filter(|(key, _)| *key != CALL_EXTRAS);
+                    wire.extend(details.map(|(key, value)| (key.clone(), value.clone())));
                 }
             }
             vec![Value::Object(wire)]
@@ -127,6 +174,8 @@ struct Call {
     id: String,
     name: String,
     arguments: String,
+    /// Gemini's `extra_content` (its thought signature), to send back with the call.
+    extra: Option<Value>,
 }
 
 /// The reading of one chat-completions stream.
@@ -167,6 +216,7 @@ impl OpenAiDecoder {
                 id: String::new(),
                 name: String::new(),
                 arguments: String::new(),
+                extra: None,
             });
             let at = self.calls.len() - 1;
             self.current.retain(|(k, _)| *k != key);
@@ -176,6 +226,9 @@ impl OpenAiDecoder {
         let call = &mut self.calls[at];
         if let Some(id) = id {
             call.id = id.to_owned();
+        }
+        if let Some(extra) = delta.get("extra_content").filter(|extra| !extra.is_null()) {
+            call.extra = Some(extra.clone());
         }
         if let Some(name) = delta["function"]["name"].as_str().filter(|name| !name.is_empty())
             && call.name.is_empty()
@@ -243,8 +296,21 @@ impl Decoder for OpenAiDecoder {
 
     fn finish(self: Box<Self>) -> Result<Completion, LlmError> {
         let mut parts = Vec::new();
+        let mut reasoning = Map::new();
         if !self.reasoning_details.is_empty() {
-            parts.push(Part::Reasoning(json!({"reasoning_details": self.reasoning_details})));
+            reasoning.insert("reasoning_details".into(), json!(self.reasoning_details));
+        }
+        let extras: Map<String, Value> = self
+            .calls
+            .iter()
+            .enumerate()
+            .filter_map(|(n, call)| Some((call_id(n, &call.id), call.extra.clone()?)))
+            .collect();
+        if !extras.is_empty() {
+            reasoning.insert(CALL_EXTRAS.into(), Value::Object(extras));
+        }
+        if !reasoning.is_empty() {
+            parts.push(Part::Reasoning(Value::Object(reasoning)));
         }
         if !self.text.is_empty() {
             parts.push(Part::Text(self.text));
@@ -257,7 +323,7 @@ impl Decoder for OpenAiDecoder {
                 // Kept as written when it is not JSON: the loop tells the model so.
                 serde_json::from_str(&call.arguments).unwrap_or(Value::String(call.arguments))
             };
-            let id = if call.id.is_empty() { format!("call_{n}") } else { call.id };
+            let id = call_id(n, &call.id);
             parts.push(Part::ToolCall { id, name: call.name, arguments });
         }
         let stop = if !self.refusal.is_empty() {
@@ -277,6 +343,41 @@ impl Decoder for OpenAiDecoder {
             stop,
             usage: self.usage,
         })
+    }
+}
+
+/// A call's id: the server's, or one made from its position when the server sent none.
+fn call_id(position: usize, sent: &str) -> String {
+    if sent.is_empty() { format!("call_{position}") } else { sent.to_owned() }
+}
+
+/// Switches the body's token limit to the other field name when the server's refusal asks for
+/// it (`max_tokens` to `max_completion_tokens` for OpenAI's newer models, or back for a server
+/// that does not know the new one); whether it did. A refusal about the limit's value (`max_tokens
+/// must be at most 4096`) names no other field and switches nothing.
+pub(super) fn switch_token_field(body: &mut Value, refusal: &str) -> bool {
+    let Some(fields) = body.as_object_mut() else { return false };
+    let lowered = refusal.to_ascii_lowercase();
+    let (from, to) = if fields.contains_key("max_tokens") {
+        if !lowered.contains("max_completion_tokens") {
+            return false;
+        }
+        ("max_tokens", "max_completion_tokens")
+    } else {
+        let unknown = ["unrecognized", "unsupported", "unknown", "not supported", "extra"]
+            .iter()
+            .any(|word| lowered.contains(word));
+        if !(unknown && lowered.contains("max_completion_tokens")) {
+            return false;
+        }
+        ("max_completion_tokens", "max_tokens")
+    };
+    match fields.remove(from) {
+        Some(limit) => {
+            fields.insert(to.into(), limit);
+            true
+        }
+        None => false,
     }
 }
 
@@ -456,6 +557,61 @@ mod tests {
     }
 
     #[test]
+    fn geminis_thought_signature_goes_back_with_its_call_and_mistral_gets_its_id_form() {
+        let stream = data(&[
+            json!({"choices": [{"delta": {"tool_calls": [{"id": "call_abc", "function": {"name": "list_charges", "arguments": "{}"}, "extra_content": {"google": {"thought_signature": "sig"}}}]}, "finish_reason": "stop"}]}),
+        ]);
+        let completion = read(&stream).1.unwrap();
+        let replay = wire_messages(&completion.message, IdForm::AsWritten);
+        assert_eq!(
+            replay[0]["tool_calls"][0]["extra_content"]["google"]["thought_signature"],
+            "sig"
+        );
+        assert!(replay[0].get(CALL_EXTRAS).is_none(), "Exhale's own key stays home");
+        let result = Message {
+            role: Role::User,
+            parts: vec![Part::ToolResult {
+                id: "call_abc".into(),
+                content: "[]".into(),
+                is_error: false,
+            }],
+        };
+        let request = Request {
+            model: "mistral-large".into(),
+            system: "s".into(),
+            messages: vec![completion.message, result],
+            tools: vec![],
+            max_tokens: 10,
+        };
+        let body = body(&request, "https://api.mistral.ai/v1");
+        let call_id = body["messages"][1]["tool_calls"][0]["id"].as_str().unwrap();
+        assert!(
+            call_id.len() == 9 && call_id.bytes().all(|b| b.is_ascii_alphanumeric()),
+            "{call_id}"
+        );
+        assert_eq!(body["messages"][2]["tool_call_id"], call_id, "the result names the same call");
+        assert_eq!(IdForm::Mistral.write("D8j5aZ0q1"), "D8j5aZ0q1", "Mistral's own ids are kept");
+    }
+
+    #[test]
+    fn the_token_limit_field_switches_when_the_server_names_the_other() {
+        let mut body = json!({"max_tokens": 10});
+        assert!(!switch_token_field(&mut body, "Invalid model"));
+        assert!(!switch_token_field(&mut body, "max_tokens must be at most 4096"));
+        assert!(switch_token_field(
+            &mut body,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+        ));
+        assert_eq!(body, json!({"max_completion_tokens": 10}));
+        assert!(!switch_token_field(&mut body, "max_completion_tokens must be at most 4096"));
+        assert!(switch_token_field(
+            &mut body,
+            "Unrecognized request argument supplied: max_completion_tokens"
+        ));
+        assert_eq!(body, json!({"max_tokens": 10}));
+    }
+
+    #[test]
     fn arguments_that_are_not_json_are_kept_for_the_loop_to_explain() {
         let stream = data(&[
             json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "a", "function": {"name": "x", "arguments": "{\"id\": "}}]}}]}),
@@ -499,7 +655,7 @@ mod tests {
             )
         );
         // Replayed on the assistant message, as OpenRouter wants it.
-        let replay = wire_messages(&completion.message);
+        let replay = wire_messages(&completion.message, IdForm::AsWritten);
         assert_eq!(replay[0]["reasoning_details"][0]["text"], "So");
         assert_eq!(replay[0]["content"], "€17.99");
     }

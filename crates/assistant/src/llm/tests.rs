@@ -238,18 +238,24 @@ async fn a_transient_error_is_retried_once_and_a_lasting_one_never() {
                         .into(),
             }),
         ),
-        // A bad request is never retried.
+        // A bad request is never retried...
         (
-            vec![status(
-                400,
-                vec![],
-                "{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens'\"}}",
-            )],
+            vec![status(400, vec![], "{\"error\":{\"message\":\"Unknown model qwen2.5\"}}")],
             1,
-            Err(LlmError::Status {
-                status: 400,
-                message: "Unsupported parameter: 'max_tokens'".into(),
-            }),
+            Err(LlmError::Status { status: 400, message: "Unknown model qwen2.5".into() }),
+        ),
+        // ...but one naming the other token-limit field is asked again with it, once.
+        (
+            vec![
+                status(
+                    400,
+                    vec![],
+                    "{\"error\":{\"message\":\"Unsupported parameter: 'max_tokens'. Use 'max_completion_tokens' instead.\"}}",
+                ),
+                stream(OPENAI_ANSWER),
+            ],
+            2,
+            Ok(()),
         ),
         // A wait longer than Exhale waits is the person's to wait.
         (
@@ -265,7 +271,15 @@ async fn a_transient_error_is_retried_once_and_a_lasting_one_never() {
                 .await
                 .1;
         assert_eq!(result.map(|_| ()), expected);
-        assert_eq!(server.received.lock().await.len(), asked, "{expected:?}");
+        let received = server.received.lock().await;
+        assert_eq!(received.len(), asked, "{expected:?}");
+        // Asked again with the same body, or with the token limit under its other name.
+        if let [first, second] = &received[..] {
+            let renamed = first.body.get("max_tokens").is_some()
+                && second.body.get("max_tokens").is_none()
+                && second.body["max_completion_tokens"] == 8192;
+            assert!(second.body == first.body || renamed, "{second:?}");
+        }
     }
 }
 

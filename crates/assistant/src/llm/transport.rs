@@ -108,12 +108,13 @@ impl Client {
         };
         let url = url::Url::parse(&url)
             .map_err(|_| LlmError::Unreachable(format!("{base} is not a URL")))?;
-        let body = Bytes::from(
-            serde_json::to_vec(&body).map_err(|err| LlmError::Protocol(err.to_string()))?,
-        );
-        let mut retried = false;
+        let mut body = body;
+        let (mut retried, mut switched) = (false, false);
         let mut answer = loop {
-            let answer = self.post(&url, body.clone()).await?;
+            let bytes = Bytes::from(
+                serde_json::to_vec(&body).map_err(|err| LlmError::Protocol(err.to_string()))?,
+            );
+            let answer = self.post(&url, bytes).await?;
             let status = answer.response.status();
             let request_id = ["request-id", "x-request-id"].iter().find_map(|name| {
                 answer.response.headers().get(*name)?.to_str().ok().map(str::to_owned)
@@ -131,6 +132,15 @@ impl Client {
             let transient = matches!(status.as_u16(), 429 | 500 | 502 | 503 | 504 | 529)
                 && !text.contains("enforced_spend_limit_reached")
                 && !text.contains("does not match the expected");
+            // The endpoint wants the other name for the token limit: asked again once.
+            if status == StatusCode::BAD_REQUEST
+                && self.endpoint.protocol == Protocol::OpenAiCompatible
+                && !switched
+                && openai::switch_token_field(&mut body, &error_message(&text))
+            {
+                switched = true;
+                continue;
+            }
             if transient && !retried && retry_after.unwrap_or(0) <= MAX_RETRY_WAIT_SECS {
                 retried = true;
                 tokio::time::sleep(backoff(retry_after)).await;

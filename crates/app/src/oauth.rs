@@ -40,6 +40,8 @@ const CODE_LIFETIME: SignedDuration = SignedDuration::from_secs(60);
 const REFRESH_IDLE: SignedDuration = SignedDuration::from_hours(30 * 24);
 /// No refresh outlives its grant by more than this: the person consents again.
 const REFRESH_ABSOLUTE: SignedDuration = SignedDuration::from_hours(180 * 24);
+/// Authorization requests one person may have waiting; older ones are forgotten.
+const PENDING_REQUESTS: u32 = 20;
 /// How long tokens and codes are kept after they expire.
 const PRUNE_AFTER: SignedDuration = SignedDuration::from_hours(24);
 /// A refresh token presented again within this window gets the pair it was exchanged for (the
@@ -465,6 +467,8 @@ impl App {
                 |db| {
                     store::oauth::prune_requests(db, &now_text).map_err(transactions::internal)?;
                     store::oauth::insert_request(db, &row).map_err(transactions::internal)?;
+                    store::oauth::keep_newest_requests(db, row.member_id, PENDING_REQUESTS)
+                        .map_err(transactions::internal)?;
                     store::households::get_household(db, household)
                         .map(|household| household.trusted_apps)
                         .map_err(transactions::internal)

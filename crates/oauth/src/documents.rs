@@ -44,7 +44,13 @@ pub struct Documents {
     tls: tokio_rustls::TlsConnector,
     allow_loopback: bool,
     timeout: Duration,
+    /// Fetches in flight, at most [`FETCHES_AT_ONCE`]; one more is refused at once.
+    in_flight: tokio::sync::Semaphore,
 }
+
+/// Documents fetched at the same time, at most: a flood of authorization requests naming
+/// documents cannot make Exhale open connections without end.
+const FETCHES_AT_ONCE: usize = 4;
 
 impl Documents {
     pub fn new(config: DocumentsConfig) -> Result<Self, String> {
@@ -66,6 +72,7 @@ impl Documents {
             tls: tokio_rustls::TlsConnector::from(Arc::new(tls)),
             allow_loopback: config.allow_loopback,
             timeout: config.timeout,
+            in_flight: tokio::sync::Semaphore::new(FETCHES_AT_ONCE),
         })
     }
 
@@ -180,6 +187,11 @@ fn max_age(value: &str) -> Option<u64> {
 impl MetadataDocuments for Documents {
     fn fetch<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<FetchedDocument, String>> {
         Box::pin(async move {
+            let Ok(_turn) = self.in_flight.try_acquire() else {
+                return Err(format!(
+                    "Exhale is already fetching {FETCHES_AT_ONCE} app descriptions; try again in a few seconds"
+                ));
+            };
             tokio::time::timeout(self.timeout, self.get(url))
                 .await
                 .unwrap_or_else(|_| Err("it did not answer in time".into()))

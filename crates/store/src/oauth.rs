@@ -162,6 +162,18 @@ pub fn prune_requests(db: &Db<'_>, now: &str) -> Result<()> {
     Ok(())
 }
 
+/// Deletes all but the `keep` newest authorization requests waiting on `member_id`: a page that
+/// makes the person's browser open `/authorize` again and again cannot fill the table.
+pub fn keep_newest_requests(db: &Db<'_>, member_id: i64, keep: u32) -> Result<()> {
+    db.conn.execute(
+        "DELETE FROM oauth_requests WHERE member_id = ?1 AND id_hash NOT IN
+           (SELECT id_hash FROM oauth_requests WHERE member_id = ?1
+            ORDER BY expires_at DESC, rowid DESC LIMIT ?2)",
+        params![member_id, keep],
+    )?;
+    Ok(())
+}
+
 /// A person's consent to a client: a row of `tokens` of kind `oauth`.
 pub struct NewGrant<'a> {
     pub household_id: i64,

@@ -1104,3 +1104,32 @@ async fn no_token_code_or_secret_of_the_flow_reaches_the_log() {
         assert!(!log.contains(prefix), "{prefix} is in the log");
     }
 }
+
+#[tokio::test]
+async fn a_person_has_at_most_twenty_requests_waiting() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client_id = public_client(&server, "Pushy").await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let path = authorize_path(&client_id, &[]);
+    let mut pages = Vec::new();
+    for _ in 0..21 {
+        pages.push(ana.get(&path).await);
+    }
+    let answer = |page: &crate::web::Page| {
+        [
+            ("csrf", Visitor::hidden(page, "csrf")),
+            ("request_id", Visitor::hidden(page, "request_id")),
+            ("scope", "read".to_owned()),
+            ("decision", "approve".to_owned()),
+        ]
+    };
+    let oldest = answer(&pages[0]);
+    let fields: Vec<(&str, &str)> = oldest.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let forgotten = ana.post("/authorize", &fields).await;
+    assert_eq!(forgotten.status, StatusCode::BAD_REQUEST, "the oldest of 21 was forgotten");
+    let second = answer(&pages[1]);
+    let fields: Vec<(&str, &str)> = second.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    assert_eq!(ana.post("/authorize", &fields).await.status, StatusCode::SEE_OTHER);
+}

@@ -28,6 +28,8 @@ pub(crate) struct DocumentHost {
     /// The authority's certificate (DER), for the fetcher to trust.
     authority: Vec<u8>,
     hits: Arc<std::sync::Mutex<Vec<String>>>,
+    /// Told of every request, for a test waiting on requests in flight.
+    hit: Arc<tokio::sync::Notify>,
     _task: tokio::task::JoinHandle<()>,
 }
 
@@ -43,10 +45,13 @@ impl DocumentHost {
         let port = listener.local_addr().unwrap().port();
         let hits = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = hits.clone();
+        let hit = Arc::new(tokio::sync::Notify::new());
+        let told = hit.clone();
         let answers = Arc::new(answers(&|path| format!("https://localhost:{port}{path}")));
         let task = tokio::spawn(async move {
             while let Ok((tcp, _)) = listener.accept().await {
-                let (acceptor, answers, seen) = (acceptor.clone(), answers.clone(), seen.clone());
+                let (acceptor, answers, seen, told) =
+                    (acceptor.clone(), answers.clone(), seen.clone(), told.clone());
                 tokio::spawn(async move {
                     let Ok(mut tls) = acceptor.accept(tcp).await else { return };
                     let mut request = Vec::new();
@@ -60,6 +65,7 @@ impl DocumentHost {
                     let text = String::from_utf8_lossy(&request);
                     let path = text.split(' ').nth(1).unwrap_or_default().to_owned();
                     seen.lock().unwrap().push(path.clone());
+                    told.notify_one();
                     let Some(Some((status, headers, body))) = answers.get(path.as_str()) else {
                         // Never answers: the fetcher's time limit must end it.
                         std::future::pending::<()>().await;
@@ -79,11 +85,18 @@ impl DocumentHost {
                 });
             }
         });
-        Self { port, authority: authority.der, hits, _task: task }
+        Self { port, authority: authority.der, hits, hit, _task: task }
     }
 
     pub(crate) fn url(&self, path: &str) -> String {
         format!("https://localhost:{}{path}", self.port)
+    }
+
+    /// Returns once the host has received `count` requests in all.
+    async fn received(&self, count: usize) {
+        while self.hits.lock().unwrap().len() < count {
+            self.hit.notified().await;
+        }
     }
 
     pub(crate) fn hits(&self, path: &str) -> usize {
@@ -339,4 +352,42 @@ async fn a_well_known_app_whose_host_refuses_the_fetch_connects_from_exhales_tab
     assert_eq!(tokens["scope"], "read write", "{tokens}");
     // The live document was asked for each time it was not kept: a success would have won.
     assert!(wall.0.lock().unwrap().iter().any(|url| url == claude));
+}
+
+#[tokio::test]
+async fn at_most_four_documents_are_fetched_at_once_and_a_fifth_is_told_to_wait() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let slow = ["/slow-1.json", "/slow-2.json", "/slow-3.json", "/slow-4.json", "/slow-5.json"];
+    let host = DocumentHost::start(|_| slow.iter().map(|path| (*path, None)).collect()).await;
+    trust(&w, &host, true);
+    let mut people = Vec::new();
+    for _ in 0..5 {
+        let mut ana = Visitor::new(&server);
+        ana.sign_in("ana@a.test", PASSWORD).await;
+        people.push(ana);
+    }
+    let [mut first, mut second, mut third, mut fourth, mut fifth] = people.try_into().ok().unwrap();
+    let paths: Vec<String> = slow.iter().map(|path| authorize_path(&host.url(path))).collect();
+    let (one, two, three, four, five) = tokio::join!(
+        first.get(&paths[0]),
+        second.get(&paths[1]),
+        third.get(&paths[2]),
+        fourth.get(&paths[3]),
+        async {
+            host.received(4).await;
+            fifth.get(&paths[4]).await
+        },
+    );
+    let text = crate::web::unescape(&five.body);
+    assert_eq!(five.status, StatusCode::BAD_REQUEST);
+    assert!(text.contains("already fetching 4 app descriptions"), "{text}");
+    for page in [one, two, three, four] {
+        assert!(
+            crate::web::unescape(&page.body).contains("did not answer in time"),
+            "{}",
+            page.body
+        );
+    }
+    assert_eq!(host.hits(slow[4]), 0, "the fifth was never fetched");
 }

@@ -4,10 +4,11 @@
 //!
 //! Each protocol is a request builder and a decoder of its stream (`openai.rs`,
 //! `anthropic.rs`); the HTTP around them (retry, timeouts, errors) is `transport.rs`, the SSE
-//! framing `sse.rs`. Nothing here knows the catalog: the loop hands in tool definitions and gets
+//! framing `sse.rs`, and what a call cost, from its usage, `cost.rs`. Nothing here knows the catalog: the loop hands in tool definitions and gets
 //! tool calls back.
 
 mod anthropic;
+pub mod cost;
 mod openai;
 mod sse;
 mod transport;

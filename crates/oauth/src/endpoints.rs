@@ -268,18 +268,34 @@ fn endpoint_error(err: &OAuthError, basic: bool) -> Response {
     response
 }
 
+/// The start of `/token` and `/revoke`: OAuth is on, and the form and the client's credentials
+/// are readable; otherwise the answer to send.
+#[expect(
+    clippy::result_large_err,
+    reason = "the refusal is the ready response, built once and sent as it is"
+)]
+fn form_request(
+    server: &Arc<dyn OAuthServer>,
+    from: Option<axum::Extension<http::ClientAddress>>,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(std::collections::HashMap<String, String>, ClientCredentials), Response> {
+    if server.origin().is_none() {
+        return Err(off());
+    }
+    read_form(headers, body, from)
+        .map_err(|err| endpoint_error(&err, headers.contains_key(header::AUTHORIZATION)))
+}
+
 pub(crate) async fn token(
     State(server): Server,
     from: Option<axum::Extension<http::ClientAddress>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if server.origin().is_none() {
-        return off();
-    }
-    let (mut fields, client) = match read_form(&headers, &body, from) {
+    let (mut fields, client) = match form_request(&server, from, &headers, &body) {
         Ok(read) => read,
-        Err(err) => return endpoint_error(&err, headers.contains_key(header::AUTHORIZATION)),
+        Err(answer) => return answer,
     };
     let basic = client.basic;
     let request = TokenRequest {
@@ -311,12 +327,9 @@ pub(crate) async fn revoke(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if server.origin().is_none() {
-        return off();
-    }
-    let (mut fields, client) = match read_form(&headers, &body, from) {
+    let (mut fields, client) = match form_request(&server, from, &headers, &body) {
         Ok(read) => read,
-        Err(err) => return endpoint_error(&err, headers.contains_key(header::AUTHORIZATION)),
+        Err(answer) => return answer,
     };
     let Some(token) = fields.remove("token").filter(|t| !t.is_empty()) else {
         return refusal(ErrorCode::InvalidRequest, "token is required: the token to revoke.");

@@ -88,17 +88,18 @@ pub(crate) fn revoke_token(ctx: &mut Ctx<'_>, input: IdInput) -> Result<Token, O
         .or_not_found(|| {
             Text::new("No token of yours with id {id}. Call list_tokens.").with("id", input.id)
         })?;
-    let before = ctx.snapshot(EntityKind::Token, row.id)?;
-    store::access::revoke_token(ctx.db, row.id, &ctx.now_text()).or_internal()?;
-    ctx.record(
-        EntityKind::Token,
-        row.id,
-        before,
-        Text::new("Revoked token {name}").with("name", &row.name),
-    )?;
+    revoke_tokens_row(ctx, row.id, Text::new("Revoked token {name}").with("name", &row.name))?;
     let row =
         store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), row.id).or_internal()?;
     token_view(&row)
+}
+
+/// Revokes a row of `tokens` (an API token or a connected app's grant) as one audited,
+/// undoable change.
+fn revoke_tokens_row(ctx: &mut Ctx<'_>, id: i64, summary: Text) -> Result<(), OpError> {
+    let before = ctx.snapshot(EntityKind::Token, id)?;
+    store::access::revoke_token(ctx.db, id, &ctx.now_text()).or_internal()?;
+    ctx.record(EntityKind::Token, id, before, summary)
 }
 
 /// A grant as its person sees it, with the scope it acts with now.
@@ -143,12 +144,9 @@ pub(crate) fn revoke_connected_app(
         .or_internal()?
         .filter(|g| g.household_id == ctx.household_id() && g.member_id == ctx.me())
         .ok_or_else(not_found)?;
-    let before = ctx.snapshot(EntityKind::Token, row.id)?;
-    store::access::revoke_token(ctx.db, row.id, &ctx.now_text()).or_internal()?;
-    ctx.record(
-        EntityKind::Token,
+    revoke_tokens_row(
+        ctx,
         row.id,
-        before,
         Text::new("Disconnected the app {name}").with("name", &row.name),
     )?;
     let row = store::oauth::get_grant(ctx.db, row.id).or_internal()?.ok_or(OpError::Internal)?;

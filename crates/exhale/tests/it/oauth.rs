@@ -21,7 +21,7 @@ const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 const REDIRECT: &str = "http://127.0.0.1:9999/callback";
 
 /// A running Exhale: the in-process test server, or a spawned `exhale serve` at its URL.
-trait Served {
+pub(crate) trait Served {
     fn url(&self, path: &str) -> String;
 }
 
@@ -70,9 +70,14 @@ async fn register(server: &impl Served, body: Value) -> (StatusCode, Value) {
 }
 
 async fn public_client(server: &impl Served, name: &str) -> String {
+    public_client_to(server, name, REDIRECT).await
+}
+
+/// Registers a public client as native apps do, sending people back to `redirect`; its id.
+pub(crate) async fn public_client_to(server: &impl Served, name: &str, redirect: &str) -> String {
     let (status, client) = register(
         server,
-        json!({"client_name": name, "redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none",
+        json!({"client_name": name, "redirect_uris": [redirect], "token_endpoint_auth_method": "none",
                "grant_types": ["authorization_code", "refresh_token"], "application_type": "native"}),
     )
     .await;

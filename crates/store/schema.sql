@@ -1,3 +1,37 @@
+CREATE TABLE assistant_memory (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('turn', 'proposal')),
+    -- The confirmation of a proposal.
+    proposal_id TEXT UNIQUE,
+    body TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
+CREATE TABLE assistant_settings (
+    household_id INTEGER PRIMARY KEY REFERENCES households(id) ON DELETE CASCADE,
+    provider TEXT,
+    model TEXT,
+    base_url TEXT,
+    -- JSON array of per-model prices, in millionths of a dollar per million tokens.
+    prices TEXT NOT NULL DEFAULT '[]',
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE assistant_usage (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    member_id INTEGER REFERENCES members(id) ON DELETE SET NULL,
+    at TEXT NOT NULL,
+    via TEXT NOT NULL,
+    purpose TEXT NOT NULL CHECK (purpose IN ('question', 'document')),
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    calls INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cost_micro_usd INTEGER
+);
 CREATE TABLE audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -50,7 +84,7 @@ CREATE TABLE confirmations (
     created_at TEXT NOT NULL,
     expires_at TEXT NOT NULL,
     used_at TEXT
-);
+, by_assistant INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE exchange_rates (
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
     currency TEXT NOT NULL,
@@ -224,6 +258,9 @@ CREATE TABLE "tokens" (
     CHECK ((kind = 'api') = (hash IS NOT NULL)),
     CHECK ((kind = 'oauth') = (client_id IS NOT NULL AND resource IS NOT NULL))
 );
+CREATE INDEX assistant_memory_expiry ON assistant_memory(expires_at);
+CREATE INDEX assistant_memory_member ON assistant_memory(member_id, id);
+CREATE INDEX assistant_usage_household ON assistant_usage(household_id, at);
 CREATE INDEX audit_batch ON audit(batch_id);
 CREATE INDEX audit_entity ON audit(household_id, entity, entity_id);
 CREATE INDEX audit_household ON audit(household_id, id);

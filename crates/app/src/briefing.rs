@@ -1,10 +1,21 @@
-//! The Markdown briefing of `get_context`: what a model should read first.
+//! The Markdown briefing of `get_context`: what a model should read first. An agent is told
+//! how to preview and confirm; the built-in assistant, whose every change becomes a card the
+//! person taps, is told that instead.
 
 use std::fmt::Write as _;
 
 use ops::reports::Context;
 
-pub(crate) fn markdown(c: &Context) -> String {
+/// Who reads the briefing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reader {
+    /// An agent with a token (MCP, REST).
+    Agent,
+    /// The built-in assistant.
+    Assistant,
+}
+
+pub(crate) fn markdown(c: &Context, reader: Reader) -> String {
     let mut out = String::new();
     let h = &c.household;
     let _ = writeln!(out, "# Exhale briefing for {}", h.name);
@@ -67,6 +78,10 @@ pub(crate) fn markdown(c: &Context) -> String {
         let _ = writeln!(out, "- … and {} more: call list_attention_items.", c.attention_omitted);
     }
     out.push_str(&HOW_IT_WORKS.replace("{forms}", domain::relative::FORMS));
+    out.push_str(match reader {
+        Reader::Agent => AGENT_CHANGES,
+        Reader::Assistant => ASSISTANT_CHANGES,
+    });
     out
 }
 
@@ -85,9 +100,16 @@ const HOW_IT_WORKS: &str = "
 - Anchor: the date the series is computed from.
 - Private: a subscription only its owner can see.
 - Attention item: something to look at soon (a trial ending, a card expiring before a charge, a price rise, a missing category or exchange rate).
+";
 
+const AGENT_CHANGES: &str = "
 ## Changes and confirmation
 - Every change is recorded in the activity log with who made it, and can be undone with undo (pass the audit_ids or batch_id a write returned).
 - Add dry_run: true to any write to preview it without changing anything.
 - With a write token, destructive or financial changes (deleting, prices, charges, creating, pausing, cancelling) need the person's confirmation: the call returns confirmation_required with a preview and a confirmation_id; show the preview, and only after the person agrees call confirm_change. A trusted token only needs confirmation for destructive changes.
+";
+
+const ASSISTANT_CHANGES: &str = "
+## Changes
+- A change you call is not applied: Exhale shows the person a card with what it does, and applies it only when they tap Confirm. They can undo it for a day.
 ";

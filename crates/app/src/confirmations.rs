@@ -2,10 +2,14 @@
 //! run as a dry run, stored with its exact input, and answered `confirmation_required`; the op
 //! `confirm_change` applies the stored call once, for the member and token that asked, within
 //! ten minutes, re-validating it as it runs.
+//!
+//! A write of the built-in assistant is stored the same way, as a proposal: it lasts 30
+//! minutes and only the person applies it, with a tap on the card (`assistant.rs`), never
+//! through `confirm_change`.
 
 use domain::Text;
 use jiff::SignedDuration;
-use ops::{Caller, Mode, OpError, OpInfo};
+use ops::{Actor, Caller, Mode, OpError, OpInfo};
 use serde_json::Value;
 
 use crate::{
@@ -16,6 +20,8 @@ use crate::{
 
 /// How long a confirmation stays valid.
 const CONFIRMATION_TTL: SignedDuration = SignedDuration::from_mins(10);
+/// How long a proposal of the assistant stays valid.
+const PROPOSAL_TTL: SignedDuration = SignedDuration::from_mins(ops::assistant::limits::MEMORY_MINS);
 
 impl App {
     /// Runs the write as a dry run, stores a confirmation and answers `confirmation_required`.
@@ -31,7 +37,9 @@ impl App {
         let input = written.resolved_input.unwrap_or(input);
         let preview = written.output;
         let now = self.clock.now();
-        let expires = now.checked_add(CONFIRMATION_TTL).map_err(|_| OpError::Internal)?;
+        let by_assistant = caller.actor == Actor::Assistant;
+        let ttl = if by_assistant { PROPOSAL_TTL } else { CONFIRMATION_TTL };
+        let expires = now.checked_add(ttl).map_err(|_| OpError::Internal)?;
         let id = format!("cf_{}", auth::random_hex(16)?);
         let token_id = caller.token_id();
         let row = store::access::ConfirmationRow {
@@ -44,6 +52,7 @@ impl App {
             created_at: timestamp_text(now),
             expires_at: timestamp_text(expires),
             used_at: None,
+            by_assistant,
         };
         let store = self.store.clone();
         let pruned_before = timestamp_text(now);
@@ -70,12 +79,18 @@ impl App {
             .unwrap_or_default();
         let what =
             if summaries.is_empty() { info.summary.to_owned() } else { summaries.join("; ") };
+        let message = if by_assistant {
+            Text::new("Prepared for the person to confirm: {what}. It applies only when they tap Confirm on the card Exhale shows them; tell them what it does.")
+                .with("what", what)
+        } else {
+            Text::new("This change needs the person's confirmation: {what}. Show them the preview; if they agree, call confirm_change with the confirmation_id within 10 minutes.")
+                .with("what", what)
+        };
         Err(OpError::ConfirmationRequired {
             confirmation_id: id,
             expires_at: timestamp_text(expires),
             preview: Box::new(preview),
-            message: Text::new("This change needs the person's confirmation: {what}. Show them the preview; if they agree, call confirm_change with the confirmation_id within 10 minutes.")
-                .with("what", what),
+            message,
         })
     }
 
@@ -99,7 +114,9 @@ impl App {
         };
         let row = row.ok_or_else(not_found)?;
         let token_id = caller.token_id();
-        if row.household_id != caller.household_id
+        // The assistant's proposals are the person's to tap, not an op's to confirm.
+        if row.by_assistant
+            || row.household_id != caller.household_id
             || row.member_id != caller.member_id
             || row.token_id != token_id
         {

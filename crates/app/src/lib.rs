@@ -5,6 +5,7 @@
 //! Only the binary (`exhale`) and `test-support` depend on it.
 
 mod accounts;
+mod assistant;
 mod auth;
 mod briefing;
 mod clock;
@@ -45,6 +46,8 @@ pub struct App {
     tokens: auth::TokenCache,
     caps: std::sync::Mutex<limits::HouseholdCaps>,
     oauth: oauth::OAuthState,
+    /// The assistant's provider fields from the server's environment.
+    assistant_env: std::sync::Mutex<ops::assistant::ProviderFields>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +78,7 @@ impl App {
             tokens: auth::TokenCache::default(),
             caps: std::sync::Mutex::new(limits::HouseholdCaps::default()),
             oauth: oauth::OAuthState::default(),
+            assistant_env: std::sync::Mutex::default(),
         }))
     }
 

@@ -100,6 +100,19 @@ impl Caller {
         Self { household_id, member_id, role, scope: Scope::Trusted, actor: Actor::Person, via }
     }
 
+    /// The built-in assistant acting for this person: their household, member and role, never
+    /// above `write` (so every write waits for their tap), through the assistant.
+    pub fn assistant_for(person: &Caller) -> Self {
+        Self {
+            household_id: person.household_id,
+            member_id: person.member_id,
+            role: person.role,
+            scope: person.scope.min(Scope::Write),
+            actor: Actor::Assistant,
+            via: Via::Assistant,
+        }
+    }
+
     pub fn is_owner(&self) -> bool {
         self.role == Role::Owner
     }

@@ -12,6 +12,7 @@
 pub mod access;
 pub mod accounts;
 pub mod activity;
+pub mod assistant;
 pub mod caller;
 pub mod catalog;
 pub mod charges;

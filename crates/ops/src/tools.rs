@@ -9,7 +9,7 @@
 use domain::names::fold;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use crate::{
     OpMeta,
@@ -51,6 +51,155 @@ pub fn offered(set: ToolSet, info: &OpInfo) -> bool {
     match set {
         ToolSet::Full => true,
         ToolSet::Compact => info.name == FindTools::INFO.name || COMPACT.contains(&info.name),
+    }
+}
+
+/// An op's input schema as a model is shown it: compact ([`compact`]), without the Rust type's
+/// title or an empty object's "No input.". MCP adds `dry_run` to writes; the assistant does not.
+pub fn model_input_schema(meta: &OpMeta) -> Value {
+    let mut input = meta.input_schema();
+    if let Value::Object(root) = &mut input {
+        root.remove("title");
+        if root.get("properties").is_none() {
+            root.remove("description");
+        }
+    }
+    compact(&mut input);
+    input
+}
+
+/// Rewrites a JSON Schema in fewer tokens that accept the same values (JSON Schema 2020-12):
+/// - schemars' numeric `format`s (`int64`, `uint32`, `double`…) go: they are annotations;
+/// - a `oneOf` of branches that each have one distinct `type` and only keywords of that type
+///   becomes one schema with a list of types (`minimum` applies only to numbers, `minLength`
+///   only to strings, so nothing changes): an id or a name is
+///   `{"type": ["integer", "string"], "minimum": 1, …, "minLength": 1, …}`;
+/// - `type` goes where an `enum` already lists every allowed value.
+///
+/// One change accepts more: a date's digit pattern goes, because a date also takes words.
+pub fn compact(schema: &mut Value) {
+    match schema {
+        Value::Array(items) => items.iter_mut().for_each(compact),
+        Value::Object(map) => {
+            map.values_mut().for_each(compact);
+            if map.get("format").and_then(Value::as_str).is_some_and(|format| {
+                [
+                    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                    "float", "double",
+                ]
+                .contains(&format)
+            }) {
+                map.remove("format");
+            }
+            // An id's bound of 2^53 - 1 (JSON's largest exact whole number) tells a model
+            // nothing; the server still refuses larger ones.
+            if map.get("maximum").and_then(Value::as_u64) == Some((1 << 53) - 1) {
+                map.remove("maximum");
+            }
+            // A date also takes words ("in 10 days"), which the pattern of its digits would
+            // refuse; `format: date` and the description say both.
+            if map.get("format").and_then(Value::as_str) == Some("date") {
+                map.remove("pattern");
+            }
+            if let Some(merged) = map.get("oneOf").and_then(merge_typed_branches) {
+                map.remove("oneOf");
+                map.extend(merged);
+            }
+            let enum_types = map
+                .get("enum")
+                .and_then(Value::as_array)
+                .map(|values| values.iter().map(json_type).collect::<Vec<_>>());
+            let declared = match map.get("type") {
+                Some(Value::String(kind)) => Some(vec![kind.as_str()]),
+                Some(Value::Array(kinds)) => kinds.iter().map(Value::as_str).collect(),
+                _ => None,
+            };
+            if let (Some(enum_types), Some(declared)) = (enum_types, declared)
+                && enum_types.iter().all(|kind| declared.contains(kind))
+            {
+                map.remove("type");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// JSON Schema's type of a value (`integer` for whole numbers).
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The keywords that constrain only values of one type.
+fn keywords_of(kind: &str) -> &'static [&'static str] {
+    match kind {
+        "integer" | "number" => {
+            &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
+        }
+        "string" => &["minLength", "maxLength", "pattern", "format"],
+        _ => &[],
+    }
+}
+
+/// The branches of a `oneOf` as one schema, when each has one distinct type (and `integer`
+/// and `number` are not both there: they overlap) and only keywords of that type.
+fn merge_typed_branches(branches: &Value) -> Option<Map<String, Value>> {
+    let branches = branches.as_array()?;
+    let mut types: Vec<&str> = Vec::new();
+    let mut merged = Map::new();
+    for branch in branches {
+        let branch = branch.as_object()?;
+        let kind = branch.get("type")?.as_str()?;
+        let overlaps = |other: &str| types.contains(&other);
+        if overlaps(kind)
+            || (kind == "number" && overlaps("integer"))
+            || (kind == "integer" && overlaps("number"))
+        {
+            return None;
+        }
+        types.push(kind);
+        for (key, value) in branch {
+            if key == "type" {
+                continue;
+            }
+            if !keywords_of(kind).contains(&key.as_str()) {
+                return None;
+            }
+            merged.insert(key.clone(), value.clone());
+        }
+    }
+    merged.insert("type".into(), json!(types));
+    Some(merged)
+}
+
+/// For a model (MCP, the assistant) a list page holds at most this many items, whatever `limit` asks (ops allow
+/// 500): more would not fit in a tool result, and computing rows only to cut them away
+/// would waste the server.
+pub const MAX_PAGE_FOR_MODELS: u64 = 50;
+
+/// Caps a list tool's `limit` at [`MAX_PAGE_FOR_MODELS`]. A `limit` that is not a positive
+/// number is left for the op to refuse with its own message. Lists are the ops that page
+/// (a `cursor`); `find_tools` has a `limit` of its own.
+pub fn cap_page(meta: &OpMeta, arguments: &mut Map<String, Value>) {
+    let is_list = meta.schemas().0["properties"].get("cursor").is_some();
+    if !is_list {
+        return;
+    }
+    match arguments.get("limit").map(Value::as_u64) {
+        None => {
+            arguments.insert("limit".into(), json!(MAX_PAGE_FOR_MODELS));
+        }
+        Some(Some(limit)) if limit > MAX_PAGE_FOR_MODELS => {
+            arguments.insert("limit".into(), json!(MAX_PAGE_FOR_MODELS));
+        }
+        Some(_) => {}
     }
 }
 
@@ -219,6 +368,39 @@ pub fn find<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compact_schemas_accept_the_same_values() {
+        let mut id_or_name = json!({"oneOf": [
+            {"type": "integer", "format": "int64", "minimum": 1, "maximum": 9},
+            {"type": "string", "minLength": 1, "maxLength": 100},
+            {"type": "null"},
+        ], "description": "Id or name."});
+        let mut id = json!({"type": "integer", "minimum": 1, "maximum": 9_007_199_254_740_991_u64});
+        compact(&mut id);
+        assert_eq!(id, json!({"type": "integer", "minimum": 1}));
+        compact(&mut id_or_name);
+        assert_eq!(
+            id_or_name,
+            json!({"type": ["integer", "string", "null"], "minimum": 1, "maximum": 9, "minLength": 1, "maxLength": 100, "description": "Id or name."})
+        );
+        let mut choice = json!({"enum": ["a", "b", null], "type": ["string", "null"]});
+        compact(&mut choice);
+        assert_eq!(choice, json!({"enum": ["a", "b", null]}));
+        // Left as they are: branches that share a type, overlap (integer and number), or carry
+        // more than their type's keywords; an enum the type does not cover.
+        for untouched in [
+            json!({"oneOf": [{"type": "string", "maxLength": 3}, {"type": "string", "pattern": "^a"}]}),
+            json!({"oneOf": [{"type": "integer"}, {"type": "number"}]}),
+            json!({"oneOf": [{"type": "string", "description": "x"}, {"type": "null"}]}),
+            json!({"oneOf": [{"type": "object", "properties": {}}, {"type": "null"}]}),
+            json!({"enum": ["a", 1], "type": "string"}),
+        ] {
+            let mut schema = untouched.clone();
+            compact(&mut schema);
+            assert_eq!(schema, untouched);
+        }
+    }
 
     /// The first five, as `find_tools` returns by default.
     fn top(query: &str) -> Vec<&'static str> {

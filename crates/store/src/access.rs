@@ -117,13 +117,15 @@ pub struct ConfirmationRow {
     pub created_at: String,
     pub expires_at: String,
     pub used_at: Option<String>,
+    /// A proposal of the built-in assistant, which only the person applies.
+    pub by_assistant: bool,
 }
 
 pub fn insert_confirmation(db: &Db<'_>, row: &ConfirmationRow) -> Result<()> {
     db.conn.execute(
-        "INSERT INTO confirmations (id, household_id, member_id, token_id, op, input, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![row.id, row.household_id, row.member_id, row.token_id, row.op, row.input, row.created_at, row.expires_at],
+        "INSERT INTO confirmations (id, household_id, member_id, token_id, op, input, created_at, expires_at, by_assistant)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![row.id, row.household_id, row.member_id, row.token_id, row.op, row.input, row.created_at, row.expires_at, row.by_assistant],
     )?;
     Ok(())
 }
@@ -143,6 +145,7 @@ pub fn get_confirmation(db: &Db<'_>, id: &str) -> Result<Option<ConfirmationRow>
                 created_at: row.get("created_at")?,
                 expires_at: row.get("expires_at")?,
                 used_at: row.get("used_at")?,
+                by_assistant: row.get("by_assistant")?,
             })
         })
         .optional()?)

@@ -10,6 +10,7 @@ mod migrations;
 mod sql;
 
 pub mod access;
+pub mod assistant;
 pub mod audit;
 pub mod charges;
 pub mod households;

@@ -11,6 +11,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_sessions", include_str!("../migrations/0002_sessions.sql")),
     ("0003_token_tools", include_str!("../migrations/0003_token_tools.sql")),
     ("0004_oauth", include_str!("../migrations/0004_oauth.sql")),
+    ("0005_assistant", include_str!("../migrations/0005_assistant.sql")),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

@@ -514,16 +514,24 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
         attention_omitted,
         markdown: String::new(),
     };
-    fit_in_a_tool_result(&mut context)?;
+    let reader = if ctx.caller.actor == ops::Actor::Assistant {
+        crate::briefing::Reader::Assistant
+    } else {
+        crate::briefing::Reader::Agent
+    };
+    fit_in_a_tool_result(&mut context, reader)?;
     Ok(context)
 }
 
 /// Writes the Markdown, listing less until the whole briefing fits in a tool result: the
 /// longest of the subscriptions, upcoming charges and attention items loses a quarter, and its
 /// omitted count says how many are left out.
-fn fit_in_a_tool_result(context: &mut Context) -> Result<(), OpError> {
+fn fit_in_a_tool_result(
+    context: &mut Context,
+    reader: crate::briefing::Reader,
+) -> Result<(), OpError> {
     loop {
-        context.markdown = crate::briefing::markdown(context);
+        context.markdown = crate::briefing::markdown(context, reader);
         let size = serde_json::to_vec(&*context).map_err(|_| OpError::Internal)?.len();
         let lengths =
             [context.subscriptions.len(), context.upcoming.len(), context.attention.len()];

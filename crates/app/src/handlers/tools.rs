@@ -29,7 +29,7 @@ fn definition(meta: &OpMeta) -> ToolDefinition {
         name: info.name.to_owned(),
         title: info.summary.to_owned(),
         description: info.description.to_owned(),
-        input_schema: meta.input_schema(),
+        input_schema: ops::tools::model_input_schema(meta),
         read_only: info.hints.read_only,
         destructive: info.hints.destructive,
     }

@@ -7,17 +7,9 @@
 //! model with no price has tokens and no cost: a cost is never invented. Where the prices come
 //! from (a table the owner can override per model) is the settings' business.
 
-use super::Usage;
+pub use ops::assistant::ModelPrice as Price;
 
-/// A model's list prices, in millionths of a US dollar per million tokens: $3 per million input
-/// tokens is `3_000_000`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Price {
-    pub input: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub output: u64,
-}
+use super::Usage;
 
 /// The call's cost in millionths of a dollar, or `None` when neither the provider nor a price
 /// says. Fractions of a millionth are rounded up per call, so a total never under-counts.
@@ -51,6 +43,7 @@ mod tests {
     fn each_kind_of_token_is_priced_and_fractions_round_up() {
         // $3 in, $0.30 cache reads, $3.75 cache writes, $15 out, per million tokens.
         let price = Price {
+            model: "m".into(),
             input: 3_000_000,
             cache_read: 300_000,
             cache_write: 3_750_000,
@@ -60,14 +53,16 @@ mod tests {
         // 900 × 3 + 100 × 0.3 + 20 × 3.75 + 57 × 15 = 2,700 + 30 + 75 + 855 millionths.
         assert_eq!(estimate(&usage(900, 100, 20, 57), Some(&price)), Some(3_660));
         // One input token at $3 per million is three millionths; at $0.10, a tenth rounds up.
-        let cheap = Price { input: 100_000, cache_read: 0, cache_write: 0, output: 0 };
+        let cheap =
+            Price { model: "m".into(), input: 100_000, cache_read: 0, cache_write: 0, output: 0 };
         assert_eq!(estimate(&usage(1, 0, 0, 0), Some(&cheap)), Some(1));
         assert_eq!(estimate(&usage(0, 0, 0, 0), Some(&cheap)), Some(0));
     }
 
     #[test]
     fn the_providers_figure_wins_and_no_price_means_no_cost() {
-        let price = Price { input: 3_000_000, cache_read: 0, cache_write: 0, output: 0 };
+        let price =
+            Price { model: "m".into(), input: 3_000_000, cache_read: 0, cache_write: 0, output: 0 };
         let reported = Usage { reported_cost: Some(0.0012), ..usage(1_000_000, 0, 0, 0) };
         assert_eq!(estimate(&reported, Some(&price)), Some(1_200));
         assert_eq!(estimate(&usage(5_000, 0, 0, 200), None), None);
@@ -75,6 +70,7 @@ mod tests {
         assert_eq!(estimate(&nonsense, None), None);
         let huge = usage(u64::MAX, u64::MAX, u64::MAX, u64::MAX);
         let dear = Price {
+            model: "m".into(),
             input: u64::MAX,
             cache_read: u64::MAX,
             cache_write: u64::MAX,

@@ -16,42 +16,16 @@ mod transport;
 #[cfg(test)]
 mod tests;
 
-use std::{fmt, time::Duration};
+use std::time::Duration;
 
 use ops::BoxFuture;
 use serde_json::Value;
 
 pub use transport::Client;
 
-/// Which wire protocol an endpoint speaks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Protocol {
-    /// OpenAI's chat completions, as OpenAI, xAI, OpenRouter, Mistral, Gemini's compatible
-    /// endpoint and the local servers (Ollama, LM Studio, llama-server, vLLM) serve it.
-    OpenAiCompatible,
-    /// Anthropic's Messages API.
-    Anthropic,
-}
-
-/// An API key: never printed, logged or sent anywhere but its provider.
-#[derive(Clone, PartialEq, Eq)]
-pub struct ApiKey(String);
-
-impl ApiKey {
-    pub fn new(key: impl Into<String>) -> Self {
-        Self(key.into())
-    }
-
-    fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for ApiKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("ApiKey(…)")
-    }
-}
+/// Which wire protocol an endpoint speaks, and an API key (never printed, logged or sent
+/// anywhere but its provider): the catalog's types, which the settings use too.
+pub use ops::assistant::{Protocol, Secret as ApiKey};
 
 /// One endpoint, as an owner configures it.
 #[derive(Clone, Debug)]
@@ -220,7 +194,7 @@ pub struct Completion {
 }
 
 /// Why a call failed.
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq)]
 pub enum LlmError {
     /// The provider could not be reached, or the connection broke.
     #[error("the provider could not be reached: {0}")]

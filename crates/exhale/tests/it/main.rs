@@ -4,6 +4,7 @@
 #![expect(clippy::unwrap_used, reason = "tests fail by panicking, with the value in the message")]
 
 mod architecture;
+mod assistant;
 mod browser;
 mod catalog;
 mod cli;

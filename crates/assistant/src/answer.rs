@@ -1,0 +1,450 @@
+//! One question, answered: the checks before anything is sent (length, the member's rate,
+//! whether an owner turned the assistant on), the tool loop within its limits, and what is
+//! kept afterwards (the turn, its cards, its usage). Reads run freely; every write becomes a
+//! proposal: `dry_run` and any confirmation are taken out of the model's arguments, the
+//! catalog previews the call (the assistant's writes always wait for the person) and stores
+//! it, and the person gets a card Exhale wrote. Also what the person does with a card.
+
+use std::time::{Duration, Instant};
+
+use ops::{
+    BoxFuture, Caller, Mode, OpError, Text,
+    assistant::{
+        Answer, Ask, Card, Conversation, ProposalAction, ProposalStatus, ProviderSettings, Said,
+        Turn, Usage, UsagePurpose, limits,
+    },
+};
+use serde_json::{Value, json};
+use tracing::Instrument;
+
+use crate::{
+    Assistant, cards,
+    llm::{Event, Message, Part, Request, Role, StopReason, cost},
+    prompt, tools,
+};
+
+/// Keys a model may add to a write's arguments to skip the person; always taken out.
+const SKIPPING_KEYS: &[&str] = &["dry_run", "dryRun", "confirm", "confirmed", "confirmation_id"];
+
+/// Tool calls one model call may make; more are answered with an error.
+const CALLS_PER_ROUND: usize = 8;
+
+fn off() -> OpError {
+    OpError::conflict(Text::new(
+        "The assistant is off. An owner turns it on in Settings, under Built-in assistant, by choosing a provider and a model.",
+    ))
+}
+
+/// A tool result for the model, as one block.
+fn tool_result(id: &str, content: String, is_error: bool) -> Part {
+    Part::ToolResult { id: id.to_owned(), content, is_error }
+}
+
+/// A refusal as the model reads it: the stable code, then what to do.
+fn refused(err: &OpError) -> String {
+    match err {
+        OpError::InvalidInput { pointer, message } => {
+            format!("{}: {} (at {pointer})", err.code(), message.render())
+        }
+        _ => format!("{}: {}", err.code(), err.text().render()),
+    }
+}
+
+/// An op's output as the model reads it, at most `limits::TOOL_RESULT_BYTES`.
+fn fitted(mut output: Value) -> String {
+    prompt::strip_emails(&mut output);
+    let text = output.to_string();
+    if text.len() <= limits::TOOL_RESULT_BYTES {
+        return text;
+    }
+    let note = "\n[cut at 30,000 bytes: narrow the query with a filter or a smaller limit, or follow next_cursor]";
+    let mut end = limits::TOOL_RESULT_BYTES - note.len();
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}{note}", &text[..end])
+}
+
+/// What the calls of one question used, summed.
+#[derive(Default)]
+struct Spent {
+    calls: u32,
+    input: u64,
+    output: u64,
+    /// `None` once a call had no price.
+    cost: Option<u64>,
+    priced: bool,
+}
+
+impl Spent {
+    fn add(&mut self, usage: Option<&crate::llm::Usage>, settings: &ProviderSettings) {
+        self.calls += 1;
+        let price = settings.prices.iter().find(|price| price.model == settings.model);
+        let cost = usage.and_then(|usage| cost::estimate(usage, price));
+        if let Some(usage) = usage {
+            self.input += usage.input + usage.cache_read + usage.cache_write;
+            self.output += usage.output;
+        }
+        self.cost = match (self.calls, self.cost, cost) {
+            (1, _, cost) => cost,
+            (_, Some(sum), Some(cost)) => Some(sum.saturating_add(cost)),
+            _ => None,
+        };
+        self.priced = self.cost.is_some();
+    }
+}
+
+impl Assistant {
+    async fn answer(
+        &self,
+        caller: &Caller,
+        question: &str,
+        said: &mut (dyn FnMut(Said) + Send),
+    ) -> Result<Answer, OpError> {
+        let question = question.trim();
+        if question.is_empty() {
+            return Err(OpError::invalid("/message", Text::new("Write a question or a request.")));
+        }
+        if question.len() > limits::MESSAGE_BYTES {
+            return Err(OpError::invalid(
+                "/message",
+                Text::new("The message is {bytes} bytes; at most {max} are sent to the assistant. Say it in fewer words, or ask in parts.")
+                    .with("bytes", question.len())
+                    .with("max", limits::MESSAGE_BYTES),
+            ));
+        }
+        if let Err(wait) = self.limiter.take(caller.household_id, caller.member_id, Instant::now())
+        {
+            return Err(OpError::RateLimited {
+                retry_after_secs: wait,
+                message: Text::new("Too many messages in a row: the assistant takes one every 15 seconds after a burst of 12. Try again in {secs} s.")
+                    .with("secs", wait),
+            });
+        }
+        let settings = self.store.provider(caller.household_id).await?.ok_or_else(off)?;
+        let provider = self.connect.connect(&settings).map_err(|err| {
+            OpError::conflict(
+                Text::new("The assistant's provider settings cannot be used ({error}). An owner can fix them in Settings, under Built-in assistant.")
+                    .with("error", err),
+            )
+        })?;
+        let conversation = self.store.conversation(caller).await?;
+        let assistant = Caller::assistant_for(caller);
+        let briefing =
+            self.catalog.call_json(&assistant, "get_context", json!({}), Mode::Apply).await?;
+        let definitions = tools::definitions(self.catalog.as_ref(), &assistant, self.tool_set);
+
+        let mut messages = Vec::new();
+        for turn in &conversation.turns {
+            messages.push(Message::user_text(turn.question.clone()));
+            messages.push(Message {
+                role: Role::Assistant,
+                parts: vec![Part::Text(turn.answer.clone())],
+            });
+        }
+        let briefing = briefing.get("markdown").and_then(Value::as_str).unwrap_or_default();
+        messages.push(Message::user_text(prompt::person_turn(
+            briefing,
+            &conversation.cards,
+            question,
+        )));
+
+        let deadline = Instant::now() + Duration::from_secs(limits::MESSAGE_SECS);
+        let mut spent = Spent::default();
+        let mut cards: Vec<Card> = Vec::new();
+        let mut text = String::new();
+        let mut notice = None;
+        for round in 0..limits::CALLS {
+            if round > 0 {
+                said(Said::Restart);
+            }
+            let Some(remaining) = deadline.checked_duration_since(Instant::now()) else {
+                notice = Some(too_slow());
+                break;
+            };
+            let request = Request {
+                model: settings.model.clone(),
+                system: prompt::SYSTEM.to_owned(),
+                messages: messages.clone(),
+                tools: definitions.clone(),
+                max_tokens: limits::TOKENS_PER_CALL,
+            };
+            let span = tracing::info_span!(
+                "chat",
+                gen_ai.operation.name = "chat",
+                gen_ai.provider.name = settings.provider.as_str(),
+                gen_ai.request.model = settings.model.as_str(),
+                gen_ai.usage.input_tokens = tracing::field::Empty,
+                gen_ai.usage.output_tokens = tracing::field::Empty,
+            );
+            let mut on_event = |event: Event| {
+                if let Event::Text(piece) = event {
+                    said(Said::Delta { text: piece });
+                }
+            };
+            let call = provider.complete(&request, &mut on_event).instrument(span.clone());
+            let completion = match tokio::time::timeout(remaining, call).await {
+                Err(_) => {
+                    notice = Some(too_slow());
+                    break;
+                }
+                Ok(Err(err)) => {
+                    notice = Some(
+                        Text::new("The model could not answer: {error}. Nothing else was sent.")
+                            .with("error", err),
+                    );
+                    break;
+                }
+                Ok(Ok(completion)) => completion,
+            };
+            spent.add(completion.usage.as_ref(), &settings);
+            if let Some(usage) = &completion.usage {
+                span.record("gen_ai.usage.input_tokens", usage.input);
+                span.record("gen_ai.usage.output_tokens", usage.output);
+            }
+            text = completion.message.text();
+            match &completion.stop {
+                StopReason::Refusal(explanation) => {
+                    // The refused turn is never sent back.
+                    text = explanation.clone().unwrap_or_default();
+                    notice = Some(Text::new("The model declined to answer this."));
+                    break;
+                }
+                StopReason::MaxTokens => {
+                    notice = Some(
+                        Text::new("The answer was cut off at {tokens} tokens.")
+                            .with("tokens", limits::TOKENS_PER_CALL),
+                    );
+                    break;
+                }
+                _ => {}
+            }
+            let calls: Vec<(String, String, Value)> = completion
+                .message
+                .tool_calls()
+                .map(|(id, name, arguments)| (id.to_owned(), name.to_owned(), arguments.clone()))
+                .collect();
+            if calls.is_empty() {
+                break;
+            }
+            // Within one question the model's turn goes back exactly as it came, reasoning
+            // included; between questions only text is kept.
+            messages.push(completion.message.clone());
+            let mut results = Vec::new();
+            for (index, (id, name, arguments)) in calls.into_iter().enumerate() {
+                let result = if index >= CALLS_PER_ROUND {
+                    tool_result(
+                        &id,
+                        format!("Not run: at most {CALLS_PER_ROUND} tool calls at a time."),
+                        true,
+                    )
+                } else {
+                    let span = tracing::info_span!(
+                        "execute_tool",
+                        gen_ai.operation.name = "execute_tool",
+                        gen_ai.tool.name = name.as_str(),
+                    );
+                    self.run_tool(&assistant, &id, &name, arguments, &text, &mut cards)
+                        .instrument(span)
+                        .await
+                };
+                results.push(result);
+            }
+            messages.push(Message { role: Role::User, parts: results });
+            if round + 1 == limits::CALLS {
+                notice = Some(
+                    Text::new("I stopped after {calls} model calls for one message. Ask again for what is left.")
+                        .with("calls", limits::CALLS),
+                );
+            }
+        }
+
+        tracing::info!(
+            provider = settings.provider.as_str(),
+            rounds = spent.calls,
+            input_tokens = spent.input,
+            output_tokens = spent.output,
+            cards = cards.len(),
+            "assistant answered"
+        );
+        if spent.calls > 0 {
+            let usage = Usage {
+                purpose: UsagePurpose::Question,
+                provider: settings.provider,
+                model: settings.model.clone(),
+                calls: spent.calls,
+                input_tokens: spent.input,
+                output_tokens: spent.output,
+                cost_micro_usd: if spent.priced { spent.cost } else { None },
+            };
+            self.store.record_usage(caller, usage).await?;
+        }
+        let turn = Turn { question: question.to_owned(), answer: text.clone() };
+        self.store.remember(caller, turn, &cards).await?;
+        Ok(Answer { text, cards, notice })
+    }
+
+    /// Runs one tool call as the assistant; what the model reads back.
+    async fn run_tool(
+        &self,
+        assistant: &Caller,
+        id: &str,
+        name: &str,
+        arguments: Value,
+        said: &str,
+        cards: &mut Vec<Card>,
+    ) -> Part {
+        let Some(meta) = tools::callable(self.catalog.as_ref(), assistant, name) else {
+            return tool_result(
+                id,
+                format!(
+                    "not_found: no tool named {name} that you may call. Call find_tools with a few words to find one."
+                ),
+                true,
+            );
+        };
+        let mut arguments = match arguments {
+            Value::Object(map) => map,
+            Value::Null => serde_json::Map::new(),
+            _ => {
+                return tool_result(
+                    id,
+                    "invalid_input: the arguments must be a JSON object.".into(),
+                    true,
+                );
+            }
+        };
+        if !meta.info.is_write() {
+            ops::tools::cap_page(meta, &mut arguments);
+            return match self
+                .catalog
+                .call_json(assistant, name, Value::Object(arguments), Mode::Apply)
+                .await
+            {
+                Ok(output) => tool_result(id, fitted(output), false),
+                Err(err) => tool_result(id, refused(&err), true),
+            };
+        }
+        for key in SKIPPING_KEYS {
+            arguments.remove(*key);
+        }
+        if cards.len() >= limits::PROPOSALS {
+            return tool_result(
+                id,
+                format!(
+                    "Not prepared: at most {} changes per message. Tell the person which are left for their next message.",
+                    limits::PROPOSALS
+                ),
+                true,
+            );
+        }
+        // The catalog asks the person for every write of the assistant (checked when the
+        // assistant starts): this previews the call and stores it as a proposal.
+        match self.catalog.call_json(assistant, name, Value::Object(arguments), Mode::Apply).await {
+            Err(OpError::ConfirmationRequired {
+                confirmation_id,
+                expires_at,
+                preview,
+                message,
+            }) => {
+                let card = cards::card(meta.info, confirmation_id, expires_at, &preview, said);
+                let reply = json!({
+                    "prepared": card.title,
+                    "changes": card.lines,
+                    "applied": false,
+                    "note": message.render(),
+                });
+                cards.push(card);
+                tool_result(id, reply.to_string(), false)
+            }
+            Err(err) => tool_result(id, refused(&err), true),
+            Ok(_) => {
+                tracing::error!(op = name, "a write of the assistant applied without a card");
+                tool_result(id, "internal: this change could not be prepared.".into(), true)
+            }
+        }
+    }
+
+    /// What the person does with one of their cards.
+    async fn act_on(
+        &self,
+        caller: &Caller,
+        proposal_id: &str,
+        action: ProposalAction,
+    ) -> Result<Card, OpError> {
+        let conversation = self.store.conversation(caller).await?;
+        let mut card = conversation
+            .cards
+            .into_iter()
+            .find(|card| card.id == proposal_id)
+            .ok_or_else(|| {
+                OpError::not_found(Text::new(
+                    "No proposal with this id in your conversation. It may have expired (30 minutes); ask the assistant again.",
+                ))
+            })?;
+        match (action, card.status) {
+            (ProposalAction::Confirm, ProposalStatus::Pending) => {
+                let output = self.store.apply_proposal(caller, proposal_id).await?;
+                card.audit_ids = output
+                    .get("audit_ids")
+                    .and_then(Value::as_array)
+                    .map(|ids| ids.iter().filter_map(Value::as_i64).collect())
+                    .unwrap_or_default();
+                card.status = ProposalStatus::Applied;
+            }
+            (ProposalAction::Discard, ProposalStatus::Pending) => {
+                self.store.discard_proposal(caller, proposal_id).await?;
+                card.status = ProposalStatus::Discarded;
+            }
+            (ProposalAction::Undo, ProposalStatus::Applied) => {
+                let input = json!({ "audit_ids": card.audit_ids });
+                self.catalog.call_json(caller, "undo", input, Mode::Apply).await?;
+                card.status = ProposalStatus::Undone;
+            }
+            (_, status) => {
+                return Err(OpError::conflict(
+                    Text::new("This proposal is {status}: only a pending proposal can be confirmed or discarded, and only an applied one undone.")
+                        .with("status", status.as_str()),
+                ));
+            }
+        }
+        self.store.update_card(caller, &card).await?;
+        Ok(card)
+    }
+}
+
+fn too_slow() -> Text {
+    Text::new("The answer took longer than {secs} seconds, so I stopped. Ask again, perhaps more narrowly.")
+        .with("secs", limits::MESSAGE_SECS)
+}
+
+impl Ask for Assistant {
+    fn ask<'a>(
+        &'a self,
+        caller: &'a Caller,
+        question: &'a str,
+        said: &'a mut (dyn FnMut(Said) + Send),
+    ) -> BoxFuture<'a, Result<Answer, OpError>> {
+        Box::pin(self.answer(caller, question, said))
+    }
+
+    fn act<'a>(
+        &'a self,
+        caller: &'a Caller,
+        proposal_id: &'a str,
+        action: ProposalAction,
+    ) -> BoxFuture<'a, Result<Card, OpError>> {
+        Box::pin(self.act_on(caller, proposal_id, action))
+    }
+
+    fn conversation<'a>(
+        &'a self,
+        caller: &'a Caller,
+    ) -> BoxFuture<'a, Result<Conversation, OpError>> {
+        self.store.conversation(caller)
+    }
+
+    fn is_on<'a>(&'a self, caller: &'a Caller) -> BoxFuture<'a, Result<bool, OpError>> {
+        Box::pin(async move { Ok(self.store.provider(caller.household_id).await?.is_some()) })
+    }
+}

@@ -1,0 +1,75 @@
+//! The tools the model is offered: the catalog's ops the member may call through the
+//! assistant (the one policy, `ops::policy::may_call`, on the assistant's caller: never above
+//! `write`, never `export_data` or `confirm_change`), of a tool set (compact by default, the
+//! rest reachable through `find_tools`), with their schemas written compactly and no `dry_run`:
+//! whether a write applies is not the model's to say.
+
+use ops::{Caller, Catalog, OpMeta, tools::ToolSet};
+
+use crate::llm::ToolDef;
+
+/// The definitions for the model, in catalog order.
+pub(crate) fn definitions(catalog: &dyn Catalog, assistant: &Caller, set: ToolSet) -> Vec<ToolDef> {
+    catalog
+        .ops()
+        .iter()
+        .filter(|meta| ops::policy::may_call(assistant, meta.info))
+        .filter(|meta| ops::tools::offered(set, meta.info))
+        .map(definition)
+        .collect()
+}
+
+fn definition(meta: &OpMeta) -> ToolDef {
+    let info = meta.info;
+    ToolDef {
+        name: info.name.to_owned(),
+        description: format!("{}. {}", info.summary, info.description),
+        parameters: ops::tools::model_input_schema(meta),
+    }
+}
+
+/// The op a tool call names, if the assistant may call it (listed or found with find_tools).
+pub(crate) fn callable<'a>(
+    catalog: &'a dyn Catalog,
+    assistant: &Caller,
+    name: &str,
+) -> Option<&'a OpMeta> {
+    catalog
+        .ops()
+        .iter()
+        .find(|meta| meta.name() == name && ops::policy::may_call(assistant, meta.info))
+}
+
+/// The writes the assistant may call that would apply without the person: there must be none,
+/// or a model could change data with no card. `Assistant::new` refuses to start otherwise.
+pub(crate) fn writes_without_a_card<'a>(ops: &'a [OpMeta], assistant: &Caller) -> Vec<&'a str> {
+    ops.iter()
+        .filter(|meta| meta.info.is_write() && ops::policy::may_call(assistant, meta.info))
+        .filter(|meta| !ops::policy::needs_confirmation(assistant, meta.info))
+        .map(OpMeta::name)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use ops::{Role, Via};
+
+    use super::*;
+
+    #[test]
+    fn every_write_the_assistant_may_call_waits_for_the_persons_tap() {
+        for role in [Role::Owner, Role::Member] {
+            let assistant = Caller::assistant_for(&Caller::person(1, 1, role, Via::Web));
+            assert_eq!(writes_without_a_card(ops::all(), &assistant), Vec::<&str>::new());
+            let writes = ops::all()
+                .iter()
+                .filter(|meta| meta.info.is_write() && ops::policy::may_call(&assistant, meta.info))
+                .count();
+            assert!(writes > 10, "the assistant can prepare changes ({writes} writes)");
+        }
+        // And the check can fail: Exhale itself (a background job) applies its writes at once.
+        let trusted =
+            Caller { actor: ops::Actor::System, ..Caller::person(1, 1, Role::Owner, Via::Web) };
+        assert!(!writes_without_a_card(ops::all(), &trusted).is_empty());
+    }
+}

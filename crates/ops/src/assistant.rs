@@ -1,0 +1,360 @@
+//! The built-in assistant as the adapters that carry it see it (the web's panel, later the
+//! chat channels): a question in, a stream of text and then an answer with cards out
+//! ([`Ask`]); and what the assistant needs kept for it (the provider settings, a member's
+//! conversation and proposals, usage), which the catalog implementation stores
+//! ([`AssistantStore`]).
+//!
+//! The loop itself lives in the `assistant` crate; the limits every channel shares live here,
+//! so the web's form and the loop read the same numbers.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{BoxFuture, Caller, OpError, Text};
+
+/// Limits of one question, from seed 000's part B.
+pub mod limits {
+    /// Model calls per message.
+    pub const CALLS: usize = 6;
+    /// Changes prepared per message.
+    pub const PROPOSALS: usize = 5;
+    /// Tokens per call, answer and reasoning together.
+    pub const TOKENS_PER_CALL: u32 = 8192;
+    /// Seconds per call, and per message.
+    pub const CALL_SECS: u64 = 60;
+    pub const MESSAGE_SECS: u64 = 150;
+    /// Bytes of a person's message.
+    pub const MESSAGE_BYTES: usize = 4000;
+    /// Bytes of a tool result handed to the model.
+    pub const TOOL_RESULT_BYTES: usize = crate::limits::MODEL_RESULT_BYTES;
+    /// Per member: a burst of this many messages, then one every `REFILL_SECS`.
+    pub const BURST: u32 = 12;
+    pub const REFILL_SECS: u64 = 15;
+    /// Turns of a conversation the model is sent again (text only).
+    pub const REMEMBERED_TURNS: usize = 6;
+    /// Minutes a conversation and its pending proposals are kept; an applied change is kept a
+    /// day, as long as its Undo.
+    pub const MEMORY_MINS: i64 = 30;
+    pub const APPLIED_HOURS: i64 = 24;
+}
+
+/// What an answer streams while the model writes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Said {
+    /// More of the model's text.
+    Delta { text: String },
+    /// The model called tools: what it wrote so far was its working; the answer starts again.
+    Restart,
+}
+
+/// A finished answer. Cards are written by Exhale; `text` is the model's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    pub text: String,
+    pub cards: Vec<Card>,
+    /// Why the answer stopped short (a limit, a refusal, a provider failure), in Exhale's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<Text>,
+}
+
+domain::named_enum! {
+    /// Where a proposal stands.
+    pub enum ProposalStatus("proposal status") {
+        /// Waiting for the person.
+        Pending => "pending",
+        /// Confirmed and applied.
+        Applied => "applied",
+        /// The person said no.
+        Discarded => "discarded",
+        /// Applied, then undone.
+        Undone => "undone",
+    }
+}
+
+domain::named_enum! {
+    /// What the person does with a proposal.
+    pub enum ProposalAction("proposal action") {
+        Confirm => "confirm",
+        Discard => "discard",
+        Undo => "undo",
+    }
+}
+
+/// A change the model prepared, as the person is shown it: written by Exhale from the op, the
+/// arguments as read and the dry run's result. The model's sentence is beside it, never in it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Card {
+    /// The confirmation that holds the exact call.
+    pub id: String,
+    pub op: String,
+    /// The op's own summary.
+    pub title: String,
+    /// What the dry run said would change, one line per entity.
+    pub lines: Vec<String>,
+    /// The op can delete or end something.
+    pub destructive: bool,
+    /// What the model wrote when it prepared the change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub said: Option<String>,
+    pub status: ProposalStatus,
+    /// RFC 3339; a pending proposal applies only before it.
+    pub expires_at: String,
+    /// Set once applied, for Undo.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub audit_ids: Vec<i64>,
+}
+
+/// One question and its answer, text only.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turn {
+    pub question: String,
+    pub answer: String,
+}
+
+/// What the assistant remembers of a member's conversation: the last turns, oldest first, and
+/// the proposals of the last half hour (applied ones for a day), oldest first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Conversation {
+    pub turns: Vec<Turn>,
+    pub cards: Vec<Card>,
+}
+
+domain::named_enum! {
+    /// Who serves the model. Local servers come first: nothing leaves the machine.
+    pub enum Provider("assistant provider") {
+        /// Ollama on this machine.
+        Ollama => "ollama",
+        /// LM Studio's server on this machine.
+        LmStudio => "lm_studio" | "lmstudio",
+        /// Any other server of OpenAI-compatible chat completions (vLLM, llama.cpp), at the
+        /// base URL given.
+        OpenAiCompatible => "openai_compatible" | "vllm" | "llama_cpp",
+        OpenAi => "openai",
+        Anthropic => "anthropic" | "claude",
+        OpenRouter => "openrouter",
+        Xai => "xai" | "grok",
+        Mistral => "mistral",
+        Gemini => "gemini" | "google",
+    }
+}
+
+/// The wire protocol a provider speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// OpenAI's chat completions, as OpenAI, xAI, OpenRouter, Mistral, Gemini's compatible
+    /// endpoint and the local servers (Ollama, LM Studio, llama-server, vLLM) serve it.
+    OpenAiCompatible,
+    /// The Anthropic Messages API.
+    Anthropic,
+}
+
+impl Provider {
+    pub fn protocol(self) -> Protocol {
+        match self {
+            Self::Anthropic => Protocol::Anthropic,
+            _ => Protocol::OpenAiCompatible,
+        }
+    }
+
+    /// Where its API is when no base URL is given; `None` for a server only the owner knows.
+    pub fn default_base_url(self) -> Option<&'static str> {
+        Some(match self {
+            Self::Ollama => "http://127.0.0.1:11434/v1",
+            Self::LmStudio => "http://127.0.0.1:1234/v1",
+            Self::OpenAiCompatible => return None,
+            Self::OpenAi => "https://api.openai.com/v1",
+            Self::Anthropic => "https://api.anthropic.com",
+            Self::OpenRouter => "https://openrouter.ai/api/v1",
+            Self::Xai => "https://api.x.ai/v1",
+            Self::Mistral => "https://api.mistral.ai/v1",
+            Self::Gemini => "https://generativelanguage.googleapis.com/v1beta/openai",
+        })
+    }
+
+    /// Whether it runs on the owner's own machines, so questions never leave them.
+    pub fn is_local(self) -> bool {
+        matches!(self, Self::Ollama | Self::LmStudio | Self::OpenAiCompatible)
+    }
+}
+
+/// A model's list prices, in millionths of a US dollar per million tokens ($3 per million input
+/// tokens is `3_000_000`), so an integer holds every list price exactly.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelPrice {
+    pub model: String,
+    pub input: u64,
+    pub output: u64,
+    #[serde(default)]
+    pub cache_read: u64,
+    #[serde(default)]
+    pub cache_write: u64,
+}
+
+/// A provider's API key. It never prints, and no endpoint returns it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(value: impl Into<String>) -> Self {
+        Self(value.into())
+    }
+
+    /// The key, for the one place that sends it: the provider client's headers.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// Where the assistant's questions go, as configured (the server's environment winning field
+/// by field over what an owner saved).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderSettings {
+    pub provider: Provider,
+    pub model: String,
+    /// The API's base address, e.g. `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    pub api_key: Option<Secret>,
+    pub prices: Vec<ModelPrice>,
+}
+
+/// Provider fields, each set or not: what an owner saved, or the server's environment.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProviderFields {
+    pub provider: Option<Provider>,
+    pub model: Option<String>,
+    pub base_url: Option<String>,
+    pub api_key: Option<Secret>,
+}
+
+impl ProviderFields {
+    /// These fields, and `saved`'s where these are not set.
+    pub fn over(self, saved: ProviderFields) -> ProviderFields {
+        ProviderFields {
+            provider: self.provider.or(saved.provider),
+            model: self.model.or(saved.model),
+            base_url: self.base_url.or(saved.base_url),
+            api_key: self.api_key.or(saved.api_key),
+        }
+    }
+
+    /// The settings, once a provider and a model are known and the base URL is given or the
+    /// provider's own; `None` means the assistant is off.
+    pub fn settings(self, prices: Vec<ModelPrice>) -> Option<ProviderSettings> {
+        let provider = self.provider?;
+        let model = self.model.filter(|model| !model.trim().is_empty())?;
+        let base_url = self
+            .base_url
+            .filter(|url| !url.trim().is_empty())
+            .or_else(|| provider.default_base_url().map(str::to_owned))?;
+        Some(ProviderSettings { provider, model, base_url, api_key: self.api_key, prices })
+    }
+}
+
+/// One question's or document's use of a model, recorded without its words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    pub purpose: UsagePurpose,
+    pub provider: Provider,
+    pub model: String,
+    pub calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Millionths of a US dollar; `None` when the model has no price.
+    pub cost_micro_usd: Option<u64>,
+}
+
+domain::named_enum! {
+    /// What a model was used for.
+    pub enum UsagePurpose("usage purpose") {
+        Question => "question",
+        Document => "document",
+    }
+}
+
+/// The built-in assistant, as a channel calls it.
+pub trait Ask: Send + Sync {
+    /// Answers `question` for the person `caller`, handing the text to `said` as it is written.
+    fn ask<'a>(
+        &'a self,
+        caller: &'a Caller,
+        question: &'a str,
+        said: &'a mut (dyn FnMut(Said) + Send),
+    ) -> BoxFuture<'a, Result<Answer, OpError>>;
+
+    /// Confirms, discards or undoes one of the person's proposals; the card as it now stands.
+    fn act<'a>(
+        &'a self,
+        caller: &'a Caller,
+        proposal_id: &'a str,
+        action: ProposalAction,
+    ) -> BoxFuture<'a, Result<Card, OpError>>;
+
+    /// The person's conversation as the assistant remembers it, to draw the panel again.
+    fn conversation<'a>(
+        &'a self,
+        caller: &'a Caller,
+    ) -> BoxFuture<'a, Result<Conversation, OpError>>;
+
+    /// Whether an owner has configured it; while off, nothing is sent anywhere.
+    fn is_on<'a>(&'a self, caller: &'a Caller) -> BoxFuture<'a, Result<bool, OpError>>;
+}
+
+/// What the assistant keeps in the database, through the catalog implementation.
+pub trait AssistantStore: Send + Sync {
+    /// Where the household's questions go; `None` while the assistant is off.
+    fn provider(
+        &self,
+        household_id: i64,
+    ) -> BoxFuture<'_, Result<Option<ProviderSettings>, OpError>>;
+
+    /// The member's conversation, after removing what has expired.
+    fn conversation<'a>(
+        &'a self,
+        caller: &'a Caller,
+    ) -> BoxFuture<'a, Result<Conversation, OpError>>;
+
+    /// Keeps a finished turn and the cards it made.
+    fn remember<'a>(
+        &'a self,
+        caller: &'a Caller,
+        turn: Turn,
+        cards: &'a [Card],
+    ) -> BoxFuture<'a, Result<(), OpError>>;
+
+    /// Stores a card's new status (and its audit ids once applied).
+    fn update_card<'a>(
+        &'a self,
+        caller: &'a Caller,
+        card: &'a Card,
+    ) -> BoxFuture<'a, Result<(), OpError>>;
+
+    /// Applies the proposal `id` once, as the assistant acting for `caller` (who must be the
+    /// member it was made for), within its time; the write's output and receipt.
+    fn apply_proposal<'a>(
+        &'a self,
+        caller: &'a Caller,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<serde_json::Value, OpError>>;
+
+    /// Closes the proposal `id` without applying it.
+    fn discard_proposal<'a>(
+        &'a self,
+        caller: &'a Caller,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), OpError>>;
+
+    /// Records what one question or document cost; kept 400 days.
+    fn record_usage<'a>(
+        &'a self,
+        caller: &'a Caller,
+        usage: Usage,
+    ) -> BoxFuture<'a, Result<(), OpError>>;
+}

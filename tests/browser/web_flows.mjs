@@ -8,11 +8,14 @@
 //   through the REST API with its token; the pages update without a reload;
 // - "consent": an app registers and sends the person to /authorize; they sign in, allow it on
 //   the consent page (with and without JavaScript) and land on the app's callback with a code;
-//   another page cannot frame the consent page.
+//   another page cannot frame the consent page;
+// - "assistant": a person asks Exhale from the box on Overview; the answer streams into the
+//   panel with a card Exhale wrote, which they confirm and then undo; Ctrl+K opens the panel
+//   anywhere; without JavaScript a question is a form and the answer a page.
 //
 // Environment: EXHALE_URL, EXHALE_SCREENSHOTS, NODE_MODULES (where playwright-core is
 // installed), CHROMIUM (the browser binary); EXHALE_SETUP_SECRET for "first-run";
-// EXHALE_EMAIL and EXHALE_AGENT_TOKEN for "live"; EXHALE_EMAIL for "consent".
+// EXHALE_EMAIL and EXHALE_AGENT_TOKEN for "live"; EXHALE_EMAIL for "consent" and "assistant".
 
 import { createRequire } from "node:module";
 import assert from "node:assert/strict";
@@ -225,14 +228,7 @@ async function agentAsks(op, input) {
 }
 
 async function live() {
-  const context = await newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(5000);
-  const page = await context.newPage();
-  await page.goto(`${base}/sign-in`);
-  await page.getByLabel("Email").fill(process.env.EXHALE_EMAIL);
-  await page.getByLabel("Password").fill(password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${base}/`);
+  const { page } = await signedIn({});
 
   // Activity shows the agent's change by itself; the page is not reloaded.
   await page.getByRole("link", { name: "Activity", exact: true }).click();
@@ -299,8 +295,59 @@ async function consent() {
   }
 }
 
+
+async function signedIn(options) {
+  const context = await newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  context.setDefaultTimeout(5000);
+  const page = await context.newPage();
+  await page.goto(`${base}/sign-in`);
+  await page.getByLabel("Email").fill(process.env.EXHALE_EMAIL);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${base}/`);
+  return { context, page };
+}
+
+async function assistant() {
+  const { context, page } = await signedIn({});
+  await page.getByRole("textbox", { name: "Ask Exhale" }).fill("cancel netflix");
+  await page.getByRole("button", { name: "Ask", exact: true }).first().click();
+  const panel = page.locator("#ask-panel");
+  await panel.getByText("I prepared the cancellation: tap Confirm.").waitFor();
+  const card = panel.locator("[data-proposal]");
+  assert.equal(await card.count(), 1);
+  assert.match(await card.locator("h3").innerText(), /Mark a subscription cancelled/);
+  assert.match(await card.locator("li").first().innerText(), /^Cancelled Netflix/);
+  await shot(page, "17-ask-panel");
+  await card.getByRole("button", { name: "Confirm" }).click();
+  await panel.locator("[data-proposal][data-status=applied]").waitFor();
+  await panel.locator("[data-proposal]").getByRole("button", { name: "Undo" }).click();
+  await panel.locator("[data-proposal][data-status=undone]").waitFor();
+  await panel.getByRole("button", { name: "Close" }).click();
+
+  // Ctrl+K opens the panel from any page.
+  await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
+  await page.keyboard.press("Control+k");
+  await page.locator("#ask-panel[open]").waitFor();
+  assert.equal(await page.evaluate(() => document.activeElement.id), "ask-panel-message");
+  await context.close();
+
+  // Without JavaScript: the conversation page, a form, and the answer as a page.
+  const plain = await signedIn({ javaScriptEnabled: false });
+  await plain.page.goto(`${base}/assistant`);
+  await plain.page.getByTestId("conversation").getByText("cancel netflix").waitFor();
+  await plain.page.getByLabel("Ask about your subscriptions, or ask for a change").fill("what do we pay for netflix?");
+  await plain.page.getByRole("button", { name: "Ask", exact: true }).click();
+  await plain.page.getByText("You pay 12.99 EUR a month for Netflix.").waitFor();
+  // No script runs here, so no accessibility check either: the same page was checked above.
+  await plain.page.screenshot({ path: path.join(shots, "18-assistant-page.png"), fullPage: true });
+  await plain.context.close();
+}
+
 try {
-  if (process.env.EXHALE_FLOW === "live") {
+  if (process.env.EXHALE_FLOW === "assistant") {
+    await assistant();
+  } else if (process.env.EXHALE_FLOW === "live") {
     await live();
   } else if (process.env.EXHALE_FLOW === "consent") {
     await consent();

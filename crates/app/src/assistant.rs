@@ -34,6 +34,10 @@ impl App {
         *crate::limits::locked(&self.assistant_env) = fields;
     }
 
+    pub(crate) fn assistant_environment(&self) -> ProviderFields {
+        crate::limits::locked(&self.assistant_env).clone()
+    }
+
     fn memory_expiry(&self, duration: SignedDuration) -> Result<String, OpError> {
         let at = self.clock.now().checked_add(duration).map_err(|_| OpError::Internal)?;
         Ok(timestamp_text(at))
@@ -77,8 +81,7 @@ impl AssistantStore for App {
             } else {
                 serde_json::from_str(&row.prices).map_err(|_| OpError::Internal)?
             };
-            let environment = crate::limits::locked(&self.assistant_env).clone();
-            Ok(environment.over(saved).settings(prices))
+            Ok(self.assistant_environment().over(saved).settings(prices))
         })
     }
 

@@ -30,10 +30,12 @@ pub(crate) struct Ctx<'a> {
     pub(crate) resolved_input: Option<Value>,
     /// Set by undo: the entry being reverted, recorded as `undo_of`.
     pub(crate) undo_of: Option<i64>,
-    /// The caller's visible subscriptions, loaded once per call by the reports that all need
-    /// them; dropped whenever the call records a change.
     /// How large the household may grow (from the server's configuration).
     pub(crate) caps: crate::limits::HouseholdCaps,
+    /// The assistant's provider fields the server's environment sets.
+    pub(crate) assistant_env: ops::assistant::ProviderFields,
+    /// The caller's visible subscriptions, loaded once per call by the reports that all need
+    /// them; dropped whenever the call records a change.
     pub(crate) visible:
         std::cell::RefCell<Option<std::sync::Arc<Vec<store::subscriptions::SubscriptionRow>>>>,
 }
@@ -63,6 +65,7 @@ impl<'a> Ctx<'a> {
             undo_of: None,
             visible: Default::default(),
             caps: crate::limits::HouseholdCaps::default(),
+            assistant_env: ops::assistant::ProviderFields::default(),
         }
     }
 

@@ -101,3 +101,39 @@ pub(crate) fn page_window(limit: Option<u32>, cursor: Option<&str>) -> Result<(u
     })?;
     Ok((limit, offset))
 }
+
+/// Millionths from a dollar amount written with at most six decimals.
+pub(crate) fn dollars_per_million(pointer: &str, text: &str) -> Result<u64, OpError> {
+    let refuse = || {
+        OpError::invalid(
+            pointer,
+            Text::new("{value} is not a price in dollars per million tokens, such as 3 or 0.15 (at most six decimals).")
+                .with("value", text),
+        )
+    };
+    let (whole, fraction) = text.trim().split_once('.').unwrap_or((text.trim(), ""));
+    if whole.is_empty() && fraction.is_empty()
+        || fraction.len() > 6
+        || !whole.chars().chain(fraction.chars()).all(|c| c.is_ascii_digit())
+    {
+        return Err(refuse());
+    }
+    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| refuse())? };
+    let fraction: u64 = format!("{fraction:0<6}").parse().map_err(|_| refuse())?;
+    whole.checked_mul(1_000_000).and_then(|w| w.checked_add(fraction)).ok_or_else(refuse)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prices_are_read_in_millionths_of_a_dollar() {
+        assert_eq!(dollars_per_million("/p", "3").ok(), Some(3_000_000));
+        assert_eq!(dollars_per_million("/p", "0.15").ok(), Some(150_000));
+        assert_eq!(dollars_per_million("/p", ".5").ok(), Some(500_000));
+        for bad in ["", ".", "1.2345678", "-1", "1e3", "3 USD", "99999999999999999999"] {
+            assert!(dollars_per_million("/p", bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -115,12 +115,14 @@ impl App {
         let handler = self.handlers.handler(info.name)?;
         let caller = caller.clone();
         let now = self.clock.now();
+        let assistant_env = self.assistant_environment();
         transactions::blocking(move || {
             transactions::read(&store, |db| {
                 let household =
                     store::households::get_household(db, caller.household_id).or_internal()?;
                 let mut ctx =
                     Ctx::new(db, store.clone(), &caller, now, household, info.name, String::new());
+                ctx.assistant_env = assistant_env;
                 (handler)(&mut ctx, input, encoding)
             })
         })
@@ -144,6 +146,7 @@ impl App {
         let batch_id = auth::random_hex(12)?;
         let dry_run = mode == Mode::DryRun;
         let caps = self.household_caps();
+        let assistant_env = self.assistant_environment();
         let (output, events, resolved_input) = transactions::blocking(move || {
             transactions::write(&store,
                 |result: &Result<_, OpError>| !dry_run && result.is_ok(),
@@ -151,6 +154,7 @@ impl App {
                         let household = store::households::get_household(db, caller.household_id).or_internal()?;
                         let mut ctx = Ctx::new(db, store.clone(), &caller, now, household, info.name, batch_id.clone());
                         ctx.caps = caps;
+                        ctx.assistant_env = assistant_env;
                         // Checked again inside the write transaction, so two concurrent confirms
                         // cannot both apply.
                         if let Some(id) = &confirmation

@@ -359,3 +359,43 @@ pub(crate) fn timestamp(stored: &str) -> Result<Timestamp, OpError> {
         OpError::Internal
     })
 }
+
+/// US dollars from millionths, with at least two decimals: 1_234_500 is "1.2345".
+pub(crate) fn usd(micros: u64) -> String {
+    let text = format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000);
+    let trimmed = text.trim_end_matches('0');
+    let decimals = trimmed.len() - trimmed.find('.').unwrap_or(trimmed.len()) - 1;
+    if decimals < 2 { format!("{trimmed}{}", "0".repeat(2 - decimals)) } else { trimmed.to_owned() }
+}
+
+/// Whether a base URL names this computer.
+pub(crate) fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host.rsplit_once('@').map_or(host, |(_, host)| host);
+    ["localhost", "127.0.0.1", "[::1]"]
+        .iter()
+        .any(|h| host == *h || host.strip_prefix(h).is_some_and(|port| port.starts_with(':')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dollars_are_written_with_at_least_two_decimals() {
+        assert_eq!(usd(0), "0.00");
+        assert_eq!(usd(1_234_500), "1.2345");
+        assert_eq!(usd(3_000_000), "3.00");
+        assert_eq!(usd(150_000), "0.15");
+        assert_eq!(usd(1), "0.000001");
+    }
+
+    #[test]
+    fn loopback_addresses_are_local() {
+        assert!(is_loopback_url("http://127.0.0.1:11434/v1"));
+        assert!(is_loopback_url("http://localhost:1234/v1"));
+        assert!(!is_loopback_url("http://localhost.evil.test/v1"));
+        assert!(!is_loopback_url("https://api.openai.com/v1"));
+    }
+}

@@ -320,6 +320,26 @@ impl Config {
         self.data_dir.join("exhale.db")
     }
 
+    /// The built-in assistant's provider fields from `EXHALE_ASSISTANT_PROVIDER`, `_MODEL`,
+    /// `_BASE_URL` and `_API_KEY`: each wins over what an owner saved. Kept out of [`Config`],
+    /// which can be printed, because it holds a key.
+    pub(crate) fn assistant_environment() -> anyhow::Result<ops::assistant::ProviderFields> {
+        let provider = match env("EXHALE_ASSISTANT_PROVIDER") {
+            Some(name) => Some(ops::assistant::Provider::parse(&name).with_context(|| {
+                let names: Vec<&str> =
+                    ops::assistant::Provider::ALL.iter().map(|p| p.as_str()).collect();
+                format!("EXHALE_ASSISTANT_PROVIDER={name} is not one of {}", names.join(", "))
+            })?),
+            None => None,
+        };
+        Ok(ops::assistant::ProviderFields {
+            provider,
+            model: env("EXHALE_ASSISTANT_MODEL"),
+            base_url: env("EXHALE_ASSISTANT_BASE_URL"),
+            api_key: env("EXHALE_ASSISTANT_API_KEY").map(ops::assistant::Secret::new),
+        })
+    }
+
     /// The token `exhale mcp` acts with when `--token` is not given.
     pub(crate) fn token_from_environment() -> Option<String> {
         env("EXHALE_TOKEN")

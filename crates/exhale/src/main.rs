@@ -224,6 +224,7 @@ fn open(config: &Config) -> anyhow::Result<Arc<app::App>> {
         per_second: config.token_rate_per_second,
         burst: config.token_rate_burst.max(1),
     }));
+    app.set_assistant_environment(Config::assistant_environment()?);
     Ok(app)
 }
 

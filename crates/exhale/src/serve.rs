@@ -27,10 +27,17 @@ pub(crate) fn router(
         .map_err(|err| anyhow::anyhow!("cannot set up client metadata documents: {err}"))?;
         app.set_metadata_documents(Some(Arc::new(documents)));
     }
+    let assistant = assistant::Assistant::new(
+        catalog.clone(),
+        app.clone(),
+        Arc::new(assistant::Providers::default()),
+    )
+    .context("cannot start the built-in assistant")?;
     let web = web::router(
         catalog.clone(),
         app.clone(),
         app.clone(),
+        Arc::new(assistant),
         web::WebConfig {
             setup_secret,
             secure_cookies: config.secure_cookies,

@@ -9,9 +9,14 @@
 
 use std::fmt;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{BoxFuture, Caller, OpError, Text};
+use crate::{
+    BoxFuture, Caller, OpError, Text,
+    common::{Ref, Timestamp},
+    op::{Hints, Op, OpInfo},
+};
 
 /// Limits of one question, from seed 000's part B.
 pub mod limits {
@@ -357,4 +362,161 @@ pub trait AssistantStore: Send + Sync {
         caller: &'a Caller,
         usage: Usage,
     ) -> BoxFuture<'a, Result<(), OpError>>;
+}
+
+domain::named_enum! {
+    /// A field of the assistant's provider settings.
+    pub enum ProviderField("provider setting") {
+        Provider => "provider",
+        Model => "model",
+        BaseUrl => "base_url",
+        ApiKey => "api_key",
+    }
+}
+
+/// A model's price as an owner writes it: US dollars per million tokens, as decimal strings.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PriceInput {
+    #[schemars(length(min = 1, max = MODEL_NAME))]
+    pub model: String,
+    /// Dollars per million input tokens, as a decimal.
+    #[schemars(length(min = 1, max = 20))]
+    pub input: String,
+    /// Dollars per million output tokens.
+    #[schemars(length(min = 1, max = 20))]
+    pub output: String,
+}
+
+/// The longest model name.
+pub const MODEL_NAME: usize = 200;
+/// The most prices an owner may set.
+pub const PRICES: usize = 50;
+
+/// The assistant's settings as an owner sees them: never the key, only whether one is saved.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AssistantSettings {
+    /// Whether questions can be asked: a provider and a model are known.
+    pub on: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Provider>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Where questions are sent: the base URL given, or the provider's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    pub api_key_saved: bool,
+    /// Whether questions stay on the owner's machines (a local server).
+    pub local: bool,
+    /// Fields the server's environment sets (EXHALE_ASSISTANT_*): they win over saved ones.
+    pub from_environment: Vec<ProviderField>,
+    /// Prices per million tokens, in US dollars, for the cost estimates.
+    pub prices: Vec<PriceInput>,
+    /// This calendar month (UTC) so far.
+    pub this_month: UsageTotal,
+}
+
+/// What questions and documents used over a period.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UsageTotal {
+    pub questions: u64,
+    pub documents: u64,
+    pub calls: u64,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Estimated, in US dollars, from the calls with a price.
+    pub cost_usd: String,
+    /// Calls of models without a price, whose cost is not counted.
+    pub unpriced: u64,
+}
+
+pub struct GetAssistantSettings;
+impl Op for GetAssistantSettings {
+    const INFO: OpInfo = OpInfo::read(
+        "get_assistant_settings",
+        "Get the built-in assistant's provider, model and month's use",
+        "Owners only; never shows the API key.",
+    )
+    .owner_only();
+    type Input = crate::household::Empty;
+    type Output = AssistantSettings;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetAssistantSettingsInput {
+    /// Who serves the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<Provider>,
+    /// The model's name as the provider writes it, e.g. "qwen2.5:7b"; empty turns the
+    /// assistant off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = MODEL_NAME))]
+    pub model: Option<String>,
+    /// Empty for the provider's own address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::limits::URL))]
+    pub base_url: Option<String>,
+    /// Saved and never shown again; empty removes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 1000))]
+    pub api_key: Option<String>,
+    /// Replaces every price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = PRICES))]
+    pub prices: Option<Vec<PriceInput>>,
+}
+
+pub struct SetAssistantSettings;
+impl Op for SetAssistantSettings {
+    const INFO: OpInfo = OpInfo::write(
+        "set_assistant_settings",
+        "Choose the built-in assistant's provider, model, address, API key and prices",
+        "Owners only. Fields left out stay as they are. The key is saved as a secret no op returns.",
+        Hints::write(true),
+    )
+    .owner_only()
+    .excluded("it decides where the household's data is sent and holds an API key; an owner sets it in the web app or CLI");
+    type Input = SetAssistantSettingsInput;
+    type Output = AssistantSettings;
+}
+
+/// One question or document read with a model.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct UsageEntry {
+    pub at: Timestamp,
+    /// Who asked (absent once they left the household).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<Ref>,
+    /// Where it was asked: web, chat.
+    pub via: String,
+    pub purpose: UsagePurpose,
+    pub provider: Provider,
+    pub model: String,
+    pub calls: u32,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Estimated, in US dollars; absent when the model has no price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<String>,
+}
+
+/// How many uses `list_assistant_usage` returns, newest first.
+pub const USAGE_LISTED: u32 = 100;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AssistantUsage {
+    /// The newest 100: everyone's for an owner, one's own for a member.
+    pub items: Vec<UsageEntry>,
+}
+
+pub struct ListAssistantUsage;
+impl Op for ListAssistantUsage {
+    const INFO: OpInfo = OpInfo::read(
+        "list_assistant_usage",
+        "List the built-in assistant's use: who, model, tokens, cost",
+        "Never the words. Owners see everyone's, members their own.",
+    );
+    type Input = crate::household::Empty;
+    type Output = AssistantUsage;
 }

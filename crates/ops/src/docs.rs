@@ -293,16 +293,21 @@ mod tests {
     }
 
     #[test]
-    fn only_credentials_and_membership_are_excluded_from_agents() {
+    fn only_credentials_membership_and_secrets_are_excluded_from_agents() {
         let excluded: BTreeSet<&str> = all()
             .iter()
             .filter(|meta| matches!(meta.info.exposure, Exposure::Excluded { .. }))
             .map(OpMeta::name)
             .collect();
-        let expected: BTreeSet<&str> =
-            ["create_token", "allow_trusted_apps", "invite_member", "remove_member"]
-                .into_iter()
-                .collect();
+        let expected: BTreeSet<&str> = [
+            "create_token",
+            "allow_trusted_apps",
+            "invite_member",
+            "remove_member",
+            "set_assistant_settings",
+        ]
+        .into_iter()
+        .collect();
         assert_eq!(
             excluded, expected,
             "the ops excluded from agents must be exactly those creating or widening credentials or changing membership (DESIGN.md section 4); update this test when that list changes"

@@ -6,8 +6,8 @@ use std::{borrow::Cow, fmt, sync::LazyLock};
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
-    access, activity, charges, household, import, op::OpMeta, organise, reports, subscriptions,
-    tools,
+    access, activity, assistant, charges, household, import, op::OpMeta, organise, reports,
+    subscriptions, tools,
 };
 
 /// Expands to the list of op types; used by [`all`] and, through `for_each_op!`, by the
@@ -67,6 +67,9 @@ macro_rules! op_list {
             access::GetSettings,
             access::UpdateSettings,
             access::AllowTrustedApps,
+            assistant::GetAssistantSettings,
+            assistant::SetAssistantSettings,
+            assistant::ListAssistantUsage,
             access::ExportData,
             access::ConfirmChange,
         }

@@ -71,7 +71,7 @@ const SPECS: &[Spec] = &[
         entity: "household",
         table: "households",
         household_column: "id",
-        children: &[("exchange_rates", "household_id")],
+        children: &[("exchange_rates", "household_id"), ("assistant_settings", "household_id")],
         kept: &[],
         volatile: &[],
     },
@@ -164,7 +164,13 @@ pub fn comparable(entity: &str, snapshot: &Value) -> Result<Value> {
             map.remove(*column);
         }
     }
-    Ok(json!({"row": row, "children": snapshot.get("children").cloned().unwrap_or(Value::Null)}))
+    // A child table with no rows counts as absent, so a snapshot taken before the table
+    // existed compares equal to one taken after with nothing in it.
+    let mut children = snapshot.get("children").cloned().unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut children {
+        map.retain(|_, rows| rows.as_array().is_none_or(|rows| !rows.is_empty()));
+    }
+    Ok(json!({"row": row, "children": children}))
 }
 
 fn check_column(name: &str) -> Result<()> {
@@ -269,6 +275,10 @@ pub fn restore(
         }
     }
     for (table, fk) in spec.children {
+        // A snapshot taken before this table existed says nothing about its rows.
+        if target.get("children").and_then(|c| c.get(table)).is_none() {
+            continue;
+        }
         db.conn.execute(&format!("DELETE FROM {table} WHERE {fk} = ?1"), [id])?;
         for child in rows_of(target, "children", table) {
             insert_row(db, table, child)?;

@@ -10,6 +10,8 @@
     reason = "test set-up fails loudly with a message; this crate is a dev-dependency only"
 )]
 
+pub mod provider;
+
 use std::{
     net::SocketAddr,
     path::{Path, PathBuf},
@@ -164,10 +166,17 @@ impl TestEnv {
             .with_own_origins(port),
         )
         .expect("set up /mcp");
+        let assistant = assistant::Assistant::new(
+            catalog.clone(),
+            self.app.clone(),
+            Arc::new(assistant::Providers::default()),
+        )
+        .expect("start the assistant");
         let web = web::router(
             catalog.clone(),
             self.app.clone(),
             self.app.clone(),
+            Arc::new(assistant),
             web::WebConfig {
                 setup_secret: setup_secret.map(str::to_owned),
                 secure_cookies: false,

@@ -50,6 +50,8 @@ pub(crate) struct Web {
     pub(crate) catalog: Arc<dyn Catalog>,
     pub(crate) accounts: Arc<dyn Accounts>,
     pub(crate) oauth: Arc<dyn OAuthServer>,
+    /// The built-in assistant ("Ask Exhale").
+    pub(crate) assistant: Arc<dyn ops::assistant::Ask>,
     pub(crate) config: Arc<WebConfig>,
     pub(crate) templates: Arc<render::Templates>,
 }
@@ -59,6 +61,7 @@ pub fn router(
     catalog: Arc<dyn Catalog>,
     accounts: Arc<dyn Accounts>,
     oauth: Arc<dyn OAuthServer>,
+    assistant: Arc<dyn ops::assistant::Ask>,
     config: WebConfig,
 ) -> Result<Router, String> {
     let max_request_bytes = config.max_request_bytes;
@@ -66,6 +69,7 @@ pub fn router(
         catalog,
         accounts,
         oauth,
+        assistant,
         config: Arc::new(config),
         templates: Arc::new(render::Templates::load()?),
     };
@@ -94,6 +98,10 @@ pub fn router(
         )
         .route("/organise", get(pages::organise::show))
         .route("/organise/do/{op}", post(pages::organise::act))
+        .route("/assistant", get(pages::assistant::show).post(pages::assistant::ask))
+        .route("/assistant/stream", post(pages::assistant::stream_answer))
+        .route("/assistant/proposals/{id}", post(pages::assistant::act))
+        .route("/settings/assistant", post(pages::settings::assistant))
         .route("/activity", get(pages::activity::list))
         .route(
             "/activity/{id}/undo",

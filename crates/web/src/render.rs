@@ -29,6 +29,8 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("subscription_edit.html", include_str!("../templates/subscription_edit.html")),
     ("confirm.html", include_str!("../templates/confirm.html")),
     ("activity.html", include_str!("../templates/activity.html")),
+    ("assistant.html", include_str!("../templates/assistant.html")),
+    ("proposal_card", include_str!("../templates/proposal_card.html")),
     ("message.html", include_str!("../templates/message.html")),
     ("tokens.html", include_str!("../templates/tokens.html")),
     ("connect.html", include_str!("../templates/connect.html")),

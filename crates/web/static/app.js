@@ -3,6 +3,9 @@
 // - "Test connection" calls /mcp with a token just created.
 // - Pages marked data-live refresh their content when something changes anywhere (an agent,
 //   another person), from the server-sent events of /events.
+// - "Ask Exhale": Ctrl/Cmd+K or the Ask link opens a panel; a question (there, or in the box
+//   on Overview) streams its answer from /assistant/stream, and its cards get Confirm, Discard
+//   and Undo. The model's words are set as text, never as markup.
 "use strict";
 document.documentElement.classList.add("js");
 
@@ -62,6 +65,145 @@ document.addEventListener("DOMContentLoaded", () => {
         output.dataset.state = "failed";
       }
     });
+  }
+
+
+  // "Ask Exhale": the panel, its streamed answers and its cards.
+  const panel = document.getElementById("ask-panel");
+  if (panel && panel.showModal) {
+    const log = panel.querySelector("[data-ask-log]");
+    const panelForm = panel.querySelector("form[data-ask]");
+    const csrf = panelForm.elements.csrf.value;
+    const open = () => {
+      if (!panel.open) panel.showModal();
+      panelForm.elements.message.focus();
+    };
+    document.addEventListener("keydown", (event) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "k") {
+        event.preventDefault();
+        open();
+      }
+    });
+    for (const link of document.querySelectorAll("[data-ask-open]")) {
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        open();
+      });
+    }
+    panel.querySelector("[data-ask-close]").addEventListener("click", () => panel.close());
+
+    const element = (tag, className, text) => {
+      const node = document.createElement(tag);
+      if (className) node.className = className;
+      if (text !== undefined) node.textContent = text;
+      return node;
+    };
+    const drawCard = (card) => {
+      const box = element("article", `card proposal${card.destructive ? " destructive" : ""}`);
+      box.dataset.proposal = card.id;
+      box.dataset.status = card.status;
+      const title = element("h3");
+      if (card.destructive) {
+        title.append(element("span", "badge danger-badge", "Deletes or ends something"), " ");
+      }
+      title.append(card.title);
+      box.append(title);
+      const lines = element("ul");
+      for (const line of card.lines) lines.append(element("li", "", line));
+      box.append(lines);
+      if (card.said) box.append(element("p", "muted said-beside", `The assistant said: ${card.said}`));
+      const actions = element("div", "actions");
+      const act = async (action) => {
+        actions.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+        const response = await fetch(`/assistant/proposals/${encodeURIComponent(card.id)}`, {
+          method: "POST",
+          headers: { accept: "application/json" },
+          body: new URLSearchParams({ csrf, action }),
+        });
+        const body = await response.json().catch(() => ({}));
+        if (body.card) {
+          box.replaceWith(drawCard(body.card));
+        } else {
+          actions.append(element("p", "error", body.message || `HTTP ${response.status}`));
+        }
+      };
+      const button = (label, action, className) => {
+        const b = element("button", className, label);
+        b.type = "button";
+        b.dataset.action = action;
+        b.addEventListener("click", () => act(action));
+        actions.append(b);
+      };
+      if (card.status === "pending") {
+        button("Confirm", "confirm", card.destructive ? "danger" : "");
+        button("Discard", "discard", "secondary");
+      } else if (card.status === "applied") {
+        actions.append(element("span", "status", "Applied"));
+        button("Undo", "undo", "secondary");
+      } else {
+        actions.append(element("span", "status", card.status));
+      }
+      box.append(actions);
+      return box;
+    };
+
+    const ask = async (message) => {
+      open();
+      log.append(element("p", "said question", message));
+      const answer = element("p", "said answer", "…");
+      answer.dataset.streaming = "";
+      log.append(answer);
+      let text = "";
+      const response = await fetch("/assistant/stream", {
+        method: "POST",
+        headers: { accept: "application/x-ndjson" },
+        body: new URLSearchParams({ csrf, message }),
+      });
+      if (!response.ok || !response.body) {
+        answer.textContent = `The assistant could not answer (HTTP ${response.status}).`;
+        return;
+      }
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffered = "";
+      const handle = (event) => {
+        if (event.event === "delta") {
+          text += event.text;
+          answer.textContent = text;
+        } else if (event.event === "restart") {
+          text = "";
+          answer.textContent = "…";
+        } else if (event.event === "answer") {
+          answer.textContent = event.answer.text || (event.answer.cards.length ? "" : "…");
+          delete answer.dataset.streaming;
+          if (event.answer.notice) log.append(element("p", "warning", event.answer.notice));
+          for (const card of event.answer.cards) log.append(drawCard(card));
+        } else if (event.event === "error") {
+          delete answer.dataset.streaming;
+          answer.replaceWith(element("p", "error", event.message));
+        }
+      };
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffered += value;
+        let newline;
+        while ((newline = buffered.indexOf("\n")) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          if (line.trim()) handle(JSON.parse(line));
+        }
+      }
+    };
+    for (const form of document.querySelectorAll("form[data-ask]")) {
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const field = form.elements.message;
+        const message = field.value.trim();
+        if (!message) return;
+        field.value = "";
+        ask(message);
+      });
+    }
   }
 
   const main = document.querySelector("main[data-live]");

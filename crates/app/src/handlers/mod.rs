@@ -3,6 +3,7 @@
 
 mod access;
 mod activity;
+mod assistant;
 mod charges;
 pub(crate) mod household;
 mod import;
@@ -268,6 +269,9 @@ pub(crate) fn registry() -> Registry {
     reg.add::<a::GetSettings>(access::get_settings);
     reg.add::<a::UpdateSettings>(access::update_settings);
     reg.add::<a::AllowTrustedApps>(access::allow_trusted_apps);
+    reg.add::<ops::assistant::GetAssistantSettings>(assistant::get_assistant_settings);
+    reg.add::<ops::assistant::SetAssistantSettings>(assistant::set_assistant_settings);
+    reg.add::<ops::assistant::ListAssistantUsage>(assistant::list_assistant_usage);
     reg.add::<a::ExportData>(access::export_data);
     reg.confirmation::<a::ConfirmChange>();
     reg

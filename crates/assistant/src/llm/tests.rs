@@ -2,124 +2,16 @@
 //! each request and answers from a script (a stream, an error status, a stream cut off or one
 //! that stalls), so the retry, the timeouts and the headers are those of the real code.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
+use test_support::provider::{Answer, fake, status, stream};
 use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
     net::TcpListener,
-    sync::Mutex,
 };
 
 use super::*;
-
-/// One answer of the fake: a status line's code, extra headers, and the body; `stall` keeps the
-/// connection open after the body without ending it.
-#[derive(Clone)]
-struct Answer {
-    status: u16,
-    headers: Vec<(&'static str, &'static str)>,
-    body: String,
-    stall: bool,
-}
-
-fn stream(body: &str) -> Answer {
-    Answer {
-        status: 200,
-        headers: vec![("content-type", "text/event-stream")],
-        body: body.into(),
-        stall: false,
-    }
-}
-
-fn status(status: u16, headers: Vec<(&'static str, &'static str)>, body: &str) -> Answer {
-    Answer { status, headers, body: body.into(), stall: false }
-}
-
-/// A request as the fake received it: the request line, the headers (lower-cased names) and
-/// the body as JSON.
-#[derive(Debug)]
-struct Received {
-    line: String,
-    headers: Vec<(String, String)>,
-    body: Value,
-}
-
-impl Received {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
-    }
-}
-
-struct Fake {
-    url: String,
-    received: Arc<Mutex<Vec<Received>>>,
-}
-
-/// Serves `answers` in order, one per connection.
-async fn fake(answers: Vec<Answer>) -> Fake {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let received = Arc::new(Mutex::new(Vec::new()));
-    let seen = received.clone();
-    tokio::spawn(async move {
-        for answer in answers {
-            let Ok((mut socket, _)) = listener.accept().await else { return };
-            let mut bytes = Vec::new();
-            let mut buffer = [0u8; 4096];
-            let (head, body) = loop {
-                let n = socket.read(&mut buffer).await.unwrap();
-                bytes.extend_from_slice(&buffer[..n]);
-                if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
-                    let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
-                    let length: usize = head
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse().unwrap())
-                        })
-                        .unwrap_or(0);
-                    while bytes.len() < end + 4 + length {
-                        let n = socket.read(&mut buffer).await.unwrap();
-                        bytes.extend_from_slice(&buffer[..n]);
-                    }
-                    break (head, bytes[end + 4..end + 4 + length].to_vec());
-                }
-            };
-            let mut lines = head.lines();
-            let line = lines.next().unwrap_or_default().to_owned();
-            let headers = lines
-                .filter_map(|l| l.split_once(':'))
-                .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-                .collect();
-            let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-            seen.lock().await.push(Received { line, headers, body });
-            let mut reply = format!("HTTP/1.1 {} X\r\nconnection: close\r\n", answer.status);
-            for (name, value) in &answer.headers {
-                reply.push_str(&format!("{name}: {value}\r\n"));
-            }
-            if answer.stall {
-                reply.push_str(&format!("\r\n{}", answer.body));
-            } else {
-                reply.push_str(&format!(
-                    "content-length: {}\r\n\r\n{}",
-                    answer.body.len(),
-                    answer.body
-                ));
-            }
-            socket.write_all(reply.as_bytes()).await.unwrap();
-            if answer.stall {
-                // Held open, silent, until the client gives up and the test ends.
-                tokio::spawn(async move {
-                    let mut rest = Vec::new();
-                    let _ = socket.read_to_end(&mut rest).await;
-                });
-            }
-        }
-    });
-    Fake { url, received }
-}
 
 fn client(protocol: Protocol, url: &str, key: Option<&str>, timeouts: Timeouts) -> Client {
     Client::new(Endpoint {

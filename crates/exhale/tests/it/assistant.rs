@@ -442,3 +442,150 @@ async fn while_off_nothing_is_sent_anywhere() {
     assert!(message.render().contains("An owner turns it on in Settings"));
     assert!(model.requests().is_empty());
 }
+
+#[tokio::test]
+async fn an_owner_sets_the_provider_the_key_is_write_only_and_the_environment_wins() {
+    use ops::assistant::AssistantStore as _;
+    let w = World::new().await;
+    let secret = "sk-very-secret-123";
+    let set = w
+        .env
+        .call(
+            &w.ana,
+            "set_assistant_settings",
+            json!({"provider": "openai", "model": "gpt-5-mini", "api_key": secret,
+                   "prices": [{"model": "gpt-5-mini", "input": "0.25", "output": "2"}]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(set["on"], true);
+    assert_eq!(set["api_key_saved"], true);
+    assert_eq!(set["base_url"], "https://api.openai.com/v1", "the provider's own address");
+    assert_eq!(set["local"], false);
+    assert_eq!(set["prices"], json!([{"model": "gpt-5-mini", "input": "0.25", "output": "2.00"}]));
+    // Only the provider client is handed the key, and the prices in millionths.
+    let provider = w.env.app.provider(w.ana.household_id).await.unwrap().unwrap();
+    assert_eq!(provider.api_key.as_ref().map(|key| key.expose()), Some(secret));
+    assert_eq!((provider.prices[0].input, provider.prices[0].output), (250_000, 2_000_000));
+    assert_eq!(format!("{provider:?}").matches(secret).count(), 0, "a key never prints");
+
+    // Nothing returns it: the ops, the REST API, the settings page, the export.
+    for op in ["get_assistant_settings", "get_settings", "export_data", "list_activity"] {
+        let output = w.env.call(&w.ana, op, json!({})).await.unwrap();
+        assert!(!output.to_string().contains(secret), "{op} returned the key");
+    }
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "trusted").await;
+    let rest = reqwest::Client::new()
+        .get(server.url("/api/v1/ops/get_assistant_settings"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(rest.status(), 200);
+    assert!(!rest.text().await.unwrap().contains(secret));
+    let mut visitor = crate::web::Visitor::new(&server);
+    visitor.sign_in("ana@a.test", test_support::PASSWORD).await;
+    let page = visitor.get("/settings").await;
+    assert!(
+        page.body.contains("Each question leaves this server"),
+        "the page says where data goes"
+    );
+    assert!(!page.body.contains(secret));
+
+    // No agent sets it, no member reads it, and each household has its own.
+    let by_agent = reqwest::Client::new()
+        .post(server.url("/api/v1/ops/set_assistant_settings"))
+        .bearer_auth(&token)
+        .json(&json!({"base_url": "https://collector.example/v1"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(by_agent.status(), 403);
+    let by_member = w.env.call(&w.bob, "get_assistant_settings", json!({})).await;
+    assert_eq!(test_support::code(&by_member), "forbidden");
+    let other = w.env.call(&w.cai, "get_assistant_settings", json!({})).await.unwrap();
+    assert_eq!(other["on"], false);
+
+    // The server's environment wins field by field.
+    w.env.app.set_assistant_environment(ProviderFields {
+        model: Some("gpt-5".into()),
+        ..ProviderFields::default()
+    });
+    let shown = w.env.call(&w.ana, "get_assistant_settings", json!({})).await.unwrap();
+    assert_eq!(
+        (shown["provider"].as_str(), shown["model"].as_str()),
+        (Some("openai"), Some("gpt-5"))
+    );
+    assert_eq!(shown["from_environment"], json!(["model"]));
+
+    // Bad input says what to write, and changes nothing.
+    for (input, pointer) in [
+        (json!({"base_url": "ftp://x"}), "/base_url"),
+        (json!({"model": "m".repeat(201)}), "/model"),
+        (json!({"prices": [{"model": "m", "input": "three", "output": "1"}]}), "/prices/0/input"),
+        (json!({"api_key": "two words"}), "/api_key"),
+        (json!({"provider": "skynet"}), "/provider"),
+    ] {
+        let refused = w.env.call(&w.ana, "set_assistant_settings", input.clone()).await;
+        let Err(OpError::InvalidInput { pointer: got, .. }) = &refused else {
+            panic!("{input}: {refused:?}")
+        };
+        assert_eq!(got, pointer, "{input}");
+    }
+    let unchanged = w.env.app.provider(w.ana.household_id).await.unwrap().unwrap();
+    assert_eq!(unchanged.api_key.as_ref().map(|key| key.expose()), Some(secret));
+    assert_eq!(unchanged.base_url, "https://api.openai.com/v1");
+
+    // An empty model turns it off; Undo brings the saved settings back (the key, a secret no
+    // audit entry holds, was never touched).
+    w.env.app.set_assistant_environment(ProviderFields::default());
+    let off = w.env.call(&w.ana, "set_assistant_settings", json!({"model": ""})).await.unwrap();
+    assert_eq!(off["on"], false);
+    let activity = w.env.call(&w.ana, "list_activity", json!({"limit": 1})).await.unwrap();
+    assert_eq!(activity["items"][0]["summary"], "Updated the built-in assistant's settings");
+    w.env.call(&w.ana, "undo", json!({"audit_ids": off["audit_ids"]})).await.unwrap();
+    let back = w.env.call(&w.ana, "get_assistant_settings", json!({})).await.unwrap();
+    assert_eq!((back["on"].as_bool(), back["model"].as_str()), (Some(true), Some("gpt-5-mini")));
+    assert_eq!(back["api_key_saved"], true);
+}
+
+#[tokio::test]
+async fn each_question_is_counted_without_its_words_and_priced_when_the_model_has_a_price() {
+    let s = setup(vec![Step::call("get_context", json!({})), Step::say("Two.")]).await;
+    s.w.env
+        .call(
+            &s.w.ana,
+            "set_assistant_settings",
+            json!({"prices": [{"model": "qwen2.5:1.5b", "input": "1", "output": "10"}]}),
+        )
+        .await
+        .unwrap();
+    s.ask(&s.w.ana, "how many subscriptions do we have?").await.unwrap();
+    s.model.then([Step::say("None of yours.")]);
+    s.ask(&s.w.bob, "and mine?").await.unwrap();
+
+    let all = s.w.env.call(&s.w.ana, "list_assistant_usage", json!({})).await.unwrap();
+    let items = all["items"].as_array().unwrap();
+    assert_eq!(items.len(), 2, "an owner sees everyone's");
+    let anas = &items[1];
+    assert_eq!(anas["member"]["name"], "Home owner");
+    assert_eq!(
+        (anas["provider"].as_str(), anas["model"].as_str()),
+        (Some("ollama"), Some("qwen2.5:1.5b"))
+    );
+    assert_eq!(
+        (anas["calls"].as_u64(), anas["input_tokens"].as_u64(), anas["output_tokens"].as_u64()),
+        (Some(2), Some(2000), Some(100))
+    );
+    // 2,000 tokens at $1 and 100 at $10 per million: $0.003.
+    assert_eq!(anas["cost_usd"], "0.003");
+    assert!(!all.to_string().contains("how many"), "never the words");
+    let bobs = s.w.env.call(&s.w.bob, "list_assistant_usage", json!({})).await.unwrap();
+    assert_eq!(bobs["items"].as_array().unwrap().len(), 1, "a member sees their own");
+    let month = s.w.env.call(&s.w.ana, "get_assistant_settings", json!({})).await.unwrap();
+    assert_eq!(month["this_month"]["questions"], 2);
+    assert_eq!(month["this_month"]["cost_usd"], "0.0045");
+    let other = s.w.env.call(&s.w.cai, "list_assistant_usage", json!({})).await.unwrap();
+    assert_eq!(other["items"], json!([]));
+}

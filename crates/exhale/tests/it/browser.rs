@@ -74,3 +74,51 @@ async fn an_app_is_allowed_on_the_consent_page_in_a_real_browser() {
     );
     assert!(screenshots().join("14-consent.png").exists());
 }
+
+#[tokio::test]
+async fn a_person_asks_exhale_then_confirms_and_undoes_its_card_in_a_real_browser() {
+    use test_support::provider::{fake, openai_text, openai_tool_call};
+    let w = World::new().await;
+    // A provider of OpenAI-compatible chat completions on 127.0.0.1, reached by the real client.
+    let provider = fake(vec![
+        openai_tool_call("cancel_subscription", &serde_json::json!({"id": "Netflix"})),
+        openai_text(&["I prepared ", "the cancellation: ", "tap Confirm."]),
+        openai_text(&["You pay 12.99 EUR a month for Netflix."]),
+    ])
+    .await;
+    w.env.app.set_assistant_environment(ops::assistant::ProviderFields {
+        provider: Some(ops::assistant::Provider::OpenAiCompatible),
+        model: Some("fake-model".into()),
+        base_url: Some(provider.url.clone()),
+        api_key: None,
+    });
+    let server = w.env.serve().await;
+    run_flow(&server, "assistant", &[("EXHALE_EMAIL", "ana@a.test")]).await;
+
+    let netflix =
+        w.env.call(&w.ana, "get_subscription", serde_json::json!({"id": w.netflix})).await.unwrap();
+    assert_eq!(netflix["status"], "active", "cancelled through the card, then undone");
+    let activity = w.env.call(&w.ana, "list_activity", serde_json::json!({})).await.unwrap();
+    let kinds: Vec<&str> = activity["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .take(2)
+        .map(|entry| entry["actor"]["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["person", "assistant"],
+        "the undo by Ana, the cancellation by the assistant"
+    );
+    let received = provider.received.lock().await;
+    assert_eq!(received.len(), 3);
+    for request in received.iter() {
+        assert_eq!(request.line, "POST /v1/chat/completions HTTP/1.1");
+        assert_eq!(request.body["model"], "fake-model");
+        assert_eq!(request.body["stream"], true);
+        assert!(request.header("authorization").is_none(), "no key, no header");
+        assert!(!request.body.to_string().contains("dry_run"));
+    }
+    assert!(screenshots().join("17-ask-panel.png").exists());
+}

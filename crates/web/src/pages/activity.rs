@@ -1,5 +1,6 @@
 //! Activity: every change with who made it, and Undo for one change or its whole batch,
-//! through a confirmation page built from the undo's dry run.
+//! through a confirmation page built from the undo's dry run; and the built-in assistant's
+//! recent use (an owner sees everyone's questions, a member their own).
 
 use axum::{
     extract::{Path, Query, State},
@@ -9,6 +10,7 @@ use axum::{
 use ops::{
     Text,
     activity::{ListActivity, ListActivityInput, Undo, UndoInput},
+    assistant::ListAssistantUsage,
     common::RecordId,
     entities::ActorKind,
 };
@@ -46,18 +48,22 @@ pub(crate) async fn list(
         actor_kind,
         ..Default::default()
     };
-    match web.call::<ListActivity>(&person, input).await {
-        Ok(activity) => {
+    let (activity, usage) = tokio::join!(
+        web.call::<ListActivity>(&person, input),
+        web.call::<ListAssistantUsage>(&person, ops::household::Empty {})
+    );
+    match (activity, usage) {
+        (Ok(activity), Ok(usage)) => {
             live_page(
                 &web,
                 &headers,
                 &person,
                 "activity.html",
-                json!({"nav": "activity", "activity": activity, "actor": query.actor}),
+                json!({"nav": "activity", "activity": activity, "actor": query.actor, "usage": usage.items}),
             )
             .await
         }
-        Err(err) => op_error(&web, &headers, &person, &err),
+        (Err(err), _) | (_, Err(err)) => op_error(&web, &headers, &person, &err),
     }
 }
 

@@ -6,6 +6,7 @@
 pub(crate) mod account;
 pub(crate) mod activity;
 pub(crate) mod assets;
+pub(crate) mod assistant;
 pub(crate) mod authorize;
 pub(crate) mod export;
 pub(crate) mod form;

@@ -14,6 +14,9 @@ use ops::{
     Op, OpError, Text,
     access::{GetSettings, UpdateSettings, UpdateSettingsInput},
     accounts::SessionCaller,
+    assistant::{
+        GetAssistantSettings, PriceInput, Provider, SetAssistantSettings, SetAssistantSettingsInput,
+    },
     entities::Role,
     household::*,
 };
@@ -45,12 +48,27 @@ async fn settings_page(
             return op_error(web, headers, person, &err);
         }
     };
+    // Owners only: where the household's questions go.
+    let assistant = if person.caller.is_owner() {
+        match web.call::<GetAssistantSettings>(person, Empty {}).await {
+            Ok(settings) => Some(settings),
+            Err(err) => return op_error(web, headers, person, &err),
+        }
+    } else {
+        None
+    };
     let mut data = json!({
         "nav": "settings",
         "household": household,
         "members": members.items,
         "settings": settings,
         "me_id": person.caller.member_id,
+        "assistant": assistant,
+        "providers": Provider::ALL.iter().map(|p| json!({
+            "name": p.as_str(),
+            "local": p.is_local(),
+            "default_base_url": p.default_base_url(),
+        })).collect::<Vec<_>>(),
     });
     if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
         data.extend(extra);
@@ -162,6 +180,62 @@ pub(crate) async fn rates(
     };
     let done = Text::new("Saved the exchange rates and reminders.");
     apply::<UpdateSettings>(&web, &headers, &person, Ok(input), "rates", done).await
+}
+
+#[derive(Deserialize)]
+pub(crate) struct AssistantForm {
+    provider: String,
+    model: String,
+    #[serde(default)]
+    base_url: String,
+    /// Empty keeps the saved key.
+    #[serde(default)]
+    api_key: String,
+    #[serde(default)]
+    remove_api_key: Option<String>,
+    /// Dollars per million tokens for the model; both empty sets no price.
+    #[serde(default)]
+    price_input: String,
+    #[serde(default)]
+    price_output: String,
+}
+
+pub(crate) async fn assistant(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form }: Posted<AssistantForm>,
+) -> Response {
+    let Some(provider) = Provider::parse(&form.provider) else {
+        let err = OpError::invalid("/provider", Text::new("Choose a provider from the list."));
+        let done = Text::new("");
+        return apply::<SetAssistantSettings>(&web, &headers, &person, Err(err), "assistant", done)
+            .await;
+    };
+    let api_key = if form.remove_api_key.is_some() {
+        Some(String::new())
+    } else {
+        Some(form.api_key.trim().to_owned()).filter(|key| !key.is_empty())
+    };
+    let (price_input, price_output) = (form.price_input.trim(), form.price_output.trim());
+    let model = form.model.trim().to_owned();
+    let prices = if price_input.is_empty() && price_output.is_empty() {
+        Vec::new()
+    } else {
+        vec![PriceInput {
+            model: model.clone(),
+            input: price_input.to_owned(),
+            output: price_output.to_owned(),
+        }]
+    };
+    let input = SetAssistantSettingsInput {
+        provider: Some(provider),
+        model: Some(model),
+        base_url: Some(form.base_url),
+        api_key,
+        prices: Some(prices),
+    };
+    let done = Text::new("Saved the built-in assistant's settings.");
+    apply::<SetAssistantSettings>(&web, &headers, &person, Ok(input), "assistant", done).await
 }
 
 #[derive(Deserialize)]

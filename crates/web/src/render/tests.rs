@@ -88,6 +88,12 @@ fn fixture(name: &str) -> Value {
         })),
         "activity.html" => chrome(json!({
             "nav": "activity", "actor": "", "activity": {"items": [entry], "total": 1, "next_cursor": "o50"},
+            "usage": [
+                {"at": "2026-11-29T10:00:00Z", "member": {"id": 1, "name": "Ana"}, "via": "assistant", "purpose": "question",
+                 "provider": "ollama", "model": "qwen2.5:7b", "calls": 2, "input_tokens": 2000, "output_tokens": 100, "cost_usd": "0.003"},
+                {"at": "2026-11-29T11:00:00Z", "via": "assistant", "purpose": "question",
+                 "provider": "ollama", "model": "qwen2.5:7b", "calls": 1, "input_tokens": 900, "output_tokens": 30},
+            ],
         })),
         "tokens.html" => chrome(json!({
             "nav": "connect", "error": "name: required",
@@ -132,7 +138,29 @@ fn fixture(name: &str) -> Value {
             "settings": {"exchange_rates": {"USD": "0.92"}, "reminder_days_before": 3, "secrets": []},
             "errors": {"household": "time_zone: unknown", "rates": "bad", "profile": "x", "password": "y", "invite": "z", "members": "w"},
             "invited": {"name": "Bob", "link": "http://127.0.0.1:8080/invite/abc", "expires_at": "2026-12-06T10:00:00Z"},
+            "assistant": {"on": true, "provider": "ollama", "model": "qwen2.5:7b", "base_url": "http://127.0.0.1:11434/v1",
+                          "api_key_saved": true, "local": true, "from_environment": ["model"],
+                          "prices": [{"model": "qwen2.5:7b", "input": "0.10", "output": "0.40"}],
+                          "this_month": {"questions": 3, "documents": 0, "calls": 7, "input_tokens": 9000, "output_tokens": 300,
+                                         "cost_usd": "0.0012", "unpriced": 2}},
+            "providers": [{"name": "ollama", "local": true, "default_base_url": "http://127.0.0.1:11434/v1"},
+                          {"name": "openai_compatible", "local": true, "default_base_url": null}],
         })),
+        "assistant.html" => {
+            let card = |status: &str, destructive: bool| {
+                json!({
+                    "id": format!("cf_{status}"), "op": "delete_subscription", "title": "Delete a subscription",
+                    "lines": ["Deleted Netflix"], "destructive": destructive, "status": status,
+                    "expires_at": "2026-12-01T10:30:00Z", "said": "I'll delete it.",
+                })
+            };
+            chrome(json!({
+                "nav": "assistant", "on": true, "message_bytes": 4000, "error": "Too many messages.",
+                "turns": [{"question": "cancel netflix", "answer": "Tap Confirm."}],
+                "cards": [card("pending", true), card("applied", false), card("discarded", false), card("undone", false)],
+                "answer": {"text": "Tap Confirm.", "cards": [], "notice": "I stopped after 6 model calls."},
+            }))
+        }
         "invitation.html" => {
             json!({"code": "abc", "name": "Bob", "form_token": "f", "error": "A password needs 10 to 256 characters."})
         }
@@ -157,13 +185,25 @@ fn fixture(name: &str) -> Value {
 #[test]
 fn every_template_renders_with_fixture_data() {
     let templates = Templates::load().unwrap();
-    for name in Templates::names() {
+    // A name without ".html" is a piece other templates include.
+    for name in Templates::names().filter(|name| name.ends_with(".html")) {
         let mut data = fixture(name);
         data["limits"] = json!(ops::limits::FORMS);
         let html = templates.render(name, &data).unwrap_or_else(|err| panic!("{err}"));
         assert!(html.starts_with("<!doctype html>"), "{name}");
         assert!(!html.contains("{{") && !html.contains("{%"), "{name}");
     }
+}
+
+#[test]
+fn settings_render_with_the_assistant_off() {
+    let templates = Templates::load().unwrap();
+    let mut data = fixture("settings.html");
+    data["limits"] = json!(ops::limits::FORMS);
+    data["assistant"] = json!({"on": false, "api_key_saved": false, "local": false, "from_environment": [], "prices": [],
+        "this_month": {"questions": 0, "documents": 0, "calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": "0.00", "unpriced": 0}});
+    let html = templates.render("settings.html", &data).unwrap_or_else(|err| panic!("{err:#}"));
+    assert!(html.contains("Off: nothing is sent anywhere."));
 }
 
 #[test]

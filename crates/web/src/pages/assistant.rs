@@ -1,0 +1,198 @@
+//! "Ask Exhale": the conversation page (which works without JavaScript: a question is a form,
+//! a card's buttons are forms), the streamed answer the Ctrl/Cmd+K panel reads
+//! (`/assistant/stream`, one JSON event per line), and what the person does with a card.
+//!
+//! Everything goes through `ops::assistant::Ask`; this module only translates. The cards are
+//! Exhale's (title, lines, destructive); the model's text is shown as text, never as markup.
+
+use std::convert::Infallible;
+
+use axum::{
+    body::{Body, Bytes},
+    extract::{Path, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{IntoResponse, Redirect, Response},
+};
+use futures_util::stream;
+use ops::{
+    OpError, Text,
+    accounts::SessionCaller,
+    assistant::{Answer, Card, ProposalAction},
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{
+    Web,
+    render::{op_error, page_with_status, say},
+    session::{Posted, SignedIn},
+};
+
+#[derive(Deserialize)]
+pub(crate) struct AskForm {
+    message: String,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ActForm {
+    action: String,
+}
+
+/// An answer as the page and the panel show it: its notice in the reader's words.
+fn answer_view(answer: &Answer) -> Value {
+    json!({
+        "text": answer.text,
+        "cards": answer.cards,
+        "notice": answer.notice.as_ref().map(say),
+    })
+}
+
+/// A refusal as the panel shows it.
+fn error_view(err: &OpError) -> Value {
+    json!({"event": "error", "code": err.code(), "message": say(&err.text())})
+}
+
+async fn conversation_page(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    status: StatusCode,
+    extra: Value,
+) -> Response {
+    let (on, conversation) = tokio::join!(
+        web.assistant.is_on(&person.caller),
+        web.assistant.conversation(&person.caller)
+    );
+    let (on, conversation) = match (on, conversation) {
+        (Ok(on), Ok(conversation)) => (on, conversation),
+        (Err(err), _) | (_, Err(err)) => return op_error(web, headers, person, &err),
+    };
+    let mut data = json!({
+        "nav": "assistant",
+        "on": on,
+        "turns": conversation.turns,
+        "cards": conversation.cards,
+        "message_bytes": ops::assistant::limits::MESSAGE_BYTES,
+    });
+    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
+        data.extend(extra);
+    }
+    page_with_status(web, headers, Some(person), status, "assistant.html", &mut data)
+}
+
+pub(crate) async fn show(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
+    conversation_page(&web, &headers, &person, StatusCode::OK, json!({})).await
+}
+
+/// A question from the page's form, answered whole.
+pub(crate) async fn ask(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form }: Posted<AskForm>,
+) -> Response {
+    match web.assistant.ask(&person.caller, &form.message, &mut |_| {}).await {
+        Ok(answer) => {
+            let extra = json!({"answer": answer_view(&answer)});
+            conversation_page(&web, &headers, &person, StatusCode::OK, extra).await
+        }
+        Err(
+            err @ (OpError::InvalidInput { .. }
+            | OpError::RateLimited { .. }
+            | OpError::Conflict { .. }),
+        ) => {
+            let status = match err {
+                OpError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+                OpError::Conflict { .. } => StatusCode::CONFLICT,
+                _ => StatusCode::UNPROCESSABLE_ENTITY,
+            };
+            let extra = json!({"error": say(&err.text()), "message": form.message});
+            conversation_page(&web, &headers, &person, status, extra).await
+        }
+        Err(err) => op_error(&web, &headers, &person, &err),
+    }
+}
+
+/// A question from the panel: the answer's text as it is written, then the finished answer,
+/// as JSON lines (`delta`, `restart`, then `answer` or `error`).
+pub(crate) async fn stream_answer(
+    State(web): State<Web>,
+    Posted { person, form }: Posted<AskForm>,
+) -> Response {
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let assistant = web.assistant.clone();
+    let caller = person.caller;
+    // The answer runs to its end even if the browser goes away: its cards are kept, and the
+    // conversation page shows them.
+    tokio::spawn(async move {
+        let pieces = sender.clone();
+        let mut said = move |piece| {
+            let _ = pieces.send(serde_json::to_value(piece).unwrap_or(Value::Null));
+        };
+        let last = match assistant.ask(&caller, &form.message, &mut said).await {
+            Ok(answer) => json!({"event": "answer", "answer": answer_view(&answer)}),
+            Err(err) => error_view(&err),
+        };
+        let _ = sender.send(last);
+    });
+    let lines = stream::unfold(receiver, |mut receiver| async move {
+        let event = receiver.recv().await?;
+        let mut line = event.to_string();
+        line.push('\n');
+        Some((Ok::<_, Infallible>(Bytes::from(line)), receiver))
+    });
+    let mut response = Body::from_stream(lines).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/x-ndjson"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Confirm, Discard or Undo on a card: the card as it now stands for the panel, or back to the
+/// conversation for a form.
+pub(crate) async fn act(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Posted { person, form }: Posted<ActForm>,
+) -> Response {
+    let wants_json = headers
+        .get(header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("application/json"));
+    let Some(action) = ProposalAction::parse(&form.action) else {
+        let err =
+            OpError::invalid("/action", Text::new("A card's action is confirm, discard or undo."));
+        return refuse(&web, &headers, &person, wants_json, &err).await;
+    };
+    match web.assistant.act(&person.caller, &id, action).await {
+        Ok(card) if wants_json => axum::Json(card_view(&card)).into_response(),
+        Ok(_) => Redirect::to("/assistant").into_response(),
+        Err(err) => refuse(&web, &headers, &person, wants_json, &err).await,
+    }
+}
+
+fn card_view(card: &Card) -> Value {
+    json!({"card": card})
+}
+
+async fn refuse(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    wants_json: bool,
+    err: &OpError,
+) -> Response {
+    let status = match err {
+        OpError::NotFound { .. } => StatusCode::NOT_FOUND,
+        OpError::Conflict { .. } => StatusCode::CONFLICT,
+        _ => StatusCode::UNPROCESSABLE_ENTITY,
+    };
+    if wants_json {
+        return (status, axum::Json(error_view(err))).into_response();
+    }
+    conversation_page(web, headers, person, status, json!({"error": say(&err.text())})).await
+}

@@ -11,7 +11,7 @@ use ops::{
     BoxFuture, Caller, Mode, OpError, Text,
     assistant::{
         Answer, Ask, Card, Conversation, ProposalAction, ProposalStatus, ProviderSettings, Said,
-        Turn, Usage, UsagePurpose, limits,
+        Screen, Turn, Usage, UsagePurpose, limits,
     },
 };
 use serde_json::{Value, json};
@@ -20,7 +20,7 @@ use tracing::Instrument;
 use crate::{
     Assistant, cards,
     llm::{Event, Message, Part, Request, Role, StopReason, cost},
-    prompt, tools,
+    prompt, screens, tools,
 };
 
 /// Keys a model may add to a write's arguments to skip the person; always taken out.
@@ -63,6 +63,12 @@ fn fitted(mut output: Value) -> String {
         end -= 1;
     }
     format!("{}{note}", &text[..end])
+}
+
+/// What the tools of one answer made for the person.
+struct Made<'a> {
+    cards: &'a mut Vec<Card>,
+    screens: &'a mut Vec<Screen>,
 }
 
 /// What the calls of one question used, summed.
@@ -132,7 +138,8 @@ impl Assistant {
         let assistant = Caller::assistant_for(caller);
         let briefing =
             self.catalog.call_json(&assistant, "get_context", json!({}), Mode::Apply).await?;
-        let definitions = tools::definitions(self.catalog.as_ref(), &assistant, self.tool_set);
+        let mut definitions = tools::definitions(self.catalog.as_ref(), &assistant, self.tool_set);
+        definitions.push(screens::definition());
 
         let mut messages = Vec::new();
         for turn in &conversation.turns {
@@ -152,6 +159,7 @@ impl Assistant {
         let deadline = Instant::now() + Duration::from_secs(limits::MESSAGE_SECS);
         let mut spent = Spent::default();
         let mut cards: Vec<Card> = Vec::new();
+        let mut shown: Vec<Screen> = Vec::new();
         let mut text = String::new();
         let mut notice = None;
         for round in 0..limits::CALLS {
@@ -244,7 +252,8 @@ impl Assistant {
                         gen_ai.operation.name = "execute_tool",
                         gen_ai.tool.name = name.as_str(),
                     );
-                    self.run_tool(&assistant, &id, &name, arguments, &text, &mut cards)
+                    let made = Made { cards: &mut cards, screens: &mut shown };
+                    self.run_tool(&assistant, &id, &name, arguments, &text, made)
                         .instrument(span)
                         .await
                 };
@@ -281,7 +290,7 @@ impl Assistant {
         }
         let turn = Turn { question: question.to_owned(), answer: text.clone() };
         self.store.remember(caller, turn, &cards).await?;
-        Ok(Answer { text, cards, notice })
+        Ok(Answer { text, cards, screens: shown, notice })
     }
 
     /// Runs one tool call as the assistant; what the model reads back.
@@ -292,8 +301,23 @@ impl Assistant {
         name: &str,
         arguments: Value,
         said: &str,
-        cards: &mut Vec<Card>,
+        made: Made<'_>,
     ) -> Part {
+        let Made { cards, screens: shown } = made;
+        if name == screens::NAME {
+            if shown.len() >= limits::SCREENS {
+                let line = format!("Not shown: at most {} screens per answer.", limits::SCREENS);
+                return tool_result(id, line, true);
+            }
+            return match screens::build(self.catalog.as_ref(), assistant, arguments).await {
+                Ok(screen) => {
+                    let reply = format!("Shown to the person: {}.", screens::described(&screen));
+                    shown.push(screen);
+                    tool_result(id, reply, false)
+                }
+                Err(line) => tool_result(id, line, true),
+            };
+        }
         let Some(meta) = tools::callable(self.catalog.as_ref(), assistant, name) else {
             return tool_result(
                 id,

@@ -9,6 +9,7 @@
 //! - `tools.rs`: which ops the model is offered (the catalog's one policy decides).
 //! - `prompt.rs`: the static rules, and the data blocks with their brackets neutralised.
 //! - `cards.rs`: the card a person confirms, written by Exhale from the dry run.
+//! - `screens.rs`: `show_screen`, whose screens Exhale draws from the database.
 //! - `rate.rs`: the per-member message limit.
 //! - `scripted`: a provider that replays a script and records what it was sent, for tests.
 //!
@@ -20,6 +21,7 @@ mod cards;
 pub mod llm;
 mod prompt;
 mod rate;
+mod screens;
 pub mod scripted;
 mod tools;
 

@@ -42,6 +42,12 @@ pub mod limits {
     /// day, as long as its Undo.
     pub const MEMORY_MINS: i64 = 30;
     pub const APPLIED_HOURS: i64 = 24;
+    /// Screens one answer may show, and what one screen may hold.
+    pub const SCREENS: usize = 3;
+    pub const SCREEN_SUBSCRIPTIONS: usize = 20;
+    pub const SCREEN_CHARGES: usize = 50;
+    /// The longest period a charges screen covers, in days.
+    pub const SCREEN_DAYS: i32 = 366;
 }
 
 /// What an answer streams while the model writes.
@@ -54,11 +60,13 @@ pub enum Said {
     Restart,
 }
 
-/// A finished answer. Cards are written by Exhale; `text` is the model's.
+/// A finished answer. Cards and screens are drawn by Exhale; `text` is the model's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
     pub text: String,
     pub cards: Vec<Card>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub screens: Vec<Screen>,
     /// Why the answer stopped short (a limit, a refusal, a provider failure), in Exhale's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notice: Option<Text>,
@@ -109,6 +117,23 @@ pub struct Card {
     /// Set once applied, for Undo.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub audit_ids: Vec<i64>,
+}
+
+/// What the model asked to show, read by Exhale from the database as the person asking: the
+/// model chooses the kind and the records, never a word of what is drawn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Screen {
+    /// Some subscriptions, in the order asked.
+    Subscriptions { items: Vec<crate::subscriptions::SubscriptionSummary> },
+    /// Recorded charges over a period, newest first.
+    Charges {
+        from: crate::common::IsoDate,
+        to: crate::common::IsoDate,
+        items: Vec<crate::charges::Charge>,
+    },
+    /// What the household's subscriptions cost a month and a year, by category.
+    Total { summary: crate::reports::SpendingSummary },
 }
 
 /// One question and its answer, text only.

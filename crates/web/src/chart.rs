@@ -52,6 +52,33 @@ pub(crate) fn bars(title: &str, bars: &[Bar]) -> String {
     svg
 }
 
+/// The monthly cost by category of a spending summary (Overview, the assistant's total screen).
+pub(crate) fn by_category(summary: &ops::reports::SpendingSummary, title: &str) -> String {
+    let rows: Vec<Bar> = summary
+        .groups
+        .iter()
+        .map(|group| Bar {
+            label: group.label.clone(),
+            value: group.monthly.amount.parse().unwrap_or(0.0),
+            shown: group.monthly.display.clone(),
+        })
+        .collect();
+    bars(title, &rows)
+}
+
+/// One bar per charge, newest first (the assistant's charges screen).
+pub(crate) fn charges(items: &[ops::charges::Charge], title: &str) -> String {
+    let rows: Vec<Bar> = items
+        .iter()
+        .map(|charge| Bar {
+            label: format!("{} {}", charge.charged_on, charge.subscription.name),
+            value: charge.amount.amount.parse().unwrap_or(0.0),
+            shown: charge.amount.display.clone(),
+        })
+        .collect();
+    bars(title, &rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

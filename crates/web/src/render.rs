@@ -30,7 +30,9 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("confirm.html", include_str!("../templates/confirm.html")),
     ("activity.html", include_str!("../templates/activity.html")),
     ("assistant.html", include_str!("../templates/assistant.html")),
-    ("proposal_card", include_str!("../templates/proposal_card.html")),
+    // Pieces other templates include or the assistant draws; `.html`, so they are escaped too.
+    ("_proposal_card.html", include_str!("../templates/_proposal_card.html")),
+    ("_screen.html", include_str!("../templates/_screen.html")),
     ("message.html", include_str!("../templates/message.html")),
     ("tokens.html", include_str!("../templates/tokens.html")),
     ("connect.html", include_str!("../templates/connect.html")),

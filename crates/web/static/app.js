@@ -176,6 +176,11 @@ document.addEventListener("DOMContentLoaded", () => {
           answer.textContent = event.answer.text || (event.answer.cards.length ? "" : "…");
           delete answer.dataset.streaming;
           if (event.answer.notice) log.append(element("p", "warning", event.answer.notice));
+          // Screens come drawn by the server from Exhale's own records, escaped there.
+          for (const html of event.answer.screens) {
+            const screen = new DOMParser().parseFromString(html, "text/html").body.firstElementChild;
+            if (screen) log.append(screen);
+          }
           for (const card of event.answer.cards) log.append(drawCard(card));
         } else if (event.event === "error") {
           delete answer.dataset.streaming;

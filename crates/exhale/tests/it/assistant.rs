@@ -589,3 +589,133 @@ async fn each_question_is_counted_without_its_words_and_priced_when_the_model_ha
     let other = s.w.env.call(&s.w.cai, "list_assistant_usage", json!({})).await.unwrap();
     assert_eq!(other["items"], json!([]));
 }
+
+#[tokio::test]
+async fn screens_are_drawn_from_the_database_as_the_person_and_bad_calls_are_explained() {
+    use ops::assistant::Screen;
+    let s = setup(Vec::new()).await;
+    let bobs_gym = s.w.bobs_gym;
+    s.model.then([
+        Step::Call {
+            text: String::new(),
+            calls: vec![
+                (
+                    "show_screen".into(),
+                    json!({"kind": "subscriptions", "subscription_ids": ["netflix", s.w.spotify]}),
+                ),
+                (
+                    "show_screen".into(),
+                    json!({"kind": "subscriptions", "subscription_ids": [bobs_gym]}),
+                ),
+                (
+                    "show_screen".into(),
+                    json!({"kind": "charges", "from": "2025-01-01", "to": "2026-11-29"}),
+                ),
+                (
+                    "show_screen".into(),
+                    json!({"kind": "charges", "from": "2026-01-01", "to": "2026-11-29"}),
+                ),
+                (
+                    "show_screen".into(),
+                    json!({"kind": "subscriptions", "subscription_ids": [1, 1]}),
+                ),
+                ("show_screen".into(), json!({"kind": "pie"})),
+                ("show_screen".into(), json!({"kind": "total", "title": "You owe us"})),
+                ("show_screen".into(), json!({"kind": "total"})),
+            ],
+        },
+        Step::say("Here they are."),
+    ]);
+    let (answer, _) = s.ask(&s.w.ana, "show me netflix and spotify").await.unwrap();
+    let results = tool_results(&s.model.requests()[1]);
+    let lines: Vec<(&str, bool)> =
+        results.iter().map(|(text, error)| (text.as_str(), *error)).collect();
+    assert_eq!(lines[0], ("Shown to the person: 2 subscriptions.", false));
+    assert!(lines[1].1 && lines[1].0.starts_with("not_found:"), "Bob's private gym: {lines:?}");
+    assert!(lines[2].1 && lines[2].0.contains("at most 366 days"), "{lines:?}");
+    assert!(!lines[3].1 && lines[3].0.starts_with("Shown to the person: "), "{lines:?}");
+    assert!(lines[4].1 && lines[4].0.contains("listed twice"), "{lines:?}");
+    assert!(
+        lines[5].1 && lines[5].0.contains("is not one of subscriptions, charges, total"),
+        "{lines:?}"
+    );
+    assert!(lines[6].1 && lines[6].0.contains("unknown field `title`"), "{lines:?}");
+    assert_eq!(
+        lines[7],
+        ("Shown to the person: the total, €21.24 a month and €254.88 a year.", false)
+    );
+    assert_eq!(answer.screens.len(), 3);
+    let Screen::Subscriptions { items } = &answer.screens[0] else {
+        panic!("{:?}", answer.screens[0])
+    };
+    let names: Vec<&str> = items.iter().map(|item| item.name.as_str()).collect();
+    assert_eq!(names, ["Netflix", "Spotify"], "in the order asked, named as stored");
+    assert_eq!(items[0].price.display, "€12.99");
+    let Screen::Charges { items, .. } = &answer.screens[1] else { panic!() };
+    assert!(items.iter().all(|charge| charge.subscription.name != "Bob's gym"));
+    assert!(matches!(answer.screens[2], Screen::Total { .. }));
+
+    // A fourth screen is one too many.
+    s.model.then([
+        Step::Call {
+            text: String::new(),
+            calls: (0..4).map(|_| ("show_screen".to_owned(), json!({"kind": "total"}))).collect(),
+        },
+        Step::say("ok"),
+    ]);
+    let (answer, _) = s.ask(&s.w.ana, "totals please").await.unwrap();
+    assert_eq!(answer.screens.len(), 3);
+    let last = tool_results(s.model.requests().last().unwrap()).pop().unwrap();
+    assert_eq!(last, ("Not shown: at most 3 screens per answer.".to_owned(), true));
+}
+
+#[test]
+fn the_eval_set_is_well_formed_and_covers_every_kind_of_task() {
+    let set: Value = serde_json::from_str(include_str!("../eval/assistant.json")).unwrap();
+    let tasks = set["tasks"].as_array().unwrap();
+    assert!(tasks.len() >= 25, "{} tasks", tasks.len());
+    let mut ids: Vec<&str> = tasks.iter().map(|task| task["id"].as_str().unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), tasks.len(), "ids are unique");
+    let known = [
+        "answer_contains",
+        "answer_contains_any",
+        "answer_excludes",
+        "no_cards",
+        "no_destructive_cards",
+        "asks",
+        "calls_exclude",
+        "calls_exclude_writes",
+        "cards",
+        "after_confirm",
+    ];
+    for task in tasks {
+        assert!(task["ask"].as_str().is_some_and(|ask| !ask.is_empty()), "{task}");
+        let expect = task["expect"].as_object().unwrap();
+        assert!(!expect.is_empty(), "{task}: checks nothing");
+        for key in expect.keys() {
+            assert!(known.contains(&key.as_str()), "{task}: unknown check {key}");
+        }
+        let ops_named = expect
+            .get("cards")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|card| card["op"].as_str())
+            .chain(
+                expect
+                    .get("calls_exclude")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str),
+            );
+        for op in ops_named {
+            assert!(ops::find(op).is_some(), "{task}: no op {op}");
+        }
+    }
+    for kind in ["read", "dates", "write", "ambiguity", "injection", "privacy", "no tool"] {
+        assert!(tasks.iter().any(|task| task["kind"] == kind), "no {kind} task");
+    }
+}

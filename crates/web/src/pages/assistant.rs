@@ -17,13 +17,13 @@ use futures_util::stream;
 use ops::{
     OpError, Text,
     accounts::SessionCaller,
-    assistant::{Answer, Card, ProposalAction},
+    assistant::{Answer, Card, ProposalAction, Screen},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    Web,
+    Web, chart,
     render::{op_error, page_with_status, say},
     session::{Posted, SignedIn},
 };
@@ -38,13 +38,31 @@ pub(crate) struct ActForm {
     action: String,
 }
 
-/// An answer as the page and the panel show it: its notice in the reader's words.
-fn answer_view(answer: &Answer) -> Value {
+/// An answer as the page and the panel show it: its notice in the reader's words, and each
+/// screen drawn here, with the web's own pieces, from the records Exhale read.
+fn answer_view(web: &Web, answer: &Answer) -> Value {
     json!({
         "text": answer.text,
         "cards": answer.cards,
+        "screens": answer.screens.iter().map(|screen| screen_html(web, screen)).collect::<Vec<_>>(),
         "notice": answer.notice.as_ref().map(say),
     })
+}
+
+fn screen_html(web: &Web, screen: &Screen) -> String {
+    let chart = match screen {
+        Screen::Total { summary } => {
+            chart::by_category(summary, &say(&Text::new("Monthly cost by category")))
+        }
+        Screen::Charges { items, .. } => chart::charges(items, &say(&Text::new("Charges"))),
+        Screen::Subscriptions { .. } => String::new(),
+    };
+    web.templates.render("_screen.html", &json!({"screen": screen, "chart": chart})).unwrap_or_else(
+        |err| {
+            tracing::error!(error = %err, "a screen failed to render");
+            String::new()
+        },
+    )
 }
 
 /// A refusal as the panel shows it.
@@ -96,7 +114,7 @@ pub(crate) async fn ask(
 ) -> Response {
     match web.assistant.ask(&person.caller, &form.message, &mut |_| {}).await {
         Ok(answer) => {
-            let extra = json!({"answer": answer_view(&answer)});
+            let extra = json!({"answer": answer_view(&web, &answer)});
             conversation_page(&web, &headers, &person, StatusCode::OK, extra).await
         }
         Err(
@@ -133,7 +151,7 @@ pub(crate) async fn stream_answer(
             let _ = pieces.send(serde_json::to_value(piece).unwrap_or(Value::Null));
         };
         let last = match assistant.ask(&caller, &form.message, &mut said).await {
-            Ok(answer) => json!({"event": "answer", "answer": answer_view(&answer)}),
+            Ok(answer) => json!({"event": "answer", "answer": answer_view(&web, &answer)}),
             Err(err) => error_view(&err),
         };
         let _ = sender.send(last);

@@ -12,8 +12,7 @@ use ops::{
 use serde_json::json;
 
 use crate::{
-    Web,
-    chart::{self, Bar},
+    Web, chart,
     pages::live_page,
     render::{op_error, say},
     session::SignedIn,
@@ -61,14 +60,5 @@ pub(crate) async fn show(
 }
 
 fn by_category_chart(summary: &SpendingSummary) -> String {
-    let bars: Vec<Bar> = summary
-        .groups
-        .iter()
-        .map(|group| Bar {
-            label: group.label.clone(),
-            value: group.monthly.amount.parse().unwrap_or(0.0),
-            shown: group.monthly.display.clone(),
-        })
-        .collect();
-    chart::bars(&say(&Text::new("Monthly cost by category")), &bars)
+    chart::by_category(summary, &say(&Text::new("Monthly cost by category")))
 }

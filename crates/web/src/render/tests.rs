@@ -158,7 +158,8 @@ fn fixture(name: &str) -> Value {
                 "nav": "assistant", "on": true, "message_bytes": 4000, "error": "Too many messages.",
                 "turns": [{"question": "cancel netflix", "answer": "Tap Confirm."}],
                 "cards": [card("pending", true), card("applied", false), card("discarded", false), card("undone", false)],
-                "answer": {"text": "Tap Confirm.", "cards": [], "notice": "I stopped after 6 model calls."},
+                "answer": {"text": "Tap Confirm.", "cards": [], "notice": "I stopped after 6 model calls.",
+                           "screens": ["<section class=\"card screen\">drawn</section>"]},
             }))
         }
         "invitation.html" => {
@@ -185,14 +186,27 @@ fn fixture(name: &str) -> Value {
 #[test]
 fn every_template_renders_with_fixture_data() {
     let templates = Templates::load().unwrap();
-    // A name without ".html" is a piece other templates include.
-    for name in Templates::names().filter(|name| name.ends_with(".html")) {
+    // A name starting with "_" is a piece other templates include (their fixtures cover it).
+    for name in Templates::names().filter(|name| !name.starts_with('_')) {
         let mut data = fixture(name);
         data["limits"] = json!(ops::limits::FORMS);
         let html = templates.render(name, &data).unwrap_or_else(|err| panic!("{err}"));
         assert!(html.starts_with("<!doctype html>"), "{name}");
         assert!(!html.contains("{{") && !html.contains("{%"), "{name}");
     }
+}
+
+#[test]
+fn the_assistant_s_pieces_escape_what_they_draw() {
+    let templates = Templates::load().unwrap();
+    let mut data = fixture("assistant.html");
+    data["cards"][0]["lines"] = json!(["Deleted <img src=x onerror=alert(1)>"]);
+    let html = templates.render("assistant.html", &data).unwrap();
+    assert!(html.contains("Deleted &lt;img"), "{html}");
+    let screen = json!({"kind": "subscriptions", "items": [{"id": 1, "name": "<script>x</script>", "price": amount("1.00"),
+        "cycle": "monthly", "status": "active", "owner": "Ana", "visibility": "household"}]});
+    let html = templates.render("_screen.html", &json!({"screen": screen, "chart": ""})).unwrap();
+    assert!(html.contains("&lt;script&gt;") && !html.contains("<script>"), "{html}");
 }
 
 #[test]

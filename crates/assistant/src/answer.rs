@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use ops::{
     BoxFuture, Caller, Mode, OpError, Text,
     assistant::{
-        Answer, Ask, Card, Conversation, ProposalAction, ProposalStatus, ProviderSettings, Said,
-        Screen, Turn, Usage, UsagePurpose, limits,
+        Answer, Ask, Card, Conversation, Document, DocumentReading, ProposalAction, ProposalStatus,
+        ProviderSettings, Said, Screen, Turn, Usage, UsagePurpose, limits,
     },
 };
 use serde_json::{Value, json};
@@ -101,6 +101,34 @@ impl Spent {
 }
 
 impl Assistant {
+    /// Counts one message of the member, or refuses it with when to try again.
+    pub(crate) fn take_message(&self, caller: &Caller) -> Result<(), OpError> {
+        self.limiter.take(caller.household_id, caller.member_id, Instant::now()).map_err(|wait| {
+            OpError::RateLimited {
+                retry_after_secs: wait,
+                message: Text::new("Too many messages in a row: the assistant takes one every 15 seconds after a burst of 12. Try again in {secs} s.")
+                    .with("secs", wait),
+            }
+        })
+    }
+
+    /// Where the household's questions go; refused while the assistant is off.
+    pub(crate) async fn settings(&self, caller: &Caller) -> Result<ProviderSettings, OpError> {
+        self.store.provider(caller.household_id).await?.ok_or_else(off)
+    }
+
+    pub(crate) fn provider_for(
+        &self,
+        settings: &ProviderSettings,
+    ) -> Result<std::sync::Arc<dyn crate::llm::Provider>, OpError> {
+        self.connect.connect(settings).map_err(|err| {
+            OpError::conflict(
+                Text::new("The assistant's provider settings cannot be used ({error}). An owner can fix them in Settings, under Built-in assistant.")
+                    .with("error", err),
+            )
+        })
+    }
+
     async fn answer(
         &self,
         caller: &Caller,
@@ -119,21 +147,9 @@ impl Assistant {
                     .with("max", limits::MESSAGE_BYTES),
             ));
         }
-        if let Err(wait) = self.limiter.take(caller.household_id, caller.member_id, Instant::now())
-        {
-            return Err(OpError::RateLimited {
-                retry_after_secs: wait,
-                message: Text::new("Too many messages in a row: the assistant takes one every 15 seconds after a burst of 12. Try again in {secs} s.")
-                    .with("secs", wait),
-            });
-        }
-        let settings = self.store.provider(caller.household_id).await?.ok_or_else(off)?;
-        let provider = self.connect.connect(&settings).map_err(|err| {
-            OpError::conflict(
-                Text::new("The assistant's provider settings cannot be used ({error}). An owner can fix them in Settings, under Built-in assistant.")
-                    .with("error", err),
-            )
-        })?;
+        self.take_message(caller)?;
+        let settings = self.settings(caller).await?;
+        let provider = self.provider_for(&settings)?;
         let conversation = self.store.conversation(caller).await?;
         let assistant = Caller::assistant_for(caller);
         let briefing =
@@ -470,5 +486,21 @@ impl Ask for Assistant {
 
     fn is_on<'a>(&'a self, caller: &'a Caller) -> BoxFuture<'a, Result<bool, OpError>> {
         Box::pin(async move { Ok(self.store.provider(caller.household_id).await?.is_some()) })
+    }
+
+    fn read_statement<'a>(
+        &'a self,
+        caller: &'a Caller,
+        document: Document,
+    ) -> BoxFuture<'a, Result<DocumentReading, OpError>> {
+        Box::pin(self.read(caller, document))
+    }
+
+    fn tidy_names<'a>(
+        &'a self,
+        caller: &'a Caller,
+        merchants: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<String>, OpError>> {
+        Box::pin(self.tidy(caller, merchants))
     }
 }

@@ -6,6 +6,8 @@
 //!   API), streaming, with a provider-neutral message model.
 //! - `answer.rs`: the tool loop for one question, its limits, and what the person does with a
 //!   proposal (confirm, discard, undo).
+//! - `documents.rs`: reading a statement or a screenshot with one fixed-schema tool, and
+//!   tidying a CSV's merchant names.
 //! - `tools.rs`: which ops the model is offered (the catalog's one policy decides).
 //! - `prompt.rs`: the static rules, and the data blocks with their brackets neutralised.
 //! - `cards.rs`: the card a person confirms, written by Exhale from the dry run.
@@ -18,6 +20,7 @@
 
 mod answer;
 mod cards;
+mod documents;
 pub mod llm;
 mod prompt;
 mod rate;

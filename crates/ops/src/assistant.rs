@@ -48,6 +48,93 @@ pub mod limits {
     pub const SCREEN_CHARGES: usize = 50;
     /// The longest period a charges screen covers, in days.
     pub const SCREEN_DAYS: i32 = 366;
+    /// Tokens per call when reading a document.
+    pub const DOCUMENT_TOKENS: u32 = 16_000;
+    /// What may be sent to a model to read: larger is refused, never cut.
+    pub const PICTURE_BYTES: usize = 5 * 1024 * 1024;
+    pub const PDF_BYTES: usize = 20 * 1024 * 1024;
+    pub const TEXT_BYTES: usize = 200 * 1024;
+    /// Recurring charges one document may report.
+    pub const DOCUMENT_ITEMS: usize = 50;
+}
+
+/// What kind of document a person hands the assistant to read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocumentKind {
+    /// PNG, JPEG or WebP, with its media type.
+    Picture(&'static str),
+    Pdf,
+    /// Text, such as a statement pasted from a bank's page.
+    Text,
+}
+
+/// A document to read, its kind told by its first bytes and its size within the limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    pub kind: DocumentKind,
+    pub bytes: Vec<u8>,
+}
+
+impl Document {
+    /// Reads the kind from the bytes; a document over its kind's limit is refused, never cut.
+    pub fn new(bytes: Vec<u8>) -> Result<Self, OpError> {
+        let kind = if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+            DocumentKind::Picture("image/png")
+        } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+            DocumentKind::Picture("image/jpeg")
+        } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+            DocumentKind::Picture("image/webp")
+        } else if bytes.starts_with(b"%PDF") {
+            DocumentKind::Pdf
+        } else if std::str::from_utf8(&bytes).is_ok() {
+            DocumentKind::Text
+        } else {
+            return Err(OpError::invalid(
+                "/document",
+                Text::new(
+                    "This file is not a picture (PNG, JPEG, WebP), a PDF or text. Export a CSV from the bank, or take a screenshot.",
+                ),
+            ));
+        };
+        let (limit, what) = match kind {
+            DocumentKind::Picture(_) => (limits::PICTURE_BYTES, "A picture"),
+            DocumentKind::Pdf => (limits::PDF_BYTES, "A PDF"),
+            DocumentKind::Text => (limits::TEXT_BYTES, "Text"),
+        };
+        if bytes.len() > limit {
+            return Err(OpError::invalid(
+                "/document",
+                Text::new("{what} sent to the model may be at most {max} KB; this one is {size} KB. Send a smaller one, or a part of it.")
+                    .with("what", what)
+                    .with("max", limit / 1024)
+                    .with("size", bytes.len().div_ceil(1024)),
+            ));
+        }
+        Ok(Self { kind, bytes })
+    }
+}
+
+/// A recurring charge a model read in a document, as Exhale checked it: a bounded single-line
+/// name, a positive decimal amount, a currency code, a known cycle and a real date.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadCharge {
+    pub name: String,
+    /// Decimal string in major units, e.g. "12.99".
+    pub amount: String,
+    pub currency: String,
+    pub cycle: crate::CyclePreset,
+    /// The latest charge the document shows.
+    pub charged_on: crate::common::IsoDate,
+}
+
+/// What a model read in a document, checked: the items that passed, and one line for each
+/// that did not.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentReading {
+    pub items: Vec<ReadCharge>,
+    pub left_out: Vec<String>,
+    /// The model that read it, to say so on the review page.
+    pub model: String,
 }
 
 /// What an answer streams while the model writes.
@@ -203,6 +290,11 @@ impl Provider {
         })
     }
 
+    /// Whether its models read a PDF sent as a file; local servers do not.
+    pub fn reads_pdf(self) -> bool {
+        matches!(self, Self::OpenAi | Self::Anthropic | Self::OpenRouter | Self::Gemini)
+    }
+
     /// Whether it runs on the owner's own machines, so questions never leave them.
     pub fn is_local(self) -> bool {
         matches!(self, Self::Ollama | Self::LmStudio | Self::OpenAiCompatible)
@@ -335,6 +427,23 @@ pub trait Ask: Send + Sync {
 
     /// Whether an owner has configured it; while off, nothing is sent anywhere.
     fn is_on<'a>(&'a self, caller: &'a Caller) -> BoxFuture<'a, Result<bool, OpError>>;
+
+    /// Reads the recurring charges in a statement or a screenshot for the person's review:
+    /// the model gets one tool with a fixed schema and none of the catalog.
+    fn read_statement<'a>(
+        &'a self,
+        caller: &'a Caller,
+        document: Document,
+    ) -> BoxFuture<'a, Result<DocumentReading, OpError>>;
+
+    /// Tidier names for merchants as a bank wrote them ("NETFLIX.COM 866-579" → "Netflix"), in
+    /// the same order; the model is sent the descriptions only, no amounts and no dates. An
+    /// error means: keep Exhale's own names.
+    fn tidy_names<'a>(
+        &'a self,
+        caller: &'a Caller,
+        merchants: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<String>, OpError>>;
 }
 
 /// What the assistant keeps in the database, through the catalog implementation.

@@ -1,6 +1,8 @@
 //! Import a bank statement: upload the export, review what `parse_statement` found (tick,
 //! rename, pick the category, change the amount or cycle), see exactly what would be created
-//! (the dry run of `import_subscriptions`), and confirm.
+//! (the dry run of `import_subscriptions`), and confirm. With the built-in assistant on, a
+//! picture, pasted text, or a statement Exhale cannot read by itself is read by the model into
+//! the same review list, and a CSV's merchant names are tidied by it.
 
 use axum::{
     extract::{Multipart, State},
@@ -10,6 +12,7 @@ use axum::{
 use ops::{
     Mode, OpError, Text,
     accounts::SessionCaller,
+    assistant::{Document, DocumentKind, DocumentReading},
     household::Empty,
     import::{
         ImportCharge, ImportItem, ImportSubscriptions, ImportSubscriptionsInput,
@@ -46,20 +49,96 @@ pub(crate) async fn show(
     upload_page(&web, &headers, &person, StatusCode::OK, None)
 }
 
-/// The uploaded file and the form's CSRF token.
+/// The uploaded file, or the pasted text when there is some, and the form's CSRF token.
 async fn read_upload(mut form: Multipart) -> Result<(String, Vec<u8>), Text> {
-    let (mut csrf, mut file) = (String::new(), None);
+    let (mut csrf, mut file, mut pasted) = (String::new(), None, String::new());
     let broke_off = || Text::new("The file is too large or the upload broke off.");
     while let Some(field) = form.next_field().await.map_err(|_| broke_off())? {
         match field.name() {
             Some("csrf") => csrf = field.text().await.map_err(|_| broke_off())?,
             Some("statement") => file = Some(field.bytes().await.map_err(|_| broke_off())?),
+            Some("pasted") => pasted = field.text().await.map_err(|_| broke_off())?,
             _ => {}
         }
     }
-    let file =
-        file.filter(|f| !f.is_empty()).ok_or_else(|| Text::new("Choose the export file first."))?;
+    if !pasted.trim().is_empty() {
+        return Ok((csrf, pasted.into_bytes()));
+    }
+    let file = file
+        .filter(|f| !f.is_empty())
+        .ok_or_else(|| Text::new("Choose the export file first, or paste the statement's text."))?;
     Ok((csrf, file.to_vec()))
+}
+
+/// Whether the bytes are a CSV (or other delimited text) rather than OFX or a PDF: only then
+/// does the model tidy the merchants' names.
+fn is_delimited_text(bytes: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).to_uppercase();
+    !bytes.starts_with(b"%PDF") && !head.contains("<OFX") && !head.contains("OFXHEADER")
+}
+
+/// The review page for what the model read: the same list as a bank export's, each row marked
+/// as read by the model, with the items Exhale's checks left out.
+fn model_review(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    reading: &DocumentReading,
+    categories: &[ops::organise::Category],
+) -> Response {
+    let candidates: Vec<Value> = reading
+        .items
+        .iter()
+        .map(|item| {
+            let charges = [ImportCharge { date: item.charged_on, amount: item.amount.clone() }];
+            json!({
+                "name": item.name, "merchant": item.name, "proposed": true, "active": true,
+                "amount": {"amount": item.amount, "currency": item.currency},
+                "cycle": item.cycle, "price_changes": [],
+                "charges": [{"date": item.charged_on, "amount": {"amount": item.amount, "currency": item.currency}}],
+                "charges_json": serde_json::to_string(&charges).unwrap_or_default(),
+            })
+        })
+        .collect();
+    let problems: Vec<Value> =
+        reading.left_out.iter().map(|why| json!({"line": 0, "message": why})).collect();
+    let mut cycles = cycle_options();
+    cycles.retain(|cycle| cycle["value"] != "custom");
+    page(
+        web,
+        headers,
+        Some(person),
+        "import_review.html",
+        json!({"nav": "import", "read_by": reading.model,
+               "parsed": {"transaction_count": 0, "notes": [], "problems": problems},
+               "candidates": candidates, "categories": categories, "cycles": cycles}),
+    )
+}
+
+/// Reads the document with the built-in assistant, for the review list.
+async fn read_with_model(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    bytes: Vec<u8>,
+    categories: &[ops::organise::Category],
+) -> Response {
+    let refuse = |err: &OpError| {
+        upload_page(web, headers, person, StatusCode::UNPROCESSABLE_ENTITY, Some(say(&err.text())))
+    };
+    let document = match Document::new(bytes) {
+        Ok(document) => document,
+        Err(err) => return refuse(&err),
+    };
+    match web.assistant.read_statement(&person.caller, document).await {
+        Ok(reading) => model_review(web, headers, person, &reading, categories),
+        Err(
+            err @ (OpError::InvalidInput { .. }
+            | OpError::Conflict { .. }
+            | OpError::RateLimited { .. }),
+        ) => refuse(&err),
+        Err(err) => op_error(web, headers, person, &err),
+    }
 }
 
 pub(crate) async fn upload(
@@ -83,11 +162,45 @@ pub(crate) async fn upload(
     if let Err(refused) = session::check_csrf(&web, &person, &csrf) {
         return refused;
     }
+    let (on, categories) = tokio::join!(
+        web.assistant.is_on(&person.caller),
+        web.call::<ListCategories>(&person, Empty {})
+    );
+    let categories = match categories {
+        Ok(categories) => categories.items,
+        Err(err) => return op_error(&web, &headers, &person, &err),
+    };
+    let on = on.unwrap_or(false);
+    let picture =
+        matches!(Document::new(bytes.clone()).map(|d| d.kind), Ok(DocumentKind::Picture(_)));
+    if picture {
+        if !on {
+            let off = Text::new(
+                "A picture is read by the built-in assistant, which is off. Export a CSV from the bank, or ask an owner to turn the assistant on in Settings.",
+            );
+            return upload_page(
+                &web,
+                &headers,
+                &person,
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Some(say(&off)),
+            );
+        }
+        return read_with_model(&web, &headers, &person, bytes, &categories).await;
+    }
     let input = ParseStatementInput {
         content_base64: Some(ops::import::encode_base64(&bytes)),
         ..Default::default()
     };
-    let parsed = match web.call::<ParseStatement>(&person, input).await {
+    let mut parsed = match web.call::<ParseStatement>(&person, input).await {
+        // Nothing Exhale can read by itself, or no charge that repeats (a single month): the
+        // model may find what a person would.
+        Ok(parsed) if parsed.candidates.is_empty() && on => {
+            return read_with_model(&web, &headers, &person, bytes, &categories).await;
+        }
+        Err(OpError::InvalidInput { .. }) if on => {
+            return read_with_model(&web, &headers, &person, bytes, &categories).await;
+        }
         Ok(parsed) => parsed,
         Err(err @ OpError::InvalidInput { .. }) => {
             return upload_page(
@@ -100,10 +213,16 @@ pub(crate) async fn upload(
         }
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    let categories = match web.call::<ListCategories>(&person, Empty {}).await {
-        Ok(categories) => categories.items,
-        Err(err) => return op_error(&web, &headers, &person, &err),
-    };
+    if on && is_delimited_text(&bytes) {
+        // The model sees the merchants only; if it fails, Exhale's own names stay.
+        let merchants: Vec<String> =
+            parsed.candidates.iter().map(|candidate| candidate.merchant.clone()).collect();
+        if let Ok(names) = web.assistant.tidy_names(&person.caller, &merchants).await {
+            for (candidate, name) in parsed.candidates.iter_mut().zip(names) {
+                candidate.name = name;
+            }
+        }
+    }
     // Each candidate's charges travel with the form, as JSON in a hidden field.
     let candidates: Vec<Value> = parsed
         .candidates

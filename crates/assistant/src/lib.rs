@@ -28,6 +28,8 @@ mod screens;
 pub mod scripted;
 mod tools;
 
+pub use tools::definitions as tool_definitions;
+
 use std::sync::Arc;
 
 use ops::{

@@ -4,17 +4,20 @@
 //! rest reachable through `find_tools`), with their schemas written compactly and no `dry_run`:
 //! whether a write applies is not the model's to say.
 
-use ops::{Caller, Catalog, OpMeta, tools::ToolSet};
+use ops::{Caller, Catalog, Op as _, OpMeta, reports::GetContext, tools::ToolSet};
 
 use crate::llm::ToolDef;
 
-/// The definitions for the model, in catalog order.
-pub(crate) fn definitions(catalog: &dyn Catalog, assistant: &Caller, set: ToolSet) -> Vec<ToolDef> {
+/// The definitions for the model, in catalog order. `get_context` is left out: its briefing is
+/// already in the person's turn, and a small model that calls it again only doubles its prompt
+/// (measured: the eval's no-tool questions then ran past the 60 s a call may take).
+pub fn definitions(catalog: &dyn Catalog, assistant: &Caller, set: ToolSet) -> Vec<ToolDef> {
     catalog
         .ops()
         .iter()
         .filter(|meta| ops::policy::may_call(assistant, meta.info))
         .filter(|meta| ops::tools::offered(set, meta.info))
+        .filter(|meta| meta.info.name != GetContext::INFO.name)
         .map(definition)
         .collect()
 }

@@ -126,11 +126,30 @@ async fn seed(env: &TestEnv) -> (Caller, Caller) {
     (ana, bob)
 }
 
-/// Whether `answer` says `expected`, allowing a comma as the decimal mark.
+/// Whether `answer` says `expected`, allowing a comma as the decimal mark and thousands
+/// written with separators ("1,722.26", "1.722,26", "1 722.26").
 fn says(answer: &str, expected: &str) -> bool {
-    let answer = answer.to_lowercase();
+    let answer = without_thousands(&answer.to_lowercase());
     let expected = expected.to_lowercase();
     answer.contains(&expected) || answer.contains(&expected.replace('.', ","))
+}
+
+/// The text with every separator between a digit and a group of exactly three digits removed.
+fn without_thousands(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (index, c) in chars.iter().enumerate() {
+        let is_separator = matches!(c, ',' | '.' | ' ' | '\u{a0}' | '\u{202f}');
+        let digit_before = index > 0 && chars[index - 1].is_ascii_digit();
+        let group_after =
+            chars.get(index + 1..index + 4).is_some_and(|g| g.iter().all(char::is_ascii_digit))
+                && chars.get(index + 4).is_none_or(|next| !next.is_ascii_digit());
+        if is_separator && digit_before && group_after {
+            continue;
+        }
+        out.push(*c);
+    }
+    out
 }
 
 /// The subscription named `name` as the owner sees it (any status), or `None`.
@@ -272,6 +291,13 @@ async fn run_task(task: &Value, settings: &ProviderFields, set: ToolSet) -> Outc
             problems.push(format!("after confirming, {name}'s {field} is {value}, not {wanted}"));
         }
     }
+    if !problems.is_empty() {
+        let said: String = answer.text.chars().take(160).collect();
+        problems.push(format!(
+            "it said {said:?}, calling {:?}",
+            called.iter().map(|(name, args)| format!("{name} {args}")).collect::<Vec<_>>()
+        ));
+    }
     let first_prompt_tokens = prompt_tokens.lock().unwrap().first().copied();
     Outcome {
         passed: problems.is_empty(),
@@ -290,17 +316,14 @@ async fn sizes(settings: &ProviderFields) {
     let assistant = Caller::assistant_for(&ana);
     let catalog: &dyn ops::Catalog = env.app.as_ref();
     for set in [ToolSet::Compact, ToolSet::Full] {
-        let tools: Vec<Value> = catalog
-            .ops()
+        // The definitions the loop sends, show_screen aside.
+        let tools = assistant::tool_definitions(catalog, &assistant, set);
+        let bytes: usize = tools
             .iter()
-            .filter(|meta| ops::policy::may_call(&assistant, meta.info))
-            .filter(|meta| ops::tools::offered(set, meta.info))
-            .map(|meta| {
-                json!({"name": meta.info.name, "description": format!("{}. {}", meta.info.summary, meta.info.description),
-                       "parameters": ops::tools::model_input_schema(meta)})
+            .map(|tool| {
+                tool.name.len() + tool.description.len() + tool.parameters.to_string().len()
             })
-            .collect();
-        let bytes: usize = tools.iter().map(|tool| tool.to_string().len()).sum();
+            .sum();
         println!(
             "tools ({}): {} definitions, {bytes} bytes (plus show_screen)",
             set.as_str(),
@@ -314,6 +337,8 @@ async fn sizes(settings: &ProviderFields) {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
+    assert!(says("It is €1,722.26 a year.", "1722.26") && says("1.722,26 €", "1722.26"));
+    assert!(!says("12.99", "1299") && says("12,99", "12.99"));
     let var = |name: &str| std::env::var(name).ok().filter(|value| !value.is_empty());
     let (Some(base_url), Some(model)) = (var("EXHALE_EVAL_BASE_URL"), var("EXHALE_EVAL_MODEL"))
     else {

@@ -29,7 +29,8 @@ domain::named_enum! {
 /// The ops of the compact set besides `find_tools`: the briefing, reading and changing
 /// subscriptions, what is coming and what it costs, what changed and its undo, and
 /// confirming. (A 1.5B model offered a set without resume and activity called pause for
-/// "resume" and upcoming charges for "what changed": it rarely searches.)
+/// "resume" and upcoming charges for "what changed": it rarely searches. Without delete and
+/// change_price it cancelled for "delete" and resumed for "goes up to 19.99".)
 pub const COMPACT: &[&str] = &[
     "get_context",
     "list_subscriptions",
@@ -39,6 +40,8 @@ pub const COMPACT: &[&str] = &[
     "pause_subscription",
     "resume_subscription",
     "cancel_subscription",
+    "delete_subscription",
+    "change_price",
     "list_upcoming_charges",
     "get_spending_summary",
     "list_activity",

@@ -20,6 +20,8 @@ pub struct Answer {
     pub headers: Vec<(&'static str, &'static str)>,
     pub body: String,
     pub stall: bool,
+    /// How long the server reads the prompt: the headers go at once, the body after this.
+    pub thinking: std::time::Duration,
 }
 
 pub fn stream(body: &str) -> Answer {
@@ -28,11 +30,12 @@ pub fn stream(body: &str) -> Answer {
         headers: vec![("content-type", "text/event-stream")],
         body: body.into(),
         stall: false,
+        thinking: std::time::Duration::ZERO,
     }
 }
 
 pub fn status(status: u16, headers: Vec<(&'static str, &'static str)>, body: &str) -> Answer {
-    Answer { status, headers, body: body.into(), stall: false }
+    Answer { status, headers, body: body.into(), stall: false, thinking: std::time::Duration::ZERO }
 }
 
 /// A request as the fake received it: the request line, the headers (lower-cased names) and
@@ -99,15 +102,16 @@ pub async fn fake(answers: Vec<Answer>) -> Fake {
                 reply.push_str(&format!("{name}: {value}\r\n"));
             }
             if answer.stall {
-                reply.push_str(&format!("\r\n{}", answer.body));
+                reply.push_str("\r\n");
             } else {
-                reply.push_str(&format!(
-                    "content-length: {}\r\n\r\n{}",
-                    answer.body.len(),
-                    answer.body
-                ));
+                reply.push_str(&format!("content-length: {}\r\n\r\n", answer.body.len()));
             }
-            socket.write_all(reply.as_bytes()).await.expect("write an answer");
+            socket.write_all(reply.as_bytes()).await.expect("write the headers");
+            if !answer.thinking.is_zero() {
+                // A model reading a long prompt: nothing comes for a while after the headers.
+                tokio::time::sleep(answer.thinking).await;
+            }
+            socket.write_all(answer.body.as_bytes()).await.expect("write an answer");
             if answer.stall {
                 // Held open, silent, until the client gives up and the test ends.
                 tokio::spawn(async move {

@@ -193,6 +193,18 @@ async fn a_stream_cut_off_or_stalled_is_an_error_never_a_short_answer() {
     let result = complete(&client(Protocol::OpenAiCompatible, &server.url, None, quick)).await.1;
     assert_eq!(result, Err(LlmError::Timeout(Duration::from_millis(300))));
 
+    // A server reading a long prompt sends nothing for longer than the idle timeout before its
+    // first piece: only the call's deadline bounds that wait.
+    let thinking = Answer { thinking: Duration::from_millis(900), ..stream(OPENAI_ANSWER) };
+    let server = fake(vec![thinking.clone()]).await;
+    let result = complete(&client(Protocol::OpenAiCompatible, &server.url, None, quick)).await;
+    assert_eq!(result.0, vec![Event::Text("€25.98 a month.".into())]);
+    assert!(result.1.is_ok(), "{:?}", result.1);
+    let server = fake(vec![thinking]).await;
+    let short = Timeouts { call: Duration::from_millis(400), idle: Duration::from_millis(300) };
+    let result = complete(&client(Protocol::OpenAiCompatible, &server.url, None, short)).await.1;
+    assert_eq!(result, Err(LlmError::Timeout(Duration::from_millis(400))));
+
     let nobody = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         format!("http://{}", listener.local_addr().unwrap())

@@ -155,10 +155,17 @@ impl Client {
         let idle = self.endpoint.timeouts.idle;
         let mut reader = SseReader::default();
         let body = answer.response.body_mut();
+        // Before the first piece the server is reading the prompt, which on a small machine
+        // takes longer than any pause while it writes: only the call's deadline bounds it.
+        let mut first = true;
         loop {
-            let frame = tokio::time::timeout(idle, body.frame())
-                .await
-                .map_err(|_| LlmError::Timeout(idle))?;
+            let next = body.frame();
+            let frame = if first {
+                first = false;
+                next.await
+            } else {
+                tokio::time::timeout(idle, next).await.map_err(|_| LlmError::Timeout(idle))?
+            };
             let bytes = match frame {
                 None | Some(Err(_)) => return Err(LlmError::Truncated),
                 Some(Ok(frame)) => match frame.into_data() {

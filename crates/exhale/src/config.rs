@@ -46,6 +46,9 @@ pub(crate) struct Config {
     /// "https://exhale.example.net" (behind a reverse proxy or tunnel). OAuth, which cloud
     /// assistants connect with, needs it; without it OAuth works only on this computer.
     pub(crate) public_origin: Option<String>,
+    /// An OpenTelemetry collector for the assistant's spans, e.g. "http://127.0.0.1:4318";
+    /// off by default, so nothing is sent anywhere unless it is set.
+    pub(crate) otlp_endpoint: Option<String>,
 }
 
 /// The TOML file: every key optional.
@@ -71,6 +74,7 @@ struct FileConfig {
     max_members: Option<u32>,
     max_tokens: Option<u32>,
     public_origin: Option<String>,
+    otlp_endpoint: Option<String>,
 }
 
 /// Values given on the command line.
@@ -163,6 +167,7 @@ impl Config {
             max_members: caps.members,
             max_tokens: caps.tokens,
             public_origin: None,
+            otlp_endpoint: None,
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -201,6 +206,9 @@ impl Config {
             );
             if file.public_origin.is_some() {
                 config.public_origin = file.public_origin;
+            }
+            if file.otlp_endpoint.is_some() {
+                config.otlp_endpoint = file.otlp_endpoint;
             }
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
@@ -251,6 +259,12 @@ impl Config {
         }
         if let Some(origin) = &config.public_origin {
             config.public_origin = Some(checked_origin(origin)?);
+        }
+        if let Some(endpoint) = env("EXHALE_OTLP_ENDPOINT") {
+            config.otlp_endpoint = Some(endpoint);
+        }
+        if let Some(endpoint) = &config.otlp_endpoint {
+            crate::telemetry::Collector::parse(endpoint).map_err(anyhow::Error::msg)?;
         }
         if let Some(proxies) = env("EXHALE_TRUSTED_PROXIES") {
             config.trusted_proxies = proxies
@@ -338,6 +352,16 @@ impl Config {
             base_url: env("EXHALE_ASSISTANT_BASE_URL"),
             api_key: env("EXHALE_ASSISTANT_API_KEY").map(ops::assistant::Secret::new),
         })
+    }
+
+    /// Where the assistant's spans are exported, if anywhere (checked when loaded).
+    pub(crate) fn collector(&self) -> anyhow::Result<Option<crate::telemetry::Collector>> {
+        self.otlp_endpoint
+            .as_deref()
+            .map(|endpoint| {
+                crate::telemetry::Collector::parse(endpoint).map_err(anyhow::Error::msg)
+            })
+            .transpose()
     }
 
     /// The token `exhale mcp` acts with when `--token` is not given.

@@ -11,15 +11,21 @@ use tracing_subscriber::fmt::MakeWriter;
 /// Long enough for any event of ours with its spans; far shorter than an attacker's text.
 pub(crate) const MAX_LINE_CHARS: usize = 2_000;
 
-/// Sends events, filtered by `filter` (as `RUST_LOG`), to standard error.
-pub(crate) fn init(filter: &str) {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| "info".into()),
-        )
+/// Sends events, filtered by `filter` (as `RUST_LOG`), to standard error; and, when a collector
+/// is configured, the assistant's GenAI spans to it, whatever the log filter says.
+pub(crate) fn init(filter: &str, collector: Option<crate::telemetry::Collector>) {
+    use tracing_subscriber::{Layer as _, layer::SubscriberExt as _, util::SubscriberInitExt as _};
+    let env_filter =
+        tracing_subscriber::EnvFilter::try_new(filter).unwrap_or_else(|_| "info".into());
+    let lines = tracing_subscriber::fmt::layer()
         .with_ansi(false)
         .with_writer(SafeStderr)
-        .init();
+        .with_filter(env_filter);
+    let spans = collector.map(|collector| {
+        crate::telemetry::OtlpLayer::start(collector)
+            .with_filter(tracing_subscriber::filter::filter_fn(crate::telemetry::is_exported))
+    });
+    tracing_subscriber::registry().with(lines).with(spans).init();
 }
 
 struct SafeStderr;

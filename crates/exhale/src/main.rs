@@ -10,6 +10,7 @@ mod demo;
 mod import;
 mod logging;
 mod serve;
+mod telemetry;
 
 use std::{io::Read as _, net::SocketAddr, path::PathBuf, process::ExitCode, sync::Arc};
 
@@ -181,7 +182,7 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config =
         Config::load(Flags { config: cli.config, data_dir: cli.data_dir, listen: cli.listen })?;
-    logging::init(&config.log_filter());
+    logging::init(&config.log_filter(), config.collector()?);
     if let Command::Config { command: ConfigCommand::Show } = &cli.command {
         println!("{}", toml::to_string(&config)?);
         return Ok(ExitCode::SUCCESS);

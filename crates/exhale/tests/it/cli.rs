@@ -350,3 +350,37 @@ fn exhale_import_shows_the_review_list_and_imports_only_with_apply() {
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("Export a shorter period"));
 }
+
+#[test]
+fn a_wrong_collector_or_assistant_provider_stops_the_start_with_what_to_write() {
+    let dir = TempDir::new();
+    let config = dir.path().join(".config/exhale");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "otlp_endpoint = \"https://collector.example\"\n")
+        .unwrap();
+    let refused = exhale(&dir, &["config", "show"], "");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("must start with http://"));
+
+    std::fs::write(config.join("config.toml"), "otlp_endpoint = \"http://127.0.0.1:4318\"\n")
+        .unwrap();
+    let shown = stdout(&exhale(&dir, &["config", "show"], ""));
+    assert!(shown.contains("otlp_endpoint = \"http://127.0.0.1:4318\""), "{shown}");
+
+    let output = Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("check")
+        .env("HOME", dir.path())
+        .env("EXHALE_ASSISTANT_PROVIDER", "skynet")
+        .env("EXHALE_ASSISTANT_API_KEY", "sk-never-printed")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("EXHALE_ASSISTANT_PROVIDER=skynet is not one of ollama, lm_studio"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("sk-never-printed") && !shown.contains("sk-never"));
+}

@@ -73,17 +73,17 @@ struct Made<'a> {
 
 /// What the calls of one question used, summed.
 #[derive(Default)]
-struct Spent {
-    calls: u32,
-    input: u64,
-    output: u64,
+pub(crate) struct Spent {
+    pub(crate) calls: u32,
+    pub(crate) input: u64,
+    pub(crate) output: u64,
     /// `None` once a call had no price.
     cost: Option<u64>,
     priced: bool,
 }
 
 impl Spent {
-    fn add(&mut self, usage: Option<&crate::llm::Usage>, settings: &ProviderSettings) {
+    pub(crate) fn add(&mut self, usage: Option<&crate::llm::Usage>, settings: &ProviderSettings) {
         self.calls += 1;
         let price = settings.prices.iter().find(|price| price.model == settings.model);
         let cost = usage.and_then(|usage| cost::estimate(usage, price));
@@ -97,6 +97,11 @@ impl Spent {
             _ => None,
         };
         self.priced = self.cost.is_some();
+    }
+
+    /// What the calls cost, when every one had a price.
+    pub(crate) fn cost(&self) -> Option<u64> {
+        if self.priced { self.cost } else { None }
     }
 }
 
@@ -300,7 +305,7 @@ impl Assistant {
                 calls: spent.calls,
                 input_tokens: spent.input,
                 output_tokens: spent.output,
-                cost_micro_usd: if spent.priced { spent.cost } else { None },
+                cost_micro_usd: spent.cost(),
             };
             self.store.record_usage(caller, usage).await?;
         }

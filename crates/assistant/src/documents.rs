@@ -19,7 +19,8 @@ use serde_json::{Value, json};
 
 use crate::{
     Assistant,
-    llm::{Completion, Message, Part, Provider, Request, Role, ToolDef, cost},
+    answer::Spent,
+    llm::{Completion, Message, Part, Provider, Request, Role, ToolDef},
     prompt,
 };
 
@@ -152,7 +153,7 @@ impl Assistant {
         mut request: Request,
         tool: &str,
     ) -> Result<Value, OpError> {
-        let mut spent = (0u32, 0u64, 0u64, Some(0u64));
+        let mut spent = Spent::default();
         let mut arguments = None;
         for _ in 0..2 {
             let mut ignore = |_| {};
@@ -161,22 +162,14 @@ impl Assistant {
             let completion: Completion = match outcome {
                 Err(_) => break,
                 Ok(Err(err)) => {
-                    self.record_document(caller, settings, spent).await?;
+                    self.record_document(caller, settings, &spent).await?;
                     return Err(OpError::conflict(
                         Text::new("The model could not read it: {error}.").with("error", err),
                     ));
                 }
                 Ok(Ok(completion)) => completion,
             };
-            spent.0 += 1;
-            if let Some(usage) = &completion.usage {
-                spent.1 += usage.input + usage.cache_read + usage.cache_write;
-                spent.2 += usage.output;
-                let price = settings.prices.iter().find(|price| price.model == settings.model);
-                spent.3 = spent.3.zip(cost::estimate(usage, price)).map(|(a, b)| a + b);
-            } else {
-                spent.3 = None;
-            }
+            spent.add(completion.usage.as_ref(), settings);
             if let Some((_, _, found)) =
                 completion.message.tool_calls().find(|(_, name, _)| *name == tool)
             {
@@ -186,7 +179,7 @@ impl Assistant {
             request.messages.push(completion.message.clone());
             request.messages.push(Message::user_text(format!("Answer with the {tool} tool.")));
         }
-        self.record_document(caller, settings, spent).await?;
+        self.record_document(caller, settings, &spent).await?;
         arguments.ok_or_else(|| {
             OpError::conflict(Text::new(
                 "The model did not report anything it could read. Try a clearer picture, or export a CSV from the bank.",
@@ -198,8 +191,9 @@ impl Assistant {
         &self,
         caller: &Caller,
         settings: &ProviderSettings,
-        (calls, input, output, cost): (u32, u64, u64, Option<u64>),
+        spent: &Spent,
     ) -> Result<(), OpError> {
+        let (calls, input, output) = (spent.calls, spent.input, spent.output);
         if calls == 0 {
             return Ok(());
         }
@@ -217,7 +211,7 @@ impl Assistant {
             calls,
             input_tokens: input,
             output_tokens: output,
-            cost_micro_usd: cost,
+            cost_micro_usd: spent.cost(),
         };
         self.store.record_usage(caller, usage).await
     }

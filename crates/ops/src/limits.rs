@@ -56,6 +56,8 @@ pub struct FormLimits {
     pub url: usize,
     pub tag: usize,
     pub emoji: usize,
+    /// A question to the built-in assistant, in bytes.
+    pub assistant_message: usize,
 }
 
 pub const FORMS: FormLimits = FormLimits {
@@ -65,4 +67,5 @@ pub const FORMS: FormLimits = FormLimits {
     url: URL,
     tag: TAG,
     emoji: EMOJI,
+    assistant_message: crate::assistant::limits::MESSAGE_BYTES,
 };

@@ -90,7 +90,6 @@ async fn conversation_page(
         "on": on,
         "turns": conversation.turns,
         "cards": conversation.cards,
-        "message_bytes": ops::assistant::limits::MESSAGE_BYTES,
     });
     if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
         data.extend(extra);

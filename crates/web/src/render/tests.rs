@@ -24,6 +24,8 @@ fn chrome(mut data: Value) -> Value {
     data["me"] = json!({"name": "Ana", "owner": true});
     data["csrf"] = json!("csrf-token");
     data["notice"] = json!("Added Netflix.");
+    // Every page gets the catalog's limits (`render::page_with_status`).
+    data["limits"] = json!(ops::limits::FORMS);
     data
 }
 
@@ -155,7 +157,7 @@ fn fixture(name: &str) -> Value {
                 })
             };
             chrome(json!({
-                "nav": "assistant", "on": true, "message_bytes": 4000, "error": "Too many messages.",
+                "nav": "assistant", "on": true, "error": "Too many messages.",
                 "turns": [{"question": "cancel netflix", "answer": "Tap Confirm."}],
                 "cards": [card("pending", true), card("applied", false), card("discarded", false), card("undone", false)],
                 "answer": {"text": "Tap Confirm.", "cards": [], "notice": "I stopped after 6 model calls.",

@@ -1,3 +1,7 @@
+CREATE TRIGGER destination_secret_removed AFTER DELETE ON destinations
+BEGIN
+    DELETE FROM secrets WHERE household_id = OLD.household_id AND name = 'destination:' || OLD.id;
+END;
 CREATE TABLE assistant_memory (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -55,6 +59,12 @@ CREATE TABLE audit (
     undone_by INTEGER,
     undo_of INTEGER
 );
+CREATE TABLE calendar_feeds (
+    member_id INTEGER PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+    token_hash TEXT NOT NULL UNIQUE,
+    show_amounts INTEGER NOT NULL DEFAULT 1 CHECK (show_amounts IN (0, 1)),
+    created_at TEXT NOT NULL
+);
 CREATE TABLE categories (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -85,6 +95,30 @@ CREATE TABLE confirmations (
     expires_at TEXT NOT NULL,
     used_at TEXT
 , by_assistant INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE destination_health (
+    destination_id INTEGER PRIMARY KEY REFERENCES destinations(id) ON DELETE CASCADE,
+    last_sent_at TEXT,
+    last_error TEXT,
+    last_error_at TEXT,
+    -- The service said the destination is gone (a blocked bot, a 410): nothing more is sent.
+    disabled_at TEXT
+);
+CREATE TABLE destinations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('ntfy', 'webhook', 'email', 'telegram', 'slack')),
+    name TEXT NOT NULL,
+    -- The ntfy topic URL, the webhook URL, the email address, the Telegram chat id or the Slack
+    -- channel.
+    address TEXT NOT NULL,
+    reminders INTEGER NOT NULL DEFAULT 1 CHECK (reminders IN (0, 1)),
+    agent_changes INTEGER NOT NULL DEFAULT 1 CHECK (agent_changes IN (0, 1)),
+    -- Added by an owner, so it may be an address on the local network (Home Assistant).
+    allow_lan INTEGER NOT NULL DEFAULT 0 CHECK (allow_lan IN (0, 1)),
+    created_at TEXT NOT NULL,
+    UNIQUE (member_id, kind, address)
+);
 CREATE TABLE exchange_rates (
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
     currency TEXT NOT NULL,
@@ -101,6 +135,15 @@ CREATE TABLE households (
     reminder_days_before INTEGER NOT NULL DEFAULT 3,
     created_at TEXT NOT NULL
 , trusted_apps INTEGER NOT NULL DEFAULT 0 CHECK (trusted_apps IN (0, 1)));
+CREATE TABLE mail_servers (
+    household_id INTEGER PRIMARY KEY REFERENCES households(id) ON DELETE CASCADE,
+    host TEXT NOT NULL,
+    port INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),
+    security TEXT NOT NULL CHECK (security IN ('tls', 'starttls', 'none')),
+    username TEXT,
+    from_address TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
 CREATE TABLE members (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -164,12 +207,23 @@ CREATE TABLE oauth_tokens (
 CREATE TABLE outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    destination_id INTEGER NOT NULL REFERENCES destinations(id) ON DELETE CASCADE,
+    -- One per message: planning twice never writes a second row, and receivers see the same
+    -- id on every attempt.
+    key TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL CHECK (kind IN ('charge_upcoming', 'trial_ending', 'card_expiring', 'price_rise', 'weekly_digest', 'agent_change', 'test')),
+    -- JSON: what the message is about; it is worded when it is sent.
     payload TEXT NOT NULL,
-    created_at TEXT NOT NULL,
+    due_at TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'sending', 'sent', 'failed', 'obsolete', 'missed')),
     attempts INTEGER NOT NULL DEFAULT 0,
-    delivered_at TEXT,
-    last_error TEXT
+    -- While 'sending': when the worker's claim ends and the message may be tried again.
+    lease_until TEXT,
+    sent_at TEXT,
+    external_id TEXT,
+    last_error TEXT,
+    created_at TEXT NOT NULL
 );
 CREATE TABLE pauses (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -194,6 +248,18 @@ CREATE TABLE price_points (
     effective_on TEXT NOT NULL,
     amount_minor INTEGER NOT NULL,
     UNIQUE (subscription_id, effective_on)
+);
+CREATE TABLE reminder_preferences (
+    member_id INTEGER PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
+    -- JSON array of days before a charge, largest first; NULL for the household's default.
+    days_before TEXT,
+    time_of_day TEXT NOT NULL DEFAULT '09:00',
+    covers TEXT NOT NULL DEFAULT 'mine' CHECK (covers IN ('mine', 'household')),
+    trial_endings INTEGER NOT NULL DEFAULT 1 CHECK (trial_endings IN (0, 1)),
+    card_expiry INTEGER NOT NULL DEFAULT 1 CHECK (card_expiry IN (0, 1)),
+    price_rises INTEGER NOT NULL DEFAULT 1 CHECK (price_rises IN (0, 1)),
+    weekly_digest TEXT NOT NULL DEFAULT 'off',
+    updated_at TEXT NOT NULL
 );
 CREATE TABLE secrets (
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -270,7 +336,8 @@ CREATE INDEX members_household ON members(household_id);
 CREATE INDEX oauth_clients_created ON oauth_clients(created_at);
 CREATE INDEX oauth_tokens_family ON oauth_tokens(family);
 CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);
-CREATE INDEX outbox_pending ON outbox(delivered_at, id);
+CREATE INDEX outbox_destination ON outbox(destination_id, status);
+CREATE INDEX outbox_due ON outbox(status, due_at);
 CREATE INDEX pauses_subscription ON pauses(subscription_id, from_on);
 CREATE INDEX payment_methods_household ON payment_methods(household_id);
 CREATE INDEX sessions_member ON sessions(member_id);

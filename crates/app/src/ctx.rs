@@ -222,7 +222,7 @@ impl<'a> Ctx<'a> {
                     .then(|| row.get("owner_id")?.as_i64())
                     .flatten()
             }
-            EntityKind::Token => row.get("member_id")?.as_i64(),
+            EntityKind::Token | EntityKind::Destination => row.get("member_id")?.as_i64(),
             EntityKind::Charge => {
                 let subscription = row.get("subscription_id")?.as_i64()?;
                 let state = self.snapshot(EntityKind::Subscription, subscription).ok()??;

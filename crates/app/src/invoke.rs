@@ -148,35 +148,44 @@ impl App {
         let caps = self.household_caps();
         let assistant_env = self.assistant_environment();
         let (output, events, resolved_input) = transactions::blocking(move || {
-            transactions::write(&store,
+            transactions::write(
+                &store,
                 |result: &Result<_, OpError>| !dry_run && result.is_ok(),
                 |db| {
-                        let household = store::households::get_household(db, caller.household_id).or_internal()?;
-                        let mut ctx = Ctx::new(db, store.clone(), &caller, now, household, info.name, batch_id.clone());
-                        ctx.caps = caps;
-                        ctx.assistant_env = assistant_env;
-                        // Checked again inside the write transaction, so two concurrent confirms
-                        // cannot both apply.
-                        if let Some(id) = &confirmation
-                            && !store::access::use_confirmation(db, id, &ctx.now_text()).or_internal()?
-                        {
-                            return Err(crate::confirmations::already_used());
-                        }
-                        let output = (handler)(&mut ctx, input, Encoding::Value)?.into_value()?;
-                        if !ctx.changes.is_empty() && !matches!(caller.actor, Actor::Person | Actor::System) {
-                            // The member hears about every change an agent made, with Undo
-                            // (delivered by the outbox worker after commit).
-                            let payload = json!({
-                                "member_id": caller.member_id,
-                                "batch_id": batch_id,
-                                "summaries": ctx.changes.iter().map(|c| c.summary.clone()).collect::<Vec<_>>(),
-                            });
-                            store::audit::enqueue(db, caller.household_id, "agent_change", &payload.to_string(), &ctx.now_text())
-                                .or_internal()?;
-                        }
-                        let batch = (!dry_run && !ctx.changes.is_empty()).then_some(batch_id.as_str());
-                        let output = with_receipt(output, batch, std::mem::take(&mut ctx.changes), dry_run)?;
-                        Ok((output, std::mem::take(&mut ctx.events), ctx.resolved_input.take()))
+                    let household =
+                        store::households::get_household(db, caller.household_id).or_internal()?;
+                    let mut ctx = Ctx::new(
+                        db,
+                        store.clone(),
+                        &caller,
+                        now,
+                        household,
+                        info.name,
+                        batch_id.clone(),
+                    );
+                    ctx.caps = caps;
+                    ctx.assistant_env = assistant_env;
+                    // Checked again inside the write transaction, so two concurrent confirms
+                    // cannot both apply.
+                    if let Some(id) = &confirmation
+                        && !store::access::use_confirmation(db, id, &ctx.now_text())
+                            .or_internal()?
+                    {
+                        return Err(crate::confirmations::already_used());
+                    }
+                    let output = (handler)(&mut ctx, input, Encoding::Value)?.into_value()?;
+                    if !ctx.changes.is_empty()
+                        && !matches!(caller.actor, Actor::Person | Actor::System)
+                    {
+                        // The member hears about every change an agent made, with Undo
+                        // (delivered by the outbox worker after commit).
+                        crate::outbox::announce_change(db, &caller, &batch_id, &ctx.changes, now)
+                            .or_internal()?;
+                    }
+                    let batch = (!dry_run && !ctx.changes.is_empty()).then_some(batch_id.as_str());
+                    let output =
+                        with_receipt(output, batch, std::mem::take(&mut ctx.changes), dry_run)?;
+                    Ok((output, std::mem::take(&mut ctx.events), ctx.resolved_input.take()))
                 },
             )
         })

@@ -1,5 +1,5 @@
 //! Background work: recording charges whose date has come, at start and after each local
-//! midnight, and draining the outbox.
+//! midnight. Messages are planned and delivered through `outbox.rs`.
 
 use std::sync::Arc;
 
@@ -77,42 +77,10 @@ impl App {
         .await
     }
 
-    /// Marks pending outbox rows delivered. No channel exists yet (chat and email come with
-    /// their issue), so delivery here means "shown in the activity feed", which already
-    /// holds the change; the rows keep the trail for the channels to pick up.
-    pub async fn drain_outbox(&self) -> Result<usize, OpError> {
-        let store = self.store.clone();
-        let now = clock::timestamp_text(self.clock.now());
-        transactions::blocking(move || {
-            crate::transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    let pending = store::audit::pending(db, 500).map_err(transactions::internal)?;
-                    for row in &pending {
-                        store::audit::mark_delivered(db, row.id, &now)
-                            .map_err(transactions::internal)?;
-                    }
-                    Ok::<_, OpError>(pending.len())
-                },
-            )
-        })
-        .await
-    }
-
     /// Runs the charge job now and after every midnight (UTC and the households' own
-    /// midnights are covered by running hourly and letting the job find what is due), and the
-    /// outbox worker whenever a write commits.
+    /// midnights are covered by running hourly and letting the job find what is due). The
+    /// outbox is delivered by the `channels` crate's worker.
     pub fn spawn_jobs(self: &Arc<Self>) -> tokio::task::JoinHandle<()> {
-        let outbox = self.clone();
-        tokio::spawn(async move {
-            loop {
-                if let Err(err) = outbox.drain_outbox().await {
-                    tracing::warn!(code = err.code(), "delivering the outbox failed");
-                }
-                outbox.outbox_wake.notified().await;
-            }
-        });
         let app = self.clone();
         tokio::spawn(async move {
             loop {

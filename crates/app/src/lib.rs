@@ -18,6 +18,8 @@ mod invoke;
 mod jobs;
 mod limits;
 mod oauth;
+mod outbox;
+mod reminders;
 mod setup;
 mod subscription_rules;
 mod transactions;

@@ -226,7 +226,7 @@ impl App {
         Ok(row)
     }
 
-    fn public_origin(&self) -> Option<PublicOrigin> {
+    pub(crate) fn public_origin(&self) -> Option<PublicOrigin> {
         self.oauth.origin.read().ok().and_then(|origin| origin.clone())
     }
 

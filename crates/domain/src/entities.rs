@@ -108,6 +108,8 @@ named_enum! {
         Household => "household",
         /// An API token.
         Token => "token",
+        /// A place a member's reminders and messages go.
+        Destination => "destination",
     }
 }
 

@@ -1,4 +1,5 @@
-//! `exhale serve`: the HTTP server: the web app, the REST API and `/mcp`.
+//! `exhale serve`: the HTTP server (the web app, the REST API, `/mcp`, the calendar feed) and
+//! the background work (due charges, message delivery).
 
 use std::sync::Arc;
 
@@ -72,9 +73,10 @@ pub(crate) fn router(
     let mcp = mcp::router(catalog.clone(), &mcp_config).context("cannot set up /mcp")?;
     // Each adapter applies the limit itself, so a refusal is in its own error format.
     Ok(api::router(config.max_request_bytes)
-        .with_state(http::AppState::new(catalog))
+        .with_state(http::AppState::new(catalog.clone()))
         .merge(mcp)
-        .merge(oauth::router(app))
+        .merge(oauth::router(app.clone()))
+        .merge(channels::router(catalog, app))
         .merge(web)
         .layer(tower_http::trace::TraceLayer::new_for_http()))
 }
@@ -113,9 +115,16 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         setup_secret = Some(secret);
     }
     let jobs = app.spawn_jobs();
+    let outbox: Arc<dyn ops::channels::Outbox> = app.clone();
+    let delivery = Arc::new(
+        channels::Channels::new(outbox, channels::ChannelsConfig::default())
+            .map_err(|err| anyhow::anyhow!("{err}"))?,
+    )
+    .spawn();
     let router = router(app, &config, address.port(), setup_secret)?;
     http::serve(listener, router, config.serving(), shutdown_signal(terminate)).await;
     jobs.abort();
+    delivery.abort();
     Ok(())
 }
 

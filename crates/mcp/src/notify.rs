@@ -23,7 +23,10 @@ fn touched(event: &ChangeEvent) -> Vec<String> {
         EntityKind::Charge => Some("charges"),
         EntityKind::Category => Some("categories"),
         EntityKind::PaymentMethod => Some("payment-methods"),
-        EntityKind::Member | EntityKind::Household | EntityKind::Token => None,
+        EntityKind::Member
+        | EntityKind::Household
+        | EntityKind::Token
+        | EntityKind::Destination => None,
     };
     if let Some(kind) = kind {
         uris.push(format!("exhale://{kind}/{}", event.entity_id));

@@ -8,7 +8,7 @@
 //! around the checks.
 
 use std::{
-    net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr},
+    net::{IpAddr, SocketAddr},
     sync::Arc,
     time::Duration,
 };
@@ -98,8 +98,10 @@ impl Documents {
         };
         // Every address is checked, and only those that pass are connected to: a name that
         // also resolves to a private address (or does on a second lookup) cannot lead there.
-        let vetted: Vec<SocketAddr> =
-            addresses.into_iter().filter(|a| allowed(a.ip(), self.allow_loopback)).collect();
+        let vetted: Vec<SocketAddr> = addresses
+            .into_iter()
+            .filter(|a| ops::network::may_connect(a.ip(), self.allow_loopback))
+            .collect();
         if vetted.is_empty() {
             return Err(format!(
                 "{server_name} is, or resolves only to, a private or special-use address"
@@ -199,113 +201,9 @@ impl MetadataDocuments for Documents {
     }
 }
 
-/// Whether Exhale may connect to `ip` for a document: a public unicast address (RFC 6890's
-/// special-use ranges refused, IPv4 inside IPv6 unwrapped), or loopback when allowed.
-pub(crate) fn allowed(ip: IpAddr, allow_loopback: bool) -> bool {
-    if ip.is_loopback() {
-        return allow_loopback;
-    }
-    match ip {
-        IpAddr::V4(v4) => public_v4(v4),
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return allowed(IpAddr::V4(v4), allow_loopback);
-            }
-            public_v6(v6)
-        }
-    }
-}
-
-fn public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, c, _] = ip.octets();
-    let special = a == 0
-        || a == 10
-        || a == 127
-        || (a == 100 && (64..128).contains(&b))
-        || (a == 169 && b == 254)
-        || (a == 172 && (16..32).contains(&b))
-        || (a == 192 && b == 0 && c == 0)
-        || (a == 192 && b == 0 && c == 2)
-        || (a == 192 && b == 88 && c == 99)
-        || (a == 192 && b == 168)
-        || (a == 198 && (b == 18 || b == 19))
-        || (a == 198 && b == 51 && c == 100)
-        || (a == 203 && b == 0 && c == 113)
-        || a >= 224;
-    !special
-}
-
-fn public_v6(ip: Ipv6Addr) -> bool {
-    let s = ip.segments();
-    let special = ip.is_unspecified()
-        || ip.is_loopback()
-        // IPv4-translated (64:ff9b::/96, 64:ff9b:1::/48): an IPv4 address in disguise.
-        || (s[0] == 0x64 && s[1] == 0xff9b && (s[2..6] == [0; 4] || s[2] == 1))
-        || (s[0] == 0x100 && s[1..4] == [0; 3])
-        || (s[0] == 0x2001 && s[1] < 0x200)
-        || (s[0] == 0x2001 && s[1] == 0xdb8)
-        // 6to4 (2002::/16) carries an IPv4 address too.
-        || s[0] == 0x2002
-        || (s[0] & 0xfe00) == 0xfc00
-        || (s[0] & 0xffc0) == 0xfe80
-        || (s[0] & 0xff00) == 0xff00
-        // IPv4-compatible (::a.b.c.d), long deprecated.
-        || s[0..6] == [0; 6];
-    !special
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ip(text: &str) -> IpAddr {
-        text.parse().unwrap()
-    }
-
-    #[test]
-    fn special_use_addresses_are_refused_in_every_disguise() {
-        for refused in [
-            "0.0.0.0",
-            "10.0.0.1",
-            "100.64.0.1",
-            "127.0.0.1",
-            "169.254.169.254",
-            "172.16.0.1",
-            "172.31.255.255",
-            "192.0.0.1",
-            "192.0.2.1",
-            "192.88.99.1",
-            "192.168.1.1",
-            "198.18.0.1",
-            "198.51.100.1",
-            "203.0.113.1",
-            "224.0.0.1",
-            "240.0.0.1",
-            "255.255.255.255",
-            "::",
-            "::1",
-            "::ffff:127.0.0.1",
-            "::ffff:10.0.0.1",
-            "64:ff9b::a00:1",
-            "64:ff9b:1::1",
-            "100::1",
-            "2001::1",
-            "2001:db8::1",
-            "2002:7f00:1::",
-            "fc00::1",
-            "fd12::1",
-            "fe80::1",
-            "ff02::1",
-            "::127.0.0.1",
-        ] {
-            assert!(!allowed(ip(refused), false), "{refused}");
-        }
-        for public in ["93.184.215.14", "160.79.104.10", "2606:4700::6810:85e5", "::ffff:8.8.8.8"] {
-            assert!(allowed(ip(public), false), "{public}");
-        }
-        assert!(allowed(ip("127.0.0.1"), true) && allowed(ip("::1"), true));
-        assert!(!allowed(ip("10.0.0.1"), true), "the loopback carve-out is loopback only");
-    }
 
     #[test]
     fn hosts_written_as_numbers_are_read_as_addresses() {

@@ -160,14 +160,16 @@ pub struct Settings {
     /// Whether apps connected with OAuth may be given the trusted scope, whose writes wait for
     /// a person only when destructive. Off unless an owner turns it on (allow_trusted_apps).
     pub trusted_apps: bool,
+    /// The caller's own reminders and where their messages go.
+    pub reminders: crate::channels::ReminderSettings,
 }
 
 pub struct GetSettings;
 impl Op for GetSettings {
     const INFO: OpInfo = OpInfo::read(
         "get_settings",
-        "Get the household's settings: exchange rates and reminders",
-        "Secrets (API keys, bot tokens) are listed by name with whether they are set, never their values.",
+        "Get the household's settings and your reminders",
+        "Secrets are listed by name, never their values.",
     );
     type Input = Empty;
     type Output = Settings;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     common::{IsoDate, Page, Ref, Timestamp},
     op::{Hints, Op, OpInfo},
-    registry::OpName,
+    registry::WriteOpName,
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -18,7 +18,7 @@ pub struct ListActivityInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub member_id: Option<crate::resolve::MemberId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub op: Option<OpName>,
+    pub op: Option<WriteOpName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entity: Option<EntityKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -73,7 +73,7 @@ impl Op for ListActivity {
     const INFO: OpInfo = OpInfo::read(
         "list_activity",
         "List changes: who changed what and when, newest first",
-        "Every write is recorded with who made it (a person, an agent with its token, the assistant or the system). Pass entry ids or a batch_id to undo.",
+        "Each entry says who made it. Pass entry ids or a batch_id to undo.",
     );
     type Input = ListActivityInput;
     type Output = Page<ActivityEntry>;
@@ -102,7 +102,7 @@ impl Op for Undo {
     const INFO: OpInfo = OpInfo::write(
         "undo",
         "Revert changes by their activity ids or batch id",
-        "Reverts newest first in one transaction; refused with a conflict when an entity changed since. The undo is recorded and can be undone. Agents confirm it first, and cannot undo changes to tokens or members.",
+        "Newest first, in one transaction; a conflict when an entity changed since. The undo is recorded and can be undone. Agents confirm it first and cannot undo changes to tokens or members.",
         Hints::destructive(false),
     )
     .financial();

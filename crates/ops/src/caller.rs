@@ -34,6 +34,8 @@ pub enum Via {
     Web,
     Chat,
     Assistant,
+    /// A calendar app reading a member's feed.
+    Calendar,
     System,
 }
 
@@ -46,6 +48,7 @@ impl Via {
             Self::Web => "web",
             Self::Chat => "chat",
             Self::Assistant => "assistant",
+            Self::Calendar => "calendar",
             Self::System => "system",
         }
     }

@@ -276,7 +276,7 @@ impl JsonSchema for Timestamp {
     }
 }
 
-/// A billing cycle: a preset name, or every `every` (1 to 366) `unit`s.
+/// A preset, or every `every` `unit`s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum CycleInput {

@@ -305,12 +305,17 @@ mod tests {
             "invite_member",
             "remove_member",
             "set_assistant_settings",
+            "add_destination",
+            "remove_destination",
+            "create_calendar_feed",
+            "revoke_calendar_feed",
+            "set_channel_settings",
         ]
         .into_iter()
         .collect();
         assert_eq!(
             excluded, expected,
-            "the ops excluded from agents must be exactly those creating or widening credentials or changing membership (DESIGN.md section 4); update this test when that list changes"
+            "the ops excluded from agents must be exactly those creating or widening credentials, changing membership, holding secrets or deciding where the household's data is sent (DESIGN.md section 4); update this test when that list changes"
         );
     }
 }

@@ -181,9 +181,8 @@ pub struct ImportItem {
     pub category_id: Option<crate::resolve::CategoryId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payment_method_id: Option<crate::resolve::PaymentMethodId>,
-    /// The charges the statement showed (from parse_statement), oldest first: the
-    /// subscription's series starts at the first, and its price history follows them. At least
-    /// one.
+    /// The charges the statement showed (from parse_statement), oldest first; the series and
+    /// its price history follow them.
     #[schemars(length(min = 1, max = crate::limits::IMPORT_CHARGES))]
     pub charges: Vec<ImportCharge>,
 }

@@ -1,13 +1,13 @@
-//! The closed list of every op, in the order adapters present them, and [`OpName`], the name
-//! of one of them as an input field.
+//! The closed list of every op, in the order adapters present them, and [`WriteWriteOpName`], the
+//! name of an op that writes, as an input field.
 
 use std::{borrow::Cow, fmt, sync::LazyLock};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
-    access, activity, assistant, charges, household, import, op::OpMeta, organise, reports,
-    subscriptions, tools,
+    access, activity, assistant, channels, charges, household, import, op::OpMeta, organise,
+    reports, subscriptions, tools,
 };
 
 /// Expands to the list of op types; used by [`all`] and, through `for_each_op!`, by the
@@ -70,6 +70,13 @@ macro_rules! op_list {
             assistant::GetAssistantSettings,
             assistant::SetAssistantSettings,
             assistant::ListAssistantUsage,
+            channels::UpdateReminderSettings,
+            channels::AddDestination,
+            channels::RemoveDestination,
+            channels::SendTestMessage,
+            channels::CreateCalendarFeed,
+            channels::RevokeCalendarFeed,
+            channels::SetChannelSettings,
             access::ExportData,
             access::ConfirmChange,
         }
@@ -94,48 +101,51 @@ pub fn find(name: &str) -> Option<&'static OpMeta> {
     ALL.iter().find(|meta| meta.name() == name)
 }
 
-/// The name of an op in the catalog, as an input field (filtering the activity by op). Its JSON
-/// Schema lists every name; an unknown one is refused with a pointer to the op list.
+/// The name of an op that writes, as an input field (filtering the activity by op: only writes
+/// are recorded there). Its JSON Schema lists those names; any other is refused, saying why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct OpName(&'static str);
+pub struct WriteOpName(&'static str);
 
-impl OpName {
+impl WriteOpName {
     pub fn as_str(&self) -> &'static str {
         self.0
     }
 
-    /// The op with this exact name.
+    /// The write op with this exact name.
     pub fn of(name: &str) -> Option<Self> {
-        find(name).map(|meta| Self(meta.name()))
+        find(name).filter(|meta| meta.info.is_write()).map(|meta| Self(meta.name()))
     }
 }
 
-impl fmt::Display for OpName {
+impl fmt::Display for WriteOpName {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.0)
     }
 }
 
-impl Serialize for OpName {
+impl Serialize for WriteOpName {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.0)
     }
 }
 
-impl<'de> Deserialize<'de> for OpName {
+impl<'de> Deserialize<'de> for WriteOpName {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = Cow::<str>::deserialize(deserializer)?;
-        Self::of(&name).ok_or_else(|| {
-            de::Error::custom(format_args!(
+        Self::of(&name).ok_or_else(|| match find(&name) {
+            Some(_) => de::Error::custom(format_args!(
+                "{name} only reads, so the activity never shows it; filter by an op that writes"
+            )),
+            None => de::Error::custom(format_args!(
                 "there is no op named \"{name}\"; the op list (MCP tools/list or `exhale ops list`) has every name"
-            ))
+            )),
         })
     }
 }
 
-impl schemars::JsonSchema for OpName {
+impl schemars::JsonSchema for WriteOpName {
     fn schema_name() -> Cow<'static, str> {
-        "OpName".into()
+        "WriteOpName".into()
     }
 
     fn inline_schema() -> bool {
@@ -143,7 +153,8 @@ impl schemars::JsonSchema for OpName {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let names: Vec<&str> = all().iter().map(OpMeta::name).collect();
+        let names: Vec<&str> =
+            all().iter().filter(|meta| meta.info.is_write()).map(OpMeta::name).collect();
         schemars::json_schema!({"type": "string", "enum": names})
     }
 }

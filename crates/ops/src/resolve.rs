@@ -29,7 +29,7 @@ use serde_json::Value;
 use crate::{OpError, common::IsoDate, limits};
 
 /// What an input schema's dates say besides their field's own description.
-pub const DATE_FORMS: &str = "YYYY-MM-DD, or words such as \"in 10 days\".";
+pub const DATE_FORMS: &str = "YYYY-MM-DD, or words (\"in 10 days\").";
 
 /// Adds [`DATE_FORMS`] to the description of every date in an input schema.
 pub(crate) fn describe_dates(schema: &mut Value) {

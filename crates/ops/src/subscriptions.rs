@@ -158,7 +158,7 @@ impl Op for ListSubscriptions {
     const INFO: OpInfo = OpInfo::read(
         "list_subscriptions",
         "List subscriptions, filtered and paginated",
-        "Rows to choose from: name, price, cycle, status, next charge, category, owner. Filter by status, category, payment method, tag, owner, visibility, text or due date. get_subscription has the rest (notes, tags, history, charges).",
+        "Rows to choose from: name, price, cycle, status, next charge, category, owner. get_subscription has the rest (notes, tags, history, charges).",
     );
     type Input = ListSubscriptionsInput;
     type Output = Page<SubscriptionSummary>;
@@ -248,7 +248,7 @@ impl Op for CreateSubscription {
     const INFO: OpInfo = OpInfo::write(
         "create_subscription",
         "Add a subscription",
-        "From a name, an amount with its currency, a cycle and the next charge date. Category, payment method and owner take an id or a name. A write token's call returns a confirmation for confirm_change.",
+        "From a name, an amount with its currency, a cycle and the next charge date. A write token's call returns a confirmation for confirm_change.",
         Hints::write(false),
     )
     .financial();
@@ -291,8 +291,8 @@ pub struct UpdateSubscription;
 impl Op for UpdateSubscription {
     const INFO: OpInfo = OpInfo::write(
         "update_subscription",
-        "Change a subscription's name, link, notes, category, payment method, tags, owner or visibility",
-        "Descriptive fields only: change_price for the amount, reschedule_subscription for dates and cycle, pause, resume or cancel for the status.",
+        "Change a subscription's descriptive fields",
+        "change_price for the amount, reschedule_subscription for dates and cycle, pause, resume or cancel for the status.",
         Hints::write(true),
     );
     type Input = UpdateSubscriptionInput;
@@ -374,7 +374,7 @@ impl Op for PauseSubscription {
     const INFO: OpInfo = OpInfo::write(
         "pause_subscription",
         "Pause a subscription: no charges from a date until it is resumed",
-        "Charges in the paused span are not expected; recorded ones stay (mark one skipped or refunded with update_charge). Resume with resume_subscription.",
+        "Recorded charges stay (mark one skipped or refunded with update_charge). Resume with resume_subscription.",
         Hints::write(false),
     )
     .financial();

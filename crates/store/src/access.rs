@@ -168,8 +168,10 @@ pub fn prune_confirmations(db: &Db<'_>, before: &str) -> Result<()> {
 
 /// Names of the secrets a household has set; values never leave this crate through here.
 pub fn secret_names(db: &Db<'_>, household_id: i64) -> Result<Vec<String>> {
-    let mut stmt =
-        db.conn.prepare_cached("SELECT name FROM secrets WHERE household_id = ?1 ORDER BY name")?;
+    // A destination's secret belongs to one member; Settings lists the household's.
+    let mut stmt = db.conn.prepare_cached(
+        "SELECT name FROM secrets WHERE household_id = ?1 AND name NOT LIKE 'destination:%' ORDER BY name",
+    )?;
     let names = stmt.query_map([household_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
     Ok(names)
 }
@@ -226,5 +228,35 @@ pub fn delete_expired_sessions(db: &Db<'_>, now: &str) -> Result<usize> {
 /// Ends every session of a member (a new password signs out everywhere).
 pub fn delete_member_sessions(db: &Db<'_>, member_id: i64) -> Result<()> {
     db.conn.execute("DELETE FROM sessions WHERE member_id = ?1", [member_id])?;
+    Ok(())
+}
+
+/// A secret's value; read only where it is used (a provider call, a message sent).
+pub(crate) fn secret(db: &Db<'_>, household_id: i64, name: &str) -> Result<Option<String>> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT value FROM secrets WHERE household_id = ?1 AND name = ?2")?
+        .query_row(params![household_id, name], |row| row.get(0))
+        .optional()?)
+}
+
+/// Saves a secret, or removes it with `None`.
+pub(crate) fn set_secret(
+    db: &Db<'_>,
+    household_id: i64,
+    name: &str,
+    value: Option<&str>,
+) -> Result<()> {
+    match value {
+        Some(value) => db.conn.execute(
+            "INSERT INTO secrets (household_id, name, value) VALUES (?1, ?2, ?3)
+             ON CONFLICT (household_id, name) DO UPDATE SET value = ?3",
+            params![household_id, name, value],
+        )?,
+        None => db.conn.execute(
+            "DELETE FROM secrets WHERE household_id = ?1 AND name = ?2",
+            params![household_id, name],
+        )?,
+    };
     Ok(())
 }

@@ -47,27 +47,12 @@ pub fn put_settings(db: &Db<'_>, household_id: i64, row: &SettingsRow, now: &str
 
 /// The saved API key; read only to call the provider.
 pub fn api_key(db: &Db<'_>, household_id: i64) -> Result<Option<String>> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT value FROM secrets WHERE household_id = ?1 AND name = ?2")?
-        .query_row(params![household_id, API_KEY], |row| row.get(0))
-        .optional()?)
+    crate::access::secret(db, household_id, API_KEY)
 }
 
 /// Saves the API key, or removes it with `None`.
 pub fn set_api_key(db: &Db<'_>, household_id: i64, key: Option<&str>) -> Result<()> {
-    match key {
-        Some(key) => db.conn.execute(
-            "INSERT INTO secrets (household_id, name, value) VALUES (?1, ?2, ?3)
-             ON CONFLICT (household_id, name) DO UPDATE SET value = ?3",
-            params![household_id, API_KEY, key],
-        )?,
-        None => db.conn.execute(
-            "DELETE FROM secrets WHERE household_id = ?1 AND name = ?2",
-            params![household_id, API_KEY],
-        )?,
-    };
-    Ok(())
+    crate::access::set_secret(db, household_id, API_KEY, key)
 }
 
 /// A row of a member's conversation.

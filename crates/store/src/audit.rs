@@ -1,4 +1,4 @@
-//! The audit log (activity) and the outbox of external effects.
+//! The audit log (activity). Messages to members are in `channels.rs`.
 
 use domain::entities::{ActorKind, ChangeAction, EntityKind};
 use rusqlite::params;
@@ -195,55 +195,5 @@ pub fn clear_undone(db: &Db<'_>, id: i64) -> Result<()> {
 
 pub fn mark_undone(db: &Db<'_>, id: i64, undone_by: i64) -> Result<()> {
     db.conn.execute("UPDATE audit SET undone_by = ?2 WHERE id = ?1", params![id, undone_by])?;
-    Ok(())
-}
-
-pub fn enqueue(
-    db: &Db<'_>,
-    household_id: i64,
-    kind: &str,
-    payload: &str,
-    now: &str,
-) -> Result<i64> {
-    db.conn
-        .prepare_cached(
-            "INSERT INTO outbox (household_id, kind, payload, created_at) VALUES (?1, ?2, ?3, ?4)",
-        )?
-        .execute(params![household_id, kind, payload, now])?;
-    Ok(db.conn.last_insert_rowid())
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OutboxRow {
-    pub id: i64,
-    pub household_id: i64,
-    pub kind: String,
-    pub payload: String,
-    pub attempts: i64,
-}
-
-pub fn pending(db: &Db<'_>, limit: u32) -> Result<Vec<OutboxRow>> {
-    let mut stmt = db.conn.prepare_cached(
-        "SELECT id, household_id, kind, payload, attempts FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?1",
-    )?;
-    let rows = stmt
-        .query_map([limit], |r| {
-            Ok(OutboxRow {
-                id: r.get(0)?,
-                household_id: r.get(1)?,
-                kind: r.get(2)?,
-                payload: r.get(3)?,
-                attempts: r.get(4)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    Ok(rows)
-}
-
-pub fn mark_delivered(db: &Db<'_>, id: i64, now: &str) -> Result<()> {
-    db.conn.execute(
-        "UPDATE outbox SET delivered_at = ?2, attempts = attempts + 1 WHERE id = ?1",
-        params![id, now],
-    )?;
     Ok(())
 }

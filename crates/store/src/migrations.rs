@@ -12,6 +12,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0003_token_tools", include_str!("../migrations/0003_token_tools.sql")),
     ("0004_oauth", include_str!("../migrations/0004_oauth.sql")),
     ("0005_assistant", include_str!("../migrations/0005_assistant.sql")),
+    ("0006_channels", include_str!("../migrations/0006_channels.sql")),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

@@ -30,7 +30,10 @@ pub fn visible(
         EntityKind::Member => {
             "SELECT id, name FROM members WHERE household_id = ?1 AND ?2 = ?2 ORDER BY id"
         }
-        EntityKind::Charge | EntityKind::Household | EntityKind::Token => return Ok(Vec::new()),
+        EntityKind::Charge
+        | EntityKind::Household
+        | EntityKind::Token
+        | EntityKind::Destination => return Ok(Vec::new()),
     };
     let mut stmt = db.conn.prepare_cached(sql)?;
     let rows = stmt

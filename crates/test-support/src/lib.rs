@@ -10,6 +10,7 @@
     reason = "test set-up fails loudly with a message; this crate is a dev-dependency only"
 )]
 
+pub mod channels;
 pub mod provider;
 
 use std::{
@@ -186,9 +187,10 @@ impl TestEnv {
         )
         .expect("set up the web app");
         let router = api::router(1024 * 1024)
-            .with_state(http::AppState::new(catalog))
+            .with_state(http::AppState::new(catalog.clone()))
             .merge(mcp)
             .merge(oauth::router(self.app.clone()))
+            .merge(::channels::router(catalog, self.app.clone()))
             .merge(web);
         serve_router(listener, router)
     }

@@ -164,6 +164,7 @@ fn settings_view(ctx: &Ctx<'_>) -> Result<Settings, OpError> {
         reminder_days_before: u32::try_from(ctx.household.reminder_days_before).unwrap_or_default(),
         secrets: secrets.into_iter().map(|name| SecretSetting { name, is_set: true }).collect(),
         trusted_apps: ctx.household.trusted_apps,
+        reminders: crate::reminders::settings_view(ctx)?,
     })
 }
 

@@ -4,6 +4,7 @@
 mod access;
 mod activity;
 mod assistant;
+mod channels;
 mod charges;
 pub(crate) mod household;
 mod import;
@@ -272,6 +273,16 @@ pub(crate) fn registry() -> Registry {
     reg.add::<ops::assistant::GetAssistantSettings>(assistant::get_assistant_settings);
     reg.add::<ops::assistant::SetAssistantSettings>(assistant::set_assistant_settings);
     reg.add::<ops::assistant::ListAssistantUsage>(assistant::list_assistant_usage);
+    {
+        use ops::channels as ch;
+        reg.add::<ch::UpdateReminderSettings>(channels::update_reminder_settings);
+        reg.add::<ch::AddDestination>(channels::add_destination);
+        reg.add::<ch::RemoveDestination>(channels::remove_destination);
+        reg.add::<ch::SendTestMessage>(channels::send_test_message);
+        reg.add::<ch::CreateCalendarFeed>(channels::create_calendar_feed);
+        reg.add::<ch::RevokeCalendarFeed>(channels::revoke_calendar_feed);
+        reg.add::<ch::SetChannelSettings>(channels::set_channel_settings);
+    }
     reg.add::<a::ExportData>(access::export_data);
     reg.confirmation::<a::ConfirmChange>();
     reg

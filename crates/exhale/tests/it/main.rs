@@ -7,6 +7,7 @@ mod architecture;
 mod assistant;
 mod browser;
 mod catalog;
+mod channels;
 mod cli;
 mod conformance;
 mod contracts;

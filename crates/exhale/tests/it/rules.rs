@@ -496,23 +496,25 @@ async fn committed_writes_publish_change_events_and_dry_runs_do_not() {
 }
 
 #[tokio::test]
-async fn agent_changes_leave_a_message_for_the_member_in_the_outbox() {
+async fn agent_changes_leave_a_message_with_undo_for_the_member_in_the_outbox() {
     let w = World::new().await;
+    let topic = json!({"kind": "ntfy", "address": "https://ntfy.example.net/ana-alerts"});
+    w.env.call(&w.ana, "add_destination", topic).await.unwrap();
     let (_, trusted) = w.env.token(&w.ana, "trusted").await;
     w.env.call(&trusted, "create_category", json!({"name": "Pets"})).await.unwrap();
     w.env.call(&w.ana, "create_category", json!({"name": "Garden"})).await.unwrap();
-    let dump = w.env.dump().await;
-    let outbox: Vec<&str> = dump
-        .split("## outbox\n")
-        .nth(1)
-        .unwrap()
-        .lines()
-        .take_while(|l| !l.starts_with("## "))
-        .collect();
-    assert_eq!(outbox.len(), 1, "only the agent's change is announced: {outbox:?}");
-    assert!(outbox[0].contains("Added category Pets"));
-    assert_eq!(w.env.app.drain_outbox().await.unwrap(), 1);
-    assert_eq!(w.env.app.drain_outbox().await.unwrap(), 0);
+    let due = w.env.app.due_messages(10).await.unwrap();
+    assert_eq!(due.len(), 1, "only the agent's change is announced: {due:?}");
+    let message = &due[0].message;
+    assert!(message.title.contains("Added category Pets"), "{}", message.title);
+    let undo = message.undo.as_ref().expect("an agent's change comes with Undo");
+    assert!(undo.url.contains("/undo?batch="), "{}", undo.url);
+    let sent = ops::channels::Outcome::Sent { external_id: None };
+    w.env.app.finish_message(due[0].id, sent).await.unwrap();
+    assert!(
+        w.env.app.due_messages(10).await.unwrap().is_empty(),
+        "a sent message is not sent again"
+    );
 }
 
 #[tokio::test]

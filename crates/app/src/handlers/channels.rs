@@ -1,0 +1,396 @@
+//! Reminders and where messages go, each member's own (`get_settings` shows them):
+//! `update_reminder_settings`, `add_destination`, `remove_destination`, `send_test_message`,
+//! the calendar feed (`create_calendar_feed`, `revoke_calendar_feed`) and the owner's mail
+//! server (`set_channel_settings`). Secrets (destination secrets, the mail password) are written
+//! here and never read back; planning and wording are `reminders.rs`, delivery `outbox.rs`.
+
+use base64::Engine as _;
+use domain::{Text, entities::EntityKind};
+use ops::{
+    OpError,
+    channels::{
+        AddDestinationInput, CalendarFeed, CalendarFeedCreated, CreateCalendarFeedInput,
+        DESTINATIONS, Destination, DestinationInput, DestinationKind, MailServerInput, Queued,
+        REMINDER_OFFSETS, ReminderSettings, SetChannelSettingsInput, UpdateReminderSettingsInput,
+    },
+    common::Timestamp,
+    household::Empty,
+};
+use store::channels::{self as rows, DestinationRow, MailServerRow, NewDestination};
+
+use crate::{
+    auth,
+    ctx::Ctx,
+    reminders::{self, About},
+    transactions::StoreExt,
+};
+
+/// Drops the member's pending reminders and plans them again, so Settings shows what the new
+/// preferences or destinations will send.
+fn replan(ctx: &Ctx<'_>) -> Result<(), OpError> {
+    rows::drop_pending_reminders(ctx.db, ctx.me()).or_internal()?;
+    reminders::plan_member(ctx.db, &ctx.household, ctx.me(), ctx.now).or_internal()?;
+    Ok(())
+}
+
+pub(crate) fn update_reminder_settings(
+    ctx: &mut Ctx<'_>,
+    input: UpdateReminderSettingsInput,
+) -> Result<ReminderSettings, OpError> {
+    let me = ctx.me();
+    let before = ctx.snapshot(EntityKind::Member, me)?;
+    let mut row = rows::preferences(ctx.db, me).or_internal()?.unwrap_or_default();
+    if let Some(days) = &input.days_before {
+        let max = ops::limits::REMINDER_DAYS;
+        if days.len() > REMINDER_OFFSETS || days.iter().any(|d| *d > max) {
+            return Err(OpError::invalid(
+                "/days_before",
+                Text::new("days_before takes up to {count} numbers from 0 to {max}, e.g. [7, 1].")
+                    .with("count", REMINDER_OFFSETS)
+                    .with("max", max),
+            ));
+        }
+        let mut days = days.clone();
+        days.sort_unstable_by(|a, b| b.cmp(a));
+        days.dedup();
+        row.days_before = Some(serde_json::to_string(&days).map_err(|_| OpError::Internal)?);
+    }
+    if let Some(time) = &input.time_of_day {
+        if ops::channels::time_of_day(time).is_none() {
+            return Err(OpError::invalid(
+                "/time_of_day",
+                Text::new("{time} is not a time of day; write it as HH:MM, e.g. 09:00 or 18:30.")
+                    .with("time", time),
+            ));
+        }
+        row.time_of_day.clone_from(time);
+    }
+    if let Some(covers) = input.covers {
+        row.covers = covers.as_str().into();
+    }
+    if let Some(on) = input.trial_endings {
+        row.trial_endings = on;
+    }
+    if let Some(on) = input.card_expiry {
+        row.card_expiry = on;
+    }
+    if let Some(on) = input.price_rises {
+        row.price_rises = on;
+    }
+    if let Some(digest) = input.weekly_digest {
+        row.weekly_digest = digest.as_str().into();
+    }
+    rows::put_preferences(ctx.db, me, &row, &ctx.now_text()).or_internal()?;
+    ctx.record(EntityKind::Member, me, before, Text::new("Changed reminder settings"))?;
+    replan(ctx)?;
+    reminders::settings_view(ctx)
+}
+
+/// An http(s) URL with a host; plain http and addresses on the local network only when an owner
+/// adds it (`lan`).
+fn checked_url(url: &str, lan: bool, what: Text) -> Result<String, OpError> {
+    let url = url.trim();
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+    let allowed_scheme = scheme == "https" || (scheme == "http" && lan);
+    if !allowed_scheme
+        || host_name.is_empty()
+        || url.len() > ops::limits::URL
+        || url.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        let message = if scheme == "http" && !lan {
+            Text::new(
+                "{url} is plain http; use https (only an owner may add an http address, for a service on the local network).",
+            )
+        } else {
+            Text::new("{url} is not {what}.").with("what", what)
+        };
+        return Err(OpError::invalid("/address", message.with("url", url)));
+    }
+    if !lan && ops::network::is_local_host(host_name) {
+        return Err(OpError::invalid(
+            "/address",
+            Text::new("{host} is on this machine or the local network; only an owner may add such an address.")
+                .with("host", host_name),
+        ));
+    }
+    Ok(url.to_owned())
+}
+
+/// A Standard Webhooks secret: `whsec_` and base64 of 24 to 64 random bytes.
+fn checked_webhook_secret(secret: Option<&str>) -> Result<String, OpError> {
+    let secret = secret.map(str::trim).unwrap_or_default();
+    let bytes = secret
+        .strip_prefix("whsec_")
+        .and_then(|b64| base64::engine::general_purpose::STANDARD.decode(b64).ok());
+    match bytes {
+        Some(bytes) if (24..=64).contains(&bytes.len()) => Ok(secret.to_owned()),
+        _ => Err(OpError::invalid(
+            "/secret",
+            Text::new(
+                "A webhook needs a signing secret: whsec_ followed by 24 to 64 random bytes in base64 (the Settings page suggests one). The receiver checks each message with it.",
+            ),
+        )),
+    }
+}
+
+fn one_line_secret(secret: Option<&str>) -> Result<Option<String>, OpError> {
+    let secret = secret.map(str::trim).filter(|s| !s.is_empty());
+    if secret.is_some_and(|s| s.chars().any(|c| c.is_whitespace() || c.is_control())) {
+        return Err(OpError::invalid(
+            "/secret",
+            Text::new("A token is one line without spaces; paste it again."),
+        ));
+    }
+    Ok(secret.map(str::to_owned))
+}
+
+pub(crate) fn add_destination(
+    ctx: &mut Ctx<'_>,
+    input: AddDestinationInput,
+) -> Result<Destination, OpError> {
+    let me = ctx.me();
+    let lan = ctx.caller.is_owner();
+    let existing = rows::destinations(ctx.db, me).or_internal()?;
+    if existing.len() >= DESTINATIONS {
+        return Err(OpError::conflict(
+            Text::new("You have {count} destinations, the most there can be; remove one first.")
+                .with("count", existing.len()),
+        ));
+    }
+    let (address, secret, default_name) = match input.kind {
+        DestinationKind::Ntfy => {
+            let url = checked_url(
+                &input.address,
+                lan,
+                Text::new("an ntfy topic URL such as https://ntfy.sh/my-topic"),
+            )?;
+            let topic_missing = url
+                .split_once("://")
+                .and_then(|(_, rest)| rest.split_once('/'))
+                .is_none_or(|(_, topic)| topic.is_empty());
+            if topic_missing {
+                return Err(OpError::invalid(
+                    "/address",
+                    Text::new("{url} has no topic; add it after the server, e.g. https://ntfy.sh/my-topic.").with("url", &url),
+                ));
+            }
+            let host =
+                url.split_once("://").map_or("", |(_, rest)| rest.split('/').next().unwrap_or(""));
+            let name = Text::new("ntfy on {host}").with("host", host).render();
+            (url, one_line_secret(input.secret.as_deref())?, name)
+        }
+        DestinationKind::Webhook => {
+            let url = checked_url(
+                &input.address,
+                lan,
+                Text::new("a webhook URL such as https://example.net/hooks/exhale"),
+            )?;
+            let secret = checked_webhook_secret(input.secret.as_deref())?;
+            let host =
+                url.split_once("://").map_or("", |(_, rest)| rest.split('/').next().unwrap_or(""));
+            let name = Text::new("Webhook to {host}").with("host", host).render();
+            (url, Some(secret), name)
+        }
+        DestinationKind::Email => {
+            if rows::mail_server(ctx.db, ctx.household_id()).or_internal()?.is_none() {
+                return Err(OpError::conflict(Text::new(
+                    "No mail server is set up for this household; an owner sets one in Settings first.",
+                )));
+            }
+            let email = auth::clean_email("/address", &input.address)?;
+            (email.clone(), None, email)
+        }
+        DestinationKind::Telegram | DestinationKind::Slack => {
+            return Err(OpError::invalid(
+                "/kind",
+                Text::new(
+                    "Telegram and Slack chats are linked from the chat itself, not added here; choose ntfy, webhook or email.",
+                ),
+            ));
+        }
+    };
+    let name = match input.name.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+        Some(name) => crate::input::clean_name("/name", name, ops::limits::SHORT_NAME)?,
+        None => default_name,
+    };
+    let new = NewDestination {
+        household_id: ctx.household_id(),
+        member_id: me,
+        kind: input.kind.as_str(),
+        name: &name,
+        address: &address,
+        reminders: input.reminders,
+        agent_changes: input.agent_changes,
+        allow_lan: lan,
+    };
+    let Some(id) = rows::insert_destination(ctx.db, &new, &ctx.now_text()).or_internal()? else {
+        return Err(OpError::conflict(
+            Text::new("You already have this {kind} destination; get_settings lists it.")
+                .with("kind", input.kind.as_str()),
+        ));
+    };
+    rows::set_destination_secret(ctx.db, ctx.household_id(), id, secret.as_deref())
+        .or_internal()?;
+    ctx.record(
+        EntityKind::Destination,
+        id,
+        None,
+        Text::new("Added destination {name}").with("name", &name),
+    )?;
+    replan(ctx)?;
+    let row = rows::destination(ctx.db, me, id).or_internal()?.ok_or(OpError::Internal)?;
+    reminders::destination_view(&row)
+}
+
+fn own_destination(ctx: &Ctx<'_>, id: i64) -> Result<DestinationRow, OpError> {
+    rows::destination(ctx.db, ctx.me(), id).or_internal()?.ok_or_else(|| {
+        OpError::not_found(
+            Text::new("You have no destination with id {id}. Call get_settings to see yours.")
+                .with("id", id),
+        )
+    })
+}
+
+pub(crate) fn remove_destination(
+    ctx: &mut Ctx<'_>,
+    input: DestinationInput,
+) -> Result<ReminderSettings, OpError> {
+    let row = own_destination(ctx, input.destination)?;
+    let before = ctx.snapshot(EntityKind::Destination, row.id)?;
+    rows::delete_destination(ctx.db, ctx.household_id(), row.id).or_internal()?;
+    ctx.record(
+        EntityKind::Destination,
+        row.id,
+        before,
+        Text::new("Removed destination {name}").with("name", &row.name),
+    )?;
+    reminders::settings_view(ctx)
+}
+
+pub(crate) fn send_test_message(
+    ctx: &mut Ctx<'_>,
+    input: DestinationInput,
+) -> Result<Queued, OpError> {
+    let row = own_destination(ctx, input.destination)?;
+    if row.disabled_at.is_some() {
+        return Err(OpError::conflict(
+            Text::new("{name} stopped accepting messages ({error}); remove it and add it again.")
+                .with("name", &row.name)
+                .with("error", row.last_error.as_deref().unwrap_or_default()),
+        ));
+    }
+    let unique = auth::random_hex(8)?;
+    let recipient = reminders::Recipient {
+        household_id: ctx.household_id(),
+        member_id: ctx.me(),
+        destinations: std::slice::from_ref(&row),
+    };
+    reminders::enqueue_for(ctx.db, &recipient, &About::Test, ctx.now, ctx.now, Some(&unique))
+        .or_internal()?;
+    Ok(Queued { due_at: Timestamp(ctx.now), destination: row.name })
+}
+
+pub(crate) fn create_calendar_feed(
+    ctx: &mut Ctx<'_>,
+    input: CreateCalendarFeedInput,
+) -> Result<CalendarFeedCreated, OpError> {
+    let me = ctx.me();
+    let before = ctx.snapshot(EntityKind::Member, me)?;
+    let secret = auth::random_hex(24)?;
+    rows::put_feed(ctx.db, me, &auth::hash_token(&secret), input.show_amounts, &ctx.now_text())
+        .or_internal()?;
+    ctx.record(EntityKind::Member, me, before, Text::new("Created a calendar feed"))?;
+    Ok(CalendarFeedCreated {
+        path: format!("/cal/{secret}.ics"),
+        feed: CalendarFeed { created_at: Timestamp(ctx.now), show_amounts: input.show_amounts },
+    })
+}
+
+pub(crate) fn revoke_calendar_feed(
+    ctx: &mut Ctx<'_>,
+    _: Empty,
+) -> Result<ReminderSettings, OpError> {
+    let me = ctx.me();
+    let before = ctx.snapshot(EntityKind::Member, me)?;
+    rows::delete_feed(ctx.db, me).or_internal()?;
+    ctx.record(EntityKind::Member, me, before, Text::new("Turned off the calendar feed"))?;
+    reminders::settings_view(ctx)
+}
+
+fn checked_mail_server(input: &MailServerInput) -> Result<MailServerRow, OpError> {
+    let host = input.host.trim();
+    if host.is_empty()
+        || host.len() > 253
+        || host.chars().any(|c| c.is_whitespace() || c.is_control() || c == '/')
+    {
+        return Err(OpError::invalid(
+            "/mail_server/host",
+            Text::new("{host} is not a host name such as smtp.example.net.").with("host", host),
+        ));
+    }
+    if input.port == 0 {
+        return Err(OpError::invalid(
+            "/mail_server/port",
+            Text::new(
+                "The port is a number from 1 to 65535: usually 465 for TLS or 587 for STARTTLS.",
+            ),
+        ));
+    }
+    let from = input.from.trim();
+    let address = from.rsplit_once('<').map_or(from, |(_, rest)| rest.trim_end_matches('>'));
+    auth::clean_email("/mail_server/from", address)?;
+    if from.chars().any(char::is_control) {
+        return Err(OpError::invalid(
+            "/mail_server/from",
+            Text::new("The From address is one line, e.g. Exhale <exhale@example.net>."),
+        ));
+    }
+    Ok(MailServerRow {
+        host: host.to_owned(),
+        port: input.port,
+        security: input.security.as_str().into(),
+        username: input
+            .username
+            .as_deref()
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .map(str::to_owned),
+        from_address: from.to_owned(),
+    })
+}
+
+pub(crate) fn set_channel_settings(
+    ctx: &mut Ctx<'_>,
+    input: SetChannelSettingsInput,
+) -> Result<ReminderSettings, OpError> {
+    let household = ctx.household_id();
+    let before = ctx.snapshot(EntityKind::Household, household)?;
+    match &input.mail_server {
+        None => {}
+        Some(None) => {
+            rows::put_mail_server(ctx.db, household, None, &ctx.now_text()).or_internal()?
+        }
+        Some(Some(server)) => {
+            let row = checked_mail_server(server)?;
+            rows::put_mail_server(ctx.db, household, Some(&row), &ctx.now_text()).or_internal()?;
+            if let Some(password) = &server.password {
+                if password.chars().any(|c| c == '\n' || c == '\r') {
+                    return Err(OpError::invalid(
+                        "/mail_server/password",
+                        Text::new("A password is one line; paste it again."),
+                    ));
+                }
+                rows::set_mail_password(
+                    ctx.db,
+                    household,
+                    (!password.is_empty()).then_some(password),
+                )
+                .or_internal()?;
+            }
+        }
+    }
+    ctx.record(EntityKind::Household, household, before, Text::new("Changed the mail server"))?;
+    reminders::settings_view(ctx)
+}

@@ -1,0 +1,187 @@
+//! One HTTP POST to a member's ntfy server or webhook: the address checked against
+//! `ops::network` after resolving (so a name that resolves to this machine is refused unless an
+//! owner added it), connected to the address checked, a deadline, and the reply read within a
+//! size cap. HTTP/1.1 on hyper's client, over rustls with ring and the Mozilla roots.
+
+use std::{net::SocketAddr, sync::Arc, time::Duration};
+
+use http_body_util::{BodyExt as _, Full, Limited};
+use hyper::{
+    Request, StatusCode,
+    body::Bytes,
+    header::{self, HeaderMap, HeaderName, HeaderValue},
+};
+use hyper_util::rt::TokioIo;
+
+/// The longest a service may take to answer.
+const TIMEOUT: Duration = Duration::from_secs(15);
+/// The most of a reply read.
+const MAX_REPLY_BYTES: usize = 64 * 1024;
+
+/// What a service answered.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Bytes,
+}
+
+impl Reply {
+    /// `Retry-After` in seconds, when given as a number.
+    pub(crate) fn retry_after(&self) -> Option<u64> {
+        self.headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()
+    }
+}
+
+/// Why a request got no answer, in words for Settings.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum HttpError {
+    /// The address can never work as it is (not a URL, a local address not allowed).
+    #[error("{0}")]
+    Refused(String),
+    /// Nothing answered, or not in time: worth another try.
+    #[error("{0}")]
+    Unreachable(String),
+}
+
+/// The client every member-configured HTTP destination is sent through.
+pub(crate) struct Http {
+    tls: tokio_rustls::TlsConnector,
+}
+
+impl Http {
+    /// A client that trusts the built-in roots and these authorities (DER, for tests).
+    pub(crate) fn new(extra_roots: &[Vec<u8>]) -> Result<Self, String> {
+        let mut roots = rustls::RootCertStore::empty();
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        for der in extra_roots {
+            roots
+                .add(rustls::pki_types::CertificateDer::from(der.clone()))
+                .map_err(|err| format!("an extra root certificate is not valid: {err}"))?;
+        }
+        let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|err| format!("TLS cannot be set up: {err}"))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        Ok(Self { tls: tokio_rustls::TlsConnector::from(Arc::new(tls)) })
+    }
+
+    /// POSTs `body` to `url`; `allow_lan` lets it reach this machine and the local network.
+    pub(crate) async fn post(
+        &self,
+        url: &str,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Vec<u8>,
+        allow_lan: bool,
+    ) -> Result<Reply, HttpError> {
+        tokio::time::timeout(TIMEOUT, self.post_within_time(url, headers, body, allow_lan))
+            .await
+            .map_err(|_| {
+                HttpError::Unreachable(format!(
+                    "{} did not answer within {} s",
+                    host_of(url),
+                    TIMEOUT.as_secs()
+                ))
+            })?
+    }
+
+    async fn post_within_time(
+        &self,
+        url: &str,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Vec<u8>,
+        allow_lan: bool,
+    ) -> Result<Reply, HttpError> {
+        let parsed =
+            url::Url::parse(url).map_err(|_| HttpError::Refused(format!("{url} is not a URL")))?;
+        let https = match parsed.scheme() {
+            "https" => true,
+            "http" => false,
+            _ => return Err(HttpError::Refused(format!("{url} is not an http(s) URL"))),
+        };
+        let host = parsed
+            .host_str()
+            .ok_or_else(|| HttpError::Refused(format!("{url} has no host")))?
+            .trim_matches(['[', ']'])
+            .to_owned();
+        let port = parsed.port_or_known_default().unwrap_or(if https { 443 } else { 80 });
+        let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), port))
+            .await
+            .map_err(|_| HttpError::Unreachable(format!("{host} cannot be found (DNS)")))?
+            .collect();
+        let Some(address) =
+            addresses.iter().find(|a| allow_lan || ops::network::may_connect(a.ip(), false))
+        else {
+            return Err(HttpError::Refused(format!(
+                "{host} is on this machine or the local network; only an owner may add such an address"
+            )));
+        };
+        let tcp = tokio::net::TcpStream::connect(address)
+            .await
+            .map_err(|_| HttpError::Unreachable(format!("nothing answered at {host}:{port}")))?;
+        let path = match parsed.query() {
+            Some(query) => format!("{}?{query}", parsed.path()),
+            None => parsed.path().to_owned(),
+        };
+        let authority = match parsed.port() {
+            Some(port) => format!("{}:{port}", parsed.host_str().unwrap_or_default()),
+            None => parsed.host_str().unwrap_or_default().to_owned(),
+        };
+        let mut request = Request::post(path)
+            .header(header::HOST, authority)
+            .header(header::USER_AGENT, "Exhale (reminders)");
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|_| HttpError::Refused("a header of the request is not valid".into()))?;
+        if https {
+            let name = rustls::pki_types::ServerName::try_from(host.clone())
+                .map_err(|_| HttpError::Refused(format!("{host} is not a valid host name")))?;
+            let tls = self.tls.connect(name, tcp).await.map_err(|err| {
+                HttpError::Unreachable(format!(
+                    "{host}'s TLS certificate cannot be trusted ({err})"
+                ))
+            })?;
+            exchange(TokioIo::new(tls), request).await
+        } else {
+            exchange(TokioIo::new(tcp), request).await
+        }
+    }
+}
+
+/// The host of a URL, for messages.
+pub(crate) fn host_of(url: &str) -> String {
+    url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default()
+}
+
+async fn exchange<IO>(io: IO, request: Request<Full<Bytes>>) -> Result<Reply, HttpError>
+where
+    IO: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let broken =
+        |err: hyper::Error| HttpError::Unreachable(format!("the connection failed: {err}"));
+    let (mut sender, connection) =
+        hyper::client::conn::http1::handshake(io).await.map_err(broken)?;
+    let connection = tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    let result = async {
+        let response = sender.send_request(request).await.map_err(broken)?;
+        let (parts, body) = response.into_parts();
+        // A reply larger than the cap is cut: only its start is shown in Settings.
+        let body = Limited::new(body, MAX_REPLY_BYTES)
+            .collect()
+            .await
+            .map(|collected| collected.to_bytes())
+            .unwrap_or_default();
+        Ok(Reply { status: parts.status, headers: parts.headers, body })
+    }
+    .await;
+    connection.abort();
+    result
+}

@@ -1,0 +1,470 @@
+//! Reminders and messages, end to end: the real app on SQLite with a fixed clock, the real
+//! delivery worker, and local services speaking the real protocols (an ntfy server, a webhook
+//! receiver that checks signatures itself, an SMTP sink); the calendar feed read back by the
+//! Python `icalendar` package.
+
+use channels::{Channels, ChannelsConfig};
+use jiff::{SignedDuration, Timestamp};
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use test_support::{TestEnv, channels as fakes, code};
+
+use crate::{
+    fixtures::{World, id},
+    web::Visitor,
+};
+
+const WEBHOOK_SECRET: &str = "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD";
+
+fn worker(env: &TestEnv) -> Channels {
+    Channels::new(env.app.clone(), ChannelsConfig::default()).unwrap()
+}
+
+fn at(text: &str) -> Timestamp {
+    text.parse().unwrap()
+}
+
+async fn settings(env: &TestEnv, caller: &ops::Caller) -> Value {
+    env.call(caller, "get_settings", json!({})).await.unwrap()["reminders"].clone()
+}
+
+#[tokio::test]
+async fn a_reminder_goes_out_once_at_nine_local_across_a_restart_and_a_dst_change() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let (ntfy_server, fake) = fakes::ntfy(Some("tk_ana")).await;
+    env.call(
+        &ana,
+        "create_subscription",
+        json!({"name": "Gym", "amount": "30", "cycle": "monthly", "next_charge_on": "2026-12-05"}),
+    )
+    .await
+    .unwrap();
+    env.call(&ana, "create_subscription", json!({"name": "Insurance", "amount": "120", "cycle": "yearly", "next_charge_on": "2027-03-31"}))
+        .await
+        .unwrap();
+    let address = format!("{}/ana-alerts", ntfy_server.url(""));
+    env.call(
+        &ana,
+        "add_destination",
+        json!({"kind": "ntfy", "address": address, "secret": "tk_ana"}),
+    )
+    .await
+    .unwrap();
+    let planned = settings(&env, &ana).await;
+    // Three days before 5 December, at 09:00 in Madrid (UTC+1).
+    assert_eq!(planned["upcoming"][0]["due_at"], "2026-12-02T08:00:00Z", "{planned}");
+    assert_eq!(planned["upcoming"][0]["subscription"]["name"], "Gym");
+
+    let delivery = worker(&env);
+    env.clock.set(at("2026-12-02T07:59:59Z"));
+    assert_eq!(delivery.deliver_due().await.unwrap(), 0, "not a second early");
+    env.clock.set(at("2026-12-02T08:00:00Z"));
+    assert_eq!(delivery.deliver_due().await.unwrap(), 1);
+    let received = fake.received().await;
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].body["topic"], "ana-alerts");
+    assert_eq!(received[0].body["title"], "Gym charges €30.00 in 3 days");
+    assert_eq!(received[0].headers["authorization"], "Bearer tk_ana");
+
+    // Restarted on the same file: nothing is sent twice.
+    drop(delivery);
+    let reopened = app::App::open(&env.dir.path().join("exhale.db"), env.clock.clone()).unwrap();
+    let delivery = Channels::new(reopened.clone(), ChannelsConfig::default()).unwrap();
+    assert_eq!(delivery.deliver_due().await.unwrap(), 0);
+    env.clock.advance(SignedDuration::from_hours(1));
+    assert_eq!(delivery.deliver_due().await.unwrap(), 0);
+    assert_eq!(fake.received().await.len(), 1, "one reminder, once");
+
+    // Madrid moves to UTC+2 on 28 March 2027: the reminder three days before the 31st is still
+    // at 09:00 on the wall. The charges in between were planned while Exhale ran, so the one
+    // whose charge passed while the clock jumped is marked missed, not sent late.
+    env.clock.set(at("2027-03-28T06:59:59Z"));
+    delivery.deliver_due().await.unwrap();
+    assert!(
+        fake.received()
+            .await
+            .iter()
+            .all(|r| r.body["title"] != "Insurance charges €120.00 in 3 days"),
+        "not before 09:00 CEST"
+    );
+    env.clock.set(at("2027-03-28T07:00:00Z"));
+    delivery.deliver_due().await.unwrap();
+    let titles: Vec<Value> =
+        fake.received().await.iter().map(|r| r.body["title"].clone()).collect();
+    assert_eq!(titles.last().unwrap(), "Insurance charges €120.00 in 3 days", "{titles:?}");
+    assert_eq!(
+        titles.len(),
+        2,
+        "the January reminder passed unsent while the clock jumped: {titles:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_paused_or_cancelled_subscription_gets_no_reminder() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let (ntfy_server, fake) = fakes::ntfy(None).await;
+    let gym = id(&env
+        .call(&ana, "create_subscription", json!({"name": "Gym", "amount": "30", "cycle": "monthly", "next_charge_on": "2026-12-05"}))
+        .await
+        .unwrap());
+    let address = format!("{}/ana", ntfy_server.url(""));
+    env.call(&ana, "add_destination", json!({"kind": "ntfy", "address": address})).await.unwrap();
+    assert_eq!(settings(&env, &ana).await["upcoming"][0]["subscription"]["name"], "Gym");
+    // Paused after the reminder was planned: the planned message finds no charge and is dropped.
+    env.call(&ana, "pause_subscription", json!({"id": gym})).await.unwrap();
+    env.clock.set(at("2026-12-02T08:00:00Z"));
+    let delivery = worker(&env);
+    delivery.deliver_due().await.unwrap();
+    assert!(fake.received().await.is_empty(), "{:?}", fake.received().await);
+    env.call(&ana, "resume_subscription", json!({"id": gym})).await.unwrap();
+    env.call(&ana, "cancel_subscription", json!({"id": gym})).await.unwrap();
+    env.clock.set(at("2027-01-02T08:00:00Z"));
+    delivery.deliver_due().await.unwrap();
+    assert!(fake.received().await.is_empty(), "{:?}", fake.received().await);
+}
+
+#[tokio::test]
+async fn a_failed_delivery_is_retried_with_backoff_then_reported_in_settings() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
+    let destination = id(&env
+        .call(
+            &ana,
+            "add_destination",
+            json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
+        )
+        .await
+        .unwrap());
+    let delivery = worker(&env);
+    let test = json!({"destination": destination});
+    let before = env.dump().await;
+    let preview = env.dry_run(&ana, "send_test_message", test.clone()).await.unwrap();
+    assert_eq!(
+        (preview["dry_run"].clone(), before),
+        (json!(true), env.dump().await),
+        "a dry run sends nothing"
+    );
+    assert_eq!(delivery.deliver_due().await.unwrap(), 0);
+
+    fake.answer_next(503, Some(60)).await;
+    env.call(&ana, "send_test_message", test.clone()).await.unwrap();
+    assert_eq!(delivery.deliver_due().await.unwrap(), 1);
+    let shown = settings(&env, &ana).await["destinations"][0].clone();
+    assert!(shown["last_error"].as_str().unwrap().contains("503"), "{shown}");
+    assert_eq!(delivery.deliver_due().await.unwrap(), 0, "not before the service's Retry-After");
+    env.clock.advance(SignedDuration::from_secs(61));
+    assert_eq!(delivery.deliver_due().await.unwrap(), 1);
+    let shown = settings(&env, &ana).await["destinations"][0].clone();
+    assert!(shown.get("last_error").is_none() && shown["last_sent_at"].is_string(), "{shown}");
+    let received = fake.received().await;
+    assert_eq!(received.len(), 2);
+    assert_eq!(
+        received[0].headers["webhook-id"], received[1].headers["webhook-id"],
+        "a retry keeps its id"
+    );
+    assert_eq!(received[1].body["type"], "test");
+
+    // A refusal that retrying cannot change is shown and not retried.
+    fake.answer_next(400, None).await;
+    env.call(&ana, "send_test_message", test.clone()).await.unwrap();
+    delivery.deliver_due().await.unwrap();
+    env.clock.advance(SignedDuration::from_hours(24));
+    assert_eq!(delivery.deliver_due().await.unwrap(), 0);
+    let shown = settings(&env, &ana).await["destinations"][0].clone();
+    assert!(shown["last_error"].as_str().unwrap().contains("400"), "{shown}");
+    assert_eq!(fake.received().await.len(), 3);
+
+    // 410 means the endpoint is gone: nothing more is sent there.
+    fake.answer_next(410, None).await;
+    env.call(&ana, "send_test_message", test.clone()).await.unwrap();
+    delivery.deliver_due().await.unwrap();
+    assert_eq!(settings(&env, &ana).await["destinations"][0]["disabled"], true);
+    let refused = env.call(&ana, "send_test_message", test).await;
+    assert_eq!(code(&refused), "conflict", "{refused:?}");
+}
+
+#[tokio::test]
+async fn an_agents_change_is_announced_with_an_undo_that_works() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let server = env.serve().await;
+    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
+    env.call(
+        &ana,
+        "add_destination",
+        json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
+    )
+    .await
+    .unwrap();
+    let (_, agent) = env.token(&ana, "trusted").await;
+    env.call(&agent, "create_category", json!({"name": "Pets"})).await.unwrap();
+    env.call(&ana, "create_category", json!({"name": "Garden"})).await.unwrap();
+    worker(&env).deliver_due().await.unwrap();
+    let received = fake.received().await;
+    assert_eq!(received.len(), 1, "only the agent's change is announced: {received:?}");
+    let data = &received[0].body["data"];
+    assert_eq!(received[0].body["type"], "agent.change");
+    assert_eq!(data["title"], "trusted token: Added category Pets");
+    let undo = data["undo_url"].as_str().unwrap();
+    let path = undo.strip_prefix(&server.url("")).unwrap_or_else(|| panic!("{undo}"));
+
+    // The person follows the link, signs in, and confirms.
+    let mut visitor = Visitor::new(&server);
+    visitor.sign_in("ana@a.test", test_support::PASSWORD).await;
+    let page = visitor.get(path).await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    let csrf = Visitor::hidden(&page, "csrf");
+    let batch = Visitor::hidden(&page, "batch");
+    let action = path.split('?').next().unwrap();
+    let done = visitor.post(action, &[("csrf", &csrf), ("batch", &batch)]).await;
+    assert!(done.status.is_redirection(), "{}", done.body);
+    let categories = env.call(&ana, "list_categories", json!({})).await.unwrap();
+    let names: Vec<&str> = categories["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"Pets") && names.contains(&"Garden"), "{names:?}");
+}
+
+#[tokio::test]
+async fn email_goes_through_the_households_mail_server() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let refused =
+        env.call(&ana, "add_destination", json!({"kind": "email", "address": "ana@a.test"})).await;
+    assert_eq!(code(&refused), "conflict", "no mail server yet: {refused:?}");
+    let sink = fakes::smtp_sink(false).await;
+    let server = json!({"mail_server": {"host": "127.0.0.1", "port": sink.port, "security": "none", "from": "Exhale <exhale@home.test>", "username": "exhale", "password": "hunter2-smtp"}});
+    let shown = env.call(&ana, "set_channel_settings", server).await.unwrap();
+    assert_eq!(shown["mail_server"]["password_saved"], true);
+    assert!(!shown.to_string().contains("hunter2"), "the password is never returned: {shown}");
+    let destination = id(&env
+        .call(&ana, "add_destination", json!({"kind": "email", "address": "Ana@A.test"}))
+        .await
+        .unwrap());
+    env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+    worker(&env).deliver_due().await.unwrap();
+    let messages = sink.messages.lock().await.clone();
+    assert_eq!(messages.len(), 1, "{}", settings(&env, &ana).await);
+    let mail = &messages[0];
+    for expected in [
+        "Subject: Test message from Exhale",
+        "To: ana@a.test",
+        "Message-ID: <rem-",
+        "Auto-Submitted: auto-generated",
+        "multipart/alternative",
+        "text/html",
+    ] {
+        assert!(mail.contains(expected), "{expected} in\n{mail}");
+    }
+    assert_eq!(*sink.logins.lock().await, ["\0exhale\0hunter2-smtp"], "it signs in to the server");
+}
+
+#[tokio::test]
+async fn a_mail_server_that_refuses_the_recipient_is_reported() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let sink = fakes::smtp_sink(true).await;
+    env.call(&ana, "set_channel_settings", json!({"mail_server": {"host": "127.0.0.1", "port": sink.port, "security": "none", "from": "exhale@home.test"}}))
+        .await
+        .unwrap();
+    let destination = id(&env
+        .call(&ana, "add_destination", json!({"kind": "email", "address": "ana@a.test"}))
+        .await
+        .unwrap());
+    env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+    worker(&env).deliver_due().await.unwrap();
+    let shown = settings(&env, &ana).await["destinations"][0].clone();
+    assert!(shown["last_error"].as_str().unwrap().contains("refused"), "{shown}");
+}
+
+/// The feed read by Python's icalendar: each event's summary and start date.
+async fn parse_ics(body: &str) -> Vec<(String, String)> {
+    let script = "import sys, json, icalendar\n\
+        cal = icalendar.Calendar.from_ical(sys.stdin.read())\n\
+        print(json.dumps([[str(e['SUMMARY']), e.decoded('DTSTART').isoformat()] for e in cal.walk('VEVENT')]))";
+    let mut child = tokio::process::Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("python3 runs (scripts/test installs icalendar): {err}"));
+    use tokio::io::AsyncWriteExt as _;
+    child.stdin.take().unwrap().write_all(body.as_bytes()).await.unwrap();
+    let output = child.wait_with_output().await.unwrap();
+    assert!(
+        output.status.success(),
+        "icalendar could not read the feed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn the_calendar_feed_shows_what_its_member_may_see_and_stops_when_revoked() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client = reqwest::Client::new();
+    let created = w.env.call(&w.ana, "create_calendar_feed", json!({})).await.unwrap();
+    let path = created["path"].as_str().unwrap().to_owned();
+    let feed = client.get(server.url(&path)).send().await.unwrap();
+    assert_eq!(feed.status(), StatusCode::OK);
+    assert_eq!(feed.headers()["content-type"], "text/calendar; charset=utf-8");
+    let etag = feed.headers()["etag"].clone();
+    let events = parse_ics(&feed.text().await.unwrap()).await;
+    assert!(events.contains(&("Netflix €12.99".into(), "2026-12-15".into())), "{events:?}");
+    assert!(events.contains(&("Spotify €99.00".into(), "2026-12-10".into())), "{events:?}");
+    assert!(
+        !events.iter().any(|(summary, _)| summary.contains("gym")),
+        "Bob's private gym is his: {events:?}"
+    );
+    assert!(
+        !events.iter().any(|(summary, _)| summary.contains("9.99")),
+        "another household's: {events:?}"
+    );
+
+    // Bob's feed, without amounts, has his private gym.
+    let bobs =
+        w.env.call(&w.bob, "create_calendar_feed", json!({"show_amounts": false})).await.unwrap();
+    let body = client
+        .get(server.url(bobs["path"].as_str().unwrap()))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let events = parse_ics(&body).await;
+    assert!(events.contains(&("Bob's gym".into(), "2026-12-01".into())), "{events:?}");
+    assert!(!events.iter().any(|(summary, _)| summary.contains('€')), "{events:?}");
+
+    let again = client.get(server.url(&path)).header("if-none-match", etag).send().await.unwrap();
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    let forged = client
+        .get(server.url("/cal/0123456789abcdef0123456789abcdef0123456789abcdef.ics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), StatusCode::NOT_FOUND);
+    w.env.call(&w.ana, "revoke_calendar_feed", json!({})).await.unwrap();
+    let revoked = client.get(server.url(&path)).send().await.unwrap();
+    assert_eq!(revoked.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn destinations_are_their_members_own_and_agents_cannot_set_them() {
+    let w = World::new().await;
+    // A member may not point messages at this machine or plain http; an owner may (Home
+    // Assistant on the local network).
+    for address in [
+        "http://127.0.0.1:8123/api/webhook/x",
+        "https://127.0.0.1/hook",
+        "https://homeassistant.local/hook",
+    ] {
+        let refused = w
+            .env
+            .call(
+                &w.bob,
+                "add_destination",
+                json!({"kind": "webhook", "address": address, "secret": WEBHOOK_SECRET}),
+            )
+            .await;
+        assert_eq!(code(&refused), "invalid_input", "{address}: {refused:?}");
+    }
+    let bobs = id(&w
+        .env
+        .call(&w.bob, "add_destination", json!({"kind": "webhook", "address": "https://hooks.example.net/bob", "secret": WEBHOOK_SECRET}))
+        .await
+        .unwrap());
+    let weak = w.env.call(&w.bob, "add_destination", json!({"kind": "webhook", "address": "https://hooks.example.net/b2", "secret": "whsec_c2hvcnQ="})).await;
+    assert_eq!(code(&weak), "invalid_input", "{weak:?}");
+    // Nobody else reaches Bob's destination, in his household or another.
+    for other in [&w.ana, &w.eve, &w.cai] {
+        for op in ["send_test_message", "remove_destination"] {
+            let result = w.env.call(other, op, json!({"destination": bobs})).await;
+            assert_eq!(code(&result), "not_found", "{op}: {result:?}");
+        }
+    }
+    let anas = settings(&w.env, &w.ana).await;
+    assert!(anas["destinations"].as_array().unwrap().is_empty(), "{anas}");
+    let shown = settings(&w.env, &w.bob).await;
+    assert_eq!(
+        shown["destinations"][0]["address"], "https://hooks.example.net/…",
+        "the path may be a key: {shown}"
+    );
+    assert!(!shown.to_string().contains("whsec_"), "{shown}");
+
+    // Agents set timing, never where messages go; a read token changes nothing.
+    let (_, agent) = w.env.token(&w.ana, "trusted").await;
+    for (op, input) in [
+        ("add_destination", json!({"kind": "ntfy", "address": "https://ntfy.sh/x"})),
+        ("remove_destination", json!({"destination": bobs})),
+        ("create_calendar_feed", json!({})),
+        ("set_channel_settings", json!({"mail_server": null})),
+    ] {
+        let refused = w.env.call(&agent, op, input).await;
+        assert_eq!(code(&refused), "forbidden", "{op}: {refused:?}");
+    }
+    let timing = json!({"days_before": [7, 1], "time_of_day": "18:30"});
+    let changed = w.env.call(&agent, "update_reminder_settings", timing.clone()).await.unwrap();
+    assert_eq!(
+        (changed["days_before"].clone(), changed["time_of_day"].clone()),
+        (json!([7, 1]), json!("18:30"))
+    );
+    let (_, reader) = w.env.token(&w.ana, "read").await;
+    let refused = w.env.call(&reader, "update_reminder_settings", timing).await;
+    assert_eq!(code(&refused), "forbidden", "{refused:?}");
+    let wrong = w.env.call(&w.ana, "update_reminder_settings", json!({"time_of_day": "9am"})).await;
+    assert_eq!(code(&wrong), "invalid_input", "{wrong:?}");
+}
+
+#[tokio::test]
+async fn reminders_of_the_household_leave_out_another_members_private_subscription() {
+    let w = World::new().await;
+    w.env.clock.set(at("2026-12-10T10:00:00Z"));
+    w.env
+        .call(&w.bob, "create_subscription", json!({"name": "Phone", "amount": "15", "cycle": "monthly", "next_charge_on": "2027-01-03"}))
+        .await
+        .unwrap();
+    w.env
+        .call(
+            &w.ana,
+            "add_destination",
+            json!({"kind": "ntfy", "address": "https://ntfy.example.net/ana"}),
+        )
+        .await
+        .unwrap();
+    let names = |settings: &Value| -> Vec<String> {
+        settings["upcoming"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["subscription"]["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    // Bob's gym charges on 1 January, his phone on the 3rd: twenty days before both falls in
+    // the coming week.
+    let household = json!({"covers": "household", "days_before": [20]});
+    let planned = w.env.call(&w.ana, "update_reminder_settings", household).await.unwrap();
+    assert_eq!(names(&planned), ["Phone"], "Bob's private gym is his alone: {planned}");
+    let mine =
+        w.env.call(&w.ana, "update_reminder_settings", json!({"covers": "mine"})).await.unwrap();
+    assert!(names(&mine).is_empty(), "{mine}");
+    w.env
+        .call(
+            &w.bob,
+            "add_destination",
+            json!({"kind": "ntfy", "address": "https://ntfy.example.net/bob"}),
+        )
+        .await
+        .unwrap();
+    let bobs =
+        w.env.call(&w.bob, "update_reminder_settings", json!({"days_before": [20]})).await.unwrap();
+    assert_eq!(names(&bobs), ["Bob's gym", "Phone"], "{bobs}");
+}

@@ -1,0 +1,531 @@
+//! Reminders and messages to members: reminder preferences, destinations and how sending to
+//! them went, the outbox of messages (planned, leased, finished), calendar feeds and the
+//! household's mail server. Secrets (destination secrets, the mail password) live in `secrets`
+//! and are read only to send.
+
+use rusqlite::{OptionalExtension, params};
+
+use crate::{
+    Db, Result,
+    access::{secret, set_secret},
+};
+
+/// The name of the mail server's password in `secrets`.
+const MAIL_PASSWORD: &str = "smtp_password";
+
+/// The name of a destination's secret in `secrets`.
+fn destination_secret(id: i64) -> String {
+    format!("destination:{id}")
+}
+
+/// A member's reminder timing as stored; see the migration for the defaults.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreferencesRow {
+    /// JSON array, or `None` for the household's default.
+    pub days_before: Option<String>,
+    pub time_of_day: String,
+    pub covers: String,
+    pub trial_endings: bool,
+    pub card_expiry: bool,
+    pub price_rises: bool,
+    pub weekly_digest: String,
+}
+
+impl Default for PreferencesRow {
+    fn default() -> Self {
+        Self {
+            days_before: None,
+            time_of_day: "09:00".into(),
+            covers: "mine".into(),
+            trial_endings: true,
+            card_expiry: true,
+            price_rises: true,
+            weekly_digest: "off".into(),
+        }
+    }
+}
+
+pub fn preferences(db: &Db<'_>, member_id: i64) -> Result<Option<PreferencesRow>> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest
+             FROM reminder_preferences WHERE member_id = ?1",
+        )?
+        .query_row([member_id], |r| {
+            Ok(PreferencesRow {
+                days_before: r.get(0)?,
+                time_of_day: r.get(1)?,
+                covers: r.get(2)?,
+                trial_endings: r.get(3)?,
+                card_expiry: r.get(4)?,
+                price_rises: r.get(5)?,
+                weekly_digest: r.get(6)?,
+            })
+        })
+        .optional()?)
+}
+
+pub fn put_preferences(db: &Db<'_>, member_id: i64, row: &PreferencesRow, now: &str) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO reminder_preferences
+           (member_id, days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+         ON CONFLICT (member_id) DO UPDATE SET days_before = ?2, time_of_day = ?3, covers = ?4,
+           trial_endings = ?5, card_expiry = ?6, price_rises = ?7, weekly_digest = ?8, updated_at = ?9",
+        params![
+            member_id,
+            row.days_before,
+            row.time_of_day,
+            row.covers,
+            row.trial_endings,
+            row.card_expiry,
+            row.price_rises,
+            row.weekly_digest,
+            now
+        ],
+    )?;
+    Ok(())
+}
+
+/// A destination with how sending to it went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DestinationRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub member_id: i64,
+    pub kind: String,
+    pub name: String,
+    pub address: String,
+    pub reminders: bool,
+    pub agent_changes: bool,
+    pub allow_lan: bool,
+    pub last_sent_at: Option<String>,
+    pub last_error: Option<String>,
+    pub disabled_at: Option<String>,
+}
+
+const DESTINATION_COLUMNS: &str =
+    "d.id, d.household_id, d.member_id, d.kind, d.name, d.address, d.reminders,
+    d.agent_changes, d.allow_lan, h.last_sent_at, h.last_error, h.disabled_at
+    FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id";
+
+fn destination_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DestinationRow> {
+    Ok(DestinationRow {
+        id: r.get(0)?,
+        household_id: r.get(1)?,
+        member_id: r.get(2)?,
+        kind: r.get(3)?,
+        name: r.get(4)?,
+        address: r.get(5)?,
+        reminders: r.get(6)?,
+        agent_changes: r.get(7)?,
+        allow_lan: r.get(8)?,
+        last_sent_at: r.get(9)?,
+        last_error: r.get(10)?,
+        disabled_at: r.get(11)?,
+    })
+}
+
+/// A member's destinations, oldest first.
+pub fn destinations(db: &Db<'_>, member_id: i64) -> Result<Vec<DestinationRow>> {
+    let sql = format!("SELECT {DESTINATION_COLUMNS} WHERE d.member_id = ?1 ORDER BY d.id");
+    let rows = db
+        .conn
+        .prepare_cached(&sql)?
+        .query_map([member_id], destination_row)?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// One destination of a member; `None` for anyone else's.
+pub fn destination(db: &Db<'_>, member_id: i64, id: i64) -> Result<Option<DestinationRow>> {
+    let sql = format!("SELECT {DESTINATION_COLUMNS} WHERE d.member_id = ?1 AND d.id = ?2");
+    Ok(db.conn.prepare_cached(&sql)?.query_row([member_id, id], destination_row).optional()?)
+}
+
+pub struct NewDestination<'a> {
+    pub household_id: i64,
+    pub member_id: i64,
+    pub kind: &'a str,
+    pub name: &'a str,
+    pub address: &'a str,
+    pub reminders: bool,
+    pub agent_changes: bool,
+    pub allow_lan: bool,
+}
+
+/// Adds a destination; `None` when the member already has this address.
+pub fn insert_destination(db: &Db<'_>, new: &NewDestination<'_>, now: &str) -> Result<Option<i64>> {
+    let inserted = db.conn.execute(
+        "INSERT INTO destinations (household_id, member_id, kind, name, address, reminders, agent_changes, allow_lan, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (member_id, kind, address) DO NOTHING",
+        params![
+            new.household_id,
+            new.member_id,
+            new.kind,
+            new.name,
+            new.address,
+            new.reminders,
+            new.agent_changes,
+            new.allow_lan,
+            now
+        ],
+    )?;
+    Ok((inserted == 1).then(|| db.conn.last_insert_rowid()))
+}
+
+/// Deletes a destination with its messages (and, by the trigger, its secret).
+pub fn delete_destination(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
+    db.conn.execute(
+        "DELETE FROM destinations WHERE household_id = ?1 AND id = ?2",
+        [household_id, id],
+    )?;
+    Ok(())
+}
+
+pub fn destination_secret_value(db: &Db<'_>, household_id: i64, id: i64) -> Result<Option<String>> {
+    secret(db, household_id, &destination_secret(id))
+}
+
+pub fn set_destination_secret(
+    db: &Db<'_>,
+    household_id: i64,
+    id: i64,
+    value: Option<&str>,
+) -> Result<()> {
+    set_secret(db, household_id, &destination_secret(id), value)
+}
+
+/// Records a message the destination accepted.
+pub fn record_sent(db: &Db<'_>, destination_id: i64, now: &str) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO destination_health (destination_id, last_sent_at) VALUES (?1, ?2)
+         ON CONFLICT (destination_id) DO UPDATE SET last_sent_at = ?2, last_error = NULL, last_error_at = NULL",
+        params![destination_id, now],
+    )?;
+    Ok(())
+}
+
+/// Records a failure; `gone` stops all sending to the destination.
+pub fn record_error(
+    db: &Db<'_>,
+    destination_id: i64,
+    error: &str,
+    now: &str,
+    gone: bool,
+) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO destination_health (destination_id, last_error, last_error_at, disabled_at)
+         VALUES (?1, ?2, ?3, CASE WHEN ?4 THEN ?3 END)
+         ON CONFLICT (destination_id) DO UPDATE SET last_error = ?2, last_error_at = ?3,
+           disabled_at = CASE WHEN ?4 THEN ?3 ELSE disabled_at END",
+        params![destination_id, error, now, gone],
+    )?;
+    Ok(())
+}
+
+/// A message to write to the outbox.
+pub struct NewMessage<'a> {
+    pub household_id: i64,
+    pub member_id: i64,
+    pub destination_id: i64,
+    pub key: &'a str,
+    pub kind: &'a str,
+    pub payload: &'a str,
+    pub due_at: &'a str,
+}
+
+/// Adds a message unless one with its key exists; returns whether it was added.
+pub fn enqueue(db: &Db<'_>, message: &NewMessage<'_>, now: &str) -> Result<bool> {
+    let inserted = db
+        .conn
+        .prepare_cached(
+            "INSERT INTO outbox (household_id, member_id, destination_id, key, kind, payload, due_at, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (key) DO NOTHING",
+        )?
+        .execute(params![
+            message.household_id,
+            message.member_id,
+            message.destination_id,
+            message.key,
+            message.kind,
+            message.payload,
+            message.due_at,
+            now
+        ])?;
+    Ok(inserted == 1)
+}
+
+/// A message in the outbox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub member_id: i64,
+    pub destination_id: i64,
+    pub key: String,
+    pub kind: String,
+    pub payload: String,
+    pub due_at: String,
+    pub status: String,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+}
+
+const MESSAGE_COLUMNS: &str = "id, household_id, member_id, destination_id, key, kind, payload, due_at, status, attempts, last_error";
+
+fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageRow> {
+    Ok(MessageRow {
+        id: r.get(0)?,
+        household_id: r.get(1)?,
+        member_id: r.get(2)?,
+        destination_id: r.get(3)?,
+        key: r.get(4)?,
+        kind: r.get(5)?,
+        payload: r.get(6)?,
+        due_at: r.get(7)?,
+        status: r.get(8)?,
+        attempts: r.get(9)?,
+        last_error: r.get(10)?,
+    })
+}
+
+/// Leases up to `limit` messages due by `now` (pending, or sending with an ended lease: the
+/// worker that held it stopped), oldest due first, until `lease_until`.
+pub fn claim_due(
+    db: &Db<'_>,
+    now: &str,
+    lease_until: &str,
+    limit: usize,
+) -> Result<Vec<MessageRow>> {
+    let sql = format!(
+        "UPDATE outbox SET status = 'sending', lease_until = ?2, attempts = attempts + 1
+         WHERE id IN (SELECT id FROM outbox
+                      WHERE (status = 'pending' AND due_at <= ?1) OR (status = 'sending' AND lease_until <= ?1)
+                      ORDER BY due_at, id LIMIT ?3)
+         RETURNING {MESSAGE_COLUMNS}"
+    );
+    let mut rows: Vec<MessageRow> = db
+        .conn
+        .prepare_cached(&sql)?
+        .query_map(
+            params![now, lease_until, i64::try_from(limit).unwrap_or(i64::MAX)],
+            message_row,
+        )?
+        .collect::<Result<_, _>>()?;
+    rows.sort_by(|a, b| (&a.due_at, a.id).cmp(&(&b.due_at, b.id)));
+    Ok(rows)
+}
+
+/// Ends a message: `sent`, `failed`, `obsolete` or `missed`.
+pub fn finish(
+    db: &Db<'_>,
+    id: i64,
+    status: &str,
+    now: &str,
+    external_id: Option<&str>,
+    error: Option<&str>,
+) -> Result<()> {
+    db.conn.execute(
+        "UPDATE outbox SET status = ?2, lease_until = NULL, external_id = ?4, last_error = ?5,
+           sent_at = CASE WHEN ?2 = 'sent' THEN ?3 END
+         WHERE id = ?1",
+        params![id, status, now, external_id, error],
+    )?;
+    Ok(())
+}
+
+/// Puts a message back to be tried again at `due_at`.
+pub fn retry(db: &Db<'_>, id: i64, due_at: &str, error: &str) -> Result<()> {
+    db.conn.execute(
+        "UPDATE outbox SET status = 'pending', lease_until = NULL, due_at = ?2, last_error = ?3 WHERE id = ?1",
+        params![id, due_at, error],
+    )?;
+    Ok(())
+}
+
+pub fn message(db: &Db<'_>, id: i64) -> Result<Option<MessageRow>> {
+    let sql = format!("SELECT {MESSAGE_COLUMNS} FROM outbox WHERE id = ?1");
+    Ok(db.conn.prepare_cached(&sql)?.query_row([id], message_row).optional()?)
+}
+
+/// When the next pending message falls due, if any.
+pub fn next_due(db: &Db<'_>) -> Result<Option<String>> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT min(CASE status WHEN 'pending' THEN due_at ELSE lease_until END) FROM outbox
+             WHERE status IN ('pending', 'sending')",
+        )?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// A member's pending messages, soonest first.
+pub fn pending_of(db: &Db<'_>, member_id: i64, limit: usize) -> Result<Vec<MessageRow>> {
+    let sql = format!(
+        "SELECT {MESSAGE_COLUMNS} FROM outbox WHERE member_id = ?1 AND status = 'pending' ORDER BY due_at, id LIMIT ?2"
+    );
+    let rows = db
+        .conn
+        .prepare_cached(&sql)?
+        .query_map(params![member_id, i64::try_from(limit).unwrap_or(i64::MAX)], message_row)?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// Drops a member's pending reminders (not agent-change or test messages), for the planner to
+/// plan them again after the member's timing changed.
+pub fn drop_pending_reminders(db: &Db<'_>, member_id: i64) -> Result<()> {
+    db.conn.execute(
+        "DELETE FROM outbox WHERE member_id = ?1 AND status = 'pending'
+           AND kind NOT IN ('agent_change', 'test')",
+        [member_id],
+    )?;
+    Ok(())
+}
+
+/// Every member with at least one destination that takes reminders, as
+/// `(household_id, member_id)`.
+pub fn members_with_reminders(db: &Db<'_>) -> Result<Vec<(i64, i64)>> {
+    let rows = db
+        .conn
+        .prepare_cached(
+            "SELECT DISTINCT d.household_id, d.member_id FROM destinations d
+             LEFT JOIN destination_health h ON h.destination_id = d.id
+             WHERE d.reminders = 1 AND h.disabled_at IS NULL ORDER BY d.household_id, d.member_id",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// A calendar feed as its address finds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FeedRow {
+    pub member_id: i64,
+    pub household_id: i64,
+    pub show_amounts: bool,
+    pub created_at: String,
+}
+
+pub fn feed_of(db: &Db<'_>, member_id: i64) -> Result<Option<FeedRow>> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT f.member_id, m.household_id, f.show_amounts, f.created_at FROM calendar_feeds f
+             JOIN members m ON m.id = f.member_id WHERE f.member_id = ?1",
+        )?
+        .query_row([member_id], feed_row)
+        .optional()?)
+}
+
+pub fn feed_by_hash(db: &Db<'_>, token_hash: &str) -> Result<Option<FeedRow>> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT f.member_id, m.household_id, f.show_amounts, f.created_at FROM calendar_feeds f
+             JOIN members m ON m.id = f.member_id WHERE f.token_hash = ?1",
+        )?
+        .query_row([token_hash], feed_row)
+        .optional()?)
+}
+
+fn feed_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FeedRow> {
+    Ok(FeedRow {
+        member_id: r.get(0)?,
+        household_id: r.get(1)?,
+        show_amounts: r.get(2)?,
+        created_at: r.get(3)?,
+    })
+}
+
+/// Replaces the member's feed (an older address stops working).
+pub fn put_feed(
+    db: &Db<'_>,
+    member_id: i64,
+    token_hash: &str,
+    show_amounts: bool,
+    now: &str,
+) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO calendar_feeds (member_id, token_hash, show_amounts, created_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (member_id) DO UPDATE SET token_hash = ?2, show_amounts = ?3, created_at = ?4",
+        params![member_id, token_hash, show_amounts, now],
+    )?;
+    Ok(())
+}
+
+pub fn delete_feed(db: &Db<'_>, member_id: i64) -> Result<()> {
+    db.conn.execute("DELETE FROM calendar_feeds WHERE member_id = ?1", [member_id])?;
+    Ok(())
+}
+
+/// The household's mail server as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MailServerRow {
+    pub host: String,
+    pub port: u16,
+    pub security: String,
+    pub username: Option<String>,
+    pub from_address: String,
+}
+
+pub fn mail_server(db: &Db<'_>, household_id: i64) -> Result<Option<MailServerRow>> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT host, port, security, username, from_address FROM mail_servers WHERE household_id = ?1",
+        )?
+        .query_row([household_id], |r| {
+            Ok(MailServerRow {
+                host: r.get(0)?,
+                port: r.get(1)?,
+                security: r.get(2)?,
+                username: r.get(3)?,
+                from_address: r.get(4)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Saves the mail server, or removes it (and its password) with `None`.
+pub fn put_mail_server(
+    db: &Db<'_>,
+    household_id: i64,
+    row: Option<&MailServerRow>,
+    now: &str,
+) -> Result<()> {
+    match row {
+        Some(row) => db.conn.execute(
+            "INSERT INTO mail_servers (household_id, host, port, security, username, from_address, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (household_id) DO UPDATE SET host = ?2, port = ?3, security = ?4, username = ?5,
+               from_address = ?6, updated_at = ?7",
+            params![household_id, row.host, row.port, row.security, row.username, row.from_address, now],
+        )?,
+        None => {
+            set_mail_password(db, household_id, None)?;
+            db.conn.execute("DELETE FROM mail_servers WHERE household_id = ?1", [household_id])?
+        }
+    };
+    Ok(())
+}
+
+pub fn mail_password(db: &Db<'_>, household_id: i64) -> Result<Option<String>> {
+    secret(db, household_id, MAIL_PASSWORD)
+}
+
+pub fn set_mail_password(db: &Db<'_>, household_id: i64, value: Option<&str>) -> Result<()> {
+    set_secret(db, household_id, MAIL_PASSWORD, value)
+}
+
+/// Removes finished messages due before `before`; the planner never plans that far back, so
+/// their keys are not needed.
+pub fn prune_finished(db: &Db<'_>, before: &str) -> Result<()> {
+    db.conn.execute(
+        "DELETE FROM outbox WHERE status IN ('sent', 'failed', 'obsolete', 'missed') AND due_at < ?1",
+        [before],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,239 @@
+//! Services messages go to, on 127.0.0.1:0, speaking their real protocols: an ntfy server
+//! (publish as JSON to the root, bearer tokens, error JSON), a webhook receiver that checks
+//! Standard Webhooks signatures on its own (a bad one is a `401`), and an SMTP sink. Each records
+//! what it received and answers from a script (`answer_next`), else success.
+
+use std::{collections::VecDeque, sync::Arc};
+
+use axum::{
+    Router,
+    body::Bytes,
+    extract::State,
+    http::{HeaderMap, StatusCode},
+    response::{IntoResponse, Response},
+    routing::post,
+};
+use serde_json::{Value, json};
+use tokio::{
+    io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader},
+    net::TcpListener,
+    sync::Mutex,
+};
+
+use crate::TestServer;
+
+/// One request a fake received.
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+#[derive(Default)]
+struct Script {
+    received: Vec<Received>,
+    /// Statuses (with a `Retry-After`) to answer before answering with success again.
+    next: VecDeque<(u16, Option<u64>)>,
+}
+
+/// A recording HTTP service with a script of answers.
+#[derive(Clone)]
+pub struct Fake {
+    script: Arc<Mutex<Script>>,
+    /// The ntfy token it requires, or the webhook secret it verifies with.
+    credential: Option<String>,
+}
+
+impl Fake {
+    /// The requests received so far.
+    pub async fn received(&self) -> Vec<Received> {
+        self.script.lock().await.received.clone()
+    }
+
+    /// Answers the next request with `status` (and `Retry-After` when given).
+    pub async fn answer_next(&self, status: u16, retry_after: Option<u64>) {
+        self.script.lock().await.next.push_back((status, retry_after));
+    }
+
+    async fn take(&self, headers: HeaderMap, body: &Bytes) -> Option<Response> {
+        let mut script = self.script.lock().await;
+        script
+            .received
+            .push(Received { headers, body: serde_json::from_slice(body).unwrap_or(Value::Null) });
+        let (status, retry_after) = script.next.pop_front()?;
+        let mut response = (
+            StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            axum::Json(json!({"code": u32::from(status) * 100 + 1, "http": status, "error": "scripted failure"})),
+        )
+            .into_response();
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(
+                "retry-after",
+                seconds.to_string().parse().unwrap_or(axum::http::HeaderValue::from_static("1")),
+            );
+        }
+        Some(response)
+    }
+}
+
+async fn serve(router: Router) -> TestServer {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    crate::serve_router(listener, router)
+}
+
+/// An ntfy server: `POST /` with a JSON message, answered with the message as ntfy does; a
+/// missing or wrong token is ntfy's `401` error.
+pub async fn ntfy(token: Option<&str>) -> (TestServer, Fake) {
+    let fake = Fake { script: Arc::default(), credential: token.map(str::to_owned) };
+    async fn publish(State(fake): State<Fake>, headers: HeaderMap, body: Bytes) -> Response {
+        let authorised = match &fake.credential {
+            None => true,
+            Some(token) => headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v == format!("Bearer {token}")),
+        };
+        if let Some(scripted) = fake.take(headers, &body).await {
+            return scripted;
+        }
+        if !authorised {
+            return (
+                StatusCode::UNAUTHORIZED,
+                axum::Json(json!({"code": 40101, "http": 401, "error": "unauthorized"})),
+            )
+                .into_response();
+        }
+        let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let count = fake.script.lock().await.received.len();
+        axum::Json(json!({
+            "id": format!("msg{count:04}"),
+            "time": 1_796_112_000,
+            "event": "message",
+            "topic": message["topic"],
+            "title": message["title"],
+            "message": message["message"],
+        }))
+        .into_response()
+    }
+    let router = Router::new().route("/", post(publish)).with_state(fake.clone());
+    (serve(router).await, fake)
+}
+
+/// A webhook receiver at `POST /hook` that verifies each signature with `secret` (its own
+/// HMAC, not Exhale's) and answers `401` to a bad one, `204` otherwise.
+pub async fn webhook(secret: &str) -> (TestServer, Fake) {
+    let fake = Fake { script: Arc::default(), credential: Some(secret.to_owned()) };
+    async fn receive(State(fake): State<Fake>, headers: HeaderMap, body: Bytes) -> Response {
+        let header =
+            |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
+        let signed = format!("{}.{}.", header("webhook-id"), header("webhook-timestamp"));
+        let secret = fake.credential.clone().unwrap_or_default();
+        let valid = verify(&secret, signed.as_bytes(), &body, &header("webhook-signature"));
+        if let Some(scripted) = fake.take(headers, &body).await {
+            return scripted;
+        }
+        if valid {
+            StatusCode::NO_CONTENT.into_response()
+        } else {
+            StatusCode::UNAUTHORIZED.into_response()
+        }
+    }
+    let router = Router::new().route("/hook", post(receive)).with_state(fake.clone());
+    (serve(router).await, fake)
+}
+
+/// HMAC-SHA256 as RFC 2104 writes it, over `prefix` then `body`, compared with each `v1,`
+/// signature in `header`.
+fn verify(secret: &str, prefix: &[u8], body: &[u8], header: &str) -> bool {
+    use base64::Engine as _;
+    use sha2::{Digest as _, Sha256};
+    let engine = base64::engine::general_purpose::STANDARD;
+    let Some(key) = secret.strip_prefix("whsec_").and_then(|k| engine.decode(k).ok()) else {
+        return false;
+    };
+    let mut block = [0u8; 64];
+    if key.len() > 64 {
+        block[..32].copy_from_slice(&Sha256::digest(&key));
+    } else {
+        block[..key.len()].copy_from_slice(&key);
+    }
+    let pad = |byte: u8| block.iter().map(|b| b ^ byte).collect::<Vec<u8>>();
+    let inner =
+        Sha256::new().chain_update(pad(0x36)).chain_update(prefix).chain_update(body).finalize();
+    let outer = Sha256::new().chain_update(pad(0x5c)).chain_update(inner).finalize();
+    let expected = format!("v1,{}", engine.encode(outer));
+    header.split(' ').any(|signature| signature == expected)
+}
+
+/// An SMTP server that takes every message (220, 250 to EHLO with `AUTH PLAIN`, 235 to AUTH,
+/// 250 to MAIL and RCPT, 354 to DATA, 250 after the final dot, 221 to QUIT) and keeps what came
+/// after DATA, or refuses every recipient with `550` when `refuse` is set.
+pub struct SmtpSink {
+    pub port: u16,
+    pub messages: Arc<Mutex<Vec<String>>>,
+    /// What each `AUTH PLAIN` carried, decoded.
+    pub logins: Arc<Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for SmtpSink {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+pub async fn smtp_sink(refuse: bool) -> SmtpSink {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    let port = listener.local_addr().expect("a local address").port();
+    let messages: Arc<Mutex<Vec<String>>> = Arc::default();
+    let logins: Arc<Mutex<Vec<String>>> = Arc::default();
+    let (kept, seen) = (messages.clone(), logins.clone());
+    let task = tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let (kept, seen) = (kept.clone(), seen.clone());
+            tokio::spawn(async move {
+                let (read, mut write) = stream.into_split();
+                let mut lines = BufReader::new(read).lines();
+                let _ = write.write_all(b"220 sink.test ESMTP\r\n").await;
+                let mut data: Option<String> = None;
+                while let Ok(Some(line)) = lines.next_line().await {
+                    if let Some(body) = data.as_mut() {
+                        if line == "." {
+                            kept.lock().await.push(std::mem::take(body));
+                            data = None;
+                            let _ = write.write_all(b"250 2.0.0 Ok: queued as SINK1\r\n").await;
+                        } else {
+                            body.push_str(line.strip_prefix('.').unwrap_or(&line));
+                            body.push('\n');
+                        }
+                        continue;
+                    }
+                    let command = line.to_ascii_uppercase();
+                    let reply: &[u8] = if command.starts_with("EHLO") || command.starts_with("HELO")
+                    {
+                        b"250-sink.test\r\n250-AUTH PLAIN\r\n250 8BITMIME\r\n"
+                    } else if let Some(encoded) = line.strip_prefix("AUTH PLAIN ") {
+                        use base64::Engine as _;
+                        let decoded = base64::engine::general_purpose::STANDARD
+                            .decode(encoded.trim())
+                            .unwrap_or_default();
+                        seen.lock().await.push(String::from_utf8_lossy(&decoded).into_owned());
+                        b"235 2.7.0 Authentication successful\r\n"
+                    } else if command.starts_with("RCPT") && refuse {
+                        b"550 5.1.1 No such user here\r\n"
+                    } else if command.starts_with("DATA") {
+                        data = Some(String::new());
+                        b"354 End data with <CR><LF>.<CR><LF>\r\n"
+                    } else if command.starts_with("QUIT") {
+                        let _ = write.write_all(b"221 Bye\r\n").await;
+                        break;
+                    } else {
+                        b"250 Ok\r\n"
+                    };
+                    let _ = write.write_all(reply).await;
+                }
+            });
+        }
+    });
+    SmtpSink { port, messages, logins, task }
+}

@@ -190,6 +190,12 @@ async function firstRun() {
   await shot(page, "16-categories");
   await page.getByRole("link", { name: "Settings", exact: true }).click();
   await shot(page, "17-settings");
+  await page.getByRole("link", { name: "Reminders, ntfy, webhooks, email and the calendar feed" }).click();
+  await page.getByLabel(/Days before a charge/).fill("7, 1");
+  await page.getByRole("button", { name: "Save reminders" }).click();
+  assert.match(await page.getByRole("status").innerText(), /Saved your reminders\./);
+  assert.equal(await page.getByLabel(/Days before a charge/).inputValue(), "7, 1");
+  await shot(page, "17-reminders");
   await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
   await page.getByRole("link", { name: "Climbing gym" }).click();
   await page.getByRole("link", { name: "Edit" }).click();

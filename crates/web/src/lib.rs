@@ -102,6 +102,19 @@ pub fn router(
         .route("/assistant/stream", post(pages::assistant::stream_answer))
         .route("/assistant/proposals/{id}", post(pages::assistant::act))
         .route("/settings/assistant", post(pages::settings::assistant))
+        .route("/settings/reminders", get(pages::reminders::show).post(pages::reminders::timing))
+        .route("/settings/reminders/destinations", post(pages::reminders::add))
+        .route("/settings/reminders/destinations/{id}/test", post(pages::reminders::test))
+        .route(
+            "/settings/reminders/destinations/{id}/remove",
+            get(pages::reminders::confirm_remove).post(pages::reminders::remove),
+        )
+        .route("/settings/reminders/feed", post(pages::reminders::create_feed))
+        .route(
+            "/settings/reminders/feed/revoke",
+            get(pages::reminders::confirm_revoke_feed).post(pages::reminders::revoke_feed),
+        )
+        .route("/settings/reminders/mail", post(pages::reminders::mail))
         .route("/activity", get(pages::activity::list))
         .route(
             "/activity/{id}/undo",

@@ -40,6 +40,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("import.html", include_str!("../templates/import.html")),
     ("import_review.html", include_str!("../templates/import_review.html")),
     ("organise.html", include_str!("../templates/organise.html")),
+    ("reminders.html", include_str!("../templates/reminders.html")),
     ("settings.html", include_str!("../templates/settings.html")),
     ("invitation.html", include_str!("../templates/invitation.html")),
     ("consent.html", include_str!("../templates/consent.html")),

@@ -468,3 +468,107 @@ async fn reminders_of_the_household_leave_out_another_members_private_subscripti
         w.env.call(&w.bob, "update_reminder_settings", json!({"days_before": [20]})).await.unwrap();
     assert_eq!(names(&bobs), ["Bob's gym", "Phone"], "{bobs}");
 }
+
+#[tokio::test]
+async fn the_reminders_page_adds_tests_and_removes_a_destination() {
+    let env = TestEnv::new();
+    env.household("Home", "ana@a.test").await;
+    let server = env.serve().await;
+    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
+    let mut visitor = Visitor::new(&server);
+    visitor.sign_in("ana@a.test", test_support::PASSWORD).await;
+    let page = visitor.get("/settings/reminders").await;
+    assert_eq!(page.status, StatusCode::OK, "{}", page.body);
+    let suggested = page
+        .body
+        .split(r#"data-testid="webhook-secret">"#)
+        .nth(1)
+        .unwrap()
+        .split('<')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(suggested.starts_with("whsec_") && suggested.len() > 40, "{suggested}");
+    let csrf = Visitor::hidden(&page, "csrf");
+
+    // A webhook without its secret is explained beside the form, and nothing is added.
+    let address = hook.url("/hook");
+    let form = |secret: &str| {
+        vec![
+            ("csrf", csrf.clone()),
+            ("kind", "webhook".into()),
+            ("address", address.clone()),
+            ("secret", secret.into()),
+            ("reminders", "1".into()),
+            ("agent_changes", "1".into()),
+        ]
+    };
+    let pairs = |fields: &[(&'static str, String)]| {
+        fields.iter().map(|(k, v)| (*k, v.clone())).collect::<Vec<_>>()
+    };
+    let posted = pairs(&form(""));
+    let refused = visitor
+        .post(
+            "/settings/reminders/destinations",
+            &posted.iter().map(|(k, v)| (*k, v.as_str())).collect::<Vec<_>>(),
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        crate::web::unescape(&refused.body).contains("A webhook needs a signing secret"),
+        "{}",
+        refused.body
+    );
+
+    let posted = pairs(&form(WEBHOOK_SECRET));
+    let added = visitor
+        .post(
+            "/settings/reminders/destinations",
+            &posted.iter().map(|(k, v)| (*k, v.as_str())).collect::<Vec<_>>(),
+        )
+        .await;
+    assert!(added.status.is_redirection(), "{}", added.body);
+    let page = visitor.get("/settings/reminders").await;
+    assert!(!page.body.contains(WEBHOOK_SECRET), "a saved secret is never shown again");
+    let id = page
+        .body
+        .split("/settings/reminders/destinations/")
+        .nth(1)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let tested = visitor
+        .post(&format!("/settings/reminders/destinations/{id}/test"), &[("csrf", &csrf)])
+        .await;
+    assert!(tested.status.is_redirection(), "{}", tested.body);
+    worker(&env).deliver_due().await.unwrap();
+    assert_eq!(fake.received().await.len(), 1);
+    let page = visitor.get("/settings/reminders").await;
+    assert!(page.body.contains("Last sent"), "{}", page.body);
+
+    let confirm = visitor.get(&format!("/settings/reminders/destinations/{id}/remove")).await;
+    assert!(confirm.body.contains("Stop sending here?"), "{}", confirm.body);
+    let removed = visitor
+        .post(&format!("/settings/reminders/destinations/{id}/remove"), &[("csrf", &csrf)])
+        .await;
+    assert!(removed.status.is_redirection(), "{}", removed.body);
+    let page = visitor.get("/settings/reminders").await;
+    assert!(page.body.contains("Nowhere yet"), "{}", page.body);
+
+    // The feed's address is shown once and works.
+    let created =
+        visitor.post("/settings/reminders/feed", &[("csrf", &csrf), ("show_amounts", "1")]).await;
+    let url = created
+        .body
+        .split(r#"<code class="token-secret">"#)
+        .nth(1)
+        .unwrap()
+        .split('<')
+        .next()
+        .unwrap();
+    let url = crate::web::unescape(url);
+    let feed = reqwest::get(&url).await.unwrap();
+    assert_eq!(feed.status(), StatusCode::OK, "{url}");
+}

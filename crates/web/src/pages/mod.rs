@@ -14,12 +14,16 @@ pub(crate) mod import;
 pub(crate) mod live;
 pub(crate) mod organise;
 pub(crate) mod overview;
+pub(crate) mod reminders;
 pub(crate) mod settings;
 pub(crate) mod subscription_actions;
 pub(crate) mod subscriptions;
 pub(crate) mod tokens;
 
-use axum::{http::HeaderMap, response::Response};
+use axum::{
+    http::{HeaderMap, StatusCode},
+    response::Response,
+};
 use ops::{Mode, Op, OpError, Text, Written, accounts::SessionCaller, common::Change};
 use serde_json::{Value, json};
 
@@ -47,6 +51,28 @@ impl Web {
         mode: Mode,
     ) -> Result<Written<O::Output>, OpError> {
         ops::call_write::<O>(self.catalog.as_ref(), &person.caller, &input, mode).await
+    }
+
+    /// An address of this server as the person reached it, for links they copy elsewhere (an
+    /// invitation, a calendar feed).
+    pub(crate) fn absolute(&self, headers: &HeaderMap, path: &str) -> String {
+        let host = headers
+            .get(axum::http::header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("127.0.0.1:8080");
+        let scheme = if self.config.secure_cookies { "https" } else { "http" };
+        format!("{scheme}://{host}{path}")
+    }
+}
+
+/// The status of a refusal shown beside the form that caused it, where the person can put it
+/// right; `None` for one that gets the error page.
+pub(crate) fn beside_the_form(err: &OpError) -> Option<StatusCode> {
+    match err {
+        OpError::InvalidInput { .. } => Some(StatusCode::UNPROCESSABLE_ENTITY),
+        OpError::Forbidden { .. } => Some(StatusCode::FORBIDDEN),
+        OpError::Conflict { .. } => Some(StatusCode::CONFLICT),
+        _ => None,
     }
 }
 

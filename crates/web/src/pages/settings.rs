@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{Confirm, account::signed_in, apply_and_go, confirm_page, form},
+    pages::{Confirm, account::signed_in, apply_and_go, beside_the_form, confirm_page, form},
     render::{add_notice, op_error, page_with_status, redirect_with_notice},
     session::{self, FORM_COOKIE, NoFields, Posted, SignedIn},
 };
@@ -100,26 +100,13 @@ async fn apply<O: Op>(
     };
     match result {
         Ok(()) => redirect_with_notice(web, "/settings", &done),
-        Err(
-            err @ (OpError::InvalidInput { .. }
-            | OpError::Forbidden { .. }
-            | OpError::Conflict { .. }),
-        ) => {
-            let status = match err {
-                OpError::Forbidden { .. } => StatusCode::FORBIDDEN,
-                OpError::Conflict { .. } => StatusCode::CONFLICT,
-                _ => StatusCode::UNPROCESSABLE_ENTITY,
-            };
-            settings_page(
-                web,
-                headers,
-                person,
-                status,
-                json!({"errors": {form: err.text().render()}}),
-            )
-            .await
-        }
-        Err(err) => op_error(web, headers, person, &err),
+        Err(err) => match beside_the_form(&err) {
+            Some(status) => {
+                let errors = json!({"errors": {form: err.text().render()}});
+                settings_page(web, headers, person, status, errors).await
+            }
+            None => op_error(web, headers, person, &err),
+        },
     }
 }
 
@@ -316,10 +303,7 @@ pub(crate) async fn invite(
     };
     match invited {
         Ok(invitation) => {
-            let host =
-                headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("127.0.0.1:8080");
-            let scheme = if web.config.secure_cookies { "https" } else { "http" };
-            let link = format!("{scheme}://{host}/invite/{}", invitation.invite_code);
+            let link = web.absolute(&headers, &format!("/invite/{}", invitation.invite_code));
             let mut response = settings_page(
                 &web,
                 &headers,

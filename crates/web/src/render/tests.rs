@@ -132,12 +132,36 @@ fn fixture(name: &str) -> Value {
             "categories": [{"id": 1, "name": "Streaming"}],
             "cycles": [{"value": "monthly", "label": "Monthly"}],
         })),
+        "reminders.html" => chrome(json!({
+            "nav": "settings", "webhook_secret": "whsec_abc", "covers": ["mine", "household"],
+            "digests": ["off", "monday"], "kinds": ["ntfy", "webhook", "email"], "securities": ["tls", "starttls", "none"],
+            "errors": {"timing": "a", "destinations": "b", "destination": "c", "mail": "d"},
+            "feed_created": {"url": "http://127.0.0.1:8080/cal/abc.ics", "webcal": "webcal://127.0.0.1:8080/cal/abc.ics"},
+            "reminders": {
+                "days_before": [7, 1], "time_of_day": "09:00", "time_zone": "Europe/Madrid", "covers": "mine",
+                "trial_endings": true, "card_expiry": true, "price_rises": false, "weekly_digest": "monday",
+                "destinations": [
+                    {"id": 1, "kind": "ntfy", "name": "Phone", "address": "ntfy.sh/ana…", "reminders": true, "agent_changes": true,
+                     "last_sent_at": "2026-11-29T09:00:00Z", "disabled": false},
+                    {"id": 2, "kind": "webhook", "name": "HA", "address": "http://ha.local/…", "reminders": true, "agent_changes": false,
+                     "last_error": "The webhook answered 500", "disabled": false},
+                    {"id": 3, "kind": "webhook", "name": "Old", "address": "https://x/…", "reminders": false, "agent_changes": true,
+                     "last_error": "410", "disabled": true},
+                ],
+                "upcoming": [{"due_at": "2026-12-02T08:00:00Z", "kind": "charge_upcoming", "subscription": {"id": 1, "name": "Gym"}, "destination": "Phone"},
+                             {"due_at": "2026-12-07T08:00:00Z", "kind": "weekly_digest", "destination": "Phone"}],
+                "calendar_feed": {"created_at": "2026-11-01T10:00:00Z", "show_amounts": false},
+                "email_available": true,
+                "mail_server": {"host": "smtp.example.net", "port": 587, "security": "starttls", "username": "ana", "password_saved": true, "from": "Exhale <e@example.net>"},
+            },
+        })),
         "settings.html" => chrome(json!({
             "nav": "settings", "me_id": 1,
             "household": {"name": "Home", "currency": "EUR", "time_zone": "Europe/Madrid", "language": "en"},
             "members": [{"id": 1, "name": "Ana", "email": "ana@a.test", "role": "owner", "active": true},
                         {"id": 2, "name": "Bob", "email": "bob@a.test", "role": "member", "active": false}],
-            "settings": {"exchange_rates": {"USD": "0.92"}, "reminder_days_before": 3, "secrets": []},
+            "settings": {"exchange_rates": {"USD": "0.92"}, "reminder_days_before": 3, "secrets": [],
+                         "reminders": {"destinations": [{"id": 1}], "days_before": [3], "time_of_day": "09:00"}},
             "errors": {"household": "time_zone: unknown", "rates": "bad", "profile": "x", "password": "y", "invite": "z", "members": "w"},
             "invited": {"name": "Bob", "link": "http://127.0.0.1:8080/invite/abc", "expires_at": "2026-12-06T10:00:00Z"},
             "assistant": {"on": true, "provider": "ollama", "model": "qwen2.5:7b", "base_url": "http://127.0.0.1:11434/v1",
@@ -238,4 +262,20 @@ fn text_from_data_is_escaped() {
     data["list"]["items"][0]["name"] = json!("<script>alert(1)</script>");
     let html = templates.render("subscriptions.html", &data).unwrap();
     assert!(!html.contains("<script>alert(1)") && html.contains("&lt;script&gt;"), "{html}");
+}
+
+#[test]
+fn reminders_render_for_a_member_with_nothing_set_up() {
+    let templates = Templates::load().unwrap();
+    let mut data = fixture("reminders.html");
+    data.as_object_mut().unwrap().remove("errors");
+    data.as_object_mut().unwrap().remove("feed_created");
+    data["me"]["owner"] = json!(false);
+    data["reminders"] = json!({
+        "days_before": [3], "time_of_day": "09:00", "time_zone": "Europe/Madrid", "covers": "mine",
+        "trial_endings": true, "card_expiry": true, "price_rises": true, "weekly_digest": "off",
+        "destinations": [], "upcoming": [], "email_available": false,
+    });
+    let html = templates.render("reminders.html", &data).unwrap_or_else(|err| panic!("{err:#}"));
+    assert!(html.contains("Nowhere yet") && !html.contains("Mail server"), "{html}");
 }

@@ -84,6 +84,23 @@ CREATE TABLE charges (
     note TEXT,
     UNIQUE (subscription_id, charged_on)
 );
+CREATE TABLE chat_bots (
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('telegram')),
+    username TEXT,
+    last_error TEXT,
+    -- Telegram: the next getUpdates offset, so no update is handled twice across restarts.
+    update_offset INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (household_id, kind)
+);
+CREATE TABLE chat_link_codes (
+    code_hash TEXT PRIMARY KEY,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('telegram')),
+    expires_at TEXT NOT NULL
+);
 CREATE TABLE confirmations (
     id TEXT PRIMARY KEY,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,

@@ -8,6 +8,7 @@ mod accounts;
 mod assistant;
 mod auth;
 mod briefing;
+mod chats;
 mod clock;
 mod confirmations;
 mod ctx;

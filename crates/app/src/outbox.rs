@@ -119,10 +119,21 @@ fn target(db: &Db<'_>, destination: &DestinationRow) -> Result<Result<Target, St
                 .render()));
             }
         },
-        DestinationKind::Telegram => match destination.address.parse() {
-            Ok(chat_id) => Target::Telegram { chat_id },
-            Err(_) => return Ok(Err("the Telegram chat id is not a number".into())),
-        },
+        DestinationKind::Telegram => {
+            let token = rows::bot_token(db, destination.household_id, "telegram")?;
+            match (token, destination.address.parse()) {
+                (Some(token), Ok(chat_id)) => {
+                    Target::Telegram { token: Secret::new(token), chat_id }
+                }
+                (None, _) => {
+                    return Ok(Err(domain::Text::new(
+                        "The household's Telegram bot was removed; an owner adds its token again in Settings.",
+                    )
+                    .render()));
+                }
+                (_, Err(_)) => return Ok(Err("the Telegram chat id is not a number".into())),
+            }
+        }
         DestinationKind::Slack => Target::Slack { channel: destination.address.clone() },
     }))
 }

@@ -12,8 +12,8 @@ use jiff::{SignedDuration, Timestamp, ToSpan as _, tz::TimeZone};
 use ops::{
     OpError,
     channels::{
-        CalendarFeed, Covers, Destination, DestinationKind, Digest, Link, MailSecurity, MailServer,
-        Message, MessageKind, PlannedMessage, ReminderSettings,
+        CalendarFeed, ChatBotStatus, Covers, Destination, DestinationKind, Digest, Link,
+        MailSecurity, MailServer, Message, MessageKind, PlannedMessage, ReminderSettings,
     },
     common::{Ref, Timestamp as TimestampText},
 };
@@ -727,6 +727,9 @@ pub(crate) fn settings_view(ctx: &Ctx<'_>) -> Result<ReminderSettings, OpError> 
             })
             .transpose()?,
         email_available: server.is_some(),
+        telegram: rows::bot(ctx.db, ctx.household_id(), "telegram")
+            .or_internal()?
+            .map(|bot| ChatBotStatus { username: bot.username, last_error: bot.last_error }),
         mail_server,
     })
 }

@@ -77,15 +77,27 @@ impl Http {
         body: Vec<u8>,
         allow_lan: bool,
     ) -> Result<Reply, HttpError> {
-        tokio::time::timeout(TIMEOUT, self.post_within_time(url, headers, body, allow_lan))
+        self.post_within(url, headers, body, allow_lan, TIMEOUT).await
+    }
+
+    /// [`Http::post`] with its own deadline (a long poll waits longer than a send).
+    pub(crate) async fn post_within(
+        &self,
+        url: &str,
+        headers: Vec<(HeaderName, HeaderValue)>,
+        body: Vec<u8>,
+        allow_lan: bool,
+        deadline: Duration,
+    ) -> Result<Reply, HttpError> {
+        tokio::time::timeout(deadline, self.post_within_time(url, headers, body, allow_lan))
             .await
             .map_err(|_| {
-                HttpError::Unreachable(format!(
-                    "{} did not answer within {} s",
-                    host_of(url),
-                    TIMEOUT.as_secs()
-                ))
-            })?
+            HttpError::Unreachable(format!(
+                "{} did not answer within {} s",
+                host_of(url),
+                deadline.as_secs()
+            ))
+        })?
     }
 
     async fn post_within_time(

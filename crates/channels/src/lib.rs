@@ -1,6 +1,7 @@
 //! Messages to members, outside Exhale: the delivery worker ([`Channels`]) that takes what the
 //! outbox says is due (`ops::channels::Outbox`, implemented by `app`) and sends it to ntfy, a
-//! Standard Webhooks receiver or a mail server, and the calendar feed ([`router`]:
+//! Standard Webhooks receiver, a mail server or a Telegram chat; the Telegram bot's side of the
+//! chat (`telegram.rs`); and the calendar feed ([`router`]:
 //! `GET /cal/<secret>.ics`). What a message says, who gets it and when are decided by the
 //! catalog; this crate only knows the services' wire formats.
 
@@ -10,13 +11,15 @@ mod http;
 pub mod ics;
 mod ntfy;
 mod outcome;
+pub mod telegram;
 pub mod webhook;
 
-use std::sync::Arc;
+use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use ops::{
-    OpError,
-    channels::{Delivery, Outbox, Outcome, Target},
+    Catalog, OpError,
+    assistant::Ask,
+    channels::{ChatBot, ChatKind, Chats, Delivery, Outbox, Outcome, Secret, Target},
 };
 
 pub use feed::router;
@@ -24,11 +27,22 @@ pub use feed::router;
 /// Messages leased per round.
 const BATCH: usize = 50;
 
+/// How often the chat supervisor looks for bots an owner added, changed or removed.
+const BOTS_EVERY: Duration = Duration::from_secs(30);
+
 /// How the worker reaches services.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ChannelsConfig {
     /// Authorities (DER) trusted besides the built-in roots, for tests' HTTPS and mail servers.
     pub extra_roots: Vec<Vec<u8>>,
+    /// The Telegram Bot API's address.
+    pub telegram_api: String,
+}
+
+impl Default for ChannelsConfig {
+    fn default() -> Self {
+        Self { extra_roots: Vec::new(), telegram_api: "https://api.telegram.org".into() }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -40,14 +54,72 @@ pub enum ChannelsError {
 /// The delivery worker.
 pub struct Channels {
     outbox: Arc<dyn Outbox>,
-    http: http::Http,
+    http: Arc<http::Http>,
+    telegram: telegram::Api,
     config: ChannelsConfig,
 }
 
 impl Channels {
     pub fn new(outbox: Arc<dyn Outbox>, config: ChannelsConfig) -> Result<Self, ChannelsError> {
-        let http = http::Http::new(&config.extra_roots).map_err(ChannelsError::Setup)?;
-        Ok(Self { outbox, http, config })
+        let http = Arc::new(http::Http::new(&config.extra_roots).map_err(ChannelsError::Setup)?);
+        let telegram = telegram::Api::new(http.clone(), &config.telegram_api);
+        Ok(Self { outbox, http, telegram, config })
+    }
+
+    /// A household's Telegram bot, answering its chats through the catalog and the assistant.
+    pub fn telegram_bot(
+        &self,
+        bot: ChatBot,
+        chats: Arc<dyn Chats>,
+        catalog: Arc<dyn Catalog>,
+        assistant: Arc<dyn Ask>,
+    ) -> telegram::Bot {
+        telegram::Bot::new(self.telegram.clone(), bot, chats, catalog, assistant)
+    }
+
+    /// Runs every household's bot, starting the ones an owner adds and stopping the ones they
+    /// remove or replace, until the task is stopped.
+    pub fn spawn_chats(
+        self: Arc<Self>,
+        chats: Arc<dyn Chats>,
+        catalog: Arc<dyn Catalog>,
+        assistant: Arc<dyn Ask>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            let mut running: HashMap<(i64, ChatKind), (Secret, tokio::task::JoinHandle<()>)> =
+                HashMap::new();
+            loop {
+                match chats.chat_bots().await {
+                    Ok(bots) => {
+                        running.retain(|key, (token, task)| {
+                            let kept = bots
+                                .iter()
+                                .any(|b| (b.household_id, b.kind) == *key && b.token == *token);
+                            if !kept {
+                                task.abort();
+                            }
+                            kept
+                        });
+                        for bot in bots {
+                            let key = (bot.household_id, bot.kind);
+                            if running.contains_key(&key) {
+                                continue;
+                            }
+                            let token = bot.token.clone();
+                            let runner = self.telegram_bot(
+                                bot,
+                                chats.clone(),
+                                catalog.clone(),
+                                assistant.clone(),
+                            );
+                            running.insert(key, (token, tokio::spawn(runner.run())));
+                        }
+                    }
+                    Err(err) => tracing::warn!(code = err.code(), "reading the chat bots failed"),
+                }
+                tokio::time::sleep(BOTS_EVERY).await;
+            }
+        })
     }
 
     /// Sends what is due now, one round; returns how many messages were tried.
@@ -87,9 +159,12 @@ impl Channels {
             Target::Email { to, server } => {
                 email::send(server, to, &delivery.key, message, &self.config.extra_roots).await
             }
-            Target::Telegram { .. } | Target::Slack { .. } => Outcome::Failed {
-                error: "Telegram and Slack are not connected in this version of Exhale".into(),
-            },
+            Target::Telegram { token, chat_id } => {
+                telegram::send(&self.telegram, token, *chat_id, message).await
+            }
+            Target::Slack { .. } => {
+                Outcome::Failed { error: "Slack is not connected in this version of Exhale".into() }
+            }
         }
     }
 

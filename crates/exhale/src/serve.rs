@@ -11,6 +11,7 @@ use crate::config::Config;
 /// The whole HTTP application, once the listener is bound to `port`.
 pub(crate) fn router(
     app: Arc<app::App>,
+    assistant: Arc<dyn ops::assistant::Ask>,
     config: &Config,
     port: u16,
     setup_secret: Option<String>,
@@ -28,17 +29,11 @@ pub(crate) fn router(
         .map_err(|err| anyhow::anyhow!("cannot set up client metadata documents: {err}"))?;
         app.set_metadata_documents(Some(Arc::new(documents)));
     }
-    let assistant = assistant::Assistant::new(
-        catalog.clone(),
-        app.clone(),
-        Arc::new(assistant::Providers::default()),
-    )
-    .context("cannot start the built-in assistant")?;
     let web = web::router(
         catalog.clone(),
         app.clone(),
         app.clone(),
-        Arc::new(assistant),
+        assistant,
         web::WebConfig {
             setup_secret,
             secure_cookies: config.secure_cookies,
@@ -115,16 +110,27 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         setup_secret = Some(secret);
     }
     let jobs = app.spawn_jobs();
+    let catalog: Arc<dyn ops::Catalog> = app.clone();
+    let assistant: Arc<dyn ops::assistant::Ask> = Arc::new(
+        assistant::Assistant::new(
+            catalog.clone(),
+            app.clone(),
+            Arc::new(assistant::Providers::default()),
+        )
+        .context("cannot start the built-in assistant")?,
+    );
     let outbox: Arc<dyn ops::channels::Outbox> = app.clone();
-    let delivery = Arc::new(
+    let channels = Arc::new(
         channels::Channels::new(outbox, channels::ChannelsConfig::default())
             .map_err(|err| anyhow::anyhow!("{err}"))?,
-    )
-    .spawn();
-    let router = router(app, &config, address.port(), setup_secret)?;
+    );
+    let delivery = channels.clone().spawn();
+    let chats = channels.spawn_chats(app.clone(), catalog, assistant.clone());
+    let router = router(app, assistant, &config, address.port(), setup_secret)?;
     http::serve(listener, router, config.serving(), shutdown_signal(terminate)).await;
     jobs.abort();
     delivery.abort();
+    chats.abort();
     Ok(())
 }
 

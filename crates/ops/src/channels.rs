@@ -158,6 +158,17 @@ named_enum! {
     }
 }
 
+/// A household's chat bot as Exhale last saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatBotStatus {
+    /// The bot's username, once Exhale reached it, e.g. "exhale_home_bot".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    /// Why Exhale cannot reach it, when it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
 /// The household's mail server, without its password.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MailServer {
@@ -193,6 +204,9 @@ pub struct ReminderSettings {
     pub calendar_feed: Option<CalendarFeed>,
     /// Email destinations work: an owner set up a mail server.
     pub email_available: bool,
+    /// The household's Telegram bot, when an owner set one up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telegram: Option<ChatBotStatus>,
     /// The mail server, for owners.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail_server: Option<MailServer>,
@@ -225,7 +239,7 @@ impl Op for UpdateReminderSettings {
     const INFO: OpInfo = OpInfo::write(
         "update_reminder_settings",
         "Set when your reminders go out and what they cover",
-        "Fields left out stay; destinations are the person's to set, in Settings.",
+        "Fields left out stay; where messages go is set in Settings.",
         Hints::write(true),
     );
     type Input = UpdateReminderSettingsInput;
@@ -303,7 +317,7 @@ impl Op for SendTestMessage {
     const INFO: OpInfo = OpInfo::write(
         "send_test_message",
         "Send a test message to one of your destinations",
-        "get_settings then shows how it went.",
+        "get_settings shows how it went.",
         Hints::write(false),
     );
     type Input = DestinationInput;
@@ -352,6 +366,47 @@ impl Op for RevokeCalendarFeed {
     type Output = ReminderSettings;
 }
 
+named_enum! {
+    /// A chat service a member links a chat of.
+    pub enum ChatKind("chat service") {
+        /// Telegram, through the household's bot.
+        Telegram => "telegram",
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateChatLinkInput {
+    pub kind: ChatKind,
+}
+
+/// A one-time code that links the chat it is sent from to the member who asked for it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ChatLink {
+    pub code: String,
+    /// Opens the chat with the code ready to send (Telegram's `t.me/<bot>?start=<code>`), once
+    /// Exhale knows the bot's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub expires_at: Timestamp,
+}
+
+/// How long a chat link code works.
+pub const CHAT_LINK_MINUTES: i64 = 10;
+
+pub struct CreateChatLink;
+impl Op for CreateChatLink {
+    const INFO: OpInfo = OpInfo::write(
+        "create_chat_link",
+        "Make a one-time code that links your Telegram chat with Exhale",
+        "The caller's own; it works once, for 10 minutes.",
+        Hints::write(false),
+    )
+    .excluded("the code is a credential: whoever sends it links their chat to the member");
+    type Input = CreateChatLinkInput;
+    type Output = ChatLink;
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MailServerInput {
@@ -377,18 +432,23 @@ pub struct SetChannelSettingsInput {
     /// The mail server email reminders go through; null removes it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail_server: Option<Option<MailServerInput>>,
+    /// The household's Telegram bot token from @BotFather; saved and never shown again, empty
+    /// removes the bot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = 200))]
+    pub telegram_bot_token: Option<String>,
 }
 
 pub struct SetChannelSettings;
 impl Op for SetChannelSettings {
     const INFO: OpInfo = OpInfo::write(
         "set_channel_settings",
-        "Set up the household's mail server for email reminders",
-        "Owners only. The password is saved as a secret no op returns.",
+        "Set up the household's mail server and Telegram bot",
+        "Owners only. The password and the bot token are saved as secrets no op returns.",
         Hints::write(true),
     )
     .owner_only()
-    .excluded("it holds the mail server's password and decides where the household's mail goes");
+    .excluded("it holds the mail server's password and the bot token, and decides where the household's messages go");
     type Input = SetChannelSettingsInput;
     type Output = ReminderSettings;
 }
@@ -399,7 +459,7 @@ pub enum Target {
     Ntfy { topic_url: String, token: Option<Secret>, allow_lan: bool },
     Webhook { url: String, secret: Secret, allow_lan: bool },
     Email { to: String, server: MailServerTarget },
-    Telegram { chat_id: i64 },
+    Telegram { token: Secret, chat_id: i64 },
     Slack { channel: String },
 }
 
@@ -505,6 +565,55 @@ pub trait CalendarFeeds: Send + Sync {
         &'a self,
         secret: &'a str,
     ) -> BoxFuture<'a, Result<Option<FeedReader>, OpError>>;
+}
+
+/// A household's configured chat bot, with its token, for the chat task.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatBot {
+    pub household_id: i64,
+    pub kind: ChatKind,
+    pub token: Secret,
+    /// Telegram: the next `getUpdates` offset, kept across restarts.
+    pub offset: i64,
+}
+
+/// What the chat task needs of the store, implemented by `app`: the bots, their state, and
+/// which member a chat belongs to. What a linked member may see and do is then the catalog's.
+pub trait Chats: Send + Sync {
+    /// Every household's configured bot.
+    fn chat_bots(&self) -> BoxFuture<'_, Result<Vec<ChatBot>, OpError>>;
+    /// Records how reaching a bot went: its username, or why it failed.
+    fn bot_status(
+        &self,
+        household_id: i64,
+        kind: ChatKind,
+        username: Option<String>,
+        error: Option<String>,
+    ) -> BoxFuture<'_, Result<(), OpError>>;
+    /// Keeps the next update to read.
+    fn save_offset(
+        &self,
+        household_id: i64,
+        kind: ChatKind,
+        offset: i64,
+    ) -> BoxFuture<'_, Result<(), OpError>>;
+    /// Links the chat at `address` to the member whose unexpired code this is (once); the
+    /// member's name, or `None` for a wrong, used or expired code.
+    fn link_chat<'a>(
+        &'a self,
+        household_id: i64,
+        kind: ChatKind,
+        code: &'a str,
+        address: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, OpError>>;
+    /// The member a linked chat belongs to, acting as themselves through the chat; `None` for a
+    /// chat linked to nobody in this household.
+    fn chat_caller<'a>(
+        &'a self,
+        household_id: i64,
+        kind: ChatKind,
+        address: &'a str,
+    ) -> BoxFuture<'a, Result<Option<crate::Caller>, OpError>>;
 }
 
 /// Checks `HH:MM` and returns hours and minutes.

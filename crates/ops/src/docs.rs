@@ -309,6 +309,7 @@ mod tests {
             "remove_destination",
             "create_calendar_feed",
             "revoke_calendar_feed",
+            "create_chat_link",
             "set_channel_settings",
         ]
         .into_iter()

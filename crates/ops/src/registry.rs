@@ -76,6 +76,7 @@ macro_rules! op_list {
             channels::SendTestMessage,
             channels::CreateCalendarFeed,
             channels::RevokeCalendarFeed,
+            channels::CreateChatLink,
             channels::SetChannelSettings,
             access::ExportData,
             access::ConfirmChange,

@@ -100,3 +100,25 @@ CREATE TABLE mail_servers (
     from_address TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+
+-- A household's chat bots as Exhale last reached them; a bot's token is a secret
+-- ('telegram_bot_token').
+CREATE TABLE chat_bots (
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('telegram')),
+    username TEXT,
+    last_error TEXT,
+    -- Telegram: the next getUpdates offset, so no update is handled twice across restarts.
+    update_offset INTEGER NOT NULL DEFAULT 0,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (household_id, kind)
+);
+
+-- One-time codes that link a chat to a member: the hash of the code, for ten minutes.
+CREATE TABLE chat_link_codes (
+    code_hash TEXT PRIMARY KEY,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    kind TEXT NOT NULL CHECK (kind IN ('telegram')),
+    expires_at TEXT NOT NULL
+);

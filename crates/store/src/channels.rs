@@ -529,3 +529,155 @@ pub fn prune_finished(db: &Db<'_>, before: &str) -> Result<()> {
     )?;
     Ok(())
 }
+
+/// The name of a chat bot's token in `secrets`.
+fn bot_token_name(kind: &str) -> String {
+    format!("{kind}_bot_token")
+}
+
+pub fn bot_token(db: &Db<'_>, household_id: i64, kind: &str) -> Result<Option<String>> {
+    secret(db, household_id, &bot_token_name(kind))
+}
+
+/// Saves a bot's token (a new bot starts from its first update), or removes the bot.
+pub fn set_bot_token(
+    db: &Db<'_>,
+    household_id: i64,
+    kind: &str,
+    token: Option<&str>,
+    now: &str,
+) -> Result<()> {
+    set_secret(db, household_id, &bot_token_name(kind), token)?;
+    match token {
+        Some(_) => db.conn.execute(
+            "INSERT INTO chat_bots (household_id, kind, updated_at) VALUES (?1, ?2, ?3)
+             ON CONFLICT (household_id, kind) DO UPDATE SET username = NULL, last_error = NULL,
+               update_offset = 0, updated_at = ?3",
+            params![household_id, kind, now],
+        )?,
+        None => db.conn.execute(
+            "DELETE FROM chat_bots WHERE household_id = ?1 AND kind = ?2",
+            params![household_id, kind],
+        )?,
+    };
+    Ok(())
+}
+
+/// A bot with its state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotRow {
+    pub household_id: i64,
+    pub kind: String,
+    pub username: Option<String>,
+    pub last_error: Option<String>,
+    pub update_offset: i64,
+}
+
+fn bot_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BotRow> {
+    Ok(BotRow {
+        household_id: r.get(0)?,
+        kind: r.get(1)?,
+        username: r.get(2)?,
+        last_error: r.get(3)?,
+        update_offset: r.get(4)?,
+    })
+}
+
+pub fn bots(db: &Db<'_>) -> Result<Vec<BotRow>> {
+    let rows = db
+        .conn
+        .prepare_cached(
+            "SELECT household_id, kind, username, last_error, update_offset FROM chat_bots ORDER BY household_id, kind",
+        )?
+        .query_map([], bot_row)?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+pub fn bot(db: &Db<'_>, household_id: i64, kind: &str) -> Result<Option<BotRow>> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT household_id, kind, username, last_error, update_offset FROM chat_bots
+             WHERE household_id = ?1 AND kind = ?2",
+        )?
+        .query_row(params![household_id, kind], bot_row)
+        .optional()?)
+}
+
+pub fn set_bot_status(
+    db: &Db<'_>,
+    household_id: i64,
+    kind: &str,
+    username: Option<&str>,
+    error: Option<&str>,
+    now: &str,
+) -> Result<()> {
+    db.conn.execute(
+        "UPDATE chat_bots SET username = coalesce(?3, username), last_error = ?4, updated_at = ?5
+         WHERE household_id = ?1 AND kind = ?2",
+        params![household_id, kind, username, error, now],
+    )?;
+    Ok(())
+}
+
+pub fn set_bot_offset(db: &Db<'_>, household_id: i64, kind: &str, offset: i64) -> Result<()> {
+    db.conn.execute(
+        "UPDATE chat_bots SET update_offset = max(update_offset, ?3) WHERE household_id = ?1 AND kind = ?2",
+        params![household_id, kind, offset],
+    )?;
+    Ok(())
+}
+
+pub fn insert_link_code(
+    db: &Db<'_>,
+    code_hash: &str,
+    household_id: i64,
+    member_id: i64,
+    kind: &str,
+    expires_at: &str,
+) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO chat_link_codes (code_hash, household_id, member_id, kind, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![code_hash, household_id, member_id, kind, expires_at],
+    )?;
+    Ok(())
+}
+
+/// Takes a link code (it works once): the member it was made for, unless it is unknown, for
+/// another household or service, or expired before `now`. Expired codes are removed.
+pub fn take_link_code(
+    db: &Db<'_>,
+    code_hash: &str,
+    household_id: i64,
+    kind: &str,
+    now: &str,
+) -> Result<Option<i64>> {
+    db.conn.execute("DELETE FROM chat_link_codes WHERE expires_at <= ?1", [now])?;
+    Ok(db
+        .conn
+        .prepare_cached(
+            "DELETE FROM chat_link_codes WHERE code_hash = ?1 AND household_id = ?2 AND kind = ?3
+             RETURNING member_id",
+        )?
+        .query_row(params![code_hash, household_id, kind], |r| r.get(0))
+        .optional()?)
+}
+
+/// The destination of a linked chat in a household.
+pub fn chat_destination(
+    db: &Db<'_>,
+    household_id: i64,
+    kind: &str,
+    address: &str,
+) -> Result<Option<DestinationRow>> {
+    let sql = format!(
+        "SELECT {DESTINATION_COLUMNS} WHERE d.household_id = ?1 AND d.kind = ?2 AND d.address = ?3
+         AND h.disabled_at IS NULL ORDER BY d.id LIMIT 1"
+    );
+    Ok(db
+        .conn
+        .prepare_cached(&sql)?
+        .query_row(params![household_id, kind, address], destination_row)
+        .optional()?)
+}

@@ -237,3 +237,193 @@ pub async fn smtp_sink(refuse: bool) -> SmtpSink {
     });
     SmtpSink { port, messages, logins, task }
 }
+
+/// One call the Telegram fake received: the method and its JSON body.
+#[derive(Clone, Debug)]
+pub struct BotCall {
+    pub token: String,
+    pub method: String,
+    pub body: Value,
+    /// The message a send or an edit made or changed.
+    pub message_id: Option<i64>,
+}
+
+#[derive(Default)]
+struct Telegram {
+    /// Updates per bot token, with rising ids.
+    updates: std::collections::HashMap<String, Vec<Value>>,
+    next_update: i64,
+    next_message: i64,
+    calls: Vec<BotCall>,
+    /// Answer the next send with 429 and this `retry_after`.
+    flood: Option<u64>,
+}
+
+/// The Telegram Bot API for the given bot tokens: `getMe`, long-polled `getUpdates`,
+/// `sendMessage` and `editMessageText` (refusing text over 4,096 UTF-16 units and callback data
+/// over 64 bytes, as Telegram does), `answerCallbackQuery`, `sendChatAction`, `setMyCommands`,
+/// `deleteWebhook`; a wrong token is `401 Unauthorized`, and `flood_next` makes the next send
+/// a `429` with `retry_after`.
+#[derive(Clone)]
+pub struct TelegramFake {
+    state: Arc<Mutex<Telegram>>,
+    arrived: Arc<tokio::sync::Notify>,
+    tokens: Arc<Vec<String>>,
+}
+
+fn refusal(code: u16, description: &str, retry_after: Option<u64>) -> Response {
+    let mut body = json!({"ok": false, "error_code": code, "description": description});
+    if let Some(seconds) = retry_after {
+        body["parameters"] = json!({"retry_after": seconds});
+    }
+    (StatusCode::from_u16(code).unwrap_or(StatusCode::BAD_REQUEST), axum::Json(body))
+        .into_response()
+}
+
+fn ok(result: Value) -> Response {
+    axum::Json(json!({"ok": true, "result": result})).into_response()
+}
+
+impl TelegramFake {
+    /// A private message from the user `chat_id` to the bot with `token`.
+    pub async fn message(&self, token: &str, chat_id: i64, text: &str) {
+        let mut state = self.state.lock().await;
+        state.next_update += 1;
+        state.next_message += 1;
+        let update = json!({"update_id": 517_000_000 + state.next_update, "message": {
+            "message_id": state.next_message, "date": 1_796_112_000,
+            "from": {"id": chat_id, "is_bot": false, "first_name": "Ana", "language_code": "en"},
+            "chat": {"id": chat_id, "type": "private", "first_name": "Ana"},
+            "text": text,
+        }});
+        state.updates.entry(token.to_owned()).or_default().push(update);
+        drop(state);
+        self.arrived.notify_waiters();
+    }
+
+    /// A press of the button with `data` under the bot's message `message_id`, by `from`.
+    pub async fn press(&self, token: &str, from: i64, message_id: i64, data: &str) {
+        let mut state = self.state.lock().await;
+        state.next_update += 1;
+        let update = json!({"update_id": 517_000_000 + state.next_update, "callback_query": {
+            "id": format!("cbq{}", state.next_update),
+            "from": {"id": from, "is_bot": false, "first_name": "Ana"},
+            "message": {"message_id": message_id, "date": 1_796_112_000, "chat": {"id": from, "type": "private"}},
+            "chat_instance": "1", "data": data,
+        }});
+        state.updates.entry(token.to_owned()).or_default().push(update);
+        drop(state);
+        self.arrived.notify_waiters();
+    }
+
+    pub async fn calls(&self) -> Vec<BotCall> {
+        self.state.lock().await.calls.clone()
+    }
+
+    /// The calls of `method` so far.
+    pub async fn calls_of(&self, method: &str) -> Vec<BotCall> {
+        self.calls().await.into_iter().filter(|c| c.method == method).collect()
+    }
+
+    pub async fn flood_next(&self, retry_after: u64) {
+        self.state.lock().await.flood = Some(retry_after);
+    }
+}
+
+pub async fn telegram(tokens: &[&str]) -> (TestServer, TelegramFake) {
+    let fake = TelegramFake {
+        state: Arc::default(),
+        arrived: Arc::default(),
+        tokens: Arc::new(tokens.iter().map(|t| (*t).to_owned()).collect()),
+    };
+    async fn method(
+        State(fake): State<TelegramFake>,
+        axum::extract::Path((bot, method)): axum::extract::Path<(String, String)>,
+        body: Bytes,
+    ) -> Response {
+        let Some(token) = bot.strip_prefix("bot").filter(|t| fake.tokens.iter().any(|k| k == t))
+        else {
+            return refusal(401, "Unauthorized", None);
+        };
+        let body: Value = serde_json::from_slice(&body).unwrap_or(json!({}));
+        if method == "getUpdates" {
+            let offset = body["offset"].as_i64().unwrap_or(0);
+            let wait = std::time::Duration::from_secs(body["timeout"].as_u64().unwrap_or(0));
+            let pending = |state: &Telegram| -> Vec<Value> {
+                state
+                    .updates
+                    .get(token)
+                    .map(|all| {
+                        all.iter()
+                            .filter(|u| u["update_id"].as_i64().unwrap_or(0) >= offset)
+                            .cloned()
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let notified = fake.arrived.notified();
+            let found = pending(&*fake.state.lock().await);
+            if !found.is_empty() || wait.is_zero() {
+                return ok(json!(found));
+            }
+            let _ = tokio::time::timeout(wait, notified).await;
+            return ok(json!(pending(&*fake.state.lock().await)));
+        }
+        let mut state = fake.state.lock().await;
+        state.calls.push(BotCall {
+            token: token.to_owned(),
+            method: method.clone(),
+            body: body.clone(),
+            message_id: None,
+        });
+        match method.as_str() {
+            "getMe" => ok(
+                json!({"id": 9001, "is_bot": true, "first_name": "Exhale", "username": "exhale_test_bot"}),
+            ),
+            "sendMessage" | "editMessageText" => {
+                if let Some(seconds) = state.flood.take() {
+                    return refusal(
+                        429,
+                        &format!("Too Many Requests: retry after {seconds}"),
+                        Some(seconds),
+                    );
+                }
+                let text = body["text"].as_str().unwrap_or_default();
+                let units = text.encode_utf16().count();
+                if units == 0 || units > 4096 {
+                    return refusal(400, "Bad Request: message text is empty or too long", None);
+                }
+                let buttons =
+                    body["reply_markup"]["inline_keyboard"].as_array().cloned().unwrap_or_default();
+                if buttons.iter().flat_map(|row| row.as_array().cloned().unwrap_or_default()).any(
+                    |b| b["callback_data"].as_str().is_some_and(|d| d.is_empty() || d.len() > 64),
+                ) {
+                    return refusal(400, "Bad Request: BUTTON_DATA_INVALID", None);
+                }
+                let message_id = match body["message_id"].as_i64() {
+                    Some(id) => id,
+                    None => {
+                        state.next_message += 1;
+                        state.next_message
+                    }
+                };
+                if let Some(call) = state.calls.last_mut() {
+                    call.message_id = Some(message_id);
+                }
+                ok(
+                    json!({"message_id": message_id, "date": 1_796_112_000, "chat": {"id": body["chat_id"], "type": "private"}, "text": text}),
+                )
+            }
+            "answerCallbackQuery" => {
+                if body["text"].as_str().is_some_and(|t| t.chars().count() > 200) {
+                    return refusal(400, "Bad Request: text is too long", None);
+                }
+                ok(json!(true))
+            }
+            "sendChatAction" | "setMyCommands" | "deleteWebhook" => ok(json!(true)),
+            _ => refusal(404, "Not Found", None),
+        }
+    }
+    let router = Router::new().route("/{bot}/{method}", post(method)).with_state(fake.clone());
+    (serve(router).await, fake)
+}

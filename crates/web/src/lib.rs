@@ -115,6 +115,8 @@ pub fn router(
             get(pages::reminders::confirm_revoke_feed).post(pages::reminders::revoke_feed),
         )
         .route("/settings/reminders/mail", post(pages::reminders::mail))
+        .route("/settings/reminders/chat-link", post(pages::reminders::chat_link))
+        .route("/settings/reminders/telegram", post(pages::reminders::telegram_bot))
         .route("/activity", get(pages::activity::list))
         .route(
             "/activity/{id}/undo",

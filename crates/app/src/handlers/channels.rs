@@ -9,9 +9,10 @@ use domain::{Text, entities::EntityKind};
 use ops::{
     OpError,
     channels::{
-        AddDestinationInput, CalendarFeed, CalendarFeedCreated, CreateCalendarFeedInput,
-        DESTINATIONS, Destination, DestinationInput, DestinationKind, MailServerInput, Queued,
-        REMINDER_OFFSETS, ReminderSettings, SetChannelSettingsInput, UpdateReminderSettingsInput,
+        AddDestinationInput, CHAT_LINK_MINUTES, CalendarFeed, CalendarFeedCreated, ChatLink,
+        CreateCalendarFeedInput, CreateChatLinkInput, DESTINATIONS, Destination, DestinationInput,
+        DestinationKind, MailServerInput, Queued, REMINDER_OFFSETS, ReminderSettings,
+        SetChannelSettingsInput, UpdateReminderSettingsInput,
     },
     common::Timestamp,
     household::Empty,
@@ -367,6 +368,26 @@ pub(crate) fn set_channel_settings(
 ) -> Result<ReminderSettings, OpError> {
     let household = ctx.household_id();
     let before = ctx.snapshot(EntityKind::Household, household)?;
+    if let Some(token) = &input.telegram_bot_token {
+        let token = token.trim();
+        // A bot token is the bot's id, a colon and its secret (BotFather's format).
+        let well_formed = token.split_once(':').is_some_and(|(id, secret)| {
+            !id.is_empty()
+                && id.bytes().all(|b| b.is_ascii_digit())
+                && secret.len() >= 20
+                && secret.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        });
+        if !token.is_empty() && !well_formed {
+            return Err(OpError::invalid(
+                "/telegram_bot_token",
+                Text::new(
+                    "That is not a bot token; @BotFather's look like 123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11.",
+                ),
+            ));
+        }
+        let token = (!token.is_empty()).then_some(token);
+        rows::set_bot_token(ctx.db, household, "telegram", token, &ctx.now_text()).or_internal()?;
+    }
     match &input.mail_server {
         None => {}
         Some(None) => {
@@ -391,6 +412,40 @@ pub(crate) fn set_channel_settings(
             }
         }
     }
-    ctx.record(EntityKind::Household, household, before, Text::new("Changed the mail server"))?;
+    ctx.record(
+        EntityKind::Household,
+        household,
+        before,
+        Text::new("Changed the channel settings"),
+    )?;
     reminders::settings_view(ctx)
+}
+
+pub(crate) fn create_chat_link(
+    ctx: &mut Ctx<'_>,
+    input: CreateChatLinkInput,
+) -> Result<ChatLink, OpError> {
+    let kind = input.kind.as_str();
+    let Some(bot) = rows::bot(ctx.db, ctx.household_id(), kind).or_internal()? else {
+        return Err(OpError::conflict(Text::new(
+            "This household has no Telegram bot yet; an owner adds its token in Settings → Reminders.",
+        )));
+    };
+    // 16 random bytes as hex: within Telegram's 64 characters of A-Z, a-z, 0-9, _ and -.
+    let code = auth::random_hex(16)?;
+    let expires = ctx.now + jiff::SignedDuration::from_mins(CHAT_LINK_MINUTES);
+    rows::insert_link_code(
+        ctx.db,
+        &auth::hash_token(&code),
+        ctx.household_id(),
+        ctx.me(),
+        kind,
+        &crate::clock::timestamp_text(expires),
+    )
+    .or_internal()?;
+    Ok(ChatLink {
+        url: bot.username.map(|bot| format!("https://t.me/{bot}?start={code}")),
+        code,
+        expires_at: Timestamp(expires),
+    })
 }

@@ -282,6 +282,7 @@ pub(crate) fn registry() -> Registry {
         reg.add::<ch::CreateCalendarFeed>(channels::create_calendar_feed);
         reg.add::<ch::RevokeCalendarFeed>(channels::revoke_calendar_feed);
         reg.add::<ch::SetChannelSettings>(channels::set_channel_settings);
+        reg.add::<ch::CreateChatLink>(channels::create_chat_link);
     }
     reg.add::<a::ExportData>(access::export_data);
     reg.confirmation::<a::ConfirmChange>();

@@ -13,10 +13,11 @@ use ops::{
     access::GetSettings,
     accounts::SessionCaller,
     channels::{
-        AddDestination, AddDestinationInput, Covers, CreateCalendarFeed, CreateCalendarFeedInput,
-        DestinationInput, DestinationKind, Digest, MailSecurity, MailServerInput,
-        RemoveDestination, RevokeCalendarFeed, SendTestMessage, SetChannelSettings,
-        SetChannelSettingsInput, UpdateReminderSettings, UpdateReminderSettingsInput,
+        AddDestination, AddDestinationInput, ChatKind, Covers, CreateCalendarFeed,
+        CreateCalendarFeedInput, CreateChatLink, CreateChatLinkInput, DestinationInput,
+        DestinationKind, Digest, MailSecurity, MailServerInput, RemoveDestination,
+        RevokeCalendarFeed, SendTestMessage, SetChannelSettings, SetChannelSettingsInput,
+        UpdateReminderSettings, UpdateReminderSettingsInput,
     },
     household::Empty,
 };
@@ -310,6 +311,7 @@ pub(crate) async fn mail(
             Some(form.password).filter(|p| !p.is_empty())
         };
         Ok(SetChannelSettingsInput {
+            telegram_bot_token: None,
             mail_server: Some(Some(MailServerInput {
                 host: form.host.trim().to_owned(),
                 port,
@@ -322,4 +324,44 @@ pub(crate) async fn mail(
     });
     let done = Text::new("Saved the mail server.");
     apply::<SetChannelSettings>(&web, &headers, &person, input, "mail", done).await
+}
+
+pub(crate) async fn chat_link(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, .. }: Posted<NoFields>,
+) -> Response {
+    let input = CreateChatLinkInput { kind: ChatKind::Telegram };
+    match web.call::<CreateChatLink>(&person, input).await {
+        Ok(link) => {
+            let extra = json!({"chat_link": link});
+            reminders_page(&web, &headers, &person, StatusCode::OK, extra).await
+        }
+        Err(err) => match beside_the_form(&err) {
+            Some(status) => {
+                let errors = json!({"errors": {"telegram": err.text().render()}});
+                reminders_page(&web, &headers, &person, status, errors).await
+            }
+            None => op_error(&web, &headers, &person, &err),
+        },
+    }
+}
+
+#[derive(Deserialize)]
+pub(crate) struct BotForm {
+    #[serde(default)]
+    token: String,
+    #[serde(default)]
+    remove: Option<String>,
+}
+
+pub(crate) async fn telegram_bot(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form }: Posted<BotForm>,
+) -> Response {
+    let token = if form.remove.is_some() { String::new() } else { form.token.trim().to_owned() };
+    let input = SetChannelSettingsInput { telegram_bot_token: Some(token), ..Default::default() };
+    let done = Text::new("Saved the Telegram bot. Exhale reaches it within a minute.");
+    apply::<SetChannelSettings>(&web, &headers, &person, Ok(input), "bot", done).await
 }

@@ -135,8 +135,9 @@ fn fixture(name: &str) -> Value {
         "reminders.html" => chrome(json!({
             "nav": "settings", "webhook_secret": "whsec_abc", "covers": ["mine", "household"],
             "digests": ["off", "monday"], "kinds": ["ntfy", "webhook", "email"], "securities": ["tls", "starttls", "none"],
-            "errors": {"timing": "a", "destinations": "b", "destination": "c", "mail": "d"},
+            "errors": {"timing": "a", "destinations": "b", "destination": "c", "mail": "d", "telegram": "e", "bot": "f"},
             "feed_created": {"url": "http://127.0.0.1:8080/cal/abc.ics", "webcal": "webcal://127.0.0.1:8080/cal/abc.ics"},
+            "chat_link": {"code": "abc123", "url": "https://t.me/exhale_bot?start=abc123", "expires_at": "2026-11-29T10:10:00Z"},
             "reminders": {
                 "days_before": [7, 1], "time_of_day": "09:00", "time_zone": "Europe/Madrid", "covers": "mine",
                 "trial_endings": true, "card_expiry": true, "price_rises": false, "weekly_digest": "monday",
@@ -152,6 +153,7 @@ fn fixture(name: &str) -> Value {
                              {"due_at": "2026-12-07T08:00:00Z", "kind": "weekly_digest", "destination": "Phone"}],
                 "calendar_feed": {"created_at": "2026-11-01T10:00:00Z", "show_amounts": false},
                 "email_available": true,
+                "telegram": {"username": "exhale_bot", "last_error": "Unauthorized"},
                 "mail_server": {"host": "smtp.example.net", "port": 587, "security": "starttls", "username": "ana", "password_saved": true, "from": "Exhale <e@example.net>"},
             },
         })),

@@ -1,0 +1,202 @@
+//! What the chat task needs of the store (`ops::channels::Chats` for `App`): the households'
+//! bots with their tokens, their state, linking a chat with a one-time code, and the member a
+//! linked chat belongs to. The chat task then calls the catalog as that member, so what they
+//! may see and do is decided where it always is.
+
+use ops::{
+    BoxFuture, Caller, OpError, Via,
+    channels::{ChatBot, ChatKind, Chats, Secret},
+};
+use store::channels::{self as rows, NewDestination};
+
+use crate::{App, auth, clock, ctx::Ctx, transactions};
+
+/// The name a linked chat gets among the member's destinations.
+fn chat_name(kind: ChatKind) -> String {
+    match kind {
+        ChatKind::Telegram => domain::Text::new("Telegram").render(),
+    }
+}
+
+impl Chats for App {
+    fn chat_bots(&self) -> BoxFuture<'_, Result<Vec<ChatBot>, OpError>> {
+        let store = self.store.clone();
+        Box::pin(transactions::blocking(move || {
+            transactions::read(&store, |db| {
+                let mut bots = Vec::new();
+                for row in rows::bots(db).map_err(transactions::internal)? {
+                    let Some(kind) = ChatKind::parse(&row.kind) else { continue };
+                    let token = rows::bot_token(db, row.household_id, &row.kind)
+                        .map_err(transactions::internal)?;
+                    if let Some(token) = token {
+                        bots.push(ChatBot {
+                            household_id: row.household_id,
+                            kind,
+                            token: Secret::new(token),
+                            offset: row.update_offset,
+                        });
+                    }
+                }
+                Ok(bots)
+            })
+        }))
+    }
+
+    fn bot_status(
+        &self,
+        household_id: i64,
+        kind: ChatKind,
+        username: Option<String>,
+        error: Option<String>,
+    ) -> BoxFuture<'_, Result<(), OpError>> {
+        let store = self.store.clone();
+        let now = clock::timestamp_text(self.clock.now());
+        Box::pin(transactions::blocking(move || {
+            transactions::write(
+                &store,
+                |_| true,
+                |db| {
+                    rows::set_bot_status(
+                        db,
+                        household_id,
+                        kind.as_str(),
+                        username.as_deref(),
+                        error.as_deref(),
+                        &now,
+                    )
+                    .map_err(transactions::internal)
+                },
+            )
+        }))
+    }
+
+    fn save_offset(
+        &self,
+        household_id: i64,
+        kind: ChatKind,
+        offset: i64,
+    ) -> BoxFuture<'_, Result<(), OpError>> {
+        let store = self.store.clone();
+        Box::pin(transactions::blocking(move || {
+            transactions::write(
+                &store,
+                |_| true,
+                |db| {
+                    rows::set_bot_offset(db, household_id, kind.as_str(), offset)
+                        .map_err(transactions::internal)
+                },
+            )
+        }))
+    }
+
+    fn link_chat<'a>(
+        &'a self,
+        household_id: i64,
+        kind: ChatKind,
+        code: &'a str,
+        address: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, OpError>> {
+        let store = self.store.clone();
+        let now = self.clock.now();
+        let hash = auth::hash_token(code.trim());
+        let address = address.to_owned();
+        Box::pin(async move {
+            let batch_id = auth::random_hex(12)?;
+            let linked = transactions::blocking(move || {
+                transactions::write(
+                    &store,
+                    |result: &Result<_, OpError>| result.is_ok(),
+                    |db| {
+                        let now_text = clock::timestamp_text(now);
+                        let Some(member_id) =
+                            rows::take_link_code(db, &hash, household_id, kind.as_str(), &now_text)
+                                .map_err(transactions::internal)?
+                        else {
+                            return Ok(None);
+                        };
+                        let member = store::households::get_member(db, household_id, member_id)
+                            .map_err(transactions::internal)?;
+                        let household = store::households::get_household(db, household_id)
+                            .map_err(transactions::internal)?;
+                        let caller =
+                            Caller::person(household_id, member_id, member.role, Via::Chat);
+                        let mut ctx = Ctx::new(
+                            db,
+                            store.clone(),
+                            &caller,
+                            now,
+                            household,
+                            "link_chat",
+                            batch_id,
+                        );
+                        // A chat is one person's: linked to someone else before, it is theirs no more.
+                        if let Some(previous) =
+                            rows::chat_destination(db, household_id, kind.as_str(), &address)
+                                .map_err(transactions::internal)?
+                                .filter(|d| d.member_id != member_id)
+                        {
+                            let before = ctx
+                                .snapshot(domain::entities::EntityKind::Destination, previous.id)?;
+                            rows::delete_destination(db, household_id, previous.id)
+                                .map_err(transactions::internal)?;
+                            ctx.record(
+                                domain::entities::EntityKind::Destination,
+                                previous.id,
+                                before,
+                                domain::Text::new("Unlinked a chat now linked to {name}")
+                                    .with("name", &member.name),
+                            )?;
+                        }
+                        let name = chat_name(kind);
+                        let new = NewDestination {
+                            household_id,
+                            member_id,
+                            kind: kind.as_str(),
+                            name: &name,
+                            address: &address,
+                            reminders: true,
+                            agent_changes: true,
+                            allow_lan: false,
+                        };
+                        if let Some(id) = rows::insert_destination(db, &new, &now_text)
+                            .map_err(transactions::internal)?
+                        {
+                            ctx.record(
+                                domain::entities::EntityKind::Destination,
+                                id,
+                                None,
+                                domain::Text::new("Linked a {service} chat").with("service", &name),
+                            )?;
+                        }
+                        Ok(Some(member.name))
+                    },
+                )
+            })
+            .await?;
+            Ok(linked)
+        })
+    }
+
+    fn chat_caller<'a>(
+        &'a self,
+        household_id: i64,
+        kind: ChatKind,
+        address: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Caller>, OpError>> {
+        let store = self.store.clone();
+        let address = address.to_owned();
+        Box::pin(transactions::blocking(move || {
+            transactions::read(&store, |db| {
+                let Some(destination) =
+                    rows::chat_destination(db, household_id, kind.as_str(), &address)
+                        .map_err(transactions::internal)?
+                else {
+                    return Ok(None);
+                };
+                let member = store::households::get_member(db, household_id, destination.member_id)
+                    .map_err(transactions::internal)?;
+                Ok(Some(Caller::person(household_id, member.id, member.role, Via::Chat)))
+            })
+        }))
+    }
+}

@@ -1,0 +1,330 @@
+//! Telegram end to end: the real app and the real bot code against a local Bot API that speaks
+//! Telegram's JSON (`test_support::channels::telegram`), the model behind the assistant a local
+//! OpenAI-compatible server. Each poll is one `getUpdates` without waiting, so nothing sleeps.
+
+use std::sync::Arc;
+
+use channels::{Channels, ChannelsConfig};
+use ops::{Catalog as _, assistant::ProviderFields};
+use serde_json::json;
+use test_support::{TestEnv, channels as fakes};
+
+const TOKEN: &str = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
+const OTHER_TOKEN: &str = "654321:ZYX-DEF1234ghIkl-zyx57W2v1u123ew11";
+const ANA: i64 = 7001;
+const STRANGER: i64 = 7002;
+
+struct Chat {
+    env: TestEnv,
+    ana: ops::Caller,
+    fake: fakes::TelegramFake,
+    _api: test_support::TestServer,
+    channels: Channels,
+}
+
+impl Chat {
+    async fn new() -> Self {
+        let env = TestEnv::new();
+        let ana = env.household("Home", "ana@a.test").await;
+        let (api, fake) = fakes::telegram(&[TOKEN, OTHER_TOKEN]).await;
+        env.call(&ana, "set_channel_settings", json!({"telegram_bot_token": TOKEN})).await.unwrap();
+        let config = ChannelsConfig { telegram_api: api.url(""), ..ChannelsConfig::default() };
+        let channels = Channels::new(env.app.clone(), config).unwrap();
+        Self { env, ana, fake, _api: api, channels }
+    }
+
+    /// The household's bot, as the chat supervisor would start it.
+    async fn bot(&self, household_id: i64) -> channels::telegram::Bot {
+        use ops::channels::Chats as _;
+        let bot = self
+            .env
+            .app
+            .chat_bots()
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|b| b.household_id == household_id)
+            .unwrap();
+        let assistant = assistant::Assistant::new(
+            self.env.app.clone(),
+            self.env.app.clone(),
+            Arc::new(assistant::Providers::default()),
+        )
+        .unwrap();
+        let bot = self.channels.telegram_bot(
+            bot,
+            self.env.app.clone(),
+            self.env.app.clone(),
+            Arc::new(assistant),
+        );
+        bot.start().await.unwrap();
+        bot
+    }
+
+    /// What the bot sent to `chat`, oldest first.
+    async fn texts_to(&self, chat: i64) -> Vec<String> {
+        self.fake
+            .calls()
+            .await
+            .into_iter()
+            .filter(|c| {
+                matches!(c.method.as_str(), "sendMessage" | "editMessageText")
+                    && c.body["chat_id"] == chat
+            })
+            .map(|c| c.body["text"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    async fn last_to(&self, chat: i64) -> String {
+        self.texts_to(chat).await.pop().unwrap_or_default()
+    }
+
+    async fn link(&self, bot: &mut channels::telegram::Bot) {
+        let link = self
+            .env
+            .call(&self.ana, "create_chat_link", json!({"kind": "telegram"}))
+            .await
+            .unwrap();
+        let code = link["code"].as_str().unwrap();
+        assert_eq!(link["url"], format!("https://t.me/exhale_test_bot?start={code}"));
+        self.fake.message(TOKEN, ANA, &format!("/start {code}")).await;
+        bot.poll_once(0).await.unwrap();
+        assert!(
+            self.last_to(ANA).await.starts_with("Linked to Exhale as Home owner"),
+            "{}",
+            self.last_to(ANA).await
+        );
+    }
+}
+
+/// The last message sent to `chat` and the callback data of its first button.
+async fn first_button(fake: &fakes::TelegramFake, chat: i64) -> (i64, String) {
+    let sent = fake.calls_of("sendMessage").await;
+    let last = sent.iter().rfind(|c| c.body["chat_id"] == chat).unwrap();
+    let data = last.body["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no button in {:?}", last.body));
+    (last.message_id.unwrap(), data.to_owned())
+}
+
+#[tokio::test]
+async fn a_chat_is_linked_once_with_its_code_and_strangers_get_nothing() {
+    let chat = Chat::new().await;
+    let mut bot = chat.bot(chat.ana.household_id).await;
+    let settings = chat.env.call(&chat.ana, "get_settings", json!({})).await.unwrap();
+    assert_eq!(settings["reminders"]["telegram"]["username"], "exhale_test_bot", "{settings}");
+    assert!(!settings.to_string().contains(TOKEN), "the token is never shown");
+    chat.env.call(&chat.ana, "create_subscription", json!({"name": "Gym", "amount": "30", "cycle": "monthly", "next_charge_on": "2026-12-05"})).await.unwrap();
+
+    // An unlinked chat is told how to link, and nothing else.
+    chat.fake.message(TOKEN, STRANGER, "/upcoming").await;
+    bot.poll_once(0).await.unwrap();
+    let said = chat.texts_to(STRANGER).await;
+    assert_eq!(said.len(), 1);
+    assert!(said[0].contains("not linked") && !said[0].contains("Gym"), "{said:?}");
+
+    chat.link(&mut bot).await;
+    // The code worked once: sent again from another chat, it links nothing.
+    let link =
+        chat.env.call(&chat.ana, "create_chat_link", json!({"kind": "telegram"})).await.unwrap();
+    let code = link["code"].as_str().unwrap().to_owned();
+    chat.fake.message(TOKEN, ANA, &format!("/start {code}")).await;
+    bot.poll_once(0).await.unwrap();
+    chat.fake.message(TOKEN, STRANGER, &format!("/start {code}")).await;
+    bot.poll_once(0).await.unwrap();
+    assert!(
+        chat.last_to(STRANGER).await.contains("That link did not work"),
+        "{}",
+        chat.last_to(STRANGER).await
+    );
+
+    chat.fake.message(TOKEN, ANA, "/upcoming").await;
+    bot.poll_once(0).await.unwrap();
+    let upcoming = chat.last_to(ANA).await;
+    assert!(upcoming.contains("2026-12-05 · Gym · €30.00"), "{upcoming}");
+
+    // The same chat writing to another household's bot is a stranger there.
+    let cai = chat.env.household("Other", "cai@b.test").await;
+    chat.env
+        .call(&cai, "set_channel_settings", json!({"telegram_bot_token": OTHER_TOKEN}))
+        .await
+        .unwrap();
+    let mut other = chat.bot(cai.household_id).await;
+    chat.fake.message(OTHER_TOKEN, ANA, "/subscriptions").await;
+    other.poll_once(0).await.unwrap();
+    let replies: Vec<_> = chat
+        .fake
+        .calls_of("sendMessage")
+        .await
+        .into_iter()
+        .filter(|c| c.token == OTHER_TOKEN)
+        .collect();
+    assert_eq!(replies.len(), 1);
+    assert!(replies[0].body["text"].as_str().unwrap().contains("not linked"), "{:?}", replies[0]);
+
+    // The offset was kept: a restarted bot does not handle old updates again.
+    let before = chat.fake.calls().await.len();
+    let mut restarted = chat.bot(chat.ana.household_id).await;
+    assert_eq!(restarted.poll_once(0).await.unwrap(), 0);
+    let after: Vec<_> = chat
+        .fake
+        .calls()
+        .await
+        .into_iter()
+        .skip(before)
+        .filter(|c| c.method == "sendMessage")
+        .collect();
+    assert!(after.is_empty(), "{after:?}");
+}
+
+#[tokio::test]
+async fn an_agents_change_arrives_with_an_undo_button_that_works_and_forged_buttons_do_nothing() {
+    let chat = Chat::new().await;
+    let mut bot = chat.bot(chat.ana.household_id).await;
+    chat.link(&mut bot).await;
+    let (_, agent) = chat.env.token(&chat.ana, "trusted").await;
+    chat.env.call(&agent, "create_category", json!({"name": "Pets"})).await.unwrap();
+
+    // Telegram asks to slow down once: the message waits its retry_after, then goes.
+    chat.fake.flood_next(2).await;
+    assert_eq!(chat.channels.deliver_due().await.unwrap(), 1);
+    let reminders =
+        chat.env.call(&chat.ana, "get_settings", json!({})).await.unwrap()["reminders"].clone();
+    let telegram = reminders["destinations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "telegram")
+        .unwrap()
+        .clone();
+    assert!(telegram["last_error"].as_str().unwrap().contains("Too Many Requests"), "{telegram}");
+    chat.env.clock.advance(jiff::SignedDuration::from_secs(30));
+    assert_eq!(chat.channels.deliver_due().await.unwrap(), 1);
+    let message = chat.last_to(ANA).await;
+    assert_eq!(message, "<b>trusted token: Added category Pets</b>");
+    let (message_id, data) = first_button(&chat.fake, ANA).await;
+    assert!(data.starts_with("u:"), "{data}");
+
+    // A button of another household's change, and a press from a chat linked to nobody, undo
+    // nothing.
+    let cai = chat.env.household("Other", "cai@b.test").await;
+    let theirs = chat.env.call(&cai, "create_category", json!({"name": "Boats"})).await.unwrap();
+    let forged = format!("u:{}", theirs["batch_id"].as_str().unwrap());
+    chat.fake.press(TOKEN, ANA, message_id, &forged).await;
+    chat.fake.press(TOKEN, STRANGER, message_id, &data).await;
+    chat.fake.press(TOKEN, ANA, message_id, "x:not-a-proposal-of-yours").await;
+    bot.poll_once(0).await.unwrap();
+    let answers = chat.fake.calls_of("answerCallbackQuery").await;
+    assert_eq!(answers.len(), 3, "every press is answered: {answers:?}");
+    assert!(answers[1].body["text"].as_str().unwrap().contains("not linked"), "{answers:?}");
+    let boats = chat.env.call(&cai, "list_categories", json!({})).await.unwrap();
+    assert!(boats.to_string().contains("Boats"), "another household's change stays");
+    assert!(
+        chat.env
+            .call(&chat.ana, "list_categories", json!({}))
+            .await
+            .unwrap()
+            .to_string()
+            .contains("Pets")
+    );
+
+    chat.fake.press(TOKEN, ANA, message_id, &data).await;
+    bot.poll_once(0).await.unwrap();
+    assert_eq!(chat.fake.calls_of("answerCallbackQuery").await.len(), 4);
+    assert_eq!(chat.last_to(ANA).await, "Undone.");
+    let categories = chat.env.call(&chat.ana, "list_categories", json!({})).await.unwrap();
+    assert!(!categories.to_string().contains("Pets"), "{categories}");
+}
+
+#[tokio::test]
+async fn a_conversation_in_telegram_goes_from_free_text_to_a_confirmed_change_and_its_undo() {
+    use test_support::provider::{fake, openai_text, openai_tool_call};
+    let chat = Chat::new().await;
+    let mut bot = chat.bot(chat.ana.household_id).await;
+    chat.link(&mut bot).await;
+
+    // Off: free text gets the commands, and no model is asked.
+    chat.fake.message(TOKEN, ANA, "add a category for the cat").await;
+    bot.poll_once(0).await.unwrap();
+    assert!(
+        chat.last_to(ANA).await.contains("The assistant is off"),
+        "{}",
+        chat.last_to(ANA).await
+    );
+
+    let model = fake(vec![
+        openai_tool_call("create_category", &json!({"name": "Pets"})),
+        openai_text(&["I prepared ", "a Pets category."]),
+    ])
+    .await;
+    chat.env.app.set_assistant_environment(ProviderFields {
+        provider: Some(ops::assistant::Provider::OpenAiCompatible),
+        model: Some("helper".into()),
+        base_url: Some(model.url.clone()),
+        api_key: None,
+    });
+    chat.fake.message(TOKEN, ANA, "add a category for the cat").await;
+    bot.poll_once(0).await.unwrap();
+    assert!(
+        !chat.fake.calls_of("sendChatAction").await.is_empty(),
+        "typing… while the model works"
+    );
+    let texts = chat.texts_to(ANA).await;
+    assert!(texts.iter().any(|t| t.contains("I prepared a Pets category.")), "{texts:?}");
+    let card = texts.last().unwrap();
+    assert!(card.contains("Confirm?"), "{card}");
+    let (message_id, confirm) = first_button(&chat.fake, ANA).await;
+    assert!(confirm.starts_with("c:"), "{confirm}");
+    assert!(
+        !chat
+            .env
+            .call(&chat.ana, "list_categories", json!({}))
+            .await
+            .unwrap()
+            .to_string()
+            .contains("Pets"),
+        "nothing before the tap"
+    );
+
+    chat.fake.press(TOKEN, ANA, message_id, &confirm).await;
+    bot.poll_once(0).await.unwrap();
+    assert!(
+        chat.env
+            .call(&chat.ana, "list_categories", json!({}))
+            .await
+            .unwrap()
+            .to_string()
+            .contains("Pets")
+    );
+    let edits = chat.fake.calls_of("editMessageText").await;
+    let done = edits.last().unwrap();
+    assert!(done.body["text"].as_str().unwrap().contains("Done."), "{done:?}");
+    let undo = done.body["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(undo.starts_with("x:"), "{undo}");
+
+    chat.fake.press(TOKEN, ANA, message_id, &undo).await;
+    bot.poll_once(0).await.unwrap();
+    assert!(
+        !chat
+            .env
+            .call(&chat.ana, "list_categories", json!({}))
+            .await
+            .unwrap()
+            .to_string()
+            .contains("Pets")
+    );
+    assert!(chat.last_to(ANA).await.contains("Undone."), "{}", chat.last_to(ANA).await);
+    let activity = chat
+        .env
+        .app
+        .call_json(&chat.ana, "list_activity", json!({}), ops::Mode::Apply)
+        .await
+        .unwrap();
+    assert!(
+        activity.to_string().contains("assistant"),
+        "the change was the assistant's: {activity}"
+    );
+}

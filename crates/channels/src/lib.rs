@@ -5,6 +5,7 @@
 //! `GET /cal/<secret>.ics`). What a message says, who gets it and when are decided by the
 //! catalog; this crate only knows the services' wire formats.
 
+mod chat;
 mod email;
 mod feed;
 mod http;
@@ -74,7 +75,7 @@ impl Channels {
         catalog: Arc<dyn Catalog>,
         assistant: Arc<dyn Ask>,
     ) -> telegram::Bot {
-        telegram::Bot::new(self.telegram.clone(), bot, chats, catalog, assistant)
+        telegram::Bot::new(self.telegram.clone(), bot, chats, chat::Glue { catalog, assistant })
     }
 
     /// Runs every household's bot, starting the ones an owner adds and stopping the ones they

@@ -13,23 +13,19 @@ use std::{sync::Arc, time::Duration};
 
 use hyper::header::{self, HeaderValue};
 use ops::{
-    Caller, Catalog, Mode, OpError, Text,
-    activity::{ListActivity, ListActivityInput},
-    assistant::{Ask, Card, ProposalAction, ProposalStatus, Said},
+    OpError, Text,
     channels::{ChatBot, ChatKind, Chats, Message, Outcome, Secret},
-    charges::{ListUpcomingCharges, ListUpcomingInput},
-    reports::{GetSpendingSummary, SpendingSummaryInput},
-    subscriptions::{ListSubscriptions, ListSubscriptionsInput},
 };
 use serde_json::{Value, json};
 
-use crate::{email::escape_html, http::Http};
+use crate::{
+    chat::{self, Action, Glue, Reply, Style, Surface},
+    email::escape_html,
+    http::Http,
+};
 
 /// How long one `getUpdates` waits for something to happen.
 const POLL_SECS: u64 = 50;
-/// The most often a streaming answer is edited: Telegram tolerates about one message a second
-/// per chat.
-const EDIT_EVERY: Duration = Duration::from_millis(1500);
 /// Telegram's limit on a message's text, in UTF-16 code units; answers are cut shorter.
 const MAX_TEXT: usize = 4000;
 
@@ -119,37 +115,47 @@ impl Api {
     }
 }
 
-/// A message's text as Telegram's HTML: the title in bold, then the lines.
-fn html(message: &Message) -> String {
-    let mut text = format!("<b>{}</b>", escape_html(&message.title));
-    for line in &message.lines {
-        text.push('\n');
-        text.push_str(&escape_html(line));
+/// A reply as Telegram's HTML (the title bold, the note in italics, text cut to fit) and its
+/// inline keyboard.
+fn render(reply: &Reply) -> (String, Value) {
+    let mut parts = Vec::new();
+    if let Some(title) = &reply.title {
+        parts.push(format!("<b>{}</b>", escape_html(title)));
     }
-    text
-}
-
-/// Buttons under a message: Undo for an agent's change, and Open when Exhale has a public
-/// `https` address (Telegram refuses others).
-fn message_buttons(message: &Message) -> Value {
-    let mut row = Vec::new();
-    if let Some(batch) = &message.batch {
-        row.push(json!({"text": Text::new("Undo").render(), "callback_data": format!("u:{batch}"), "style": "danger"}));
+    parts.extend(reply.lines.iter().map(|line| escape_html(line)));
+    if let Some(note) = &reply.note {
+        parts.push(format!("<i>{}</i>", escape_html(note)));
     }
-    if let Some(open) = message.open.as_ref().filter(|l| l.url.starts_with("https://")) {
-        row.push(json!({"text": open.label, "url": open.url}));
-    }
-    json!({"inline_keyboard": if row.is_empty() { vec![] } else { vec![row] }})
+    let row: Vec<Value> = reply
+        .buttons
+        .iter()
+        .map(|button| {
+            let style = match button.style {
+                Style::Primary => "primary",
+                Style::Success => "success",
+                Style::Danger => "danger",
+            };
+            match &button.action {
+                Action::Press(data) => {
+                    json!({"text": button.label, "callback_data": data, "style": style})
+                }
+                Action::Open(url) => json!({"text": button.label, "url": url}),
+            }
+        })
+        .collect();
+    let keyboard = json!({"inline_keyboard": if row.is_empty() { vec![] } else { vec![row] }});
+    (cut(&parts.join("\n")), keyboard)
 }
 
 /// Sends a reminder or an agent's change to a linked chat.
 pub(crate) async fn send(api: &Api, token: &Secret, chat_id: i64, message: &Message) -> Outcome {
+    let (text, keyboard) = render(&chat::message(message));
     let body = json!({
         "chat_id": chat_id,
-        "text": html(message),
+        "text": text,
         "parse_mode": "HTML",
         "link_preview_options": {"is_disabled": true},
-        "reply_markup": message_buttons(message),
+        "reply_markup": keyboard,
     });
     match api.call(token, "sendMessage", body, Duration::from_secs(15)).await {
         Ok(sent) => {
@@ -178,8 +184,34 @@ pub struct Bot {
     api: Api,
     bot: ChatBot,
     chats: Arc<dyn Chats>,
-    catalog: Arc<dyn Catalog>,
-    assistant: Arc<dyn Ask>,
+    glue: Glue,
+}
+
+/// One chat of the bot, where replies go.
+struct ChatSurface<'a> {
+    bot: &'a Bot,
+    chat_id: i64,
+}
+
+impl Surface for ChatSurface<'_> {
+    type Sent = i64;
+
+    async fn send(&self, reply: &Reply) -> Option<i64> {
+        self.bot.say(self.chat_id, reply).await
+    }
+
+    async fn edit(&self, sent: &i64, reply: &Reply) {
+        self.bot.edit(self.chat_id, *sent, reply).await;
+    }
+
+    async fn typing(&self) {
+        let body = json!({"chat_id": self.chat_id, "action": "typing"});
+        let _ = self
+            .bot
+            .api
+            .call(&self.bot.bot.token, "sendChatAction", body, Duration::from_secs(10))
+            .await;
+    }
 }
 
 /// The commands the bot lists in Telegram's menu.
@@ -193,19 +225,9 @@ fn commands() -> Value {
     ])
 }
 
-fn help() -> String {
-    Text::new("Commands: /upcoming, /totals, /subscriptions, /undo. Reminders and agents' changes arrive here.").render()
-}
-
 impl Bot {
-    pub(crate) fn new(
-        api: Api,
-        bot: ChatBot,
-        chats: Arc<dyn Chats>,
-        catalog: Arc<dyn Catalog>,
-        assistant: Arc<dyn Ask>,
-    ) -> Self {
-        Self { api, bot, chats, catalog, assistant }
+    pub(crate) fn new(api: Api, bot: ChatBot, chats: Arc<dyn Chats>, glue: Glue) -> Self {
+        Self { api, bot, chats, glue }
     }
 
     fn kind(&self) -> ChatKind {
@@ -299,31 +321,33 @@ impl Bot {
         }
     }
 
-    async fn say(&self, chat_id: i64, text: &str, buttons: Value) -> Result<Option<i64>, OpError> {
+    async fn say(&self, chat_id: i64, reply: &Reply) -> Option<i64> {
+        let (text, keyboard) = render(reply);
         let body = json!({
             "chat_id": chat_id,
             "text": text,
             "parse_mode": "HTML",
             "link_preview_options": {"is_disabled": true},
-            "reply_markup": buttons,
+            "reply_markup": keyboard,
         });
         match self.api.call_patiently(&self.bot.token, "sendMessage", body).await {
-            Ok(sent) => Ok(sent["message_id"].as_i64()),
+            Ok(sent) => sent["message_id"].as_i64(),
             Err(err) => {
                 tracing::warn!(error = %err.text(), "a Telegram reply was not sent");
-                Ok(None)
+                None
             }
         }
     }
 
-    async fn edit(&self, chat_id: i64, message_id: i64, text: &str, buttons: Value) {
+    async fn edit(&self, chat_id: i64, message_id: i64, reply: &Reply) {
+        let (text, keyboard) = render(reply);
         let body = json!({
             "chat_id": chat_id,
             "message_id": message_id,
             "text": text,
             "parse_mode": "HTML",
             "link_preview_options": {"is_disabled": true},
-            "reply_markup": buttons,
+            "reply_markup": keyboard,
         });
         match self.api.call_patiently(&self.bot.token, "editMessageText", body).await {
             Ok(_) => {}
@@ -349,14 +373,11 @@ impl Bot {
         }
         let text = message["text"].as_str().unwrap_or_default().trim();
         if let Some(code) = text.strip_prefix("/start").map(str::trim).filter(|c| !c.is_empty()) {
-            let reply = match self.chats.link_chat(self.bot.household_id, self.kind(), code, &chat_id.to_string()).await? {
-                Some(name) => Text::new("Linked to Exhale as {name}. Your reminders and agents' changes will come here. {help}")
-                    .with("name", escape_html(&name))
-                    .with("help", help())
-                    .render(),
-                None => Text::new("That link did not work: it was used or it expired. Make a new one in Exhale, Settings → Reminders.").render(),
-            };
-            self.say(chat_id, &reply, json!({})).await?;
+            let name = self
+                .chats
+                .link_chat(self.bot.household_id, self.kind(), code, &chat_id.to_string())
+                .await?;
+            self.say(chat_id, &chat::linked(name.as_deref())).await;
             return Ok(());
         }
         let Some(caller) = self
@@ -364,276 +385,41 @@ impl Bot {
             .chat_caller(self.bot.household_id, self.kind(), &chat_id.to_string())
             .await?
         else {
-            let reply = Text::new("This chat is not linked to Exhale. In Exhale, open Settings → Reminders and link Telegram.").render();
-            self.say(chat_id, &reply, json!({})).await?;
+            self.say(chat_id, &chat::not_linked()).await;
             return Ok(());
         };
-        if text.is_empty() {
-            let reply = Text::new(
-                "Send me text: a command, or a question when the assistant is on. {help}",
-            )
-            .with("help", help())
-            .render();
-            self.say(chat_id, &reply, json!({})).await?;
-            return Ok(());
-        }
-        let command = text.split_whitespace().next().unwrap_or_default();
-        let command = command.split('@').next().unwrap_or(command);
-        match command {
-            "/upcoming" => self.upcoming(&caller, chat_id).await,
-            "/totals" => self.totals(&caller, chat_id).await,
-            "/subscriptions" => self.subscriptions(&caller, chat_id).await,
-            "/undo" => self.offer_undo(&caller, chat_id).await,
-            "/help" | "/start" => self.say(chat_id, &help(), json!({})).await.map(|_| ()),
-            _ if self.assistant.is_on(&caller).await.unwrap_or(false) => {
-                self.ask(&caller, chat_id, text).await
-            }
-            _ => {
-                let reply = Text::new(
-                    "The assistant is off in this household, so I only know commands. {help}",
-                )
-                .with("help", help())
-                .render();
-                self.say(chat_id, &reply, json!({})).await.map(|_| ())
-            }
-        }
-    }
-
-    async fn refusal(&self, chat_id: i64, err: &OpError) -> Result<(), OpError> {
-        self.say(chat_id, &escape_html(&err.text().render()), json!({})).await.map(|_| ())
-    }
-
-    async fn upcoming(&self, caller: &Caller, chat_id: i64) -> Result<(), OpError> {
-        let input = ListUpcomingInput { days: Some(14), ..Default::default() };
-        let upcoming =
-            match ops::call::<ListUpcomingCharges>(&*self.catalog, caller, &input, Mode::Apply)
-                .await
-            {
-                Ok(upcoming) => upcoming,
-                Err(err) => return self.refusal(chat_id, &err).await,
-            };
-        let mut text = format!("<b>{}</b>", Text::new("The next two weeks").render());
-        if upcoming.items.is_empty() {
-            text.push('\n');
-            text.push_str(&Text::new("Nothing is due.").render());
-        }
-        for item in upcoming.items.iter().take(30) {
-            text.push_str(&format!(
-                "\n{} · {} · {}",
-                item.charge_on,
-                escape_html(&item.subscription.name),
-                escape_html(&item.amount.display)
-            ));
-        }
-        for total in &upcoming.totals {
-            text.push_str(&format!(
-                "\n<b>{}</b>",
-                Text::new("Total {amount}").with("amount", escape_html(&total.display)).render()
-            ));
-        }
-        self.say(chat_id, &text, json!({})).await.map(|_| ())
-    }
-
-    async fn totals(&self, caller: &Caller, chat_id: i64) -> Result<(), OpError> {
-        let summary = match ops::call::<GetSpendingSummary>(
-            &*self.catalog,
-            caller,
-            &SpendingSummaryInput::default(),
-            Mode::Apply,
-        )
-        .await
-        {
-            Ok(summary) => summary,
-            Err(err) => return self.refusal(chat_id, &err).await,
-        };
-        let mut text =
-            Text::new("<b>{monthly}</b> a month, {yearly} a year, for {count} subscriptions.")
-                .with("monthly", escape_html(&summary.monthly.display))
-                .with("yearly", escape_html(&summary.yearly.display))
-                .with("count", summary.subscription_count)
-                .render();
-        for group in summary.groups.iter().take(10) {
-            text.push_str(&format!(
-                "\n{} · {}",
-                escape_html(&group.label),
-                escape_html(&group.monthly.display)
-            ));
-        }
-        self.say(chat_id, &text, json!({})).await.map(|_| ())
-    }
-
-    async fn subscriptions(&self, caller: &Caller, chat_id: i64) -> Result<(), OpError> {
-        let input = ListSubscriptionsInput { limit: Some(30), ..Default::default() };
-        let page = match ops::call::<ListSubscriptions>(&*self.catalog, caller, &input, Mode::Apply)
-            .await
-        {
-            Ok(page) => page,
-            Err(err) => return self.refusal(chat_id, &err).await,
-        };
-        let mut text = format!(
-            "<b>{}</b>",
-            Text::new("{count} subscriptions").with("count", page.total).render()
-        );
-        for item in &page.items {
-            text.push_str(&format!(
-                "\n{} · {} · {}",
-                escape_html(&item.name),
-                escape_html(&item.price.display),
-                escape_html(&item.cycle)
-            ));
-        }
-        self.say(chat_id, &text, json!({})).await.map(|_| ())
-    }
-
-    /// Offers the newest change the member may undo, behind a button.
-    async fn offer_undo(&self, caller: &Caller, chat_id: i64) -> Result<(), OpError> {
-        let input = ListActivityInput { limit: Some(10), ..Default::default() };
-        let page =
-            match ops::call::<ListActivity>(&*self.catalog, caller, &input, Mode::Apply).await {
-                Ok(page) => page,
-                Err(err) => return self.refusal(chat_id, &err).await,
-            };
-        let Some(entry) = page.items.iter().find(|entry| entry.undone_by.is_none()) else {
-            return self
-                .say(chat_id, &Text::new("Nothing to undo.").render(), json!({}))
-                .await
-                .map(|_| ());
-        };
-        let text =
-            Text::new("Undo this? {summary}").with("summary", escape_html(&entry.summary)).render();
-        let buttons = json!({"inline_keyboard": [[{"text": Text::new("Undo").render(), "callback_data": format!("u:{}", entry.batch_id), "style": "danger"}]]});
-        self.say(chat_id, &text, buttons).await.map(|_| ())
-    }
-
-    /// Free text to the assistant: typing, then the answer edited in place as it is written,
-    /// its cards as buttons.
-    async fn ask(&self, caller: &Caller, chat_id: i64, question: &str) -> Result<(), OpError> {
-        let token = &self.bot.token;
-        let _ = self
-            .api
-            .call(
-                token,
-                "sendChatAction",
-                json!({"chat_id": chat_id, "action": "typing"}),
-                Duration::from_secs(10),
-            )
-            .await;
-        let so_far = Arc::new(std::sync::Mutex::new(String::new()));
-        let written = so_far.clone();
-        let mut said = move |piece: Said| {
-            if let Ok(mut text) = written.lock() {
-                match piece {
-                    Said::Delta { text: delta } => text.push_str(&delta),
-                    Said::Restart => text.clear(),
-                }
-            }
-        };
-        let mut shown: Option<(i64, String)> = None;
-        let answer = {
-            let asking = self.assistant.ask(caller, question, &mut said);
-            tokio::pin!(asking);
-            let mut ticker = tokio::time::interval(EDIT_EVERY);
-            ticker.tick().await;
-            loop {
-                tokio::select! {
-                    answer = &mut asking => break answer,
-                    _ = ticker.tick() => {
-                        let text = so_far.lock().map(|t| t.clone()).unwrap_or_default();
-                        if text.trim().is_empty() || shown.as_ref().is_some_and(|(_, s)| *s == text) {
-                            let _ = self.api.call(token, "sendChatAction", json!({"chat_id": chat_id, "action": "typing"}), Duration::from_secs(10)).await;
-                            continue;
-                        }
-                        let html = escape_html(&cut(&text));
-                        match &shown {
-                            Some((id, _)) => self.edit(chat_id, *id, &html, json!({})).await,
-                            None => if let Some(id) = self.say(chat_id, &html, json!({})).await? { shown = Some((id, String::new())); },
-                        }
-                        if let Some((_, last)) = shown.as_mut() { *last = text; }
-                    }
-                }
-            }
-        };
-        let answer = match answer {
-            Ok(answer) => answer,
-            Err(err) => return self.refusal(chat_id, &err).await,
-        };
-        let mut text = escape_html(&cut(&answer.text));
-        if let Some(notice) = &answer.notice {
-            text.push_str(&format!("\n<i>{}</i>", escape_html(&notice.render())));
-        }
-        if text.trim().is_empty() {
-            text = Text::new("Done.").render();
-        }
-        match &shown {
-            Some((id, _)) => self.edit(chat_id, *id, &text, json!({})).await,
-            None => {
-                self.say(chat_id, &text, json!({})).await?;
-            }
-        }
-        for card in &answer.cards {
-            self.say(chat_id, &card_text(card), card_buttons(card)).await?;
-        }
+        self.glue.on_text(&ChatSurface { bot: self, chat_id }, &caller, text).await;
         Ok(())
     }
 
-    /// A button press: always answered, then checked as the chat's member.
+    /// A button press: always answered, then acted on as the chat's member.
     async fn pressed(&self, press: &Value) -> Result<(), OpError> {
         let token = &self.bot.token;
-        let answer = |text: String| json!({"callback_query_id": press["id"], "text": text});
+        let answer = |text: String| json!({"callback_query_id": press["id"], "text": text.chars().take(200).collect::<String>()});
         let Some(from) = press["from"]["id"].as_i64() else { return Ok(()) };
         let data = press["data"].as_str().unwrap_or_default();
         let chat_id = press["message"]["chat"]["id"].as_i64().unwrap_or(from);
         let message_id = press["message"]["message_id"].as_i64();
-        let Some(caller) = self
-            .chats
-            .chat_caller(self.bot.household_id, self.kind(), &from.to_string())
-            .await?
-            .filter(|_| chat_id == from)
-        else {
+        let caller =
+            self.chats.chat_caller(self.bot.household_id, self.kind(), &from.to_string()).await?;
+        let Some(caller) = caller.filter(|_| chat_id == from) else {
+            let note = chat::not_linked().plain();
             let _ = self
                 .api
-                .call(
-                    token,
-                    "answerCallbackQuery",
-                    answer(Text::new("This chat is not linked to Exhale.").render()),
-                    Duration::from_secs(10),
-                )
+                .call(token, "answerCallbackQuery", answer(note), Duration::from_secs(10))
                 .await;
             return Ok(());
         };
-        let (kind, id) = data.split_once(':').unwrap_or(("", ""));
-        let outcome = match kind {
-            "u" => {
-                let input = json!({"batch_id": id});
-                match self.catalog.call_json(&caller, "undo", input, Mode::Apply).await {
-                    Ok(_) => Ok((Text::new("Undone.").render(), json!({}))),
-                    Err(err) => Err(err.text().render()),
-                }
-            }
-            "c" | "d" | "x" => {
-                let action = match kind {
-                    "c" => ProposalAction::Confirm,
-                    "d" => ProposalAction::Discard,
-                    _ => ProposalAction::Undo,
-                };
-                match self.assistant.act(&caller, id, action).await {
-                    Ok(card) => Ok((card_text(&card), card_buttons(&card))),
-                    Err(err) => Err(err.text().render()),
-                }
-            }
-            _ => Err(Text::new("That button is not Exhale's.").render()),
-        };
-        let (note, edited) = match outcome {
-            Ok((text, buttons)) => (Text::new("Done.").render(), Some((text, buttons))),
+        let (note, edited) = match self.glue.on_press(&caller, data).await {
+            Ok(reply) => (Text::new("Done.").render(), Some(reply)),
             Err(error) => (error, None),
         };
-        let note: String = note.chars().take(200).collect();
         let _ = self
             .api
             .call(token, "answerCallbackQuery", answer(note), Duration::from_secs(10))
             .await;
-        if let (Some((text, buttons)), Some(message_id)) = (edited, message_id) {
-            self.edit(chat_id, message_id, &text, buttons).await;
+        if let (Some(reply), Some(message_id)) = (edited, message_id) {
+            self.edit(chat_id, message_id, &reply).await;
         }
         Ok(())
     }
@@ -658,36 +444,6 @@ fn cut(text: &str) -> String {
     out
 }
 
-/// A proposal as a message: what Exhale will do, in Exhale's words.
-fn card_text(card: &Card) -> String {
-    let status = match card.status {
-        ProposalStatus::Pending => Text::new("Confirm?"),
-        ProposalStatus::Applied => Text::new("Done."),
-        ProposalStatus::Discarded => Text::new("Discarded."),
-        ProposalStatus::Undone => Text::new("Undone."),
-    };
-    let mut text = format!("<b>{}</b>", escape_html(&card.title));
-    for line in &card.lines {
-        text.push_str(&format!("\n{}", escape_html(line)));
-    }
-    text.push_str(&format!("\n<i>{}</i>", status.render()));
-    text
-}
-
-/// A proposal's buttons, as it now stands.
-fn card_buttons(card: &Card) -> Value {
-    let button = |label: Text, prefix: &str, style: &str| json!({"text": label.render(), "callback_data": format!("{prefix}:{}", card.id), "style": style});
-    let row = match card.status {
-        ProposalStatus::Pending => vec![
-            button(Text::new("Confirm"), "c", if card.destructive { "danger" } else { "success" }),
-            button(Text::new("Discard"), "d", "primary"),
-        ],
-        ProposalStatus::Applied => vec![button(Text::new("Undo"), "x", "danger")],
-        ProposalStatus::Discarded | ProposalStatus::Undone => Vec::new(),
-    };
-    json!({"inline_keyboard": if row.is_empty() { vec![] } else { vec![row] }})
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -699,25 +455,5 @@ mod tests {
         assert!(cut.encode_utf16().count() <= MAX_TEXT, "{}", cut.encode_utf16().count());
         assert!(cut.ends_with('…'));
         assert_eq!(super::cut("short"), "short");
-    }
-
-    #[test]
-    fn button_data_fits_telegrams_64_bytes() {
-        let card = Card {
-            id: format!("cf_{}", "a".repeat(32)),
-            op: "cancel_subscription".into(),
-            title: "Cancel Gym".into(),
-            lines: vec![],
-            destructive: true,
-            said: None,
-            status: ProposalStatus::Pending,
-            expires_at: "2026-12-01T10:00:00Z".into(),
-            audit_ids: vec![],
-        };
-        for row in card_buttons(&card)["inline_keyboard"].as_array().unwrap() {
-            for button in row.as_array().unwrap() {
-                assert!(button["callback_data"].as_str().unwrap().len() <= 64, "{button}");
-            }
-        }
     }
 }

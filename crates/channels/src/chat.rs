@@ -1,0 +1,382 @@
+//! The chat glue Telegram and Slack share: what a linked member's message or button press
+//! does, as replies made of a title, lines and buttons that each service draws in its own
+//! format. Commands read through the catalog as the member; anything else goes to the
+//! assistant when it is on, its answer shown as it is written (through a [`Surface`]) and its
+//! cards as Confirm, Discard and Undo buttons. A press is acted on as the member who pressed,
+//! so a button from someone else's message does nothing they may not do.
+
+use std::{sync::Arc, time::Duration};
+
+use ops::{
+    Caller, Catalog, Mode, OpError, Text,
+    activity::{ListActivity, ListActivityInput},
+    assistant::{Ask, Card, ProposalAction, ProposalStatus, Said},
+    channels::Message,
+    charges::{ListUpcomingCharges, ListUpcomingInput},
+    reports::{GetSpendingSummary, SpendingSummaryInput},
+    subscriptions::{ListSubscriptions, ListSubscriptionsInput},
+};
+
+/// The most often a streaming answer is edited: chat services tolerate about one message a
+/// second per chat.
+const EDIT_EVERY: Duration = Duration::from_millis(1500);
+
+/// How a button looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Style {
+    Primary,
+    Success,
+    Danger,
+}
+
+/// What a button does: send Exhale this data (at most 64 bytes, Telegram's limit), or open a
+/// page.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Action {
+    Press(String),
+    Open(String),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Button {
+    pub(crate) label: String,
+    pub(crate) action: Action,
+    pub(crate) style: Style,
+}
+
+/// A message to show: plain text, which each service escapes and formats.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Reply {
+    /// Shown bold.
+    pub(crate) title: Option<String>,
+    pub(crate) lines: Vec<String>,
+    /// Shown in italics, after the lines.
+    pub(crate) note: Option<String>,
+    pub(crate) buttons: Vec<Button>,
+}
+
+impl Reply {
+    pub(crate) fn text(text: impl Into<String>) -> Self {
+        Self { lines: vec![text.into()], ..Self::default() }
+    }
+
+    /// Everything as one plain text, for a notification or a screen reader.
+    pub(crate) fn plain(&self) -> String {
+        let mut parts: Vec<String> = self.title.iter().cloned().collect();
+        parts.extend(self.lines.iter().cloned());
+        parts.extend(self.note.iter().cloned());
+        parts.join("\n")
+    }
+}
+
+/// Where a chat's replies go: the service's send, edit and "typing…".
+pub(crate) trait Surface {
+    /// A sent message, to edit.
+    type Sent: Clone + Send;
+    fn send(&self, reply: &Reply) -> impl Future<Output = Option<Self::Sent>> + Send;
+    fn edit(&self, sent: &Self::Sent, reply: &Reply) -> impl Future<Output = ()> + Send;
+    fn typing(&self) -> impl Future<Output = ()> + Send;
+}
+
+fn button(label: Text, data: String, style: Style) -> Button {
+    Button { label: label.render(), action: Action::Press(data), style }
+}
+
+/// A reminder or an agent's change: Undo for a change, Open when Exhale has a public `https`
+/// address (chat services refuse others).
+pub(crate) fn message(message: &Message) -> Reply {
+    let mut buttons = Vec::new();
+    if let Some(batch) = &message.batch {
+        buttons.push(button(Text::new("Undo"), format!("u:{batch}"), Style::Danger));
+    }
+    if let Some(open) = message.open.as_ref().filter(|l| l.url.starts_with("https://")) {
+        buttons.push(Button {
+            label: open.label.clone(),
+            action: Action::Open(open.url.clone()),
+            style: Style::Primary,
+        });
+    }
+    Reply { title: Some(message.title.clone()), lines: message.lines.clone(), note: None, buttons }
+}
+
+/// A proposal as the person is shown it: what Exhale will do, in Exhale's words, with the
+/// buttons its status allows.
+pub(crate) fn card(card: &Card) -> Reply {
+    let status = match card.status {
+        ProposalStatus::Pending => Text::new("Confirm?"),
+        ProposalStatus::Applied => Text::new("Done."),
+        ProposalStatus::Discarded => Text::new("Discarded."),
+        ProposalStatus::Undone => Text::new("Undone."),
+    };
+    let id = &card.id;
+    let buttons = match card.status {
+        ProposalStatus::Pending => vec![
+            button(
+                Text::new("Confirm"),
+                format!("c:{id}"),
+                if card.destructive { Style::Danger } else { Style::Success },
+            ),
+            button(Text::new("Discard"), format!("d:{id}"), Style::Primary),
+        ],
+        ProposalStatus::Applied => {
+            vec![button(Text::new("Undo"), format!("x:{id}"), Style::Danger)]
+        }
+        ProposalStatus::Discarded | ProposalStatus::Undone => Vec::new(),
+    };
+    Reply {
+        title: Some(card.title.clone()),
+        lines: card.lines.clone(),
+        note: Some(status.render()),
+        buttons,
+    }
+}
+
+pub(crate) fn help() -> String {
+    Text::new("Commands: upcoming, totals, subscriptions, undo. Reminders and agents' changes arrive here.").render()
+}
+
+/// The reply to a link code: who the chat now belongs to, or why not.
+pub(crate) fn linked(name: Option<&str>) -> Reply {
+    Reply::text(match name {
+        Some(name) => Text::new("Linked to Exhale as {name}. Your reminders and agents' changes will come here. {help}")
+            .with("name", name)
+            .with("help", help())
+            .render(),
+        None => Text::new("That link did not work: it was used or it expired. Make a new one in Exhale, Settings → Reminders.").render(),
+    })
+}
+
+pub(crate) fn not_linked() -> Reply {
+    Reply::text(Text::new("This chat is not linked to Exhale. In Exhale, open Settings → Reminders and link this chat.").render())
+}
+
+/// The catalog and the assistant, as a chat reaches them.
+#[derive(Clone)]
+pub(crate) struct Glue {
+    pub(crate) catalog: Arc<dyn Catalog>,
+    pub(crate) assistant: Arc<dyn Ask>,
+}
+
+impl Glue {
+    /// A linked member's message: a command, else a question for the assistant when it is on.
+    pub(crate) async fn on_text<S: Surface>(&self, surface: &S, caller: &Caller, text: &str) {
+        let command = text.split_whitespace().next().unwrap_or_default().trim_start_matches('/');
+        let command = command.split('@').next().unwrap_or(command).to_lowercase();
+        let reply = match command.as_str() {
+            "upcoming" => self.upcoming(caller).await,
+            "totals" => self.totals(caller).await,
+            "subscriptions" => self.subscriptions(caller).await,
+            "undo" => self.offer_undo(caller).await,
+            "help" | "start" => Ok(Reply::text(help())),
+            _ if text.trim().is_empty() => Ok(Reply::text(help())),
+            _ if self.assistant.is_on(caller).await.unwrap_or(false) => {
+                return self.ask(surface, caller, text).await;
+            }
+            _ => Ok(Reply::text(
+                Text::new(
+                    "The assistant is off in this household, so I only know commands. {help}",
+                )
+                .with("help", help())
+                .render(),
+            )),
+        };
+        let reply = reply.unwrap_or_else(|err| Reply::text(err.text().render()));
+        surface.send(&reply).await;
+    }
+
+    async fn upcoming(&self, caller: &Caller) -> Result<Reply, OpError> {
+        let input = ListUpcomingInput { days: Some(14), ..Default::default() };
+        let upcoming =
+            ops::call::<ListUpcomingCharges>(&*self.catalog, caller, &input, Mode::Apply).await?;
+        let mut lines: Vec<String> = upcoming
+            .items
+            .iter()
+            .take(30)
+            .map(|item| {
+                format!("{} · {} · {}", item.charge_on, item.subscription.name, item.amount.display)
+            })
+            .collect();
+        if lines.is_empty() {
+            lines.push(Text::new("Nothing is due.").render());
+        }
+        let note = (!upcoming.totals.is_empty()).then(|| {
+            let totals: Vec<&str> = upcoming.totals.iter().map(|t| t.display.as_str()).collect();
+            Text::new("Total {amount}").with("amount", totals.join(" + ")).render()
+        });
+        Ok(Reply {
+            title: Some(Text::new("The next two weeks").render()),
+            lines,
+            note,
+            buttons: Vec::new(),
+        })
+    }
+
+    async fn totals(&self, caller: &Caller) -> Result<Reply, OpError> {
+        let summary = ops::call::<GetSpendingSummary>(
+            &*self.catalog,
+            caller,
+            &SpendingSummaryInput::default(),
+            Mode::Apply,
+        )
+        .await?;
+        let title = Text::new("{monthly} a month, {yearly} a year, for {count} subscriptions")
+            .with("monthly", &summary.monthly.display)
+            .with("yearly", &summary.yearly.display)
+            .with("count", summary.subscription_count)
+            .render();
+        let lines = summary
+            .groups
+            .iter()
+            .take(10)
+            .map(|g| format!("{} · {}", g.label, g.monthly.display))
+            .collect();
+        Ok(Reply { title: Some(title), lines, note: None, buttons: Vec::new() })
+    }
+
+    async fn subscriptions(&self, caller: &Caller) -> Result<Reply, OpError> {
+        let input = ListSubscriptionsInput { limit: Some(30), ..Default::default() };
+        let page =
+            ops::call::<ListSubscriptions>(&*self.catalog, caller, &input, Mode::Apply).await?;
+        let title = Text::new("{count} subscriptions").with("count", page.total).render();
+        let lines = page
+            .items
+            .iter()
+            .map(|s| format!("{} · {} · {}", s.name, s.price.display, s.cycle))
+            .collect();
+        Ok(Reply { title: Some(title), lines, note: None, buttons: Vec::new() })
+    }
+
+    /// The newest change the member may undo, behind a button.
+    async fn offer_undo(&self, caller: &Caller) -> Result<Reply, OpError> {
+        let input = ListActivityInput { limit: Some(10), ..Default::default() };
+        let page = ops::call::<ListActivity>(&*self.catalog, caller, &input, Mode::Apply).await?;
+        let Some(entry) = page.items.iter().find(|entry| entry.undone_by.is_none()) else {
+            return Ok(Reply::text(Text::new("Nothing to undo.").render()));
+        };
+        Ok(Reply {
+            title: Some(Text::new("Undo this?").render()),
+            lines: vec![entry.summary.clone()],
+            note: None,
+            buttons: vec![button(
+                Text::new("Undo"),
+                format!("u:{}", entry.batch_id),
+                Style::Danger,
+            )],
+        })
+    }
+
+    /// A question for the assistant: typing, the answer shown and edited as it is written,
+    /// then its cards.
+    async fn ask<S: Surface>(&self, surface: &S, caller: &Caller, question: &str) {
+        surface.typing().await;
+        let so_far = Arc::new(std::sync::Mutex::new(String::new()));
+        let written = so_far.clone();
+        let mut said = move |piece: Said| {
+            if let Ok(mut text) = written.lock() {
+                match piece {
+                    Said::Delta { text: delta } => text.push_str(&delta),
+                    Said::Restart => text.clear(),
+                }
+            }
+        };
+        let mut shown: Option<(S::Sent, String)> = None;
+        let answer = {
+            let asking = self.assistant.ask(caller, question, &mut said);
+            tokio::pin!(asking);
+            let mut ticker = tokio::time::interval(EDIT_EVERY);
+            ticker.tick().await;
+            loop {
+                tokio::select! {
+                    answer = &mut asking => break answer,
+                    _ = ticker.tick() => {
+                        let text = so_far.lock().map(|t| t.clone()).unwrap_or_default();
+                        if text.trim().is_empty() || shown.as_ref().is_some_and(|(_, s)| *s == text) {
+                            surface.typing().await;
+                            continue;
+                        }
+                        let reply = Reply::text(text.clone());
+                        match &shown {
+                            Some((sent, _)) => surface.edit(sent, &reply).await,
+                            None => if let Some(sent) = surface.send(&reply).await { shown = Some((sent, String::new())); },
+                        }
+                        if let Some((_, last)) = shown.as_mut() { *last = text; }
+                    }
+                }
+            }
+        };
+        let answer = match answer {
+            Ok(answer) => answer,
+            Err(err) => {
+                surface.send(&Reply::text(err.text().render())).await;
+                return;
+            }
+        };
+        let mut reply = Reply::text(if answer.text.trim().is_empty() {
+            Text::new("Done.").render()
+        } else {
+            answer.text.clone()
+        });
+        reply.note = answer.notice.as_ref().map(Text::render);
+        match &shown {
+            Some((sent, _)) => surface.edit(sent, &reply).await,
+            None => {
+                surface.send(&reply).await;
+            }
+        }
+        for proposal in &answer.cards {
+            surface.send(&card(proposal)).await;
+        }
+    }
+
+    /// A button press by the linked member: the message's new look, or why nothing happened
+    /// (a short note for the service's toast).
+    pub(crate) async fn on_press(&self, caller: &Caller, data: &str) -> Result<Reply, String> {
+        let (kind, id) = data.split_once(':').unwrap_or(("", ""));
+        match kind {
+            "u" => {
+                let input = serde_json::json!({"batch_id": id});
+                match self.catalog.call_json(caller, "undo", input, Mode::Apply).await {
+                    Ok(_) => Ok(Reply::text(Text::new("Undone.").render())),
+                    Err(err) => Err(err.text().render()),
+                }
+            }
+            "c" | "d" | "x" => {
+                let action = match kind {
+                    "c" => ProposalAction::Confirm,
+                    "d" => ProposalAction::Discard,
+                    _ => ProposalAction::Undo,
+                };
+                self.assistant
+                    .act(caller, id, action)
+                    .await
+                    .map(|c| card(&c))
+                    .map_err(|err| err.text().render())
+            }
+            _ => Err(Text::new("That button is not Exhale's.").render()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn button_data_fits_telegrams_64_bytes() {
+        let proposal = Card {
+            id: format!("cf_{}", "a".repeat(32)),
+            op: "cancel_subscription".into(),
+            title: "Cancel Gym".into(),
+            lines: vec![],
+            destructive: true,
+            said: None,
+            status: ProposalStatus::Pending,
+            expires_at: "2026-12-01T10:00:00Z".into(),
+            audit_ids: vec![],
+        };
+        for button in card(&proposal).buttons {
+            let Action::Press(data) = button.action else { panic!("a card's buttons are presses") };
+            assert!(data.len() <= 64, "{data}");
+        }
+    }
+}

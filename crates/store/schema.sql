@@ -86,7 +86,7 @@ CREATE TABLE charges (
 );
 CREATE TABLE chat_bots (
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL CHECK (kind IN ('telegram')),
+    kind TEXT NOT NULL CHECK (kind IN ('telegram', 'slack')),
     username TEXT,
     last_error TEXT,
     -- Telegram: the next getUpdates offset, so no update is handled twice across restarts.
@@ -98,7 +98,7 @@ CREATE TABLE chat_link_codes (
     code_hash TEXT PRIMARY KEY,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
     member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL CHECK (kind IN ('telegram')),
+    kind TEXT NOT NULL CHECK (kind IN ('telegram', 'slack')),
     expires_at TEXT NOT NULL
 );
 CREATE TABLE confirmations (

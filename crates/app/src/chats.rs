@@ -15,6 +15,7 @@ use crate::{App, auth, clock, ctx::Ctx, transactions};
 fn chat_name(kind: ChatKind) -> String {
     match kind {
         ChatKind::Telegram => domain::Text::new("Telegram").render(),
+        ChatKind::Slack => domain::Text::new("Slack").render(),
     }
 }
 
@@ -28,11 +29,18 @@ impl Chats for App {
                     let Some(kind) = ChatKind::parse(&row.kind) else { continue };
                     let token = rows::bot_token(db, row.household_id, &row.kind)
                         .map_err(transactions::internal)?;
+                    let app_token = match kind {
+                        ChatKind::Slack => rows::slack_app_token(db, row.household_id)
+                            .map_err(transactions::internal)?
+                            .map(Secret::new),
+                        ChatKind::Telegram => None,
+                    };
                     if let Some(token) = token {
                         bots.push(ChatBot {
                             household_id: row.household_id,
                             kind,
                             token: Secret::new(token),
+                            app_token,
                             offset: row.update_offset,
                         });
                     }

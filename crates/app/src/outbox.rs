@@ -134,7 +134,17 @@ fn target(db: &Db<'_>, destination: &DestinationRow) -> Result<Result<Target, St
                 (_, Err(_)) => return Ok(Err("the Telegram chat id is not a number".into())),
             }
         }
-        DestinationKind::Slack => Target::Slack { channel: destination.address.clone() },
+        DestinationKind::Slack => match rows::bot_token(db, destination.household_id, "slack")? {
+            Some(token) => {
+                Target::Slack { token: Secret::new(token), user: destination.address.clone() }
+            }
+            None => {
+                return Ok(Err(domain::Text::new(
+                    "The household's Slack app was removed; an owner adds its tokens again in Settings.",
+                )
+                .render()));
+            }
+        },
     }))
 }
 

@@ -730,6 +730,9 @@ pub(crate) fn settings_view(ctx: &Ctx<'_>) -> Result<ReminderSettings, OpError> 
         telegram: rows::bot(ctx.db, ctx.household_id(), "telegram")
             .or_internal()?
             .map(|bot| ChatBotStatus { username: bot.username, last_error: bot.last_error }),
+        slack: rows::bot(ctx.db, ctx.household_id(), "slack")
+            .or_internal()?
+            .map(|bot| ChatBotStatus { username: bot.username, last_error: bot.last_error }),
         mail_server,
     })
 }

@@ -166,6 +166,90 @@ impl Http {
     }
 }
 
+/// A connection to a service, plain or over TLS, for a protocol of its own (Slack's Socket
+/// Mode WebSocket).
+pub(crate) enum Stream {
+    Plain(tokio::net::TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>),
+}
+
+impl tokio::io::AsyncRead for Stream {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(stream) => std::pin::Pin::new(stream).poll_read(cx, buf),
+            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_read(cx, buf),
+        }
+    }
+}
+
+impl tokio::io::AsyncWrite for Stream {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Self::Plain(stream) => std::pin::Pin::new(stream).poll_write(cx, buf),
+            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(stream) => std::pin::Pin::new(stream).poll_flush(cx),
+            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Self::Plain(stream) => std::pin::Pin::new(stream).poll_shutdown(cx),
+            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_shutdown(cx),
+        }
+    }
+}
+
+impl Http {
+    /// Opens a connection to a `wss://` (or, for a test, `ws://`) address given by a service
+    /// Exhale trusts (not a member's).
+    pub(crate) async fn open(&self, url: &str) -> Result<Stream, HttpError> {
+        let parsed = url::Url::parse(url).map_err(|_| HttpError::Refused("not a URL".into()))?;
+        let tls = match parsed.scheme() {
+            "wss" | "https" => true,
+            "ws" | "http" => false,
+            _ => return Err(HttpError::Refused("not a WebSocket address".into())),
+        };
+        let host = parsed.host_str().unwrap_or_default().trim_matches(['[', ']']).to_owned();
+        let port = parsed.port_or_known_default().unwrap_or(if tls { 443 } else { 80 });
+        let tcp =
+            tokio::time::timeout(TIMEOUT, tokio::net::TcpStream::connect((host.as_str(), port)))
+                .await
+                .map_err(|_| HttpError::Unreachable(format!("{host} did not answer in time")))?
+                .map_err(|_| {
+                    HttpError::Unreachable(format!("nothing answered at {host}:{port}"))
+                })?;
+        if !tls {
+            return Ok(Stream::Plain(tcp));
+        }
+        let name = rustls::pki_types::ServerName::try_from(host.clone())
+            .map_err(|_| HttpError::Refused(format!("{host} is not a valid host name")))?;
+        let stream = self.tls.connect(name, tcp).await.map_err(|err| {
+            HttpError::Unreachable(format!("{host}'s TLS certificate cannot be trusted ({err})"))
+        })?;
+        Ok(Stream::Tls(Box::new(stream)))
+    }
+}
+
 /// The host of a URL, for messages.
 pub(crate) fn host_of(url: &str) -> String {
     url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default()

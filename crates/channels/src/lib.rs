@@ -1,7 +1,7 @@
 //! Messages to members, outside Exhale: the delivery worker ([`Channels`]) that takes what the
 //! outbox says is due (`ops::channels::Outbox`, implemented by `app`) and sends it to ntfy, a
-//! Standard Webhooks receiver, a mail server or a Telegram chat; the Telegram bot's side of the
-//! chat (`telegram.rs`); and the calendar feed ([`router`]:
+//! Standard Webhooks receiver, a mail server, a Telegram chat or a Slack direct message; the
+//! bots' side of the chat (`telegram.rs`, `slack.rs`, sharing `chat.rs`); and the calendar feed ([`router`]:
 //! `GET /cal/<secret>.ics`). What a message says, who gets it and when are decided by the
 //! catalog; this crate only knows the services' wire formats.
 
@@ -12,6 +12,7 @@ mod http;
 pub mod ics;
 mod ntfy;
 mod outcome;
+pub mod slack;
 pub mod telegram;
 pub mod webhook;
 
@@ -38,11 +39,17 @@ pub struct ChannelsConfig {
     pub extra_roots: Vec<Vec<u8>>,
     /// The Telegram Bot API's address.
     pub telegram_api: String,
+    /// Slack's Web API address.
+    pub slack_api: String,
 }
 
 impl Default for ChannelsConfig {
     fn default() -> Self {
-        Self { extra_roots: Vec::new(), telegram_api: "https://api.telegram.org".into() }
+        Self {
+            extra_roots: Vec::new(),
+            telegram_api: "https://api.telegram.org".into(),
+            slack_api: "https://slack.com/api".into(),
+        }
     }
 }
 
@@ -57,6 +64,7 @@ pub struct Channels {
     outbox: Arc<dyn Outbox>,
     http: Arc<http::Http>,
     telegram: telegram::Api,
+    slack: slack::Api,
     config: ChannelsConfig,
 }
 
@@ -64,7 +72,8 @@ impl Channels {
     pub fn new(outbox: Arc<dyn Outbox>, config: ChannelsConfig) -> Result<Self, ChannelsError> {
         let http = Arc::new(http::Http::new(&config.extra_roots).map_err(ChannelsError::Setup)?);
         let telegram = telegram::Api::new(http.clone(), &config.telegram_api);
-        Ok(Self { outbox, http, telegram, config })
+        let slack = slack::Api::new(http.clone(), &config.slack_api);
+        Ok(Self { outbox, http, telegram, slack, config })
     }
 
     /// A household's Telegram bot, answering its chats through the catalog and the assistant.
@@ -76,6 +85,24 @@ impl Channels {
         assistant: Arc<dyn Ask>,
     ) -> telegram::Bot {
         telegram::Bot::new(self.telegram.clone(), bot, chats, chat::Glue { catalog, assistant })
+    }
+
+    /// A household's Slack app, answering direct messages through the catalog and the
+    /// assistant.
+    pub fn slack_app(
+        &self,
+        bot: ChatBot,
+        chats: Arc<dyn Chats>,
+        catalog: Arc<dyn Catalog>,
+        assistant: Arc<dyn Ask>,
+    ) -> slack::App {
+        slack::App::new(
+            self.slack.clone(),
+            self.http.clone(),
+            bot,
+            chats,
+            chat::Glue { catalog, assistant },
+        )
     }
 
     /// Runs every household's bot, starting the ones an owner adds and stopping the ones they
@@ -163,9 +190,7 @@ impl Channels {
             Target::Telegram { token, chat_id } => {
                 telegram::send(&self.telegram, token, *chat_id, message).await
             }
-            Target::Slack { .. } => {
-                Outcome::Failed { error: "Slack is not connected in this version of Exhale".into() }
-            }
+            Target::Slack { token, user } => slack::send(&self.slack, token, user, message).await,
         }
     }
 

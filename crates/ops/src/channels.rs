@@ -161,7 +161,7 @@ named_enum! {
 /// A household's chat bot as Exhale last saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ChatBotStatus {
-    /// The bot's username, once Exhale reached it, e.g. "exhale_home_bot".
+    /// The bot's username (Telegram) or user id (Slack), once Exhale reached it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
     /// Why Exhale cannot reach it, when it cannot.
@@ -207,6 +207,9 @@ pub struct ReminderSettings {
     /// The household's Telegram bot, when an owner set one up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub telegram: Option<ChatBotStatus>,
+    /// The household's Slack app, when an owner set one up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slack: Option<ChatBotStatus>,
     /// The mail server, for owners.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mail_server: Option<MailServer>,
@@ -371,6 +374,8 @@ named_enum! {
     pub enum ChatKind("chat service") {
         /// Telegram, through the household's bot.
         Telegram => "telegram",
+        /// Slack, in a direct message with the household's app.
+        Slack => "slack",
     }
 }
 
@@ -391,6 +396,27 @@ pub struct ChatLink {
     pub expires_at: Timestamp,
 }
 
+/// The Slack app manifest an owner pastes to create the household's app: Socket Mode (no
+/// public address), direct messages and buttons, and only the scopes Exhale uses.
+pub const SLACK_MANIFEST: &str = r#"_metadata: {major_version: 1, minor_version: 1}
+display_information:
+  name: Exhale
+  description: Household subscriptions, reminders and the Exhale assistant
+features:
+  app_home: {home_tab_enabled: false, messages_tab_enabled: true, messages_tab_read_only_enabled: false}
+  bot_user: {display_name: Exhale, always_online: true}
+oauth_config:
+  scopes:
+    bot: [chat:write, im:history, im:read, im:write]
+settings:
+  event_subscriptions:
+    bot_events: [message.im]
+  interactivity: {is_enabled: true}
+  org_deploy_enabled: false
+  socket_mode_enabled: true
+  token_rotation_enabled: false
+"#;
+
 /// How long a chat link code works.
 pub const CHAT_LINK_MINUTES: i64 = 10;
 
@@ -398,7 +424,7 @@ pub struct CreateChatLink;
 impl Op for CreateChatLink {
     const INFO: OpInfo = OpInfo::write(
         "create_chat_link",
-        "Make a one-time code that links your Telegram chat with Exhale",
+        "Make a one-time code that links your Telegram or Slack chat with Exhale",
         "The caller's own; it works once, for 10 minutes.",
         Hints::write(false),
     )
@@ -437,14 +463,29 @@ pub struct SetChannelSettingsInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 200))]
     pub telegram_bot_token: Option<String>,
+    /// The household's Slack app (Socket Mode): its app-level token and bot token; null removes
+    /// the app.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slack: Option<Option<SlackAppInput>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SlackAppInput {
+    /// The app-level token with connections:write, "xapp-…"; saved and never shown again.
+    #[schemars(length(max = 300))]
+    pub app_token: String,
+    /// The Bot User OAuth Token, "xoxb-…"; saved and never shown again.
+    #[schemars(length(max = 300))]
+    pub bot_token: String,
 }
 
 pub struct SetChannelSettings;
 impl Op for SetChannelSettings {
     const INFO: OpInfo = OpInfo::write(
         "set_channel_settings",
-        "Set up the household's mail server and Telegram bot",
-        "Owners only. The password and the bot token are saved as secrets no op returns.",
+        "Set up the household's mail server, Telegram bot and Slack app",
+        "Owners only. Passwords and tokens are saved as secrets no op returns.",
         Hints::write(true),
     )
     .owner_only()
@@ -460,7 +501,7 @@ pub enum Target {
     Webhook { url: String, secret: Secret, allow_lan: bool },
     Email { to: String, server: MailServerTarget },
     Telegram { token: Secret, chat_id: i64 },
-    Slack { channel: String },
+    Slack { token: Secret, user: String },
 }
 
 /// The mail server, with its password, for the sender.
@@ -572,7 +613,10 @@ pub trait CalendarFeeds: Send + Sync {
 pub struct ChatBot {
     pub household_id: i64,
     pub kind: ChatKind,
+    /// Telegram's bot token; Slack's bot token (`xoxb-`).
     pub token: Secret,
+    /// Slack's app-level token (`xapp-`), for Socket Mode.
+    pub app_token: Option<Secret>,
     /// Telegram: the next `getUpdates` offset, kept across restarts.
     pub offset: i64,
 }

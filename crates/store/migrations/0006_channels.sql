@@ -101,11 +101,11 @@ CREATE TABLE mail_servers (
     updated_at TEXT NOT NULL
 );
 
--- A household's chat bots as Exhale last reached them; a bot's token is a secret
--- ('telegram_bot_token').
+-- A household's chat bots as Exhale last reached them; their tokens are secrets
+-- ('telegram_bot_token'; 'slack_bot_token' and 'slack_app_token').
 CREATE TABLE chat_bots (
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL CHECK (kind IN ('telegram')),
+    kind TEXT NOT NULL CHECK (kind IN ('telegram', 'slack')),
     username TEXT,
     last_error TEXT,
     -- Telegram: the next getUpdates offset, so no update is handled twice across restarts.
@@ -119,6 +119,6 @@ CREATE TABLE chat_link_codes (
     code_hash TEXT PRIMARY KEY,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
     member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL CHECK (kind IN ('telegram')),
+    kind TEXT NOT NULL CHECK (kind IN ('telegram', 'slack')),
     expires_at TEXT NOT NULL
 );

@@ -539,6 +539,17 @@ pub fn bot_token(db: &Db<'_>, household_id: i64, kind: &str) -> Result<Option<St
     secret(db, household_id, &bot_token_name(kind))
 }
 
+/// The name of Slack's app-level token in `secrets`.
+const SLACK_APP_TOKEN: &str = "slack_app_token";
+
+pub fn slack_app_token(db: &Db<'_>, household_id: i64) -> Result<Option<String>> {
+    secret(db, household_id, SLACK_APP_TOKEN)
+}
+
+pub fn set_slack_app_token(db: &Db<'_>, household_id: i64, token: Option<&str>) -> Result<()> {
+    set_secret(db, household_id, SLACK_APP_TOKEN, token)
+}
+
 /// Saves a bot's token (a new bot starts from its first update), or removes the bot.
 pub fn set_bot_token(
     db: &Db<'_>,

@@ -427,3 +427,225 @@ pub async fn telegram(tokens: &[&str]) -> (TestServer, TelegramFake) {
     let router = Router::new().route("/{bot}/{method}", post(method)).with_state(fake.clone());
     (serve(router).await, fake)
 }
+
+/// One Web API call the Slack fake received.
+#[derive(Clone, Debug)]
+pub struct SlackCall {
+    pub method: String,
+    pub body: Value,
+    /// The message a post or an update made or changed.
+    pub ts: Option<String>,
+}
+
+#[derive(Default)]
+struct Slack {
+    calls: Vec<SlackCall>,
+    acks: Vec<String>,
+    next: u64,
+    /// Answer the next post with 429 and this `Retry-After`.
+    limited: Option<u64>,
+    /// The event id of the last direct message, for a re-delivery.
+    last_event: String,
+}
+
+/// Slack for one app: the Web API methods Exhale calls (with Slack's error strings, and a
+/// `429` with `Retry-After` on demand) and a Socket Mode WebSocket that says hello, carries the
+/// envelopes a test pushes and records their acknowledgements.
+#[derive(Clone)]
+pub struct SlackFake {
+    state: Arc<Mutex<Slack>>,
+    acked: Arc<tokio::sync::Notify>,
+    envelopes: tokio::sync::mpsc::UnboundedSender<Value>,
+    app_token: String,
+    bot_token: String,
+    ws_url: String,
+}
+
+impl SlackFake {
+    fn envelope_id(state: &mut Slack) -> String {
+        state.next += 1;
+        format!("dbdd0ef3-1543-4f94-bfb4-{:012}", state.next)
+    }
+
+    /// A direct message from `user` to the app; the envelope's id.
+    pub async fn dm(&self, user: &str, text: &str) -> String {
+        let mut state = self.state.lock().await;
+        let id = Self::envelope_id(&mut state);
+        state.last_event = format!("Ev{}", state.next);
+        let envelope = json!({"envelope_id": id, "type": "events_api", "accepts_response_payload": false,
+            "payload": {"type": "event_callback", "event_id": state.last_event,
+                "event": {"type": "message", "channel": format!("D{user}"), "user": user, "text": text,
+                          "ts": format!("1796112000.{:06}", state.next), "channel_type": "im"}}});
+        drop(state);
+        let _ = self.envelopes.send(envelope);
+        id
+    }
+
+    /// The same event again under a new envelope, as Slack re-delivers.
+    pub async fn redeliver_last_dm(&self, user: &str, text: &str) -> String {
+        let mut state = self.state.lock().await;
+        let event_id = state.last_event.clone();
+        let id = Self::envelope_id(&mut state);
+        let envelope = json!({"envelope_id": id, "type": "events_api", "retry_attempt": 1, "retry_reason": "timeout",
+            "payload": {"type": "event_callback", "event_id": event_id,
+                "event": {"type": "message", "channel": format!("D{user}"), "user": user, "text": text, "channel_type": "im"}}});
+        drop(state);
+        let _ = self.envelopes.send(envelope);
+        id
+    }
+
+    /// A press of a button with `value` on the message `ts`, by `user`.
+    pub async fn press(&self, user: &str, ts: &str, value: &str) -> String {
+        let mut state = self.state.lock().await;
+        let id = Self::envelope_id(&mut state);
+        let envelope = json!({"envelope_id": id, "type": "interactive", "accepts_response_payload": false,
+            "payload": {"type": "block_actions", "user": {"id": user}, "trigger_id": "1.2.3",
+                "container": {"type": "message", "message_ts": ts, "channel_id": format!("D{user}")},
+                "channel": {"id": format!("D{user}")}, "message": {"ts": ts},
+                "actions": [{"action_id": "exhale.0", "block_id": "b", "value": value, "type": "button", "action_ts": "1"}]}});
+        drop(state);
+        let _ = self.envelopes.send(envelope);
+        id
+    }
+
+    /// Slack asks the app to reconnect.
+    pub fn disconnect(&self) {
+        let _ = self.envelopes.send(json!({"type": "disconnect", "reason": "refresh_requested"}));
+    }
+
+    pub async fn calls(&self) -> Vec<SlackCall> {
+        self.state.lock().await.calls.clone()
+    }
+
+    pub async fn limit_next(&self, retry_after: u64) {
+        self.state.lock().await.limited = Some(retry_after);
+    }
+
+    /// Waits until the app acknowledged the envelope `id`.
+    pub async fn acknowledged(&self, id: &str) {
+        loop {
+            let notified = self.acked.notified();
+            if self.state.lock().await.acks.iter().any(|a| a == id) {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+pub async fn slack(app_token: &str, bot_token: &str) -> (TestServer, SlackFake) {
+    use futures_util::{SinkExt as _, StreamExt as _};
+    let sockets = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    let ws_url = format!("ws://{}/link/?ticket=t1", sockets.local_addr().expect("an address"));
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let receiver = Arc::new(Mutex::new(receiver));
+    let fake = SlackFake {
+        state: Arc::default(),
+        acked: Arc::default(),
+        envelopes: sender,
+        app_token: app_token.to_owned(),
+        bot_token: bot_token.to_owned(),
+        ws_url,
+    };
+    let socket_fake = fake.clone();
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = sockets.accept().await {
+            let (fake, receiver) = (socket_fake.clone(), receiver.clone());
+            tokio::spawn(async move {
+                let Ok(ws) = tokio_tungstenite::accept_async(stream).await else { return };
+                let (mut write, mut read) = ws.split();
+                let hello = json!({"type": "hello", "num_connections": 1, "connection_info": {"app_id": "A1234"},
+                    "debug_info": {"host": "applink-test", "build_number": 54, "approximate_connection_time": 3600}});
+                let _ = write
+                    .send(tokio_tungstenite::tungstenite::Message::Text(hello.to_string().into()))
+                    .await;
+                let mut receiver = receiver.lock().await;
+                loop {
+                    tokio::select! {
+                        envelope = receiver.recv() => {
+                            let Some(envelope) = envelope else { return };
+                            let _ = write.send(tokio_tungstenite::tungstenite::Message::Text(envelope.to_string().into())).await;
+                        }
+                        frame = read.next() => {
+                            let Some(Ok(tokio_tungstenite::tungstenite::Message::Text(text))) = frame else { return };
+                            if let Some(id) = serde_json::from_str::<Value>(&text).ok().and_then(|a| a["envelope_id"].as_str().map(str::to_owned)) {
+                                fake.state.lock().await.acks.push(id);
+                                fake.acked.notify_waiters();
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    });
+    async fn method(
+        State(fake): State<SlackFake>,
+        axum::extract::Path(method): axum::extract::Path<String>,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Response {
+        let bearer = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let wanted =
+            if method == "apps.connections.open" { &fake.app_token } else { &fake.bot_token };
+        if bearer != format!("Bearer {wanted}") {
+            return axum::Json(json!({"ok": false, "error": "invalid_auth"})).into_response();
+        }
+        let body: Value = serde_json::from_slice(&body).unwrap_or(json!({}));
+        let mut state = fake.state.lock().await;
+        if matches!(method.as_str(), "chat.postMessage" | "chat.update")
+            && let Some(seconds) = state.limited.take()
+        {
+            let mut response = (
+                StatusCode::TOO_MANY_REQUESTS,
+                axum::Json(json!({"ok": false, "error": "ratelimited"})),
+            )
+                .into_response();
+            response.headers_mut().insert(
+                "retry-after",
+                seconds.to_string().parse().unwrap_or(axum::http::HeaderValue::from_static("1")),
+            );
+            return response;
+        }
+        state.calls.push(SlackCall { method: method.clone(), body: body.clone(), ts: None });
+        let answer = match method.as_str() {
+            "auth.test" => {
+                json!({"ok": true, "url": "https://home.slack.com/", "team": "Home", "user": "exhale", "team_id": "T1", "user_id": "UBOT", "bot_id": "BBOT"})
+            }
+            "apps.connections.open" => json!({"ok": true, "url": fake.ws_url}),
+            "conversations.open" => match body["users"].as_str() {
+                Some(user) if !user.is_empty() => {
+                    json!({"ok": true, "channel": {"id": format!("D{user}")}})
+                }
+                _ => json!({"ok": false, "error": "user_not_found"}),
+            },
+            "chat.postMessage" | "chat.update" => {
+                let blocks = body["blocks"].as_array().map_or(0, Vec::len);
+                if body["text"].as_str().is_none_or(str::is_empty) && blocks == 0 {
+                    json!({"ok": false, "error": "no_text"})
+                } else if blocks > 50 {
+                    json!({"ok": false, "error": "invalid_blocks"})
+                } else {
+                    let ts = match body["ts"].as_str() {
+                        Some(ts) => ts.to_owned(),
+                        None => {
+                            state.next += 1;
+                            format!("1796112000.{:06}", state.next)
+                        }
+                    };
+                    if let Some(call) = state.calls.last_mut() {
+                        call.ts = Some(ts.clone());
+                    }
+                    json!({"ok": true, "channel": body["channel"], "ts": ts})
+                }
+            }
+            _ => json!({"ok": false, "error": "unknown_method"}),
+        };
+        axum::Json(answer).into_response()
+    }
+    let router = Router::new().route("/api/{method}", post(method)).with_state(fake.clone());
+    (serve(router).await, fake)
+}

@@ -117,6 +117,7 @@ pub fn router(
         .route("/settings/reminders/mail", post(pages::reminders::mail))
         .route("/settings/reminders/chat-link", post(pages::reminders::chat_link))
         .route("/settings/reminders/telegram", post(pages::reminders::telegram_bot))
+        .route("/settings/reminders/slack", post(pages::reminders::slack_app))
         .route("/activity", get(pages::activity::list))
         .route(
             "/activity/{id}/undo",

@@ -9,10 +9,10 @@ use domain::{Text, entities::EntityKind};
 use ops::{
     OpError,
     channels::{
-        AddDestinationInput, CHAT_LINK_MINUTES, CalendarFeed, CalendarFeedCreated, ChatLink,
-        CreateCalendarFeedInput, CreateChatLinkInput, DESTINATIONS, Destination, DestinationInput,
-        DestinationKind, MailServerInput, Queued, REMINDER_OFFSETS, ReminderSettings,
-        SetChannelSettingsInput, UpdateReminderSettingsInput,
+        AddDestinationInput, CHAT_LINK_MINUTES, CalendarFeed, CalendarFeedCreated, ChatKind,
+        ChatLink, CreateCalendarFeedInput, CreateChatLinkInput, DESTINATIONS, Destination,
+        DestinationInput, DestinationKind, MailServerInput, Queued, REMINDER_OFFSETS,
+        ReminderSettings, SetChannelSettingsInput, UpdateReminderSettingsInput,
     },
     common::Timestamp,
     household::Empty,
@@ -388,6 +388,45 @@ pub(crate) fn set_channel_settings(
         let token = (!token.is_empty()).then_some(token);
         rows::set_bot_token(ctx.db, household, "telegram", token, &ctx.now_text()).or_internal()?;
     }
+    match &input.slack {
+        None => {}
+        Some(None) => {
+            rows::set_bot_token(ctx.db, household, "slack", None, &ctx.now_text()).or_internal()?;
+            rows::set_slack_app_token(ctx.db, household, None).or_internal()?;
+        }
+        Some(Some(app)) => {
+            let token = |value: &str, prefix: &str, pointer: &str, what: Text| {
+                let value = value.trim();
+                if value.starts_with(prefix)
+                    && value.len() > prefix.len() + 10
+                    && value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                {
+                    Ok(value.to_owned())
+                } else {
+                    Err(OpError::invalid(pointer, what))
+                }
+            };
+            let app_token = token(
+                &app.app_token,
+                "xapp-",
+                "/slack/app_token",
+                Text::new(
+                    "The app-level token starts with xapp-: Basic Information → App-Level Tokens, with the connections:write scope.",
+                ),
+            )?;
+            let bot_token = token(
+                &app.bot_token,
+                "xoxb-",
+                "/slack/bot_token",
+                Text::new(
+                    "The bot token starts with xoxb-: OAuth & Permissions → Bot User OAuth Token, after installing the app.",
+                ),
+            )?;
+            rows::set_bot_token(ctx.db, household, "slack", Some(&bot_token), &ctx.now_text())
+                .or_internal()?;
+            rows::set_slack_app_token(ctx.db, household, Some(&app_token)).or_internal()?;
+        }
+    }
     match &input.mail_server {
         None => {}
         Some(None) => {
@@ -427,9 +466,10 @@ pub(crate) fn create_chat_link(
 ) -> Result<ChatLink, OpError> {
     let kind = input.kind.as_str();
     let Some(bot) = rows::bot(ctx.db, ctx.household_id(), kind).or_internal()? else {
-        return Err(OpError::conflict(Text::new(
-            "This household has no Telegram bot yet; an owner adds its token in Settings → Reminders.",
-        )));
+        return Err(OpError::conflict(
+            Text::new("This household has no {service} bot yet; an owner sets it up in Settings → Reminders.")
+                .with("service", kind),
+        ));
     };
     // 16 random bytes as hex: within Telegram's 64 characters of A-Z, a-z, 0-9, _ and -.
     let code = auth::random_hex(16)?;
@@ -444,7 +484,11 @@ pub(crate) fn create_chat_link(
     )
     .or_internal()?;
     Ok(ChatLink {
-        url: bot.username.map(|bot| format!("https://t.me/{bot}?start={code}")),
+        // Slack has no such link: the member sends "link <code>" to the app.
+        url: (input.kind == ChatKind::Telegram)
+            .then_some(bot.username)
+            .flatten()
+            .map(|bot| format!("https://t.me/{bot}?start={code}")),
         code,
         expires_at: Timestamp(expires),
     })

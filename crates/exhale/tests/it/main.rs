@@ -24,6 +24,7 @@ mod rest;
 mod rules;
 mod schemathesis;
 mod serving;
+mod slack;
 mod telegram;
 mod tool_sets;
 mod validation;

@@ -16,8 +16,9 @@ use ops::{
         AddDestination, AddDestinationInput, ChatKind, Covers, CreateCalendarFeed,
         CreateCalendarFeedInput, CreateChatLink, CreateChatLinkInput, DestinationInput,
         DestinationKind, Digest, MailSecurity, MailServerInput, RemoveDestination,
-        RevokeCalendarFeed, SendTestMessage, SetChannelSettings, SetChannelSettingsInput,
-        UpdateReminderSettings, UpdateReminderSettingsInput,
+        RevokeCalendarFeed, SLACK_MANIFEST, SendTestMessage, SetChannelSettings,
+        SetChannelSettingsInput, SlackAppInput, UpdateReminderSettings,
+        UpdateReminderSettingsInput,
     },
     household::Empty,
 };
@@ -62,6 +63,7 @@ async fn reminders_page(
         "digests": Digest::NAMES,
         "kinds": [DestinationKind::Ntfy.as_str(), DestinationKind::Webhook.as_str(), DestinationKind::Email.as_str()],
         "securities": MailSecurity::NAMES,
+        "slack_manifest": SLACK_MANIFEST,
     });
     if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
         data.extend(extra);
@@ -312,6 +314,7 @@ pub(crate) async fn mail(
         };
         Ok(SetChannelSettingsInput {
             telegram_bot_token: None,
+            slack: None,
             mail_server: Some(Some(MailServerInput {
                 host: form.host.trim().to_owned(),
                 port,
@@ -326,20 +329,26 @@ pub(crate) async fn mail(
     apply::<SetChannelSettings>(&web, &headers, &person, input, "mail", done).await
 }
 
+#[derive(Deserialize)]
+pub(crate) struct ChatLinkForm {
+    kind: String,
+}
+
 pub(crate) async fn chat_link(
     State(web): State<Web>,
     headers: HeaderMap,
-    Posted { person, .. }: Posted<NoFields>,
+    Posted { person, form }: Posted<ChatLinkForm>,
 ) -> Response {
-    let input = CreateChatLinkInput { kind: ChatKind::Telegram };
+    let kind = ChatKind::parse(&form.kind).unwrap_or(ChatKind::Telegram);
+    let input = CreateChatLinkInput { kind };
     match web.call::<CreateChatLink>(&person, input).await {
         Ok(link) => {
-            let extra = json!({"chat_link": link});
+            let extra = json!({"chat_link": link, "chat_link_kind": kind.as_str()});
             reminders_page(&web, &headers, &person, StatusCode::OK, extra).await
         }
         Err(err) => match beside_the_form(&err) {
             Some(status) => {
-                let errors = json!({"errors": {"telegram": err.text().render()}});
+                let errors = json!({"errors": {kind.as_str(): err.text().render()}});
                 reminders_page(&web, &headers, &person, status, errors).await
             }
             None => op_error(&web, &headers, &person, &err),
@@ -364,4 +373,29 @@ pub(crate) async fn telegram_bot(
     let input = SetChannelSettingsInput { telegram_bot_token: Some(token), ..Default::default() };
     let done = Text::new("Saved the Telegram bot. Exhale reaches it within a minute.");
     apply::<SetChannelSettings>(&web, &headers, &person, Ok(input), "bot", done).await
+}
+
+#[derive(Deserialize)]
+pub(crate) struct SlackForm {
+    #[serde(default)]
+    app_token: String,
+    #[serde(default)]
+    bot_token: String,
+    #[serde(default)]
+    remove: Option<String>,
+}
+
+pub(crate) async fn slack_app(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form }: Posted<SlackForm>,
+) -> Response {
+    let slack = if form.remove.is_some() {
+        None
+    } else {
+        Some(SlackAppInput { app_token: form.app_token, bot_token: form.bot_token })
+    };
+    let input = SetChannelSettingsInput { slack: Some(slack), ..Default::default() };
+    let done = Text::new("Saved the Slack app. Exhale connects to it within a minute.");
+    apply::<SetChannelSettings>(&web, &headers, &person, Ok(input), "slack_app", done).await
 }

@@ -135,9 +135,10 @@ fn fixture(name: &str) -> Value {
         "reminders.html" => chrome(json!({
             "nav": "settings", "webhook_secret": "whsec_abc", "covers": ["mine", "household"],
             "digests": ["off", "monday"], "kinds": ["ntfy", "webhook", "email"], "securities": ["tls", "starttls", "none"],
-            "errors": {"timing": "a", "destinations": "b", "destination": "c", "mail": "d", "telegram": "e", "bot": "f"},
+            "errors": {"timing": "a", "destinations": "b", "destination": "c", "mail": "d", "telegram": "e", "bot": "f", "slack": "g", "slack_app": "h"},
             "feed_created": {"url": "http://127.0.0.1:8080/cal/abc.ics", "webcal": "webcal://127.0.0.1:8080/cal/abc.ics"},
             "chat_link": {"code": "abc123", "url": "https://t.me/exhale_bot?start=abc123", "expires_at": "2026-11-29T10:10:00Z"},
+            "chat_link_kind": "telegram", "slack_manifest": "_metadata: {}",
             "reminders": {
                 "days_before": [7, 1], "time_of_day": "09:00", "time_zone": "Europe/Madrid", "covers": "mine",
                 "trial_endings": true, "card_expiry": true, "price_rises": false, "weekly_digest": "monday",
@@ -154,6 +155,7 @@ fn fixture(name: &str) -> Value {
                 "calendar_feed": {"created_at": "2026-11-01T10:00:00Z", "show_amounts": false},
                 "email_available": true,
                 "telegram": {"username": "exhale_bot", "last_error": "Unauthorized"},
+                "slack": {"username": "UBOT"},
                 "mail_server": {"host": "smtp.example.net", "port": 587, "security": "starttls", "username": "ana", "password_saved": true, "from": "Exhale <e@example.net>"},
             },
         })),

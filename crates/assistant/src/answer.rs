@@ -501,6 +501,14 @@ impl Ask for Assistant {
         Box::pin(self.read(caller, document))
     }
 
+    fn read_document<'a>(
+        &'a self,
+        caller: &'a Caller,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<ops::assistant::Reading, OpError>> {
+        Box::pin(self.read_for_import(caller, bytes))
+    }
+
     fn tidy_names<'a>(
         &'a self,
         caller: &'a Caller,

@@ -24,6 +24,65 @@ use crate::{
     prompt,
 };
 
+/// Whether a file is a delimited export (CSV and the like), whose merchant names the model may
+/// tidy; not a PDF or OFX.
+fn is_delimited_text(bytes: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).to_uppercase();
+    !bytes.starts_with(b"%PDF") && !head.contains("<OFX") && !head.contains("OFXHEADER")
+}
+
+impl Assistant {
+    /// `Ask::read_document`: Exhale first, the model for what only it can read.
+    pub(crate) async fn read_for_import(
+        &self,
+        caller: &Caller,
+        bytes: Vec<u8>,
+    ) -> Result<ops::assistant::Reading, OpError> {
+        use ops::{
+            assistant::{Ask as _, Reading},
+            import::{ParseStatement, ParseStatementInput},
+        };
+        let on = self.is_on(caller).await.unwrap_or(false);
+        let picture =
+            matches!(Document::new(bytes.clone()).map(|d| d.kind), Ok(DocumentKind::Picture(_)));
+        if picture && !on {
+            return Err(OpError::conflict(Text::new(
+                "A picture is read by the built-in assistant, which is off. Export a CSV from the bank, or ask an owner to turn the assistant on in Settings.",
+            )));
+        }
+        let by_model = |bytes: Vec<u8>| async move {
+            let document = Document::new(bytes)?;
+            self.read(caller, document).await.map(Reading::Model)
+        };
+        if picture {
+            return by_model(bytes).await;
+        }
+        let input = ParseStatementInput {
+            content_base64: Some(ops::import::encode_base64(&bytes)),
+            ..Default::default()
+        };
+        let mut parsed =
+            match ops::call::<ParseStatement>(&*self.catalog, caller, &input, Mode::Apply).await {
+                // Nothing Exhale can read by itself, or no charge that repeats (a single month): the
+                // model may find what a person would.
+                Ok(parsed) if parsed.candidates.is_empty() && on => return by_model(bytes).await,
+                Err(OpError::InvalidInput { .. }) if on => return by_model(bytes).await,
+                other => other?,
+            };
+        if on && is_delimited_text(&bytes) {
+            // The model sees the merchants only; if it fails, Exhale's own names stay.
+            let merchants: Vec<String> =
+                parsed.candidates.iter().map(|c| c.merchant.clone()).collect();
+            if let Ok(names) = self.tidy(caller, &merchants).await {
+                for (candidate, name) in parsed.candidates.iter_mut().zip(names) {
+                    candidate.name = name;
+                }
+            }
+        }
+        Ok(Reading::Statement(parsed))
+    }
+}
+
 const REPORT: &str = "report_subscriptions";
 const NAMES: &str = "name_merchants";
 

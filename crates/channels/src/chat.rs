@@ -5,14 +5,19 @@
 //! cards as Confirm, Discard and Undo buttons. A press is acted on as the member who pressed,
 //! so a button from someone else's message does nothing they may not do.
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::{Duration, Instant},
+};
 
 use ops::{
     Caller, Catalog, Mode, OpError, Text,
     activity::{ListActivity, ListActivityInput},
-    assistant::{Ask, Card, ProposalAction, ProposalStatus, Said},
+    assistant::{Ask, Card, ProposalAction, ProposalStatus, Reading, Said},
     channels::Message,
     charges::{ListUpcomingCharges, ListUpcomingInput},
+    import::{ImportItem, ImportSubscriptions, ImportSubscriptionsInput},
     reports::{GetSpendingSummary, SpendingSummaryInput},
     subscriptions::{ListSubscriptions, ListSubscriptionsInput},
 };
@@ -150,14 +155,128 @@ pub(crate) fn not_linked() -> Reply {
     Reply::text(Text::new("This chat is not linked to Exhale. In Exhale, open Settings → Reminders and link this chat.").render())
 }
 
+/// How long a document's candidates wait for the person's Import.
+const IMPORT_WAITS: Duration = Duration::from_secs(30 * 60);
+
+/// What a document sent to the chat was found to hold, waiting for the person who sent it.
+struct PendingImport {
+    member_id: i64,
+    household_id: i64,
+    items: Vec<ImportItem>,
+    since: Instant,
+}
+
 /// The catalog and the assistant, as a chat reaches them.
 #[derive(Clone)]
 pub(crate) struct Glue {
     pub(crate) catalog: Arc<dyn Catalog>,
     pub(crate) assistant: Arc<dyn Ask>,
+    /// Kept in memory: after a restart the person sends the document again.
+    imports: Arc<Mutex<HashMap<String, PendingImport>>>,
+}
+
+/// A key no one else's press will hit by chance (the press is checked against its member too).
+fn import_key() -> String {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let a = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    let b = std::collections::hash_map::RandomState::new().build_hasher().finish();
+    format!("{a:016x}{b:016x}")
 }
 
 impl Glue {
+    pub(crate) fn new(catalog: Arc<dyn Catalog>, assistant: Arc<dyn Ask>) -> Self {
+        Self { catalog, assistant, imports: Arc::default() }
+    }
+
+    /// A file the member sent: read as the web's import reads it, and offered for import behind
+    /// a button.
+    pub(crate) async fn on_document<S: Surface>(
+        &self,
+        surface: &S,
+        caller: &Caller,
+        bytes: Vec<u8>,
+    ) {
+        surface.typing().await;
+        let items: Vec<(ImportItem, Option<String>)> =
+            match self.assistant.read_document(caller, bytes).await {
+                Ok(Reading::Statement(parsed)) => parsed
+                    .candidates
+                    .iter()
+                    .filter(|c| c.proposed || c.existing.is_some())
+                    .map(|c| (c.import_item(), c.existing.as_ref().map(|e| e.name.clone())))
+                    .collect(),
+                Ok(Reading::Model(reading)) => {
+                    reading.items.iter().map(|item| (item.import_item(), None)).collect()
+                }
+                Err(err) => {
+                    surface.send(&Reply::text(err.text().render())).await;
+                    return;
+                }
+            };
+        let lines: Vec<String> = items
+            .iter()
+            .map(|(item, existing)| {
+                let line = format!(
+                    "{} · {} {}",
+                    item.name,
+                    item.amount,
+                    item.currency.as_deref().unwrap_or("")
+                );
+                match existing {
+                    Some(name) => Text::new("{line} (already here as {name})")
+                        .with("line", line.trim())
+                        .with("name", name)
+                        .render(),
+                    None => line.trim().to_owned(),
+                }
+            })
+            .collect();
+        let new: Vec<ImportItem> = items
+            .into_iter()
+            .filter(|(_, existing)| existing.is_none())
+            .map(|(item, _)| item)
+            .collect();
+        if new.is_empty() {
+            let reply = Reply {
+                title: Some(Text::new("Nothing new to import").render()),
+                lines,
+                ..Reply::default()
+            };
+            surface.send(&reply).await;
+            return;
+        }
+        let key = import_key();
+        let count = new.len();
+        if let Ok(mut imports) = self.imports.lock() {
+            imports.retain(|_, pending| pending.since.elapsed() < IMPORT_WAITS);
+            imports.insert(
+                key.clone(),
+                PendingImport {
+                    member_id: caller.member_id,
+                    household_id: caller.household_id,
+                    items: new,
+                    since: Instant::now(),
+                },
+            );
+        }
+        let reply = Reply {
+            title: Some(
+                Text::new("Found {count} subscriptions to add").with("count", count).render(),
+            ),
+            lines,
+            note: Some(
+                Text::new("Check them, then import; you can change them in Exhale afterwards.")
+                    .render(),
+            ),
+            buttons: vec![button(
+                Text::new("Import {count}").with("count", count),
+                format!("i:{key}"),
+                Style::Success,
+            )],
+        };
+        surface.send(&reply).await;
+    }
+
     /// A linked member's message: a command, else a question for the assistant when it is on.
     pub(crate) async fn on_text<S: Surface>(&self, surface: &S, caller: &Caller, text: &str) {
         let command = text.split_whitespace().next().unwrap_or_default().trim_start_matches('/');
@@ -351,6 +470,34 @@ impl Glue {
                     .await
                     .map(|c| card(&c))
                     .map_err(|err| err.text().render())
+            }
+            "i" => {
+                let pending = self.imports.lock().ok().and_then(|mut imports| {
+                    let fresh = imports.get(id).is_some_and(|p| {
+                        p.member_id == caller.member_id
+                            && p.household_id == caller.household_id
+                            && p.since.elapsed() < IMPORT_WAITS
+                    });
+                    if fresh { imports.remove(id) } else { None }
+                });
+                let Some(pending) = pending else {
+                    return Err(Text::new(
+                        "That import is no longer waiting; send the file again.",
+                    )
+                    .render());
+                };
+                let input = ImportSubscriptionsInput { items: pending.items };
+                match ops::call::<ImportSubscriptions>(&*self.catalog, caller, &input, Mode::Apply)
+                    .await
+                {
+                    Ok(result) => Ok(Reply::text(
+                        Text::new("Imported {created}; skipped {skipped}.")
+                            .with("created", result.created.len())
+                            .with("skipped", result.skipped.len())
+                            .render(),
+                    )),
+                    Err(err) => Err(err.text().render()),
+                }
             }
             _ => Err(Text::new("That button is not Exhale's.").render()),
         }

@@ -5,7 +5,7 @@
 
 use std::{net::SocketAddr, sync::Arc, time::Duration};
 
-use http_body_util::{BodyExt as _, Full, Limited};
+use http_body_util::{BodyExt as _, Full};
 use hyper::{
     Request, StatusCode,
     body::Bytes,
@@ -18,12 +18,23 @@ const TIMEOUT: Duration = Duration::from_secs(15);
 /// The most of a reply read.
 const MAX_REPLY_BYTES: usize = 64 * 1024;
 
+/// A request to send.
+struct Outgoing {
+    method: hyper::Method,
+    headers: Vec<(HeaderName, HeaderValue)>,
+    body: Vec<u8>,
+    /// The most of the reply read.
+    max_reply: usize,
+}
+
 /// What a service answered.
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub(crate) status: StatusCode,
     pub(crate) headers: HeaderMap,
     pub(crate) body: Bytes,
+    /// The body was longer than what was read.
+    pub(crate) cut: bool,
 }
 
 impl Reply {
@@ -89,24 +100,58 @@ impl Http {
         allow_lan: bool,
         deadline: Duration,
     ) -> Result<Reply, HttpError> {
-        tokio::time::timeout(deadline, self.post_within_time(url, headers, body, allow_lan))
+        let request =
+            Outgoing { method: hyper::Method::POST, headers, body, max_reply: MAX_REPLY_BYTES };
+        tokio::time::timeout(deadline, self.send_within_time(url, request, allow_lan))
             .await
             .map_err(|_| {
-            HttpError::Unreachable(format!(
-                "{} did not answer within {} s",
-                host_of(url),
-                deadline.as_secs()
-            ))
-        })?
+                HttpError::Unreachable(format!(
+                    "{} did not answer within {} s",
+                    host_of(url),
+                    deadline.as_secs()
+                ))
+            })?
     }
 
-    async fn post_within_time(
+    /// GETs a file of at most `max_bytes` (a larger one is refused, never cut), from a service
+    /// Exhale trusts (a chat attachment).
+    pub(crate) async fn download(
         &self,
         url: &str,
-        headers: Vec<(HeaderName, HeaderValue)>,
-        body: Vec<u8>,
+        max_bytes: usize,
+        deadline: Duration,
+    ) -> Result<Reply, HttpError> {
+        let request = Outgoing {
+            method: hyper::Method::GET,
+            headers: Vec::new(),
+            body: Vec::new(),
+            max_reply: max_bytes,
+        };
+        let reply = tokio::time::timeout(deadline, self.send_within_time(url, request, true))
+            .await
+            .map_err(|_| {
+                HttpError::Unreachable(format!(
+                    "{} did not answer within {} s",
+                    host_of(url),
+                    deadline.as_secs()
+                ))
+            })??;
+        if reply.cut {
+            return Err(HttpError::Refused(format!(
+                "the file is larger than {} MB",
+                max_bytes / 1_000_000
+            )));
+        }
+        Ok(reply)
+    }
+
+    async fn send_within_time(
+        &self,
+        url: &str,
+        outgoing: Outgoing,
         allow_lan: bool,
     ) -> Result<Reply, HttpError> {
+        let Outgoing { method, headers, body, max_reply } = outgoing;
         let parsed =
             url::Url::parse(url).map_err(|_| HttpError::Refused(format!("{url} is not a URL")))?;
         let https = match parsed.scheme() {
@@ -142,7 +187,9 @@ impl Http {
             Some(port) => format!("{}:{port}", parsed.host_str().unwrap_or_default()),
             None => parsed.host_str().unwrap_or_default().to_owned(),
         };
-        let mut request = Request::post(path)
+        let mut request = Request::builder()
+            .method(method)
+            .uri(path)
             .header(header::HOST, authority)
             .header(header::USER_AGENT, "Exhale (reminders)");
         for (name, value) in headers {
@@ -159,9 +206,9 @@ impl Http {
                     "{host}'s TLS certificate cannot be trusted ({err})"
                 ))
             })?;
-            exchange(TokioIo::new(tls), request).await
+            exchange(TokioIo::new(tls), request, max_reply).await
         } else {
-            exchange(TokioIo::new(tcp), request).await
+            exchange(TokioIo::new(tcp), request, max_reply).await
         }
     }
 }
@@ -255,7 +302,11 @@ pub(crate) fn host_of(url: &str) -> String {
     url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default()
 }
 
-async fn exchange<IO>(io: IO, request: Request<Full<Bytes>>) -> Result<Reply, HttpError>
+async fn exchange<IO>(
+    io: IO,
+    request: Request<Full<Bytes>>,
+    max_reply: usize,
+) -> Result<Reply, HttpError>
 where
     IO: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
@@ -268,14 +319,23 @@ where
     });
     let result = async {
         let response = sender.send_request(request).await.map_err(broken)?;
-        let (parts, body) = response.into_parts();
-        // A reply larger than the cap is cut: only its start is shown in Settings.
-        let body = Limited::new(body, MAX_REPLY_BYTES)
-            .collect()
-            .await
-            .map(|collected| collected.to_bytes())
-            .unwrap_or_default();
-        Ok(Reply { status: parts.status, headers: parts.headers, body })
+        let (parts, mut body) = response.into_parts();
+        // A reply larger than the cap is cut, and says so: only its start is shown in Settings,
+        // and a download that was cut is refused.
+        let mut read = Vec::new();
+        let mut cut = false;
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else { break };
+            if let Some(bytes) = frame.data_ref() {
+                let room = max_reply.saturating_sub(read.len());
+                read.extend_from_slice(&bytes[..bytes.len().min(room)]);
+                if bytes.len() > room {
+                    cut = true;
+                    break;
+                }
+            }
+        }
+        Ok(Reply { status: parts.status, headers: parts.headers, body: Bytes::from(read), cut })
     }
     .await;
     connection.abort();

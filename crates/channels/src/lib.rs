@@ -84,7 +84,7 @@ impl Channels {
         catalog: Arc<dyn Catalog>,
         assistant: Arc<dyn Ask>,
     ) -> telegram::Bot {
-        telegram::Bot::new(self.telegram.clone(), bot, chats, chat::Glue { catalog, assistant })
+        telegram::Bot::new(self.telegram.clone(), bot, chats, chat::Glue::new(catalog, assistant))
     }
 
     /// A household's Slack app, answering direct messages through the catalog and the
@@ -101,7 +101,7 @@ impl Channels {
             self.http.clone(),
             bot,
             chats,
-            chat::Glue { catalog, assistant },
+            chat::Glue::new(catalog, assistant),
         )
     }
 

@@ -26,6 +26,27 @@ use crate::{
 
 /// How long one `getUpdates` waits for something to happen.
 const POLL_SECS: u64 = 50;
+/// The largest file a bot may download.
+const MAX_FILE_BYTES: usize = 20 * 1000 * 1000;
+
+/// A file sent to the bot: a document, or the largest size of a photo.
+struct Attachment {
+    id: String,
+    size: Option<usize>,
+}
+
+fn attachment(message: &Value) -> Option<Attachment> {
+    let file = match (message.get("document"), message["photo"].as_array()) {
+        (Some(document), _) => document,
+        (None, Some(sizes)) => sizes.last()?,
+        _ => return None,
+    };
+    Some(Attachment {
+        id: file["file_id"].as_str()?.to_owned(),
+        size: file["file_size"].as_u64().and_then(|s| usize::try_from(s).ok()),
+    })
+}
+
 /// Telegram's limit on a message's text, in UTF-16 code units; answers are cut shorter.
 const MAX_TEXT: usize = 4000;
 
@@ -388,8 +409,46 @@ impl Bot {
             self.say(chat_id, &chat::not_linked()).await;
             return Ok(());
         };
-        self.glue.on_text(&ChatSurface { bot: self, chat_id }, &caller, text).await;
+        let surface = ChatSurface { bot: self, chat_id };
+        if let Some(file) = attachment(message) {
+            match self.fetch(&file).await {
+                Ok(bytes) => self.glue.on_document(&surface, &caller, bytes).await,
+                Err(why) => {
+                    surface.send(&Reply::text(why)).await;
+                }
+            }
+            return Ok(());
+        }
+        self.glue.on_text(&surface, &caller, text).await;
         Ok(())
+    }
+
+    /// Downloads an attachment (`getFile`, then the file within the hour Telegram keeps it).
+    async fn fetch(&self, file: &Attachment) -> Result<Vec<u8>, String> {
+        let too_large = || {
+            Text::new(
+                "That file is larger than the 20 MB a bot can fetch; export a shorter period.",
+            )
+            .render()
+        };
+        if file.size.is_some_and(|size| size > MAX_FILE_BYTES) {
+            return Err(too_large());
+        }
+        let found = self
+            .api
+            .call(&self.bot.token, "getFile", json!({"file_id": file.id}), Duration::from_secs(15))
+            .await
+            .map_err(|err| err.text())?;
+        let path = found["file_path"].as_str().ok_or_else(too_large)?;
+        let url = format!("{}/file/bot{}/{path}", self.api.base, self.bot.token.expose());
+        match self.api.http.download(&url, MAX_FILE_BYTES, Duration::from_secs(60)).await {
+            Ok(reply) if reply.status.is_success() => Ok(reply.body.to_vec()),
+            Ok(_) => Err(Text::new("Telegram did not give the file; send it again.").render()),
+            Err(crate::http::HttpError::Refused(_)) => Err(too_large()),
+            Err(crate::http::HttpError::Unreachable(_)) => {
+                Err(Text::new("Telegram could not be reached; send the file again.").render())
+            }
+        }
     }
 
     /// A button press: always answered, then acted on as the chat's member.

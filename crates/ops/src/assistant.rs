@@ -137,6 +137,33 @@ pub struct DocumentReading {
     pub model: String,
 }
 
+/// What a document sent for import was found to hold.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reading {
+    /// Read by Exhale: the transactions and the recurring candidates.
+    Statement(crate::import::ParsedStatement),
+    /// Read by the model: the charges it reported that passed Exhale's checks.
+    Model(DocumentReading),
+}
+
+impl ReadCharge {
+    /// The item as `import_subscriptions` takes it, with the one charge the document showed.
+    pub fn import_item(&self) -> crate::import::ImportItem {
+        crate::import::ImportItem {
+            name: self.name.clone(),
+            amount: self.amount.clone(),
+            currency: Some(self.currency.clone()),
+            cycle: crate::common::CycleInput::Preset(self.cycle),
+            category_id: None,
+            payment_method_id: None,
+            charges: vec![crate::import::ImportCharge {
+                date: self.charged_on,
+                amount: self.amount.clone(),
+            }],
+        }
+    }
+}
+
 /// What an answer streams while the model writes.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
@@ -435,6 +462,17 @@ pub trait Ask: Send + Sync {
         caller: &'a Caller,
         document: Document,
     ) -> BoxFuture<'a, Result<DocumentReading, OpError>>;
+
+    /// Reads a file someone sent for import, as the web's upload and a chat's attachment both
+    /// do: a bank export or a PDF with text is read by Exhale (`parse_statement`; with the
+    /// assistant on, the merchants' names are tidied by the model); a picture, or a document
+    /// Exhale finds nothing recurring in, is read by the model when the assistant is on. A
+    /// picture while it is off is refused with what to do instead.
+    fn read_document<'a>(
+        &'a self,
+        caller: &'a Caller,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<Reading, OpError>>;
 
     /// Tidier names for merchants as a bank wrote them ("NETFLIX.COM 866-579" → "Netflix"), in
     /// the same order; the model is sent the descriptions only, no amounts and no dates. An

@@ -257,6 +257,8 @@ struct Telegram {
     calls: Vec<BotCall>,
     /// Answer the next send with 429 and this `retry_after`.
     flood: Option<u64>,
+    /// Files sent to bots, by file id: their path and bytes.
+    files: std::collections::HashMap<String, (String, Vec<u8>)>,
 }
 
 /// The Telegram Bot API for the given bot tokens: `getMe`, long-polled `getUpdates`,
@@ -296,6 +298,37 @@ impl TelegramFake {
             "chat": {"id": chat_id, "type": "private", "first_name": "Ana"},
             "text": text,
         }});
+        state.updates.entry(token.to_owned()).or_default().push(update);
+        drop(state);
+        self.arrived.notify_waiters();
+    }
+
+    /// A file sent to the bot by `chat_id`: a document, or a photo when `photo` is set.
+    pub async fn file(&self, token: &str, chat_id: i64, name: &str, bytes: &[u8], photo: bool) {
+        let mut state = self.state.lock().await;
+        state.next_update += 1;
+        state.next_message += 1;
+        let id = format!("BQACAgIAAxkBAAI{}", state.next_update);
+        let path = if photo {
+            format!("photos/file_{}.jpg", state.next_update)
+        } else {
+            format!("documents/{name}")
+        };
+        state.files.insert(id.clone(), (path, bytes.to_vec()));
+        let file =
+            json!({"file_id": id, "file_unique_id": format!("u{id}"), "file_size": bytes.len()});
+        let mut message = json!({"message_id": state.next_message, "date": 1_796_112_000,
+            "from": {"id": chat_id, "is_bot": false, "first_name": "Ana"},
+            "chat": {"id": chat_id, "type": "private", "first_name": "Ana"}});
+        if photo {
+            message["photo"] = json!([file]);
+        } else {
+            let mut document = file;
+            document["file_name"] = json!(name);
+            document["mime_type"] = json!("text/csv");
+            message["document"] = document;
+        }
+        let update = json!({"update_id": 517_000_000 + state.next_update, "message": message});
         state.updates.entry(token.to_owned()).or_default().push(update);
         drop(state);
         self.arrived.notify_waiters();
@@ -421,10 +454,35 @@ pub async fn telegram(tokens: &[&str]) -> (TestServer, TelegramFake) {
                 ok(json!(true))
             }
             "sendChatAction" | "setMyCommands" | "deleteWebhook" => ok(json!(true)),
+            "getFile" => match body["file_id"]
+                .as_str()
+                .and_then(|id| state.files.get(id).map(|f| (id.to_owned(), f.clone())))
+            {
+                Some((id, (path, bytes))) => ok(
+                    json!({"file_id": id, "file_unique_id": format!("u{id}"), "file_size": bytes.len(), "file_path": path}),
+                ),
+                None => refusal(400, "Bad Request: invalid file_id", None),
+            },
             _ => refusal(404, "Not Found", None),
         }
     }
-    let router = Router::new().route("/{bot}/{method}", post(method)).with_state(fake.clone());
+    async fn download(
+        State(fake): State<TelegramFake>,
+        axum::extract::Path((bot, path)): axum::extract::Path<(String, String)>,
+    ) -> Response {
+        if !bot.strip_prefix("bot").is_some_and(|t| fake.tokens.iter().any(|k| k == t)) {
+            return StatusCode::UNAUTHORIZED.into_response();
+        }
+        let state = fake.state.lock().await;
+        match state.files.values().find(|(p, _)| *p == path) {
+            Some((_, bytes)) => bytes.clone().into_response(),
+            None => StatusCode::NOT_FOUND.into_response(),
+        }
+    }
+    let router = Router::new()
+        .route("/{bot}/{method}", post(method))
+        .route("/file/{bot}/{*path}", axum::routing::get(download))
+        .with_state(fake.clone());
     (serve(router).await, fake)
 }
 

@@ -328,3 +328,54 @@ async fn a_conversation_in_telegram_goes_from_free_text_to_a_confirmed_change_an
         "the change was the assistant's: {activity}"
     );
 }
+
+#[tokio::test]
+async fn a_bank_export_sent_to_the_bot_is_offered_for_import_and_imported_with_a_tap() {
+    let chat = Chat::new().await;
+    let mut bot = chat.bot(chat.ana.household_id).await;
+    chat.link(&mut bot).await;
+    let export = crate::import::uk_export();
+    chat.fake.file(TOKEN, ANA, "export.csv", export.as_bytes(), false).await;
+    bot.poll_once(0).await.unwrap();
+    let offer = chat.last_to(ANA).await;
+    assert!(offer.starts_with("<b>Found "), "{offer}");
+    let (_, data) = first_button(&chat.fake, ANA).await;
+    assert!(data.starts_with("i:") && data.len() <= 64, "{data}");
+    assert_eq!(
+        chat.env.call(&chat.ana, "list_subscriptions", json!({})).await.unwrap()["total"],
+        0,
+        "nothing before the tap"
+    );
+
+    // Someone else's press of it imports nothing; the member's does, once.
+    chat.fake.press(TOKEN, STRANGER, 1, &data).await;
+    bot.poll_once(0).await.unwrap();
+    assert_eq!(
+        chat.env.call(&chat.ana, "list_subscriptions", json!({})).await.unwrap()["total"],
+        0
+    );
+    chat.fake.press(TOKEN, ANA, 1, &data).await;
+    bot.poll_once(0).await.unwrap();
+    let listed = chat.env.call(&chat.ana, "list_subscriptions", json!({})).await.unwrap();
+    assert!(listed["total"].as_u64().unwrap() > 0, "{listed}");
+    assert!(chat.last_to(ANA).await.starts_with("Imported "), "{}", chat.last_to(ANA).await);
+    chat.fake.press(TOKEN, ANA, 1, &data).await;
+    bot.poll_once(0).await.unwrap();
+    let answers = chat.fake.calls_of("answerCallbackQuery").await;
+    assert!(
+        answers.last().unwrap().body["text"].as_str().unwrap().contains("no longer waiting"),
+        "{answers:?}"
+    );
+
+    // A photo needs the assistant, which is off: the member is told what to do instead.
+    let png = [b"\x89PNG\r\n\x1a\n".as_slice(), &[7u8; 32]].concat();
+    chat.fake.file(TOKEN, ANA, "shot.png", &png, true).await;
+    bot.poll_once(0).await.unwrap();
+    assert!(
+        chat.last_to(ANA)
+            .await
+            .contains("A picture is read by the built-in assistant, which is off"),
+        "{}",
+        chat.last_to(ANA).await
+    );
+}

@@ -12,11 +12,11 @@ use axum::{
 use ops::{
     Mode, OpError, Text,
     accounts::SessionCaller,
-    assistant::{Document, DocumentKind, DocumentReading},
+    assistant::{DocumentReading, Reading},
     household::Empty,
     import::{
         ImportCharge, ImportItem, ImportSubscriptions, ImportSubscriptionsInput,
-        MAX_STATEMENT_BYTES, ParseStatement, ParseStatementInput,
+        MAX_STATEMENT_BYTES,
     },
     organise::ListCategories,
 };
@@ -70,13 +70,6 @@ async fn read_upload(mut form: Multipart) -> Result<(String, Vec<u8>), Text> {
     Ok((csrf, file.to_vec()))
 }
 
-/// Whether the bytes are a CSV (or other delimited text) rather than OFX or a PDF: only then
-/// does the model tidy the merchants' names.
-fn is_delimited_text(bytes: &[u8]) -> bool {
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).to_uppercase();
-    !bytes.starts_with(b"%PDF") && !head.contains("<OFX") && !head.contains("OFXHEADER")
-}
-
 /// The review page for what the model read: the same list as a bank export's, each row marked
 /// as read by the model, with the items Exhale's checks left out.
 fn model_review(
@@ -90,7 +83,7 @@ fn model_review(
         .items
         .iter()
         .map(|item| {
-            let charges = [ImportCharge { date: item.charged_on, amount: item.amount.clone() }];
+            let charges = item.import_item().charges;
             json!({
                 "name": item.name, "merchant": item.name, "proposed": true, "active": true,
                 "amount": {"amount": item.amount, "currency": item.currency},
@@ -115,32 +108,6 @@ fn model_review(
     )
 }
 
-/// Reads the document with the built-in assistant, for the review list.
-async fn read_with_model(
-    web: &Web,
-    headers: &HeaderMap,
-    person: &SessionCaller,
-    bytes: Vec<u8>,
-    categories: &[ops::organise::Category],
-) -> Response {
-    let refuse = |err: &OpError| {
-        upload_page(web, headers, person, StatusCode::UNPROCESSABLE_ENTITY, Some(say(&err.text())))
-    };
-    let document = match Document::new(bytes) {
-        Ok(document) => document,
-        Err(err) => return refuse(&err),
-    };
-    match web.assistant.read_statement(&person.caller, document).await {
-        Ok(reading) => model_review(web, headers, person, &reading, categories),
-        Err(
-            err @ (OpError::InvalidInput { .. }
-            | OpError::Conflict { .. }
-            | OpError::RateLimited { .. }),
-        ) => refuse(&err),
-        Err(err) => op_error(web, headers, person, &err),
-    }
-}
-
 pub(crate) async fn upload(
     State(web): State<Web>,
     headers: HeaderMap,
@@ -162,47 +129,20 @@ pub(crate) async fn upload(
     if let Err(refused) = session::check_csrf(&web, &person, &csrf) {
         return refused;
     }
-    let (on, categories) = tokio::join!(
-        web.assistant.is_on(&person.caller),
-        web.call::<ListCategories>(&person, Empty {})
-    );
-    let categories = match categories {
+    let categories = match web.call::<ListCategories>(&person, Empty {}).await {
         Ok(categories) => categories.items,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    let on = on.unwrap_or(false);
-    let picture =
-        matches!(Document::new(bytes.clone()).map(|d| d.kind), Ok(DocumentKind::Picture(_)));
-    if picture {
-        if !on {
-            let off = Text::new(
-                "A picture is read by the built-in assistant, which is off. Export a CSV from the bank, or ask an owner to turn the assistant on in Settings.",
-            );
-            return upload_page(
-                &web,
-                &headers,
-                &person,
-                StatusCode::UNPROCESSABLE_ENTITY,
-                Some(say(&off)),
-            );
+    let parsed = match web.assistant.read_document(&person.caller, bytes).await {
+        Ok(Reading::Statement(parsed)) => parsed,
+        Ok(Reading::Model(reading)) => {
+            return model_review(&web, &headers, &person, &reading, &categories);
         }
-        return read_with_model(&web, &headers, &person, bytes, &categories).await;
-    }
-    let input = ParseStatementInput {
-        content_base64: Some(ops::import::encode_base64(&bytes)),
-        ..Default::default()
-    };
-    let mut parsed = match web.call::<ParseStatement>(&person, input).await {
-        // Nothing Exhale can read by itself, or no charge that repeats (a single month): the
-        // model may find what a person would.
-        Ok(parsed) if parsed.candidates.is_empty() && on => {
-            return read_with_model(&web, &headers, &person, bytes, &categories).await;
-        }
-        Err(OpError::InvalidInput { .. }) if on => {
-            return read_with_model(&web, &headers, &person, bytes, &categories).await;
-        }
-        Ok(parsed) => parsed,
-        Err(err @ OpError::InvalidInput { .. }) => {
+        Err(
+            err @ (OpError::InvalidInput { .. }
+            | OpError::Conflict { .. }
+            | OpError::RateLimited { .. }),
+        ) => {
             return upload_page(
                 &web,
                 &headers,
@@ -213,16 +153,6 @@ pub(crate) async fn upload(
         }
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    if on && is_delimited_text(&bytes) {
-        // The model sees the merchants only; if it fails, Exhale's own names stay.
-        let merchants: Vec<String> =
-            parsed.candidates.iter().map(|candidate| candidate.merchant.clone()).collect();
-        if let Ok(names) = web.assistant.tidy_names(&person.caller, &merchants).await {
-            for (candidate, name) in parsed.candidates.iter_mut().zip(names) {
-                candidate.name = name;
-            }
-        }
-    }
     // Each candidate's charges travel with the form, as JSON in a hidden field.
     let candidates: Vec<Value> = parsed
         .candidates

@@ -777,6 +777,28 @@ mod tests {
     }
 
     #[test]
+    fn lord_howes_half_hour_dst_keeps_nine_on_the_wall() {
+        let preferences = Preferences::read(&household("Australia/Lord_Howe"), None);
+        let zone = TimeZone::get("Australia/Lord_Howe").unwrap();
+        // Lord Howe moves from +10:30 to +11:00 on 2026-10-04.
+        let before = preferences.at(Date::new(2026, 10, 3).unwrap(), &zone).unwrap();
+        let after = preferences.at(Date::new(2026, 10, 5).unwrap(), &zone).unwrap();
+        assert_eq!(before.to_string(), "2026-10-02T22:30:00Z");
+        assert_eq!(after.to_string(), "2026-10-04T22:00:00Z");
+    }
+
+    #[test]
+    fn a_day_a_zone_skipped_moves_the_reminder_past_it() {
+        let preferences = Preferences::read(&household("Pacific/Apia"), None);
+        let zone = TimeZone::get("Pacific/Apia").unwrap();
+        // Samoa skipped 30 December 2011, going from -10:00 to +14:00: 09:00 that day is read
+        // with the offset before the gap, which is 09:00 on the 31st on the wall.
+        let at = preferences.at(Date::new(2011, 12, 30).unwrap(), &zone).unwrap();
+        assert_eq!(at.to_string(), "2011-12-30T19:00:00Z");
+        assert_eq!(at.to_zoned(zone).datetime().to_string(), "2011-12-31T09:00:00");
+    }
+
+    #[test]
     fn preferences_default_to_the_household_and_sort_days_largest_first() {
         let defaults = Preferences::read(&household("UTC"), None);
         assert_eq!(

@@ -572,3 +572,60 @@ async fn the_reminders_page_adds_tests_and_removes_a_destination() {
     let feed = reqwest::get(&url).await.unwrap();
     assert_eq!(feed.status(), StatusCode::OK, "{url}");
 }
+
+#[tokio::test]
+async fn a_message_whose_worker_stopped_mid_send_is_sent_again_with_the_same_key() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
+    let destination = id(&env
+        .call(
+            &ana,
+            "add_destination",
+            json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
+        )
+        .await
+        .unwrap());
+    env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+    // A worker leases the message and stops before sending (or before recording that it
+    // sent): while the lease lasts, nobody else takes it.
+    let leased = env.app.due_messages(10).await.unwrap();
+    assert_eq!(leased.len(), 1);
+    let delivery = worker(&env);
+    assert_eq!(delivery.deliver_due().await.unwrap(), 0, "leased to the stopped worker");
+    env.clock.advance(SignedDuration::from_secs(121));
+    assert_eq!(delivery.deliver_due().await.unwrap(), 1, "taken again when the lease ends");
+    let received = fake.received().await;
+    assert_eq!(received.len(), 1);
+    assert_eq!(
+        received[0].headers["webhook-id"],
+        leased[0].key.as_str(),
+        "the receiver sees the key it would drop a repeat by"
+    );
+}
+
+#[tokio::test]
+async fn a_message_that_keeps_failing_is_given_up_after_eight_attempts() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
+    let destination = id(&env
+        .call(
+            &ana,
+            "add_destination",
+            json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
+        )
+        .await
+        .unwrap());
+    env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+    let delivery = worker(&env);
+    for _ in 0..10 {
+        fake.answer_next(502, None).await;
+        delivery.deliver_due().await.unwrap();
+        env.clock.advance(SignedDuration::from_hours(13));
+    }
+    assert_eq!(fake.received().await.len(), 8, "eight attempts, then given up");
+    let shown = settings(&env, &ana).await["destinations"][0].clone();
+    assert!(shown["last_error"].as_str().unwrap().contains("502"), "{shown}");
+    assert_eq!(shown["disabled"], false, "a failing message does not switch the destination off");
+}

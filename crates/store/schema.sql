@@ -91,6 +91,9 @@ CREATE TABLE chat_bots (
     last_error TEXT,
     -- Telegram: the next getUpdates offset, so no update is handled twice across restarts.
     update_offset INTEGER NOT NULL DEFAULT 0,
+    -- Telegram: updates arrive by webhook (its secret header is 'telegram_webhook_secret'),
+    -- not long polling.
+    webhook INTEGER NOT NULL DEFAULT 0 CHECK (webhook IN (0, 1)),
     updated_at TEXT NOT NULL,
     PRIMARY KEY (household_id, kind)
 );

@@ -5,7 +5,7 @@
 
 use ops::{
     BoxFuture, Caller, OpError, Via,
-    channels::{ChatBot, ChatKind, Chats, Secret},
+    channels::{BotWebhook, ChatBot, ChatKind, Chats, Secret, telegram_webhook_path},
 };
 use store::channels::{self as rows, NewDestination};
 
@@ -22,6 +22,8 @@ fn chat_name(kind: ChatKind) -> String {
 impl Chats for App {
     fn chat_bots(&self) -> BoxFuture<'_, Result<Vec<ChatBot>, OpError>> {
         let store = self.store.clone();
+        // A webhook needs an address Telegram can reach: the public origin, over https.
+        let origin = self.public_origin().map(|o| o.origin).filter(|o| o.starts_with("https://"));
         Box::pin(transactions::blocking(move || {
             transactions::read(&store, |db| {
                 let mut bots = Vec::new();
@@ -35,6 +37,15 @@ impl Chats for App {
                             .map(Secret::new),
                         ChatKind::Telegram => None,
                     };
+                    let webhook = match (&origin, row.webhook) {
+                        (Some(origin), true) => rows::bot_webhook_secret(db, row.household_id)
+                            .map_err(transactions::internal)?
+                            .map(|secret| BotWebhook {
+                                url: format!("{origin}{}", telegram_webhook_path(row.household_id)),
+                                secret: Secret::new(secret),
+                            }),
+                        _ => None,
+                    };
                     if let Some(token) = token {
                         bots.push(ChatBot {
                             household_id: row.household_id,
@@ -42,6 +53,7 @@ impl Chats for App {
                             token: Secret::new(token),
                             app_token,
                             offset: row.update_offset,
+                            webhook,
                         });
                     }
                 }

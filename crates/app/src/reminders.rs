@@ -727,12 +727,16 @@ pub(crate) fn settings_view(ctx: &Ctx<'_>) -> Result<ReminderSettings, OpError> 
             })
             .transpose()?,
         email_available: server.is_some(),
-        telegram: rows::bot(ctx.db, ctx.household_id(), "telegram")
-            .or_internal()?
-            .map(|bot| ChatBotStatus { username: bot.username, last_error: bot.last_error }),
-        slack: rows::bot(ctx.db, ctx.household_id(), "slack")
-            .or_internal()?
-            .map(|bot| ChatBotStatus { username: bot.username, last_error: bot.last_error }),
+        telegram: rows::bot(ctx.db, ctx.household_id(), "telegram").or_internal()?.map(|bot| {
+            ChatBotStatus {
+                webhook: bot.webhook,
+                username: bot.username,
+                last_error: bot.last_error,
+            }
+        }),
+        slack: rows::bot(ctx.db, ctx.household_id(), "slack").or_internal()?.map(|bot| {
+            ChatBotStatus { webhook: false, username: bot.username, last_error: bot.last_error }
+        }),
         mail_server,
     })
 }

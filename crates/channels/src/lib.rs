@@ -21,13 +21,29 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 use ops::{
     Catalog, OpError,
     assistant::Ask,
-    channels::{ChatBot, ChatKind, Chats, Delivery, Outbox, Outcome, Secret, Target},
+    channels::{ChatBot, ChatKind, Chats, Delivery, Outbox, Outcome, Target},
 };
 
 pub use feed::router;
 
 /// Messages leased per round.
 const BATCH: usize = 50;
+
+/// Whether two readings of a bot are the same bot, set up the same way (the offset it reached
+/// does not matter).
+fn same_bot(a: &ChatBot, b: &ChatBot) -> bool {
+    (a.household_id, a.kind, &a.token, &a.app_token, &a.webhook)
+        == (b.household_id, b.kind, &b.token, &b.app_token, &b.webhook)
+}
+
+/// A bot's task, stopped when the supervisor forgets it or is itself stopped.
+struct Running(tokio::task::JoinHandle<()>);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
 
 /// How often the chat supervisor looks for bots an owner added, changed or removed.
 const BOTS_EVERY: Duration = Duration::from_secs(30);
@@ -61,6 +77,8 @@ pub enum ChannelsError {
 
 /// The delivery worker.
 pub struct Channels {
+    /// Telegram bots in webhook mode, by household, for the webhook route.
+    hooks: std::sync::Mutex<HashMap<i64, Arc<telegram::Bot>>>,
     outbox: Arc<dyn Outbox>,
     http: Arc<http::Http>,
     telegram: telegram::Api,
@@ -73,7 +91,7 @@ impl Channels {
         let http = Arc::new(http::Http::new(&config.extra_roots).map_err(ChannelsError::Setup)?);
         let telegram = telegram::Api::new(http.clone(), &config.telegram_api);
         let slack = slack::Api::new(http.clone(), &config.slack_api);
-        Ok(Self { outbox, http, telegram, slack, config })
+        Ok(Self { hooks: std::sync::Mutex::default(), outbox, http, telegram, slack, config })
     }
 
     /// A household's Telegram bot, answering its chats through the catalog and the assistant.
@@ -114,17 +132,14 @@ impl Channels {
         assistant: Arc<dyn Ask>,
     ) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
-            let mut running: HashMap<(i64, ChatKind), (Secret, tokio::task::JoinHandle<()>)> =
-                HashMap::new();
+            let mut running: HashMap<(i64, ChatKind), (ChatBot, Running)> = HashMap::new();
             loop {
                 match chats.chat_bots().await {
                     Ok(bots) => {
-                        running.retain(|key, (token, task)| {
-                            let kept = bots
-                                .iter()
-                                .any(|b| (b.household_id, b.kind) == *key && b.token == *token);
-                            if !kept {
-                                task.abort();
+                        running.retain(|key, (seen, _)| {
+                            let kept = bots.iter().any(|b| same_bot(b, seen));
+                            if !kept && let Ok(mut hooks) = self.hooks.lock() {
+                                hooks.remove(&key.0);
                             }
                             kept
                         });
@@ -133,14 +148,31 @@ impl Channels {
                             if running.contains_key(&key) {
                                 continue;
                             }
-                            let token = bot.token.clone();
-                            let runner = self.telegram_bot(
-                                bot,
-                                chats.clone(),
-                                catalog.clone(),
-                                assistant.clone(),
-                            );
-                            running.insert(key, (token, tokio::spawn(runner.run())));
+                            let seen = bot.clone();
+                            let (chats, catalog, assistant) =
+                                (chats.clone(), catalog.clone(), assistant.clone());
+                            let task = match bot.kind {
+                                ChatKind::Telegram if bot.webhook.is_some() => {
+                                    let runner =
+                                        Arc::new(self.telegram_bot(bot, chats, catalog, assistant));
+                                    self.hook(key.0, runner.clone());
+                                    tokio::spawn(async move {
+                                        if let Err(err) = runner.start().await {
+                                            tracing::warn!(
+                                                code = err.code(),
+                                                "starting a Telegram bot failed"
+                                            );
+                                        }
+                                    })
+                                }
+                                ChatKind::Telegram => tokio::spawn(
+                                    self.telegram_bot(bot, chats, catalog, assistant).run(),
+                                ),
+                                ChatKind::Slack => tokio::spawn(
+                                    self.slack_app(bot, chats, catalog, assistant).run(),
+                                ),
+                            };
+                            running.insert(key, (seen, Running(task)));
                         }
                     }
                     Err(err) => tracing::warn!(code = err.code(), "reading the chat bots failed"),
@@ -148,6 +180,45 @@ impl Channels {
                 tokio::time::sleep(BOTS_EVERY).await;
             }
         })
+    }
+
+    /// The route Telegram posts updates to in webhook mode (`ops::channels::telegram_webhook_path`):
+    /// `403` unless the secret header is the household's bot's.
+    pub fn webhook_router(self: Arc<Self>) -> axum::Router {
+        use axum::{
+            extract::{Path, State},
+            http::{HeaderMap, StatusCode},
+            routing::post,
+        };
+        async fn receive(
+            State(channels): State<Arc<Channels>>,
+            Path(household_id): Path<i64>,
+            headers: HeaderMap,
+            axum::Json(update): axum::Json<serde_json::Value>,
+        ) -> StatusCode {
+            let bot =
+                channels.hooks.lock().ok().and_then(|hooks| hooks.get(&household_id).cloned());
+            let Some(bot) = bot else { return StatusCode::NOT_FOUND };
+            let secret =
+                headers.get("x-telegram-bot-api-secret-token").and_then(|v| v.to_str().ok());
+            if !bot.accepts(secret) {
+                return StatusCode::FORBIDDEN;
+            }
+            // Answered at once: an answer from the assistant can take longer than Telegram waits.
+            tokio::spawn(async move { bot.handle_update(&update).await });
+            StatusCode::OK
+        }
+        axum::Router::new()
+            .route("/telegram/{household_id}/updates", post(receive))
+            .with_state(self)
+    }
+
+    /// Registers a Telegram bot in webhook mode with the webhook route (the chat supervisor
+    /// does this for every such bot).
+    pub fn hook(&self, household_id: i64, bot: Arc<telegram::Bot>) {
+        if let Ok(mut hooks) = self.hooks.lock() {
+            hooks.insert(household_id, bot);
+        }
     }
 
     /// Sends what is due now, one round; returns how many messages were tried.

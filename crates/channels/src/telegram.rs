@@ -272,9 +272,27 @@ impl Bot {
                         Duration::from_secs(15),
                     )
                     .await;
-                // Long polling and a webhook exclude each other.
-                let _ =
-                    self.api.call(token, "deleteWebhook", json!({}), Duration::from_secs(15)).await;
+                // Long polling and a webhook exclude each other: one is set, the other cleared.
+                let wait = Duration::from_secs(15);
+                let set = match &self.bot.webhook {
+                    Some(hook) => {
+                        let body = json!({
+                            "url": hook.url,
+                            "secret_token": hook.secret.expose(),
+                            "allowed_updates": ["message", "callback_query"],
+                        });
+                        self.api.call(token, "setWebhook", body, wait).await
+                    }
+                    None => self.api.call(token, "deleteWebhook", json!({}), wait).await,
+                };
+                if let Err(err) = set {
+                    let error = Text::new("Telegram refused the webhook: {error}")
+                        .with("error", err.text())
+                        .render();
+                    self.chats
+                        .bot_status(self.bot.household_id, self.kind(), None, Some(error))
+                        .await?;
+                }
                 Ok(())
             }
             Err(err) => {
@@ -327,6 +345,24 @@ impl Bot {
             self.chats.save_offset(self.bot.household_id, self.kind(), self.bot.offset).await?;
         }
         Ok(updates.len())
+    }
+
+    /// Whether this bot takes its updates by webhook.
+    pub fn by_webhook(&self) -> bool {
+        self.bot.webhook.is_some()
+    }
+
+    /// Whether a webhook post carries this bot's secret header (compared in constant time).
+    pub fn accepts(&self, secret: Option<&str>) -> bool {
+        let Some(hook) = &self.bot.webhook else { return false };
+        same(secret.unwrap_or_default().as_bytes(), hook.secret.expose().as_bytes())
+    }
+
+    /// Handles one update Telegram posted.
+    pub async fn handle_update(&self, update: &Value) {
+        if let Err(err) = self.handle(update).await {
+            tracing::warn!(code = err.code(), "a Telegram update failed");
+        }
     }
 
     /// Polls until the task is stopped.
@@ -484,6 +520,11 @@ impl Bot {
     }
 }
 
+/// Whether two secrets are equal, in time that does not depend on where they differ.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
+}
+
 /// An answer cut to fit one message.
 fn cut(text: &str) -> String {
     let units: usize = text.encode_utf16().count();
@@ -506,6 +547,12 @@ fn cut(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_compare_whole() {
+        assert!(same(b"abc", b"abc"));
+        assert!(!same(b"abc", b"abd") && !same(b"abc", b"ab") && !same(b"", b"a"));
+    }
 
     #[test]
     fn long_answers_are_cut_in_utf16_units() {

@@ -125,8 +125,9 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
             .map_err(|err| anyhow::anyhow!("{err}"))?,
     );
     let delivery = channels.clone().spawn();
-    let chats = channels.spawn_chats(app.clone(), catalog, assistant.clone());
-    let router = router(app, assistant, &config, address.port(), setup_secret)?;
+    let chats = channels.clone().spawn_chats(app.clone(), catalog, assistant.clone());
+    let router = router(app, assistant, &config, address.port(), setup_secret)?
+        .merge(channels.webhook_router());
     http::serve(listener, router, config.serving(), shutdown_signal(terminate)).await;
     jobs.abort();
     delivery.abort();

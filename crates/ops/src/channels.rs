@@ -161,6 +161,9 @@ named_enum! {
 /// A household's chat bot as Exhale last saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ChatBotStatus {
+    /// Telegram: updates arrive by webhook rather than long polling.
+    #[serde(default)]
+    pub webhook: bool,
     /// The bot's username (Telegram) or user id (Slack), once Exhale reached it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
@@ -463,6 +466,11 @@ pub struct SetChannelSettingsInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = 200))]
     pub telegram_bot_token: Option<String>,
+    /// Receive Telegram's updates at Exhale's public https address (a webhook with a secret
+    /// header) instead of asking for them (long polling, the default, which needs no public
+    /// address).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telegram_webhook: Option<bool>,
     /// The household's Slack app (Socket Mode): its app-level token and bot token; null removes
     /// the app.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -619,6 +627,21 @@ pub struct ChatBot {
     pub app_token: Option<Secret>,
     /// Telegram: the next `getUpdates` offset, kept across restarts.
     pub offset: i64,
+    /// Telegram in webhook mode: where Telegram sends updates and the secret it sends with them.
+    pub webhook: Option<BotWebhook>,
+}
+
+/// A Telegram webhook: Exhale's address for one household's updates, and the secret header
+/// Telegram echoes (compared in constant time; anything else is refused).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BotWebhook {
+    pub url: String,
+    pub secret: Secret,
+}
+
+/// The path Telegram posts a household's updates to, under Exhale's public origin.
+pub fn telegram_webhook_path(household_id: i64) -> String {
+    format!("/telegram/{household_id}/updates")
 }
 
 /// What the chat task needs of the store, implemented by `app`: the bots, their state, and

@@ -539,6 +539,28 @@ pub fn bot_token(db: &Db<'_>, household_id: i64, kind: &str) -> Result<Option<St
     secret(db, household_id, &bot_token_name(kind))
 }
 
+/// The name of the Telegram webhook's secret header in `secrets`.
+const TELEGRAM_WEBHOOK_SECRET: &str = "telegram_webhook_secret";
+
+/// Switches a bot between webhook (with its secret) and long polling.
+pub fn set_bot_webhook(
+    db: &Db<'_>,
+    household_id: i64,
+    kind: &str,
+    secret: Option<&str>,
+) -> Result<()> {
+    set_secret(db, household_id, TELEGRAM_WEBHOOK_SECRET, secret)?;
+    db.conn.execute(
+        "UPDATE chat_bots SET webhook = ?3 WHERE household_id = ?1 AND kind = ?2",
+        params![household_id, kind, secret.is_some()],
+    )?;
+    Ok(())
+}
+
+pub fn bot_webhook_secret(db: &Db<'_>, household_id: i64) -> Result<Option<String>> {
+    secret(db, household_id, TELEGRAM_WEBHOOK_SECRET)
+}
+
 /// The name of Slack's app-level token in `secrets`.
 const SLACK_APP_TOKEN: &str = "slack_app_token";
 
@@ -582,6 +604,7 @@ pub struct BotRow {
     pub username: Option<String>,
     pub last_error: Option<String>,
     pub update_offset: i64,
+    pub webhook: bool,
 }
 
 fn bot_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BotRow> {
@@ -591,6 +614,7 @@ fn bot_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BotRow> {
         username: r.get(2)?,
         last_error: r.get(3)?,
         update_offset: r.get(4)?,
+        webhook: r.get(5)?,
     })
 }
 
@@ -598,7 +622,7 @@ pub fn bots(db: &Db<'_>) -> Result<Vec<BotRow>> {
     let rows = db
         .conn
         .prepare_cached(
-            "SELECT household_id, kind, username, last_error, update_offset FROM chat_bots ORDER BY household_id, kind",
+            "SELECT household_id, kind, username, last_error, update_offset, webhook FROM chat_bots ORDER BY household_id, kind",
         )?
         .query_map([], bot_row)?
         .collect::<Result<_, _>>()?;
@@ -609,7 +633,7 @@ pub fn bot(db: &Db<'_>, household_id: i64, kind: &str) -> Result<Option<BotRow>>
     Ok(db
         .conn
         .prepare_cached(
-            "SELECT household_id, kind, username, last_error, update_offset FROM chat_bots
+            "SELECT household_id, kind, username, last_error, update_offset, webhook FROM chat_bots
              WHERE household_id = ?1 AND kind = ?2",
         )?
         .query_row(params![household_id, kind], bot_row)

@@ -165,6 +165,16 @@ fn verify(secret: &str, prefix: &[u8], body: &[u8], header: &str) -> bool {
     header.split(' ').any(|signature| signature == expected)
 }
 
+/// How the SMTP sink speaks TLS.
+pub enum SinkTls {
+    /// Plain, as a relay on the local network.
+    None,
+    /// TLS from the first byte (port 465), with the authority's certificate for `localhost`.
+    Implicit(crate::TestAuthority),
+    /// Plain, upgraded by STARTTLS (port 587); AUTH is offered only after the upgrade.
+    StartTls(crate::TestAuthority),
+}
+
 /// An SMTP server that takes every message (220, 250 to EHLO with `AUTH PLAIN`, 235 to AUTH,
 /// 250 to MAIL and RCPT, 354 to DATA, 250 after the final dot, 221 to QUIT) and keeps what came
 /// after DATA, or refuses every recipient with `550` when `refuse` is set.
@@ -182,55 +192,107 @@ impl Drop for SmtpSink {
     }
 }
 
+/// What one SMTP session does.
+#[derive(Clone)]
+struct Session {
+    messages: Arc<Mutex<Vec<String>>>,
+    logins: Arc<Mutex<Vec<String>>>,
+    refuse: bool,
+}
+
+impl Session {
+    /// Speaks SMTP on `stream`; when the client asks for STARTTLS (and `offer_starttls`), hands
+    /// the stream back to be upgraded.
+    async fn run<S>(&self, stream: S, greet: bool, offer_starttls: bool) -> Option<S>
+    where
+        S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    {
+        let mut stream = BufReader::new(stream);
+        if greet {
+            let _ = stream.get_mut().write_all(b"220 sink.test ESMTP\r\n").await;
+        }
+        let mut data: Option<String> = None;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if stream.read_line(&mut line).await.ok()? == 0 {
+                return None;
+            }
+            let text = line.trim_end_matches(['\r', '\n']).to_owned();
+            if let Some(body) = data.as_mut() {
+                if text == "." {
+                    self.messages.lock().await.push(std::mem::take(body));
+                    data = None;
+                    let _ = stream.get_mut().write_all(b"250 2.0.0 Ok: queued as SINK1\r\n").await;
+                } else {
+                    body.push_str(text.strip_prefix('.').unwrap_or(&text));
+                    body.push('\n');
+                }
+                continue;
+            }
+            let command = text.to_ascii_uppercase();
+            let reply: &[u8] = if command.starts_with("EHLO") || command.starts_with("HELO") {
+                if offer_starttls {
+                    b"250-sink.test\r\n250-STARTTLS\r\n250 8BITMIME\r\n"
+                } else {
+                    b"250-sink.test\r\n250-AUTH PLAIN\r\n250 8BITMIME\r\n"
+                }
+            } else if command.starts_with("STARTTLS") && offer_starttls {
+                let _ = stream.get_mut().write_all(b"220 2.0.0 Ready to start TLS\r\n").await;
+                return Some(stream.into_inner());
+            } else if let Some(encoded) = text.strip_prefix("AUTH PLAIN ") {
+                use base64::Engine as _;
+                let decoded = base64::engine::general_purpose::STANDARD
+                    .decode(encoded.trim())
+                    .unwrap_or_default();
+                self.logins.lock().await.push(String::from_utf8_lossy(&decoded).into_owned());
+                b"235 2.7.0 Authentication successful\r\n"
+            } else if command.starts_with("RCPT") && self.refuse {
+                b"550 5.1.1 No such user here\r\n"
+            } else if command.starts_with("DATA") {
+                data = Some(String::new());
+                b"354 End data with <CR><LF>.<CR><LF>\r\n"
+            } else if command.starts_with("QUIT") {
+                let _ = stream.get_mut().write_all(b"221 Bye\r\n").await;
+                return None;
+            } else {
+                b"250 Ok\r\n"
+            };
+            let _ = stream.get_mut().write_all(reply).await;
+        }
+    }
+}
+
 pub async fn smtp_sink(refuse: bool) -> SmtpSink {
+    smtp_sink_with(refuse, SinkTls::None).await
+}
+
+pub async fn smtp_sink_with(refuse: bool, tls: SinkTls) -> SmtpSink {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
     let port = listener.local_addr().expect("a local address").port();
-    let messages: Arc<Mutex<Vec<String>>> = Arc::default();
-    let logins: Arc<Mutex<Vec<String>>> = Arc::default();
-    let (kept, seen) = (messages.clone(), logins.clone());
+    let session = Session { messages: Arc::default(), logins: Arc::default(), refuse };
+    let (messages, logins) = (session.messages.clone(), session.logins.clone());
+    let tls = Arc::new(tls);
     let task = tokio::spawn(async move {
         while let Ok((stream, _)) = listener.accept().await {
-            let (kept, seen) = (kept.clone(), seen.clone());
+            let (session, tls) = (session.clone(), tls.clone());
             tokio::spawn(async move {
-                let (read, mut write) = stream.into_split();
-                let mut lines = BufReader::new(read).lines();
-                let _ = write.write_all(b"220 sink.test ESMTP\r\n").await;
-                let mut data: Option<String> = None;
-                while let Ok(Some(line)) = lines.next_line().await {
-                    if let Some(body) = data.as_mut() {
-                        if line == "." {
-                            kept.lock().await.push(std::mem::take(body));
-                            data = None;
-                            let _ = write.write_all(b"250 2.0.0 Ok: queued as SINK1\r\n").await;
-                        } else {
-                            body.push_str(line.strip_prefix('.').unwrap_or(&line));
-                            body.push('\n');
-                        }
-                        continue;
+                match &*tls {
+                    SinkTls::None => {
+                        session.run(stream, true, false).await;
                     }
-                    let command = line.to_ascii_uppercase();
-                    let reply: &[u8] = if command.starts_with("EHLO") || command.starts_with("HELO")
-                    {
-                        b"250-sink.test\r\n250-AUTH PLAIN\r\n250 8BITMIME\r\n"
-                    } else if let Some(encoded) = line.strip_prefix("AUTH PLAIN ") {
-                        use base64::Engine as _;
-                        let decoded = base64::engine::general_purpose::STANDARD
-                            .decode(encoded.trim())
-                            .unwrap_or_default();
-                        seen.lock().await.push(String::from_utf8_lossy(&decoded).into_owned());
-                        b"235 2.7.0 Authentication successful\r\n"
-                    } else if command.starts_with("RCPT") && refuse {
-                        b"550 5.1.1 No such user here\r\n"
-                    } else if command.starts_with("DATA") {
-                        data = Some(String::new());
-                        b"354 End data with <CR><LF>.<CR><LF>\r\n"
-                    } else if command.starts_with("QUIT") {
-                        let _ = write.write_all(b"221 Bye\r\n").await;
-                        break;
-                    } else {
-                        b"250 Ok\r\n"
-                    };
-                    let _ = write.write_all(reply).await;
+                    SinkTls::Implicit(authority) => {
+                        if let Ok(stream) = authority.acceptor.accept(stream).await {
+                            session.run(stream, true, false).await;
+                        }
+                    }
+                    SinkTls::StartTls(authority) => {
+                        if let Some(plain) = session.run(stream, true, true).await
+                            && let Ok(stream) = authority.acceptor.accept(plain).await
+                        {
+                            session.run(stream, false, false).await;
+                        }
+                    }
                 }
             });
         }
@@ -270,6 +332,8 @@ struct Telegram {
 pub struct TelegramFake {
     state: Arc<Mutex<Telegram>>,
     arrived: Arc<tokio::sync::Notify>,
+    /// Woken on every call the bot makes.
+    called: Arc<tokio::sync::Notify>,
     tokens: Arc<Vec<String>>,
 }
 
@@ -358,6 +422,17 @@ impl TelegramFake {
         self.calls().await.into_iter().filter(|c| c.method == method).collect()
     }
 
+    /// Waits until the calls so far satisfy `done` (for work the bot does in a task of its own).
+    pub async fn until(&self, done: impl Fn(&[BotCall]) -> bool) {
+        loop {
+            let called = self.called.notified();
+            if done(&self.state.lock().await.calls) {
+                return;
+            }
+            called.await;
+        }
+    }
+
     pub async fn flood_next(&self, retry_after: u64) {
         self.state.lock().await.flood = Some(retry_after);
     }
@@ -367,6 +442,7 @@ pub async fn telegram(tokens: &[&str]) -> (TestServer, TelegramFake) {
     let fake = TelegramFake {
         state: Arc::default(),
         arrived: Arc::default(),
+        called: Arc::default(),
         tokens: Arc::new(tokens.iter().map(|t| (*t).to_owned()).collect()),
     };
     async fn method(
@@ -409,6 +485,7 @@ pub async fn telegram(tokens: &[&str]) -> (TestServer, TelegramFake) {
             body: body.clone(),
             message_id: None,
         });
+        fake.called.notify_waiters();
         match method.as_str() {
             "getMe" => ok(
                 json!({"id": 9001, "is_bot": true, "first_name": "Exhale", "username": "exhale_test_bot"}),
@@ -454,6 +531,27 @@ pub async fn telegram(tokens: &[&str]) -> (TestServer, TelegramFake) {
                 ok(json!(true))
             }
             "sendChatAction" | "setMyCommands" | "deleteWebhook" => ok(json!(true)),
+            "setWebhook" => {
+                let secret = body["secret_token"].as_str().unwrap_or_default();
+                let url = body["url"].as_str().unwrap_or_default();
+                if !url.starts_with("https://") {
+                    return refusal(
+                        400,
+                        "Bad Request: bad webhook: An HTTPS URL must be provided for webhook",
+                        None,
+                    );
+                }
+                if secret.len() > 256
+                    || !secret.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                {
+                    return refusal(
+                        400,
+                        "Bad Request: secret token contains unallowed characters",
+                        None,
+                    );
+                }
+                ok(json!(true))
+            }
             "getFile" => match body["file_id"]
                 .as_str()
                 .and_then(|id| state.files.get(id).map(|f| (id.to_owned(), f.clone())))
@@ -513,6 +611,8 @@ struct Slack {
 pub struct SlackFake {
     state: Arc<Mutex<Slack>>,
     acked: Arc<tokio::sync::Notify>,
+    /// Woken on every Web API call.
+    called: Arc<tokio::sync::Notify>,
     envelopes: tokio::sync::mpsc::UnboundedSender<Value>,
     app_token: String,
     bot_token: String,
@@ -579,6 +679,17 @@ impl SlackFake {
         self.state.lock().await.limited = Some(retry_after);
     }
 
+    /// Waits until the calls so far satisfy `done` (for work the app does in a task of its own).
+    pub async fn until(&self, done: impl Fn(&[SlackCall]) -> bool) {
+        loop {
+            let called = self.called.notified();
+            if done(&self.state.lock().await.calls) {
+                return;
+            }
+            called.await;
+        }
+    }
+
     /// Waits until the app acknowledged the envelope `id`.
     pub async fn acknowledged(&self, id: &str) {
         loop {
@@ -600,6 +711,7 @@ pub async fn slack(app_token: &str, bot_token: &str) -> (TestServer, SlackFake) 
     let fake = SlackFake {
         state: Arc::default(),
         acked: Arc::default(),
+        called: Arc::default(),
         envelopes: sender,
         app_token: app_token.to_owned(),
         bot_token: bot_token.to_owned(),
@@ -669,6 +781,7 @@ pub async fn slack(app_token: &str, bot_token: &str) -> (TestServer, SlackFake) 
             return response;
         }
         state.calls.push(SlackCall { method: method.clone(), body: body.clone(), ts: None });
+        fake.called.notify_waiters();
         let answer = match method.as_str() {
             "auth.test" => {
                 json!({"ok": true, "url": "https://home.slack.com/", "team": "Home", "user": "exhale", "team_id": "T1", "user_id": "UBOT", "bot_id": "BBOT"})

@@ -388,6 +388,17 @@ pub(crate) fn set_channel_settings(
         let token = (!token.is_empty()).then_some(token);
         rows::set_bot_token(ctx.db, household, "telegram", token, &ctx.now_text()).or_internal()?;
     }
+    let has_bot = rows::bot(ctx.db, household, "telegram").or_internal()?.is_some();
+    if let Some(webhook) = input.telegram_webhook.filter(|on| *on || has_bot) {
+        if !has_bot {
+            return Err(OpError::conflict(Text::new(
+                "Add the Telegram bot's token first; webhook mode is how its updates arrive.",
+            )));
+        }
+        // 32 random bytes as hex: within Telegram's 1 to 256 of A-Z, a-z, 0-9, _ and -.
+        let secret = if webhook { Some(auth::random_hex(32)?) } else { None };
+        rows::set_bot_webhook(ctx.db, household, "telegram", secret.as_deref()).or_internal()?;
+    }
     match &input.slack {
         None => {}
         Some(None) => {

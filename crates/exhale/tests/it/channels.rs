@@ -629,3 +629,46 @@ async fn a_message_that_keeps_failing_is_given_up_after_eight_attempts() {
     assert!(shown["last_error"].as_str().unwrap().contains("502"), "{shown}");
     assert_eq!(shown["disabled"], false, "a failing message does not switch the destination off");
 }
+
+#[tokio::test]
+async fn email_goes_over_starttls_and_implicit_tls_to_a_server_it_trusts() {
+    for (security, tls) in [
+        ("starttls", fakes::SinkTls::StartTls(test_support::TestAuthority::for_localhost())),
+        ("tls", fakes::SinkTls::Implicit(test_support::TestAuthority::for_localhost())),
+    ] {
+        let env = TestEnv::new();
+        let ana = env.household("Home", "ana@a.test").await;
+        let authority = match &tls {
+            fakes::SinkTls::StartTls(a) | fakes::SinkTls::Implicit(a) => a.der.clone(),
+            fakes::SinkTls::None => unreachable!(),
+        };
+        let sink = fakes::smtp_sink_with(false, tls).await;
+        let server = json!({"mail_server": {"host": "localhost", "port": sink.port, "security": security, "from": "exhale@home.test", "username": "exhale", "password": "s3cret-smtp"}});
+        env.call(&ana, "set_channel_settings", server).await.unwrap();
+        let destination = id(&env
+            .call(&ana, "add_destination", json!({"kind": "email", "address": "ana@a.test"}))
+            .await
+            .unwrap());
+        env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+
+        // Without the authority the server's certificate is not trusted, and nothing is sent.
+        worker(&env).deliver_due().await.unwrap();
+        assert!(sink.messages.lock().await.is_empty(), "{security}");
+        let shown = settings(&env, &ana).await["destinations"][0].clone();
+        assert!(shown["last_error"].is_string(), "{security}: {shown}");
+
+        env.clock.advance(SignedDuration::from_secs(31));
+        let trusting = Channels::new(
+            env.app.clone(),
+            ChannelsConfig { extra_roots: vec![authority], ..ChannelsConfig::default() },
+        )
+        .unwrap();
+        assert_eq!(trusting.deliver_due().await.unwrap(), 1, "{security}");
+        assert_eq!(sink.messages.lock().await.len(), 1, "{security}");
+        assert_eq!(
+            *sink.logins.lock().await,
+            ["\0exhale\0s3cret-smtp"],
+            "{security}: signed in over TLS"
+        );
+    }
+}

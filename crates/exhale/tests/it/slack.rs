@@ -253,3 +253,57 @@ async fn a_conversation_in_slack_goes_from_free_text_to_a_confirmed_change_and_i
     );
     assert!(slack.last_text(ANA).await.contains("Undone."), "{}", slack.last_text(ANA).await);
 }
+
+#[tokio::test]
+async fn the_chat_supervisor_runs_every_households_telegram_bot_and_slack_app() {
+    use ops::{Catalog, assistant::Ask, channels::Chats};
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let (slack_api, slack) = fakes::slack(APP_TOKEN, BOT_TOKEN).await;
+    let telegram_token = "123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11";
+    let (telegram_api, telegram) = fakes::telegram(&[telegram_token]).await;
+    let tokens = json!({"slack": {"app_token": APP_TOKEN, "bot_token": BOT_TOKEN}, "telegram_bot_token": telegram_token});
+    env.call(&ana, "set_channel_settings", tokens).await.unwrap();
+    let config = ChannelsConfig {
+        slack_api: slack_api.url("/api"),
+        telegram_api: telegram_api.url(""),
+        ..ChannelsConfig::default()
+    };
+    let channels = Arc::new(Channels::new(env.app.clone(), config).unwrap());
+    let assistant: Arc<dyn Ask> = Arc::new(
+        assistant::Assistant::new(
+            env.app.clone(),
+            env.app.clone(),
+            Arc::new(assistant::Providers::default()),
+        )
+        .unwrap(),
+    );
+    let catalog: Arc<dyn Catalog> = env.app.clone();
+    let chats: Arc<dyn Chats> = env.app.clone();
+    let supervisor = channels.spawn_chats(chats, catalog, assistant);
+
+    // Both start on their own: the Slack app opens its socket, the Telegram bot polls.
+    slack.until(|calls| calls.iter().any(|c| c.method == "apps.connections.open")).await;
+    let code = env.call(&ana, "create_chat_link", json!({"kind": "slack"})).await.unwrap()["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    slack.dm(ANA, &format!("link {code}")).await;
+    slack.until(|calls| calls.iter().any(|c| c.method == "chat.postMessage")).await;
+    let code =
+        env.call(&ana, "create_chat_link", json!({"kind": "telegram"})).await.unwrap()["code"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+    telegram.message(telegram_token, 7001, &format!("/start {code}")).await;
+    telegram.until(|calls| calls.iter().any(|c| c.method == "sendMessage")).await;
+    let settings = env.call(&ana, "get_settings", json!({})).await.unwrap();
+    let kinds: Vec<&str> = settings["reminders"]["destinations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["slack", "telegram"], "{settings}");
+    supervisor.abort();
+}

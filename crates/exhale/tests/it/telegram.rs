@@ -19,7 +19,7 @@ struct Chat {
     ana: ops::Caller,
     fake: fakes::TelegramFake,
     _api: test_support::TestServer,
-    channels: Channels,
+    channels: Arc<Channels>,
 }
 
 impl Chat {
@@ -29,7 +29,7 @@ impl Chat {
         let (api, fake) = fakes::telegram(&[TOKEN, OTHER_TOKEN]).await;
         env.call(&ana, "set_channel_settings", json!({"telegram_bot_token": TOKEN})).await.unwrap();
         let config = ChannelsConfig { telegram_api: api.url(""), ..ChannelsConfig::default() };
-        let channels = Channels::new(env.app.clone(), config).unwrap();
+        let channels = Arc::new(Channels::new(env.app.clone(), config).unwrap());
         Self { env, ana, fake, _api: api, channels }
     }
 
@@ -375,6 +375,64 @@ async fn a_bank_export_sent_to_the_bot_is_offered_for_import_and_imported_with_a
         chat.last_to(ANA)
             .await
             .contains("A picture is read by the built-in assistant, which is off"),
+        "{}",
+        chat.last_to(ANA).await
+    );
+}
+
+#[tokio::test]
+async fn in_webhook_mode_updates_arrive_with_the_secret_header_and_anything_else_is_refused() {
+    let chat = Chat::new().await;
+    let origin = "https://exhale.example.net";
+    chat.env.app.set_public_origin(Some(ops::oauth::PublicOrigin { origin: origin.into() }));
+    chat.env
+        .call(&chat.ana, "set_channel_settings", json!({"telegram_webhook": true}))
+        .await
+        .unwrap();
+    let bot = chat.bot(chat.ana.household_id).await;
+    assert!(bot.by_webhook());
+    let set = chat.fake.calls_of("setWebhook").await;
+    let household = chat.ana.household_id;
+    assert_eq!(set[0].body["url"], format!("{origin}/telegram/{household}/updates"));
+    let secret = set[0].body["secret_token"].as_str().unwrap().to_owned();
+    assert!(secret.len() >= 32, "{secret}");
+    assert!(
+        !chat
+            .env
+            .call(&chat.ana, "get_settings", json!({}))
+            .await
+            .unwrap()
+            .to_string()
+            .contains(&secret)
+    );
+    chat.channels.hook(household, Arc::new(bot));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let server = test_support::serve_router(listener, chat.channels.clone().webhook_router());
+    let link =
+        chat.env.call(&chat.ana, "create_chat_link", json!({"kind": "telegram"})).await.unwrap();
+    let update = json!({"update_id": 1, "message": {"message_id": 5, "date": 1_796_112_000,
+        "from": {"id": ANA, "is_bot": false, "first_name": "Ana"}, "chat": {"id": ANA, "type": "private"},
+        "text": format!("/start {}", link["code"].as_str().unwrap())}});
+    let client = reqwest::Client::new();
+    let post = |path: String, secret: Option<&str>| {
+        let mut request = client.post(server.url(&path)).json(&update);
+        if let Some(secret) = secret {
+            request = request.header("x-telegram-bot-api-secret-token", secret);
+        }
+        request.send()
+    };
+    let path = format!("/telegram/{household}/updates");
+    assert_eq!(post(path.clone(), None).await.unwrap().status(), 403);
+    assert_eq!(post(path.clone(), Some("not-the-secret")).await.unwrap().status(), 403);
+    assert_eq!(
+        post(format!("/telegram/{}/updates", household + 1), Some(&secret)).await.unwrap().status(),
+        404
+    );
+    assert!(chat.fake.calls_of("sendMessage").await.is_empty(), "nothing was handled");
+    assert_eq!(post(path, Some(&secret)).await.unwrap().status(), 200);
+    chat.fake.until(|calls| calls.iter().any(|c| c.method == "sendMessage")).await;
+    assert!(
+        chat.last_to(ANA).await.starts_with("Linked to Exhale as Home owner"),
         "{}",
         chat.last_to(ANA).await
     );

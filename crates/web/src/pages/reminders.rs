@@ -314,6 +314,7 @@ pub(crate) async fn mail(
         };
         Ok(SetChannelSettingsInput {
             telegram_bot_token: None,
+            telegram_webhook: None,
             slack: None,
             mail_server: Some(Some(MailServerInput {
                 host: form.host.trim().to_owned(),
@@ -362,6 +363,9 @@ pub(crate) struct BotForm {
     token: String,
     #[serde(default)]
     remove: Option<String>,
+    /// Updates by webhook at the public address instead of long polling.
+    #[serde(default)]
+    webhook: Option<String>,
 }
 
 pub(crate) async fn telegram_bot(
@@ -369,8 +373,17 @@ pub(crate) async fn telegram_bot(
     headers: HeaderMap,
     Posted { person, form }: Posted<BotForm>,
 ) -> Response {
-    let token = if form.remove.is_some() { String::new() } else { form.token.trim().to_owned() };
-    let input = SetChannelSettingsInput { telegram_bot_token: Some(token), ..Default::default() };
+    let token = form.token.trim();
+    let input = if form.remove.is_some() {
+        SetChannelSettingsInput { telegram_bot_token: Some(String::new()), ..Default::default() }
+    } else {
+        // An empty token field keeps the saved one.
+        SetChannelSettingsInput {
+            telegram_bot_token: (!token.is_empty()).then(|| token.to_owned()),
+            telegram_webhook: Some(form.webhook.is_some()),
+            ..Default::default()
+        }
+    };
     let done = Text::new("Saved the Telegram bot. Exhale reaches it within a minute.");
     apply::<SetChannelSettings>(&web, &headers, &person, Ok(input), "bot", done).await
 }

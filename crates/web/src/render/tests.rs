@@ -154,7 +154,7 @@ fn fixture(name: &str) -> Value {
                              {"due_at": "2026-12-07T08:00:00Z", "kind": "weekly_digest", "destination": "Phone"}],
                 "calendar_feed": {"created_at": "2026-11-01T10:00:00Z", "show_amounts": false},
                 "email_available": true,
-                "telegram": {"username": "exhale_bot", "last_error": "Unauthorized"},
+                "telegram": {"username": "exhale_bot", "last_error": "Unauthorized", "webhook": true},
                 "slack": {"username": "UBOT"},
                 "mail_server": {"host": "smtp.example.net", "port": 587, "security": "starttls", "username": "ana", "password_saved": true, "from": "Exhale <e@example.net>"},
             },

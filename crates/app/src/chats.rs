@@ -187,6 +187,14 @@ impl Chats for App {
                                 None,
                                 domain::Text::new("Linked a {service} chat").with("service", &name),
                             )?;
+                        } else if let Some(existing) = rows::destinations(db, member_id)
+                            .map_err(transactions::internal)?
+                            .into_iter()
+                            .find(|d| d.kind == kind.as_str() && d.address == address)
+                        {
+                            // Linked again after the service said it was gone (the bot was
+                            // blocked, then unblocked): it takes messages again.
+                            rows::clear_health(db, existing.id).map_err(transactions::internal)?;
                         }
                         Ok(Some(member.name))
                     },

@@ -35,6 +35,8 @@ const LEASE_SECS: i64 = 120;
 const MAX_ATTEMPTS: i64 = 8;
 /// The wait before each retry, by attempt; a service's own `retry_after` wins when longer.
 const BACKOFF_SECS: [i64; 7] = [30, 120, 600, 1800, 7200, 21_600, 43_200];
+/// The longest a service's `Retry-After` is waited.
+const MAX_WAIT_SECS: i64 = 24 * 3600;
 /// The longest the worker sleeps, so the planner runs this often.
 const IDLE: Duration = Duration::from_secs(300);
 
@@ -159,6 +161,8 @@ fn lease_due(
     reminders::plan(db, now)?;
     let now_text = clock::timestamp_text(now);
     let lease = clock::timestamp_text(now + SignedDuration::from_secs(LEASE_SECS));
+    // A message whose worker stopped mid-send on every attempt is given up, not retried for ever.
+    rows::give_up_abandoned(db, &now_text, MAX_ATTEMPTS)?;
     let mut deliveries = Vec::new();
     for row in rows::claim_due(db, &now_text, &lease, limit)? {
         let Some(destination) = rows::destination(db, row.member_id, row.destination_id)? else {
@@ -169,7 +173,23 @@ fn lease_due(
             continue;
         }
         let household = store::households::get_household(db, row.household_id)?;
-        let message = match reminders::word(db, &row, &household, now, origin)? {
+        let worded = match reminders::word(db, &row, &household, now, origin) {
+            Ok(worded) => worded,
+            // One message that cannot be worded (a payload from a version that wrote it
+            // differently) fails alone; the others go.
+            Err(err) => {
+                tracing::warn!(error = %err, "a message could not be worded");
+                fail(
+                    db,
+                    &row,
+                    &domain::Text::new("Exhale could not word this message.").render(),
+                    &now_text,
+                    false,
+                )?;
+                continue;
+            }
+        };
+        let message = match worded {
             Worded::Send(message) => *message,
             Worded::Obsolete => {
                 rows::finish(db, row.id, "obsolete", &now_text, None, None)?;
@@ -223,8 +243,10 @@ fn record(db: &Db<'_>, id: i64, outcome: &Outcome, now: Timestamp) -> Result<(),
         Outcome::Retry { after_secs, error } if row.attempts < MAX_ATTEMPTS => {
             let index = usize::try_from(row.attempts.saturating_sub(1)).unwrap_or(0);
             let backoff = BACKOFF_SECS[index.min(BACKOFF_SECS.len() - 1)];
-            let wait = backoff.max(i64::try_from(*after_secs).unwrap_or(i64::MAX));
-            let due = now + SignedDuration::from_secs(wait);
+            // A service's own wait counts, up to a day: a member's server cannot park a message
+            // for ever (or overflow the clock).
+            let asked = i64::try_from(*after_secs).unwrap_or(i64::MAX).min(MAX_WAIT_SECS);
+            let due = now.checked_add(SignedDuration::from_secs(backoff.max(asked))).unwrap_or(now);
             rows::retry(db, id, &clock::timestamp_text(due), error)?;
             rows::record_error(db, row.destination_id, error, &now_text, false)
         }

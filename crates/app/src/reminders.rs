@@ -33,7 +33,7 @@ const HORIZON_DAYS: i64 = 7;
 /// A reminder planned after its time (a subscription added the evening before its charge) is
 /// still sent when its time passed less than this long ago; older ones are not planned.
 const LATE_HOURS: i64 = 24;
-/// Finished messages are kept this long (Settings shows the last ones), then removed.
+/// Finished messages are kept this long (their keys stop a repeat), then removed.
 const KEEP_DAYS: i64 = 90;
 
 /// A member's reminder preferences, read into types.
@@ -98,6 +98,7 @@ pub(crate) enum About {
         subscription_id: i64,
         #[serde(with = "date_text")]
         ends_on: Date,
+        days_before: u32,
     },
     Card {
         subscription_id: i64,
@@ -159,8 +160,8 @@ impl About {
             Self::Charge { subscription_id, charge_on, days_before } => {
                 format!("rem:v1:{subscription_id}:{charge_on}:{days_before}")
             }
-            Self::Trial { subscription_id, ends_on } => {
-                format!("trial:v1:{subscription_id}:{ends_on}")
+            Self::Trial { subscription_id, ends_on, days_before } => {
+                format!("trial:v1:{subscription_id}:{ends_on}:{days_before}")
             }
             Self::Card { subscription_id, charge_on, payment_method_id } => {
                 format!("card:v1:{subscription_id}:{charge_on}:{payment_method_id}")
@@ -246,6 +247,22 @@ pub(crate) fn plan(db: &Db<'_>, now: Timestamp) -> Result<usize, StoreError> {
     Ok(added)
 }
 
+/// Drops every member's pending reminders in a household and plans them again: its time zone
+/// or its default days before changed.
+pub(crate) fn replan_household(
+    db: &Db<'_>,
+    household: &HouseholdRow,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    for (household_id, member_id) in rows::members_with_reminders(db)? {
+        if household_id == household.id {
+            rows::drop_pending_reminders(db, member_id)?;
+            plan_member(db, household, member_id, now)?;
+        }
+    }
+    Ok(())
+}
+
 /// Plans one member's reminders.
 pub(crate) fn plan_member(
     db: &Db<'_>,
@@ -269,14 +286,26 @@ pub(crate) fn plan_member(
     };
     let earliest = now - SignedDuration::from_hours(LATE_HOURS);
     let mut planned: Vec<(About, Timestamp)> = Vec::new();
-    let mut plan_at = |about: About, on: Date| {
-        if let Some(due) = preferences.at(on, &zone)
-            && due >= earliest
-        {
-            planned.push((about, due));
+    let mut plan_at = |about: About, on: Date| -> bool {
+        match preferences.at(on, &zone).filter(|due| *due >= earliest) {
+            Some(due) => {
+                planned.push((about, due));
+                true
+            }
+            None => false,
         }
     };
-    let first_offset = preferences.days_before.first().copied().unwrap_or(0);
+    // A one-off warning (a price rise, a card expiring) goes once: at the earliest of these
+    // offsets that is still ahead.
+    let warning_offsets = |least: u32| -> Vec<u32> {
+        let mut offsets: Vec<u32> =
+            preferences.days_before.iter().map(|d| (*d).max(least)).collect();
+        if offsets.is_empty() {
+            offsets.push(least);
+        }
+        offsets.dedup();
+        offsets
+    };
     for subscription in covered(db, household.id, member_id, preferences.covers)? {
         let parts = views::SeriesParts::of(&subscription);
         let series = parts.series(&subscription);
@@ -300,21 +329,41 @@ pub(crate) fn plan_member(
                 }
             }
         }
-        if let Some(ends_on) = trial_end.filter(|end| *end >= today && *end <= until)
-            && let Ok(on) = ends_on.checked_sub(i64::from(first_offset.max(1)).days())
-        {
-            plan_at(About::Trial { subscription_id: subscription.id, ends_on }, on);
+        if let Some(ends_on) = trial_end.filter(|end| *end >= today && *end <= until) {
+            // At each of the member's offsets, as a charge would be: a trial added a few days
+            // before it ends still gets the reminders that are ahead.
+            let offsets = if preferences.days_before.is_empty() {
+                vec![1]
+            } else {
+                preferences.days_before.clone()
+            };
+            for days in offsets {
+                if let Ok(on) = ends_on.checked_sub(i64::from(days).days()) {
+                    plan_at(
+                        About::Trial {
+                            subscription_id: subscription.id,
+                            ends_on,
+                            days_before: days,
+                        },
+                        on,
+                    );
+                }
+            }
         }
         let Some(next) = occurrences.first() else { continue };
         if preferences.price_rises {
-            let before = series.amount_on(next.date.yesterday().unwrap_or(next.date));
-            let raised = next.minor > before
-                && subscription.prices.iter().any(|(on, _)| *on > today && *on <= next.date);
-            if raised && let Ok(on) = next.date.checked_sub(i64::from(first_offset.max(1)).days()) {
-                plan_at(
-                    About::Price { subscription_id: subscription.id, charge_on: next.date },
-                    on,
-                );
+            let raised =
+                previous_amount(&series, next.date).is_some_and(|before| next.minor > before);
+            if raised {
+                for days in warning_offsets(1) {
+                    let about =
+                        About::Price { subscription_id: subscription.id, charge_on: next.date };
+                    if let Ok(on) = next.date.checked_sub(i64::from(days).days())
+                        && plan_at(about, on)
+                    {
+                        break;
+                    }
+                }
             }
         }
         if preferences.card_expiry
@@ -327,14 +376,19 @@ pub(crate) fn plan_member(
                 method_id,
             ))?
             && card_expires_before(method.expires.as_deref(), next.date)
-            && let Ok(on) = next.date.checked_sub(i64::from(first_offset.max(7)).days())
         {
-            let about = About::Card {
-                subscription_id: subscription.id,
-                charge_on: next.date,
-                payment_method_id: method_id,
-            };
-            plan_at(about, on);
+            for days in warning_offsets(7) {
+                let about = About::Card {
+                    subscription_id: subscription.id,
+                    charge_on: next.date,
+                    payment_method_id: method_id,
+                };
+                if let Ok(on) = next.date.checked_sub(i64::from(days).days())
+                    && plan_at(about, on)
+                {
+                    break;
+                }
+            }
         }
     }
     if let Some(weekday) = digest_weekday(preferences.digest) {
@@ -365,6 +419,13 @@ fn digest_weekday(digest: Digest) -> Option<jiff::civil::Weekday> {
         Digest::Saturday => W::Saturday,
         Digest::Sunday => W::Sunday,
     })
+}
+
+/// The amount of the charge before the one on `date`, if there was one in the year before.
+fn previous_amount(series: &domain::Series<'_>, date: Date) -> Option<i64> {
+    let from = date.checked_sub(400.days()).ok()?;
+    let to = date.yesterday().ok()?;
+    series.occurrences_between(from, to).last().map(|occurrence| occurrence.minor)
 }
 
 /// Whether a card expiring at the end of `expires` ("YYYY-MM") is no longer valid on `charge_on`.
@@ -438,6 +499,13 @@ pub(crate) fn word(
             let Some(subscription) = subscription(*subscription_id)? else {
                 return Ok(Worded::Obsolete);
             };
+            // Planned before the member's days changed (an Undo, the household's default).
+            if let About::Charge { days_before, .. } = &about {
+                let wanted = Preferences::read(household, rows::preferences(db, row.member_id)?);
+                if !wanted.days_before.contains(days_before) {
+                    return Ok(Worded::Obsolete);
+                }
+            }
             let parts = views::SeriesParts::of(&subscription);
             let series = parts.series(&subscription);
             let Some(charge) =
@@ -449,10 +517,11 @@ pub(crate) fn word(
             let name = subscription.name.clone();
             let (title, mut lines) = match &about {
                 About::Price { .. } => {
-                    let before = series.amount_on(charge_on.yesterday().unwrap_or(*charge_on));
-                    if before >= charge.minor {
+                    let Some(before) =
+                        previous_amount(&series, *charge_on).filter(|b| *b < charge.minor)
+                    else {
                         return Ok(Worded::Obsolete);
-                    }
+                    };
                     let title = Text::new("{name} goes up to {amount} {when}")
                         .with("name", &name)
                         .with("amount", &amount)
@@ -512,7 +581,7 @@ pub(crate) fn word(
                 data,
             }
         }
-        About::Trial { subscription_id, ends_on } => {
+        About::Trial { subscription_id, ends_on, .. } => {
             if *ends_on < today {
                 return Ok(Worded::Missed);
             }
@@ -648,7 +717,11 @@ pub(crate) fn destination_view(row: &DestinationRow) -> Result<Destination, OpEr
 /// control is its own password, and a webhook's path often holds a key (Home Assistant).
 fn address_hint(kind: DestinationKind, address: &str) -> String {
     let (scheme, rest) = address.split_once("://").unwrap_or(("", address));
-    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    // The host, and whether anything follows it: a path or a query may hold a key.
+    let (host, path) = match rest.find(['/', '?', '#']) {
+        Some(at) => (&rest[..at], rest[at..].trim_start_matches('/')),
+        None => (rest, ""),
+    };
     match kind {
         DestinationKind::Email => address.to_owned(),
         DestinationKind::Ntfy => {
@@ -669,7 +742,8 @@ pub(crate) fn settings_view(ctx: &Ctx<'_>) -> Result<ReminderSettings, OpError> 
     let destinations = rows::destinations(ctx.db, me).or_internal()?;
     let mut upcoming = Vec::new();
     for row in rows::pending_of(ctx.db, me, UPCOMING_LISTED).or_internal()? {
-        let about: About = serde_json::from_str(&row.payload).map_err(|_| OpError::Internal)?;
+        // A payload this version cannot read is left out of the list, not the whole page.
+        let Ok(about) = serde_json::from_str::<About>(&row.payload) else { continue };
         let subscription = match about {
             About::Charge { subscription_id, .. }
             | About::Trial { subscription_id, .. }

@@ -152,16 +152,16 @@ impl Http {
         allow_lan: bool,
     ) -> Result<Reply, HttpError> {
         let Outgoing { method, headers, body, max_reply } = outgoing;
-        let parsed =
-            url::Url::parse(url).map_err(|_| HttpError::Refused(format!("{url} is not a URL")))?;
+        let parsed = url::Url::parse(url)
+            .map_err(|_| HttpError::Refused("the address is not a URL".into()))?;
         let https = match parsed.scheme() {
             "https" => true,
             "http" => false,
-            _ => return Err(HttpError::Refused(format!("{url} is not an http(s) URL"))),
+            _ => return Err(HttpError::Refused("the address is not an http(s) URL".into())),
         };
         let host = parsed
             .host_str()
-            .ok_or_else(|| HttpError::Refused(format!("{url} has no host")))?
+            .ok_or_else(|| HttpError::Refused("the address has no host".into()))?
             .trim_matches(['[', ']'])
             .to_owned();
         let port = parsed.port_or_known_default().unwrap_or(if https { 443 } else { 80 });

@@ -138,7 +138,10 @@ impl Channels {
                     Ok(bots) => {
                         running.retain(|key, (seen, _)| {
                             let kept = bots.iter().any(|b| same_bot(b, seen));
-                            if !kept && let Ok(mut hooks) = self.hooks.lock() {
+                            if !kept
+                                && key.1 == ChatKind::Telegram
+                                && let Ok(mut hooks) = self.hooks.lock()
+                            {
                                 hooks.remove(&key.0);
                             }
                             kept
@@ -156,12 +159,17 @@ impl Channels {
                                     let runner =
                                         Arc::new(self.telegram_bot(bot, chats, catalog, assistant));
                                     self.hook(key.0, runner.clone());
+                                    // Registered again now and then: Telegram may have been
+                                    // unreachable, or the webhook dropped.
                                     tokio::spawn(async move {
-                                        if let Err(err) = runner.start().await {
-                                            tracing::warn!(
-                                                code = err.code(),
-                                                "starting a Telegram bot failed"
-                                            );
+                                        loop {
+                                            if let Err(err) = runner.start().await {
+                                                tracing::warn!(
+                                                    code = err.code(),
+                                                    "starting a Telegram bot failed"
+                                                );
+                                            }
+                                            tokio::time::sleep(Duration::from_secs(600)).await;
                                         }
                                     })
                                 }

@@ -66,7 +66,7 @@ pub(crate) async fn send(
     message: &Message,
 ) -> Outcome {
     let Some((root, topic)) = split_topic(topic_url) else {
-        return Outcome::Failed { error: format!("{topic_url} is not an ntfy topic URL") };
+        return Outcome::Failed { error: "the address is not an ntfy topic URL".into() };
     };
     let mut headers = vec![(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))];
     if let Some(token) = token {

@@ -432,7 +432,10 @@ impl App {
             .or(payload["message"]["ts"].as_str())
             .unwrap_or_default()
             .to_owned();
-        let data = payload["actions"][0]["value"].as_str().unwrap_or_default();
+        // A link button (Open in Exhale) is reported too, without a value: nothing to do.
+        let Some(data) = payload["actions"][0]["value"].as_str().filter(|v| !v.is_empty()) else {
+            return Ok(());
+        };
         let surface = DmSurface { app: self, channel: channel.clone() };
         let Some(caller) =
             self.chats.chat_caller(self.bot.household_id, ChatKind::Slack, user).await?

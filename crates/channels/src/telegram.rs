@@ -5,8 +5,9 @@
 //! its cards as Confirm, Discard and Undo buttons), and every button press is answered and
 //! checked again: a chat linked to nobody, or a button that is not Exhale's, gets nothing.
 //!
-//! Updates come by long polling (`getUpdates`); the offset is saved after each batch, so an
-//! update is handled once across restarts. Text is HTML (three characters to escape); a `429`
+//! Updates come by long polling (`getUpdates`; the offset is saved after each batch, so an
+//! update is handled once across restarts) or, when an owner chooses it, by a webhook with a
+//! secret header (`Channels::webhook_router`). Text is HTML (three characters to escape); a `429`
 //! is waited out for its `retry_after`.
 
 use std::{sync::Arc, time::Duration};
@@ -139,12 +140,22 @@ impl Api {
 /// A reply as Telegram's HTML (the title bold, the note in italics, text cut to fit) and its
 /// inline keyboard.
 fn render(reply: &Reply) -> (String, Value) {
+    // Telegram's limit counts the text as shown, after the tags: the lines are cut as plain
+    // text, then escaped, so a cut never splits an entity or drops a closing tag.
+    let units = |text: &str| text.encode_utf16().count();
+    let title = reply.title.as_deref().map(|t| cut_to(t, 200));
+    let note = reply.note.as_deref().map(|n| cut_to(n, 300));
+    let room = MAX_TEXT
+        .saturating_sub(title.as_deref().map_or(0, units) + note.as_deref().map_or(0, units) + 2);
+    let lines = cut_to(&reply.lines.join("\n"), room);
     let mut parts = Vec::new();
-    if let Some(title) = &reply.title {
+    if let Some(title) = &title {
         parts.push(format!("<b>{}</b>", escape_html(title)));
     }
-    parts.extend(reply.lines.iter().map(|line| escape_html(line)));
-    if let Some(note) = &reply.note {
+    if !lines.is_empty() {
+        parts.push(escape_html(&lines));
+    }
+    if let Some(note) = &note {
         parts.push(format!("<i>{}</i>", escape_html(note)));
     }
     let row: Vec<Value> = reply
@@ -165,7 +176,7 @@ fn render(reply: &Reply) -> (String, Value) {
         })
         .collect();
     let keyboard = json!({"inline_keyboard": if row.is_empty() { vec![] } else { vec![row] }});
-    (cut(&parts.join("\n")), keyboard)
+    (parts.join("\n"), keyboard)
 }
 
 /// Sends a reminder or an agent's change to a linked chat.
@@ -206,6 +217,8 @@ pub struct Bot {
     bot: ChatBot,
     chats: Arc<dyn Chats>,
     glue: Glue,
+    /// The last poll failed (and Settings says why).
+    failing: bool,
 }
 
 /// One chat of the bot, where replies go.
@@ -248,7 +261,7 @@ fn commands() -> Value {
 
 impl Bot {
     pub(crate) fn new(api: Api, bot: ChatBot, chats: Arc<dyn Chats>, glue: Glue) -> Self {
-        Self { api, bot, chats, glue }
+        Self { api, bot, chats, glue, failing: false }
     }
 
     fn kind(&self) -> ChatKind {
@@ -318,12 +331,19 @@ impl Bot {
         });
         let deadline = Duration::from_secs(wait_secs + 10);
         let updates = match self.api.call(&self.bot.token, "getUpdates", body, deadline).await {
-            Ok(updates) => updates,
+            Ok(updates) => {
+                if std::mem::take(&mut self.failing) {
+                    // Reached again: Settings stops showing the old error.
+                    self.chats.bot_status(self.bot.household_id, self.kind(), None, None).await?;
+                }
+                updates
+            }
             Err(ApiError::Refused { code: 429, retry_after, .. }) => {
                 tokio::time::sleep(Duration::from_secs(retry_after.unwrap_or(1).min(60))).await;
                 return Ok(0);
             }
             Err(err) => {
+                self.failing = true;
                 self.chats
                     .bot_status(self.bot.household_id, self.kind(), None, Some(err.text()))
                     .await?;
@@ -525,17 +545,16 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |diff, (x, y)| diff | (x ^ y)) == 0
 }
 
-/// An answer cut to fit one message.
-fn cut(text: &str) -> String {
-    let units: usize = text.encode_utf16().count();
-    if units <= MAX_TEXT {
+/// Plain text cut to at most `max` UTF-16 units (Telegram counts in those), with "…" when cut.
+fn cut_to(text: &str, max: usize) -> String {
+    if text.encode_utf16().count() <= max {
         return text.to_owned();
     }
     let mut out = String::new();
     let mut count = 0;
     for c in text.chars() {
         count += c.len_utf16();
-        if count > MAX_TEXT - 1 {
+        if count + 1 > max {
             break;
         }
         out.push(c);
@@ -555,11 +574,27 @@ mod tests {
     }
 
     #[test]
-    fn long_answers_are_cut_in_utf16_units() {
-        let text = "💶".repeat(3000);
-        let cut = cut(&text);
-        assert!(cut.encode_utf16().count() <= MAX_TEXT, "{}", cut.encode_utf16().count());
-        assert!(cut.ends_with('…'));
-        assert_eq!(super::cut("short"), "short");
+    fn long_answers_are_cut_in_utf16_units_before_escaping() {
+        let reply = Reply {
+            title: Some("A & B".into()),
+            lines: vec!["&".repeat(5000)],
+            note: Some("note".into()),
+            buttons: vec![],
+        };
+        let (text, _) = render(&reply);
+        assert!(
+            text.starts_with("<b>A &amp; B</b>\n&amp;") && text.ends_with("…\n<i>note</i>"),
+            "{}",
+            &text[..60]
+        );
+        let shown = text
+            .replace("&amp;", "&")
+            .replace("<b>", "")
+            .replace("</b>", "")
+            .replace("<i>", "")
+            .replace("</i>", "");
+        assert!(shown.encode_utf16().count() <= MAX_TEXT, "{}", shown.encode_utf16().count());
+        assert_eq!(cut_to("💶💶💶", 4), "💶…");
+        assert_eq!(cut_to("short", 10), "short");
     }
 }

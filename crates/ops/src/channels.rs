@@ -80,24 +80,6 @@ named_enum! {
     }
 }
 
-named_enum! {
-    /// Where one message stands.
-    pub enum DeliveryStatus("delivery status") {
-        /// Waiting for its time, or for a retry.
-        Pending => "pending",
-        /// Handed to the service; finished or retried when its lease ends.
-        Sending => "sending",
-        /// Accepted by the service.
-        Sent => "sent",
-        /// Given up: the service refused it or retries ran out.
-        Failed => "failed",
-        /// Its reason went away (the subscription was paused, cancelled or deleted).
-        Obsolete => "obsolete",
-        /// Exhale was down past the charge it was about.
-        Missed => "missed",
-    }
-}
-
 /// Most reminders per charge (e.g. a week before and the day before).
 pub const REMINDER_OFFSETS: usize = 3;
 /// Destinations per member.
@@ -686,7 +668,8 @@ pub trait Chats: Send + Sync {
 /// Checks `HH:MM` and returns hours and minutes.
 pub fn time_of_day(text: &str) -> Option<(i8, i8)> {
     let (hours, minutes) = text.split_once(':')?;
-    if hours.len() != 2 || minutes.len() != 2 {
+    let digits = |part: &str| part.len() == 2 && part.bytes().all(|b| b.is_ascii_digit());
+    if !digits(hours) || !digits(minutes) {
         return None;
     }
     let hours: i8 = hours.parse().ok()?;
@@ -702,7 +685,7 @@ mod tests {
     fn a_time_of_day_is_two_digits_a_colon_and_two_digits() {
         assert_eq!(time_of_day("09:00"), Some((9, 0)));
         assert_eq!(time_of_day("23:59"), Some((23, 59)));
-        for wrong in ["9:00", "24:00", "12:60", "12-00", "", "ab:cd"] {
+        for wrong in ["9:00", "+9:00", "24:00", "12:60", "12-00", "", "ab:cd"] {
             assert_eq!(time_of_day(wrong), None, "{wrong}");
         }
     }

@@ -1,4 +1,4 @@
-//! The closed list of every op, in the order adapters present them, and [`WriteWriteOpName`], the
+//! The closed list of every op, in the order adapters present them, and [`WriteOpName`], the
 //! name of an op that writes, as an input field.
 
 use std::{borrow::Cow, fmt, sync::LazyLock};

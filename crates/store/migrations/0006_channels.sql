@@ -28,7 +28,7 @@ CREATE TABLE destinations (
     kind TEXT NOT NULL CHECK (kind IN ('ntfy', 'webhook', 'email', 'telegram', 'slack')),
     name TEXT NOT NULL,
     -- The ntfy topic URL, the webhook URL, the email address, the Telegram chat id or the Slack
-    -- channel.
+    -- user id.
     address TEXT NOT NULL,
     reminders INTEGER NOT NULL DEFAULT 1 CHECK (reminders IN (0, 1)),
     agent_changes INTEGER NOT NULL DEFAULT 1 CHECK (agent_changes IN (0, 1)),

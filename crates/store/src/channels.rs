@@ -207,6 +207,14 @@ pub fn record_sent(db: &Db<'_>, destination_id: i64, now: &str) -> Result<()> {
     Ok(())
 }
 
+/// Forgets how sending to a destination went, so a destination the service had said was gone
+/// takes messages again.
+pub fn clear_health(db: &Db<'_>, destination_id: i64) -> Result<()> {
+    db.conn
+        .execute("DELETE FROM destination_health WHERE destination_id = ?1", [destination_id])?;
+    Ok(())
+}
+
 /// Records a failure; `gone` stops all sending to the destination.
 pub fn record_error(
     db: &Db<'_>,
@@ -316,6 +324,18 @@ pub fn claim_due(
         .collect::<Result<_, _>>()?;
     rows.sort_by(|a, b| (&a.due_at, a.id).cmp(&(&b.due_at, b.id)));
     Ok(rows)
+}
+
+/// Fails the messages whose lease ended after `max_attempts` attempts (their worker stopped
+/// each time), saying so.
+pub fn give_up_abandoned(db: &Db<'_>, now: &str, max_attempts: i64) -> Result<()> {
+    db.conn.execute(
+        "UPDATE outbox SET status = 'failed', lease_until = NULL,
+           last_error = coalesce(last_error, 'the sender stopped while sending it, every time')
+         WHERE status = 'sending' AND lease_until <= ?1 AND attempts >= ?2",
+        params![now, max_attempts],
+    )?;
+    Ok(())
 }
 
 /// Ends a message: `sent`, `failed`, `obsolete` or `missed`.
@@ -520,6 +540,15 @@ pub fn set_mail_password(db: &Db<'_>, household_id: i64, value: Option<&str>) ->
     set_secret(db, household_id, MAIL_PASSWORD, value)
 }
 
+/// How many test messages a member asked for since `since`.
+pub fn tests_since(db: &Db<'_>, member_id: i64, since: &str) -> Result<i64> {
+    Ok(db.conn.query_row(
+        "SELECT count(*) FROM outbox WHERE member_id = ?1 AND kind = 'test' AND created_at >= ?2",
+        params![member_id, since],
+        |r| r.get(0),
+    )?)
+}
+
 /// Removes finished messages due before `before`; the planner never plans that far back, so
 /// their keys are not needed.
 pub fn prune_finished(db: &Db<'_>, before: &str) -> Result<()> {
@@ -588,10 +617,15 @@ pub fn set_bot_token(
                update_offset = 0, updated_at = ?3",
             params![household_id, kind, now],
         )?,
-        None => db.conn.execute(
-            "DELETE FROM chat_bots WHERE household_id = ?1 AND kind = ?2",
-            params![household_id, kind],
-        )?,
+        None => {
+            if kind == "telegram" {
+                set_secret(db, household_id, TELEGRAM_WEBHOOK_SECRET, None)?;
+            }
+            db.conn.execute(
+                "DELETE FROM chat_bots WHERE household_id = ?1 AND kind = ?2",
+                params![household_id, kind],
+            )?
+        }
     };
     Ok(())
 }

@@ -63,7 +63,9 @@ const SPECS: &[Spec] = &[
         entity: "member",
         table: "members",
         household_column: "household_id",
-        children: &[("reminder_preferences", "member_id"), ("calendar_feeds", "member_id")],
+        // Not calendar_feeds: an address is a credential, and an Undo must never bring an old one
+        // back.
+        children: &[("reminder_preferences", "member_id")],
         kept: &[],
         volatile: &[],
     },

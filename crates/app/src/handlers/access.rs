@@ -207,6 +207,8 @@ pub(crate) fn update_settings(
         }
         ctx.household.reminder_days_before = i64::from(days);
         store::households::update_household(ctx.db, &ctx.household).or_internal()?;
+        // Members on the household's default are reminded on the new day.
+        crate::reminders::replan_household(ctx.db, &ctx.household, ctx.now).or_internal()?;
     }
     ctx.record(
         EntityKind::Household,

@@ -218,6 +218,13 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                 Text::new("Change {id} cannot be undone.").with("id", entry.id),
             ));
         }
+        if entry.entity == EntityKind::Destination
+            && !matches!(ctx.caller.actor, ops::Actor::Person)
+        {
+            return Err(OpError::forbidden(Text::new(
+                "Where messages go is a person's to change: undo this in Exhale's Activity page.",
+            )));
+        }
         if matches!(entry.entity, EntityKind::Household | EntityKind::Member)
             && !ctx.caller.is_owner()
         {

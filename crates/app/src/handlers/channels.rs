@@ -19,6 +19,10 @@ use ops::{
 };
 use store::channels::{self as rows, DestinationRow, MailServerRow, NewDestination};
 
+/// Test messages a member may send in an hour: a test button must not become a way to send
+/// mail or webhooks in bulk.
+const TESTS_PER_HOUR: i64 = 5;
+
 use crate::{
     auth,
     ctx::Ctx,
@@ -93,6 +97,14 @@ fn checked_url(url: &str, lan: bool, what: Text) -> Result<String, OpError> {
     let url = url.trim();
     let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
     let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if host.contains('@') {
+        return Err(OpError::invalid(
+            "/address",
+            Text::new(
+                "Put no user name or password in the address; an ntfy token or a webhook secret goes in the secret field.",
+            ),
+        ));
+    }
     let host_name = host.rsplit_once(':').map_or(host, |(name, _)| name);
     let allowed_scheme = scheme == "https" || (scheme == "http" && lan);
     if !allowed_scheme
@@ -282,6 +294,14 @@ pub(crate) fn send_test_message(
                 .with("error", row.last_error.as_deref().unwrap_or_default()),
         ));
     }
+    let hour_ago = crate::clock::timestamp_text(ctx.now - jiff::SignedDuration::from_hours(1));
+    if rows::tests_since(ctx.db, ctx.me(), &hour_ago).or_internal()? >= TESTS_PER_HOUR {
+        return Err(OpError::RateLimited {
+            message: Text::new("That is {count} test messages in the last hour, the most there can be; try again later.")
+                .with("count", TESTS_PER_HOUR),
+            retry_after_secs: 3600,
+        });
+    }
     let unique = auth::random_hex(8)?;
     let recipient = reminders::Recipient {
         household_id: ctx.household_id(),
@@ -298,11 +318,10 @@ pub(crate) fn create_calendar_feed(
     input: CreateCalendarFeedInput,
 ) -> Result<CalendarFeedCreated, OpError> {
     let me = ctx.me();
-    let before = ctx.snapshot(EntityKind::Member, me)?;
     let secret = auth::random_hex(24)?;
+    // Like a token, the address is not audited state: an Undo must never bring an old one back.
     rows::put_feed(ctx.db, me, &auth::hash_token(&secret), input.show_amounts, &ctx.now_text())
         .or_internal()?;
-    ctx.record(EntityKind::Member, me, before, Text::new("Created a calendar feed"))?;
     Ok(CalendarFeedCreated {
         path: format!("/cal/{secret}.ics"),
         feed: CalendarFeed { created_at: Timestamp(ctx.now), show_amounts: input.show_amounts },
@@ -314,9 +333,7 @@ pub(crate) fn revoke_calendar_feed(
     _: Empty,
 ) -> Result<ReminderSettings, OpError> {
     let me = ctx.me();
-    let before = ctx.snapshot(EntityKind::Member, me)?;
     rows::delete_feed(ctx.db, me).or_internal()?;
-    ctx.record(EntityKind::Member, me, before, Text::new("Turned off the calendar feed"))?;
     reminders::settings_view(ctx)
 }
 

@@ -39,8 +39,13 @@ pub(crate) fn update_household(
     if let Some(week_start) = input.week_start {
         row.week_start = week_start;
     }
+    let zone_changed = row.time_zone != ctx.household.time_zone;
     hh::update_household(ctx.db, &row).or_internal()?;
     ctx.household = row;
+    if zone_changed {
+        // Reminders are at a member's time of day in the household's zone.
+        crate::reminders::replan_household(ctx.db, &ctx.household, ctx.now).or_internal()?;
+    }
     ctx.record(
         EntityKind::Household,
         ctx.household_id(),

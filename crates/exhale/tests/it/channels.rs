@@ -672,3 +672,88 @@ async fn email_goes_over_starttls_and_implicit_tls_to_a_server_it_trusts() {
         );
     }
 }
+
+#[tokio::test]
+async fn price_rises_short_trials_and_the_digest_are_planned_and_worded() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let (ntfy_server, fake) = fakes::ntfy(None).await;
+    // Charged on the 5th; the price goes up from 1 December, so the 5 December charge is higher.
+    let gym = id(&env
+        .call(&ana, "create_subscription", json!({"name": "Gym", "amount": "10", "cycle": "monthly", "next_charge_on": "2026-11-05"}))
+        .await
+        .unwrap());
+    env.call(
+        &ana,
+        "change_price",
+        json!({"id": gym, "amount": "12", "effective_on": "2026-12-01"}),
+    )
+    .await
+    .unwrap();
+    // A trial that ends in two days: the reminder a week before has passed, the day before has not.
+    env.call(&ana, "create_subscription", json!({"name": "Film club", "amount": "8", "cycle": "monthly", "trial_ends_on": "2026-12-01"}))
+        .await
+        .unwrap();
+    env.call(
+        &ana,
+        "add_destination",
+        json!({"kind": "ntfy", "address": format!("{}/ana", ntfy_server.url(""))}),
+    )
+    .await
+    .unwrap();
+    let planned = env
+        .call(
+            &ana,
+            "update_reminder_settings",
+            json!({"days_before": [7, 1], "weekly_digest": "monday"}),
+        )
+        .await
+        .unwrap();
+    let kinds: Vec<(&str, &str)> = planned["upcoming"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["kind"].as_str().unwrap(), p["due_at"].as_str().unwrap()))
+        .collect();
+    assert!(kinds.contains(&("trial_ending", "2026-11-30T08:00:00Z")), "{kinds:?}");
+    assert!(kinds.contains(&("weekly_digest", "2026-11-30T08:00:00Z")), "{kinds:?}");
+    // A week before has passed: the warning goes at the next offset still ahead, once.
+    assert!(kinds.contains(&("price_rise", "2026-12-04T08:00:00Z")), "{kinds:?}");
+
+    let delivery = worker(&env);
+    delivery.deliver_due().await.unwrap();
+    env.clock.set(at("2026-11-30T08:00:00Z"));
+    delivery.deliver_due().await.unwrap();
+    env.clock.set(at("2026-12-04T08:00:00Z"));
+    delivery.deliver_due().await.unwrap();
+    let titles: Vec<String> = fake
+        .received()
+        .await
+        .iter()
+        .map(|r| r.body["title"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(titles.contains(&"Gym goes up to €12.00 tomorrow".to_owned()), "{titles:?}");
+    assert!(titles.contains(&"Film club's free trial ends tomorrow".to_owned()), "{titles:?}");
+    assert!(titles.iter().any(|t| t.starts_with("This week: ")), "{titles:?}");
+}
+
+#[tokio::test]
+async fn test_messages_are_limited_to_five_an_hour() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let destination = id(&env
+        .call(
+            &ana,
+            "add_destination",
+            json!({"kind": "ntfy", "address": "https://ntfy.example.net/ana"}),
+        )
+        .await
+        .unwrap());
+    for _ in 0..5 {
+        env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+    }
+    let refused = env.call(&ana, "send_test_message", json!({"destination": destination})).await;
+    assert_eq!(code(&refused), "rate_limited", "{refused:?}");
+    env.clock.advance(SignedDuration::from_mins(61));
+    env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+}

@@ -83,18 +83,17 @@ fn target(db: &Db<'_>, destination: &DestinationRow) -> Result<Result<Target, St
     let Some(kind) = DestinationKind::parse(&destination.kind) else {
         return Ok(Err(format!("unknown destination kind {}", destination.kind)));
     };
+    // The local network is for an owner's destinations, and only while they are an owner.
+    let owner = store::households::get_member(db, destination.household_id, destination.member_id)?
+        .role
+        == domain::entities::Role::Owner;
+    let allow_lan = destination.allow_lan && owner;
     Ok(Ok(match kind {
-        DestinationKind::Ntfy => Target::Ntfy {
-            topic_url: destination.address.clone(),
-            token: secret,
-            allow_lan: destination.allow_lan,
-        },
+        DestinationKind::Ntfy => {
+            Target::Ntfy { topic_url: destination.address.clone(), token: secret, allow_lan }
+        }
         DestinationKind::Webhook => match secret {
-            Some(secret) => Target::Webhook {
-                url: destination.address.clone(),
-                secret,
-                allow_lan: destination.allow_lan,
-            },
+            Some(secret) => Target::Webhook { url: destination.address.clone(), secret, allow_lan },
             None => {
                 return Ok(Err(domain::Text::new(
                     "The webhook has no signing secret; remove it and add it again with one.",

@@ -55,6 +55,8 @@ fn public_v6(ip: Ipv6Addr) -> bool {
         || s[0] == 0x2002
         || (s[0] & 0xfe00) == 0xfc00
         || (s[0] & 0xffc0) == 0xfe80
+        // Site-local (fec0::/10): deprecated, but still routed inside some networks.
+        || (s[0] & 0xffc0) == 0xfec0
         || (s[0] & 0xff00) == 0xff00
         // IPv4-compatible (::a.b.c.d), long deprecated.
         || s[0..6] == [0; 6];
@@ -115,6 +117,7 @@ mod tests {
             "fc00::1",
             "fd12::1",
             "fe80::1",
+            "fec0::1",
             "ff02::1",
             "::127.0.0.1",
         ] {

@@ -757,3 +757,34 @@ async fn test_messages_are_limited_to_five_an_hour() {
     env.clock.advance(SignedDuration::from_mins(61));
     env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
 }
+
+#[tokio::test]
+async fn an_owners_local_destination_stops_reaching_the_network_once_they_are_a_member() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let bob = env.member(&ana, "Bob", "bob@a.test").await;
+    env.call(&ana, "update_member", json!({"id": bob.member_id, "role": "owner"})).await.unwrap();
+    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
+    let destination = id(&env
+        .call(
+            &ana,
+            "add_destination",
+            json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
+        )
+        .await
+        .unwrap());
+    env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+    worker(&env).deliver_due().await.unwrap();
+    assert_eq!(fake.received().await.len(), 1, "an owner may reach this machine");
+
+    let bob_as_owner = ops::Caller { role: ops::Role::Owner, ..bob };
+    env.call(&bob_as_owner, "update_member", json!({"id": ana.member_id, "role": "member"}))
+        .await
+        .unwrap();
+    let ana = ops::Caller { role: ops::Role::Member, ..ana };
+    env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+    worker(&env).deliver_due().await.unwrap();
+    assert_eq!(fake.received().await.len(), 1, "not once she is a member");
+    let shown = settings(&env, &ana).await["destinations"][0].clone();
+    assert!(shown["last_error"].as_str().unwrap().contains("local network"), "{shown}");
+}

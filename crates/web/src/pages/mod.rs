@@ -65,6 +65,38 @@ impl Web {
     }
 }
 
+/// Applies an op from one form of a page: to `back_to` with a notice, or the page again (drawn
+/// by `again` with the status and `{"errors": {form: message}}`) when the person can put the
+/// refusal right there.
+#[expect(clippy::too_many_arguments, reason = "a form's whole round trip, read at each call")]
+pub(crate) async fn apply_form<O, Again, Drawn>(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    input: Result<O::Input, OpError>,
+    back_to: &str,
+    form: &str,
+    done: Text,
+    again: Again,
+) -> Response
+where
+    O: Op,
+    Again: FnOnce(StatusCode, Value) -> Drawn,
+    Drawn: Future<Output = Response>,
+{
+    let result = match input {
+        Ok(input) => web.call::<O>(person, input).await.map(|_| ()),
+        Err(err) => Err(err),
+    };
+    match result {
+        Ok(()) => redirect_with_notice(web, back_to, &done),
+        Err(err) => match beside_the_form(&err) {
+            Some(status) => again(status, json!({"errors": {form: err.text().render()}})).await,
+            None => op_error(web, headers, person, &err),
+        },
+    }
+}
+
 /// The status of a refusal shown beside the form that caused it, where the person can put it
 /// right; `None` for one that gets the error page.
 pub(crate) fn beside_the_form(err: &OpError) -> Option<StatusCode> {

@@ -27,8 +27,8 @@ use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{Confirm, apply_and_go, beside_the_form, confirm_page},
-    render::{op_error, page_with_status, redirect_with_notice},
+    pages::{Confirm, apply_and_go, apply_form, beside_the_form, confirm_page},
+    render::{op_error, page_with_status},
     session::{NoFields, Posted, SignedIn},
 };
 
@@ -89,20 +89,8 @@ async fn apply<O: Op>(
     form: &str,
     done: Text,
 ) -> Response {
-    let result = match input {
-        Ok(input) => web.call::<O>(person, input).await,
-        Err(err) => Err(err),
-    };
-    match result {
-        Ok(_) => redirect_with_notice(web, PAGE, &done),
-        Err(err) => match beside_the_form(&err) {
-            Some(status) => {
-                let errors = json!({"errors": {form: err.text().render()}});
-                reminders_page(web, headers, person, status, errors).await
-            }
-            None => op_error(web, headers, person, &err),
-        },
-    }
+    let again = |status, errors| reminders_page(web, headers, person, status, errors);
+    apply_form::<O, _, _>(web, headers, person, input, PAGE, form, done, again).await
 }
 
 #[derive(Deserialize)]

@@ -25,8 +25,8 @@ use serde_json::{Value, json};
 
 use crate::{
     Web,
-    pages::{Confirm, account::signed_in, apply_and_go, beside_the_form, confirm_page, form},
-    render::{add_notice, op_error, page_with_status, redirect_with_notice},
+    pages::{Confirm, account::signed_in, apply_and_go, apply_form, confirm_page, form},
+    render::{add_notice, op_error, page_with_status},
     session::{self, FORM_COOKIE, NoFields, Posted, SignedIn},
 };
 
@@ -94,20 +94,8 @@ async fn apply<O: Op>(
     form: &str,
     done: Text,
 ) -> Response {
-    let result = match input {
-        Ok(input) => web.call::<O>(person, input).await.map(|_| ()),
-        Err(err) => Err(err),
-    };
-    match result {
-        Ok(()) => redirect_with_notice(web, "/settings", &done),
-        Err(err) => match beside_the_form(&err) {
-            Some(status) => {
-                let errors = json!({"errors": {form: err.text().render()}});
-                settings_page(web, headers, person, status, errors).await
-            }
-            None => op_error(web, headers, person, &err),
-        },
-    }
+    let again = |status, errors| settings_page(web, headers, person, status, errors);
+    apply_form::<O, _, _>(web, headers, person, input, "/settings", form, done, again).await
 }
 
 #[derive(Deserialize)]

@@ -333,6 +333,8 @@ async function assistant() {
 
   // Ctrl+K opens the panel from any page.
   await page.getByRole("link", { name: "Subscriptions", exact: true }).click();
+  // The shortcut is the page script's, which runs once the new page has loaded.
+  await page.waitForLoadState("load");
   await page.keyboard.press("Control+k");
   await page.locator("#ask-panel[open]").waitFor();
   assert.equal(await page.evaluate(() => document.activeElement.id), "ask-panel-message");

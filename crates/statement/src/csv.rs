@@ -1,37 +1,64 @@
 //! Delimited text to rows: the delimiter (comma, semicolon, tab or pipe) is the one that
-//! splits the lines most consistently; fields may be quoted, with doubled quotes and line
-//! breaks inside.
+//! splits the lines most consistently, whatever the file is called; fields may be quoted, with
+//! doubled quotes and line breaks inside, and a stray quote inside a quoted field is kept as
+//! text, as the banks that write them mean.
 
 /// Rows with the line each starts on (1-based); empty lines are skipped.
 pub(crate) type Rows = Vec<(usize, Vec<String>)>;
 
-fn parse(text: &str, delimiter: char) -> Rows {
+fn parse(text: &str, delimiter: u8) -> Rows {
+    let bytes = text.as_bytes();
+    // Fields are cut at ASCII bytes only, so each is whole UTF-8.
+    let field_text = |field: &[u8]| String::from_utf8_lossy(field).trim().to_owned();
+    let ends_field = |at: usize| match bytes.get(at) {
+        None => true,
+        Some(&b) => b == delimiter || b == b'\n' || b == b'\r',
+    };
     let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
+    let mut row: Vec<String> = Vec::new();
+    let mut field: Vec<u8> = Vec::new();
     let mut quoted = false;
     let mut line = 1;
     let mut row_line = 1;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        at += 1;
+        match b {
+            b'"' if quoted => {
+                // A doubled quote is one quote; a quote before the end of the field closes
+                // it; any other quote inside is the text's own ("UAB "Naktida""). A doubled
+                // quote just before a delimiter is taken as such a quote and the close (a
+                // writer that does not escape), before a line break as an escaped quote.
+                let next = at;
+                while bytes.get(at) == Some(&b' ') {
+                    at += 1;
+                }
+                if ends_field(at) {
+                    quoted = false;
+                } else if bytes.get(next) == Some(&b'"') {
+                    field.push(b'"');
+                    at = next + 1;
+                    if bytes.get(at) == Some(&delimiter) {
+                        quoted = false;
+                    }
+                } else {
+                    at = next;
+                    field.push(b'"');
+                }
             }
-            '"' if quoted => quoted = false,
-            '"' if field.trim().is_empty() => {
+            b'"' if field.iter().all(u8::is_ascii_whitespace) => {
                 field.clear();
                 quoted = true;
             }
-            '\n' if quoted => {
-                field.push('\n');
+            b'\n' if quoted => {
+                field.push(b'\n');
                 line += 1;
             }
-            '\r' if !quoted => {}
-            '\n' => {
-                row.push(std::mem::take(&mut field));
-                if row.iter().any(|f: &String| !f.trim().is_empty()) {
+            b'\r' if !quoted => {}
+            b'\n' => {
+                row.push(field_text(&std::mem::take(&mut field)));
+                if row.iter().any(|f| !f.is_empty()) {
                     rows.push((row_line, std::mem::take(&mut row)));
                 } else {
                     row.clear();
@@ -39,18 +66,13 @@ fn parse(text: &str, delimiter: char) -> Rows {
                 line += 1;
                 row_line = line;
             }
-            c if c == delimiter && !quoted => row.push(std::mem::take(&mut field)),
-            c => field.push(c),
+            b if b == delimiter && !quoted => row.push(field_text(&std::mem::take(&mut field))),
+            b => field.push(b),
         }
     }
-    row.push(field);
-    if row.iter().any(|f| !f.trim().is_empty()) {
+    row.push(field_text(&field));
+    if row.iter().any(|f| !f.is_empty()) {
         rows.push((row_line, row));
-    }
-    for (_, row) in &mut rows {
-        for field in row.iter_mut() {
-            *field = field.trim().to_owned();
-        }
     }
     rows
 }
@@ -58,22 +80,22 @@ fn parse(text: &str, delimiter: char) -> Rows {
 /// The rows, and the delimiter's name.
 pub(crate) fn split(text: &str) -> (Rows, &'static str) {
     let candidates = [
-        (',', "comma-separated"),
-        (';', "semicolon-separated"),
-        ('\t', "tab-separated"),
-        ('|', "pipe-separated"),
+        (b',', "comma-separated"),
+        (b';', "semicolon-separated"),
+        (b'\t', "tab-separated"),
+        (b'|', "pipe-separated"),
     ];
     let score = |rows: &Rows| {
-        // The most common field count above one, and how many of the first rows have it.
-        let sample: Vec<usize> = rows.iter().take(50).map(|(_, r)| r.len()).collect();
-        let mut best = (0, 0);
-        for &width in &sample {
-            if width > 1 {
-                let count = sample.iter().filter(|&&w| w == width).count();
-                best = best.max((count, width));
+        // The most common field count above one, and how many rows have it: all rows, so
+        // that a long preamble does not decide.
+        let mut counts: std::collections::BTreeMap<usize, usize> =
+            std::collections::BTreeMap::new();
+        for (_, row) in rows {
+            if row.len() > 1 {
+                *counts.entry(row.len()).or_default() += 1;
             }
         }
-        best
+        counts.into_iter().map(|(width, count)| (count, width)).max().unwrap_or((0, 0))
     };
     candidates
         .iter()
@@ -111,5 +133,19 @@ mod tests {
 
         let (_, name) = split("Date\tAmount\tText\n2026-01-01\t-5.00\tA, B and C\n");
         assert_eq!(name, "tab-separated");
+        let (rows, name) = split(
+            "Date\tAmount\tText\n2026-01-01\t-5.00\tA, B, C\n2026-01-02\t-1.00\tD, E\n2026-01-03\t-2.00\tF\n",
+        );
+        assert_eq!((name, rows[1].1[2].as_str()), ("tab-separated", "A, B, C"));
+    }
+
+    #[test]
+    fn stray_quotes_inside_a_quoted_field_are_text() {
+        let (rows, _) =
+            split("\"a\",\"UAB \"Naktida\"\",\"1.00\"\n\"b\",\"Say \"hi\" now\",\"2.00\"\n");
+        assert_eq!(rows[0].1, vec!["a".to_owned(), "UAB \"Naktida\"".into(), "1.00".into()]);
+        assert_eq!(rows[1].1[1], "Say \"hi\" now");
+        let (rows, _) = split("\"x\",\"a \"\"b\"\"\"\n\"y\",\"z\"\n");
+        assert_eq!(rows[0].1[1], "a \"b\"");
     }
 }

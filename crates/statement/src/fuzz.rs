@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use domain::money::Currency;
 
 fn seeds(extensions: &[&str]) -> Vec<Vec<u8>> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/seeds"));
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/realworld"));
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .map(|entries| entries.filter_map(Result::ok).map(|entry| entry.path()).collect())
         .unwrap_or_default();

@@ -6,7 +6,9 @@
 //! (`merchant.rs`) and the detection itself (`recurring.rs`). Not here: storing anything, or
 //! matching candidates with existing subscriptions (the app does that).
 
+mod amounts;
 mod csv;
+mod dates;
 mod decode;
 #[cfg(test)]
 mod fuzz;

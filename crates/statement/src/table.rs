@@ -1,31 +1,79 @@
-//! Rows to transactions: find the header and the columns (by their names in several
-//! languages, else by what the values look like), decide the date format from the whole
-//! column, read amounts with either decimal mark and thousands separators, from one signed
-//! column or from separate debit and credit columns.
+//! Rows to transactions: find the header (anywhere, after any preamble) and the columns by
+//! their names in several languages, else by what the values look like; decide the date
+//! order and the decimal mark for whole columns; read the amount from one signed column,
+//! from separate debit and credit columns, or unsigned with a direction column ("Af/Bij",
+//! "D/K", "C/D"). Leaves out what is not a transaction, and says so in the notes: rows with a
+//! zero amount, pending rows, and balance or turnover lines.
+//!
+//! Dates are read in `dates.rs` and amounts in `amounts.rs`.
 
-use domain::money::{Currency, Money};
-use jiff::civil::Date;
+use domain::money::Currency;
 
-use crate::{Problem, Statement, StatementError, Transaction, csv::Rows};
+use crate::{
+    Problem, Statement, StatementError, Transaction, amounts,
+    csv::Rows,
+    dates::{self, Order},
+};
 
+/// Column names, most specific first; an exact name wins over a header that contains one.
 const DATE_NAMES: &[&str] = &[
     "date",
     "datum",
     "fecha",
     "data",
     "buchungstag",
+    "buchungsdatum",
+    "transactiedatum",
+    "completed date",
+    "booking date",
+    "posting date",
+    "posted date",
+    "transaction date",
+    "date de valeur",
     "booking",
     "posted",
-    "transaction date",
     "valuta",
     "wertstellung",
 ];
-const AMOUNT_NAMES: &[&str] =
-    &["amount", "betrag", "importe", "montant", "value", "umsatz", "sum", "bedrag"];
+const AMOUNT_NAMES: &[&str] = &[
+    "amount", "betrag", "importe", "montant", "bedrag", "suma", "summe", "net", "gross", "value",
+    "umsatz", "sum", "total", "beløb", "belopp", "kwota", "importo", "valor",
+];
 const DEBIT_NAMES: &[&str] =
     &["debit", "withdrawal", "paid out", "money out", "soll", "ausgang", "cargo", "débit", "out"];
 const CREDIT_NAMES: &[&str] =
     &["credit", "deposit", "paid in", "money in", "haben", "eingang", "abono", "crédit", "in"];
+/// Columns that are never the amount although their names contain an amount word.
+const NOT_AMOUNT_NAMES: &[&str] = &[
+    "balance",
+    "saldo",
+    "kontostand",
+    "solde",
+    "fee",
+    "gebühr",
+    "original",
+    "transfer amount",
+    "shipping",
+    "insurance",
+    "tax",
+    "running",
+];
+const DIRECTION_NAMES: &[&str] = &[
+    "af bij",
+    "af/bij",
+    "d/k",
+    "d/c",
+    "c/d",
+    "cr/dr",
+    "dr/cr",
+    "creditdebet",
+    "debetcredit",
+    "debit/credit",
+    "credit/debit",
+    "soll/haben",
+    "s/h",
+];
+const STATUS_NAMES: &[&str] = &["status", "state", "estado", "statut", "zustand", "stato"];
 const TEXT_NAMES: &[&str] = &[
     "description",
     "payee",
@@ -34,8 +82,12 @@ const TEXT_NAMES: &[&str] = &[
     "details",
     "memo",
     "narrative",
+    "note",
     "verwendungszweck",
+    "vwz",
     "beschreibung",
+    "buchungstext",
+    "umsatztext",
     "empfänger",
     "auftraggeber",
     "concepto",
@@ -45,111 +97,238 @@ const TEXT_NAMES: &[&str] = &[
     "text",
     "counterparty",
     "beneficiary",
+    "omschrijving",
+    "naam",
+    "tegenrekeninghouder",
+    "mededelingen",
+    "gavėjas",
+    "paaiškinimai",
+    "desc",
 ];
-const CURRENCY_NAMES: &[&str] = &["currency", "währung", "waehrung", "moneda", "devise", "ccy"];
+/// Headers that contain a text name but hold identifiers or states, not words about the
+/// transaction.
+const NOT_TEXT_NAMES: &[&str] = &[
+    "status", "state", "email", "e-mail", "iban", "bic", "address", "adresse", "account", " id",
+    "id ",
+];
+const CURRENCY_NAMES: &[&str] =
+    &["currency", "währung", "waehrung", "moneda", "devise", "ccy", "valutacode", "monn"];
 
-/// Date formats tried on a whole column: (format, name shown to the person).
-const DATE_FORMATS: &[(&str, &str)] = &[
-    ("%Y-%m-%d", "yyyy-mm-dd"),
-    ("%d.%m.%Y", "dd.mm.yyyy"),
-    ("%d/%m/%Y", "dd/mm/yyyy"),
-    ("%m/%d/%Y", "mm/dd/yyyy"),
-    ("%d-%m-%Y", "dd-mm-yyyy"),
-    ("%Y/%m/%d", "yyyy/mm/dd"),
-    ("%d.%m.%y", "dd.mm.yy"),
-    ("%d/%m/%y", "dd/mm/yy"),
-    ("%m/%d/%y", "mm/dd/yy"),
-    ("%Y%m%d", "yyyymmdd"),
+/// Status words of a transaction not yet booked.
+const PENDING: &[&str] = &[
+    "pending",
+    "vorgemerkt",
+    "pendiente",
+    "en attente",
+    "in behandeling",
+    "in attesa",
+    "pendente",
+];
+/// Lines of balances and totals, not transactions: the whole description is one of these,
+/// perhaps followed by a date or an amount.
+const BALANCE_LINES: &[&str] = &[
+    "opening balance",
+    "closing balance",
+    "balance brought forward",
+    "balance carried forward",
+    "brought forward",
+    "carried forward",
+    "balance",
+    "total",
+    "anfangssaldo",
+    "endsaldo",
+    "alter kontostand",
+    "neuer kontostand",
+    "kontostand",
+    "saldo",
+    "saldo inicial",
+    "saldo final",
+    "saldo anterior",
+    "solde initial",
+    "solde final",
+    "ancien solde",
+    "nouveau solde",
+    "beginsaldo",
+    "eindsaldo",
+    "likutis pradžiai",
+    "likutis pabaigai",
+    "apyvarta",
 ];
 
-fn parse_date(text: &str, format: &str) -> Option<Date> {
-    // Some exports add a time: keep the date part.
-    let text = text.split(['T', ' ']).next().unwrap_or(text);
-    Date::strptime(format, text).ok()
+/// Which way money moved, from a direction cell: `Some(true)` in, `Some(false)` out.
+fn direction(value: &str) -> Option<bool> {
+    match value.trim().to_lowercase().as_str() {
+        "c" | "k" | "cr" | "credit" | "kredit" | "bij" | "h" | "haben" | "+" => Some(true),
+        "d" | "db" | "dr" | "debit" | "debet" | "af" | "s" | "soll" | "-" => Some(false),
+        _ => None,
+    }
 }
 
-/// The format under which the most values of a column are dates; ties go to the earlier
-/// format in the list (day before month when every day is 12 or less).
-fn date_format(values: &[&str]) -> Option<(&'static str, &'static str, usize)> {
-    DATE_FORMATS
+fn is_balance_line(description: &str) -> bool {
+    let lower = description.trim().to_lowercase();
+    BALANCE_LINES.iter().any(|line| {
+        lower.strip_prefix(line).is_some_and(|rest| !rest.chars().any(char::is_alphabetic))
+    })
+}
+
+/// Whether a cell holds words: a run of four letters or more, and not one token with many
+/// digits in it (an IBAN, a reference).
+fn is_wordy(value: &str) -> bool {
+    let longest_run =
+        value.split(|c: char| !c.is_alphabetic()).map(|run| run.chars().count()).max().unwrap_or(0);
+    let one_token = !value.trim().contains(char::is_whitespace);
+    let digits = value.chars().filter(char::is_ascii_digit).count();
+    longest_run >= 4 && !(one_token && digits >= 5)
+}
+
+/// The description of a row: its text cells, with runs of spaces and line breaks made one
+/// space and the quotes a spreadsheet puts around text dropped.
+fn describe(cells: &[&str]) -> String {
+    let joined = cells
         .iter()
-        .map(|&(format, name)| {
-            (format, name, values.iter().filter(|v| parse_date(v, format).is_some()).count())
+        .map(|cell| {
+            let cell = cell.trim();
+            cell.strip_prefix('\'').map_or(cell, |rest| rest.strip_suffix('\'').unwrap_or(rest))
         })
-        .filter(|&(.., count)| count > 0)
-        .max_by(|a, b| a.2.cmp(&b.2).then(std::cmp::Ordering::Greater))
+        .filter(|cell| !cell.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    joined.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The decimal mark a column uses: the separator that most often has one or two digits after
-/// it at the end of a value.
-fn decimal_mark(values: &[&str]) -> char {
-    let mut commas = 0;
-    let mut points = 0;
-    for value in values {
-        let digits: String =
-            value.chars().filter(|c| c.is_ascii_digit() || matches!(c, ',' | '.')).collect();
-        if let Some(position) = digits.rfind([',', '.']) {
-            let after = digits.len() - position - 1;
-            if (1..=2).contains(&after) {
-                if digits.as_bytes()[position] == b',' { commas += 1 } else { points += 1 }
-            }
-        }
-    }
-    if commas > points { ',' } else { '.' }
+fn is_currency(value: &str) -> bool {
+    value.len() == 3
+        && value.chars().all(|c| c.is_ascii_uppercase())
+        && Currency::parse(value).is_ok()
 }
 
-/// Reads one amount: signs before or after, parentheses for negatives, a currency symbol or
-/// code around it, spaces, thousands separators.
-fn parse_amount(text: &str, mark: char, currency: Currency) -> Result<Option<i64>, String> {
-    let trimmed = text.trim();
-    if trimmed.is_empty() {
-        return Ok(None);
-    }
-    let mut negative = trimmed.starts_with('(') && trimmed.ends_with(')');
-    let mut body = String::new();
-    let mut letters = String::new();
-    for c in trimmed.chars() {
-        match c {
-            '0'..='9' => body.push(c),
-            '-' | '−' => negative = true,
-            '+' | '(' | ')' | ' ' | '\u{a0}' | '\'' | '€' | '$' | '£' | '¥' | '₹' | '₽' | '₩' =>
-                {}
-            c if c == mark => body.push('.'),
-            ',' | '.' => {} // the thousands separator
-            c if c.is_alphabetic() => letters.push(c),
-            _ => return Err(format!("“{trimmed}” is not an amount")),
-        }
-    }
-    let letters_ok = letters.is_empty()
-        || Currency::parse(&letters.to_uppercase()).is_ok()
-        || matches!(letters.to_uppercase().as_str(), "CR" | "DR");
-    if !letters_ok || body.is_empty() || body.matches('.').count() > 1 {
-        return Err(format!("“{trimmed}” is not an amount"));
-    }
-    if letters.eq_ignore_ascii_case("DR") {
-        negative = true;
-    }
-    // Banks give two decimals even for currencies with none or three: round to the currency.
-    let exponent = usize::from(currency.exponent());
-    let (whole, fraction) = body.split_once('.').unwrap_or((&body, ""));
-    let fraction: String = fraction.chars().chain(std::iter::repeat('0')).take(exponent).collect();
-    let money = Money::parse(format!("{whole}.{fraction}").trim_end_matches('.'), currency)
-        .map_err(|err| format!("“{trimmed}”: {err}"))?;
-    Ok(Some(if negative { -money.minor() } else { money.minor() }))
-}
-
+#[derive(Debug)]
 struct Columns {
     date: usize,
     amount: Option<usize>,
     debit: Option<usize>,
     credit: Option<usize>,
+    direction: Option<usize>,
+    status: Option<usize>,
     text: Vec<usize>,
     currency: Option<usize>,
 }
 
+impl Columns {
+    fn taken(&self) -> Vec<usize> {
+        [
+            Some(self.date),
+            self.amount,
+            self.debit,
+            self.credit,
+            self.direction,
+            self.status,
+            self.currency,
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+/// The data under a header: column `i` of every row.
+struct Data<'a> {
+    rows: Vec<&'a (usize, Vec<String>)>,
+    currency: Currency,
+}
+
+impl Data<'_> {
+    fn column(&self, i: usize) -> Vec<&str> {
+        self.rows.iter().map(|(_, row)| value(row, Some(i))).collect()
+    }
+
+    fn width(&self) -> usize {
+        self.rows.iter().map(|(_, r)| r.len()).max().unwrap_or(0)
+    }
+
+    /// How many cells of a column are amounts other than zero.
+    fn amounts(&self, i: usize) -> usize {
+        let values = self.column(i);
+        let mark = amounts::decimal_mark(&values);
+        values
+            .iter()
+            .filter(|v| matches!(amounts::parse(v, mark, self.currency), Ok(Some(n)) if n != 0))
+            .count()
+    }
+
+    /// Whether column `i` is a running balance of amount column `amount`: from one row to the
+    /// next it changes by one of the two rows' amounts (balance after or before, in either
+    /// date order).
+    fn is_balance_of(&self, i: usize, amount: usize) -> bool {
+        let read = |column: usize| -> Vec<Option<i64>> {
+            let values = self.column(column);
+            let mark = amounts::decimal_mark(&values);
+            values.iter().map(|v| amounts::parse(v, mark, self.currency).ok().flatten()).collect()
+        };
+        let (balances, amounts) = (read(i), read(amount));
+        let mut fits = 0;
+        let mut pairs = 0;
+        for at in 1..balances.len() {
+            if let (Some(before), Some(after)) = (balances[at - 1], balances[at]) {
+                pairs += 1;
+                let change = after - before;
+                let near = [amounts[at], amounts[at - 1]];
+                if near.iter().flatten().any(|&a| a == change || a == -change) {
+                    fits += 1;
+                }
+            }
+        }
+        pairs > 0 && fits * 2 >= pairs
+    }
+
+    /// The column whose cells are all currency codes.
+    fn currency_column(&self, taken: &[usize]) -> Option<usize> {
+        (0..self.width()).filter(|i| !taken.contains(i)).find(|&i| {
+            let values: Vec<&str> = self.column(i).into_iter().filter(|v| !v.is_empty()).collect();
+            !values.is_empty() && values.iter().all(|v| is_currency(v))
+        })
+    }
+
+    /// The column whose cells all say a direction, both ways.
+    fn direction_column(&self, taken: &[usize]) -> Option<usize> {
+        (0..self.width()).filter(|i| !taken.contains(i)).find(|&i| {
+            let values: Vec<&str> = self.column(i).into_iter().filter(|v| !v.is_empty()).collect();
+            let ways: Vec<Option<bool>> = values.iter().map(|v| direction(v)).collect();
+            // Only words, not signs or single letters that could be codes.
+            values.iter().all(|v| v.len() >= 2 && !v.starts_with(['+', '-']))
+                && ways.iter().all(Option::is_some)
+                && ways.contains(&Some(true))
+                && ways.contains(&Some(false))
+        })
+    }
+
+    /// Text columns by what they hold: letters in most rows, and not mostly numbers (account
+    /// numbers, references); one that is the same in every row (the account's name) only
+    /// when no other is found.
+    fn text_columns(&self, taken: &[usize]) -> Vec<usize> {
+        let varies = |i: usize| {
+            let values = self.column(i);
+            values.iter().any(|v| Some(v) != values.first())
+        };
+        let mut found: Vec<usize> = (0..self.width())
+            .filter(|i| !taken.contains(i))
+            .filter(|&i| {
+                let values = self.column(i);
+                let wordy = values.iter().filter(|v| is_wordy(v)).count();
+                wordy * 2 > values.len()
+            })
+            .collect();
+        if found.iter().any(|&i| varies(i)) {
+            found.retain(|&i| varies(i));
+        }
+        found
+    }
+}
+
+/// The first column whose header is one of `names`, exactly, else one containing a name;
+/// names earlier in the list first, columns in `taken` skipped.
 fn find(header: &[String], names: &[&str], taken: &[usize]) -> Option<usize> {
     let lower: Vec<String> = header.iter().map(|h| h.to_lowercase()).collect();
-    // An exact name first, then a header containing the name.
     names
         .iter()
         .find_map(|name| lower.iter().position(|h| h == name).filter(|i| !taken.contains(i)))
@@ -163,52 +342,146 @@ fn find(header: &[String], names: &[&str], taken: &[usize]) -> Option<usize> {
         })
 }
 
-/// Columns by header names; `None` when the first row is not a header.
-fn by_names(header: &[String]) -> Option<Columns> {
+/// Every column whose header names an amount, best name first.
+fn amount_candidates(header: &[String], taken: &[usize]) -> Vec<usize> {
+    let lower: Vec<String> = header.iter().map(|h| h.to_lowercase()).collect();
+    let excluded = |h: &str| {
+        NOT_AMOUNT_NAMES.iter().any(|n| h.contains(n))
+            || DEBIT_NAMES.iter().chain(CREDIT_NAMES).any(|n| n.len() > 2 && h.contains(n))
+    };
+    let mut found = Vec::new();
+    for exact in [true, false] {
+        for name in AMOUNT_NAMES {
+            for (i, h) in lower.iter().enumerate() {
+                let fits = if exact { h == name } else { name.len() > 2 && h.contains(name) };
+                if fits && !excluded(h) && !taken.contains(&i) && !found.contains(&i) {
+                    found.push(i);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Whether a row is a header: it names a date column and an amount, and holds no date.
+fn is_header(row: &[String]) -> bool {
+    find(row, DATE_NAMES, &[]).is_some()
+        && (!amount_candidates(row, &[]).is_empty()
+            || find(row, DEBIT_NAMES, &[]).is_some()
+            || find(row, CREDIT_NAMES, &[]).is_some())
+        && !row.iter().any(|cell| {
+            [Order::DayMonthYear, Order::YearMonthDay]
+                .iter()
+                .any(|&o| dates::parse(cell, o).is_some())
+        })
+}
+
+/// Columns by header names, checked against the data under them.
+fn by_names(header: &[String], data: &Data<'_>) -> Option<Columns> {
     let date = find(header, DATE_NAMES, &[])?;
-    let amount = find(header, AMOUNT_NAMES, &[date]);
+    // The amount column with the most amounts in it, the best-named on a tie.
+    let amount = amount_candidates(header, &[date])
+        .into_iter()
+        .enumerate()
+        .max_by_key(|&(rank, i)| (data.amounts(i), std::cmp::Reverse(rank)))
+        .filter(|&(_, i)| data.amounts(i) > 0)
+        .map(|(_, i)| i);
     let taken: Vec<usize> = [Some(date), amount].into_iter().flatten().collect();
-    let debit = if amount.is_none() { find(header, DEBIT_NAMES, &taken) } else { None };
-    let credit = if amount.is_none() { find(header, CREDIT_NAMES, &taken) } else { None };
+    let direction = find(header, DIRECTION_NAMES, &taken);
+    let taken: Vec<usize> = taken.into_iter().chain(direction).collect();
+    let (debit, credit) = if amount.is_none() {
+        let debit = find(header, DEBIT_NAMES, &taken);
+        let mut with_debit = taken;
+        with_debit.extend(debit);
+        (debit, find(header, CREDIT_NAMES, &with_debit))
+    } else {
+        (None, None)
+    };
     if amount.is_none() && debit.is_none() && credit.is_none() {
         return None;
     }
-    let taken: Vec<usize> = [Some(date), amount, debit, credit].into_iter().flatten().collect();
-    let currency = find(header, CURRENCY_NAMES, &taken);
+    let mut columns = Columns {
+        date,
+        amount,
+        debit,
+        credit,
+        direction,
+        status: None,
+        text: Vec::new(),
+        currency: None,
+    };
+    columns.status = find(header, STATUS_NAMES, &columns.taken());
+    columns.currency = find(header, CURRENCY_NAMES, &columns.taken())
+        .or_else(|| data.currency_column(&columns.taken()));
+    if columns.direction.is_none() {
+        columns.direction = data.direction_column(&columns.taken());
+    }
     let lower: Vec<String> = header.iter().map(|h| h.to_lowercase()).collect();
+    let taken = columns.taken();
     let mut text: Vec<usize> = TEXT_NAMES
         .iter()
-        .filter_map(|name| lower.iter().position(|h| h.contains(name)))
-        .filter(|i| !taken.contains(i) && Some(*i) != currency)
+        .flat_map(|name| {
+            lower.iter().enumerate().filter(move |(_, h)| h.contains(name)).map(|(i, _)| i)
+        })
+        .filter(|&i| {
+            let padded = format!(" {} ", lower[i]);
+            !taken.contains(&i)
+                && !NOT_TEXT_NAMES.iter().any(|n| padded.contains(n))
+                && data.column(i).iter().any(|v| !v.is_empty())
+        })
         .collect();
+    if text.is_empty() {
+        text = data.text_columns(&taken);
+    }
     // In the file's order: the payee usually comes before the purpose.
     text.sort_unstable();
     text.dedup();
-    Some(Columns { date, amount, debit, credit, text, currency })
+    columns.text = text;
+    Some(columns)
 }
 
 /// Columns by what the values look like, for files without a header.
-fn by_values(rows: &[&Vec<String>], currency: Currency) -> Option<Columns> {
-    let width = rows.iter().map(|r| r.len()).max()?;
-    let column = |i: usize| -> Vec<&str> {
-        rows.iter().filter_map(|r| r.get(i).map(String::as_str)).collect()
+fn by_values(data: &Data<'_>) -> Option<Columns> {
+    let width = data.width();
+    let date = (0..width).max_by_key(|&i| dates::decide(&data.column(i)).map_or(0, |f| f.1))?;
+    dates::decide(&data.column(date))?;
+    // Money has a decimal mark; counters and references do not.
+    let money_shaped = |i: usize| {
+        data.column(i)
+            .iter()
+            .filter(|v| v.rfind([',', '.']).is_some_and(|at| (1..=2).contains(&(v.len() - at - 1))))
+            .count()
     };
-    let date = (0..width).max_by_key(|&i| date_format(&column(i)).map_or(0, |f| f.2))?;
-    date_format(&column(date))?;
-    let numeric = |i: usize| {
-        let values = column(i);
-        let mark = decimal_mark(&values);
-        values.iter().filter(|v| matches!(parse_amount(v, mark, currency), Ok(Some(_)))).count()
-    };
-    let amount = (0..width).filter(|&i| i != date).max_by_key(|&i| numeric(i))?;
-    let text = (0..width)
-        .filter(|&i| i != date && i != amount)
-        .max_by_key(|&i| {
-            column(i).iter().map(|v| v.chars().filter(|c| c.is_alphabetic()).count()).sum::<usize>()
-        })
-        .into_iter()
+    let mut money: Vec<usize> = (0..width)
+        .filter(|&i| i != date && data.amounts(i) * 2 > data.rows.len() && money_shaped(i) > 0)
         .collect();
-    Some(Columns { date, amount: Some(amount), debit: None, credit: None, text, currency: None })
+    // A running balance beside the amount is not the amount.
+    let balances: Vec<usize> = money
+        .iter()
+        .copied()
+        .filter(|&b| money.iter().any(|&a| a != b && data.is_balance_of(b, a)))
+        .collect();
+    if balances.len() < money.len() {
+        money.retain(|i| !balances.contains(i));
+    }
+    let amount = money.into_iter().max_by_key(|&i| {
+        let negatives = data.column(i).iter().filter(|v| v.contains('-')).count();
+        (money_shaped(i), negatives > 0, std::cmp::Reverse(i))
+    })?;
+    let mut columns = Columns {
+        date,
+        amount: Some(amount),
+        debit: None,
+        credit: None,
+        direction: None,
+        status: None,
+        text: Vec::new(),
+        currency: None,
+    };
+    columns.currency = data.currency_column(&columns.taken());
+    columns.direction = data.direction_column(&columns.taken());
+    columns.text = data.text_columns(&columns.taken());
+    Some(columns)
 }
 
 /// Field `i` of a row, or "" when the row is short or there is no such column.
@@ -216,48 +489,163 @@ fn value(row: &[String], i: Option<usize>) -> &str {
     i.and_then(|i| row.get(i)).map(String::as_str).unwrap_or("")
 }
 
+/// Rows left out because they are not transactions, for the notes.
+#[derive(Default)]
+struct LeftOut {
+    zero: usize,
+    pending: usize,
+    balance: usize,
+}
+
+impl LeftOut {
+    fn note(&self) -> Option<String> {
+        let parts: Vec<String> = [
+            (self.zero, "with a zero amount"),
+            (self.pending, "pending"),
+            (self.balance, "balance or total lines"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        (!parts.is_empty()).then(|| format!("left out as not transactions: {}", parts.join(", ")))
+    }
+}
+
+/// Rows shorter than the header whose amounts stand where the header's amount column would be
+/// counted from the right (the bank wrote one field where its header has several): the rows
+/// with the missing fields put back after the date. `None` when the rows fit the header.
+fn realigned(header: &[String], rows: &[(usize, Vec<String>)], currency: Currency) -> Option<Rows> {
+    let date = find(header, DATE_NAMES, &[])?;
+    let mut money = amount_candidates(header, &[date]);
+    money.extend(find(header, DEBIT_NAMES, &[date]));
+    money.extend(find(header, CREDIT_NAMES, &[date]));
+    let short: Vec<&(usize, Vec<String>)> =
+        rows.iter().filter(|(_, row)| row.len() < header.len()).collect();
+    if short.len() * 2 <= rows.len() {
+        return None;
+    }
+    let is_amount = |cell: Option<&String>| {
+        cell.is_some_and(|c| {
+            let mark = amounts::decimal_mark(&[c.as_str()]);
+            matches!(amounts::parse(c, mark, currency), Ok(Some(n)) if n != 0)
+        })
+    };
+    let (mut left, mut right) = (0, 0);
+    for (_, row) in &short {
+        let shift = header.len() - row.len();
+        for &i in money.iter().filter(|&&i| i > date + shift) {
+            left += usize::from(is_amount(row.get(i)));
+            right += usize::from(is_amount(row.get(i - shift)));
+        }
+    }
+    (right > left).then(|| {
+        rows.iter()
+            .map(|(line, row)| {
+                let mut row = row.clone();
+                if row.len() < header.len() && row.len() > date {
+                    let missing = header.len() - row.len();
+                    row.splice(date + 1..date + 1, std::iter::repeat_n(String::new(), missing));
+                }
+                (*line, row)
+            })
+            .collect()
+    })
+}
+
 pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement, StatementError> {
     // The header is the first row that names a date column and an amount; banks put account
-    // details above it.
-    let header_at = rows.iter().take(30).position(|(_, row)| by_names(row).is_some());
-    let (columns, data): (Columns, Vec<&(usize, Vec<String>)>) = match header_at {
-        Some(at) => (
-            by_names(&rows[at].1).ok_or_else(|| StatementError::NoTable("no header".into()))?,
-            rows[at + 1..].iter().collect(),
-        ),
+    // details, export dates and notices above it.
+    let header_at = rows.iter().position(|(_, row)| is_header(row));
+    let realigned =
+        header_at.and_then(|at| realigned(&rows[at].1, &rows[at + 1..], default_currency));
+    let (columns, data) = match header_at {
+        Some(at) => {
+            let under: Vec<&(usize, Vec<String>)> = match &realigned {
+                Some(rows) => rows.iter().collect(),
+                None => rows[at + 1..].iter().collect(),
+            };
+            let data = Data { rows: under, currency: default_currency };
+            let columns = by_names(&rows[at].1, &data).ok_or_else(|| {
+                StatementError::NoTable(
+                    "the header names a date and an amount, but no row under it has an amount"
+                        .into(),
+                )
+            })?;
+            (columns, data)
+        }
         None => {
-            let data: Vec<&(usize, Vec<String>)> = rows.iter().collect();
-            let values: Vec<&Vec<String>> = data.iter().map(|(_, r)| r).collect();
-            let columns = by_values(&values, default_currency).ok_or_else(|| {
+            let data = Data { rows: rows.iter().collect(), currency: default_currency };
+            let columns = by_values(&data).ok_or_else(|| {
                 StatementError::NoTable("no column of dates and amounts. Export the statement as CSV with a date and an amount per row.".into())
             })?;
             (columns, data)
         }
     };
-    let dates: Vec<&str> = data.iter().map(|(_, row)| value(row, Some(columns.date))).collect();
-    let Some((format, format_name, _)) = date_format(&dates) else {
+    let date_values = data.column(columns.date);
+    let Some((order, _)) = dates::decide(&date_values) else {
         return Err(StatementError::NoTable(
             "the date column holds no dates Exhale can read".into(),
         ));
     };
+    let format_name = date_values
+        .iter()
+        .find(|v| dates::parse(v, order).is_some())
+        .map(|v| dates::pattern(v, order))
+        .unwrap_or_default();
     let money_columns: Vec<usize> =
         [columns.amount, columns.debit, columns.credit].into_iter().flatten().collect();
-    let amounts: Vec<&str> = data
+    let amount_values: Vec<&str> = data
+        .rows
         .iter()
         .flat_map(|(_, row)| money_columns.iter().map(|&i| value(row, Some(i))))
         .collect();
-    let mark = decimal_mark(&amounts);
+    let mark = amounts::decimal_mark(&amount_values);
     let mut statement = Statement::default();
     statement.notes.push(format!(
-        "dates {format_name}, decimal {}{}",
+        "dates {format_name}, decimal {}{}{}",
         if mark == ',' { "comma" } else { "point" },
-        if columns.amount.is_none() { ", separate debit and credit columns" } else { "" }
+        if columns.amount.is_none() { ", separate debit and credit columns" } else { "" },
+        if columns.direction.is_some() { ", a column for the direction" } else { "" },
     ));
-    for (line, row) in data {
+    if realigned.is_some() {
+        statement.notes.push("rows shorter than the header: read from the right".into());
+    }
+    if let Some(other) = dates::ambiguous(&date_values, order) {
+        statement.notes.push(format!(
+            "every day is 12 or less: the dates could also be {}",
+            dates::pattern(
+                date_values
+                    .iter()
+                    .find(|v| dates::parse(v, other).is_some())
+                    .copied()
+                    .unwrap_or(""),
+                other
+            )
+        ));
+    }
+    let mut left_out = LeftOut::default();
+    for (line, row) in &data.rows {
+        let line = *line;
         let date_text = value(row, Some(columns.date));
-        let Some(date) = parse_date(date_text, format) else {
+        let amount_texts: Vec<&str> = money_columns.iter().map(|&i| value(row, Some(i))).collect();
+        if date_text.is_empty() && amount_texts.iter().all(|t| t.is_empty()) {
+            continue; // a title, a summary or a notice between the rows
+        }
+        let cells: Vec<&str> = columns.text.iter().map(|&i| value(row, Some(i))).collect();
+        let description = describe(&cells);
+        if columns.text.iter().any(|&i| is_balance_line(value(row, Some(i)))) {
+            left_out.balance += 1;
+            continue;
+        }
+        let status = value(row, columns.status).to_lowercase();
+        if PENDING.contains(&status.as_str()) {
+            left_out.pending += 1;
+            continue;
+        }
+        let Some(date) = dates::parse(date_text, order) else {
             statement.problems.push(Problem {
-                line: *line,
+                line,
                 message: format!("“{date_text}” is not a date ({format_name})"),
             });
             continue;
@@ -268,7 +656,7 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
                 Ok(currency) => currency,
                 Err(_) => {
                     statement.problems.push(Problem {
-                        line: *line,
+                        line,
                         message: format!("“{code}” is not a currency code"),
                     });
                     continue;
@@ -276,10 +664,10 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
             },
         };
         let amount = match columns.amount {
-            Some(i) => parse_amount(value(row, Some(i)), mark, currency),
+            Some(i) => amounts::parse(value(row, Some(i)), mark, currency),
             None => {
-                let debit = parse_amount(value(row, columns.debit), mark, currency);
-                let credit = parse_amount(value(row, columns.credit), mark, currency);
+                let debit = amounts::parse(value(row, columns.debit), mark, currency);
+                let credit = amounts::parse(value(row, columns.credit), mark, currency);
                 match (debit, credit) {
                     (Ok(debit), Ok(credit)) => Ok(match (debit, credit) {
                         (None, None) => None,
@@ -290,36 +678,53 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
             }
         };
         let amount_minor = match amount {
-            Ok(Some(amount)) => amount,
+            Ok(Some(0)) => {
+                left_out.zero += 1;
+                continue;
+            }
+            Ok(Some(amount)) => match direction(value(row, columns.direction)) {
+                Some(true) => amount.abs(),
+                Some(false) => -amount.abs(),
+                None => amount,
+            },
             Ok(None) => {
-                statement.problems.push(Problem { line: *line, message: "no amount".into() });
+                statement.problems.push(Problem { line, message: "no amount".into() });
                 continue;
             }
             Err(message) => {
-                statement.problems.push(Problem { line: *line, message });
+                statement.problems.push(Problem { line, message });
                 continue;
             }
         };
-        let description = columns
-            .text
-            .iter()
-            .map(|&i| value(row, Some(i)))
-            .filter(|text| !text.is_empty())
-            .collect::<Vec<_>>()
-            .join(" ");
         statement.transactions.push(Transaction {
-            line: *line,
+            line,
             date,
             amount_minor,
             currency,
             description,
         });
     }
+    // Card statements list purchases as positive amounts: a file with nothing but money
+    // "coming in" is money going out.
+    let unsigned = columns.amount.is_some() && columns.direction.is_none();
+    if unsigned
+        && statement.transactions.len() >= 2
+        && statement.transactions.iter().all(|t| t.amount_minor > 0)
+    {
+        for transaction in &mut statement.transactions {
+            transaction.amount_minor = -transaction.amount_minor;
+        }
+        statement.notes.push(
+            "every amount is positive: read as money spent, as card statements list purchases"
+                .into(),
+        );
+    }
+    statement.notes.extend(left_out.note());
     if statement.transactions.is_empty() {
         let why = statement
             .problems
             .first()
-            .map_or("the file has a header but no rows".to_owned(), |p| {
+            .map_or("the file has a header but no rows with an amount".to_owned(), |p| {
                 format!("line {}: {}", p.line, p.message)
             });
         return Err(StatementError::NoTable(why));
@@ -340,22 +745,8 @@ mod tests {
         read(&split(text).0, eur()).unwrap()
     }
 
-    #[test]
-    fn amounts_in_every_common_shape() {
-        let eur = eur();
-        assert_eq!(parse_amount("-12.99", '.', eur), Ok(Some(-1299)));
-        assert_eq!(parse_amount("1,234.50", '.', eur), Ok(Some(123_450)));
-        assert_eq!(parse_amount("-1.234,50", ',', eur), Ok(Some(-123_450)));
-        assert_eq!(parse_amount("12,99-", ',', eur), Ok(Some(-1299)));
-        assert_eq!(parse_amount("(7.50)", '.', eur), Ok(Some(-750)));
-        assert_eq!(parse_amount("€ 9,99", ',', eur), Ok(Some(999)));
-        assert_eq!(parse_amount("9.99 EUR", '.', eur), Ok(Some(999)));
-        assert_eq!(parse_amount("5", '.', eur), Ok(Some(500)));
-        assert_eq!(parse_amount("", '.', eur), Ok(None));
-        assert!(parse_amount("12abc", '.', eur).unwrap_err().contains("not an amount"));
-        assert!(parse_amount("=SUM(A1)", '.', eur).is_err());
-        let jpy = Currency::parse("JPY").unwrap();
-        assert_eq!(parse_amount("-1500", '.', jpy), Ok(Some(-1500)));
+    fn amounts_of(statement: &Statement) -> Vec<i64> {
+        statement.transactions.iter().map(|t| t.amount_minor).collect()
     }
 
     #[test]
@@ -381,6 +772,21 @@ mod tests {
     }
 
     #[test]
+    fn a_preamble_of_ten_thousand_lines_before_the_header() {
+        let mut text = String::new();
+        for n in 0..10_000 {
+            text.push_str(&format!("Last update: export {n}; account DE12 3456\n"));
+        }
+        text.push_str("Date;Text;Amount\n2026-01-02;Netflix;-12,99\n");
+        let statement = read_text(&text);
+        assert_eq!(amounts_of(&statement), vec![-1299]);
+        // Ten thousand lines of nothing but preamble: a reason, not a guess.
+        let preamble_only: String = text.lines().take(10_000).map(|l| format!("{l}\n")).collect();
+        let err = read(&split(&preamble_only).0, eur()).unwrap_err();
+        assert!(matches!(err, StatementError::NoTable(_)), "{err:?}");
+    }
+
+    #[test]
     fn separate_debit_and_credit_columns_and_a_currency_column() {
         let text = "Date,Details,Money out,Money in,Currency\n2026-01-03,Spotify,9.99,,GBP\n2026-01-04,Refund,,4.00,GBP\n2026-01-05,Odd,12x,,GBP\n";
         let statement = read_text(text);
@@ -388,6 +794,59 @@ mod tests {
         assert_eq!(statement.transactions[0].currency.code(), "GBP");
         assert_eq!(statement.transactions[1].amount_minor, 400);
         assert_eq!(statement.problems.len(), 1);
+        // After a byte-order mark, with "Debit Amount" and "Credit Amount" and an empty
+        // "Transfer Amount".
+        let text = "\u{feff}Date,Description,Credit Amount,Debit Amount,Transfer Amount\n05/03/2021,Pay,,100,\n06/03/2021,Get,120,,\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-10000, 12000]);
+    }
+
+    #[test]
+    fn unsigned_amounts_with_a_direction_column() {
+        let text = "\"Datum\",\"Naam / Omschrijving\",\"Af Bij\",\"Bedrag (EUR)\"\n\"20200213\",\"Kosten\",\"Af\",\"1,25\"\n\"20200214\",\"Terug\",\"Bij\",\"2,50\"\n";
+        let statement = read_text(text);
+        assert_eq!(amounts_of(&statement), vec![-125, 250]);
+        assert_eq!(statement.transactions[0].description, "Kosten");
+        // Named nothing recognisable, found by its values.
+        let text = "Date;Who;Way;Amount\n2026-01-02;Shop;DEBIT;5,00\n2026-01-03;Boss;CREDIT;9,00\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-500, 900]);
+    }
+
+    #[test]
+    fn zero_pending_and_balance_rows_are_not_transactions() {
+        let text = "Date,Description,Amount,State\n2026-01-01,Opening balance,100.00,\n2026-01-02,Netflix,-12.99,COMPLETED\n2026-01-03,Hold,0.00,COMPLETED\n2026-01-04,Shop,-5.00,PENDING\n2026-01-31,Closing balance 31.01.2026,87.01,\n";
+        let statement = read_text(text);
+        assert_eq!(amounts_of(&statement), vec![-1299]);
+        assert!(
+            statement.notes.iter().any(|n| n
+                == "left out as not transactions: 1 with a zero amount, 1 pending, 2 balance or total lines"),
+            "{:?}",
+            statement.notes
+        );
+        // "Balance transfer" is a transaction.
+        let text = "Date,Description,Amount\n2026-01-02,Balance transfer fee,-3.00\n2026-01-03,Shop,4.00\n";
+        assert_eq!(read_text(text).transactions.len(), 2);
+    }
+
+    #[test]
+    fn month_names_glued_symbols_and_header_cells_with_spaces() {
+        let text = "Date, Description, Amount\n12-Jan-2024, Tesco, £12.00\n13 Jan 24, Refund, -£5.00\n14. Januar 2024, Lidl, 12.50\n";
+        let statement = read_text(text);
+        assert_eq!(amounts_of(&statement), vec![1200, -500, 1250]);
+        assert_eq!(statement.transactions[2].date, jiff::civil::date(2024, 1, 14));
+        let text = "Datum;Text;Betrag\n2024:01:12;A;-€5,00\n2024:01:13;B;12,00 €\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-500, 1200]);
+        let text = "Date,Description,Amount\n12-Foo-2024,A,-1.00\n13-Jan-2024,B,-2.00\n";
+        let statement = read_text(text);
+        assert_eq!(amounts_of(&statement), vec![-200]);
+        assert!(statement.problems[0].message.contains("12-Foo-2024"), "{:?}", statement.problems);
+    }
+
+    #[test]
+    fn purchases_as_positive_amounts_are_money_spent() {
+        let text = "Merchant Name,Date,Amount\nMobil,01/10/2019,36.33\nITUNES,12/15/2018,13.98\n";
+        let statement = read_text(text);
+        assert_eq!(amounts_of(&statement), vec![-3633, -1398]);
+        assert!(statement.notes.iter().any(|n| n.contains("every amount is positive")));
     }
 
     #[test]
@@ -395,6 +854,12 @@ mod tests {
         let statement = read_text("2026-01-02,AMAZON PRIME,-8.99\n2026-02-02,AMAZON PRIME,-8.99\n");
         assert_eq!(statement.transactions.len(), 2);
         assert_eq!(statement.transactions[1].description, "AMAZON PRIME");
+        // The balance before each transaction stands before its amount; the amount is the
+        // column the balance moves by.
+        let text = "17-06-2022,NL00,Shop A,EUR,130.44,EUR,-20.00,17\n18-06-2022,NL00,Shop B,EUR,110.44,EUR,-2.20,18\n19-06-2022,NL00,Boss,EUR,108.24,EUR,503.15,19\n";
+        let statement = read_text(text);
+        assert_eq!(amounts_of(&statement), vec![-2000, -220, 50315]);
+        assert_eq!(statement.transactions[0].description, "Shop A");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The handlers behind [`crate::router`]: calling ops by POST and GET, health and OpenAPI.
 
 use axum::{
-    Json,
+    Extension, Json,
     body::Bytes,
     extract::{
         OriginalUri, Path, Query, State,
@@ -31,9 +31,24 @@ pub(crate) async fn openapi_json(State(state): State<AppState>) -> Json<Value> {
     Json(openapi_document(state.catalog.ops()))
 }
 
+/// The server's `max_request_bytes`: the limit of every op without one of its own.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RequestLimit(pub(crate) usize);
+
+/// The refusal of a body larger than the op takes.
+fn too_large() -> OpError {
+    OpError::invalid(
+        "",
+        Text::new(
+            "The request body is larger than this server takes (its max_request_bytes). Send fewer items at once.",
+        ),
+    )
+}
+
 /// `POST /api/v1/ops/{name}`.
 pub(crate) async fn post_op(
     State(state): State<AppState>,
+    Extension(RequestLimit(max_request_bytes)): Extension<RequestLimit>,
     Bearer(caller): Bearer,
     name: Result<Path<String>, PathRejection>,
     body: Result<Bytes, BytesRejection>,
@@ -43,21 +58,22 @@ pub(crate) async fn post_op(
         Err(err) => return problem_response(&err),
     };
     let body = match body {
+        Ok(body) if body.len() > meta.info.request_limit(max_request_bytes) => {
+            return problem_response_with_status(&too_large(), StatusCode::PAYLOAD_TOO_LARGE);
+        }
         Ok(body) => body,
         Err(rejection) => {
             // Too large or cut off: keep the status axum chose (413, 400), in our format.
-            let message = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                Text::new(
-                    "The request body is larger than this server takes (its max_request_bytes). Send fewer items at once.",
-                )
+            let err = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                too_large()
             } else {
-                Text::new("The request body could not be read: {error}.")
-                    .with("error", rejection.body_text())
+                OpError::invalid(
+                    "",
+                    Text::new("The request body could not be read: {error}.")
+                        .with("error", rejection.body_text()),
+                )
             };
-            return problem_response_with_status(
-                &OpError::invalid("", message),
-                rejection.status(),
-            );
+            return problem_response_with_status(&err, rejection.status());
         }
     };
     let prepared = json_body_input(&body).and_then(|mut input| {

@@ -48,11 +48,14 @@ pub(crate) async fn run(
     println!("\n{} recurring charges ( + will be imported):", parsed.candidates.len());
     for candidate in &parsed.candidates {
         let mark = if candidate.proposed { "+" } else { " " };
-        let why = match (&candidate.existing, candidate.active) {
+        let mut why = match (&candidate.existing, candidate.active) {
             (Some(existing), _) => format!("  already: {}", existing.name),
             (None, false) => "  stopped".to_owned(),
             (None, true) => String::new(),
         };
+        if candidate.amount_varies {
+            why.push_str("  amount varies (median of the last three)");
+        }
         println!(
             " {mark} {:<28} {:>10} {:<16} next {}  confidence {:.2}{why}",
             candidate.name,

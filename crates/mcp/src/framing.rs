@@ -66,18 +66,30 @@ pub(crate) async fn check(
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .is_some_and(|value| value.starts_with("application/json"));
-    let Ok(bytes) = axum::body::to_bytes(body, max_request_bytes).await else {
+    let too_large = || {
         let message = Text::new(
             "The request is larger than this server takes ({max} bytes, its max_request_bytes), or was cut off. Send a smaller message.",
         )
         .with("max", max_request_bytes);
-        return refusal(
+        refusal(
             StatusCode::PAYLOAD_TOO_LARGE,
             INVALID_REQUEST,
             json!({"code": "invalid_input"}),
             &message.render(),
-        );
+        )
     };
+    // Read up to the largest op's limit; past the server's own, only a call of an op that
+    // takes that much may pass.
+    let Ok(bytes) = axum::body::to_bytes(body, ops::largest_request(max_request_bytes)).await
+    else {
+        return too_large();
+    };
+    if bytes.len() > max_request_bytes
+        && called_op(&bytes)
+            .is_none_or(|meta| bytes.len() > meta.info.request_limit(max_request_bytes))
+    {
+        return too_large();
+    }
     // The bytes are shared, not copied: kept only to explain a refusal.
     let response = next.run(Request::from_parts(parts, Body::from(bytes.clone()))).await;
     if is_json
@@ -87,6 +99,21 @@ pub(crate) async fn check(
         return refused;
     }
     response
+}
+
+/// The op a `tools/call` message calls, read without building the rest of the message.
+fn called_op(bytes: &[u8]) -> Option<&'static ops::OpMeta> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        name: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Call {
+        method: String,
+        params: Params,
+    }
+    let call: Call = serde_json::from_slice(bytes).ok()?;
+    (call.method == "tools/call").then(|| ops::find(&call.params.name)).flatten()
 }
 
 /// The deepest nesting rmcp's parser (serde_json's) accepts.

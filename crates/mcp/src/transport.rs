@@ -134,7 +134,8 @@ fn rmcp_endpoint<H: ServerHandler + Send + 'static>(
             .with_allowed_hosts(config.allowed_hosts.clone())
             .with_allowed_origins(config.allowed_origins.clone())
             .enforce_origin_validation()
-            .with_max_request_body_bytes(config.max_request_bytes),
+            // `framing::check`, further out, holds each message to its op's limit.
+            .with_max_request_body_bytes(ops::largest_request(config.max_request_bytes)),
     );
     Router::new()
         .route_service("/mcp", service)

@@ -43,4 +43,4 @@ pub use catalog::{
 pub use domain::{CyclePreset, CycleUnit, Text, entities, entities::Role};
 pub use error::OpError;
 pub use op::{Exposure, Hints, Op, OpInfo, OpMeta};
-pub use registry::{all, find};
+pub use registry::{all, find, largest_request};

@@ -65,6 +65,9 @@ pub struct OpInfo {
     /// Only owners of the household may call it.
     pub owner_only: bool,
     pub exposure: Exposure,
+    /// The largest request that may carry its input, in bytes, when it is larger than the
+    /// server's `max_request_bytes` (a statement file); `None`: the server's limit.
+    pub max_input_bytes: Option<usize>,
 }
 
 impl OpInfo {
@@ -83,6 +86,7 @@ impl OpInfo {
             financial: false,
             owner_only: false,
             exposure: Exposure::Agents,
+            max_input_bytes: None,
         }
     }
 
@@ -102,12 +106,25 @@ impl OpInfo {
             financial: false,
             owner_only: false,
             exposure: Exposure::Agents,
+            max_input_bytes: None,
         }
     }
 
     pub const fn financial(mut self) -> Self {
         self.financial = true;
         self
+    }
+
+    /// Requests carrying this op's input may be up to `bytes`, above the server's limit for
+    /// every other request.
+    pub const fn takes_large_input(mut self, bytes: usize) -> Self {
+        self.max_input_bytes = Some(bytes);
+        self
+    }
+
+    /// The largest request this op's input may come in, given the server's limit for others.
+    pub fn request_limit(&self, max_request_bytes: usize) -> usize {
+        self.max_input_bytes.map_or(max_request_bytes, |bytes| bytes.max(max_request_bytes))
     }
 
     pub const fn owner_only(mut self) -> Self {

@@ -97,6 +97,16 @@ pub fn all() -> &'static [OpMeta] {
     &ALL
 }
 
+/// The largest request any op's input may come in, given the server's limit for the others:
+/// what an adapter reads before it knows the op.
+pub fn largest_request(max_request_bytes: usize) -> usize {
+    all()
+        .iter()
+        .map(|meta| meta.info.request_limit(max_request_bytes))
+        .max()
+        .unwrap_or(max_request_bytes)
+}
+
 /// The op with this name.
 pub fn find(name: &str) -> Option<&'static OpMeta> {
     ALL.iter().find(|meta| meta.name() == name)

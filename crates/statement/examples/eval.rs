@@ -44,18 +44,19 @@ fn main() {
             .into_iter()
             .filter(|c| c.active)
             .collect();
-        let keys: Vec<String> = truth
+        let missed: Vec<String> = truth
             .iter()
-            .map(|t| {
-                format!("{} {} {}", statement::merchant::key(t.merchant), t.cycle, t.amount_minor)
+            .filter(|t| !found.iter().any(|c| t.matches(c)))
+            .map(|t| format!("{} {} {}", t.merchant, t.cycle, t.amount_minor))
+            .collect();
+        let invented: Vec<String> = found
+            .iter()
+            .filter(|c| !truth.iter().any(|t| t.matches(c)))
+            .map(|c| {
+                let varies = if c.amount_varies { " (varies)" } else { "" };
+                format!("{} {} {}{varies}", c.merchant, c.cycle, c.amount_minor)
             })
             .collect();
-        let got: Vec<String> = found
-            .iter()
-            .map(|c| format!("{} {} {}", c.merchant, c.cycle, c.amount_minor))
-            .collect();
-        let missed: Vec<&String> = keys.iter().filter(|k| !got.contains(k)).collect();
-        let invented: Vec<&String> = got.iter().filter(|g| !keys.contains(g)).collect();
         println!(
             "household {seed} {style:<14} {} transactions, {} problems; missed {missed:?}; invented {invented:?}",
             statement.transactions.len(),

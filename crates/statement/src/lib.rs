@@ -65,6 +65,14 @@ pub enum StatementError {
     NotText,
     #[error("this PDF has no text (a scan?); export the statement as CSV or OFX from your bank")]
     Pdf,
+    #[error(
+        "this PDF cannot be opened (damaged, or protected by a password); download the statement again, or export it as CSV or OFX"
+    )]
+    PdfUnreadable,
+    #[error(
+        "the PDF has {pages} pages; statements up to {max} pages are read. Export a shorter period."
+    )]
+    TooManyPages { pages: usize, max: usize },
     #[error("no transactions found: {0}")]
     NoTable(String),
 }

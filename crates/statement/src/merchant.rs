@@ -3,6 +3,10 @@
 //!
 //! Dropped: payment-processor and bank prefixes, card numbers, dates, reference codes, store
 //! numbers, web-domain endings, legal suffixes and trailing place names or country codes.
+//! Kept: the plan after a merchant that sells more than one thing ("AMAZON PRIME" is not
+//! "AMAZON MKTPLACE"). Also here: what a description says the money was, when it is never a
+//! subscription (`not_a_subscription`: cash, own-account transfers, card repayments, taxes,
+//! salary) or is a bill whose amount varies (`is_bill`).
 
 /// Prefixes banks and payment processors put before the merchant.
 const PREFIXES: &[&str] = &[
@@ -104,15 +108,212 @@ fn words(description: &str) -> Vec<String> {
     words
 }
 
-/// The key a merchant's charges are grouped by: the first one or two significant words.
+/// Words after a merchant's name that name a plan or membership of its own.
+const PLAN_WORDS: &[&str] = &[
+    "PRIME",
+    "PLUS",
+    "PREMIUM",
+    "MEMBERSHIP",
+    "MITGLIEDSCHAFT",
+    "MITGLIEDSBEITRAG",
+    "JAHRESBEITRAG",
+    "ABO",
+    "ABONNEMENT",
+    "SUBSCRIPTION",
+    "SUSCRIPCION",
+    "SUSCRIPCIÓN",
+    "CUOTA",
+    "COTISATION",
+    "ANNUAL",
+    "MUSIC",
+    "VIDEO",
+    "UNLIMITED",
+    "PASS",
+    "CLUB",
+];
+
+/// The key a merchant's charges are grouped by: the first one or two significant words; two
+/// when the second names a plan ("AMAZON PRIME").
 pub fn key(description: &str) -> String {
     let words = words(description);
     match words.as_slice() {
         [] => description.trim().to_uppercase(),
         // Short first words ("THE", "LA", "EL", "MY") do not name a merchant alone.
-        [first, second, ..] if first.len() <= 3 => format!("{first} {second}"),
+        [first, second, ..] if first.len() <= 3 || PLAN_WORDS.contains(&second.as_str()) => {
+            format!("{first} {second}")
+        }
         [first, ..] => first.clone(),
     }
+}
+
+/// What money is when the description says it is never a subscription: phrases of whole
+/// words (upper case), and word parts for languages that compound them.
+const NEVER_SUBSCRIPTIONS: &[(&str, &[&str], &[&str])] = &[
+    (
+        "cash",
+        &[
+            "ATM",
+            "CASH WITHDRAWAL",
+            "ATM WITHDRAWAL",
+            "GAA",
+            "AUSZAHLUNG",
+            "REINTEGRO",
+            "RETIRADA",
+            "EFECTIVO",
+            "RETRAIT",
+            "DAB",
+            "PRELIEVO",
+            "BANCOMAT",
+            "GELDOPNAME",
+            "GRYNIEJI",
+            "CASH",
+        ],
+        &["GELDAUTOMAT", "BARGELD"],
+    ),
+    (
+        "transfer between own accounts",
+        &[
+            "OWN ACCOUNT",
+            "INTERNAL TRANSFER",
+            "TRANSFER TO SAVINGS",
+            "SAVINGS",
+            "INVESTMENT SEC",
+            "TOP-UP",
+            "TOPUP",
+            "TOP UP",
+            "TRASPASO",
+            "ENTRE CUENTAS",
+            "VIREMENT INTERNE",
+            "COMPTE EPARGNE",
+            "SPAARREKENING",
+            "EIGEN REKENING",
+            "TAGESGELD",
+            "SPARKONTO",
+        ],
+        &["UMBUCHUNG", "ÜBERTRAG", "EIGENÜBERTRAG"],
+    ),
+    (
+        "card repayment",
+        &[
+            "CREDIT CARD PAYMENT",
+            "CARD REPAYMENT",
+            "CARD ENDING",
+            "AUTOPAY",
+            "PAYMENT THANK YOU",
+            "THANK YOU",
+            "PAYMENT RECEIVED",
+            "CARD SERVICES",
+            "AMEX PAYMENT",
+            "LIQUIDACION TARJETA",
+            "PAGO TARJETA CREDITO",
+            "BETALING AAN ICS",
+        ],
+        &["KREDITKARTE", "CREDITCARD"],
+    ),
+    (
+        "tax",
+        &[
+            "TAX",
+            "TAXES",
+            "IRS",
+            "HMRC",
+            "FINANZAMT",
+            "KEST",
+            "AEAT",
+            "AGENCIA TRIBUTARIA",
+            "HACIENDA",
+            "IMPUESTO",
+            "IMPOT",
+            "IMPÔT",
+            "IMPOTS",
+            "DGFIP",
+            "BELASTINGDIENST",
+            "TRESOR PUBLIC",
+        ],
+        &["STEUER"],
+    ),
+    (
+        "salary",
+        &[
+            "SALARY",
+            "PAYROLL",
+            "GEHALT",
+            "LOHN",
+            "NOMINA",
+            "NÓMINA",
+            "SALAIRE",
+            "SALARIS",
+            "DIRECT DEP",
+        ],
+        &[],
+    ),
+];
+
+/// Whether `phrase` (words separated by single spaces) stands in `words` as whole words.
+fn has_phrase(words: &[&str], phrase: &str) -> bool {
+    let wanted: Vec<&str> = phrase.split(' ').collect();
+    words.windows(wanted.len()).any(|window| window == wanted.as_slice())
+}
+
+fn upper_words(upper: &str) -> Vec<&str> {
+    upper
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .map(|w| w.trim_matches('-'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// What the money is when the description says it is never a subscription ("cash", "tax").
+pub fn not_a_subscription(description: &str) -> Option<&'static str> {
+    let upper = description.to_uppercase();
+    let words = upper_words(&upper);
+    NEVER_SUBSCRIPTIONS
+        .iter()
+        .find(|(_, phrases, parts)| {
+            phrases.iter().any(|p| has_phrase(&words, p))
+                || parts.iter().any(|part| words.iter().any(|w| w.contains(part)))
+        })
+        .map(|(what, ..)| *what)
+}
+
+/// Words of bills whose amount follows use: energy, water, phone and internet, instalments.
+const BILL_WORDS: &[&str] = &[
+    "FACTURA",
+    "FACTURE",
+    "RECHNUNG",
+    "ABSCHLAG",
+    "RECIBO",
+    "INSTALMENT",
+    "INSTALLMENT",
+    "ELECTRIC",
+    "ELECTRICITY",
+    "ENERGY",
+    "ENERGIE",
+    "STROM",
+    "GAS",
+    "WATER",
+    "WASSER",
+    "AGUA",
+    "LUZ",
+    "EAU",
+    "UTILITY",
+    "UTILITIES",
+    "MOBILE",
+    "TELEFON",
+    "TELEFONICA",
+    "PHONE",
+    "BROADBAND",
+    "INTERNET",
+];
+
+/// Whether a merchant's charges are bills that vary with use: its name or its descriptions
+/// say energy, water, phone or an instalment.
+pub fn is_bill(merchant_key: &str, descriptions: &[&str]) -> bool {
+    crate::recurring::is_billing_merchant(merchant_key)
+        || descriptions.iter().any(|d| {
+            let upper = d.to_uppercase();
+            upper_words(&upper).iter().any(|w| BILL_WORDS.contains(w))
+        })
 }
 
 /// A readable name for the merchant: the key's words in title case ("Netflix", "The Times").
@@ -164,6 +365,52 @@ mod tests {
         assert_eq!(key("The Times Digital 123456"), "THE TIMES");
         assert_eq!(key("VISA 4921XXXXXXXX1234 GYMPOWER LTD #0042"), "GYMPOWER");
         assert_eq!(display_name("WWW.DROPBOX.COM 12/03"), "Dropbox");
+    }
+
+    #[test]
+    fn a_plan_is_its_own_merchant() {
+        assert_eq!(key("AMAZON PRIME*2X4AB1234 AMZN.CO.UK/PM"), "AMAZON PRIME");
+        assert_eq!(key("Amazon Prime Membership"), "AMAZON PRIME");
+        assert_eq!(key("AMAZON MKTPLACE 123456"), "AMAZON");
+        assert_eq!(key(&display_name("AMZN Prime 0042")), "AMZN PRIME");
+    }
+
+    #[test]
+    fn money_that_is_never_a_subscription() {
+        for (description, what) in [
+            ("ATM WITHDRAWAL 001234 03/8888 DELANC", "cash"),
+            ("Reintegro efectivo tarjeta B.B.V.A.", "cash"),
+            ("Bargeldauszahlung Geldautomat 4411", "cash"),
+            ("GRYNIEJI 0000 29.02.12 VILNIUS", "cash"),
+            ("Transfer to savings 1234", "transfer between own accounts"),
+            ("Umbuchung von 003", "transfer between own accounts"),
+            ("Auto Top-Up", "transfer between own accounts"),
+            ("Payment to Chase card ending in 1234", "card repayment"),
+            ("CAPITAL ONE AUTOPAY PYMT", "card repayment"),
+            ("International Card Services B V Betaling aan ICS 9999", "card repayment"),
+            ("Kapitalertragsteuer", "tax"),
+            ("HMRC SELF ASSESSMENT", "tax"),
+            ("Council Tax Direct Debit", "tax"),
+            ("Nómina recibida G PLCE SL", "salary"),
+        ] {
+            assert_eq!(not_a_subscription(description), Some(what), "{description}");
+        }
+        for description in [
+            "NETFLIX.COM 866",
+            "TAXI BERLIN 12",
+            "AUTOMATIC WITHDRAWAL, ELECTRIC BILL",
+            "Cashback Spotify",
+        ] {
+            assert_eq!(not_a_subscription(description), None, "{description}");
+        }
+    }
+
+    #[test]
+    fn bills_by_merchant_or_by_words() {
+        assert!(is_bill("IBERDROLA", &["IBERDROLA CLIENTES 1234"]));
+        assert!(is_bill("STADTWERKE", &["Abschlag Strom 03/2026"]));
+        assert!(is_bill("CANAL", &["CANAL ISABEL II AGUA 554"]));
+        assert!(!is_bill("TESCO", &["TESCO STORES 21"]));
     }
 
     #[test]

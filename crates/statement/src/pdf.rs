@@ -1,9 +1,21 @@
-//! PDF statements that contain text (not scans): the text of every page, then each line that
-//! starts with a date and ends with amounts becomes a row of date, description and amount,
-//! read like a CSV with those three columns. When most such lines end with two amounts, the
-//! last is the running balance and the one before it the transaction's.
+//! PDF statements that contain text (not scans): every character of every page with its
+//! position, put back into lines by where it stands (so a statement whose text is written
+//! column by column reads line by line), then each line that starts with a date and ends with
+//! amounts becomes a row of date, description and amount, read like a CSV with those three
+//! columns. When most such lines end with two amounts, the last is the running balance and the
+//! one before it the transaction's. A PDF without text is told apart from one that cannot be
+//! opened, and a PDF of more than `MAX_PAGES` pages is refused before it is read.
 
-use crate::{StatementError, csv::Rows};
+use pdf_extract::{Document, MediaBox, OutputDev, OutputError, Transform};
+
+use crate::{
+    StatementError,
+    csv::Rows,
+    dates::{self, Order},
+};
+
+/// The most pages read: a year of a busy account is a few dozen.
+pub(crate) const MAX_PAGES: usize = 500;
 
 /// Whether a token is an amount as statements print them ("-12.99", "1,234.50", "12,99-",
 /// "(7.50)", "€9.99").
@@ -15,43 +27,169 @@ fn is_amount(token: &str) -> bool {
         && core.rfind(['.', ',']).is_some_and(|at| core.len() - at - 1 == 2)
 }
 
-/// Whether a token could be a date ("15/01/2026", "2026-01-15", "15.01.26").
-fn is_date(token: &str) -> bool {
-    let digits = token.chars().filter(char::is_ascii_digit).count();
-    (6..=8).contains(&digits)
-        && token.chars().all(|c| c.is_ascii_digit() || matches!(c, '/' | '.' | '-'))
+/// How many of the first tokens make a date ("15/01/2026", "2026-01-15", "15 Jan 2026").
+fn date_tokens(tokens: &[&str]) -> usize {
+    // The line starts with the date: a number or a month's name.
+    let starts_a_date = tokens.first().is_some_and(|first| {
+        first.starts_with(|c: char| c.is_ascii_digit()) || dates::month(first).is_some()
+    });
+    if !starts_a_date {
+        return 0;
+    }
+    // The fewest tokens that read as a date: what follows is the description.
+    (1..=3.min(tokens.len()))
+        .find(|&n| {
+            let text = tokens[..n].join(" ");
+            [Order::DayMonthYear, Order::MonthDayYear, Order::YearMonthDay]
+                .iter()
+                .any(|&order| dates::parse(&text, order).is_some())
+        })
+        .unwrap_or(0)
 }
 
-/// The text of a PDF, or why there is none.
-fn text(bytes: &[u8]) -> Result<String, StatementError> {
-    // The extractor may panic on a malformed file; that is the file's fault, reported as such.
-    let extracted = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes));
-    match extracted {
-        Ok(Ok(text)) if text.chars().any(char::is_alphanumeric) => Ok(text),
-        Ok(Ok(_)) => Err(StatementError::Pdf),
-        Ok(Err(_)) | Err(_) => {
-            Err(StatementError::NoTable("the PDF is damaged or encrypted".into()))
+/// One character where the page puts it.
+struct Glyph {
+    page: u32,
+    x: f64,
+    y: f64,
+    end: f64,
+    size: f64,
+    text: String,
+}
+
+/// Collects every character with its position.
+#[derive(Default)]
+struct Positions {
+    page: u32,
+    glyphs: Vec<Glyph>,
+}
+
+impl OutputDev for Positions {
+    fn begin_page(
+        &mut self,
+        page: u32,
+        _: &MediaBox,
+        _: Option<(f64, f64, f64, f64)>,
+    ) -> Result<(), OutputError> {
+        self.page = page;
+        Ok(())
+    }
+    fn end_page(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn output_character(
+        &mut self,
+        trm: &Transform,
+        width: f64,
+        _spacing: f64,
+        font_size: f64,
+        text: &str,
+    ) -> Result<(), OutputError> {
+        // The size of the font on the page: the text matrix scales it.
+        let size = ((font_size * (trm.m11 + trm.m21)).abs()
+            * (font_size * (trm.m12 + trm.m22)).abs())
+        .sqrt()
+        .max(1.0);
+        self.glyphs.push(Glyph {
+            page: self.page,
+            x: trm.m31,
+            y: trm.m32,
+            end: trm.m31 + width * size,
+            size,
+            text: text.to_owned(),
+        });
+        Ok(())
+    }
+    fn begin_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn end_word(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+    fn end_line(&mut self) -> Result<(), OutputError> {
+        Ok(())
+    }
+}
+
+/// The glyphs as lines of text: page by page, top to bottom, each line's characters left to
+/// right with a space where there is a gap.
+fn lines(mut glyphs: Vec<Glyph>) -> Vec<String> {
+    glyphs.sort_by(|a, b| a.page.cmp(&b.page).then(b.y.total_cmp(&a.y)).then(a.x.total_cmp(&b.x)));
+    let mut lines: Vec<Vec<Glyph>> = Vec::new();
+    for glyph in glyphs {
+        match lines.last_mut() {
+            Some(line)
+                if line[0].page == glyph.page
+                    && (line[0].y - glyph.y).abs() <= line[0].size * 0.5 =>
+            {
+                line.push(glyph)
+            }
+            _ => lines.push(vec![glyph]),
         }
     }
+    lines
+        .into_iter()
+        .map(|mut line| {
+            line.sort_by(|a, b| a.x.total_cmp(&b.x));
+            let mut text = String::new();
+            let mut last_end: Option<f64> = None;
+            for glyph in &line {
+                if last_end.is_some_and(|end| glyph.x > end + glyph.size * 0.15) {
+                    text.push(' ');
+                }
+                text.push_str(&glyph.text);
+                last_end = Some(glyph.end);
+            }
+            text
+        })
+        .collect()
+}
+
+/// The lines of a PDF's text, or why there are none.
+fn text_lines(bytes: &[u8]) -> Result<Vec<String>, StatementError> {
+    // The reader may panic on a malformed file; that is the file's fault, reported as such.
+    let read = std::panic::catch_unwind(|| -> Result<Vec<Glyph>, StatementError> {
+        let mut doc = Document::load_mem(bytes).map_err(|_| StatementError::PdfUnreadable)?;
+        if doc.is_encrypted() && doc.decrypt("").is_err() {
+            return Err(StatementError::PdfUnreadable);
+        }
+        let pages = doc.get_pages().len();
+        if pages > MAX_PAGES {
+            return Err(StatementError::TooManyPages { pages, max: MAX_PAGES });
+        }
+        let mut positions = Positions::default();
+        pdf_extract::output_doc(&doc, &mut positions).map_err(|_| StatementError::PdfUnreadable)?;
+        Ok(positions.glyphs)
+    });
+    let glyphs = match read {
+        Ok(result) => result?,
+        Err(_) => return Err(StatementError::PdfUnreadable),
+    };
+    if !glyphs.iter().any(|g| g.text.chars().any(char::is_alphanumeric)) {
+        return Err(StatementError::Pdf);
+    }
+    Ok(lines(glyphs))
 }
 
 /// The statement lines of a PDF as rows under a date, description and amount header.
 pub(crate) fn rows(bytes: &[u8]) -> Result<Rows, StatementError> {
-    let text = text(bytes)?;
+    let lines = text_lines(bytes)?;
     let mut found: Vec<(usize, String, String, Vec<String>)> = Vec::new();
-    for (index, line) in text.lines().enumerate() {
+    for (index, line) in lines.iter().enumerate() {
         let tokens: Vec<&str> = line.split_whitespace().collect();
-        let Some((first, rest)) = tokens.split_first() else { continue };
-        if !is_date(first) {
+        let in_date = date_tokens(&tokens);
+        if in_date == 0 {
             continue;
         }
+        let (date, rest) = tokens.split_at(in_date);
+        let first = date.join(" ");
         let amounts: Vec<String> =
             rest.iter().rev().take_while(|t| is_amount(t)).map(|t| (*t).to_owned()).collect();
         if amounts.is_empty() {
             continue;
         }
         let description = rest[..rest.len() - amounts.len()].join(" ");
-        found.push((index + 1, (*first).to_owned(), description, amounts));
+        found.push((index + 1, first, description, amounts));
     }
     if found.is_empty() {
         return Err(StatementError::NoTable(
@@ -77,17 +215,35 @@ pub(crate) mod tests {
     pub(crate) fn pdf_with_lines(lines: &[&str]) -> Vec<u8> {
         let mut content = String::from("BT /F1 10 Tf 50 760 Td 14 TL\n");
         for line in lines {
-            let escaped = line.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
-            content.push_str(&format!("({escaped}) Tj T*\n"));
+            content.push_str(&format!("({}) Tj T*\n", escape(line)));
         }
         content.push_str("ET");
-        let objects = [
+        pdf_with_pages(&[content])
+    }
+
+    fn escape(text: &str) -> String {
+        text.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)")
+    }
+
+    /// A PDF whose pages have these content streams, with Helvetica as /F1 and a one-pixel
+    /// image as /Im1.
+    pub(crate) fn pdf_with_pages(contents: &[String]) -> Vec<u8> {
+        let pages = contents.len();
+        // 1 catalog, 2 pages, 3 font, 4 image, then a page and its content per page.
+        let kids: Vec<String> = (0..pages).map(|i| format!("{} 0 R", 5 + 2 * i)).collect();
+        let mut objects = vec![
             "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
-            "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>".to_owned(),
-            format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()),
+            format!("<< /Type /Pages /Kids [{}] /Count {pages} >>", kids.join(" ")),
             "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>".to_owned(),
+            "<< /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 /Length 1 >>\nstream\n\u{7f}\nendstream".to_owned(),
         ];
+        for (i, content) in contents.iter().enumerate() {
+            objects.push(format!(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R /Resources << /Font << /F1 3 0 R >> /XObject << /Im1 4 0 R >> >> >>",
+                6 + 2 * i
+            ));
+            objects.push(format!("<< /Length {} >>\nstream\n{content}\nendstream", content.len()));
+        }
         let mut pdf = b"%PDF-1.4\n".to_vec();
         let mut offsets = Vec::new();
         for (i, object) in objects.iter().enumerate() {
@@ -132,8 +288,53 @@ pub(crate) mod tests {
 
     #[test]
     fn damaged_and_textless_pdfs_are_refused_with_a_reason() {
-        assert!(matches!(rows(b"%PDF-1.4\nnot really a pdf"), Err(StatementError::NoTable(_))));
+        assert_eq!(rows(b"%PDF-1.4\nnot really a pdf"), Err(StatementError::PdfUnreadable));
+        let mut cut = pdf_with_lines(&["15/01/2026 NETFLIX.COM -12.99"]);
+        cut.truncate(cut.len() / 2);
+        assert_eq!(rows(&cut), Err(StatementError::PdfUnreadable));
+        // A scan: a page with an image and no text.
+        let scan = pdf_with_pages(&["q 600 0 0 780 6 6 cm /Im1 Do Q".to_owned()]);
+        assert_eq!(rows(&scan), Err(StatementError::Pdf));
         let words_only = pdf_with_lines(&["Thank you for banking with us"]);
         assert!(matches!(rows(&words_only), Err(StatementError::NoTable(_))));
+    }
+
+    #[test]
+    fn text_written_column_by_column_is_read_line_by_line() {
+        // The printer wrote every date, then every description, then every amount, each
+        // placed on its line.
+        let rows_on_page = [
+            ("15 Jan 2026", "NETFLIX.COM 866-579", "-12.99"),
+            ("17 Jan 2026", "TESCO STORES 4411", "-45.20"),
+            ("25 Jan 2026", "SALARY ACME", "2,500.00"),
+        ];
+        let mut content = String::from("BT /F1 10 Tf\n");
+        for (column, x) in [(0, 50), (1, 150), (2, 400)] {
+            for (row, cells) in rows_on_page.iter().enumerate() {
+                let cell = [cells.0, cells.1, cells.2][column];
+                let y = 700 - 14 * row;
+                content.push_str(&format!("1 0 0 1 {x} {y} Tm ({}) Tj\n", escape(cell)));
+            }
+        }
+        content.push_str("ET");
+        let rows = rows(&pdf_with_pages(&[content])).unwrap();
+        assert_eq!(rows.len(), 4, "{rows:?}");
+        assert_eq!(
+            rows[1].1,
+            vec!["15 Jan 2026".to_owned(), "NETFLIX.COM 866-579".into(), "-12.99".into()]
+        );
+        assert_eq!(rows[3].1[2], "2,500.00");
+    }
+
+    #[test]
+    fn a_pdf_of_thousands_of_pages_is_refused_before_it_is_read() {
+        let page = "BT /F1 10 Tf 50 700 Td (15/01/2026 NETFLIX.COM -12.99) Tj ET".to_owned();
+        let pages = vec![page; 5000];
+        assert_eq!(
+            rows(&pdf_with_pages(&pages)),
+            Err(StatementError::TooManyPages { pages: 5000, max: MAX_PAGES })
+        );
+        let pages = vec![pages[0].clone(); MAX_PAGES];
+        assert_eq!(rows(&pdf_with_pages(&pages)).unwrap().len(), MAX_PAGES + 1);
     }
 }

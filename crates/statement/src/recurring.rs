@@ -1,7 +1,10 @@
-//! Recurring charges in a list of transactions: group outgoing ones by merchant, split a
-//! merchant's charges by amount when it bills several things, and report a group whose gaps
-//! fit a cycle. Weekly cycles and groups of only two charges also need a steady amount.
-//! Income and refunds (money coming in) are never subscriptions.
+//! Recurring charges in a list of transactions: group outgoing ones by merchant (a plan such
+//! as "AMAZON PRIME" is a merchant of its own), split a merchant's charges by amount when it
+//! bills several things, and report a group whose gaps fit a cycle. Weekly cycles and groups
+//! of only two charges also need a steady amount. A bill whose amount follows use (energy,
+//! water, phone) stays one group and is reported with an estimated amount, marked as varying.
+//! Income and refunds (money coming in), cash, transfers between one's own accounts, card
+//! repayments, taxes and salary are never subscriptions.
 
 use std::collections::BTreeMap;
 
@@ -56,6 +59,9 @@ pub struct Candidate {
     pub confidence: f64,
     pub charges: Vec<Charge>,
     pub price_changes: Vec<PriceChange>,
+    /// True for a bill whose amount follows use (energy, water, phone): `amount_minor` is then
+    /// an estimate, the median of the last three charges, and there are no price changes.
+    pub amount_varies: bool,
     /// False when the charges stopped: the last one is more than a cycle and a half before the
     /// statement's last day (probably cancelled).
     pub active: bool,
@@ -107,6 +113,18 @@ const KNOWN: &[(&str, &str)] = &[
     ("WATER", "Utilities"),
     ("GAS", "Utilities"),
     ("VATTENFALL", "Utilities"),
+    ("IBERDROLA", "Utilities"),
+    ("ENDESA", "Utilities"),
+    ("NATURGY", "Utilities"),
+    ("EDF", "Utilities"),
+    ("ENGIE", "Utilities"),
+    ("EON", "Utilities"),
+    ("STADTWERKE", "Utilities"),
+    ("OCTOPUS", "Utilities"),
+    ("ENBW", "Utilities"),
+    ("VERIZON", "Phone & internet"),
+    ("COMCAST", "Phone & internet"),
+    ("XFINITY", "Phone & internet"),
     ("INSURANCE", "Insurance"),
     ("ALLIANZ", "Insurance"),
     ("AXA", "Insurance"),
@@ -137,6 +155,19 @@ fn category_of(merchant: &str) -> Option<&'static str> {
                 .find(|(known, _)| word == *known || word.starts_with(known) && known.len() >= 5)
         })
         .map(|(_, category)| *category)
+}
+
+/// Whether amounts (oldest first, three or more) change at every charge or at most of them:
+/// they follow use, not a price that changes now and then.
+pub fn amounts_follow_use(amounts: &[i64]) -> bool {
+    let changes = amounts.windows(2).filter(|pair| pair[0] != pair[1]).count();
+    amounts.len() >= 3
+        && (changes + 1 == amounts.len() || changes > 2 && changes * 2 > amounts.len())
+}
+
+/// Whether the merchant is one whose bills follow use (energy, water, phone and internet).
+pub(crate) fn is_billing_merchant(merchant: &str) -> bool {
+    matches!(category_of(merchant), Some("Utilities" | "Phone & internet"))
 }
 
 /// Days from `a` to `b` (civil dates subtract to a span in days).
@@ -182,12 +213,15 @@ fn amount_spread(charges: &[Charge]) -> f64 {
     amounts.iter().map(|a| (a - middle).abs() / middle.max(1.0)).fold(0.0, f64::max)
 }
 
+/// The candidate a group of charges makes, if any. `bill` allows amounts that follow use (a
+/// bill of a known kind), proposed as varying when the dates fit a monthly to quarterly cycle.
 fn candidate(
     merchant: &str,
     name: String,
     currency: Currency,
     charges: Vec<Charge>,
     statement_end: Date,
+    bill: bool,
 ) -> Option<Candidate> {
     if charges.len() < 2 {
         return None;
@@ -205,11 +239,16 @@ fn candidate(
     }
     let spread = amount_spread(&charges);
     let steady = spread <= 0.02;
-    if (cycle == CyclePreset::Weekly || charges.len() == 2) && !steady {
-        return None;
-    }
     // Monthly-ish things need three charges; two are enough for quarterly and longer.
     if charges.len() < 3 && expected < 80.0 {
+        return None;
+    }
+    let last = charges.last()?;
+    let next_expected = cycle.cycle().nth(last.date, 1)?;
+    let active = gap_days(last.date, statement_end) <= expected * 1.5 + tolerance;
+    let regularity = 1.0 - (misfits as f64 / gaps.len() as f64);
+    let evidence = (charges.len() as f64 / 6.0).min(1.0);
+    if (cycle == CyclePreset::Weekly || charges.len() == 2) && !steady {
         return None;
     }
     let mut price_changes = Vec::new();
@@ -223,64 +262,95 @@ fn candidate(
         }
     }
     // Amounts that change every time, or more often than now and then, are usage, not a
-    // price: not a subscription.
-    if price_changes.len() + 1 == charges.len()
-        || price_changes.len() > 2 && price_changes.len() * 2 > charges.len()
-    {
+    // price: not a subscription, unless it is a bill (and then an estimate).
+    let amounts: Vec<i64> = charges.iter().map(|c| c.amount_minor).collect();
+    let usage = amounts_follow_use(&amounts);
+    let varying_cycle = matches!(
+        cycle,
+        CyclePreset::Monthly | CyclePreset::EveryTwoMonths | CyclePreset::Quarterly
+    );
+    let (amount_minor, amount_varies, confidence) = if !usage {
+        let confidence = 0.45
+            + 0.3 * regularity * evidence
+            + 0.15 * f64::from(u8::from(steady))
+            + 0.1 * evidence;
+        (last.amount_minor, false, confidence)
+    } else if bill && varying_cycle && charges.len() >= 3 {
+        price_changes.clear();
+        let recent: Vec<f64> =
+            charges.iter().rev().take(3).map(|c| c.amount_minor as f64).collect();
+        (median(recent).round() as i64, true, 0.45 + 0.3 * regularity * evidence + 0.1 * evidence)
+    } else {
         return None;
-    }
-    let last = charges.last()?;
-    let next_expected = cycle.cycle().nth(last.date, 1)?;
-    let active = gap_days(last.date, statement_end) <= expected * 1.5 + tolerance;
-    let regularity = 1.0 - (misfits as f64 / gaps.len() as f64);
-    let evidence = (charges.len() as f64 / 6.0).min(1.0);
-    let confidence =
-        (0.45 + 0.3 * regularity * evidence + 0.15 * f64::from(u8::from(steady)) + 0.1 * evidence)
-            .min(0.99);
+    };
     Some(Candidate {
         merchant: merchant.to_owned(),
         category: category_of(merchant),
         name,
-        amount_minor: last.amount_minor,
+        amount_minor,
         currency,
         cycle,
         next_expected,
-        confidence: (confidence * 100.0).round() / 100.0,
+        confidence: (confidence.min(0.99) * 100.0).round() / 100.0,
         charges,
         price_changes,
+        amount_varies,
         active,
     })
 }
 
-/// The recurring charges in `transactions`, most confident first.
+/// One merchant's charges in one currency, with some of its descriptions.
+struct Group<'a> {
+    name: String,
+    currency: Currency,
+    charges: Vec<Charge>,
+    descriptions: Vec<&'a str>,
+}
+
+/// The recurring charges in `transactions`, most confident first. Money the description says
+/// is cash, a transfer between one's own accounts, a card repayment, a tax or a salary is
+/// never one.
 pub fn detect(transactions: &[Transaction]) -> Vec<Candidate> {
     let Some(statement_end) = transactions.iter().map(|t| t.date).max() else { return Vec::new() };
-    let mut groups: BTreeMap<(String, &'static str), (String, Currency, Vec<Charge>)> =
-        BTreeMap::new();
-    for transaction in transactions.iter().filter(|t| t.amount_minor < 0) {
+    let mut groups: BTreeMap<(String, &'static str), Group<'_>> = BTreeMap::new();
+    let spending = transactions
+        .iter()
+        .filter(|t| t.amount_minor < 0 && merchant::not_a_subscription(&t.description).is_none());
+    for transaction in spending {
         let key = merchant::key(&transaction.description);
-        let entry = groups.entry((key, transaction.currency.code())).or_insert_with(|| {
-            (merchant::display_name(&transaction.description), transaction.currency, Vec::new())
+        if key.is_empty() {
+            continue; // nothing names what it was for
+        }
+        let entry = groups.entry((key, transaction.currency.code())).or_insert_with(|| Group {
+            name: merchant::display_name(&transaction.description),
+            currency: transaction.currency,
+            charges: Vec::new(),
+            descriptions: Vec::new(),
         });
-        entry.2.push(Charge {
+        entry.charges.push(Charge {
             line: transaction.line,
             date: transaction.date,
             amount_minor: -transaction.amount_minor,
         });
+        if entry.descriptions.len() < 12 {
+            entry.descriptions.push(&transaction.description);
+        }
     }
     let mut candidates: Vec<Candidate> = groups
         .into_iter()
-        .flat_map(|((merchant, _), (name, currency, charges))| {
+        .flat_map(|((merchant, _), group)| {
+            let Group { name, currency, charges, descriptions } = group;
             let total = charges.len();
+            let mut whole = charges.clone();
             let clusters = amount_clusters(charges);
             let several = clusters.len() > 1;
-            clusters.into_iter().filter_map(move |cluster| {
+            let found = clusters.into_iter().filter_map(|cluster| {
                 // A few same-priced charges among a shop's many are chance, not a subscription.
                 if cluster.len() < 4 && cluster.len() * 4 < total {
                     return None;
                 }
                 let mut found =
-                    candidate(&merchant, name.clone(), currency, cluster, statement_end)?;
+                    candidate(&merchant, name.clone(), currency, cluster, statement_end, false)?;
                 if several {
                     // "Apple (0.99)" and "Apple (9.99)": the person tells them apart.
                     found.name = format!(
@@ -290,7 +360,17 @@ pub fn detect(transactions: &[Transaction]) -> Vec<Candidate> {
                     );
                 }
                 Some(found)
-            })
+            });
+            let found: Vec<Candidate> = found.collect();
+            // A bill's amount follows use: when its amounts split into nothing, its charges
+            // are taken together.
+            if found.is_empty() && merchant::is_bill(&merchant, &descriptions) {
+                whole.sort_by_key(|c| (c.date, c.line));
+                return candidate(&merchant, name, currency, whole, statement_end, true)
+                    .into_iter()
+                    .collect();
+            }
+            found
         })
         .collect();
     candidates
@@ -404,6 +484,69 @@ mod tests {
         let two_monthly =
             vec![charge(1, "2026-01-01", -900, "X"), charge(2, "2026-02-01", -900, "X")];
         assert!(detect(&two_monthly).is_empty(), "two monthly charges are not enough");
+    }
+
+    #[test]
+    fn a_variable_bill_is_proposed_with_an_estimate() {
+        let amounts: [i64; 8] = [6120, 5840, 4310, 3990, 4475, 5230, 7010, 8890];
+        let bill: Vec<Transaction> = amounts
+            .iter()
+            .enumerate()
+            .map(|(m, minor)| {
+                let date = jiff::civil::date(2026, 1, 4)
+                    .checked_add(jiff::Span::new().months(m as i64))
+                    .unwrap();
+                charge(m, &date.to_string(), -minor, &format!("IBERDROLA CLIENTES {m}8812"))
+            })
+            .collect();
+        let found = detect(&bill);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        let electricity = &found[0];
+        assert!(electricity.amount_varies);
+        assert_eq!((electricity.cycle, electricity.amount_minor), (CyclePreset::Monthly, 7010));
+        assert!(electricity.price_changes.is_empty());
+        assert!(electricity.confidence >= 0.6, "{electricity:?}");
+        // The same amounts from a shop are shopping.
+        let shop: Vec<Transaction> = bill
+            .into_iter()
+            .map(|mut t| {
+                t.description = "TESCO STORES 21".into();
+                t
+            })
+            .collect();
+        assert!(detect(&shop).is_empty());
+    }
+
+    #[test]
+    fn a_yearly_plan_among_the_shops_purchases() {
+        let mut transactions = vec![
+            charge(1, "2025-02-03", -8990, "AMAZON PRIME*2X4AB1234"),
+            charge(2, "2026-02-03", -8990, "AMAZON PRIME*7Q9ZZ0001"),
+        ];
+        for (i, minor) in [8990_i64, 2399, 8990, 1250, 9120, 3100, 8800, 450].iter().enumerate() {
+            let date = jiff::civil::date(2025, 2, 10)
+                .checked_add(jiff::Span::new().days(41 * i as i64))
+                .unwrap();
+            transactions.push(charge(10 + i, &date.to_string(), -minor, "AMAZON MKTPLACE 12"));
+        }
+        let found = detect(&transactions);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!((found[0].name.as_str(), found[0].cycle), ("Amazon Prime", CyclePreset::Yearly));
+    }
+
+    #[test]
+    fn cash_transfers_card_repayments_taxes_and_salary_are_never_proposed() {
+        for description in [
+            "ATM WITHDRAWAL 0042",
+            "TRANSFER TO SAVINGS",
+            "Payment to Chase card ending in 1234",
+            "FINANZAMT KFZ-STEUER",
+            "SALARY NANNY",
+        ] {
+            let transactions = monthly(description, 20_000, 12);
+            assert!(detect(&transactions).is_empty(), "{description}");
+        }
+        assert!(detect(&monthly("  ", 999, 6)).is_empty(), "nothing names what it was for");
     }
 
     #[test]

@@ -30,6 +30,12 @@ const DATE_NAMES: &[&str] = &[
     "posted date",
     "transaction date",
     "date de valeur",
+    "buchung",
+    "dato",
+    "bokföringsdag",
+    "transaktionsdag",
+    "kirjauspäivä",
+    "päivämäärä",
     "booking",
     "posted",
     "valuta",
@@ -37,12 +43,36 @@ const DATE_NAMES: &[&str] = &[
 ];
 const AMOUNT_NAMES: &[&str] = &[
     "amount", "betrag", "importe", "montant", "bedrag", "suma", "summe", "net", "gross", "value",
-    "umsatz", "sum", "total", "beløb", "belopp", "kwota", "importo", "valor",
+    "umsatz", "sum", "total", "beløb", "belopp", "kwota", "importo", "valor", "objem", "määrä",
 ];
-const DEBIT_NAMES: &[&str] =
-    &["debit", "withdrawal", "paid out", "money out", "soll", "ausgang", "cargo", "débit", "out"];
-const CREDIT_NAMES: &[&str] =
-    &["credit", "deposit", "paid in", "money in", "haben", "eingang", "abono", "crédit", "in"];
+const DEBIT_NAMES: &[&str] = &[
+    "debit",
+    "withdrawal",
+    "paid out",
+    "money out",
+    "soll",
+    "ausgang",
+    "cargo",
+    "débit",
+    "débito",
+    "uscite",
+    "ut fra konto",
+    "out",
+];
+const CREDIT_NAMES: &[&str] = &[
+    "credit",
+    "deposit",
+    "paid in",
+    "money in",
+    "haben",
+    "eingang",
+    "abono",
+    "crédit",
+    "crédito",
+    "entrate",
+    "inn på konto",
+    "in",
+];
 /// Columns that are never the amount although their names contain an amount word.
 const NOT_AMOUNT_NAMES: &[&str] = &[
     "balance",
@@ -104,6 +134,24 @@ const TEXT_NAMES: &[&str] = &[
     "gavėjas",
     "paaiškinimai",
     "desc",
+    "counter party",
+    "begünstigter",
+    "beguenstigter",
+    "zahlungspflichtige",
+    "descrizione",
+    "causale",
+    "opis",
+    "poznámka",
+    "zpráva",
+    "rubrik",
+    "meddelande",
+    "namn",
+    "tekst",
+    "beskrivelse",
+    "selitys",
+    "saaja",
+    "viesti",
+    "descrição",
 ];
 /// Headers that contain a text name but hold identifiers or states, not words about the
 /// transaction.
@@ -111,8 +159,20 @@ const NOT_TEXT_NAMES: &[&str] = &[
     "status", "state", "email", "e-mail", "iban", "bic", "address", "adresse", "account", " id",
     "id ",
 ];
-const CURRENCY_NAMES: &[&str] =
-    &["currency", "währung", "waehrung", "moneda", "devise", "ccy", "valutacode", "monn"];
+const CURRENCY_NAMES: &[&str] = &[
+    "currency",
+    "währung",
+    "waehrung",
+    "moneda",
+    "devise",
+    "divisa",
+    "ccy",
+    "valutacode",
+    "monn",
+    "munt",
+    "měna",
+    "valuta kod",
+];
 
 /// Status words of a transaction not yet booked.
 const PENDING: &[&str] = &[
@@ -124,23 +184,20 @@ const PENDING: &[&str] = &[
     "in attesa",
     "pendente",
 ];
-/// Lines of balances and totals, not transactions: the whole description is one of these,
+/// Lines of balances and totals, not transactions: a description (or a first cell) that
+/// starts with one of these phrases of several words, or that is one of the single words,
 /// perhaps followed by a date or an amount.
-const BALANCE_LINES: &[&str] = &[
+const BALANCE_PHRASES: &[&str] = &[
     "opening balance",
     "closing balance",
+    "beginning balance",
+    "ending balance",
     "balance brought forward",
     "balance carried forward",
     "brought forward",
     "carried forward",
-    "balance",
-    "total",
-    "anfangssaldo",
-    "endsaldo",
     "alter kontostand",
     "neuer kontostand",
-    "kontostand",
-    "saldo",
     "saldo inicial",
     "saldo final",
     "saldo anterior",
@@ -148,10 +205,18 @@ const BALANCE_LINES: &[&str] = &[
     "solde final",
     "ancien solde",
     "nouveau solde",
-    "beginsaldo",
-    "eindsaldo",
     "likutis pradžiai",
     "likutis pabaigai",
+];
+const BALANCE_WORDS: &[&str] = &[
+    "balance",
+    "total",
+    "anfangssaldo",
+    "endsaldo",
+    "kontostand",
+    "saldo",
+    "beginsaldo",
+    "eindsaldo",
     "apyvarta",
 ];
 
@@ -166,19 +231,21 @@ fn direction(value: &str) -> Option<bool> {
 
 fn is_balance_line(description: &str) -> bool {
     let lower = description.trim().to_lowercase();
-    BALANCE_LINES.iter().any(|line| {
-        lower.strip_prefix(line).is_some_and(|rest| !rest.chars().any(char::is_alphabetic))
+    BALANCE_PHRASES.iter().any(|phrase| {
+        lower.strip_prefix(phrase).is_some_and(|rest| !rest.starts_with(char::is_alphabetic))
+    }) || BALANCE_WORDS.iter().any(|word| {
+        lower.strip_prefix(word).is_some_and(|rest| !rest.chars().any(char::is_alphabetic))
     })
 }
 
-/// Whether a cell holds words: a run of four letters or more, and not one token with many
+/// Whether a cell holds words: a run of three letters or more, and not one token with many
 /// digits in it (an IBAN, a reference).
 fn is_wordy(value: &str) -> bool {
     let longest_run =
         value.split(|c: char| !c.is_alphabetic()).map(|run| run.chars().count()).max().unwrap_or(0);
     let one_token = !value.trim().contains(char::is_whitespace);
     let digits = value.chars().filter(char::is_ascii_digit).count();
-    longest_run >= 4 && !(one_token && digits >= 5)
+    longest_run >= 3 && !(one_token && digits >= 5)
 }
 
 /// The description of a row: its text cells, with runs of spaces and line breaks made one
@@ -379,13 +446,16 @@ fn is_header(row: &[String]) -> bool {
 /// Columns by header names, checked against the data under them.
 fn by_names(header: &[String], data: &Data<'_>) -> Option<Columns> {
     let date = find(header, DATE_NAMES, &[])?;
-    // The amount column with the most amounts in it, the best-named on a tie.
-    let amount = amount_candidates(header, &[date])
+    // The amount column with the most amounts in it, the best-named on a tie; one with none
+    // only when there are no debit and credit columns instead (its rows then say why).
+    let best = amount_candidates(header, &[date])
         .into_iter()
         .enumerate()
         .max_by_key(|&(rank, i)| (data.amounts(i), std::cmp::Reverse(rank)))
-        .filter(|&(_, i)| data.amounts(i) > 0)
         .map(|(_, i)| i);
+    let has_debit_or_credit = find(header, DEBIT_NAMES, &[date]).is_some()
+        || find(header, CREDIT_NAMES, &[date]).is_some();
+    let amount = best.filter(|&i| data.amounts(i) > 0 || !has_debit_or_credit);
     let taken: Vec<usize> = [Some(date), amount].into_iter().flatten().collect();
     let direction = find(header, DIRECTION_NAMES, &taken);
     let taken: Vec<usize> = taken.into_iter().chain(direction).collect();
@@ -634,7 +704,10 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
         }
         let cells: Vec<&str> = columns.text.iter().map(|&i| value(row, Some(i))).collect();
         let description = describe(&cells);
-        if columns.text.iter().any(|&i| is_balance_line(value(row, Some(i)))) {
+        let first_cell = row.iter().find(|cell| !cell.is_empty()).map_or("", String::as_str);
+        if is_balance_line(first_cell)
+            || columns.text.iter().any(|&i| is_balance_line(value(row, Some(i))))
+        {
             left_out.balance += 1;
             continue;
         }
@@ -705,18 +778,19 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
         });
     }
     // Card statements list purchases as positive amounts: a file with nothing but money
-    // "coming in" is money going out.
+    // "coming in", or whose only money going out is repayments of the card, is a card's.
     let unsigned = columns.amount.is_some() && columns.direction.is_none();
-    if unsigned
-        && statement.transactions.len() >= 2
-        && statement.transactions.iter().all(|t| t.amount_minor > 0)
-    {
+    let (spent, paid): (Vec<&Transaction>, Vec<&Transaction>) =
+        statement.transactions.iter().partition(|t| t.amount_minor > 0);
+    let repayments_only = paid
+        .iter()
+        .all(|t| crate::merchant::not_a_subscription(&t.description) == Some("card repayment"));
+    if unsigned && spent.len() >= 2 && spent.len() >= 2 * paid.len() && repayments_only {
         for transaction in &mut statement.transactions {
             transaction.amount_minor = -transaction.amount_minor;
         }
         statement.notes.push(
-            "every amount is positive: read as money spent, as card statements list purchases"
-                .into(),
+            "purchases are positive, as card statements list them: read as money spent".into(),
         );
     }
     statement.notes.extend(left_out.note());
@@ -798,6 +872,9 @@ mod tests {
         // "Transfer Amount".
         let text = "\u{feff}Date,Description,Credit Amount,Debit Amount,Transfer Amount\n05/03/2021,Pay,,100,\n06/03/2021,Get,120,,\n";
         assert_eq!(amounts_of(&read_text(text)), vec![-10000, 12000]);
+        // An amount column left empty beside debit and credit columns that are filled.
+        let text = "Buchungstag;Verwendungszweck;Betrag;Soll;Haben;Währung\n02.01.2026;Netflix;;-13,99;;EUR\n03.01.2026;Gehalt;;;2.500,00;EUR\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-1399, 250_000]);
     }
 
     #[test]
@@ -821,6 +898,14 @@ mod tests {
                 == "left out as not transactions: 1 with a zero amount, 1 pending, 2 balance or total lines"),
             "{:?}",
             statement.notes
+        );
+        // A bank's summary above the rows, and a footer in the date column.
+        let text = "Date,Description,Amount,Running Bal.\n01/01/2024,Beginning balance as of 01/01/2024,,\"1,234.56\"\n01/02/2024,NETFLIX.COM,-15.49,\"1,219.07\"\nKontostand,31.01.2024,,1.219\n";
+        let statement = read_text(text);
+        assert_eq!(
+            (amounts_of(&statement), statement.problems.len()),
+            (vec![-1549], 0),
+            "{statement:?}"
         );
         // "Balance transfer" is a transaction.
         let text = "Date,Description,Amount\n2026-01-02,Balance transfer fee,-3.00\n2026-01-03,Shop,4.00\n";
@@ -846,7 +931,13 @@ mod tests {
         let text = "Merchant Name,Date,Amount\nMobil,01/10/2019,36.33\nITUNES,12/15/2018,13.98\n";
         let statement = read_text(text);
         assert_eq!(amounts_of(&statement), vec![-3633, -1398]);
-        assert!(statement.notes.iter().any(|n| n.contains("every amount is positive")));
+        assert!(statement.notes.iter().any(|n| n.contains("purchases are positive")));
+        // A card's purchases with its repayments negative.
+        let text = "Date,Description,Amount\n01/10/2024,NETFLIX.COM,15.49\n01/12/2024,SHELL OIL,40.00\n01/20/2024,AUTOPAY PAYMENT - THANK YOU,-55.49\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-1549, -4000, 5549]);
+        // A bank account with a refund is not.
+        let text = "Date,Description,Amount\n01/10/2024,SALARY,1500.00\n01/12/2024,BONUS,40.00\n01/20/2024,NETFLIX.COM,-15.49\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![150_000, 4000, -1549]);
     }
 
     #[test]
@@ -870,6 +961,13 @@ mod tests {
         let lines: Vec<usize> = statement.problems.iter().map(|p| p.line).collect();
         assert_eq!(lines, vec![3, 4]);
         assert!(statement.problems.iter().all(|p| p.message == "no amount"));
+    }
+
+    #[test]
+    fn an_amount_column_without_amounts_says_why_per_row() {
+        let err =
+            read(&split("Date,Description,Amount\n2026-01-01,A,12abc\n").0, eur()).unwrap_err();
+        assert_eq!(err, StatementError::NoTable("line 2: “12abc” is not an amount".into()));
     }
 
     #[test]

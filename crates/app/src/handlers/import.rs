@@ -120,6 +120,7 @@ pub(crate) fn parse_statement(
                         to: shown(p.to_minor, candidate.currency),
                     })
                     .collect(),
+                amount_varies: candidate.amount_varies,
                 existing,
             }
         })
@@ -207,33 +208,44 @@ pub(crate) fn import_subscriptions(
             ));
         };
         // The price history: the first charge's amount, then every change, ending at the price
-        // the person confirmed.
+        // the person confirmed. A bill whose amount follows use has no price history: its
+        // amount is the estimate the person confirmed, from the first charge on.
         let current = input::parse_amount(&at("amount"), &item.amount, currency)?;
+        let amounts: Vec<i64> = charges.iter().map(|&(_, minor)| minor).collect();
+        let varies = statement::recurring::amounts_follow_use(&amounts);
         let mut prices: Vec<(jiff::civil::Date, i64)> = Vec::new();
         let mut last = first_price;
-        for &(on, minor) in &charges[1..] {
+        for &(on, minor) in charges[1..].iter().filter(|_| !varies) {
             if minor != last {
                 prices.push((on, minor));
                 last = minor;
             }
         }
-        if current != last {
+        if !varies && current != last {
             let on = charges.last().map_or(first, |&(on, _)| on);
             prices.retain(|(date, _)| *date != on);
             prices.push((on, current));
         }
+        let (amount, notes) = if varies {
+            (
+                current,
+                "Imported from a bank statement. The amount follows use: it is an estimate from the last charges.",
+            )
+        } else {
+            (first_price, "Imported from a bank statement.")
+        };
         let created = subscription_rules::create(
             ctx,
             CreateSubscriptionInput {
                 name: item.name,
-                amount: domain::money::Money::new(first_price, currency).to_decimal_string(),
+                amount: domain::money::Money::new(amount, currency).to_decimal_string(),
                 currency: Some(currency.code().to_owned()),
                 cycle: item.cycle,
                 next_charge_on: Some(first.into()),
                 trial_ends_on: None,
                 ends_on: None,
                 url: None,
-                notes: Some("Imported from a bank statement.".to_owned()),
+                notes: Some(notes.to_owned()),
                 category_id: item.category_id,
                 payment_method_id: item.payment_method_id,
                 tags: Vec::new(),

@@ -258,3 +258,91 @@ async fn an_import_with_a_bad_item_creates_nothing_and_points_at_it() {
         "confirmation_required"
     );
 }
+
+/// A statement of `rows` transactions of a busy account, about 40 bytes a row.
+pub(crate) fn long_statement(rows: usize) -> String {
+    let mut out = String::from("Date,Description,Amount\n");
+    for n in 0..rows {
+        out.push_str(&format!(
+            "2026-{:02}-{:02},SHOP {n},-1.{:02}\n",
+            n % 12 + 1,
+            n % 28 + 1,
+            n % 100
+        ));
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_statement_larger_than_other_requests_is_read_over_rest() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let client = reqwest::Client::new();
+    // About 2 MB, 2.7 MB in base64: over the 1 MB any other request may be, within the op's
+    // own limit.
+    let statement = long_statement(75_000);
+    let body =
+        json!({"content_base64": ops::import::encode_base64(statement.as_bytes())}).to_string();
+    assert!(body.len() > 2 * 1024 * 1024, "{}", body.len());
+    let post = |op: &str, body: String| {
+        client
+            .post(server.url(&format!("/api/v1/ops/{op}")))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let response = post("parse_statement", body.clone()).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let parsed: Value = response.json().await.unwrap();
+    assert_eq!(parsed["transaction_count"], 75_000);
+    // Every other op keeps the server's limit, and so do other routes.
+    let response = post("list_subscriptions", body.clone()).await.unwrap();
+    assert_eq!(response.status(), 413);
+    let problem: Value = response.json().await.unwrap();
+    assert!(
+        problem["detail"].as_str().unwrap_or_default().contains("max_request_bytes"),
+        "{problem}"
+    );
+    let response = post("no_such_op", body).await.unwrap();
+    assert!(matches!(response.status().as_u16(), 404 | 413), "{}", response.status());
+    // And the op's own limit holds.
+    let over =
+        format!("{{\"content\": \"{}\"}}", "x".repeat(ops::import::MAX_STATEMENT_REQUEST_BYTES));
+    assert_eq!(post("parse_statement", over).await.unwrap().status(), 413);
+}
+
+#[tokio::test]
+async fn a_bill_that_follows_use_is_proposed_and_imported_as_an_estimate() {
+    let w = World::new().await;
+    let mut statement = String::from("Fecha;Concepto;Importe\n");
+    for (month, amount) in ["61,20", "58,40", "43,10", "39,90", "44,75", "52,30"].iter().enumerate()
+    {
+        statement.push_str(&format!(
+            "14/{:02}/2026;IBERDROLA CLIENTES {month}8812;-{amount}\n",
+            month + 1
+        ));
+        statement.push_str(&format!("20/{:02}/2026;Reintegro efectivo cajero;-50,00\n", month + 1));
+    }
+    let parsed = parse(&w, json!({"content": statement})).await.unwrap();
+    let candidates = parsed["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 1, "cash is never a subscription: {parsed}");
+    let bill = &candidates[0];
+    assert_eq!(bill["amount_varies"], true);
+    assert_eq!(bill["amount"]["amount"], "44.75", "the median of the last three charges");
+    assert_eq!(bill["price_changes"], json!([]));
+    assert_eq!(bill["proposed"], true);
+    let item = json!({
+        "name": bill["name"], "amount": bill["amount"]["amount"], "cycle": bill["cycle"],
+        "charges": bill["charges"].as_array().unwrap().iter()
+            .map(|c| json!({"date": c["date"], "amount": c["amount"]["amount"]})).collect::<Vec<_>>(),
+    });
+    let imported =
+        w.env.call(&w.ana, "import_subscriptions", json!({"items": [item]})).await.unwrap();
+    let id = imported["created"][0]["id"].as_i64().unwrap();
+    let subscription = w.env.call(&w.ana, "get_subscription", json!({"id": id})).await.unwrap();
+    assert_eq!(subscription["price"]["amount"], "44.75", "{subscription}");
+    assert_eq!(subscription["price_history"].as_array().unwrap().len(), 1, "{subscription}");
+    assert!(subscription["notes"].as_str().unwrap().contains("estimate"), "{subscription}");
+}

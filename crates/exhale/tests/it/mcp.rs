@@ -840,6 +840,33 @@ fn tool_call(op: &str, arguments: &Value) -> Value {
     json!({"name": op, "arguments": arguments})
 }
 
+#[tokio::test]
+async fn a_statement_larger_than_other_messages_is_read_over_mcp() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let url = server.url("/mcp");
+    let statement = crate::import::long_statement(75_000);
+    let arguments = json!({"content_base64": ops::import::encode_base64(statement.as_bytes())});
+    let body =
+        on_both_paths(&url, &token, "tools/call", tool_call("parse_statement", &arguments)).await;
+    let answer: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        answer["result"]["structuredContent"]["transaction_count"],
+        75_000,
+        "{}",
+        &body[..body.len().min(500)]
+    );
+    // The same size for any other tool is refused, before it is read as a call.
+    let padded =
+        json!({"name": "get_context", "arguments": {}, "pad": arguments["content_base64"]});
+    let (status, _, body) =
+        modern_post(&url, &token, "tools/call", &padded, "application/json, text/event-stream")
+            .await;
+    assert_eq!(status, 413, "{body}");
+    assert!(body.contains("max_request_bytes"), "{body}");
+}
+
 /// A tool result on the hot path holds the op's own JSON as REST answers it, byte for byte:
 /// written once, the same bytes as structured content and (escaped) as text.
 async fn assert_written_once(

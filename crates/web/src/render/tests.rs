@@ -126,7 +126,7 @@ fn fixture(name: &str) -> Value {
             "candidates": [{
                 "name": "Netflix", "merchant": "NETFLIX", "amount": amount("15.99"), "cycle": "monthly", "active": true,
                 "proposed": true, "existing": {"id": 3, "name": "Netflix"}, "category": {"id": 1, "name": "Streaming"},
-                "charges": [{"date": "2026-01-15", "amount": amount("13.99")}], "price_changes": [{"on": "2026-05-15"}],
+                "charges": [{"date": "2026-01-15", "amount": amount("13.99")}], "price_changes": [{"on": "2026-05-15"}], "amount_varies": true,
                 "charges_json": "[]", "confidence": 0.9, "next_expected_on": "2026-12-15",
             }],
             "categories": [{"id": 1, "name": "Streaming"}],

@@ -122,6 +122,26 @@ fn fuzz_pdf_text() {
 }
 
 #[test]
+fn fuzz_camt_mt940_qif() {
+    let seeds: Vec<Vec<u8>> = [
+        crate::camt::tests::STATEMENT,
+        crate::mt940::tests::STATEMENT,
+        "!Type:Bank\nD01/15'24\nT-12.50\nPNETFLIX.COM\n^\nD02/15'24\nT-1,250.00\nMx\n^\n",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
+    let tokens: &[&[u8]] =
+        &[b"<Ntry>", b"</Ntry>", b"<ns2:", b":61:", b":86:", b"?32", b"^\n", b"\nD", b"\nT-"];
+    fuzz::check("structured", &seeds, tokens, &crashes(), |bytes| {
+        let text = String::from_utf8_lossy(bytes);
+        let _ = crate::camt::read(&text, eur());
+        let _ = crate::mt940::read(&text, eur());
+        let _ = crate::qif::read(&text, eur());
+    });
+}
+
+#[test]
 fn fuzz_statement() {
     // The whole reader, as an upload reaches it: any format, any encoding.
     fuzz::check("statement", &seeds(&["csv", "ofx"]), CSV_TOKENS, &crashes(), |bytes| {

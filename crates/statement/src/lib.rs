@@ -1,20 +1,26 @@
 //! Bank statements, read without a model: a file's bytes become transactions (`read`), and
 //! the transactions become recurring-charge candidates (`recurring::detect`).
 //!
-//! Here: decoding text (`decode.rs`), OFX and QFX (`ofx.rs`), the text of PDF statements (`pdf.rs`), splitting delimited text into rows (`csv.rs`), finding
-//! the columns and reading dates and amounts (`table.rs`), normalising merchant names
-//! (`merchant.rs`) and the detection itself (`recurring.rs`). Not here: storing anything, or
-//! matching candidates with existing subscriptions (the app does that).
+//! Here: decoding text (`decode.rs`); the formats with a structure of their own: OFX, QFX and
+//! QBO (`ofx.rs`), ISO 20022 camt (`camt.rs`), MT940 (`mt940.rs`), QIF (`qif.rs`) and the text
+//! of PDF statements (`pdf.rs`); splitting delimited text into rows (`csv.rs`) and finding
+//! the columns (`table.rs`); reading dates (`dates.rs`) and amounts (`amounts.rs`);
+//! normalising merchant names (`merchant.rs`) and the detection itself (`recurring.rs`).
+//! Not here: storing anything, or matching candidates with existing subscriptions (the app
+//! does that).
 
 mod amounts;
+mod camt;
 mod csv;
 mod dates;
 mod decode;
 #[cfg(test)]
 mod fuzz;
 pub mod merchant;
+mod mt940;
 mod ofx;
 mod pdf;
+mod qif;
 pub mod recurring;
 mod table;
 
@@ -52,6 +58,46 @@ pub struct Statement {
     pub notes: Vec<String>,
 }
 
+/// Rows left out because they are not transactions (one rule for every format), for the
+/// notes.
+#[derive(Debug, Default)]
+pub(crate) struct LeftOut {
+    pub(crate) zero: usize,
+    pub(crate) pending: usize,
+    pub(crate) balance: usize,
+}
+
+impl Statement {
+    /// The statement with a note of what was left out, or, when it has no transactions, why:
+    /// its first problem, else `empty`.
+    pub(crate) fn finish(
+        mut self,
+        left_out: &LeftOut,
+        empty: &str,
+    ) -> Result<Self, StatementError> {
+        let parts: Vec<String> = [
+            (left_out.zero, "with a zero amount"),
+            (left_out.pending, "pending"),
+            (left_out.balance, "balance or total lines"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        if !parts.is_empty() {
+            self.notes.push(format!("left out as not transactions: {}", parts.join(", ")));
+        }
+        if self.transactions.is_empty() {
+            let why = self
+                .problems
+                .first()
+                .map_or(empty.to_owned(), |p| format!("line {}: {}", p.line, p.message));
+            return Err(StatementError::NoTable(why));
+        }
+        Ok(self)
+    }
+}
+
 /// Why a file could not be read at all.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StatementError {
@@ -77,8 +123,10 @@ pub enum StatementError {
     NoTable(String),
 }
 
-/// Reads a bank export (CSV in any common dialect and encoding, OFX/QFX, or a PDF with text) into
-/// transactions; amounts without a currency of their own are in `default_currency`.
+/// Reads a bank export (CSV in any common dialect and encoding, OFX/QFX/QBO, camt.053, MT940,
+/// QIF, or a PDF with text) into transactions; amounts without a currency of their own are in
+/// `default_currency`. Rows with a zero amount, pending rows and balance lines are not
+/// transactions: they are left out and counted in the notes.
 pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, StatementError> {
     if bytes.len() > MAX_BYTES {
         return Err(StatementError::TooLarge { size: bytes.len(), max: MAX_BYTES });
@@ -95,6 +143,15 @@ pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, State
     }
     if ofx::is_ofx(&text) {
         return ofx::read(&text, default_currency);
+    }
+    if camt::is_camt(&text) {
+        return camt::read(&text, default_currency);
+    }
+    if mt940::is_mt940(&text) {
+        return mt940::read(&text, default_currency);
+    }
+    if qif::is_qif(&text) {
+        return qif::read(&text, default_currency);
     }
     let (rows, delimiter) = csv::split(&text);
     let mut statement = table::read(&rows, default_currency)?;

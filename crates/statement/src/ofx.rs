@@ -7,7 +7,7 @@
 
 use domain::money::Currency;
 
-use crate::{Problem, Statement, StatementError, Transaction, amounts};
+use crate::{LeftOut, Problem, Statement, StatementError, Transaction, amounts};
 
 /// Whether the text is an OFX document.
 pub(crate) fn is_ofx(text: &str) -> bool {
@@ -25,16 +25,21 @@ fn field(block: &str, upper: &str, tag: &str) -> Option<String> {
         Some(cdata) => cdata.split("]]>").next().unwrap_or(cdata).to_owned(),
         None => {
             let end = rest.find(['<', '\n', '\r']).unwrap_or(rest.len());
-            rest[..end]
-                .replace("&lt;", "<")
-                .replace("&gt;", ">")
-                .replace("&quot;", "\"")
-                .replace("&apos;", "'")
-                .replace("&nbsp;", " ")
-                .replace("&amp;", "&")
+            unescape(&rest[..end])
         }
     };
     Some(value.trim().to_owned()).filter(|v| !v.is_empty())
+}
+
+/// Text with the XML and SGML entities statements use decoded (`&amp;` last, so `&amp;lt;`
+/// stays `&lt;`).
+pub(crate) fn unescape(text: &str) -> String {
+    text.replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&apos;", "'")
+        .replace("&nbsp;", " ")
+        .replace("&amp;", "&")
 }
 
 /// At most this many problems are listed; the rest are counted.
@@ -109,23 +114,13 @@ pub(crate) fn read(text: &str, default_currency: Currency) -> Result<Statement, 
             description,
         });
     }
-    if zero > 0 {
-        statement.notes.push(format!("left out as not transactions: {zero} with a zero amount"));
-    }
     if unlisted > 0 {
         statement.notes.push(format!("{unlisted} more problems not listed"));
     }
-    if statement.transactions.is_empty() {
-        let why = match statement.problems.first() {
-            Some(first) => format!(
-                "the OFX file's transactions cannot be read (line {}: {})",
-                first.line, first.message
-            ),
-            None => "the OFX file holds no transactions (<STMTTRN>)".to_owned(),
-        };
-        return Err(StatementError::NoTable(why));
-    }
-    Ok(statement)
+    statement.finish(
+        &LeftOut { zero, ..LeftOut::default() },
+        "the OFX file holds no transactions (<STMTTRN>)",
+    )
 }
 
 #[cfg(test)]
@@ -177,7 +172,9 @@ mod tests {
         let err = read(&text, Currency::parse("EUR").unwrap()).unwrap_err();
         assert_eq!(
             err,
-            StatementError::NoTable("the OFX file's transactions cannot be read (line 2: a transaction without a readable DTPOSTED date)".into())
+            StatementError::NoTable(
+                "line 2: a transaction without a readable DTPOSTED date".into()
+            )
         );
         let mut text = text.replacen(
             "<STMTTRN></STMTTRN>",

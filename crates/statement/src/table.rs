@@ -10,7 +10,7 @@
 use domain::money::Currency;
 
 use crate::{
-    Problem, Statement, StatementError, Transaction, amounts,
+    LeftOut, Problem, Statement, StatementError, Transaction, amounts,
     csv::Rows,
     dates::{self, Order},
 };
@@ -559,29 +559,6 @@ fn value(row: &[String], i: Option<usize>) -> &str {
     i.and_then(|i| row.get(i)).map(String::as_str).unwrap_or("")
 }
 
-/// Rows left out because they are not transactions, for the notes.
-#[derive(Default)]
-struct LeftOut {
-    zero: usize,
-    pending: usize,
-    balance: usize,
-}
-
-impl LeftOut {
-    fn note(&self) -> Option<String> {
-        let parts: Vec<String> = [
-            (self.zero, "with a zero amount"),
-            (self.pending, "pending"),
-            (self.balance, "balance or total lines"),
-        ]
-        .iter()
-        .filter(|(n, _)| *n > 0)
-        .map(|(n, what)| format!("{n} {what}"))
-        .collect();
-        (!parts.is_empty()).then(|| format!("left out as not transactions: {}", parts.join(", ")))
-    }
-}
-
 /// Rows shorter than the header whose amounts stand where the header's amount column would be
 /// counted from the right (the bank wrote one field where its header has several): the rows
 /// with the missing fields put back after the date. `None` when the rows fit the header.
@@ -793,17 +770,7 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
             "purchases are positive, as card statements list them: read as money spent".into(),
         );
     }
-    statement.notes.extend(left_out.note());
-    if statement.transactions.is_empty() {
-        let why = statement
-            .problems
-            .first()
-            .map_or("the file has a header but no rows with an amount".to_owned(), |p| {
-                format!("line {}: {}", p.line, p.message)
-            });
-        return Err(StatementError::NoTable(why));
-    }
-    Ok(statement)
+    statement.finish(&left_out, "the file has a header but no rows with an amount")
 }
 
 #[cfg(test)]

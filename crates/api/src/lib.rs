@@ -25,14 +25,14 @@ pub use openapi::openapi_document;
 /// over an op's own larger limit, for the ops that take one) is refused with a `413`
 /// problem, whether it declares its length or not.
 pub fn router(max_request_bytes: usize) -> Router<http::AppState> {
-    // The ops route reads up to the largest op's limit; each op's own is checked once the
-    // op is known (`routes::post_op`).
+    // Each op's body is held to its own limit, chosen from the path before anything is read.
     let ops = Router::new()
         .route(
             "/api/v1/ops/{name}",
             post(routes::post_op).get(routes::get_op).fallback(routes::wrong_method),
         )
-        .layer(axum::extract::DefaultBodyLimit::max(ops::largest_request(max_request_bytes)))
+        .layer(axum::extract::DefaultBodyLimit::disable())
+        .layer(axum::middleware::from_fn_with_state(max_request_bytes, limit_body))
         .layer(axum::Extension(routes::RequestLimit(max_request_bytes)));
     Router::new()
         .route("/healthz", get(routes::healthz))
@@ -44,6 +44,21 @@ pub fn router(max_request_bytes: usize) -> Router<http::AppState> {
         .layer(axum::extract::DefaultBodyLimit::max(max_request_bytes))
         .merge(ops)
         .layer(axum::middleware::map_response(http::mark_private))
+}
+
+/// Holds a request's body to the limit of the op its path names: the server's
+/// `max_request_bytes`, or the op's own when it takes more (a statement file).
+async fn limit_body(
+    axum::extract::State(max_request_bytes): axum::extract::State<usize>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let name = request.uri().path().strip_prefix("/api/v1/ops/").unwrap_or_default();
+    let limit = ops::find(name)
+        .map_or(max_request_bytes, |meta| meta.info.request_limit(max_request_bytes));
+    let request =
+        request.map(|body| axum::body::Body::new(http_body_util::Limited::new(body, limit)));
+    next.run(request).await
 }
 
 #[cfg(test)]

@@ -36,12 +36,14 @@ pub(crate) async fn openapi_json(State(state): State<AppState>) -> Json<Value> {
 pub(crate) struct RequestLimit(pub(crate) usize);
 
 /// The refusal of a body larger than the op takes.
-fn too_large() -> OpError {
+fn too_large(op: &str, max: usize) -> OpError {
     OpError::invalid(
         "",
         Text::new(
-            "The request body is larger than this server takes (its max_request_bytes). Send fewer items at once.",
-        ),
+            "The request body is larger than {op} takes here ({max} bytes; the server's max_request_bytes, or the op's own limit). Send fewer items at once.",
+        )
+        .with("op", op)
+        .with("max", max),
     )
 }
 
@@ -58,14 +60,11 @@ pub(crate) async fn post_op(
         Err(err) => return problem_response(&err),
     };
     let body = match body {
-        Ok(body) if body.len() > meta.info.request_limit(max_request_bytes) => {
-            return problem_response_with_status(&too_large(), StatusCode::PAYLOAD_TOO_LARGE);
-        }
         Ok(body) => body,
         Err(rejection) => {
             // Too large or cut off: keep the status axum chose (413, 400), in our format.
             let err = if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                too_large()
+                too_large(meta.name(), meta.info.request_limit(max_request_bytes))
             } else {
                 OpError::invalid(
                     "",

@@ -16,6 +16,7 @@ use axum::{
     middleware::Next,
     response::{IntoResponse, Response},
 };
+use http_body_util::BodyExt;
 use ops::Text;
 use serde_json::{Value, json};
 
@@ -68,9 +69,10 @@ pub(crate) async fn check(
         .is_some_and(|value| value.starts_with("application/json"));
     let too_large = || {
         let message = Text::new(
-            "The request is larger than this server takes ({max} bytes, its max_request_bytes), or was cut off. Send a smaller message.",
+            "The request is larger than this server takes ({max} bytes, its max_request_bytes; a call of an op that takes a file, up to {largest}), or was cut off. Send a smaller message.",
         )
-        .with("max", max_request_bytes);
+        .with("max", max_request_bytes)
+        .with("largest", ops::largest_request(max_request_bytes));
         refusal(
             StatusCode::PAYLOAD_TOO_LARGE,
             INVALID_REQUEST,
@@ -78,12 +80,34 @@ pub(crate) async fn check(
             &message.render(),
         )
     };
-    // Read up to the largest op's limit; past the server's own, only a call of an op that
-    // takes that much may pass.
-    let Ok(bytes) = axum::body::to_bytes(body, ops::largest_request(max_request_bytes)).await
-    else {
+    // Read up to the largest op's limit; past the server's own, only a few messages at once,
+    // and only a call of an op that takes that much may pass.
+    let largest = ops::largest_request(max_request_bytes);
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > largest) {
         return too_large();
-    };
+    }
+    let mut body = body;
+    let mut collected: Vec<u8> = Vec::with_capacity(declared.unwrap_or(0).min(max_request_bytes));
+    let mut large_read = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else { return too_large() };
+        let Ok(data) = frame.into_data() else { continue };
+        collected.extend_from_slice(&data);
+        if collected.len() > largest {
+            return too_large();
+        }
+        if collected.len() > max_request_bytes && large_read.is_none() {
+            match LARGE_MESSAGES.try_acquire() {
+                Ok(permit) => large_read = Some(permit),
+                Err(_) => return busy(),
+            }
+        }
+    }
+    let bytes = Bytes::from(collected);
     if bytes.len() > max_request_bytes
         && called_op(&bytes)
             .is_none_or(|meta| bytes.len() > meta.info.request_limit(max_request_bytes))
@@ -92,6 +116,7 @@ pub(crate) async fn check(
     }
     // The bytes are shared, not copied: kept only to explain a refusal.
     let response = next.run(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+    drop(large_read);
     if is_json
         && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
         && let Some(refused) = framing_error(&bytes)
@@ -101,8 +126,29 @@ pub(crate) async fn check(
     response
 }
 
-/// The op a `tools/call` message calls, read without building the rest of the message.
+/// At most this many messages larger than `max_request_bytes` are read at once: each may hold
+/// a statement of several megabytes, and memory is the small machine's.
+static LARGE_MESSAGES: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
+
+/// The answer while `LARGE_MESSAGES` are being read.
+fn busy() -> Response {
+    let mut response = refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        INVALID_REQUEST,
+        json!({"code": "rate_limited"}),
+        &Text::new("Other large messages are being read; send this one again in a few seconds.")
+            .render(),
+    );
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
+/// The op a `tools/call` message calls, read without building the rest of the message; only
+/// a JSON object is a message.
 fn called_op(bytes: &[u8]) -> Option<&'static ops::OpMeta> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
     #[derive(serde::Deserialize)]
     struct Params {
         name: String,

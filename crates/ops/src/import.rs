@@ -14,9 +14,9 @@ use crate::{
 /// The largest statement accepted, in bytes of the file (decoded from base64 if given so).
 pub const MAX_STATEMENT_BYTES: usize = 5 * 1024 * 1024;
 
-/// The largest request carrying a statement: the file base64-encoded (four bytes for three)
-/// with room for the rest of the request.
-pub const MAX_STATEMENT_REQUEST_BYTES: usize = MAX_STATEMENT_BYTES / 3 * 4 + 64 * 1024;
+/// The largest request carrying a statement: the file base64-encoded (four bytes for three),
+/// with room for line breaks in the base64 and JSON escapes in a text one.
+pub const MAX_STATEMENT_REQUEST_BYTES: usize = MAX_STATEMENT_BYTES / 2 * 3;
 
 /// How confident a candidate must be to be proposed for import, unless the caller says.
 pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.6;

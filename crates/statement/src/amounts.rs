@@ -73,10 +73,16 @@ pub(crate) fn parse(text: &str, mark: char, currency: Currency) -> Result<Option
     let mut negative = trimmed.starts_with('(') && trimmed.ends_with(')');
     let mut body = String::new();
     let mut letters = String::new();
+    // A sign stands before the digits or after them, never between ("2024-01-02").
+    let mut sign_after_digits = false;
     for c in trimmed.chars() {
         match c {
+            '0'..='9' if sign_after_digits => return Err(not_an_amount()),
             '0'..='9' => body.push(c),
-            '-' | '−' | '–' => negative = true,
+            '-' | '−' | '–' => {
+                negative = true;
+                sign_after_digits = !body.is_empty();
+            }
             '+' | '(' | ')' | ' ' | '\u{a0}' | '\u{202f}' | '\'' | '’' | '€' | '$' | '£' | '¥'
             | '₹' | '₽' | '₩' | '₺' | '₴' | '₪' | '₫' | '₱' | '฿' => {}
             c if c == mark => body.push('.'),
@@ -141,7 +147,7 @@ mod tests {
             assert_eq!(parse(text, mark, eur), Ok(Some(minor)), "{text}");
         }
         assert_eq!(parse("", '.', eur), Ok(None));
-        for text in ["12abc", "=SUM(A1)", "-", "1.2.3", "€", "EUR"] {
+        for text in ["12abc", "=SUM(A1)", "-", "1.2.3", "€", "EUR", "2024-01-02", "866-579"] {
             assert!(parse(text, '.', eur).unwrap_err().contains("not an amount"), "{text}");
         }
         let jpy = Currency::parse("JPY").unwrap();

@@ -190,7 +190,7 @@ pub(crate) mod tests {
             ]
         );
         assert_eq!(statement.problems.len(), 1, "the entry without a date");
-        assert_eq!(statement.notes[1], "left out as not transactions: 1 pending");
+        assert_eq!(statement.notes[1], "left out as not transactions: 1 pending or declined");
     }
 
     #[test]

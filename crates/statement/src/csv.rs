@@ -18,6 +18,8 @@ fn parse(text: &str, delimiter: u8) -> Rows {
     let mut row: Vec<String> = Vec::new();
     let mut field: Vec<u8> = Vec::new();
     let mut quoted = false;
+    // Whether the quoted field holds a quote that was not doubled.
+    let mut stray = false;
     let mut line = 1;
     let mut row_line = 1;
     let mut at = 0;
@@ -27,9 +29,9 @@ fn parse(text: &str, delimiter: u8) -> Rows {
         match b {
             b'"' if quoted => {
                 // A doubled quote is one quote; a quote before the end of the field closes
-                // it; any other quote inside is the text's own ("UAB "Naktida""). A doubled
-                // quote just before a delimiter is taken as such a quote and the close (a
-                // writer that does not escape), before a line break as an escaped quote.
+                // it; any other quote inside is the text's own ("UAB "Naktida""). In a field
+                // with such a stray quote (a writer that does not escape), a doubled quote
+                // just before a delimiter is the text's quote and the close.
                 let next = at;
                 while bytes.get(at) == Some(&b' ') {
                     at += 1;
@@ -39,17 +41,19 @@ fn parse(text: &str, delimiter: u8) -> Rows {
                 } else if bytes.get(next) == Some(&b'"') {
                     field.push(b'"');
                     at = next + 1;
-                    if bytes.get(at) == Some(&delimiter) {
+                    if stray && bytes.get(at) == Some(&delimiter) {
                         quoted = false;
                     }
                 } else {
                     at = next;
                     field.push(b'"');
+                    stray = true;
                 }
             }
             b'"' if field.iter().all(u8::is_ascii_whitespace) => {
                 field.clear();
                 quoted = true;
+                stray = false;
             }
             b'\n' if quoted => {
                 field.push(b'\n');
@@ -103,6 +107,8 @@ pub(crate) fn split(text: &str) -> (Rows, &'static str) {
             let rows = parse(text, delimiter);
             (score(&rows), rows, name)
         })
+        // The best score; on a tie, the delimiter first in the list (comma).
+        .rev()
         .max_by_key(|(score, ..)| *score)
         .map(|(_, rows, name)| (rows, name))
         .unwrap_or_default()
@@ -147,5 +153,9 @@ mod tests {
         assert_eq!(rows[1].1[1], "Say \"hi\" now");
         let (rows, _) = split("\"x\",\"a \"\"b\"\"\"\n\"y\",\"z\"\n");
         assert_eq!(rows[0].1[1], "a \"b\"");
+        // Escaped as it should be, a quote before a delimiter inside the field stays inside.
+        let (rows, _) =
+            split("\"TV 24\"\", black\",\"-99.00\"\n\"TV 32\"\", white\",\"-129.00\"\n");
+        assert_eq!(rows[0].1, vec!["TV 24\", black".to_owned(), "-99.00".into()]);
     }
 }

@@ -95,6 +95,12 @@ fn parts(text: &str) -> Option<Vec<(Part<'_>, usize, usize)>> {
                 Some(month) if !parts.iter().any(|(p, ..)| matches!(p, Part::Month(_))) => {
                     parts.push((Part::Month(month), start, end));
                 }
+                // A weekday that looked like a month ("mar. 12 janv. 2024": French Tuesday):
+                // the first word was not the month, this one is.
+                Some(month) if matches!(parts.first(), Some((Part::Month(_), ..))) => {
+                    parts.remove(0);
+                    parts.push((Part::Month(month), start, end));
+                }
                 _ if FILLERS.contains(&word.to_lowercase().as_str()) && !parts.is_empty() => {}
                 // A weekday or other word before the date ("Mon, 12 Jan 2024").
                 _ if parts.is_empty() && word.chars().count() <= 10 => {}
@@ -248,6 +254,7 @@ mod tests {
             "2024 Jan 12",
             "12 gennaio 2024",
             "12 JANEIRO 2024",
+            "mar. 12 janv. 2024",
         ] {
             assert_eq!(parse(text, Order::MonthDayYear), Some(day), "{text}");
         }

@@ -77,7 +77,7 @@ impl Statement {
     ) -> Result<Self, StatementError> {
         let parts: Vec<String> = [
             (left_out.zero, "with a zero amount"),
-            (left_out.pending, "pending"),
+            (left_out.pending, "pending or declined"),
             (left_out.balance, "balance or total lines"),
         ]
         .iter()
@@ -119,6 +119,10 @@ pub enum StatementError {
         "the PDF has {pages} pages; statements up to {max} pages are read. Export a shorter period."
     )]
     TooManyPages { pages: usize, max: usize },
+    #[error(
+        "the PDF holds more than {max} characters of text, more than a statement; export a shorter period"
+    )]
+    PdfTooMuchText { max: usize },
     #[error("no transactions found: {0}")]
     NoTable(String),
 }

@@ -276,13 +276,11 @@ pub fn not_a_subscription(description: &str) -> Option<&'static str> {
         .map(|(what, ..)| *what)
 }
 
-/// Words of bills whose amount follows use: energy, water, phone and internet, instalments.
+/// Words of bills whose amount follows use: energy, water, phone, instalments. Not the
+/// generic ones ("RECIBO", "FACTURA", "RECHNUNG" start many a direct debit; "GAS" is also
+/// petrol).
 const BILL_WORDS: &[&str] = &[
-    "FACTURA",
-    "FACTURE",
-    "RECHNUNG",
     "ABSCHLAG",
-    "RECIBO",
     "INSTALMENT",
     "INSTALLMENT",
     "ELECTRIC",
@@ -290,7 +288,6 @@ const BILL_WORDS: &[&str] = &[
     "ENERGY",
     "ENERGIE",
     "STROM",
-    "GAS",
     "WATER",
     "WASSER",
     "AGUA",
@@ -298,12 +295,10 @@ const BILL_WORDS: &[&str] = &[
     "EAU",
     "UTILITY",
     "UTILITIES",
-    "MOBILE",
     "TELEFON",
     "TELEFONICA",
     "PHONE",
     "BROADBAND",
-    "INTERNET",
 ];
 
 /// Whether a merchant's charges are bills that vary with use: its name or its descriptions
@@ -411,6 +406,10 @@ mod tests {
         assert!(is_bill("STADTWERKE", &["Abschlag Strom 03/2026"]));
         assert!(is_bill("CANAL", &["CANAL ISABEL II AGUA 554"]));
         assert!(!is_bill("TESCO", &["TESCO STORES 21"]));
+        assert!(!is_bill("WATERSTONES", &["WATERSTONES 123"]));
+        assert!(!is_bill("ORANGERIE", &["ORANGERIE CAFE"]));
+        assert!(!is_bill("TARJETA", &["RECIBO TARJETA VISA"]));
+        assert!(is_bill("ORANGE", &["ORANGE SA 0612"]));
     }
 
     #[test]

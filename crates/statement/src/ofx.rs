@@ -11,7 +11,7 @@ use crate::{LeftOut, Problem, Statement, StatementError, Transaction, amounts};
 
 /// Whether the text is an OFX document.
 pub(crate) fn is_ofx(text: &str) -> bool {
-    let head: String = text.chars().take(2000).collect::<String>().to_uppercase();
+    let head: String = text.chars().take(2000).collect::<String>().to_ascii_uppercase();
     head.contains("OFXHEADER") || head.contains("<OFX>")
 }
 
@@ -46,9 +46,8 @@ pub(crate) fn unescape(text: &str) -> String {
 const MAX_PROBLEMS: usize = 100;
 
 pub(crate) fn read(text: &str, default_currency: Currency) -> Result<Statement, StatementError> {
-    let upper = text.to_uppercase();
-    // `to_uppercase` can change lengths outside ASCII; offsets into both must agree.
-    let upper = if upper.len() == text.len() { upper } else { text.to_ascii_uppercase() };
+    // ASCII only: the tags are ASCII, and offsets into both texts must agree.
+    let upper = text.to_ascii_uppercase();
     let currency = field(text, &upper, "CURDEF")
         .or_else(|| field(text, &upper, "CURSYM"))
         .and_then(|code| Currency::parse(&code.to_uppercase()).ok())

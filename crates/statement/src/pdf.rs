@@ -17,6 +17,10 @@ use crate::{
 /// The most pages read: a year of a busy account is a few dozen.
 pub(crate) const MAX_PAGES: usize = 500;
 
+/// The most characters read: 500 full pages of small print; a compressed page that unpacks
+/// to more is not a statement.
+pub(crate) const MAX_CHARACTERS: usize = 2_000_000;
+
 /// Whether a token is an amount as statements print them ("-12.99", "1,234.50", "12,99-",
 /// "(7.50)", "€9.99").
 fn is_amount(token: &str) -> bool {
@@ -36,9 +40,14 @@ fn date_tokens(tokens: &[&str]) -> usize {
     if !starts_a_date {
         return 0;
     }
-    // The fewest tokens that read as a date: what follows is the description.
+    // The fewest tokens that read as a date: what follows is the description. A date of
+    // several tokens has a month's name ("15 Jan 2026"); numbers alone are one token, so that
+    // "01/12 01/13" (two dates without a year) is not read as 12 January 2001.
     (1..=3.min(tokens.len()))
         .find(|&n| {
+            if n > 1 && !tokens[..n].iter().any(|t| dates::month(t.trim_matches('.')).is_some()) {
+                return false;
+            }
             let text = tokens[..n].join(" ");
             [Order::DayMonthYear, Order::MonthDayYear, Order::YearMonthDay]
                 .iter()
@@ -90,6 +99,9 @@ impl OutputDev for Positions {
             * (font_size * (trm.m12 + trm.m22)).abs())
         .sqrt()
         .max(1.0);
+        if self.glyphs.len() >= MAX_CHARACTERS {
+            return Err(OutputError::FormatError(std::fmt::Error));
+        }
         self.glyphs.push(Glyph {
             page: self.page,
             x: trm.m31,
@@ -158,7 +170,11 @@ fn text_lines(bytes: &[u8]) -> Result<Vec<String>, StatementError> {
             return Err(StatementError::TooManyPages { pages, max: MAX_PAGES });
         }
         let mut positions = Positions::default();
-        pdf_extract::output_doc(&doc, &mut positions).map_err(|_| StatementError::PdfUnreadable)?;
+        let read = pdf_extract::output_doc(&doc, &mut positions);
+        if positions.glyphs.len() >= MAX_CHARACTERS {
+            return Err(StatementError::PdfTooMuchText { max: MAX_CHARACTERS });
+        }
+        read.map_err(|_| StatementError::PdfUnreadable)?;
         Ok(positions.glyphs)
     });
     let glyphs = match read {
@@ -336,5 +352,14 @@ pub(crate) mod tests {
         );
         let pages = vec![pages[0].clone(); MAX_PAGES];
         assert_eq!(rows(&pdf_with_pages(&pages)).unwrap().len(), MAX_PAGES + 1);
+        // One page whose text would never end.
+        let endless = format!(
+            "BT /F1 1 Tf {} ET",
+            "(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa) Tj ".repeat(MAX_CHARACTERS / 40 + 1)
+        );
+        assert_eq!(
+            rows(&pdf_with_pages(&[endless])),
+            Err(StatementError::PdfTooMuchText { max: MAX_CHARACTERS })
+        );
     }
 }

@@ -165,9 +165,14 @@ pub fn amounts_follow_use(amounts: &[i64]) -> bool {
         && (changes + 1 == amounts.len() || changes > 2 && changes * 2 > amounts.len())
 }
 
-/// Whether the merchant is one whose bills follow use (energy, water, phone and internet).
+/// Whether the merchant is one whose bills follow use (energy, water, phone and internet): one
+/// of its words is such a merchant's, exactly ("WATERSTONES" is a bookshop, not "WATER").
 pub(crate) fn is_billing_merchant(merchant: &str) -> bool {
-    matches!(category_of(merchant), Some("Utilities" | "Phone & internet"))
+    merchant.split(' ').any(|word| {
+        KNOWN.iter().any(|(known, category)| {
+            word == *known && matches!(*category, "Utilities" | "Phone & internet")
+        })
+    })
 }
 
 /// Days from `a` to `b` (civil dates subtract to a span in days).

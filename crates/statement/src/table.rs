@@ -152,6 +152,7 @@ const TEXT_NAMES: &[&str] = &[
     "saaja",
     "viesti",
     "descrição",
+    "purpose",
 ];
 /// Headers that contain a text name but hold identifiers or states, not words about the
 /// transaction.
@@ -174,7 +175,7 @@ const CURRENCY_NAMES: &[&str] = &[
     "valuta kod",
 ];
 
-/// Status words of a transaction not yet booked.
+/// Status words of a transaction not booked: not yet, or never (declined, reverted).
 const PENDING: &[&str] = &[
     "pending",
     "vorgemerkt",
@@ -183,6 +184,14 @@ const PENDING: &[&str] = &[
     "in behandeling",
     "in attesa",
     "pendente",
+    "venter",
+    "declined",
+    "reverted",
+    "failed",
+    "cancelled",
+    "canceled",
+    "rejected",
+    "abgelehnt",
 ];
 /// Lines of balances and totals, not transactions: a description (or a first cell) that
 /// starts with one of these phrases of several words, or that is one of the single words,
@@ -229,13 +238,29 @@ fn direction(value: &str) -> Option<bool> {
     }
 }
 
-fn is_balance_line(description: &str) -> bool {
-    let lower = description.trim().to_lowercase();
+/// Whether a text starts with a balance phrase ("Opening balance 01.01.2026").
+fn has_balance_phrase(text: &str) -> bool {
+    let lower = text.trim().to_lowercase();
     BALANCE_PHRASES.iter().any(|phrase| {
         lower.strip_prefix(phrase).is_some_and(|rest| !rest.starts_with(char::is_alphabetic))
-    }) || BALANCE_WORDS.iter().any(|word| {
-        lower.strip_prefix(word).is_some_and(|rest| !rest.chars().any(char::is_alphabetic))
     })
+}
+
+/// Whether a row is a balance or total line: a cell of its text starts with a balance phrase,
+/// its whole description is a balance word ("Saldo", "Total 31.01."; not a payee called
+/// "TOTAL" with a purpose beside it), or its first cell is either (a footer in the date
+/// column).
+fn is_balance_line(first_cell: &str, text_cells: &[&str], description: &str) -> bool {
+    let is_word = |text: &str| {
+        let lower = text.trim().to_lowercase();
+        BALANCE_WORDS.iter().any(|word| {
+            lower.strip_prefix(word).is_some_and(|rest| !rest.chars().any(char::is_alphabetic))
+        })
+    };
+    has_balance_phrase(first_cell)
+        || is_word(first_cell) && !first_cell.is_empty()
+        || text_cells.iter().any(|cell| has_balance_phrase(cell))
+        || is_word(description) && !description.is_empty()
 }
 
 /// Whether a cell holds words: a run of three letters or more, and not one token with many
@@ -298,19 +323,35 @@ impl Columns {
     }
 }
 
+/// The most columns looked at: a header's, or this many in a file without one. A row of a
+/// million empty fields costs no more than a row of these.
+const MAX_COLUMNS: usize = 256;
+
 /// The data under a header: column `i` of every row.
 struct Data<'a> {
     rows: Vec<&'a (usize, Vec<String>)>,
     currency: Currency,
+    /// The columns looked at.
+    width: usize,
 }
 
-impl Data<'_> {
+impl<'a> Data<'a> {
+    fn new(
+        rows: Vec<&'a (usize, Vec<String>)>,
+        currency: Currency,
+        header: Option<&[String]>,
+    ) -> Self {
+        let widest = rows.iter().map(|(_, r)| r.len()).max().unwrap_or(0);
+        let width = header.map_or(widest, <[String]>::len).min(widest).min(MAX_COLUMNS);
+        Self { rows, currency, width }
+    }
+
     fn column(&self, i: usize) -> Vec<&str> {
         self.rows.iter().map(|(_, row)| value(row, Some(i))).collect()
     }
 
     fn width(&self) -> usize {
-        self.rows.iter().map(|(_, r)| r.len()).max().unwrap_or(0)
+        self.width
     }
 
     /// How many cells of a column are amounts other than zero.
@@ -327,8 +368,9 @@ impl Data<'_> {
     /// next it changes by one of the two rows' amounts (balance after or before, in either
     /// date order).
     fn is_balance_of(&self, i: usize, amount: usize) -> bool {
+        // The first rows tell; a long statement need not be read through for it.
         let read = |column: usize| -> Vec<Option<i64>> {
-            let values = self.column(column);
+            let values: Vec<&str> = self.column(column).into_iter().take(2000).collect();
             let mark = amounts::decimal_mark(&values);
             values.iter().map(|v| amounts::parse(v, mark, self.currency).ok().flatten()).collect()
         };
@@ -361,8 +403,13 @@ impl Data<'_> {
         (0..self.width()).filter(|i| !taken.contains(i)).find(|&i| {
             let values: Vec<&str> = self.column(i).into_iter().filter(|v| !v.is_empty()).collect();
             let ways: Vec<Option<bool>> = values.iter().map(|v| direction(v)).collect();
-            // Only words, not signs or single letters that could be codes.
-            values.iter().all(|v| v.len() >= 2 && !v.starts_with(['+', '-']))
+            // Words, or one of the letter pairs banks use (S/H, D/C, D/K); not signs or other
+            // single letters, which could be codes.
+            let letters_of_a_pair = values.iter().all(|v| v.len() == 1)
+                && [["S", "H"], ["D", "C"], ["D", "K"]].iter().any(|pair| {
+                    values.iter().all(|v| pair.iter().any(|p| v.eq_ignore_ascii_case(p)))
+                });
+            (letters_of_a_pair || values.iter().all(|v| v.len() >= 2 && !v.starts_with(['+', '-'])))
                 && ways.iter().all(Option::is_some)
                 && ways.contains(&Some(true))
                 && ways.contains(&Some(false))
@@ -414,6 +461,8 @@ fn amount_candidates(header: &[String], taken: &[usize]) -> Vec<usize> {
     let lower: Vec<String> = header.iter().map(|h| h.to_lowercase()).collect();
     let excluded = |h: &str| {
         NOT_AMOUNT_NAMES.iter().any(|n| h.contains(n))
+            // "Value Date", "Data valor": a date, whatever else it says.
+            || ["date", "datum", "data", "fecha", "dato"].iter().any(|n| h.contains(n))
             || DEBIT_NAMES.iter().chain(CREDIT_NAMES).any(|n| n.len() > 2 && h.contains(n))
     };
     let mut found = Vec::new();
@@ -432,7 +481,8 @@ fn amount_candidates(header: &[String], taken: &[usize]) -> Vec<usize> {
 
 /// Whether a row is a header: it names a date column and an amount, and holds no date.
 fn is_header(row: &[String]) -> bool {
-    find(row, DATE_NAMES, &[]).is_some()
+    row.len() <= MAX_COLUMNS
+        && find(row, DATE_NAMES, &[]).is_some()
         && (!amount_candidates(row, &[]).is_empty()
             || find(row, DEBIT_NAMES, &[]).is_some()
             || find(row, CREDIT_NAMES, &[]).is_some())
@@ -525,6 +575,11 @@ fn by_values(data: &Data<'_>) -> Option<Columns> {
     let mut money: Vec<usize> = (0..width)
         .filter(|&i| i != date && data.amounts(i) * 2 > data.rows.len() && money_shaped(i) > 0)
         .collect();
+    // Statements have an amount and a balance or two: the few columns most like money are
+    // compared with each other, not every pair of a wide file's columns.
+    money.sort_by_key(|&i| std::cmp::Reverse(money_shaped(i)));
+    money.truncate(8);
+    money.sort_unstable();
     // A running balance beside the amount is not the amount.
     let balances: Vec<usize> = money
         .iter()
@@ -612,7 +667,7 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
                 Some(rows) => rows.iter().collect(),
                 None => rows[at + 1..].iter().collect(),
             };
-            let data = Data { rows: under, currency: default_currency };
+            let data = Data::new(under, default_currency, Some(&rows[at].1));
             let columns = by_names(&rows[at].1, &data).ok_or_else(|| {
                 StatementError::NoTable(
                     "the header names a date and an amount, but no row under it has an amount"
@@ -622,7 +677,7 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
             (columns, data)
         }
         None => {
-            let data = Data { rows: rows.iter().collect(), currency: default_currency };
+            let data = Data::new(rows.iter().collect(), default_currency, None);
             let columns = by_values(&data).ok_or_else(|| {
                 StatementError::NoTable("no column of dates and amounts. Export the statement as CSV with a date and an amount per row.".into())
             })?;
@@ -682,9 +737,7 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
         let cells: Vec<&str> = columns.text.iter().map(|&i| value(row, Some(i))).collect();
         let description = describe(&cells);
         let first_cell = row.iter().find(|cell| !cell.is_empty()).map_or("", String::as_str);
-        if is_balance_line(first_cell)
-            || columns.text.iter().any(|&i| is_balance_line(value(row, Some(i))))
-        {
+        if is_balance_line(first_cell, &cells, &description) {
             left_out.balance += 1;
             continue;
         }
@@ -759,10 +812,22 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
     let unsigned = columns.amount.is_some() && columns.direction.is_none();
     let (spent, paid): (Vec<&Transaction>, Vec<&Transaction>) =
         statement.transactions.iter().partition(|t| t.amount_minor > 0);
-    let repayments_only = paid
+    let repayments = paid
         .iter()
-        .all(|t| crate::merchant::not_a_subscription(&t.description) == Some("card repayment"));
-    if unsigned && spent.len() >= 2 && spent.len() >= 2 * paid.len() && repayments_only {
+        .filter(|t| crate::merchant::not_a_subscription(&t.description) == Some("card repayment"))
+        .count();
+    // A file of money coming in only is a card's when it says so (a card column, masked card
+    // numbers); otherwise it could be savings.
+    let card_hint = header_at.is_some_and(|at| {
+        rows[at].1.iter().any(|h| {
+            let h = h.to_lowercase();
+            ["card", "karte", "tarjeta", "carte", "kaart"].iter().any(|w| h.contains(w))
+        })
+    }) || data.rows.iter().take(50).any(|(_, row)| {
+        row.iter().any(|cell| cell.contains("****") || cell.to_uppercase().contains("XXXX"))
+    });
+    let card = (paid.is_empty() && card_hint) || (repayments > 0 && spent.len() >= 2 * paid.len());
+    if unsigned && spent.len() >= 2 && card {
         for transaction in &mut statement.transactions {
             transaction.amount_minor = -transaction.amount_minor;
         }
@@ -850,6 +915,10 @@ mod tests {
         let statement = read_text(text);
         assert_eq!(amounts_of(&statement), vec![-125, 250]);
         assert_eq!(statement.transactions[0].description, "Kosten");
+        // A column of S and H with no name.
+        let text =
+            "Buchungstag;Text;;Umsatz\n02.01.2026;Netflix;S;13,99\n03.01.2026;Gehalt;H;2.500,00\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-1399, 250_000]);
         // Named nothing recognisable, found by its values.
         let text = "Date;Who;Way;Amount\n2026-01-02;Shop;DEBIT;5,00\n2026-01-03;Boss;CREDIT;9,00\n";
         assert_eq!(amounts_of(&read_text(text)), vec![-500, 900]);
@@ -862,10 +931,13 @@ mod tests {
         assert_eq!(amounts_of(&statement), vec![-1299]);
         assert!(
             statement.notes.iter().any(|n| n
-                == "left out as not transactions: 1 with a zero amount, 1 pending, 2 balance or total lines"),
+                == "left out as not transactions: 1 with a zero amount, 1 pending or declined, 2 balance or total lines"),
             "{:?}",
             statement.notes
         );
+        // A value date beside the booking date is a date, not the amount.
+        let text = "Booking Date,Value Date,Description,Amount\n2024-01-02,2024-01-02,NETFLIX,-15.49\n2024-01-03,2024-01-03,Hold,0.00\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-1549]);
         // A bank's summary above the rows, and a footer in the date column.
         let text = "Date,Description,Amount,Running Bal.\n01/01/2024,Beginning balance as of 01/01/2024,,\"1,234.56\"\n01/02/2024,NETFLIX.COM,-15.49,\"1,219.07\"\nKontostand,31.01.2024,,1.219\n";
         let statement = read_text(text);
@@ -874,6 +946,9 @@ mod tests {
             (vec![-1549], 0),
             "{statement:?}"
         );
+        // A payee named like a balance word, with a purpose beside it, is a transaction.
+        let text = "Date;Payee;Purpose;Amount\n2026-01-02;TOTAL;Station 4411;-40,00\n2026-01-03;Rewe;Markt;-3,00\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-4000, -300]);
         // "Balance transfer" is a transaction.
         let text = "Date,Description,Amount\n2026-01-02,Balance transfer fee,-3.00\n2026-01-03,Shop,4.00\n";
         assert_eq!(read_text(text).transactions.len(), 2);
@@ -895,13 +970,16 @@ mod tests {
 
     #[test]
     fn purchases_as_positive_amounts_are_money_spent() {
-        let text = "Merchant Name,Date,Amount\nMobil,01/10/2019,36.33\nITUNES,12/15/2018,13.98\n";
+        let text = "Merchant Name,Card Used,Date,Amount\nMobil,**** 1234,01/10/2019,36.33\nITUNES,**** 1234,12/15/2018,13.98\n";
         let statement = read_text(text);
         assert_eq!(amounts_of(&statement), vec![-3633, -1398]);
+        // Money coming in only, with nothing to say it is a card's: savings.
+        let text = "Date,Description,Amount\n2024-01-31,Interest,1.20\n2024-02-01,Transfer from John,200.00\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![120, 20000]);
         assert!(statement.notes.iter().any(|n| n.contains("purchases are positive")));
         // A card's purchases with its repayments negative.
-        let text = "Date,Description,Amount\n01/10/2024,NETFLIX.COM,15.49\n01/12/2024,SHELL OIL,40.00\n01/20/2024,AUTOPAY PAYMENT - THANK YOU,-55.49\n";
-        assert_eq!(amounts_of(&read_text(text)), vec![-1549, -4000, 5549]);
+        let text = "Date,Description,Amount\n01/10/2024,NETFLIX.COM,15.49\n01/12/2024,SHELL OIL,40.00\n01/14/2024,AMAZON REFUND,-12.00\n01/15/2024,TESCO,8.00\n01/16/2024,LIDL,9.00\n01/20/2024,AUTOPAY PAYMENT - THANK YOU,-55.49\n";
+        assert_eq!(amounts_of(&read_text(text)), vec![-1549, -4000, 1200, -800, -900, 5549]);
         // A bank account with a refund is not.
         let text = "Date,Description,Amount\n01/10/2024,SALARY,1500.00\n01/12/2024,BONUS,40.00\n01/20/2024,NETFLIX.COM,-15.49\n";
         assert_eq!(amounts_of(&read_text(text)), vec![150_000, 4000, -1549]);

@@ -865,6 +865,18 @@ async fn a_statement_larger_than_other_messages_is_read_over_mcp() {
             .await;
     assert_eq!(status, 413, "{body}");
     assert!(body.contains("max_request_bytes"), "{body}");
+    // A batch is not a call, whatever it holds.
+    let batch = json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "parse_statement", "arguments": arguments}}]);
+    let response = reqwest::Client::new()
+        .post(&url)
+        .bearer_auth(&token)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(batch.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 413);
 }
 
 /// A tool result on the hot path holds the op's own JSON as REST answers it, byte for byte:

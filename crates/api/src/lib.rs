@@ -56,9 +56,24 @@ async fn limit_body(
     let name = request.uri().path().strip_prefix("/api/v1/ops/").unwrap_or_default();
     let limit = ops::find(name)
         .map_or(max_request_bytes, |meta| meta.info.request_limit(max_request_bytes));
+    // A body that may be larger than the server's limit takes one of the few places for such.
+    let declared = request
+        .headers()
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<usize>().ok());
+    let place = if limit > max_request_bytes && declared.is_none_or(|n| n > max_request_bytes) {
+        match http::large_request() {
+            Some(place) => Some(place),
+            None => return routes::busy(),
+        }
+    } else {
+        None
+    };
     let request =
         request.map(|body| axum::body::Body::new(http_body_util::Limited::new(body, limit)));
-    next.run(request).await
+    let response = next.run(request).await;
+    drop(place);
+    response
 }
 
 #[cfg(test)]

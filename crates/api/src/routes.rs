@@ -47,6 +47,19 @@ fn too_large(op: &str, max: usize) -> OpError {
     )
 }
 
+/// The answer while `http::MAX_LARGE_REQUESTS` large requests are being read.
+pub(crate) fn busy() -> Response {
+    let err = OpError::RateLimited {
+        retry_after_secs: 5,
+        message: Text::new(
+            "Other large requests are being read; send this one again in a few seconds.",
+        ),
+    };
+    let mut response = problem_response_with_status(&err, StatusCode::SERVICE_UNAVAILABLE);
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
 /// `POST /api/v1/ops/{name}`.
 pub(crate) async fn post_op(
     State(state): State<AppState>,

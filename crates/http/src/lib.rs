@@ -7,10 +7,12 @@
 //!   Exhale's stable `code`, the one error format of the HTTP API.
 //! - [`mark_private`]: `no-store` and `nosniff` on answers with personal data.
 //! - [`serve`]: the server loop, with timeouts, a connection cap and [`ClientAddress`].
+//! - [`large_request`]: a place for one of the few requests larger than `max_request_bytes`.
 //!
 //! Nothing here holds a business rule: the catalog decides, this crate translates.
 
 mod auth;
+mod large;
 mod private;
 mod problem;
 mod serve;
@@ -20,6 +22,7 @@ pub use auth::{
     BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, insufficient_scope_challenge,
     oauth_challenge, parse_bearer,
 };
+pub use large::{LargeRequest, MAX_LARGE_REQUESTS, large_request};
 pub use private::{mark_private, mark_private_headers};
 pub use problem::{
     PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,

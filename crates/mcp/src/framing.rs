@@ -101,9 +101,9 @@ pub(crate) async fn check(
             return too_large();
         }
         if collected.len() > max_request_bytes && large_read.is_none() {
-            match LARGE_MESSAGES.try_acquire() {
-                Ok(permit) => large_read = Some(permit),
-                Err(_) => return busy(),
+            match http::large_request() {
+                Some(permit) => large_read = Some(permit),
+                None => return busy(),
             }
         }
     }
@@ -126,11 +126,7 @@ pub(crate) async fn check(
     response
 }
 
-/// At most this many messages larger than `max_request_bytes` are read at once: each may hold
-/// a statement of several megabytes, and memory is the small machine's.
-static LARGE_MESSAGES: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(4);
-
-/// The answer while `LARGE_MESSAGES` are being read.
+/// The answer while `http::MAX_LARGE_REQUESTS` are being read.
 fn busy() -> Response {
     let mut response = refusal(
         StatusCode::SERVICE_UNAVAILABLE,

@@ -346,3 +346,62 @@ async fn a_bill_that_follows_use_is_proposed_and_imported_as_an_estimate() {
     assert_eq!(subscription["price_history"].as_array().unwrap().len(), 1, "{subscription}");
     assert!(subscription["notes"].as_str().unwrap().contains("estimate"), "{subscription}");
 }
+
+#[tokio::test]
+async fn at_most_four_large_requests_are_read_at_once_on_rest_and_mcp_together() {
+    use futures_util::StreamExt;
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let client = reqwest::Client::new();
+    // Four messages to /mcp that send more than the server's 1 MB limit, then nothing more.
+    let stalled = || {
+        let chunk = Ok::<_, std::io::Error>(vec![b' '; 1_100_000]);
+        let body = futures_util::stream::iter([chunk]).chain(futures_util::stream::pending());
+        let request = client
+            .post(server.url("/mcp"))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(reqwest::Body::wrap_stream(body))
+            .send();
+        tokio::spawn(request)
+    };
+    let held: Vec<_> = (0..http::MAX_LARGE_REQUESTS).map(|_| stalled()).collect();
+    // A statement sent without a declared length may be large: it waits for a place, and
+    // is told to come back while the four are being read.
+    let chunked_statement = || {
+        let chunk = Ok::<_, std::io::Error>(br#"{"content": "2026-01-01,A,-1.00\n"}"#.to_vec());
+        client
+            .post(server.url("/api/v1/ops/parse_statement"))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .body(reqwest::Body::wrap_stream(futures_util::stream::iter([chunk])))
+            .send()
+    };
+    let mut refused = None;
+    for _ in 0..1000 {
+        let response = chunked_statement().await.unwrap();
+        if response.status() == 503 {
+            refused = Some(response);
+            break;
+        }
+    }
+    let refused = refused.expect("the fifth large request is refused while four are read");
+    assert_eq!(refused.headers()["retry-after"], "5");
+    let problem: Value = refused.json().await.unwrap();
+    assert_eq!(problem["code"], "rate_limited", "{problem}");
+    // Once the four are gone, statements are read again.
+    for request in held {
+        request.abort();
+        let _ = request.await;
+    }
+    let mut status = 503;
+    for _ in 0..1000 {
+        status = chunked_statement().await.unwrap().status().as_u16();
+        if status != 503 {
+            break;
+        }
+    }
+    assert_ne!(status, 503);
+}

@@ -13,6 +13,11 @@ pub struct LargeRequest(
     #[expect(dead_code, reason = "held for its drop")] tokio::sync::SemaphorePermit<'static>,
 );
 
+/// How many large requests are being read now.
+pub fn large_requests_in_use() -> usize {
+    MAX_LARGE_REQUESTS - LARGE_REQUESTS.available_permits()
+}
+
 /// A place for one more large request, or `None` when `MAX_LARGE_REQUESTS` are being read:
 /// the caller answers 503 with `Retry-After`.
 pub fn large_request() -> Option<LargeRequest> {

@@ -22,7 +22,7 @@ pub use auth::{
     BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, insufficient_scope_challenge,
     oauth_challenge, parse_bearer,
 };
-pub use large::{LargeRequest, MAX_LARGE_REQUESTS, large_request};
+pub use large::{LargeRequest, MAX_LARGE_REQUESTS, large_request, large_requests_in_use};
 pub use private::{mark_private, mark_private_headers};
 pub use problem::{
     PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,

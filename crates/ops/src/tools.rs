@@ -58,7 +58,9 @@ pub fn offered(set: ToolSet, info: &OpInfo) -> bool {
 }
 
 /// An op's input schema as a model is shown it: compact ([`compact`]), without the Rust type's
-/// title or an empty object's "No input.". MCP adds `dry_run` to writes; the assistant does not.
+/// title or an empty object's "No input.", and without what the briefing and the server's
+/// instructions say once for every tool ([`say_once`]). MCP adds `dry_run` to writes; the
+/// assistant does not.
 pub fn model_input_schema(meta: &OpMeta) -> Value {
     let mut input = meta.input_schema();
     if let Value::Object(root) = &mut input {
@@ -68,7 +70,42 @@ pub fn model_input_schema(meta: &OpMeta) -> Value {
         }
     }
     compact(&mut input);
+    say_once(&mut input);
     input
+}
+
+/// Leaves out of a compact schema what a model is told once, in the briefing and the server's
+/// instructions, instead of in every field: that an id also takes a name ("Id or name."), that
+/// a date also takes words ([`crate::resolve::DATE_FORMS`]), and an id-or-name's bounds (at
+/// least 1, a name of 1 to 100 characters). It accepts more than the op: the server still
+/// refuses what is out of bounds, saying why.
+pub fn say_once(schema: &mut Value) {
+    match schema {
+        Value::Array(items) => items.iter_mut().for_each(say_once),
+        Value::Object(map) => {
+            map.values_mut().for_each(say_once);
+            if let Some(Value::String(description)) = map.get_mut("description") {
+                for said in ["Id or name.", crate::resolve::DATE_FORMS] {
+                    if let Some(own) = description.strip_suffix(said) {
+                        *description = own.trim_end().to_owned();
+                    }
+                }
+                if description.is_empty() {
+                    map.remove("description");
+                }
+            }
+            let kinds: Vec<&str> = match map.get("type") {
+                Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            };
+            if kinds.contains(&"integer") && kinds.contains(&"string") {
+                for bound in ["minimum", "minLength", "maxLength"] {
+                    map.remove(bound);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Rewrites a JSON Schema in fewer tokens that accept the same values (JSON Schema 2020-12):
@@ -403,6 +440,28 @@ mod tests {
             compact(&mut schema);
             assert_eq!(schema, untouched);
         }
+    }
+
+    #[test]
+    fn what_the_briefing_says_once_is_not_in_every_field() {
+        let mut schema = json!({"properties": {
+            "id": {"type": ["integer", "string"], "minimum": 1, "minLength": 1, "maxLength": 100, "description": "Id or name."},
+            "owner": {"type": ["integer", "string", "null"], "minimum": 1, "description": "Default: the caller. Id or name."},
+            "on": {"type": "string", "format": "date", "description": crate::resolve::DATE_FORMS},
+            "until": {"type": "string", "format": "date", "description": format!("No charges after it. {}", crate::resolve::DATE_FORMS)},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+        }});
+        say_once(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"properties": {
+                "id": {"type": ["integer", "string"]},
+                "owner": {"type": ["integer", "string", "null"], "description": "Default: the caller."},
+                "on": {"type": "string", "format": "date"},
+                "until": {"type": "string", "format": "date", "description": "No charges after it."},
+                "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+            }})
+        );
     }
 
     /// The first five, as `find_tools` returns by default.

@@ -56,6 +56,74 @@ fn date_tokens(tokens: &[&str]) -> usize {
         .unwrap_or(0)
 }
 
+/// A day and month without a year at the start of a line ("01.02.", "01/12"), and whether
+/// its separator is a dot.
+fn day_and_month(token: &str) -> Option<(i8, i8, bool)> {
+    let dotted = token.contains('.');
+    let trimmed = token.trim_end_matches('.');
+    let (a, b) = trimmed.split_once(['.', '/', '-'])?;
+    let number = |part: &str| -> Option<i8> {
+        (!part.is_empty() && part.len() <= 2 && part.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| part.parse().ok())
+            .flatten()
+    };
+    Some((number(a)?, number(b)?, dotted))
+}
+
+/// Dates printed without a year, as German statements ("01.02. 03.02. Lastschrift") and US
+/// card statements ("01/12 01/13 NETFLIX.COM") print them: given the years of the full dates
+/// elsewhere in the text (the statement's period), each takes the year that puts it within
+/// that period, give or take six weeks. Day or month first is decided for the whole text.
+struct YearlessDates {
+    first: jiff::civil::Date,
+    last: jiff::civil::Date,
+    day_first: bool,
+}
+
+impl YearlessDates {
+    fn of(lines: &[String]) -> Option<Self> {
+        let mut full: Vec<jiff::civil::Date> = Vec::new();
+        let mut pairs: Vec<(i8, i8, bool)> = Vec::new();
+        for line in lines {
+            let tokens: Vec<&str> = line.split_whitespace().collect();
+            if date_tokens(&tokens) == 0 {
+                pairs.extend(tokens.first().and_then(|t| day_and_month(t)));
+            }
+            for token in &tokens {
+                let token = token.trim_matches(|c: char| !c.is_ascii_digit());
+                if token.len() >= 8 {
+                    full.extend(
+                        [Order::DayMonthYear, Order::MonthDayYear, Order::YearMonthDay]
+                            .iter()
+                            .find_map(|&order| dates::parse(token, order)),
+                    );
+                }
+            }
+        }
+        if pairs.is_empty() {
+            return None;
+        }
+        let day_first = pairs.iter().any(|p| p.0 > 12)
+            || !pairs.iter().any(|p| p.1 > 12)
+                && pairs.iter().filter(|p| p.2).count() * 2 >= pairs.len();
+        Some(Self { first: *full.iter().min()?, last: *full.iter().max()?, day_first })
+    }
+
+    /// The date the line starts with, and how many tokens it takes (a second year-less date
+    /// after the first, the day it was booked, is left out of the description).
+    fn date_of(&self, tokens: &[&str]) -> Option<(jiff::civil::Date, usize)> {
+        let (a, b, _) = day_and_month(tokens.first()?)?;
+        let (day, month) = if self.day_first { (a, b) } else { (b, a) };
+        let slack = jiff::Span::new().days(45);
+        let (from, to) = (self.first.checked_sub(slack).ok()?, self.last.checked_add(slack).ok()?);
+        let date = (from.year()..=to.year())
+            .filter_map(|year| jiff::civil::Date::new(year, month, day).ok())
+            .find(|date| (from..=to).contains(date))?;
+        let used = if tokens.get(1).and_then(|t| day_and_month(t)).is_some() { 2 } else { 1 };
+        Some((date, used))
+    }
+}
+
 /// One character where the page puts it.
 struct Glyph {
     page: u32,
@@ -190,15 +258,19 @@ fn text_lines(bytes: &[u8]) -> Result<Vec<String>, StatementError> {
 /// The statement lines of a PDF as rows under a date, description and amount header.
 pub(crate) fn rows(bytes: &[u8]) -> Result<Rows, StatementError> {
     let lines = text_lines(bytes)?;
+    let years = YearlessDates::of(&lines);
     let mut found: Vec<(usize, String, String, Vec<String>)> = Vec::new();
     for (index, line) in lines.iter().enumerate() {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         let in_date = date_tokens(&tokens);
-        if in_date == 0 {
+        let (first, rest) = if in_date > 0 {
+            let (date, rest) = tokens.split_at(in_date);
+            (date.join(" "), rest)
+        } else if let Some((date, used)) = years.as_ref().and_then(|y| y.date_of(&tokens)) {
+            (date.to_string(), &tokens[used..])
+        } else {
             continue;
-        }
-        let (date, rest) = tokens.split_at(in_date);
-        let first = date.join(" ");
+        };
         let amounts: Vec<String> =
             rest.iter().rev().take_while(|t| is_amount(t)).map(|t| (*t).to_owned()).collect();
         if amounts.is_empty() {
@@ -340,6 +412,33 @@ pub(crate) mod tests {
             vec!["15 Jan 2026".to_owned(), "NETFLIX.COM 866-579".into(), "-12.99".into()]
         );
         assert_eq!(rows[3].1[2], "2,500.00");
+    }
+
+    #[test]
+    fn dates_without_a_year_take_the_year_of_the_statement_period() {
+        let german = pdf_with_lines(&[
+            "Kontoauszug vom 01.12.2025 bis 31.01.2026",
+            "29.12. 30.12. Lastschrift NETFLIX -12,99",
+            "02.01. 02.01. Kartenzahlung REWE -45,20",
+            "Kontostand am 31.01.2026 1.234,56",
+        ]);
+        let read = rows(&german).unwrap();
+        assert_eq!(read.len(), 3, "{read:?}");
+        assert_eq!(
+            read[1].1,
+            vec!["2025-12-29".to_owned(), "Lastschrift NETFLIX".into(), "-12,99".into()]
+        );
+        assert_eq!(read[2].1[0], "2026-01-02");
+        let us_card = pdf_with_lines(&[
+            "Statement closing date 02/14/2026",
+            "01/12 01/13 NETFLIX.COM 15.49",
+            "01/20 01/21 SHELL OIL 40.00",
+        ]);
+        let read = rows(&us_card).unwrap();
+        assert_eq!(read[1].1, vec!["2026-01-12".to_owned(), "NETFLIX.COM".into(), "15.49".into()]);
+        // Without a full date anywhere, such lines are not read at all, rather than misread.
+        let no_year = pdf_with_lines(&["01.02. Lastschrift NETFLIX -12,99"]);
+        assert!(matches!(rows(&no_year), Err(StatementError::NoTable(_))));
     }
 
     #[test]

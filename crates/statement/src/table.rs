@@ -36,6 +36,9 @@ const DATE_NAMES: &[&str] = &[
     "transaktionsdag",
     "kirjauspäivä",
     "päivämäärä",
+    "dátum",
+    "tarih",
+    "kuupäev",
     "booking",
     "posted",
     "valuta",
@@ -44,6 +47,7 @@ const DATE_NAMES: &[&str] = &[
 const AMOUNT_NAMES: &[&str] = &[
     "amount", "betrag", "importe", "montant", "bedrag", "suma", "summe", "net", "gross", "value",
     "umsatz", "sum", "total", "beløb", "belopp", "kwota", "importo", "valor", "objem", "määrä",
+    "összeg", "tutar", "částka", "iznos", "znesek", "beløp",
 ];
 const DEBIT_NAMES: &[&str] = &[
     "debit",
@@ -57,6 +61,9 @@ const DEBIT_NAMES: &[&str] = &[
     "débito",
     "uscite",
     "ut fra konto",
+    "uttag",
+    "obciążenia",
+    "terhelés",
     "out",
 ];
 const CREDIT_NAMES: &[&str] = &[
@@ -71,6 +78,9 @@ const CREDIT_NAMES: &[&str] = &[
     "crédito",
     "entrate",
     "inn på konto",
+    "insättning",
+    "uznania",
+    "jóváírás",
     "in",
 ];
 /// Columns that are never the amount although their names contain an amount word.
@@ -153,6 +163,11 @@ const TEXT_NAMES: &[&str] = &[
     "viesti",
     "descrição",
     "purpose",
+    "partner",
+    "közlemény",
+    "mottagare",
+    "açıklama",
+    "selgitus",
 ];
 /// Headers that contain a text name but hold identifiers or states, not words about the
 /// transaction.
@@ -192,6 +207,10 @@ const PENDING: &[&str] = &[
     "canceled",
     "rejected",
     "abgelehnt",
+    "reserverad",
+    "reservert",
+    "en cours",
+    "non contabilizzato",
 ];
 /// Lines of balances and totals, not transactions: a description (or a first cell) that
 /// starts with one of these phrases of several words, or that is one of the single words,
@@ -862,6 +881,33 @@ mod tests {
         assert_eq!(statement.transactions[0].date, jiff::civil::date(2026, 4, 3));
         let text = "Date,Description,Amount\n03/04/2026,A,-1\n04/13/2026,B,-2\n";
         assert_eq!(read_text(text).transactions[0].date, jiff::civil::date(2026, 3, 4));
+    }
+
+    #[test]
+    fn headers_in_the_languages_of_european_banks() {
+        for (text, currency) in [
+            (
+                "Bokföringsdag;Belopp;Valuta;Mottagare\n2024-01-15;-129,00;SEK;Spotify\n2024-01-16;25 000,00;SEK;Lön\n",
+                "SEK",
+            ),
+            (
+                "Dátum;Összeg;Pénznem;Partner\n2024.01.15;-4 990;HUF;Netflix\n2024.01.16;450 000;HUF;Fizetés\n",
+                "HUF",
+            ),
+            (
+                "Data operacji;Opis;Kwota\n15.01.2024;Netflix;-43,00\n16.01.2024;Wynagrodzenie;5 000,00\n",
+                "EUR",
+            ),
+        ] {
+            let statement = read_text(text);
+            assert_eq!(statement.transactions.len(), 2, "{text}: {statement:?}");
+            let first = &statement.transactions[0];
+            assert!(
+                first.amount_minor < 0 && first.currency.code() == currency,
+                "{text}: {first:?}"
+            );
+            assert!(!first.description.is_empty(), "{text}");
+        }
     }
 
     #[test]

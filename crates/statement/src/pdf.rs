@@ -191,9 +191,23 @@ impl OutputDev for Positions {
     }
 }
 
-/// The glyphs as lines of text: page by page, top to bottom, each line's characters left to
-/// right with a space where there is a gap.
-fn lines(mut glyphs: Vec<Glyph>) -> Vec<String> {
+/// A word of a line, where it starts and ends on the page.
+#[derive(Clone, Debug)]
+struct Word {
+    text: String,
+    x: f64,
+    end: f64,
+}
+
+impl Word {
+    fn middle(&self) -> f64 {
+        (self.x + self.end) / 2.0
+    }
+}
+
+/// The glyphs as lines of words: page by page, top to bottom, each line's characters left to
+/// right, a word ending at a space or a gap.
+fn lines(mut glyphs: Vec<Glyph>) -> Vec<Vec<Word>> {
     glyphs.sort_by(|a, b| a.page.cmp(&b.page).then(b.y.total_cmp(&a.y)).then(a.x.total_cmp(&b.x)));
     let mut lines: Vec<Vec<Glyph>> = Vec::new();
     for glyph in glyphs {
@@ -211,22 +225,95 @@ fn lines(mut glyphs: Vec<Glyph>) -> Vec<String> {
         .into_iter()
         .map(|mut line| {
             line.sort_by(|a, b| a.x.total_cmp(&b.x));
-            let mut text = String::new();
+            let mut words: Vec<Word> = Vec::new();
             let mut last_end: Option<f64> = None;
             for glyph in &line {
-                if last_end.is_some_and(|end| glyph.x > end + glyph.size * 0.15) {
-                    text.push(' ');
-                }
-                text.push_str(&glyph.text);
+                let gap = last_end.is_some_and(|end| glyph.x > end + glyph.size * 0.15);
                 last_end = Some(glyph.end);
+                if glyph.text.trim().is_empty() {
+                    words.push(Word { text: String::new(), x: glyph.end, end: glyph.end });
+                    continue;
+                }
+                match words.last_mut() {
+                    Some(word) if !gap && !word.text.is_empty() => {
+                        word.text.push_str(&glyph.text);
+                        word.end = glyph.end;
+                    }
+                    _ => words.push(Word { text: glyph.text.clone(), x: glyph.x, end: glyph.end }),
+                }
             }
-            text
+            words.retain(|word| !word.text.is_empty());
+            words
         })
+        .filter(|words| !words.is_empty())
         .collect()
 }
 
-/// The lines of a PDF's text, or why there are none.
-fn text_lines(bytes: &[u8]) -> Result<Vec<String>, StatementError> {
+/// Column headings of money going out and coming in, and of the balance.
+const OUT_HEADINGS: &[&str] = &[
+    "paid out",
+    "money out",
+    "withdrawals",
+    "withdrawal",
+    "debits",
+    "debit",
+    "payments",
+    "soll",
+    "ausgang",
+    "débit",
+    "cargo",
+    "af",
+];
+const IN_HEADINGS: &[&str] = &[
+    "paid in", "money in", "deposits", "deposit", "credits", "credit", "receipts", "haben",
+    "eingang", "crédit", "abono", "bij",
+];
+const BALANCE_HEADINGS: &[&str] = &["balance", "saldo", "kontostand", "solde"];
+
+/// Where the money columns stand, from a heading line that names both directions: the middle
+/// of each heading.
+#[derive(Clone, Copy, Debug)]
+struct MoneyColumns {
+    out: f64,
+    into: f64,
+    balance: Option<f64>,
+}
+
+impl MoneyColumns {
+    fn of(words: &[Word]) -> Option<Self> {
+        let lower: Vec<String> = words.iter().map(|w| w.text.to_lowercase()).collect();
+        let find = |headings: &[&str]| {
+            headings.iter().find_map(|heading| {
+                let parts: Vec<&str> = heading.split(' ').collect();
+                (0..lower.len()).find_map(|at| {
+                    let end = at + parts.len();
+                    (end <= lower.len() && lower[at..end].iter().zip(&parts).all(|(w, p)| w == p))
+                        .then(|| (words[at].x + words[end - 1].end) / 2.0)
+                })
+            })
+        };
+        Some(Self {
+            out: find(OUT_HEADINGS)?,
+            into: find(IN_HEADINGS)?,
+            balance: find(BALANCE_HEADINGS),
+        })
+    }
+
+    /// Which column a word stands under: `Some(true)` money in, `Some(false)` out, `None` the
+    /// balance.
+    fn direction(&self, word: &Word) -> Option<bool> {
+        let x = word.middle();
+        let mut nearest = [(self.out, Some(false)), (self.into, Some(true))].to_vec();
+        nearest.extend(self.balance.map(|b| (b, None)));
+        nearest
+            .into_iter()
+            .min_by(|a, b| (a.0 - x).abs().total_cmp(&(b.0 - x).abs()))
+            .and_then(|(_, direction)| direction)
+    }
+}
+
+/// The lines of a PDF's text as positioned words, or why there are none.
+fn text_lines(bytes: &[u8]) -> Result<Vec<Vec<Word>>, StatementError> {
     // The reader may panic on a malformed file; that is the file's fault, reported as such.
     let read = std::panic::catch_unwind(|| -> Result<Vec<Glyph>, StatementError> {
         let mut doc = Document::load_mem(bytes).map_err(|_| StatementError::PdfUnreadable)?;
@@ -258,10 +345,26 @@ fn text_lines(bytes: &[u8]) -> Result<Vec<String>, StatementError> {
 /// The statement lines of a PDF as rows under a date, description and amount header.
 pub(crate) fn rows(bytes: &[u8]) -> Result<Rows, StatementError> {
     let lines = text_lines(bytes)?;
-    let years = YearlessDates::of(&lines);
+    let texts: Vec<String> = lines
+        .iter()
+        .map(|words| words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" "))
+        .collect();
+    let years = YearlessDates::of(&texts);
+    // Unsigned amounts under "Paid out" and "Paid in" headings take their sign from the
+    // column they stand in; the headings may repeat on every page.
+    let mut columns: Option<MoneyColumns> = None;
     let mut found: Vec<(usize, String, String, Vec<String>)> = Vec::new();
-    for (index, line) in lines.iter().enumerate() {
-        let tokens: Vec<&str> = line.split_whitespace().collect();
+    for (index, words) in lines.iter().enumerate() {
+        let tokens: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+        // A heading has neither a date nor an amount ("Direct debit credit card 12.00" is a
+        // transaction's line).
+        if date_tokens(&tokens) == 0
+            && !tokens.iter().any(|t| is_amount(t))
+            && let Some(heading) = MoneyColumns::of(words)
+        {
+            columns = Some(heading);
+            continue;
+        }
         let in_date = date_tokens(&tokens);
         let (first, rest) = if in_date > 0 {
             let (date, rest) = tokens.split_at(in_date);
@@ -277,6 +380,20 @@ pub(crate) fn rows(bytes: &[u8]) -> Result<Rows, StatementError> {
             continue;
         }
         let description = rest[..rest.len() - amounts.len()].join(" ");
+        if let Some(columns) = columns {
+            // The amount is the one under "out" or "in", signed by it; the balance is left.
+            let at = words.len() - amounts.len();
+            let signed = words[at..].iter().find_map(|word| {
+                columns.direction(word).map(|into| {
+                    let bare = word.text.trim_start_matches(['-', '+']);
+                    if into { bare.to_owned() } else { format!("-{bare}") }
+                })
+            });
+            if let Some(amount) = signed {
+                found.push((index + 1, first, description, vec![amount]));
+                continue;
+            }
+        }
         found.push((index + 1, first, description, amounts));
     }
     if found.is_empty() {
@@ -439,6 +556,45 @@ pub(crate) mod tests {
         // Without a full date anywhere, such lines are not read at all, rather than misread.
         let no_year = pdf_with_lines(&["01.02. Lastschrift NETFLIX -12,99"]);
         assert!(matches!(rows(&no_year), Err(StatementError::NoTable(_))));
+    }
+
+    #[test]
+    fn unsigned_amounts_take_the_sign_of_their_column() {
+        // A UK statement: Paid out and Paid in columns, then the balance, no signs.
+        let place =
+            |x: u32, y: u32, text: &str| format!("1 0 0 1 {x} {y} Tm ({}) Tj\n", escape(text));
+        let mut content = String::from("BT /F1 10 Tf\n");
+        for (x, heading) in [
+            (50, "Date"),
+            (130, "Description"),
+            (330, "Paid out"),
+            (410, "Paid in"),
+            (490, "Balance"),
+        ] {
+            content.push_str(&place(x, 700, heading));
+        }
+        let rows_on_page = [
+            ("15 Jan 2026", "NETFLIX.COM", Some("12.99"), None, "1,187.01"),
+            ("25 Jan 2026", "SALARY ACME", None, Some("2,500.00"), "3,687.01"),
+            ("26 Jan 2026", "Direct debit credit card", Some("40.00"), None, "3,647.01"),
+        ];
+        for (row, (date, text, out, into, balance)) in rows_on_page.iter().enumerate() {
+            let y = 680 - 14 * row as u32;
+            content.push_str(&place(50, y, date));
+            content.push_str(&place(130, y, text));
+            if let Some(out) = out {
+                content.push_str(&place(335, y, out));
+            }
+            if let Some(into) = into {
+                content.push_str(&place(410, y, into));
+            }
+            content.push_str(&place(490, y, balance));
+        }
+        content.push_str("ET");
+        let read = rows(&pdf_with_pages(&[content])).unwrap();
+        let amounts: Vec<&str> = read[1..].iter().map(|(_, row)| row[2].as_str()).collect();
+        assert_eq!(amounts, vec!["-12.99", "2,500.00", "-40.00"], "{read:?}");
+        assert_eq!(read[3].1[1], "Direct debit credit card");
     }
 
     #[test]

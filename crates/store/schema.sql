@@ -2,6 +2,25 @@ CREATE TRIGGER destination_secret_removed AFTER DELETE ON destinations
 BEGIN
     DELETE FROM secrets WHERE household_id = OLD.household_id AND name = 'destination:' || OLD.id;
 END;
+CREATE TABLE account_balances (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    on_date TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL,
+    UNIQUE (account_id, on_date)
+);
+CREATE TABLE accounts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    owner_id INTEGER NOT NULL REFERENCES members(id),
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('checking', 'savings', 'credit_card', 'cash', 'investment', 'loan', 'property')),
+    currency TEXT NOT NULL,
+    visibility TEXT NOT NULL CHECK (visibility IN ('household', 'private')),
+    -- Archived rather than deleted while transactions exist: their history stays.
+    archived INTEGER NOT NULL DEFAULT 0 CHECK (archived IN (0, 1)),
+    created_at TEXT NOT NULL
+);
 CREATE TABLE assistant_memory (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -155,6 +174,13 @@ CREATE TABLE households (
     reminder_days_before INTEGER NOT NULL DEFAULT 3,
     created_at TEXT NOT NULL
 , trusted_apps INTEGER NOT NULL DEFAULT 0 CHECK (trusted_apps IN (0, 1)));
+CREATE TABLE labels (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    colour TEXT NOT NULL DEFAULT '#8a8f98',
+    created_at TEXT NOT NULL
+);
 CREATE TABLE mail_servers (
     household_id INTEGER PRIMARY KEY REFERENCES households(id) ON DELETE CASCADE,
     host TEXT NOT NULL,
@@ -344,6 +370,43 @@ CREATE TABLE "tokens" (
     CHECK ((kind = 'api') = (hash IS NOT NULL)),
     CHECK ((kind = 'oauth') = (client_id IS NOT NULL AND resource IS NOT NULL))
 );
+CREATE TABLE transaction_labels (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    transaction_id INTEGER NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+    label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+    UNIQUE (transaction_id, label_id)
+);
+CREATE TABLE transaction_splits (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    transaction_id INTEGER NOT NULL REFERENCES transactions(id) ON DELETE CASCADE,
+    amount_minor INTEGER NOT NULL,
+    category_id INTEGER REFERENCES categories(id) ON DELETE SET NULL,
+    note TEXT
+);
+CREATE TABLE transactions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id),
+    on_date TEXT NOT NULL,
+    -- Signed: money out is negative.
+    amount_minor INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    -- Normalised as import normalises it ("AMAZON PRIME"), for matching and grouping.
+    payee TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    notes TEXT,
+    category_id INTEGER REFERENCES categories(id) ON DELETE SET NULL,
+    -- The other side of a transfer between two of the household's accounts.
+    transfer_id INTEGER REFERENCES transactions(id) ON DELETE SET NULL,
+    -- The subscription charge this transaction paid.
+    charge_id INTEGER REFERENCES charges(id) ON DELETE SET NULL,
+    source TEXT NOT NULL CHECK (source IN ('manual', 'import')),
+    -- What makes an imported row the same row when the statement is imported again.
+    import_key TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX accounts_household ON accounts(household_id, name COLLATE NOCASE, id);
 CREATE INDEX assistant_memory_expiry ON assistant_memory(expires_at);
 CREATE INDEX assistant_memory_member ON assistant_memory(member_id, id);
 CREATE INDEX assistant_usage_household ON assistant_usage(household_id, at);
@@ -352,6 +415,7 @@ CREATE INDEX audit_entity ON audit(household_id, entity, entity_id);
 CREATE INDEX audit_household ON audit(household_id, id);
 CREATE UNIQUE INDEX categories_name ON categories(household_id, name COLLATE NOCASE);
 CREATE INDEX charges_household_date ON charges(household_id, charged_on);
+CREATE UNIQUE INDEX labels_name ON labels(household_id, name COLLATE NOCASE);
 CREATE INDEX members_household ON members(household_id);
 CREATE INDEX oauth_clients_created ON oauth_clients(created_at);
 CREATE INDEX oauth_tokens_family ON oauth_tokens(family);
@@ -363,3 +427,10 @@ CREATE INDEX payment_methods_household ON payment_methods(household_id);
 CREATE INDEX sessions_member ON sessions(member_id);
 CREATE INDEX subscriptions_household ON subscriptions(household_id, name COLLATE NOCASE, id);
 CREATE INDEX tokens_member ON tokens(household_id, member_id);
+CREATE INDEX transaction_labels_label ON transaction_labels(label_id, transaction_id);
+CREATE INDEX transaction_splits_transaction ON transaction_splits(transaction_id);
+CREATE INDEX transactions_account_date ON transactions(account_id, on_date DESC, id DESC);
+CREATE INDEX transactions_category ON transactions(category_id);
+CREATE INDEX transactions_household_date ON transactions(household_id, on_date DESC, id DESC);
+CREATE UNIQUE INDEX transactions_import_key ON transactions(account_id, import_key)
+    WHERE import_key IS NOT NULL;

@@ -228,7 +228,19 @@ impl<'a> Ctx<'a> {
                 let state = self.snapshot(EntityKind::Subscription, subscription).ok()??;
                 self.private_to(EntityKind::Subscription, Some(&state))
             }
-            EntityKind::Category | EntityKind::Member | EntityKind::Household => None,
+            EntityKind::Account => (row.get("visibility")?.as_str()?
+                == Visibility::Private.as_str())
+            .then(|| row.get("owner_id")?.as_i64())
+            .flatten(),
+            EntityKind::Transaction => {
+                let account = row.get("account_id")?.as_i64()?;
+                let state = self.snapshot(EntityKind::Account, account).ok()??;
+                self.private_to(EntityKind::Account, Some(&state))
+            }
+            EntityKind::Category
+            | EntityKind::Label
+            | EntityKind::Member
+            | EntityKind::Household => None,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Checking op inputs into domain values, with errors that point at the field (a JSON pointer)
-//! and say what to write instead: amounts, currencies, cycles, dates, names, notes, URLs, tags,
+//! and say what to write instead: amounts, currencies, cycles, dates, names, notes, URLs, tags, colours,
 //! time zones, languages and list pages. Shared by every handler; no IO.
 
 use domain::{Currency, Cycle, Money, Text, validate};
@@ -121,6 +121,21 @@ pub(crate) fn dollars_per_million(pointer: &str, text: &str) -> Result<u64, OpEr
     let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| refuse())? };
     let fraction: u64 = format!("{fraction:0<6}").parse().map_err(|_| refuse())?;
     whole.checked_mul(1_000_000).and_then(|w| w.checked_add(fraction)).ok_or_else(refuse)
+}
+
+/// A colour as stored: "#rrggbb", lower case.
+pub(crate) fn clean_colour(pointer: &str, colour: &str) -> Result<String, OpError> {
+    let ok = colour.len() == 7
+        && colour.starts_with('#')
+        && colour[1..].chars().all(|c| c.is_ascii_hexdigit());
+    if !ok {
+        return Err(OpError::invalid(
+            pointer,
+            Text::new("{colour} is not a colour; write it as #rrggbb, for example #3b82f6.")
+                .with("colour", colour),
+        ));
+    }
+    Ok(colour.to_lowercase())
 }
 
 #[cfg(test)]

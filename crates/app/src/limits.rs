@@ -30,6 +30,9 @@ pub struct HouseholdCaps {
     pub payment_methods: u32,
     pub members: u32,
     pub tokens: u32,
+    pub accounts: u32,
+    pub labels: u32,
+    pub transactions: u32,
 }
 
 impl Default for HouseholdCaps {
@@ -40,6 +43,9 @@ impl Default for HouseholdCaps {
             payment_methods: 100,
             members: 50,
             tokens: 100,
+            accounts: 200,
+            labels: 500,
+            transactions: 1_000_000,
         }
     }
 }
@@ -55,6 +61,9 @@ impl HouseholdCaps {
             }
             Counted::Members => (self.members, "members", "max_members"),
             Counted::Tokens => (self.tokens, "active tokens", "max_tokens"),
+            Counted::Accounts => (self.accounts, "accounts", "max_accounts"),
+            Counted::Labels => (self.labels, "labels", "max_labels"),
+            Counted::Transactions => (self.transactions, "transactions", "max_transactions"),
         }
     }
 

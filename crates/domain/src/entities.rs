@@ -66,6 +66,26 @@ named_enum! {
 }
 
 named_enum! {
+    /// What an account is.
+    pub enum AccountKind("kind of account") {
+        /// A current account for everyday money.
+        Checking => "checking" | "current",
+        /// A savings account.
+        Savings => "savings",
+        /// A credit card: what it shows is owed.
+        CreditCard => "credit_card" | "card",
+        /// Notes and coins.
+        Cash => "cash",
+        /// Shares, funds, a pension.
+        Investment => "investment",
+        /// A loan or mortgage: what it shows is owed.
+        Loan => "loan" | "mortgage",
+        /// A home, a car: what it is worth.
+        Property => "property",
+    }
+}
+
+named_enum! {
     /// What a payment method is.
     pub enum PaymentMethodKind("kind of payment method") {
         /// A debit or credit card.
@@ -110,6 +130,12 @@ named_enum! {
         Token => "token",
         /// A place a member's reminders and messages go.
         Destination => "destination",
+        /// A bank, card, cash or other account, with its balances.
+        Account => "account",
+        /// A transaction on an account, with its labels and splits.
+        Transaction => "transaction",
+        /// A label on transactions.
+        Label => "label",
     }
 }
 

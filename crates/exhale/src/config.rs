@@ -42,6 +42,9 @@ pub(crate) struct Config {
     pub(crate) max_payment_methods: u32,
     pub(crate) max_members: u32,
     pub(crate) max_tokens: u32,
+    pub(crate) max_accounts: u32,
+    pub(crate) max_labels: u32,
+    pub(crate) max_transactions: u32,
     /// The HTTPS origin people and remote agents reach Exhale at, e.g.
     /// "https://exhale.example.net" (behind a reverse proxy or tunnel). OAuth, which cloud
     /// assistants connect with, needs it; without it OAuth works only on this computer.
@@ -73,6 +76,9 @@ struct FileConfig {
     max_payment_methods: Option<u32>,
     max_members: Option<u32>,
     max_tokens: Option<u32>,
+    max_accounts: Option<u32>,
+    max_labels: Option<u32>,
+    max_transactions: Option<u32>,
     public_origin: Option<String>,
     otlp_endpoint: Option<String>,
 }
@@ -166,6 +172,9 @@ impl Config {
             max_payment_methods: caps.payment_methods,
             max_members: caps.members,
             max_tokens: caps.tokens,
+            max_accounts: caps.accounts,
+            max_labels: caps.labels,
+            max_transactions: caps.transactions,
             public_origin: None,
             otlp_endpoint: None,
         };
@@ -202,7 +211,10 @@ impl Config {
                 max_categories,
                 max_payment_methods,
                 max_members,
-                max_tokens
+                max_tokens,
+                max_accounts,
+                max_labels,
+                max_transactions
             );
             if file.public_origin.is_some() {
                 config.public_origin = file.public_origin;
@@ -254,6 +266,9 @@ impl Config {
         parse_env("EXHALE_MAX_PAYMENT_METHODS", "a whole number", &mut config.max_payment_methods)?;
         parse_env("EXHALE_MAX_MEMBERS", "a whole number", &mut config.max_members)?;
         parse_env("EXHALE_MAX_TOKENS", "a whole number", &mut config.max_tokens)?;
+        parse_env("EXHALE_MAX_ACCOUNTS", "a whole number", &mut config.max_accounts)?;
+        parse_env("EXHALE_MAX_LABELS", "a whole number", &mut config.max_labels)?;
+        parse_env("EXHALE_MAX_TRANSACTIONS", "a whole number", &mut config.max_transactions)?;
         if let Some(origin) = env("EXHALE_PUBLIC_ORIGIN") {
             config.public_origin = Some(origin);
         }
@@ -317,6 +332,9 @@ impl Config {
             payment_methods: self.max_payment_methods,
             members: self.max_members,
             tokens: self.max_tokens,
+            accounts: self.max_accounts,
+            labels: self.max_labels,
+            transactions: self.max_transactions,
         }
     }
 

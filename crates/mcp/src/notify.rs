@@ -24,6 +24,9 @@ fn touched(event: &ChangeEvent) -> Vec<String> {
         EntityKind::Category => Some("categories"),
         EntityKind::PaymentMethod => Some("payment-methods"),
         EntityKind::Member
+        | EntityKind::Account
+        | EntityKind::Transaction
+        | EntityKind::Label
         | EntityKind::Household
         | EntityKind::Token
         | EntityKind::Destination => None,

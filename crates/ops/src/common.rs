@@ -431,6 +431,13 @@ pub const DEFAULT_PAGE: u32 = 100;
 /// Far beyond any real list, and well inside SQLite's integers.
 const MAX_OFFSET: u64 = 999_999_999_999;
 
+/// What a signed amount looks like: a decimal string in major units, "-12.50" (the currency's
+/// number of decimals is checked by the handler).
+pub const SIGNED_AMOUNT_PATTERN: &str = "^-?[0-9]{1,10}(\\.[0-9]{1,3})?$";
+
+/// A colour, "#rrggbb".
+pub const COLOUR_PATTERN: &str = "^#[0-9a-fA-F]{6}$";
+
 /// What a cursor looks like (`o` and the offset), so a schema tells a made-up one apart.
 pub const CURSOR_PATTERN: &str = "^o[0-9]{1,12}$";
 

@@ -22,6 +22,7 @@ pub mod docs;
 pub mod error;
 pub mod household;
 pub mod import;
+pub mod ledger;
 pub mod limits;
 pub mod network;
 pub mod oauth;

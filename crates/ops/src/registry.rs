@@ -6,8 +6,8 @@ use std::{borrow::Cow, fmt, sync::LazyLock};
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
-    access, activity, assistant, channels, charges, household, import, op::OpMeta, organise,
-    reports, subscriptions, tools,
+    access, activity, assistant, channels, charges, household, import, ledger, op::OpMeta,
+    organise, reports, subscriptions, tools,
 };
 
 /// Expands to the list of op types; used by [`all`] and, through `for_each_op!`, by the
@@ -50,6 +50,20 @@ macro_rules! op_list {
             organise::ListTags,
             organise::RenameTag,
             organise::DeleteTag,
+            ledger::ListAccounts,
+            ledger::CreateAccount,
+            ledger::UpdateAccount,
+            ledger::DeleteAccount,
+            ledger::RecordBalance,
+            ledger::SearchTransactions,
+            ledger::CreateTransaction,
+            ledger::UpdateTransaction,
+            ledger::CategoriseTransactions,
+            ledger::DeleteTransaction,
+            ledger::ListLabels,
+            ledger::CreateLabel,
+            ledger::UpdateLabel,
+            ledger::DeleteLabel,
             reports::GetSpendingSummary,
             reports::GetSpendingHistory,
             reports::ListPriceChanges,

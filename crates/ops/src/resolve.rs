@@ -2,7 +2,8 @@
 //!
 //! The invoker deserialises every input [`within`] a [`Directory`]: what the caller can see,
 //! and today's date in the household's time zone. Then the id types here
-//! ([`SubscriptionId`], [`CategoryId`], [`PaymentMethodId`], [`MemberId`]) take an id or a
+//! ([`SubscriptionId`], [`CategoryId`], [`PaymentMethodId`], [`MemberId`], [`AccountId`],
+//! [`LabelId`]) take an id or a
 //! name, [`IsoDate`] takes the phrases of `domain::relative` ("tomorrow", "fin de mes"), and
 //! [`FutureDate`] refuses a day in the past with today's date and the likely intent. Each
 //! records how it read what it was given as a [`Resolution`], which the result echoes (the
@@ -414,6 +415,20 @@ entity_id!(
     PaymentMethod,
     "payment method",
     "list_payment_methods"
+);
+entity_id!(
+    /// An account, by id or name.
+    AccountId,
+    Account,
+    "account",
+    "list_accounts"
+);
+entity_id!(
+    /// A label on transactions, by id or name.
+    LabelId,
+    Label,
+    "label",
+    "list_labels"
 );
 entity_id!(
     /// A member of the household, by id or name (never by email).

@@ -237,6 +237,9 @@ pub enum Counted {
     Members,
     /// Tokens not revoked.
     Tokens,
+    Accounts,
+    Labels,
+    Transactions,
 }
 
 /// How many of `what` the household has.
@@ -246,6 +249,9 @@ pub fn count(db: &Db<'_>, household_id: i64, what: Counted) -> Result<i64> {
         Counted::Categories => "SELECT count(*) FROM categories WHERE household_id = ?1",
         Counted::PaymentMethods => "SELECT count(*) FROM payment_methods WHERE household_id = ?1",
         Counted::Members => "SELECT count(*) FROM members WHERE household_id = ?1",
+        Counted::Accounts => "SELECT count(*) FROM accounts WHERE household_id = ?1",
+        Counted::Labels => "SELECT count(*) FROM labels WHERE household_id = ?1",
+        Counted::Transactions => "SELECT count(*) FROM transactions WHERE household_id = ?1",
         Counted::Tokens => {
             "SELECT count(*) FROM tokens WHERE household_id = ?1 AND kind = 'api' AND revoked_at IS NULL"
         }

@@ -15,6 +15,7 @@ pub mod audit;
 pub mod channels;
 pub mod charges;
 pub mod households;
+pub mod ledger;
 pub mod names;
 pub mod oauth;
 pub mod organise;

@@ -13,6 +13,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0004_oauth", include_str!("../migrations/0004_oauth.sql")),
     ("0005_assistant", include_str!("../migrations/0005_assistant.sql")),
     ("0006_channels", include_str!("../migrations/0006_channels.sql")),
+    ("0007_ledger", include_str!("../migrations/0007_ledger.sql")),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

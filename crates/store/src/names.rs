@@ -30,7 +30,16 @@ pub fn visible(
         EntityKind::Member => {
             "SELECT id, name FROM members WHERE household_id = ?1 AND ?2 = ?2 ORDER BY id"
         }
+        EntityKind::Account => {
+            "SELECT id, name FROM accounts WHERE household_id = ?1
+             AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
+        }
+        EntityKind::Label => {
+            "SELECT id, name FROM labels WHERE household_id = ?1 AND ?2 = ?2
+             ORDER BY name COLLATE NOCASE, id"
+        }
         EntityKind::Charge
+        | EntityKind::Transaction
         | EntityKind::Household
         | EntityKind::Token
         | EntityKind::Destination => return Ok(Vec::new()),

@@ -90,6 +90,34 @@ const SPECS: &[Spec] = &[
         volatile: &[],
     },
     Spec {
+        entity: "account",
+        table: "accounts",
+        household_column: "household_id",
+        children: &[("account_balances", "account_id")],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
+        entity: "transaction",
+        table: "transactions",
+        household_column: "household_id",
+        children: &[
+            ("transaction_labels", "transaction_id"),
+            ("transaction_splits", "transaction_id"),
+        ],
+        kept: &[],
+        // Written with every change; an undo that restores the row restores the fields.
+        volatile: &["updated_at"],
+    },
+    Spec {
+        entity: "label",
+        table: "labels",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
         entity: "token",
         table: "tokens",
         household_column: "household_id",

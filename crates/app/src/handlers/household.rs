@@ -177,6 +177,16 @@ pub(crate) fn remove_member(
                 .with("count", private_cards),
         ));
     }
+    let accounts = store::ledger::accounts_of(ctx.db, ctx.household_id(), row.id).or_internal()?;
+    let private_accounts =
+        accounts.iter().filter(|(_, v)| *v == domain::entities::Visibility::Private).count();
+    if private_accounts > 0 {
+        return Err(OpError::conflict(
+            Text::new("{name} still has {count} private accounts. They must delete them or make them household-visible first.")
+                .with("name", &row.name)
+                .with("count", private_accounts),
+        ));
+    }
     if row.role == Role::Owner && hh::count_owners(ctx.db, ctx.household_id()).or_internal()? <= 1 {
         return Err(OpError::conflict(
             Text::new("{name} is the last owner and cannot be removed.").with("name", &row.name),
@@ -191,7 +201,17 @@ pub(crate) fn remove_member(
                 .with("count", private),
         ));
     }
-    // Their shared subscriptions and payment methods move to the owner removing them.
+    // Their shared subscriptions, payment methods and accounts move to the owner removing them.
+    for (id, _) in accounts {
+        let before = ctx.snapshot(EntityKind::Account, id)?;
+        store::ledger::set_account_owner(ctx.db, ctx.household_id(), id, ctx.me()).or_internal()?;
+        ctx.record(
+            EntityKind::Account,
+            id,
+            before,
+            Text::new("An account of {name} moved to you").with("name", &row.name),
+        )?;
+    }
     for subscription in
         store::subscriptions::list(ctx.db, ctx.household_id(), None).or_internal()?
     {

@@ -8,6 +8,7 @@ mod channels;
 mod charges;
 pub(crate) mod household;
 mod import;
+mod ledger;
 mod organise;
 mod reports;
 mod subscriptions;
@@ -253,6 +254,23 @@ pub(crate) fn registry() -> Registry {
     reg.add::<o::ListTags>(organise::list_tags);
     reg.add::<o::RenameTag>(organise::rename_tag);
     reg.add::<o::DeleteTag>(organise::delete_tag);
+    {
+        use ops::ledger as l;
+        reg.add::<l::ListAccounts>(ledger::list_accounts);
+        reg.add::<l::CreateAccount>(ledger::create_account);
+        reg.add::<l::UpdateAccount>(ledger::update_account);
+        reg.add::<l::DeleteAccount>(ledger::delete_account);
+        reg.add::<l::RecordBalance>(ledger::record_balance);
+        reg.add::<l::SearchTransactions>(ledger::search_transactions);
+        reg.add::<l::CreateTransaction>(ledger::create_transaction);
+        reg.add::<l::UpdateTransaction>(ledger::update_transaction);
+        reg.add::<l::CategoriseTransactions>(ledger::categorise_transactions);
+        reg.add::<l::DeleteTransaction>(ledger::delete_transaction);
+        reg.add::<l::ListLabels>(ledger::list_labels);
+        reg.add::<l::CreateLabel>(ledger::create_label);
+        reg.add::<l::UpdateLabel>(ledger::update_label);
+        reg.add::<l::DeleteLabel>(ledger::delete_label);
+    }
     reg.add::<r::GetSpendingSummary>(reports::spending_summary);
     reg.add::<r::GetSpendingHistory>(reports::spending_history);
     reg.add::<r::ListPriceChanges>(reports::price_changes);

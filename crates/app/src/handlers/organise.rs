@@ -22,20 +22,6 @@ fn load_category(ctx: &Ctx<'_>, id: i64) -> Result<CategoryRow, OpError> {
     })
 }
 
-fn clean_colour(pointer: &str, colour: &str) -> Result<String, OpError> {
-    let ok = colour.len() == 7
-        && colour.starts_with('#')
-        && colour[1..].chars().all(|c| c.is_ascii_hexdigit());
-    if !ok {
-        return Err(OpError::invalid(
-            pointer,
-            Text::new("{colour} is not a colour; write it as #rrggbb, for example #3b82f6.")
-                .with("colour", colour),
-        ));
-    }
-    Ok(colour.to_lowercase())
-}
-
 fn clean_emoji(pointer: &str, emoji: &str) -> Result<String, OpError> {
     let emoji = emoji.trim();
     if emoji.chars().count() > ops::limits::EMOJI
@@ -79,7 +65,7 @@ pub(crate) fn create_category(
     let colour = input
         .colour
         .as_deref()
-        .map(|c| clean_colour("/colour", c))
+        .map(|c| input::clean_colour("/colour", c))
         .transpose()?
         .unwrap_or_else(|| "#8a8f98".into());
     let id =
@@ -109,7 +95,7 @@ pub(crate) fn update_category(
         row.emoji = clean_emoji("/emoji", emoji)?;
     }
     if let Some(colour) = &input.colour {
-        row.colour = clean_colour("/colour", colour)?;
+        row.colour = input::clean_colour("/colour", colour)?;
     }
     org::update_category(ctx.db, &row).or_internal()?;
     ctx.record(
@@ -141,6 +127,19 @@ fn move_subscriptions(
         .with("name", &row.name)
         .with("from", &from.name);
         ctx.record(EntityKind::Subscription, id, before, summary)?;
+    }
+    // Transactions too, so an undo of the deletion puts them back in it.
+    for id in store::ledger::transactions_in_category(ctx.db, from.id).or_internal()? {
+        let before = ctx.snapshot(EntityKind::Transaction, id)?;
+        store::ledger::move_to_category(ctx.db, id, from.id, target.map(|t| t.id)).or_internal()?;
+        let summary = match target {
+            Some(target) => {
+                Text::new("A transaction moved from {from} to {to}").with("to", &target.name)
+            }
+            None => Text::new("A transaction no longer in {from}"),
+        }
+        .with("from", &from.name);
+        ctx.record(EntityKind::Transaction, id, before, summary)?;
     }
     Ok(())
 }

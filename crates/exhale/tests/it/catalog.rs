@@ -76,6 +76,44 @@ fn cases() -> Vec<Case> {
         ),
         case("create_category", |_| json!({"name": "Pets", "emoji": "🐶", "colour": "#aa5500"})),
         case(
+            "create_account",
+            |_| json!({"name": "Cash box", "kind": "cash", "currency": "USD", "balance": "40"}),
+        ),
+        case(
+            "update_account",
+            |w| json!({"id": w.joint, "name": "Joint", "kind": "savings", "archived": true}),
+        ),
+        Case {
+            op: "delete_account",
+            setup: vec![(
+                "create_account",
+                Box::new(
+                    |_, _| json!({"name": "Old card", "kind": "credit_card", "balance": "-10"}),
+                ),
+            )],
+            input: Box::new(|_, outputs| json!({"id": id(&outputs[0])})),
+        },
+        case(
+            "record_balance",
+            |w| json!({"account_id": w.joint, "balance": "-3.10", "on": "2026-10-31"}),
+        ),
+        case("create_transaction", |w| {
+            json!({"account_id": w.joint, "on": "2026-11-28", "amount": "-20", "payee": "Market",
+                   "category_id": w.streaming, "label_ids": [w.holiday], "notes": "veg"})
+        }),
+        case(
+            "update_transaction",
+            |w| json!({"id": w.groceries, "amount": "-60", "payee": "Market", "notes": "x", "category_id": w.music, "label_ids": []}),
+        ),
+        case(
+            "categorise_transactions",
+            |w| json!({"ids": [w.groceries], "category_id": w.music, "remove_label_ids": [w.holiday]}),
+        ),
+        case("delete_transaction", |w| json!({"id": w.groceries})),
+        case("create_label", |_| json!({"name": "Work", "colour": "#aa5500"})),
+        case("update_label", |w| json!({"id": w.holiday, "name": "Trip", "colour": "#112233"})),
+        case("delete_label", |w| json!({"id": w.holiday})),
+        case(
             "update_category",
             |w| json!({"id": w.streaming, "name": "Video", "colour": "#112233"}),
         ),

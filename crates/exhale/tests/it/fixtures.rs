@@ -1,5 +1,6 @@
 //! A seeded world shared by the tests: two households, an owner and a member in the first,
-//! shared and private subscriptions, a payment method, charges.
+//! shared and private subscriptions, a payment method, charges, shared and private accounts
+//! with transactions and a label.
 
 use ops::Caller;
 use serde_json::{Value, json};
@@ -27,6 +28,21 @@ pub(crate) struct World {
     pub(crate) bobs_card: i64,
     pub(crate) charge: i64,
     pub(crate) bobs_charge: i64,
+    /// Ana's account, shared with the household.
+    pub(crate) joint: i64,
+    /// Ana's cash, with no transactions.
+    pub(crate) wallet: i64,
+    /// Bob's private account.
+    pub(crate) bobs_savings: i64,
+    /// Household B's account.
+    pub(crate) other_household_account: i64,
+    /// A transaction on the joint account, labelled `holiday`.
+    pub(crate) groceries: i64,
+    /// A transaction on Bob's private account.
+    pub(crate) bobs_bonus: i64,
+    /// Household B's transaction.
+    pub(crate) other_household_transaction: i64,
+    pub(crate) holiday: i64,
 }
 
 pub(crate) fn id(value: &Value) -> i64 {
@@ -100,6 +116,59 @@ impl World {
         let bobs =
             env.call(&bob, "list_charges", json!({"subscription_id": bobs_gym})).await.unwrap();
         let bobs_charge = id(&bobs["items"][0]);
+        let joint = id(&env
+            .call(
+                &ana,
+                "create_account",
+                json!({"name": "Joint checking", "kind": "checking", "balance": "1200.50"}),
+            )
+            .await
+            .unwrap());
+        let wallet = id(&env
+            .call(&ana, "create_account", json!({"name": "Wallet", "kind": "cash"}))
+            .await
+            .unwrap());
+        let bobs_savings = id(&env
+            .call(
+                &bob,
+                "create_account",
+                json!({"name": "Bob's savings", "kind": "savings", "visibility": "private"}),
+            )
+            .await
+            .unwrap());
+        let other_household_account = id(&env
+            .call(&cai, "create_account", json!({"name": "Other bank", "kind": "checking"}))
+            .await
+            .unwrap());
+        let holiday =
+            id(&env.call(&ana, "create_label", json!({"name": "holiday"})).await.unwrap());
+        let groceries = id(&env
+            .call(
+                &ana,
+                "create_transaction",
+                json!({"account_id": joint, "on": "2026-11-20", "amount": "-54.30",
+                   "payee": "Spotify family groceries", "label_ids": [holiday]}),
+            )
+            .await
+            .unwrap());
+        let bobs_bonus = id(&env
+            .call(
+                &bob,
+                "create_transaction",
+                json!({"account_id": bobs_savings, "on": "2026-11-21", "amount": "500",
+                   "payee": "Bob's bonus", "label_ids": [holiday]}),
+            )
+            .await
+            .unwrap());
+        let other_household_transaction = id(&env
+            .call(
+                &cai,
+                "create_transaction",
+                json!({"account_id": other_household_account, "on": "2026-11-22",
+                   "amount": "-9.99", "payee": "Netflix"}),
+            )
+            .await
+            .unwrap());
         Self {
             env,
             ana,
@@ -116,6 +185,14 @@ impl World {
             bobs_card,
             charge,
             bobs_charge,
+            joint,
+            wallet,
+            bobs_savings,
+            other_household_account,
+            groceries,
+            bobs_bonus,
+            other_household_transaction,
+            holiday,
         }
     }
 }

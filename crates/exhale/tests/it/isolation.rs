@@ -65,7 +65,7 @@ async fn no_read_op_shows_another_household_or_a_private_item() {
             .await
             .unwrap_or_else(|e| panic!("{op}: {e}"))
             .to_string();
-        for secret in ["Bob's gym", "Bob's card"] {
+        for secret in ["Bob's gym", "Bob's card", "Bob's savings", "Bob's bonus"] {
             assert!(!anas.contains(secret), "{op} shows Bob's private {secret} to Ana");
         }
     }
@@ -87,6 +87,15 @@ async fn foreign_and_private_ids_are_not_found_for_every_id_op() {
         ("update_payment_method", json!({"id": w.bobs_card, "name": "Mine"})),
         ("delete_payment_method", json!({"id": w.bobs_card})),
         ("update_member", json!({"id": w.cai.member_id, "name": "X"})),
+        ("update_account", json!({"id": w.bobs_savings, "name": "Mine"})),
+        ("update_account", json!({"id": w.other_household_account, "name": "Mine"})),
+        ("delete_account", json!({"id": w.bobs_savings})),
+        ("record_balance", json!({"account_id": w.bobs_savings, "balance": "1"})),
+        ("update_transaction", json!({"id": w.bobs_bonus, "payee": "Mine"})),
+        ("update_transaction", json!({"id": w.other_household_transaction, "payee": "Mine"})),
+        ("delete_transaction", json!({"id": w.bobs_bonus})),
+        ("delete_transaction", json!({"id": w.other_household_transaction})),
+        ("update_label", json!({"id": 999_999, "name": "X"})),
     ];
     for (op, input) in attempts {
         let result = w.env.call(&w.ana, op, input.clone()).await;

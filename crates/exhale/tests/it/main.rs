@@ -15,6 +15,7 @@ mod fixtures;
 mod import;
 mod inspector;
 mod isolation;
+mod ledger;
 mod mcp;
 mod names_and_dates;
 mod oauth;

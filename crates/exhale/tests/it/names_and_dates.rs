@@ -184,6 +184,67 @@ async fn every_input_that_takes_an_id_takes_the_name_and_does_the_same() {
             "visa",
         ),
         ("list_activity", json!({"member_id": ana}), "/member_id", "Home owner"),
+        ("update_account", json!({"id": w.joint, "name": "Joint"}), "/id", "joint checking"),
+        ("delete_account", json!({"id": w.wallet}), "/id", "WALLET"),
+        (
+            "record_balance",
+            json!({"account_id": w.joint, "balance": "1"}),
+            "/account_id",
+            "joint checking",
+        ),
+        ("search_transactions", json!({"account_id": w.joint}), "/account_id", "joint checking"),
+        ("search_transactions", json!({"category_id": w.music}), "/category_id", "music"),
+        ("search_transactions", json!({"label_ids": [w.holiday]}), "/label_ids/0", "Holiday"),
+        (
+            "create_transaction",
+            json!({"account_id": w.joint, "on": "2026-11-28", "amount": "-1", "payee": "X"}),
+            "/account_id",
+            "joint checking",
+        ),
+        (
+            "create_transaction",
+            json!({"account_id": w.joint, "on": "2026-11-28", "amount": "-1", "payee": "X", "category_id": w.music}),
+            "/category_id",
+            "music",
+        ),
+        (
+            "create_transaction",
+            json!({"account_id": w.joint, "on": "2026-11-28", "amount": "-1", "payee": "X", "label_ids": [w.holiday]}),
+            "/label_ids/0",
+            "holiday",
+        ),
+        (
+            "update_transaction",
+            json!({"id": w.groceries, "category_id": w.music}),
+            "/category_id",
+            "music",
+        ),
+        (
+            "update_transaction",
+            json!({"id": w.groceries, "label_ids": [w.holiday]}),
+            "/label_ids/0",
+            "HOLIDAY",
+        ),
+        (
+            "categorise_transactions",
+            json!({"ids": [w.groceries], "category_id": w.music}),
+            "/category_id",
+            "music",
+        ),
+        (
+            "categorise_transactions",
+            json!({"ids": [w.groceries], "add_label_ids": [w.holiday]}),
+            "/add_label_ids/0",
+            "holiday",
+        ),
+        (
+            "categorise_transactions",
+            json!({"ids": [w.groceries], "remove_label_ids": [w.holiday]}),
+            "/remove_label_ids/0",
+            "holiday",
+        ),
+        ("update_label", json!({"id": w.holiday, "colour": "#123456"}), "/id", "holiday"),
+        ("delete_label", json!({"id": w.holiday}), "/id", "Holiday"),
     ];
     let covered: BTreeSet<(String, String)> =
         cases.iter().map(|(op, _, pointer, _)| (op.to_string(), pointer.to_string())).collect();

@@ -1,0 +1,633 @@
+//! Account, balance, label and transaction handlers.
+//!
+//! What a member sees of transactions follows their accounts: another member's private
+//! account, and everything on it, is "not found".
+
+use domain::{
+    Currency, Money, Text,
+    entities::{EntityKind, Visibility},
+};
+use ops::{
+    OpError,
+    common::{IdInput, IsoDate, Page, Patch, RecordId, Ref},
+    household::{Empty, Removed},
+    ledger::*,
+    resolve::{AccountId, CategoryId, LabelId},
+};
+use store::ledger::{self as db, AccountRow, LabelRow, Source, TransactionFilter, TransactionRow};
+
+use crate::{ctx::Ctx, input, transactions::StoreExt, views};
+
+fn account_view(row: &AccountRow) -> Account {
+    Account {
+        id: row.id,
+        name: row.name.clone(),
+        kind: row.kind,
+        currency: row.currency.code().into(),
+        owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
+        visibility: row.visibility,
+        archived: row.archived,
+        balance: row.balance.map(|(_, minor)| views::amount(minor, row.currency)),
+        balance_on: row.balance.map(|(on, _)| IsoDate(on)),
+        transaction_count: row.transaction_count,
+    }
+}
+
+fn label_view(row: &LabelRow) -> Label {
+    Label {
+        id: row.id,
+        name: row.name.clone(),
+        colour: row.colour.clone(),
+        transaction_count: row.transaction_count,
+    }
+}
+
+fn transaction_view(row: &TransactionRow) -> Transaction {
+    Transaction {
+        id: row.id,
+        on: IsoDate(row.on_date),
+        amount: views::amount(row.amount_minor, row.currency),
+        account: Ref { id: row.account_id, name: row.account_name.clone() },
+        payee: row.payee.clone(),
+        description: row.description.clone(),
+        notes: row.notes.clone(),
+        category: row.category_id.zip(row.category_name.clone()).map(|(id, name)| Ref { id, name }),
+        labels: row.labels.iter().map(|(id, name)| Ref { id: *id, name: name.clone() }).collect(),
+        transfer_id: row.transfer_id,
+        source: match row.source {
+            Source::Manual => TransactionSource::Manual,
+            Source::Import => TransactionSource::Import,
+        },
+    }
+}
+
+fn load_account(ctx: &Ctx<'_>, id: i64) -> Result<AccountRow, OpError> {
+    db::get_account(ctx.db, ctx.household_id(), ctx.me(), id).or_not_found(|| {
+        Text::new("No account with id {id}. Call list_accounts to find ids, or pass its name.")
+            .with("id", id)
+    })
+}
+
+fn load_label(ctx: &Ctx<'_>, id: i64) -> Result<LabelRow, OpError> {
+    db::get_label(ctx.db, ctx.household_id(), ctx.me(), id).or_not_found(|| {
+        Text::new("No label with id {id}. Call list_labels to find ids, or pass its name.")
+            .with("id", id)
+    })
+}
+
+fn load_transaction(ctx: &Ctx<'_>, id: i64) -> Result<TransactionRow, OpError> {
+    db::get_transaction(ctx.db, ctx.household_id(), ctx.me(), id).or_not_found(|| {
+        Text::new("No transaction with id {id}. Call search_transactions to find ids.")
+            .with("id", id)
+    })
+}
+
+/// A reference the input makes to something that must exist: "not found" there is the input's
+/// fault, so it is `invalid_input` at the field.
+fn referenced<T>(pointer: String, found: Result<T, OpError>) -> Result<T, OpError> {
+    found.map_err(|err| match err {
+        OpError::NotFound { message } => OpError::invalid(pointer, message),
+        other => other,
+    })
+}
+
+/// The label ids, each checked to be one of the household's, without repeats.
+fn check_labels(ctx: &Ctx<'_>, pointer: &str, ids: &[LabelId]) -> Result<Vec<i64>, OpError> {
+    let mut checked = Vec::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        let label = referenced(format!("{pointer}/{i}"), load_label(ctx, id.get()))?;
+        if !checked.contains(&label.id) {
+            checked.push(label.id);
+        }
+    }
+    Ok(checked)
+}
+
+fn check_category(ctx: &Ctx<'_>, pointer: &str, id: CategoryId) -> Result<i64, OpError> {
+    let found = store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id.get())
+        .or_not_found(|| {
+            Text::new(
+                "No category with id {id}. Call list_categories to find ids, or pass its name.",
+            )
+            .with("id", id.get())
+        });
+    Ok(referenced(pointer.into(), found)?.id)
+}
+
+/// A signed amount in the currency ("-12.50" for money out).
+fn signed_amount(pointer: &str, text: &str, currency: Currency) -> Result<i64, OpError> {
+    Money::parse(text.trim(), currency)
+        .map(|money| money.minor())
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
+}
+
+/// Refuses a change by someone else that would make the account private.
+fn check_visibility(
+    ctx: &Ctx<'_>,
+    row: &AccountRow,
+    visibility: Visibility,
+) -> Result<(), OpError> {
+    if visibility == Visibility::Private && row.owner_id != ctx.me() {
+        return Err(OpError::invalid(
+            "/visibility",
+            Text::new("Only its owner can make an account private."),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn list_accounts(
+    ctx: &mut Ctx<'_>,
+    input: ListAccountsInput,
+) -> Result<AccountList, OpError> {
+    let all = input.include_archived.unwrap_or(false);
+    let rows = db::list_accounts(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
+    Ok(AccountList {
+        items: rows.iter().filter(|row| all || !row.archived).map(account_view).collect(),
+    })
+}
+
+pub(crate) fn create_account(
+    ctx: &mut Ctx<'_>,
+    input: CreateAccountInput,
+) -> Result<Account, OpError> {
+    ctx.check_cap(store::households::Counted::Accounts, 1)?;
+    let currency = match &input.currency {
+        Some(code) => input::parse_currency("/currency", code)?,
+        None => ctx.household.currency,
+    };
+    let row = AccountRow {
+        id: 0,
+        household_id: ctx.household_id(),
+        owner_id: ctx.me(),
+        owner_name: String::new(),
+        name: input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?,
+        kind: input.kind,
+        currency,
+        visibility: input.visibility.unwrap_or(Visibility::Household),
+        archived: false,
+        transaction_count: 0,
+        balance: None,
+    };
+    let balance =
+        input.balance.as_deref().map(|b| signed_amount("/balance", b, currency)).transpose()?;
+    let id = db::insert_account(ctx.db, &row, &ctx.now_text()).or_internal()?;
+    if let Some(minor) = balance {
+        db::set_balance(ctx.db, id, ctx.today, minor).or_internal()?;
+    }
+    ctx.record(
+        EntityKind::Account,
+        id,
+        None,
+        Text::new("Added account {name}").with("name", &row.name),
+    )?;
+    Ok(account_view(&load_account(ctx, id)?))
+}
+
+pub(crate) fn update_account(
+    ctx: &mut Ctx<'_>,
+    input: UpdateAccountInput,
+) -> Result<Account, OpError> {
+    let mut row = load_account(ctx, input.id.get())?;
+    let before = ctx.snapshot(EntityKind::Account, row.id)?;
+    if let Some(name) = &input.name {
+        row.name = input::clean_name("/name", name, ops::limits::SHORT_NAME)?;
+    }
+    if let Some(kind) = input.kind {
+        row.kind = kind;
+    }
+    if let Some(visibility) = input.visibility {
+        check_visibility(ctx, &row, visibility)?;
+        row.visibility = visibility;
+    }
+    if let Some(archived) = input.archived {
+        row.archived = archived;
+    }
+    db::update_account(ctx.db, &row).or_internal()?;
+    ctx.record(
+        EntityKind::Account,
+        row.id,
+        before,
+        Text::new("Updated account {name}").with("name", &row.name),
+    )?;
+    Ok(account_view(&load_account(ctx, row.id)?))
+}
+
+pub(crate) fn delete_account(
+    ctx: &mut Ctx<'_>,
+    input: IdInput<AccountId>,
+) -> Result<Removed, OpError> {
+    let row = load_account(ctx, input.id.get())?;
+    if row.transaction_count > 0 {
+        return Err(OpError::conflict(
+            Text::new(
+                "{name} has {count} transactions, so it is kept for their history. Archive it with update_account (archived: true), or delete its transactions first.",
+            )
+            .with("name", &row.name)
+            .with("count", row.transaction_count),
+        ));
+    }
+    let before = ctx.snapshot(EntityKind::Account, row.id)?;
+    db::delete_account(ctx.db, ctx.household_id(), row.id).or_internal()?;
+    ctx.record(
+        EntityKind::Account,
+        row.id,
+        before,
+        Text::new("Deleted account {name}").with("name", &row.name),
+    )?;
+    Ok(Removed { id: row.id, name: row.name })
+}
+
+pub(crate) fn record_balance(
+    ctx: &mut Ctx<'_>,
+    input: RecordBalanceInput,
+) -> Result<Account, OpError> {
+    let row = load_account(ctx, input.account_id.get())?;
+    let minor = signed_amount("/balance", &input.balance, row.currency)?;
+    let on = input.on.map(IsoDate::date).unwrap_or(ctx.today);
+    if on > ctx.today {
+        return Err(OpError::invalid(
+            "/on",
+            Text::new("{date} has not come yet; today is {today}. Record a balance for today or an earlier day.")
+                .with("date", IsoDate(on))
+                .with("today", IsoDate(ctx.today)),
+        ));
+    }
+    let before = ctx.snapshot(EntityKind::Account, row.id)?;
+    db::set_balance(ctx.db, row.id, on, minor).or_internal()?;
+    ctx.record(
+        EntityKind::Account,
+        row.id,
+        before,
+        Text::new("{name} held {amount} on {date}")
+            .with("name", &row.name)
+            .with("amount", Money::new(minor, row.currency).display())
+            .with("date", IsoDate(on)),
+    )?;
+    Ok(account_view(&load_account(ctx, row.id)?))
+}
+
+pub(crate) fn list_labels(ctx: &mut Ctx<'_>, _: Empty) -> Result<LabelList, OpError> {
+    let rows = db::list_labels(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
+    Ok(LabelList { items: rows.iter().map(label_view).collect() })
+}
+
+fn check_unique_label(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Result<(), OpError> {
+    if let Some(existing) = db::find_label(ctx.db, ctx.household_id(), name).or_internal()?
+        && Some(existing) != except
+    {
+        return Err(OpError::conflict(
+            Text::new(
+                "A label named {name} exists already (id {id}). Use it, or choose another name.",
+            )
+            .with("name", name)
+            .with("id", existing),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn create_label(ctx: &mut Ctx<'_>, input: CreateLabelInput) -> Result<Label, OpError> {
+    ctx.check_cap(store::households::Counted::Labels, 1)?;
+    let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
+    check_unique_label(ctx, &name, None)?;
+    let colour = input
+        .colour
+        .as_deref()
+        .map(|c| input::clean_colour("/colour", c))
+        .transpose()?
+        .unwrap_or_else(|| "#8a8f98".into());
+    let id = db::insert_label(ctx.db, ctx.household_id(), &name, &colour, &ctx.now_text())
+        .or_internal()?;
+    ctx.record(EntityKind::Label, id, None, Text::new("Added label {name}").with("name", &name))?;
+    Ok(label_view(&load_label(ctx, id)?))
+}
+
+pub(crate) fn update_label(ctx: &mut Ctx<'_>, input: UpdateLabelInput) -> Result<Label, OpError> {
+    let mut row = load_label(ctx, input.id.get())?;
+    let before = ctx.snapshot(EntityKind::Label, row.id)?;
+    if let Some(name) = &input.name {
+        let name = input::clean_name("/name", name, ops::limits::SHORT_NAME)?;
+        check_unique_label(ctx, &name, Some(row.id))?;
+        row.name = name;
+    }
+    if let Some(colour) = &input.colour {
+        row.colour = input::clean_colour("/colour", colour)?;
+    }
+    db::update_label(ctx.db, &row).or_internal()?;
+    ctx.record(
+        EntityKind::Label,
+        row.id,
+        before,
+        Text::new("Updated label {name}").with("name", &row.name),
+    )?;
+    Ok(label_view(&load_label(ctx, row.id)?))
+}
+
+pub(crate) fn delete_label(ctx: &mut Ctx<'_>, input: IdInput<LabelId>) -> Result<Removed, OpError> {
+    let row = load_label(ctx, input.id.get())?;
+    // Each transaction's change is recorded, so an undo puts the label back where it was
+    // (the label is the household's: on every transaction, seen by the caller or not).
+    for id in db::transactions_with_label(ctx.db, row.id).or_internal()? {
+        let before = ctx.snapshot(EntityKind::Transaction, id)?;
+        let labels = label_ids_of(before.as_ref(), row.id);
+        db::set_transaction_labels(ctx.db, id, &labels).or_internal()?;
+        ctx.record(
+            EntityKind::Transaction,
+            id,
+            before,
+            Text::new("Label {label} taken off a transaction").with("label", &row.name),
+        )?;
+    }
+    let before = ctx.snapshot(EntityKind::Label, row.id)?;
+    db::delete_label(ctx.db, ctx.household_id(), row.id).or_internal()?;
+    ctx.record(
+        EntityKind::Label,
+        row.id,
+        before,
+        Text::new("Deleted label {name}").with("name", &row.name),
+    )?;
+    Ok(Removed { id: row.id, name: row.name })
+}
+
+/// A transaction's labels as its snapshot holds them (also one the caller cannot see), less
+/// `without`.
+fn label_ids_of(state: Option<&serde_json::Value>, without: i64) -> Vec<i64> {
+    state
+        .and_then(|s| s.pointer("/children/transaction_labels"))
+        .and_then(|rows| rows.as_array())
+        .map(|rows| {
+            rows.iter()
+                .filter_map(|r| r.get("label_id").and_then(serde_json::Value::as_i64))
+                .filter(|l| *l != without)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// An amount bound in thousandths of a major unit: what a search compares in every currency.
+fn milli_bound(pointer: &str, text: &str) -> Result<i64, OpError> {
+    // A currency with three decimals reads the bound at the finest scale any currency has.
+    let kwd = Currency::parse("KWD").map_err(|_| OpError::Internal)?;
+    Money::parse(text.trim(), kwd).map(|m| m.minor()).map_err(|err| {
+        OpError::invalid(
+            pointer,
+            Text::new("{error}. Write a signed decimal such as \"-50\" or \"12.99\".")
+                .with("error", err),
+        )
+    })
+}
+
+pub(crate) fn search_transactions(
+    ctx: &mut Ctx<'_>,
+    input: SearchTransactionsInput,
+) -> Result<Page<Transaction>, OpError> {
+    let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
+    let account_id = input
+        .account_id
+        .map(|id| referenced("/account_id".into(), load_account(ctx, id.get())))
+        .transpose()?
+        .map(|account| account.id);
+    let category_id =
+        input.category_id.map(|id| check_category(ctx, "/category_id", id)).transpose()?;
+    if input.label_ids.len() > ops::limits::BULK {
+        return Err(OpError::invalid(
+            "/label_ids",
+            Text::new("At most {max} labels.").with("max", ops::limits::BULK),
+        ));
+    }
+    let label_ids = check_labels(ctx, "/label_ids", &input.label_ids)?;
+    let (from, to) = (input.from.map(IsoDate::date), input.to.map(IsoDate::date));
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        return Err(OpError::invalid(
+            "/to",
+            Text::new("to ({to}) is before from ({from}); swap them.")
+                .with("from", IsoDate(from))
+                .with("to", IsoDate(to)),
+        ));
+    }
+    let min_milli =
+        input.min_amount.as_deref().map(|a| milli_bound("/min_amount", a)).transpose()?;
+    let max_milli =
+        input.max_amount.as_deref().map(|a| milli_bound("/max_amount", a)).transpose()?;
+    if let (Some(min), Some(max)) = (min_milli, max_milli)
+        && min > max
+    {
+        return Err(OpError::invalid(
+            "/max_amount",
+            Text::new(
+                "max_amount is below min_amount; amounts are signed, so money out of 20 to 50 is min_amount \"-50\", max_amount \"-20\".",
+            ),
+        ));
+    }
+    let text = match input.text.as_deref().map(str::trim) {
+        Some("") | None => None,
+        Some(text) => Some(input::clean_name("/text", text, ops::limits::SHORT_NAME)?),
+    };
+    let filter = TransactionFilter {
+        account_id,
+        category_id,
+        uncategorised: input.uncategorised.unwrap_or(false),
+        label_ids,
+        from,
+        to,
+        min_milli,
+        max_milli,
+        text,
+    };
+    let rows =
+        db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &filter, limit, offset)
+            .or_internal()?;
+    let total = if offset == 0 && (rows.len() as u64) < u64::from(limit) {
+        rows.len() as u64
+    } else {
+        db::count_transactions(ctx.db, ctx.household_id(), ctx.me(), &filter).or_internal()?
+    };
+    Ok(Page {
+        next_cursor: ops::common::next_cursor(offset, rows.len(), total),
+        items: rows.iter().map(transaction_view).collect(),
+        total,
+    })
+}
+
+fn clean_description(pointer: &str, text: &str) -> Result<String, OpError> {
+    if text.trim().is_empty() {
+        return Ok(String::new());
+    }
+    input::clean_name(pointer, text, ops::limits::NOTES)
+}
+
+pub(crate) fn create_transaction(
+    ctx: &mut Ctx<'_>,
+    input: CreateTransactionInput,
+) -> Result<Transaction, OpError> {
+    ctx.check_cap(store::households::Counted::Transactions, 1)?;
+    let account = referenced("/account_id".into(), load_account(ctx, input.account_id.get()))?;
+    if account.archived {
+        return Err(OpError::conflict(
+            Text::new("{name} is archived. Unarchive it with update_account (archived: false) first, or choose another account.")
+                .with("name", &account.name),
+        ));
+    }
+    let row = TransactionRow {
+        id: 0,
+        household_id: ctx.household_id(),
+        account_id: account.id,
+        account_name: account.name.clone(),
+        on_date: input.on.date(),
+        amount_minor: signed_amount("/amount", &input.amount, account.currency)?,
+        currency: account.currency,
+        payee: input::clean_name("/payee", &input.payee, ops::limits::NAME)?,
+        description: input
+            .description
+            .as_deref()
+            .map(|d| clean_description("/description", d))
+            .transpose()?
+            .unwrap_or_default(),
+        notes: input.notes.as_deref().map(|n| input::clean_notes("/notes", n)).transpose()?,
+        category_id: input
+            .category_id
+            .map(|c| check_category(ctx, "/category_id", c))
+            .transpose()?,
+        category_name: None,
+        transfer_id: None,
+        charge_id: None,
+        source: Source::Manual,
+        import_key: None,
+        labels: Vec::new(),
+    };
+    let labels = check_labels(ctx, "/label_ids", &input.label_ids)?;
+    let id = db::insert_transaction(ctx.db, &row, &ctx.now_text()).or_internal()?;
+    db::set_transaction_labels(ctx.db, id, &labels).or_internal()?;
+    ctx.record(
+        EntityKind::Transaction,
+        id,
+        None,
+        Text::new("Recorded {amount} with {payee} on {account}")
+            .with("amount", Money::new(row.amount_minor, row.currency).display())
+            .with("payee", &row.payee)
+            .with("account", &account.name),
+    )?;
+    Ok(transaction_view(&load_transaction(ctx, id)?))
+}
+
+pub(crate) fn update_transaction(
+    ctx: &mut Ctx<'_>,
+    input: UpdateTransactionInput,
+) -> Result<Transaction, OpError> {
+    let mut row = load_transaction(ctx, input.id.get())?;
+    let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
+    if let Some(on) = input.on {
+        row.on_date = on.date();
+    }
+    if let Some(amount) = &input.amount {
+        row.amount_minor = signed_amount("/amount", amount, row.currency)?;
+    }
+    if let Some(payee) = &input.payee {
+        row.payee = input::clean_name("/payee", payee, ops::limits::NAME)?;
+    }
+    if let Some(description) = &input.description {
+        row.description = clean_description("/description", description)?;
+    }
+    match &input.notes {
+        Patch::Keep => {}
+        Patch::Clear => row.notes = None,
+        Patch::Set(notes) => row.notes = Some(input::clean_notes("/notes", notes)?),
+    }
+    match input.category_id {
+        Patch::Keep => {}
+        Patch::Clear => row.category_id = None,
+        Patch::Set(id) => row.category_id = Some(check_category(ctx, "/category_id", id)?),
+    }
+    db::update_transaction(ctx.db, &row, &ctx.now_text()).or_internal()?;
+    if let Some(ids) = &input.label_ids {
+        let labels = check_labels(ctx, "/label_ids", ids)?;
+        db::set_transaction_labels(ctx.db, row.id, &labels).or_internal()?;
+    }
+    ctx.record(
+        EntityKind::Transaction,
+        row.id,
+        before,
+        Text::new("Updated the transaction with {payee} on {date}")
+            .with("payee", &row.payee)
+            .with("date", IsoDate(row.on_date)),
+    )?;
+    Ok(transaction_view(&load_transaction(ctx, row.id)?))
+}
+
+pub(crate) fn categorise_transactions(
+    ctx: &mut Ctx<'_>,
+    input: CategoriseTransactionsInput,
+) -> Result<TransactionsChanged, OpError> {
+    if input.ids.is_empty() || input.ids.len() > ops::limits::BULK {
+        return Err(OpError::invalid(
+            "/ids",
+            Text::new("Give 1 to {max} transaction ids from search_transactions.")
+                .with("max", ops::limits::BULK),
+        ));
+    }
+    if input.category_id.is_keep()
+        && input.add_label_ids.is_empty()
+        && input.remove_label_ids.is_empty()
+    {
+        return Err(OpError::invalid(
+            "",
+            Text::new("Say what to change: category_id, add_label_ids or remove_label_ids."),
+        ));
+    }
+    let category = match input.category_id {
+        Patch::Keep => None,
+        Patch::Clear => Some(None),
+        Patch::Set(id) => Some(Some(check_category(ctx, "/category_id", id)?)),
+    };
+    let add = check_labels(ctx, "/add_label_ids", &input.add_label_ids)?;
+    let remove = check_labels(ctx, "/remove_label_ids", &input.remove_label_ids)?;
+    let mut rows = Vec::with_capacity(input.ids.len());
+    for (i, id) in input.ids.iter().enumerate() {
+        rows.push(referenced(format!("/ids/{i}"), load_transaction(ctx, id.get()))?);
+    }
+    let mut changed = 0;
+    let before_count = ctx.changes.len();
+    for mut row in rows {
+        let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
+        if let Some(category) = category {
+            row.category_id = category;
+            db::update_transaction(ctx.db, &row, &ctx.now_text()).or_internal()?;
+        }
+        let mut labels: Vec<i64> =
+            row.labels.iter().map(|(id, _)| *id).filter(|id| !remove.contains(id)).collect();
+        for id in &add {
+            if !labels.contains(id) {
+                labels.push(*id);
+            }
+        }
+        db::set_transaction_labels(ctx.db, row.id, &labels).or_internal()?;
+        ctx.record(
+            EntityKind::Transaction,
+            row.id,
+            before,
+            Text::new("Categorised the transaction with {payee} on {date}")
+                .with("payee", &row.payee)
+                .with("date", IsoDate(row.on_date)),
+        )?;
+        changed = ctx.changes.len() - before_count;
+    }
+    Ok(TransactionsChanged { transactions_changed: changed as u64 })
+}
+
+pub(crate) fn delete_transaction(
+    ctx: &mut Ctx<'_>,
+    input: IdInput<RecordId>,
+) -> Result<Removed, OpError> {
+    let row = load_transaction(ctx, input.id.get())?;
+    let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
+    db::delete_transaction(ctx.db, ctx.household_id(), row.id).or_internal()?;
+    let summary = Text::new("Deleted the transaction of {amount} with {payee} on {date}")
+        .with("amount", Money::new(row.amount_minor, row.currency).display())
+        .with("payee", &row.payee)
+        .with("date", IsoDate(row.on_date));
+    ctx.record(EntityKind::Transaction, row.id, before, summary)?;
+    Ok(Removed { id: row.id, name: row.payee })
+}

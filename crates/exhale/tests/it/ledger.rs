@@ -1,0 +1,458 @@
+//! Accounts, balances, labels and transactions through the catalog, REST and MCP: searching
+//! with every filter and stable pages, categorising and labelling, undo, the scopes of tokens,
+//! and what another member or household never sees.
+
+use serde_json::{Value, json};
+
+use crate::fixtures::{World, confirmed, id};
+
+fn payees(page: &Value) -> Vec<String> {
+    page["items"].as_array().unwrap().iter().map(|t| t["payee"].as_str().unwrap().into()).collect()
+}
+
+/// Ana's joint account with a month of transactions on top of the world's.
+async fn with_month(w: &World) -> Vec<i64> {
+    let eating_out =
+        w.env.call(&w.ana, "create_category", json!({"name": "Eating out"})).await.unwrap();
+    let work = w.env.call(&w.ana, "create_label", json!({"name": "Work"})).await.unwrap();
+    let mut ids = Vec::new();
+    for (on, amount, payee, category, labels) in [
+        ("2026-11-01", "-12.00", "Corner Cafe", Some(id(&eating_out)), vec![id(&work)]),
+        ("2026-11-03", "2500.00", "Employer payroll", None, vec![]),
+        ("2026-11-03", "-80.00", "Pizza 100% Napoli", Some(id(&eating_out)), vec![w.holiday]),
+        ("2026-11-15", "-35.00", "Corner Cafe", Some(id(&eating_out)), vec![]),
+        ("2026-11-30", "-1.99", "App store", None, vec![]),
+    ] {
+        let mut input = json!({"account_id": w.joint, "on": on, "amount": amount, "payee": payee, "label_ids": labels});
+        if let Some(category) = category {
+            input["category_id"] = json!(category);
+        }
+        ids.push(id(&w.env.call(&w.ana, "create_transaction", input).await.unwrap()));
+    }
+    ids
+}
+
+#[tokio::test]
+async fn search_filters_combine_and_labels_match_any() {
+    let w = World::new().await;
+    with_month(&w).await;
+    let search = |input: Value| w.env.call(&w.ana, "search_transactions", input);
+    let all = search(json!({})).await.unwrap();
+    assert_eq!(all["total"], 6, "{all}");
+    // Newest first; on one day the later one first.
+    assert_eq!(
+        payees(&all),
+        [
+            "App store",
+            "Spotify family groceries",
+            "Corner Cafe",
+            "Pizza 100% Napoli",
+            "Employer payroll",
+            "Corner Cafe"
+        ]
+    );
+    let first = &all["items"][1];
+    assert_eq!(first["amount"]["amount"], "-54.30");
+    assert_eq!(first["amount"]["currency"], "EUR");
+    assert_eq!(first["labels"][0]["name"], "holiday");
+    assert_eq!(first["account"]["name"], "Joint checking");
+
+    let cases = [
+        (
+            json!({"category_id": "Eating out"}),
+            vec!["Corner Cafe", "Pizza 100% Napoli", "Corner Cafe"],
+        ),
+        (
+            json!({"uncategorised": true}),
+            vec!["App store", "Spotify family groceries", "Employer payroll"],
+        ),
+        // Any of the labels.
+        (
+            json!({"label_ids": ["holiday", "work"]}),
+            vec!["Spotify family groceries", "Pizza 100% Napoli", "Corner Cafe"],
+        ),
+        // With AND between filters.
+        (json!({"label_ids": ["holiday"], "category_id": "Eating out"}), vec!["Pizza 100% Napoli"]),
+        (
+            json!({"from": "2026-11-03", "to": "2026-11-15"}),
+            vec!["Corner Cafe", "Pizza 100% Napoli", "Employer payroll"],
+        ),
+        // Money out of 20 to 60.
+        (
+            json!({"min_amount": "-60", "max_amount": "-20"}),
+            vec!["Spotify family groceries", "Corner Cafe"],
+        ),
+        (json!({"min_amount": "0"}), vec!["Employer payroll"]),
+        (json!({"text": "corner"}), vec!["Corner Cafe", "Corner Cafe"]),
+        // LIKE's wildcards are plain text.
+        (json!({"text": "100%"}), vec!["Pizza 100% Napoli"]),
+        (json!({"text": "0%"}), vec!["Pizza 100% Napoli"]),
+        (json!({"text": "_"}), vec![]),
+        (
+            json!({"account_id": "Joint checking", "max_amount": "-50"}),
+            vec!["Spotify family groceries", "Pizza 100% Napoli"],
+        ),
+    ];
+    for (filter, expected) in cases {
+        let page = search(filter.clone()).await.unwrap();
+        assert_eq!(payees(&page), expected, "{filter}");
+        assert_eq!(page["total"], expected.len(), "{filter}");
+    }
+}
+
+#[tokio::test]
+async fn pages_are_stable_and_bad_filters_say_what_to_send() {
+    let w = World::new().await;
+    with_month(&w).await;
+    let all = w.env.call(&w.ana, "search_transactions", json!({})).await.unwrap();
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut input = json!({"limit": 4});
+        if let Some(cursor) = &cursor {
+            input["cursor"] = json!(cursor);
+        }
+        let page = w.env.call(&w.ana, "search_transactions", input).await.unwrap();
+        assert_eq!(page["total"], 6);
+        seen.extend(page["items"].as_array().unwrap().iter().map(id));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.into()),
+            None => break,
+        }
+    }
+    assert_eq!(seen, all["items"].as_array().unwrap().iter().map(id).collect::<Vec<_>>());
+
+    for (input, pointer, says) in [
+        (json!({"label_ids": ["nope"]}), "/label_ids/0", "list_labels"),
+        (json!({"label_ids": [999_999]}), "/label_ids/0", "list_labels"),
+        (json!({"account_id": 999_999}), "/account_id", "list_accounts"),
+        (json!({"category_id": 999_999}), "/category_id", "list_categories"),
+        (json!({"from": "2026-11-20", "to": "2026-11-01"}), "/to", "swap"),
+        (json!({"min_amount": "-20", "max_amount": "-60"}), "/max_amount", "signed"),
+        (json!({"min_amount": "twelve"}), "/min_amount", "signed decimal"),
+        (json!({"min_amount": "1.0001"}), "/min_amount", "decimals"),
+        (json!({"cursor": "k12"}), "/cursor", "next_cursor"),
+    ] {
+        let result = w.env.call(&w.ana, "search_transactions", input.clone()).await;
+        let err = result.expect_err(&input.to_string());
+        let text = err.text().render();
+        assert!(
+            matches!(&err, ops::OpError::InvalidInput { pointer: p, .. } if p == pointer)
+                || err.code() == "not_found",
+            "{input}: {text}"
+        );
+        assert!(text.contains(says), "{input}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn transactions_are_changed_categorised_and_undone() {
+    let w = World::new().await;
+    let ids = with_month(&w).await;
+    let cafe = ids[0];
+    let changed = w
+        .env
+        .call(
+            &w.ana,
+            "update_transaction",
+            json!({"id": cafe, "amount": "-13.50", "notes": "with Eve", "label_ids": []}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(changed["amount"]["display"], "-€13.50");
+    assert_eq!(changed["notes"], "with Eve");
+    assert!(changed.get("labels").is_none(), "{changed}");
+    let undo = w.env.call(&w.ana, "undo", json!({"audit_ids": changed["audit_ids"]})).await;
+    assert_eq!(test_support::code(&undo), "ok", "{undo:?}");
+    let back = w.env.call(&w.ana, "search_transactions", json!({"text": "corner"})).await.unwrap();
+    let restored = back["items"].as_array().unwrap().iter().find(|t| id(t) == cafe).unwrap();
+    assert_eq!(restored["amount"]["amount"], "-12.00");
+    assert_eq!(restored["labels"][0]["name"], "Work");
+    assert!(restored.get("notes").is_none());
+
+    let groceries_category =
+        id(&w.env.call(&w.ana, "create_category", json!({"name": "Food shop"})).await.unwrap());
+    let bulk = w
+        .env
+        .call(
+            &w.ana,
+            "categorise_transactions",
+            json!({"ids": [ids[4], w.groceries], "category_id": groceries_category, "add_label_ids": ["Work"], "remove_label_ids": ["holiday"]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(bulk["transactions_changed"], 2);
+    let page = w
+        .env
+        .call(&w.ana, "search_transactions", json!({"category_id": groceries_category}))
+        .await
+        .unwrap();
+    assert_eq!(payees(&page), ["App store", "Spotify family groceries"]);
+    assert!(
+        page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["labels"] == json!([{"id": t["labels"][0]["id"], "name": "Work"}]))
+    );
+    // Nothing to change is refused, saying what to send.
+    let nothing = w.env.call(&w.ana, "categorise_transactions", json!({"ids": [cafe]})).await;
+    assert_eq!(test_support::code(&nothing), "invalid_input");
+
+    // Deleting a label takes it off its transactions; undo puts it back where it was.
+    let deleted = w.env.call(&w.ana, "delete_label", json!({"id": "Work"})).await.unwrap();
+    let page = w
+        .env
+        .call(&w.ana, "search_transactions", json!({"category_id": groceries_category}))
+        .await
+        .unwrap();
+    assert!(page["items"].as_array().unwrap().iter().all(|t| t.get("labels").is_none()), "{page}");
+    w.env.call(&w.ana, "undo", json!({"audit_ids": deleted["audit_ids"]})).await.unwrap();
+    let page =
+        w.env.call(&w.ana, "search_transactions", json!({"label_ids": ["Work"]})).await.unwrap();
+    assert_eq!(page["total"], 3, "{page}");
+
+    // Deleting a category leaves its transactions uncategorised; undo puts them back.
+    let eating_out = crate::fixtures::category(&w.env, &w.ana, "Eating out").await;
+    let deleted = w.env.call(&w.ana, "delete_category", json!({"id": eating_out})).await.unwrap();
+    let page =
+        w.env.call(&w.ana, "search_transactions", json!({"uncategorised": true})).await.unwrap();
+    assert_eq!(page["total"], 4, "{page}");
+    w.env.call(&w.ana, "undo", json!({"audit_ids": deleted["audit_ids"]})).await.unwrap();
+    let page = w
+        .env
+        .call(&w.ana, "search_transactions", json!({"category_id": eating_out}))
+        .await
+        .unwrap();
+    assert_eq!(page["total"], 3, "{page}");
+
+    // A deleted transaction comes back with its labels.
+    let gone = w.env.call(&w.ana, "delete_transaction", json!({"id": w.groceries})).await.unwrap();
+    assert_eq!(gone["name"], "Spotify family groceries");
+    w.env.call(&w.ana, "undo", json!({"audit_ids": gone["audit_ids"]})).await.unwrap();
+    let page =
+        w.env.call(&w.ana, "search_transactions", json!({"text": "groceries"})).await.unwrap();
+    assert_eq!(page["items"][0]["labels"][0]["name"], "Work");
+}
+
+#[tokio::test]
+async fn accounts_keep_their_history_and_their_balances() {
+    let w = World::new().await;
+    let accounts = w.env.call(&w.ana, "list_accounts", json!({})).await.unwrap();
+    let joint = &accounts["items"][0];
+    assert_eq!(joint["name"], "Joint checking");
+    assert_eq!(joint["balance"]["amount"], "1200.50");
+    assert_eq!(joint["transaction_count"], 1);
+    assert_eq!(accounts["items"][1]["name"], "Wallet");
+    assert_eq!(accounts["items"].as_array().unwrap().len(), 2, "Bob's private one is not Ana's");
+
+    let refused = w.env.call(&w.ana, "delete_account", json!({"id": w.joint})).await;
+    assert_eq!(test_support::code(&refused), "conflict");
+    assert!(refused.unwrap_err().text().render().contains("archived: true"));
+    w.env.call(&w.ana, "update_account", json!({"id": w.joint, "archived": true})).await.unwrap();
+    let listed = w.env.call(&w.ana, "list_accounts", json!({})).await.unwrap();
+    assert_eq!(listed["items"].as_array().unwrap().len(), 1, "{listed}");
+    let listed =
+        w.env.call(&w.ana, "list_accounts", json!({"include_archived": true})).await.unwrap();
+    assert_eq!(listed["items"][0]["archived"], true);
+    let archived = w
+        .env
+        .call(
+            &w.ana,
+            "create_transaction",
+            json!({"account_id": w.joint, "on": "2026-11-25", "amount": "-1", "payee": "X"}),
+        )
+        .await;
+    assert_eq!(test_support::code(&archived), "conflict");
+    // Its transactions stay searchable.
+    let page =
+        w.env.call(&w.ana, "search_transactions", json!({"account_id": w.joint})).await.unwrap();
+    assert_eq!(page["total"], 1);
+
+    let card = w
+        .env
+        .call(
+            &w.ana,
+            "create_account",
+            json!({"name": "Amex", "kind": "credit card", "currency": "usd"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(card["kind"], "credit_card");
+    assert_eq!(card["currency"], "USD");
+    let owed = w
+        .env
+        .call(
+            &w.ana,
+            "record_balance",
+            json!({"account_id": "Amex", "balance": "-420.10", "on": "2026-11-28"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(owed["balance"]["display"], "-$420.10");
+    assert_eq!(owed["balance_on"], "2026-11-28");
+    for (input, pointer) in [
+        (json!({"account_id": "Amex", "balance": "1.001"}), "/balance"),
+        (json!({"account_id": "Amex", "balance": "1", "on": "2099-01-01"}), "/on"),
+    ] {
+        match w.env.call(&w.ana, "record_balance", input.clone()).await {
+            Err(ops::OpError::InvalidInput { pointer: p, .. }) => {
+                assert!(p.starts_with(pointer), "{input}: {p}")
+            }
+            other => panic!("{input}: {other:?}"),
+        }
+    }
+    // An account without transactions can go, and undo brings it back with its balance.
+    let gone = w.env.call(&w.ana, "delete_account", json!({"id": id(&card)})).await.unwrap();
+    w.env.call(&w.ana, "undo", json!({"audit_ids": gone["audit_ids"]})).await.unwrap();
+    let listed = w.env.call(&w.ana, "list_accounts", json!({})).await.unwrap();
+    assert_eq!(listed["items"][0]["name"], "Amex", "{listed}");
+    assert_eq!(listed["items"][0]["balance"]["amount"], "-420.10", "{listed}");
+}
+
+#[tokio::test]
+async fn another_members_private_account_and_another_household_stay_out_of_sight() {
+    let w = World::new().await;
+    // Bob sees his savings and the joint account; Ana only the joint one.
+    let bobs = w.env.call(&w.bob, "search_transactions", json!({})).await.unwrap();
+    assert_eq!(payees(&bobs), ["Bob's bonus", "Spotify family groceries"]);
+    let anas = w.env.call(&w.ana, "search_transactions", json!({})).await.unwrap();
+    assert_eq!(payees(&anas), ["Spotify family groceries"]);
+    let cais = w.env.call(&w.cai, "search_transactions", json!({})).await.unwrap();
+    assert_eq!(payees(&cais), ["Netflix"]);
+    // A label counts only what the reader can see.
+    let labels = w.env.call(&w.ana, "list_labels", json!({})).await.unwrap();
+    assert_eq!(labels["items"][0]["transaction_count"], 1);
+    let labels = w.env.call(&w.bob, "list_labels", json!({})).await.unwrap();
+    assert_eq!(labels["items"][0]["transaction_count"], 2);
+    assert_eq!(w.env.call(&w.cai, "list_labels", json!({})).await.unwrap()["items"], json!([]));
+
+    // Naming what one cannot see is refused as if it did not exist.
+    for (caller, input) in [
+        (&w.ana, json!({"account_id": w.bobs_savings})),
+        (&w.ana, json!({"account_id": "Bob's savings"})),
+        (&w.ana, json!({"account_id": w.other_household_account})),
+        (&w.cai, json!({"label_ids": [w.holiday]})),
+    ] {
+        let result = w.env.call(caller, "search_transactions", input.clone()).await;
+        assert!(
+            matches!(test_support::code(&result), "invalid_input" | "not_found"),
+            "{input}: {result:?}"
+        );
+        let text = format!("{result:?}");
+        assert!(
+            !text.contains("Bob's savings") || input["account_id"] == "Bob's savings",
+            "{text}"
+        );
+    }
+    let onto_hidden = w
+        .env
+        .call(
+            &w.ana,
+            "create_transaction",
+            json!({"account_id": w.bobs_savings, "on": "2026-11-25", "amount": "1", "payee": "X"}),
+        )
+        .await;
+    assert_eq!(test_support::code(&onto_hidden), "invalid_input");
+    let foreign_label = w
+        .env
+        .call(&w.cai, "create_transaction", json!({"account_id": w.other_household_account, "on": "2026-11-25", "amount": "1", "payee": "X", "label_ids": [w.holiday]}))
+        .await;
+    assert_eq!(test_support::code(&foreign_label), "invalid_input");
+    let categorise = w
+        .env
+        .call(
+            &w.ana,
+            "categorise_transactions",
+            json!({"ids": [w.groceries, w.bobs_bonus], "add_label_ids": [w.holiday]}),
+        )
+        .await;
+    assert_eq!(test_support::code(&categorise), "invalid_input", "one hidden id refuses the call");
+    // Ana cannot take the joint account private... unless it is hers: it is, so Bob cannot.
+    let taken =
+        w.env.call(&w.bob, "update_account", json!({"id": w.joint, "visibility": "private"})).await;
+    assert_eq!(test_support::code(&taken), "invalid_input");
+
+    // Deleting a label also takes it off Bob's private transaction, and Ana's undo restores it,
+    // while Ana's activity never shows Bob's transaction.
+    let deleted = w.env.call(&w.ana, "delete_label", json!({"id": w.holiday})).await.unwrap();
+    let activity =
+        w.env.call(&w.ana, "list_activity", json!({"limit": 500})).await.unwrap().to_string();
+    assert!(!activity.contains("Bob's bonus"), "{activity}");
+    // Its result counts Bob's transaction without saying what it is.
+    assert_eq!(deleted["changes"].as_array().map(Vec::len), Some(3), "{deleted}");
+    assert!(!deleted.to_string().contains("Bob"), "{deleted}");
+    w.env.call(&w.ana, "undo", json!({"batch_id": deleted["batch_id"]})).await.unwrap();
+    let bobs =
+        w.env.call(&w.bob, "search_transactions", json!({"label_ids": ["holiday"]})).await.unwrap();
+    assert_eq!(bobs["total"], 2, "{bobs}");
+}
+
+#[tokio::test]
+async fn tokens_read_with_read_and_confirm_money_with_write() {
+    let w = World::new().await;
+    let (_, reader) = w.env.token(&w.ana, "read").await;
+    let page = w.env.call(&reader, "search_transactions", json!({})).await.unwrap();
+    assert_eq!(page["total"], 1);
+    for (op, input) in [
+        (
+            "create_transaction",
+            json!({"account_id": w.joint, "on": "2026-11-25", "amount": "-1", "payee": "X"}),
+        ),
+        ("create_label", json!({"name": "X"})),
+        ("categorise_transactions", json!({"ids": [w.groceries], "category_id": null})),
+    ] {
+        let result = w.env.call(&reader, op, input).await;
+        assert_eq!(test_support::code(&result), "forbidden", "{op}");
+    }
+    let (_, writer) = w.env.token(&w.ana, "write").await;
+    // Labelling is not financial; recording money is, and is confirmed first.
+    let labelled = w
+        .env
+        .call(
+            &writer,
+            "categorise_transactions",
+            json!({"ids": [w.groceries], "category_id": null}),
+        )
+        .await;
+    assert_eq!(test_support::code(&labelled), "ok", "{labelled:?}");
+    let created = confirmed(
+        &w.env,
+        &writer,
+        "create_transaction",
+        json!({"account_id": w.joint, "on": "2026-11-25", "amount": "-3.20", "payee": "Bakery"}),
+    )
+    .await;
+    assert_eq!(created["payee"], "Bakery");
+    let deleted = w.env.call(&writer, "delete_transaction", json!({"id": id(&created)})).await;
+    assert_eq!(test_support::code(&deleted), "confirmation_required");
+}
+
+#[tokio::test]
+async fn transactions_over_rest_and_mcp() {
+    let w = World::new().await;
+    with_month(&w).await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "read").await;
+    let http = reqwest::Client::new();
+    let response = http
+        .get(server.url("/api/v1/ops/search_transactions?label_ids=holiday&label_ids=Work"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let page: Value = response.json().await.unwrap();
+    assert_eq!(page["total"], 3, "{page}");
+
+    let client = crate::mcp::http_client(server.url("/mcp"), &token, "ledger test").await;
+    let result = crate::mcp::call(
+        &client,
+        "search_transactions",
+        json!({"category_id": "Eating out", "min_amount": "-50"}),
+    )
+    .await;
+    let page = result.structured_content.unwrap();
+    assert_eq!(payees(&page), ["Corner Cafe", "Corner Cafe"]);
+    client.cancel().await.unwrap();
+}

@@ -1,0 +1,621 @@
+//! Accounts with their balances, labels, and the transactions on the accounts.
+//!
+//! A transaction is visible to a member when its account is: a private account and everything
+//! on it exist only for its owner. Rules about what may be written live in `app`.
+
+use domain::{
+    Currency, Date,
+    entities::{AccountKind, Visibility},
+};
+use rusqlite::{OptionalExtension, params, params_from_iter, types::Value as SqlValue};
+
+use crate::{
+    Db, Result, StoreError,
+    sql::{date, parsed},
+};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub owner_id: i64,
+    pub owner_name: String,
+    pub name: String,
+    pub kind: AccountKind,
+    pub currency: Currency,
+    pub visibility: Visibility,
+    pub archived: bool,
+    pub transaction_count: u64,
+    /// The latest recorded balance: its date and amount.
+    pub balance: Option<(Date, i64)>,
+}
+
+const ACCOUNT_SELECT: &str = "SELECT a.*, m.name AS owner_name,
+    (SELECT count(*) FROM transactions t WHERE t.account_id = a.id) AS transaction_count,
+    (SELECT b.on_date FROM account_balances b WHERE b.account_id = a.id ORDER BY b.on_date DESC LIMIT 1) AS balance_on,
+    (SELECT b.amount_minor FROM account_balances b WHERE b.account_id = a.id ORDER BY b.on_date DESC LIMIT 1) AS balance_minor
+    FROM accounts a JOIN members m ON m.id = a.owner_id";
+const ACCOUNT_VISIBLE: &str =
+    "a.household_id = ?1 AND (a.visibility = 'household' OR a.owner_id = ?2)";
+
+fn account_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AccountRow> {
+    let balance = match row.get::<_, Option<i64>>("balance_minor")? {
+        Some(minor) => Some((date(row, "balance_on")?, minor)),
+        None => None,
+    };
+    Ok(AccountRow {
+        id: row.get("id")?,
+        household_id: row.get("household_id")?,
+        owner_id: row.get("owner_id")?,
+        owner_name: row.get("owner_name")?,
+        name: row.get("name")?,
+        kind: parsed(row, "kind", AccountKind::parse)?,
+        currency: parsed(row, "currency", |code| Currency::parse(code).ok())?,
+        visibility: parsed(row, "visibility", Visibility::parse)?,
+        archived: row.get("archived")?,
+        transaction_count: row.get::<_, i64>("transaction_count")? as u64,
+        balance,
+    })
+}
+
+/// The accounts `viewer` can see, by name.
+pub fn list_accounts(db: &Db<'_>, household_id: i64, viewer: i64) -> Result<Vec<AccountRow>> {
+    let sql =
+        format!("{ACCOUNT_SELECT} WHERE {ACCOUNT_VISIBLE} ORDER BY a.name COLLATE NOCASE, a.id");
+    let rows = db
+        .conn
+        .prepare_cached(&sql)?
+        .query_map(params![household_id, viewer], account_from_row)?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+pub fn get_account(db: &Db<'_>, household_id: i64, viewer: i64, id: i64) -> Result<AccountRow> {
+    let sql = format!("{ACCOUNT_SELECT} WHERE {ACCOUNT_VISIBLE} AND a.id = ?3");
+    Ok(db
+        .conn
+        .prepare_cached(&sql)?
+        .query_row(params![household_id, viewer, id], account_from_row)?)
+}
+
+pub fn insert_account(db: &Db<'_>, row: &AccountRow, now: &str) -> Result<i64> {
+    db.conn.execute(
+        "INSERT INTO accounts (household_id, owner_id, name, kind, currency, visibility, archived, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            row.household_id,
+            row.owner_id,
+            row.name,
+            row.kind.as_str(),
+            row.currency.code(),
+            row.visibility.as_str(),
+            row.archived,
+            now
+        ],
+    )?;
+    Ok(db.conn.last_insert_rowid())
+}
+
+pub fn update_account(db: &Db<'_>, row: &AccountRow) -> Result<()> {
+    let changed = db.conn.execute(
+        "UPDATE accounts SET name = ?3, kind = ?4, visibility = ?5, archived = ?6
+         WHERE household_id = ?1 AND id = ?2",
+        params![
+            row.household_id,
+            row.id,
+            row.name,
+            row.kind.as_str(),
+            row.visibility.as_str(),
+            row.archived
+        ],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub fn delete_account(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
+    db.conn.execute(
+        "DELETE FROM accounts WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id],
+    )?;
+    Ok(())
+}
+
+/// Records what the account held at the end of `on`, replacing a balance of the same day.
+pub fn set_balance(db: &Db<'_>, account_id: i64, on: Date, minor: i64) -> Result<()> {
+    db.conn.execute(
+        "INSERT INTO account_balances (account_id, on_date, amount_minor) VALUES (?1, ?2, ?3)
+         ON CONFLICT (account_id, on_date) DO UPDATE SET amount_minor = excluded.amount_minor",
+        params![account_id, on.to_string(), minor],
+    )?;
+    Ok(())
+}
+
+/// An account's recorded balances, oldest first.
+pub fn balances(db: &Db<'_>, account_id: i64) -> Result<Vec<(Date, i64)>> {
+    let mut stmt = db.conn.prepare_cached(
+        "SELECT on_date, amount_minor FROM account_balances WHERE account_id = ?1 ORDER BY on_date",
+    )?;
+    let rows = stmt
+        .query_map([account_id], |row| Ok((date(row, 0)?, row.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub name: String,
+    pub colour: String,
+    /// Transactions carrying it that the viewer can see.
+    pub transaction_count: u64,
+}
+
+const LABEL_SELECT: &str = "SELECT l.*, (SELECT count(*) FROM transaction_labels tl
+    JOIN transactions t ON t.id = tl.transaction_id JOIN accounts a ON a.id = t.account_id
+    WHERE tl.label_id = l.id AND (a.visibility = 'household' OR a.owner_id = ?2)) AS transaction_count
+    FROM labels l";
+
+fn label_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<LabelRow> {
+    Ok(LabelRow {
+        id: row.get("id")?,
+        household_id: row.get("household_id")?,
+        name: row.get("name")?,
+        colour: row.get("colour")?,
+        transaction_count: row.get::<_, i64>("transaction_count")? as u64,
+    })
+}
+
+pub fn list_labels(db: &Db<'_>, household_id: i64, viewer: i64) -> Result<Vec<LabelRow>> {
+    let sql =
+        format!("{LABEL_SELECT} WHERE l.household_id = ?1 ORDER BY l.name COLLATE NOCASE, l.id");
+    let rows = db
+        .conn
+        .prepare_cached(&sql)?
+        .query_map(params![household_id, viewer], label_from_row)?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+pub fn get_label(db: &Db<'_>, household_id: i64, viewer: i64, id: i64) -> Result<LabelRow> {
+    let sql = format!("{LABEL_SELECT} WHERE l.household_id = ?1 AND l.id = ?3");
+    Ok(db
+        .conn
+        .prepare_cached(&sql)?
+        .query_row(params![household_id, viewer, id], label_from_row)?)
+}
+
+/// The id of the label with this name, ignoring case.
+pub fn find_label(db: &Db<'_>, household_id: i64, name: &str) -> Result<Option<i64>> {
+    Ok(db
+        .conn
+        .prepare_cached(
+            "SELECT id FROM labels WHERE household_id = ?1 AND name = ?2 COLLATE NOCASE",
+        )?
+        .query_row(params![household_id, name], |r| r.get(0))
+        .optional()?)
+}
+
+pub fn insert_label(
+    db: &Db<'_>,
+    household_id: i64,
+    name: &str,
+    colour: &str,
+    now: &str,
+) -> Result<i64> {
+    db.conn.execute(
+        "INSERT INTO labels (household_id, name, colour, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![household_id, name, colour, now],
+    )?;
+    Ok(db.conn.last_insert_rowid())
+}
+
+pub fn update_label(db: &Db<'_>, row: &LabelRow) -> Result<()> {
+    let changed = db.conn.execute(
+        "UPDATE labels SET name = ?3, colour = ?4 WHERE household_id = ?1 AND id = ?2",
+        params![row.household_id, row.id, row.name, row.colour],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+pub fn delete_label(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
+    db.conn.execute(
+        "DELETE FROM labels WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id],
+    )?;
+    Ok(())
+}
+
+/// Ids of every transaction (visible or not: the label is the household's) carrying a label.
+pub fn transactions_with_label(db: &Db<'_>, label_id: i64) -> Result<Vec<i64>> {
+    let mut stmt = db.conn.prepare_cached(
+        "SELECT transaction_id FROM transaction_labels WHERE label_id = ?1 ORDER BY transaction_id",
+    )?;
+    let ids = stmt.query_map([label_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok(ids)
+}
+
+/// Where a transaction came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    Manual,
+    Import,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Manual => "manual",
+            Self::Import => "import",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "manual" => Some(Self::Manual),
+            "import" => Some(Self::Import),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TransactionRow {
+    pub id: i64,
+    pub household_id: i64,
+    pub account_id: i64,
+    pub account_name: String,
+    pub on_date: Date,
+    /// Signed: money out is negative.
+    pub amount_minor: i64,
+    pub currency: Currency,
+    pub payee: String,
+    pub description: String,
+    pub notes: Option<String>,
+    pub category_id: Option<i64>,
+    pub category_name: Option<String>,
+    pub transfer_id: Option<i64>,
+    pub charge_id: Option<i64>,
+    pub source: Source,
+    pub import_key: Option<String>,
+    /// (id, name), by name.
+    pub labels: Vec<(i64, String)>,
+}
+
+const TRANSACTION_SELECT: &str = "SELECT t.*, a.name AS account_name, c.name AS category_name
+    FROM transactions t JOIN accounts a ON a.id = t.account_id
+    LEFT JOIN categories c ON c.id = t.category_id";
+const TRANSACTION_VISIBLE: &str =
+    "t.household_id = ?1 AND (a.visibility = 'household' OR a.owner_id = ?2)";
+
+fn transaction_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<TransactionRow> {
+    Ok(TransactionRow {
+        id: row.get("id")?,
+        household_id: row.get("household_id")?,
+        account_id: row.get("account_id")?,
+        account_name: row.get("account_name")?,
+        on_date: date(row, "on_date")?,
+        amount_minor: row.get("amount_minor")?,
+        currency: parsed(row, "currency", |code| Currency::parse(code).ok())?,
+        payee: row.get("payee")?,
+        description: row.get("description")?,
+        notes: row.get("notes")?,
+        category_id: row.get("category_id")?,
+        category_name: row.get("category_name")?,
+        transfer_id: row.get("transfer_id")?,
+        charge_id: row.get("charge_id")?,
+        source: parsed(row, "source", Source::parse)?,
+        import_key: row.get("import_key")?,
+        labels: Vec::new(),
+    })
+}
+
+/// Fills in the labels of `rows` with one query.
+fn attach_labels(db: &Db<'_>, rows: &mut [TransactionRow]) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let placeholders = vec!["?"; rows.len()].join(", ");
+    let sql = format!(
+        "SELECT tl.transaction_id, l.id, l.name FROM transaction_labels tl JOIN labels l ON l.id = tl.label_id
+         WHERE tl.transaction_id IN ({placeholders}) ORDER BY l.name COLLATE NOCASE, l.id"
+    );
+    let mut stmt = db.conn.prepare(&sql)?;
+    let mut found = stmt.query(params_from_iter(rows.iter().map(|r| r.id)))?;
+    while let Some(row) = found.next()? {
+        let transaction: i64 = row.get(0)?;
+        if let Some(target) = rows.iter_mut().find(|r| r.id == transaction) {
+            target.labels.push((row.get(1)?, row.get(2)?));
+        }
+    }
+    Ok(())
+}
+
+pub fn get_transaction(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    id: i64,
+) -> Result<TransactionRow> {
+    let sql = format!("{TRANSACTION_SELECT} WHERE {TRANSACTION_VISIBLE} AND t.id = ?3");
+    let row = db
+        .conn
+        .prepare_cached(&sql)?
+        .query_row(params![household_id, viewer, id], transaction_from_row)?;
+    let mut rows = [row];
+    attach_labels(db, &mut rows)?;
+    let [row] = rows;
+    Ok(row)
+}
+
+/// What a search keeps; every field narrows it (labels: any of them).
+#[derive(Clone, Debug, Default)]
+pub struct TransactionFilter {
+    pub account_id: Option<i64>,
+    pub category_id: Option<i64>,
+    pub uncategorised: bool,
+    pub label_ids: Vec<i64>,
+    pub from: Option<Date>,
+    pub to: Option<Date>,
+    /// Bounds in thousandths of a major unit, compared in each transaction's currency.
+    pub min_milli: Option<i64>,
+    pub max_milli: Option<i64>,
+    /// Case-insensitive, in payee, description and notes.
+    pub text: Option<String>,
+}
+
+/// Escapes LIKE's wildcards, so a search for "100%" finds that text.
+fn like_pattern(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
+/// The scale of each currency's minor unit against thousandths of a major unit, as SQL over
+/// `t.currency`: amounts in different currencies compare with one bound.
+static PER_MILLI: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let mut sql = String::from("(CASE t.currency");
+    for currency in Currency::all().filter(|c| c.exponent() != 2) {
+        let scale = 10i64.pow(3u32.saturating_sub(u32::from(currency.exponent())));
+        sql.push_str(&format!(" WHEN '{}' THEN {scale}", currency.code()));
+    }
+    sql.push_str(" ELSE 10 END)");
+    sql
+});
+
+/// The WHERE clause of a search and its values (?1 the household, ?2 the viewer).
+fn transaction_where(
+    household_id: i64,
+    viewer: i64,
+    filter: &TransactionFilter,
+) -> (String, Vec<SqlValue>) {
+    let mut sql = format!(" WHERE {TRANSACTION_VISIBLE}");
+    let mut values: Vec<SqlValue> = vec![household_id.into(), viewer.into()];
+    let mut bind = |sql: &mut String, clause: &str, value: SqlValue| {
+        values.push(value);
+        sql.push_str(&clause.replace('#', &format!("?{}", values.len())));
+    };
+    if let Some(account) = filter.account_id {
+        bind(&mut sql, " AND t.account_id = #", account.into());
+    }
+    if let Some(category) = filter.category_id {
+        bind(
+            &mut sql,
+            " AND (t.category_id = # OR EXISTS (SELECT 1 FROM transaction_splits s WHERE s.transaction_id = t.id AND s.category_id = #))",
+            category.into(),
+        );
+    }
+    if filter.uncategorised {
+        sql.push_str(" AND t.category_id IS NULL AND NOT EXISTS (SELECT 1 FROM transaction_splits s WHERE s.transaction_id = t.id)");
+    }
+    if !filter.label_ids.is_empty() {
+        let list = filter.label_ids.iter().map(|id| id.to_string()).collect::<Vec<_>>().join(", ");
+        // Ids are integers; written in, so a statement's shape does not depend on their count.
+        sql.push_str(&format!(
+            " AND EXISTS (SELECT 1 FROM transaction_labels tl WHERE tl.transaction_id = t.id AND tl.label_id IN ({list}))"
+        ));
+    }
+    if let Some(from) = filter.from {
+        bind(&mut sql, " AND t.on_date >= #", from.to_string().into());
+    }
+    if let Some(to) = filter.to {
+        bind(&mut sql, " AND t.on_date <= #", to.to_string().into());
+    }
+    if let Some(min) = filter.min_milli {
+        bind(&mut sql, &format!(" AND t.amount_minor * {} >= #", *PER_MILLI), min.into());
+    }
+    if let Some(max) = filter.max_milli {
+        bind(&mut sql, &format!(" AND t.amount_minor * {} <= #", *PER_MILLI), max.into());
+    }
+    if let Some(text) = &filter.text {
+        bind(
+            &mut sql,
+            " AND (t.payee LIKE # ESCAPE '\\' OR t.description LIKE # ESCAPE '\\' OR t.notes LIKE # ESCAPE '\\')",
+            like_pattern(text).into(),
+        );
+    }
+    (sql, values)
+}
+
+/// One page of the transactions `viewer` can see that pass `filter`, newest first (date, then
+/// id: a stable order), starting `offset` rows in.
+pub fn search_transactions(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    filter: &TransactionFilter,
+    limit: u32,
+    offset: u64,
+) -> Result<Vec<TransactionRow>> {
+    let (clause, mut values) = transaction_where(household_id, viewer, filter);
+    values.push(i64::from(limit).into());
+    values.push(i64::try_from(offset).unwrap_or(i64::MAX).into());
+    let sql = format!(
+        "{TRANSACTION_SELECT}{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT ?{} OFFSET ?{}",
+        values.len() - 1,
+        values.len()
+    );
+    let mut rows: Vec<TransactionRow> = db
+        .conn
+        .prepare_cached(&sql)?
+        .query_map(params_from_iter(values), transaction_from_row)?
+        .collect::<Result<_, _>>()?;
+    attach_labels(db, &mut rows)?;
+    Ok(rows)
+}
+
+/// How many transactions `viewer` can see pass `filter`.
+pub fn count_transactions(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    filter: &TransactionFilter,
+) -> Result<u64> {
+    let (clause, values) = transaction_where(household_id, viewer, filter);
+    let sql = format!(
+        "SELECT count(*) FROM transactions t JOIN accounts a ON a.id = t.account_id{clause}"
+    );
+    let count: i64 =
+        db.conn.prepare_cached(&sql)?.query_row(params_from_iter(values), |row| row.get(0))?;
+    Ok(count as u64)
+}
+
+pub fn insert_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Result<i64> {
+    db.conn.execute(
+        "INSERT INTO transactions (household_id, account_id, on_date, amount_minor, currency, payee,
+           description, notes, category_id, transfer_id, charge_id, source, import_key, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)",
+        params![
+            row.household_id,
+            row.account_id,
+            row.on_date.to_string(),
+            row.amount_minor,
+            row.currency.code(),
+            row.payee,
+            row.description,
+            row.notes,
+            row.category_id,
+            row.transfer_id,
+            row.charge_id,
+            row.source.as_str(),
+            row.import_key,
+            now
+        ],
+    )?;
+    Ok(db.conn.last_insert_rowid())
+}
+
+pub fn update_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Result<()> {
+    let changed = db.conn.execute(
+        "UPDATE transactions SET account_id = ?3, on_date = ?4, amount_minor = ?5, currency = ?6,
+           payee = ?7, description = ?8, notes = ?9, category_id = ?10, transfer_id = ?11,
+           charge_id = ?12, updated_at = ?13
+         WHERE household_id = ?1 AND id = ?2",
+        params![
+            row.household_id,
+            row.id,
+            row.account_id,
+            row.on_date.to_string(),
+            row.amount_minor,
+            row.currency.code(),
+            row.payee,
+            row.description,
+            row.notes,
+            row.category_id,
+            row.transfer_id,
+            row.charge_id,
+            now
+        ],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NotFound);
+    }
+    Ok(())
+}
+
+/// Sets exactly these labels on a transaction.
+pub fn set_transaction_labels(db: &Db<'_>, transaction_id: i64, label_ids: &[i64]) -> Result<()> {
+    db.conn
+        .execute("DELETE FROM transaction_labels WHERE transaction_id = ?1", [transaction_id])?;
+    let mut stmt = db.conn.prepare_cached(
+        "INSERT OR IGNORE INTO transaction_labels (transaction_id, label_id) VALUES (?1, ?2)",
+    )?;
+    for label in label_ids {
+        stmt.execute(params![transaction_id, label])?;
+    }
+    Ok(())
+}
+
+pub fn delete_transaction(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
+    db.conn.execute(
+        "DELETE FROM transactions WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id],
+    )?;
+    Ok(())
+}
+
+/// Moves a transaction, and its splits, from one category to another (None: to none).
+pub fn move_to_category(
+    db: &Db<'_>,
+    transaction_id: i64,
+    from: i64,
+    to: Option<i64>,
+) -> Result<()> {
+    db.conn.execute(
+        "UPDATE transactions SET category_id = ?3 WHERE id = ?1 AND category_id = ?2",
+        params![transaction_id, from, to],
+    )?;
+    db.conn.execute(
+        "UPDATE transaction_splits SET category_id = ?3 WHERE transaction_id = ?1 AND category_id = ?2",
+        params![transaction_id, from, to],
+    )?;
+    Ok(())
+}
+
+/// Ids of every transaction (visible or not) in a category, directly or through a split.
+pub fn transactions_in_category(db: &Db<'_>, category_id: i64) -> Result<Vec<i64>> {
+    let mut stmt = db.conn.prepare_cached(
+        "SELECT id FROM transactions WHERE category_id = ?1
+         UNION SELECT transaction_id FROM transaction_splits WHERE category_id = ?1 ORDER BY 1",
+    )?;
+    let ids = stmt.query_map([category_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok(ids)
+}
+
+/// The accounts a member owns, with their visibility (for removing the member).
+pub fn accounts_of(
+    db: &Db<'_>,
+    household_id: i64,
+    owner_id: i64,
+) -> Result<Vec<(i64, Visibility)>> {
+    let mut stmt = db.conn.prepare_cached(
+        "SELECT id, visibility FROM accounts WHERE household_id = ?1 AND owner_id = ?2 ORDER BY id",
+    )?;
+    let rows = stmt
+        .query_map(params![household_id, owner_id], |row| {
+            Ok((row.get(0)?, parsed(row, 1, Visibility::parse)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+pub fn set_account_owner(db: &Db<'_>, household_id: i64, id: i64, owner_id: i64) -> Result<()> {
+    db.conn.execute(
+        "UPDATE accounts SET owner_id = ?3 WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id, owner_id],
+    )?;
+    Ok(())
+}

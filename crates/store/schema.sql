@@ -174,6 +174,14 @@ CREATE TABLE households (
     reminder_days_before INTEGER NOT NULL DEFAULT 3,
     created_at TEXT NOT NULL
 , trusted_apps INTEGER NOT NULL DEFAULT 0 CHECK (trusted_apps IN (0, 1)));
+CREATE TABLE imports (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id),
+    transaction_count INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
 CREATE TABLE labels (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -403,6 +411,7 @@ CREATE TABLE transactions (
     source TEXT NOT NULL CHECK (source IN ('manual', 'import')),
     -- What makes an imported row the same row when the statement is imported again.
     import_key TEXT,
+    import_id INTEGER REFERENCES imports(id) ON DELETE CASCADE,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
@@ -432,5 +441,6 @@ CREATE INDEX transaction_splits_transaction ON transaction_splits(transaction_id
 CREATE INDEX transactions_account_date ON transactions(account_id, on_date DESC, id DESC);
 CREATE INDEX transactions_category ON transactions(category_id);
 CREATE INDEX transactions_household_date ON transactions(household_id, on_date DESC, id DESC);
+CREATE INDEX transactions_import ON transactions(import_id);
 CREATE UNIQUE INDEX transactions_import_key ON transactions(account_id, import_key)
     WHERE import_key IS NOT NULL;

@@ -138,6 +138,40 @@ pub(crate) fn clean_colour(pointer: &str, colour: &str) -> Result<String, OpErro
     Ok(colour.to_lowercase())
 }
 
+/// A statement's bytes from its text or its base64, within the size Exhale reads.
+pub(crate) fn statement_bytes(
+    content: Option<String>,
+    content_base64: Option<String>,
+) -> Result<Vec<u8>, OpError> {
+    let bytes = match (content, content_base64) {
+        (Some(text), None) => text.into_bytes(),
+        (None, Some(encoded)) => statement::decode_base64(&encoded).ok_or_else(|| {
+            OpError::invalid(
+                "/content_base64",
+                Text::new("This is not base64. Send the file's bytes base64-encoded, or its text as content."),
+            )
+        })?,
+        (Some(_), Some(_)) => {
+            return Err(OpError::invalid("/content", Text::new("Give content or content_base64, not both.")));
+        }
+        (None, None) => {
+            return Err(OpError::invalid(
+                "/content",
+                Text::new("Give the statement's text as content, or the file's bytes as content_base64."),
+            ));
+        }
+    };
+    if bytes.len() > ops::import::MAX_STATEMENT_BYTES {
+        return Err(OpError::invalid(
+            "/content",
+            Text::new("The statement is {size} bytes; statements up to {max} bytes are read. Export a shorter period.")
+                .with("size", bytes.len())
+                .with("max", ops::import::MAX_STATEMENT_BYTES),
+        ));
+    }
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -136,6 +136,8 @@ named_enum! {
         Transaction => "transaction",
         /// A label on transactions.
         Label => "label",
+        /// A statement loaded into an account, with the transactions it added.
+        Import => "import",
     }
 }
 

@@ -267,10 +267,11 @@ mod tests {
         // with 50 tools, 31.0 KB with 54 (the reminder ops, paid for by shorter descriptions and
         // an activity filter that lists only the ops that write), 28.0 KB once what the briefing
         // says for every field (an id takes a name, a date takes words) was no longer repeated
-        // in each (`ops::tools::say_once`), 35.6 KB with 68 (accounts, balances, transactions and
-        // labels: 14 ops at the same 520 bytes a tool). A small window takes the compact set
-        // (`ops::tools::COMPACT`). This keeps each tool, and the whole, from growing.
-        assert!(visible <= 36_000, "{} tools, {visible} bytes a model reads", tools.len());
+        // in each (`ops::tools::say_once`), 36.6 KB with 69 (accounts, balances, transactions,
+        // labels and import_transactions: 15 ops at about the same 530 bytes a tool). A small
+        // window takes the compact set (`ops::tools::COMPACT`). This keeps each tool, and the
+        // whole, from growing.
+        assert!(visible <= 37_000, "{} tools, {visible} bytes a model reads", tools.len());
         assert!(visible / tools.len() <= 530, "{} tools, {visible} bytes", tools.len());
     }
 }

@@ -1,6 +1,7 @@
 //! Importing a bank statement: `parse_statement` reads an export and proposes the recurring
 //! charges in it as subscriptions, without a model, storing nothing; `import_subscriptions`
-//! creates the ones the person kept.
+//! creates the ones the person kept; `import_transactions` loads the statement's transactions
+//! into an account, once.
 
 use domain::CyclePreset;
 use schemars::JsonSchema;
@@ -230,4 +231,47 @@ impl Op for ImportSubscriptions {
     .financial();
     type Input = ImportSubscriptionsInput;
     type Output = ImportResult;
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportTransactionsInput {
+    /// In the statement's currency.
+    pub account_id: crate::resolve::AccountId,
+    /// The export's text; a PDF goes as content_base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Or the file's bytes in base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_base64: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ImportedTransactions {
+    pub account: Ref,
+    /// Transactions added now.
+    pub imported: u64,
+    /// Transactions of the statement the account had already, from an earlier import.
+    pub already_imported: u64,
+    /// The days the statement covers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<IsoDate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<IsoDate>,
+    /// Lines that could not be read (the first 100); the rest was imported.
+    pub problems: Vec<StatementProblem>,
+}
+
+pub struct ImportTransactions;
+impl Op for ImportTransactions {
+    const INFO: OpInfo = OpInfo::write(
+        "import_transactions",
+        "Load a bank statement's transactions into an account",
+        "Formats as parse_statement. Importing again adds only what is new; undo removes the whole import.",
+        crate::op::Hints::write(true),
+    )
+    .financial()
+    .takes_large_input(MAX_STATEMENT_REQUEST_BYTES);
+    type Input = ImportTransactionsInput;
+    type Output = ImportedTransactions;
 }

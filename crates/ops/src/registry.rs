@@ -70,6 +70,7 @@ macro_rules! op_list {
             reports::FindSavings,
             import::ParseStatement,
             import::ImportSubscriptions,
+            import::ImportTransactions,
             reports::ListAttentionItems,
             activity::ListActivity,
             activity::Undo,

@@ -475,7 +475,13 @@ mod tests {
         assert!(top("price history").contains(&"list_price_changes"));
         assert!(top("price history").contains(&"get_subscription"));
         assert_eq!(top("merge two categories")[0], "merge_categories");
-        assert_eq!(top("import a bank statement")[0], "parse_statement");
+        // Two tools take a statement: one finds subscriptions in it, one loads its transactions.
+        let statement = top("import a bank statement");
+        assert!(
+            statement[..2].contains(&"parse_statement")
+                && statement[..2].contains(&"import_transactions"),
+            "{statement:?}"
+        );
         assert_eq!(top("how much do I spend")[0], "get_spending_summary");
         assert!(top("how much do I spend per month").contains(&"get_spending_summary"));
         assert_eq!(top("resume the gym")[0], "resume_subscription");

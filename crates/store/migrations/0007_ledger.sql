@@ -33,6 +33,16 @@ CREATE TABLE labels (
 );
 CREATE UNIQUE INDEX labels_name ON labels(household_id, name COLLATE NOCASE);
 
+-- One statement loaded into an account: undoing it takes its transactions away.
+CREATE TABLE imports (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id),
+    transaction_count INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+
 CREATE TABLE transactions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -53,6 +63,7 @@ CREATE TABLE transactions (
     source TEXT NOT NULL CHECK (source IN ('manual', 'import')),
     -- What makes an imported row the same row when the statement is imported again.
     import_key TEXT,
+    import_id INTEGER REFERENCES imports(id) ON DELETE CASCADE,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
@@ -60,6 +71,7 @@ CREATE TABLE transactions (
 CREATE INDEX transactions_household_date ON transactions(household_id, on_date DESC, id DESC);
 CREATE INDEX transactions_account_date ON transactions(account_id, on_date DESC, id DESC);
 CREATE INDEX transactions_category ON transactions(category_id);
+CREATE INDEX transactions_import ON transactions(import_id);
 CREATE UNIQUE INDEX transactions_import_key ON transactions(account_id, import_key)
     WHERE import_key IS NOT NULL;
 

@@ -291,8 +291,11 @@ pub struct TransactionRow {
 const TRANSACTION_SELECT: &str = "SELECT t.*, a.name AS account_name, c.name AS category_name
     FROM transactions t JOIN accounts a ON a.id = t.account_id
     LEFT JOIN categories c ON c.id = t.category_id";
+/// The accounts the viewer sees, as a set the planner reads once; a search then needs no join
+/// per row to decide, and its count reads only the index.
 const TRANSACTION_VISIBLE: &str =
-    "t.household_id = ?1 AND (a.visibility = 'household' OR a.owner_id = ?2)";
+    "t.household_id = ?1 AND t.account_id IN (SELECT v.id FROM accounts v
+    WHERE v.household_id = ?1 AND (v.visibility = 'household' OR v.owner_id = ?2))";
 
 fn transaction_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<TransactionRow> {
     Ok(TransactionRow {
@@ -485,9 +488,7 @@ pub fn count_transactions(
     filter: &TransactionFilter,
 ) -> Result<u64> {
     let (clause, values) = transaction_where(household_id, viewer, filter);
-    let sql = format!(
-        "SELECT count(*) FROM transactions t JOIN accounts a ON a.id = t.account_id{clause}"
-    );
+    let sql = format!("SELECT count(*) FROM transactions t{clause}");
     let count: i64 =
         db.conn.prepare_cached(&sql)?.query_row(params_from_iter(values), |row| row.get(0))?;
     Ok(count as u64)
@@ -618,4 +619,62 @@ pub fn set_account_owner(db: &Db<'_>, household_id: i64, id: i64, owner_id: i64)
         params![household_id, id, owner_id],
     )?;
     Ok(())
+}
+
+/// One statement's transactions for an account, as import writes them.
+pub struct ImportedRow<'a> {
+    pub on_date: Date,
+    pub amount_minor: i64,
+    pub payee: &'a str,
+    pub description: &'a str,
+    pub import_key: &'a str,
+}
+
+/// Adds the rows not on the account already (by import key) under a new import; returns the
+/// import's id and how many were added. No import is kept when none was new.
+pub fn import_transactions(
+    db: &Db<'_>,
+    account: &AccountRow,
+    member_id: i64,
+    rows: &[ImportedRow<'_>],
+    now: &str,
+) -> Result<(Option<i64>, u64)> {
+    db.conn.execute(
+        "INSERT INTO imports (household_id, account_id, member_id, transaction_count, created_at)
+         VALUES (?1, ?2, ?3, 0, ?4)",
+        params![account.household_id, account.id, member_id, now],
+    )?;
+    let import_id = db.conn.last_insert_rowid();
+    let mut added = 0u64;
+    {
+        // OR IGNORE skips a row whose import key the account has: the unique index decides.
+        let mut insert = db.conn.prepare_cached(
+            "INSERT OR IGNORE INTO transactions (household_id, account_id, on_date, amount_minor, currency,
+               payee, description, source, import_key, import_id, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'import', ?8, ?9, ?10, ?10)",
+        )?;
+        for row in rows {
+            added += insert.execute(params![
+                account.household_id,
+                account.id,
+                row.on_date.to_string(),
+                row.amount_minor,
+                account.currency.code(),
+                row.payee,
+                row.description,
+                row.import_key,
+                import_id,
+                now
+            ])? as u64;
+        }
+    }
+    if added == 0 {
+        db.conn.execute("DELETE FROM imports WHERE id = ?1", [import_id])?;
+        return Ok((None, 0));
+    }
+    db.conn.execute(
+        "UPDATE imports SET transaction_count = ?2 WHERE id = ?1",
+        params![import_id, added as i64],
+    )?;
+    Ok((Some(import_id), added))
 }

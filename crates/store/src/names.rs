@@ -40,6 +40,7 @@ pub fn visible(
         }
         EntityKind::Charge
         | EntityKind::Transaction
+        | EntityKind::Import
         | EntityKind::Household
         | EntityKind::Token
         | EntityKind::Destination => return Ok(Vec::new()),

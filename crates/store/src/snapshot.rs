@@ -110,6 +110,16 @@ const SPECS: &[Spec] = &[
         volatile: &["updated_at"],
     },
     Spec {
+        entity: "import",
+        table: "imports",
+        household_column: "household_id",
+        children: &[],
+        // Its transactions go with it; stored only in the entry that deletes it, so an import of
+        // 100,000 rows does not write them into its own audit entry.
+        kept: &[("transactions", "import_id")],
+        volatile: &[],
+    },
+    Spec {
         entity: "label",
         table: "labels",
         household_column: "household_id",

@@ -10,8 +10,8 @@ use ops::{
     common::Ref,
     import::{
         ChargeSeen, DEFAULT_MIN_CONFIDENCE, ImportResult, ImportSubscriptionsInput,
-        MAX_STATEMENT_BYTES, ParseStatementInput, ParsedStatement, PriceChangeSeen,
-        RecurringCandidate, SkippedItem, StatementProblem, StatementTransaction,
+        ParseStatementInput, ParsedStatement, PriceChangeSeen, RecurringCandidate, SkippedItem,
+        StatementProblem, StatementTransaction,
     },
     subscriptions::CreateSubscriptionInput,
 };
@@ -20,36 +20,6 @@ use crate::{ctx::Ctx, input, subscription_rules, transactions::StoreExt, views::
 
 /// How many transactions the result shows, for a look; the candidates carry their own.
 const SHOWN_TRANSACTIONS: usize = 100;
-
-fn bytes(input: ParseStatementInput) -> Result<Vec<u8>, OpError> {
-    let bytes = match (input.content, input.content_base64) {
-        (Some(text), None) => text.into_bytes(),
-        (None, Some(encoded)) => statement::decode_base64(&encoded).ok_or_else(|| {
-            OpError::invalid(
-                "/content_base64",
-                Text::new("This is not base64. Send the file's bytes base64-encoded, or its text as content."),
-            )
-        })?,
-        (Some(_), Some(_)) => {
-            return Err(OpError::invalid("/content", Text::new("Give content or content_base64, not both.")));
-        }
-        (None, None) => {
-            return Err(OpError::invalid(
-                "/content",
-                Text::new("Give the statement's text as content, or the file's bytes as content_base64."),
-            ));
-        }
-    };
-    if bytes.len() > MAX_STATEMENT_BYTES {
-        return Err(OpError::invalid(
-            "/content",
-            Text::new("The statement is {size} bytes; statements up to {max} bytes are read. Export a shorter period.")
-                .with("size", bytes.len())
-                .with("max", MAX_STATEMENT_BYTES),
-        ));
-    }
-    Ok(bytes)
-}
 
 pub(crate) fn parse_statement(
     ctx: &mut Ctx<'_>,
@@ -63,7 +33,7 @@ pub(crate) fn parse_statement(
                 .with("default", DEFAULT_MIN_CONFIDENCE),
         ));
     }
-    let bytes = bytes(input)?;
+    let bytes = input::statement_bytes(input.content, input.content_base64)?;
     let read = statement::read(&bytes, ctx.household.currency).map_err(|err| {
         OpError::invalid(
             "/content",

@@ -631,3 +631,107 @@ pub(crate) fn delete_transaction(
     ctx.record(EntityKind::Transaction, row.id, before, summary)?;
     Ok(Removed { id: row.id, name: row.payee })
 }
+
+/// What makes a statement's row the same row when the statement is imported again: its day,
+/// amount and description, and how many identical rows came before it in the statement (two
+/// coffees of the same price on one day are two rows).
+fn import_keys(transactions: &[statement::Transaction]) -> Vec<String> {
+    let mut seen: std::collections::HashMap<(domain::Date, i64, &str), u32> =
+        std::collections::HashMap::with_capacity(transactions.len());
+    transactions
+        .iter()
+        .map(|t| {
+            let description = t.description.trim();
+            let n = seen.entry((t.date, t.amount_minor, description)).or_default();
+            *n += 1;
+            format!("{}|{}|{}|{n}", t.date, t.amount_minor, description.to_uppercase())
+        })
+        .collect()
+}
+
+/// How many problems an import answers with; the count of the rest is in the last one.
+const SHOWN_PROBLEMS: usize = 100;
+
+pub(crate) fn import_transactions(
+    ctx: &mut Ctx<'_>,
+    input: ops::import::ImportTransactionsInput,
+) -> Result<ops::import::ImportedTransactions, OpError> {
+    let account = referenced("/account_id".into(), load_account(ctx, input.account_id.get()))?;
+    if account.archived {
+        return Err(OpError::conflict(
+            Text::new("{name} is archived. Unarchive it with update_account (archived: false) first, or choose another account.")
+                .with("name", &account.name),
+        ));
+    }
+    let bytes = input::statement_bytes(input.content, input.content_base64)?;
+    let read = statement::read(&bytes, account.currency).map_err(|err| {
+        OpError::invalid(
+            "/content",
+            Text::new("The statement cannot be read: {reason}").with("reason", err.to_string()),
+        )
+    })?;
+    if let Some(other) = read.transactions.iter().find(|t| t.currency != account.currency) {
+        return Err(OpError::invalid(
+            "/account_id",
+            Text::new("The statement has amounts in {currency}, and {name} is in {account}. Choose the account it is of (list_accounts), or create one in {currency}.")
+                .with("currency", other.currency.code())
+                .with("name", &account.name)
+                .with("account", account.currency.code()),
+        ));
+    }
+    ctx.check_cap(store::households::Counted::Transactions, read.transactions.len())?;
+    let keys = import_keys(&read.transactions);
+    let payees: Vec<String> = read
+        .transactions
+        .iter()
+        .map(|t| statement::merchant::display_name(&t.description))
+        .collect();
+    let rows: Vec<db::ImportedRow<'_>> = read
+        .transactions
+        .iter()
+        .zip(&keys)
+        .zip(&payees)
+        .map(|((t, key), payee)| db::ImportedRow {
+            on_date: t.date,
+            amount_minor: t.amount_minor,
+            payee,
+            description: t.description.trim(),
+            import_key: key,
+        })
+        .collect();
+    let (import_id, imported) =
+        db::import_transactions(ctx.db, &account, ctx.me(), &rows, &ctx.now_text())
+            .or_internal()?;
+    if let Some(import_id) = import_id {
+        ctx.record(
+            EntityKind::Import,
+            import_id,
+            None,
+            Text::new("Imported {count} transactions into {name}")
+                .with("count", imported)
+                .with("name", &account.name),
+        )?;
+    }
+    let mut problems: Vec<ops::import::StatementProblem> = read
+        .problems
+        .iter()
+        .take(SHOWN_PROBLEMS)
+        .map(|p| ops::import::StatementProblem { line: p.line as u64, message: p.message.clone() })
+        .collect();
+    if read.problems.len() > SHOWN_PROBLEMS {
+        problems.push(ops::import::StatementProblem {
+            line: 0,
+            message: Text::new("…and {count} more lines that could not be read.")
+                .with("count", read.problems.len() - SHOWN_PROBLEMS)
+                .render(),
+        });
+    }
+    Ok(ops::import::ImportedTransactions {
+        account: Ref { id: account.id, name: account.name },
+        imported,
+        already_imported: read.transactions.len() as u64 - imported,
+        from: read.transactions.iter().map(|t| t.date).min().map(IsoDate),
+        to: read.transactions.iter().map(|t| t.date).max().map(IsoDate),
+        problems,
+    })
+}

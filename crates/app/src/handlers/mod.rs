@@ -270,6 +270,7 @@ pub(crate) fn registry() -> Registry {
         reg.add::<l::CreateLabel>(ledger::create_label);
         reg.add::<l::UpdateLabel>(ledger::update_label);
         reg.add::<l::DeleteLabel>(ledger::delete_label);
+        reg.add::<i::ImportTransactions>(ledger::import_transactions);
     }
     reg.add::<r::GetSpendingSummary>(reports::spending_summary);
     reg.add::<r::GetSpendingHistory>(reports::spending_history);

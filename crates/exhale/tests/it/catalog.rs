@@ -111,6 +111,10 @@ fn cases() -> Vec<Case> {
         ),
         case("delete_transaction", |w| json!({"id": w.groceries})),
         case("create_label", |_| json!({"name": "Work", "colour": "#aa5500"})),
+        case(
+            "import_transactions",
+            |w| json!({"account_id": w.joint, "content": "Date,Description,Amount\n2026-11-02,CORNER CAFE,-3.20\n2026-11-03,ACME PAYROLL,2500\n"}),
+        ),
         case("update_label", |w| json!({"id": w.holiday, "name": "Trip", "colour": "#112233"})),
         case("delete_label", |w| json!({"id": w.holiday})),
         case(

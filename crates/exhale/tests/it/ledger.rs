@@ -456,3 +456,99 @@ async fn transactions_over_rest_and_mcp() {
     assert_eq!(payees(&page), ["Corner Cafe", "Corner Cafe"]);
     client.cancel().await.unwrap();
 }
+
+const STATEMENT: &str = "Date,Description,Amount
+2026-11-02,CORNER CAFE 1234 MADRID,-3.20
+2026-11-02,CORNER CAFE 1234 MADRID,-3.20
+2026-11-05,NETFLIX.COM 866-579,-12.99
+2026-11-10,ACME PAYROLL NOV,2500.00
+";
+
+#[tokio::test]
+async fn a_statement_is_imported_into_an_account_once_and_undone_whole() {
+    let w = World::new().await;
+    let import = |content: &str| {
+        w.env.call(
+            &w.ana,
+            "import_transactions",
+            json!({"account_id": "Joint checking", "content": content}),
+        )
+    };
+    let first = import(STATEMENT).await.unwrap();
+    // Two coffees of the same price on one day are two transactions.
+    assert_eq!(first["imported"], 4, "{first}");
+    assert_eq!(first["already_imported"], 0);
+    assert_eq!(
+        (first["from"].as_str(), first["to"].as_str()),
+        (Some("2026-11-02"), Some("2026-11-10"))
+    );
+    let page = w.env.call(&w.ana, "search_transactions", json!({"text": "corner"})).await.unwrap();
+    assert_eq!(page["total"], 2, "{page}");
+    // The payee is the merchant as import groups it.
+    assert_eq!(page["items"][0]["payee"], "Corner");
+    assert_eq!(page["items"][0]["description"], "CORNER CAFE 1234 MADRID");
+    assert_eq!(page["items"][0]["source"], "import");
+    // The same statement again, and a longer one that overlaps it, add only what is new.
+    let again = import(STATEMENT).await.unwrap();
+    assert_eq!(
+        (again["imported"].as_u64(), again["already_imported"].as_u64()),
+        (Some(0), Some(4))
+    );
+    let longer = format!("{STATEMENT}2026-11-12,CORNER CAFE 1234 MADRID,-3.20\n");
+    let more = import(&longer).await.unwrap();
+    assert_eq!((more["imported"].as_u64(), more["already_imported"].as_u64()), (Some(1), Some(4)));
+    let all =
+        w.env.call(&w.ana, "search_transactions", json!({"account_id": w.joint})).await.unwrap();
+    assert_eq!(all["total"], 6, "the world's one and five imported");
+    // Undo takes the first import's four away and leaves the later one.
+    w.env.call(&w.ana, "undo", json!({"batch_id": first["batch_id"]})).await.unwrap();
+    let all =
+        w.env.call(&w.ana, "search_transactions", json!({"account_id": w.joint})).await.unwrap();
+    assert_eq!(payees(&all), ["Spotify family groceries", "Corner"], "{all}");
+
+    // A statement in another currency, another member's private account, an unreadable file.
+    let usd = w
+        .env
+        .call(
+            &w.ana,
+            "create_account",
+            json!({"name": "US card", "kind": "credit_card", "currency": "USD"}),
+        )
+        .await
+        .unwrap();
+    let wrong = w
+        .env
+        .call(&w.ana, "import_transactions", json!({"account_id": id(&usd), "content": "Date,Description,Amount,Currency\n2026-11-02,CAFE,-3.20,EUR\n"}))
+        .await;
+    match wrong {
+        Err(ops::OpError::InvalidInput { pointer, message }) => {
+            assert_eq!(pointer, "/account_id");
+            assert!(message.render().contains("EUR"), "{}", message.render());
+        }
+        other => panic!("{other:?}"),
+    }
+    let hidden = w
+        .env
+        .call(
+            &w.ana,
+            "import_transactions",
+            json!({"account_id": w.bobs_savings, "content": STATEMENT}),
+        )
+        .await;
+    assert_eq!(test_support::code(&hidden), "invalid_input");
+    let unreadable = w
+        .env
+        .call(&w.ana, "import_transactions", json!({"account_id": w.joint, "content": "hello"}))
+        .await;
+    assert_eq!(test_support::code(&unreadable), "invalid_input");
+    // An agent with a write token confirms it first: it adds money to the household's records.
+    let (_, writer) = w.env.token(&w.ana, "write").await;
+    let confirmed_import = confirmed(
+        &w.env,
+        &writer,
+        "import_transactions",
+        json!({"account_id": "Wallet", "content": STATEMENT}),
+    )
+    .await;
+    assert_eq!(confirmed_import["imported"], 4);
+}

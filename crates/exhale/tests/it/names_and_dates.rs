@@ -245,6 +245,12 @@ async fn every_input_that_takes_an_id_takes_the_name_and_does_the_same() {
         ),
         ("update_label", json!({"id": w.holiday, "colour": "#123456"}), "/id", "holiday"),
         ("delete_label", json!({"id": w.holiday}), "/id", "Holiday"),
+        (
+            "import_transactions",
+            json!({"account_id": w.joint, "content": "Date,Description,Amount\n2026-11-02,CAFE,-3.20\n"}),
+            "/account_id",
+            "joint checking",
+        ),
     ];
     let covered: BTreeSet<(String, String)> =
         cases.iter().map(|(op, _, pointer, _)| (op.to_string(), pointer.to_string())).collect();

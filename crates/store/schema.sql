@@ -78,6 +78,39 @@ CREATE TABLE audit (
     undone_by INTEGER,
     undo_of INTEGER
 );
+CREATE TABLE budget_amounts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    budget_id INTEGER NOT NULL REFERENCES budgets(id) ON DELETE CASCADE,
+    from_date TEXT NOT NULL,
+    amount_minor INTEGER NOT NULL,
+    UNIQUE (budget_id, from_date)
+);
+CREATE TABLE budget_categories (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    budget_id INTEGER NOT NULL REFERENCES budgets(id) ON DELETE CASCADE,
+    category_id INTEGER NOT NULL REFERENCES categories(id) ON DELETE CASCADE,
+    UNIQUE (budget_id, category_id)
+);
+CREATE TABLE budget_labels (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    budget_id INTEGER NOT NULL REFERENCES budgets(id) ON DELETE CASCADE,
+    label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+    UNIQUE (budget_id, label_id)
+);
+CREATE TABLE budgets (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    period TEXT NOT NULL CHECK (period IN ('weekly', 'fortnightly', 'monthly', 'yearly')),
+    -- A weekday (1 Monday), a day of the month or a month, as the period reads it.
+    start_day INTEGER NOT NULL,
+    -- The first day of the first period: history is counted from there.
+    starts_on TEXT NOT NULL,
+    -- Carry a positive remainder into the next period, or start each period afresh.
+    rollover INTEGER NOT NULL CHECK (rollover IN (0, 1)),
+    catch_all INTEGER NOT NULL DEFAULT 0 CHECK (catch_all IN (0, 1)),
+    created_at TEXT NOT NULL
+);
 CREATE TABLE calendar_feeds (
     member_id INTEGER PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
     token_hash TEXT NOT NULL UNIQUE,
@@ -422,6 +455,10 @@ CREATE INDEX assistant_usage_household ON assistant_usage(household_id, at);
 CREATE INDEX audit_batch ON audit(batch_id);
 CREATE INDEX audit_entity ON audit(household_id, entity, entity_id);
 CREATE INDEX audit_household ON audit(household_id, id);
+CREATE INDEX budget_categories_category ON budget_categories(category_id);
+CREATE INDEX budget_labels_label ON budget_labels(label_id);
+CREATE UNIQUE INDEX budgets_catch_all ON budgets(household_id) WHERE catch_all = 1;
+CREATE UNIQUE INDEX budgets_name ON budgets(household_id, name COLLATE NOCASE);
 CREATE UNIQUE INDEX categories_name ON categories(household_id, name COLLATE NOCASE);
 CREATE INDEX charges_household_date ON charges(household_id, charged_on);
 CREATE UNIQUE INDEX labels_name ON labels(household_id, name COLLATE NOCASE);
@@ -439,8 +476,8 @@ CREATE INDEX tokens_member ON tokens(household_id, member_id);
 CREATE INDEX transaction_labels_label ON transaction_labels(label_id, transaction_id);
 CREATE INDEX transaction_splits_transaction ON transaction_splits(transaction_id);
 CREATE INDEX transactions_account_date ON transactions(account_id, on_date DESC, id DESC);
-CREATE INDEX transactions_category ON transactions(category_id);
-CREATE INDEX transactions_household_date ON transactions(household_id, on_date DESC, id DESC);
+CREATE INDEX transactions_category ON transactions(category_id, on_date);
+CREATE INDEX transactions_household_date ON transactions(household_id, on_date DESC, id DESC, account_id);
 CREATE INDEX transactions_import ON transactions(import_id);
 CREATE UNIQUE INDEX transactions_import_key ON transactions(account_id, import_key)
     WHERE import_key IS NOT NULL;

@@ -239,6 +239,7 @@ impl<'a> Ctx<'a> {
             }
             EntityKind::Category
             | EntityKind::Label
+            | EntityKind::Budget
             | EntityKind::Member
             | EntityKind::Household => None,
         }

@@ -20,6 +20,7 @@ mod jobs;
 mod limits;
 mod oauth;
 mod outbox;
+mod refs;
 mod reminders;
 mod setup;
 mod subscription_rules;

@@ -33,6 +33,7 @@ pub struct HouseholdCaps {
     pub accounts: u32,
     pub labels: u32,
     pub transactions: u32,
+    pub budgets: u32,
 }
 
 impl Default for HouseholdCaps {
@@ -46,6 +47,7 @@ impl Default for HouseholdCaps {
             accounts: 200,
             labels: 500,
             transactions: 1_000_000,
+            budgets: 100,
         }
     }
 }
@@ -64,6 +66,7 @@ impl HouseholdCaps {
             Counted::Accounts => (self.accounts, "accounts", "max_accounts"),
             Counted::Labels => (self.labels, "labels", "max_labels"),
             Counted::Transactions => (self.transactions, "transactions", "max_transactions"),
+            Counted::Budgets => (self.budgets, "budgets", "max_budgets"),
         }
     }
 

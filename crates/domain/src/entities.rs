@@ -138,6 +138,8 @@ named_enum! {
         Label => "label",
         /// A statement loaded into an account, with the transactions it added.
         Import => "import",
+        /// A budget, with what it tracks and its amounts.
+        Budget => "budget",
     }
 }
 

@@ -2,12 +2,13 @@
 //!
 //! Money and currencies ([`Money`], [`Currency`]), billing cycles ([`Cycle`]), the charge
 //! series of a subscription ([`Series`]), user-facing sentences ([`Text`]), input
-//! validation ([`validate`]), the plain entity enums ([`entities`]), the default
+//! validation ([`validate`]), budget periods ([`budget`]), the plain entity enums ([`entities`]), the default
 //! categories ([`categories`]), how typed names are compared ([`names`]) and dates said
 //! relative to today ([`relative`]). Nothing here does IO; everything is deterministic.
 
 // Tests may unwrap; the library itself may not.
 
+pub mod budget;
 pub mod categories;
 pub mod cycle;
 pub mod entities;

@@ -45,6 +45,7 @@ pub(crate) struct Config {
     pub(crate) max_accounts: u32,
     pub(crate) max_labels: u32,
     pub(crate) max_transactions: u32,
+    pub(crate) max_budgets: u32,
     /// The HTTPS origin people and remote agents reach Exhale at, e.g.
     /// "https://exhale.example.net" (behind a reverse proxy or tunnel). OAuth, which cloud
     /// assistants connect with, needs it; without it OAuth works only on this computer.
@@ -79,6 +80,7 @@ struct FileConfig {
     max_accounts: Option<u32>,
     max_labels: Option<u32>,
     max_transactions: Option<u32>,
+    max_budgets: Option<u32>,
     public_origin: Option<String>,
     otlp_endpoint: Option<String>,
 }
@@ -175,6 +177,7 @@ impl Config {
             max_accounts: caps.accounts,
             max_labels: caps.labels,
             max_transactions: caps.transactions,
+            max_budgets: caps.budgets,
             public_origin: None,
             otlp_endpoint: None,
         };
@@ -214,7 +217,8 @@ impl Config {
                 max_tokens,
                 max_accounts,
                 max_labels,
-                max_transactions
+                max_transactions,
+                max_budgets
             );
             if file.public_origin.is_some() {
                 config.public_origin = file.public_origin;
@@ -269,6 +273,7 @@ impl Config {
         parse_env("EXHALE_MAX_ACCOUNTS", "a whole number", &mut config.max_accounts)?;
         parse_env("EXHALE_MAX_LABELS", "a whole number", &mut config.max_labels)?;
         parse_env("EXHALE_MAX_TRANSACTIONS", "a whole number", &mut config.max_transactions)?;
+        parse_env("EXHALE_MAX_BUDGETS", "a whole number", &mut config.max_budgets)?;
         if let Some(origin) = env("EXHALE_PUBLIC_ORIGIN") {
             config.public_origin = Some(origin);
         }
@@ -335,6 +340,7 @@ impl Config {
             accounts: self.max_accounts,
             labels: self.max_labels,
             transactions: self.max_transactions,
+            budgets: self.max_budgets,
         }
     }
 

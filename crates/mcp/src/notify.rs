@@ -27,6 +27,7 @@ fn touched(event: &ChangeEvent) -> Vec<String> {
         | EntityKind::Account
         | EntityKind::Transaction
         | EntityKind::Label
+        | EntityKind::Budget
         | EntityKind::Import
         | EntityKind::Household
         | EntityKind::Token

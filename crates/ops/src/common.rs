@@ -435,6 +435,9 @@ const MAX_OFFSET: u64 = 999_999_999_999;
 /// number of decimals is checked by the handler).
 pub const SIGNED_AMOUNT_PATTERN: &str = "^-?[0-9]{1,10}(\\.[0-9]{1,3})?$";
 
+/// An amount that cannot be negative, such as a limit.
+pub const AMOUNT_PATTERN: &str = "^[0-9]{1,10}(\\.[0-9]{1,3})?$";
+
 /// A colour, "#rrggbb".
 pub const COLOUR_PATTERN: &str = "^#[0-9a-fA-F]{6}$";
 

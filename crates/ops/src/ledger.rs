@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Amount, IdInput, IsoDate, Page, Patch, RecordId, Ref},
+    common::{Amount, IdInput, IsoDate, Patch, RecordId, Ref},
     household::Removed,
     op::{Hints, Op, OpInfo},
     resolve::{AccountId, CategoryId, LabelId},
@@ -318,7 +318,20 @@ impl Op for SearchTransactions {
         "Filters combine with AND; label_ids match any. Amounts are signed: money out is negative.",
     );
     type Input = SearchTransactionsInput;
-    type Output = Page<Transaction>;
+    type Output = TransactionPage;
+}
+
+/// One page of a transaction search.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TransactionPage {
+    pub items: Vec<Transaction>,
+    /// How many match over all pages, counted up to 1,000 past this page's start.
+    pub total: u64,
+    /// True when the count stopped: more than `total` match.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub total_is_lower_bound: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -34,6 +34,14 @@ pub const TAGS: usize = 20;
 pub const EMOJI: usize = 8;
 /// Subscriptions one bulk update changes.
 pub const BULK: usize = 500;
+/// How many matches a transaction search counts before it stops and reports "at least": a
+/// count over every match of 100,000 transactions reads them all, and a model needs only to
+/// know that it should narrow the search or ask a report.
+pub const COUNTED_TRANSACTIONS: u64 = 1000;
+/// Periods one budget history shows (five years of months).
+pub const BUDGET_PERIODS: u32 = 60;
+/// Categories or labels one budget tracks.
+pub const BUDGET_TRACKS: usize = 50;
 /// Subscriptions one import creates.
 pub const IMPORT_ITEMS: usize = 200;
 /// Charges one imported subscription may bring (years of weekly charges).

@@ -6,7 +6,7 @@ use std::{borrow::Cow, fmt, sync::LazyLock};
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
-    access, activity, assistant, channels, charges, household, import, ledger, op::OpMeta,
+    access, activity, assistant, budgets, channels, charges, household, import, ledger, op::OpMeta,
     organise, reports, subscriptions, tools,
 };
 
@@ -64,6 +64,11 @@ macro_rules! op_list {
             ledger::CreateLabel,
             ledger::UpdateLabel,
             ledger::DeleteLabel,
+            budgets::ListBudgets,
+            budgets::GetBudget,
+            budgets::CreateBudget,
+            budgets::UpdateBudget,
+            budgets::DeleteBudget,
             reports::GetSpendingSummary,
             reports::GetSpendingHistory,
             reports::ListPriceChanges,

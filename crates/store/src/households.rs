@@ -240,6 +240,7 @@ pub enum Counted {
     Accounts,
     Labels,
     Transactions,
+    Budgets,
 }
 
 /// How many of `what` the household has.
@@ -251,6 +252,7 @@ pub fn count(db: &Db<'_>, household_id: i64, what: Counted) -> Result<i64> {
         Counted::Members => "SELECT count(*) FROM members WHERE household_id = ?1",
         Counted::Accounts => "SELECT count(*) FROM accounts WHERE household_id = ?1",
         Counted::Labels => "SELECT count(*) FROM labels WHERE household_id = ?1",
+        Counted::Budgets => "SELECT count(*) FROM budgets WHERE household_id = ?1",
         Counted::Transactions => "SELECT count(*) FROM transactions WHERE household_id = ?1",
         Counted::Tokens => {
             "SELECT count(*) FROM tokens WHERE household_id = ?1 AND kind = 'api' AND revoked_at IS NULL"

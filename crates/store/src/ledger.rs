@@ -414,10 +414,13 @@ fn transaction_where(
     if let Some(account) = filter.account_id {
         bind(&mut sql, " AND t.account_id = #", account.into());
     }
+    // Category and labels as sets of ids read from their indexes once: the search then walks
+    // the date index checking ids, and reads a transaction's row only when it matches.
     if let Some(category) = filter.category_id {
         bind(
             &mut sql,
-            " AND (t.category_id = # OR EXISTS (SELECT 1 FROM transaction_splits s WHERE s.transaction_id = t.id AND s.category_id = #))",
+            " AND t.id IN (SELECT c.id FROM transactions c WHERE c.category_id = #
+               UNION SELECT s.transaction_id FROM transaction_splits s WHERE s.category_id = #)",
             category.into(),
         );
     }
@@ -428,7 +431,7 @@ fn transaction_where(
         let list = filter.label_ids.iter().map(|id| id.to_string()).collect::<Vec<_>>().join(", ");
         // Ids are integers; written in, so a statement's shape does not depend on their count.
         sql.push_str(&format!(
-            " AND EXISTS (SELECT 1 FROM transaction_labels tl WHERE tl.transaction_id = t.id AND tl.label_id IN ({list}))"
+            " AND t.id IN (SELECT tl.transaction_id FROM transaction_labels tl WHERE tl.label_id IN ({list}))"
         ));
     }
     if let Some(from) = filter.from {
@@ -480,15 +483,20 @@ pub fn search_transactions(
     Ok(rows)
 }
 
-/// How many transactions `viewer` can see pass `filter`.
+/// How many transactions `viewer` can see pass `filter`, counting no further than `cap`.
 pub fn count_transactions(
     db: &Db<'_>,
     household_id: i64,
     viewer: i64,
     filter: &TransactionFilter,
+    cap: u64,
 ) -> Result<u64> {
-    let (clause, values) = transaction_where(household_id, viewer, filter);
-    let sql = format!("SELECT count(*) FROM transactions t{clause}");
+    let (clause, mut values) = transaction_where(household_id, viewer, filter);
+    values.push(i64::try_from(cap).unwrap_or(i64::MAX).into());
+    let sql = format!(
+        "SELECT count(*) FROM (SELECT 1 FROM transactions t{clause} LIMIT ?{})",
+        values.len()
+    );
     let count: i64 =
         db.conn.prepare_cached(&sql)?.query_row(params_from_iter(values), |row| row.get(0))?;
     Ok(count as u64)

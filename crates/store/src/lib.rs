@@ -12,6 +12,7 @@ mod sql;
 pub mod access;
 pub mod assistant;
 pub mod audit;
+pub mod budgets;
 pub mod channels;
 pub mod charges;
 pub mod households;

@@ -14,6 +14,8 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0005_assistant", include_str!("../migrations/0005_assistant.sql")),
     ("0006_channels", include_str!("../migrations/0006_channels.sql")),
     ("0007_ledger", include_str!("../migrations/0007_ledger.sql")),
+    ("0008_transaction_search", include_str!("../migrations/0008_transaction_search.sql")),
+    ("0009_budgets", include_str!("../migrations/0009_budgets.sql")),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

@@ -38,6 +38,10 @@ pub fn visible(
             "SELECT id, name FROM labels WHERE household_id = ?1 AND ?2 = ?2
              ORDER BY name COLLATE NOCASE, id"
         }
+        EntityKind::Budget => {
+            "SELECT id, name FROM budgets WHERE household_id = ?1 AND ?2 = ?2
+             ORDER BY name COLLATE NOCASE, id"
+        }
         EntityKind::Charge
         | EntityKind::Transaction
         | EntityKind::Import

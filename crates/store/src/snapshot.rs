@@ -128,6 +128,18 @@ const SPECS: &[Spec] = &[
         volatile: &[],
     },
     Spec {
+        entity: "budget",
+        table: "budgets",
+        household_column: "household_id",
+        children: &[
+            ("budget_categories", "budget_id"),
+            ("budget_labels", "budget_id"),
+            ("budget_amounts", "budget_id"),
+        ],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
         entity: "token",
         table: "tokens",
         household_column: "household_id",

@@ -9,14 +9,20 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::{IdInput, IsoDate, Page, Patch, RecordId, Ref},
+    common::{IdInput, IsoDate, Patch, RecordId, Ref},
     household::{Empty, Removed},
     ledger::*,
-    resolve::{AccountId, CategoryId, LabelId},
+    resolve::{AccountId, LabelId},
 };
 use store::ledger::{self as db, AccountRow, LabelRow, Source, TransactionFilter, TransactionRow};
 
-use crate::{ctx::Ctx, input, transactions::StoreExt, views};
+use crate::{
+    ctx::Ctx,
+    input,
+    refs::{check_category, check_labels, referenced},
+    transactions::StoreExt,
+    views,
+};
 
 fn account_view(row: &AccountRow) -> Account {
     Account {
@@ -80,38 +86,6 @@ fn load_transaction(ctx: &Ctx<'_>, id: i64) -> Result<TransactionRow, OpError> {
         Text::new("No transaction with id {id}. Call search_transactions to find ids.")
             .with("id", id)
     })
-}
-
-/// A reference the input makes to something that must exist: "not found" there is the input's
-/// fault, so it is `invalid_input` at the field.
-fn referenced<T>(pointer: String, found: Result<T, OpError>) -> Result<T, OpError> {
-    found.map_err(|err| match err {
-        OpError::NotFound { message } => OpError::invalid(pointer, message),
-        other => other,
-    })
-}
-
-/// The label ids, each checked to be one of the household's, without repeats.
-fn check_labels(ctx: &Ctx<'_>, pointer: &str, ids: &[LabelId]) -> Result<Vec<i64>, OpError> {
-    let mut checked = Vec::with_capacity(ids.len());
-    for (i, id) in ids.iter().enumerate() {
-        let label = referenced(format!("{pointer}/{i}"), load_label(ctx, id.get()))?;
-        if !checked.contains(&label.id) {
-            checked.push(label.id);
-        }
-    }
-    Ok(checked)
-}
-
-fn check_category(ctx: &Ctx<'_>, pointer: &str, id: CategoryId) -> Result<i64, OpError> {
-    let found = store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id.get())
-        .or_not_found(|| {
-            Text::new(
-                "No category with id {id}. Call list_categories to find ids, or pass its name.",
-            )
-            .with("id", id.get())
-        });
-    Ok(referenced(pointer.into(), found)?.id)
 }
 
 /// A signed amount in the currency ("-12.50" for money out).
@@ -339,6 +313,16 @@ pub(crate) fn delete_label(ctx: &mut Ctx<'_>, input: IdInput<LabelId>) -> Result
             Text::new("Label {label} taken off a transaction").with("label", &row.name),
         )?;
     }
+    for budget in store::budgets::budgets_tracking_label(ctx.db, row.id).or_internal()? {
+        let before = ctx.snapshot(EntityKind::Budget, budget)?;
+        store::budgets::untrack_label(ctx.db, budget, row.id).or_internal()?;
+        ctx.record(
+            EntityKind::Budget,
+            budget,
+            before,
+            Text::new("A budget no longer tracks label {label}").with("label", &row.name),
+        )?;
+    }
     let before = ctx.snapshot(EntityKind::Label, row.id)?;
     db::delete_label(ctx.db, ctx.household_id(), row.id).or_internal()?;
     ctx.record(
@@ -381,7 +365,7 @@ fn milli_bound(pointer: &str, text: &str) -> Result<i64, OpError> {
 pub(crate) fn search_transactions(
     ctx: &mut Ctx<'_>,
     input: SearchTransactionsInput,
-) -> Result<Page<Transaction>, OpError> {
+) -> Result<ops::ledger::TransactionPage, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     let account_id = input
         .account_id
@@ -440,15 +424,22 @@ pub(crate) fn search_transactions(
     let rows =
         db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &filter, limit, offset)
             .or_internal()?;
-    let total = if offset == 0 && (rows.len() as u64) < u64::from(limit) {
-        rows.len() as u64
-    } else {
-        db::count_transactions(ctx.db, ctx.household_id(), ctx.me(), &filter).or_internal()?
-    };
-    Ok(Page {
+    // A short page ends the list, so its end is the count; otherwise count, up to a cap.
+    let (total, total_is_lower_bound) =
+        if (rows.len() as u64) < u64::from(limit) && (offset == 0 || !rows.is_empty()) {
+            (offset + rows.len() as u64, false)
+        } else {
+            let cap = offset + ops::limits::COUNTED_TRANSACTIONS;
+            let counted =
+                db::count_transactions(ctx.db, ctx.household_id(), ctx.me(), &filter, cap + 1)
+                    .or_internal()?;
+            (counted.min(cap), counted > cap)
+        };
+    Ok(ops::ledger::TransactionPage {
         next_cursor: ops::common::next_cursor(offset, rows.len(), total),
         items: rows.iter().map(transaction_view).collect(),
         total,
+        total_is_lower_bound,
     })
 }
 

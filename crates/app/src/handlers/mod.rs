@@ -4,6 +4,7 @@
 mod access;
 mod activity;
 mod assistant;
+mod budgets;
 mod channels;
 mod charges;
 pub(crate) mod household;
@@ -271,6 +272,12 @@ pub(crate) fn registry() -> Registry {
         reg.add::<l::UpdateLabel>(ledger::update_label);
         reg.add::<l::DeleteLabel>(ledger::delete_label);
         reg.add::<i::ImportTransactions>(ledger::import_transactions);
+        use ops::budgets as b;
+        reg.add::<b::ListBudgets>(budgets::list_budgets);
+        reg.add::<b::GetBudget>(budgets::get_budget);
+        reg.add::<b::CreateBudget>(budgets::create_budget);
+        reg.add::<b::UpdateBudget>(budgets::update_budget);
+        reg.add::<b::DeleteBudget>(budgets::delete_budget);
     }
     reg.add::<r::GetSpendingSummary>(reports::spending_summary);
     reg.add::<r::GetSpendingHistory>(reports::spending_history);

@@ -141,6 +141,20 @@ fn move_subscriptions(
         .with("from", &from.name);
         ctx.record(EntityKind::Transaction, id, before, summary)?;
     }
+    // And budgets: one tracking it tracks the target instead.
+    for id in store::budgets::budgets_tracking_category(ctx.db, from.id).or_internal()? {
+        let before = ctx.snapshot(EntityKind::Budget, id)?;
+        store::budgets::move_tracked_category(ctx.db, id, from.id, target.map(|t| t.id))
+            .or_internal()?;
+        let summary = match target {
+            Some(target) => {
+                Text::new("A budget tracks {to} instead of {from}").with("to", &target.name)
+            }
+            None => Text::new("A budget no longer tracks {from}"),
+        }
+        .with("from", &from.name);
+        ctx.record(EntityKind::Budget, id, before, summary)?;
+    }
     Ok(())
 }
 

@@ -117,6 +117,12 @@ fn cases() -> Vec<Case> {
         ),
         case("update_label", |w| json!({"id": w.holiday, "name": "Trip", "colour": "#112233"})),
         case("delete_label", |w| json!({"id": w.holiday})),
+        case("create_budget", |w| {
+            json!({"name": "Music", "amount": "20", "period": "fortnightly", "start_day": 5,
+                       "starts_on": "2026-10-01", "category_ids": [w.music], "rollover": true})
+        }),
+        case("update_budget", |w| json!({"id": w.budget, "name": "Daily", "amount": "120"})),
+        case("delete_budget", |w| json!({"id": w.budget})),
         case(
             "update_category",
             |w| json!({"id": w.streaming, "name": "Video", "colour": "#112233"}),

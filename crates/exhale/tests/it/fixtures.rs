@@ -43,6 +43,8 @@ pub(crate) struct World {
     /// Household B's transaction.
     pub(crate) other_household_transaction: i64,
     pub(crate) holiday: i64,
+    /// Household A's monthly budget over Streaming and the holiday label.
+    pub(crate) budget: i64,
 }
 
 pub(crate) fn id(value: &Value) -> i64 {
@@ -169,6 +171,15 @@ impl World {
             )
             .await
             .unwrap());
+        let budget = id(&env
+            .call(
+                &ana,
+                "create_budget",
+                json!({"name": "Everyday", "amount": "100", "period": "monthly",
+                   "category_ids": [streaming], "label_ids": [holiday]}),
+            )
+            .await
+            .unwrap());
         Self {
             env,
             ana,
@@ -193,6 +204,7 @@ impl World {
             bobs_bonus,
             other_household_transaction,
             holiday,
+            budget,
         }
     }
 }

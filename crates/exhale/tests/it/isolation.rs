@@ -10,6 +10,7 @@ fn read_input(op: &str, w: &World) -> Value {
     match op {
         "get_subscription" => json!({"id": w.netflix}),
         "get_charge" => json!({"id": w.charge}),
+        "get_budget" => json!({"id": w.budget}),
         "list_upcoming_charges" => json!({"days": 366}),
         "get_spending_history" => json!({"months": 60}),
         "list_price_changes" => json!({"since": "2000-01-01"}),
@@ -47,7 +48,7 @@ async fn no_read_op_shows_another_household_or_a_private_item() {
     for op in reads {
         // Household B sees none of household A.
         let theirs = w.env.call(&w.cai, op, read_input(op, &w)).await;
-        if op == "get_subscription" || op == "get_charge" {
+        if matches!(op, "get_subscription" | "get_charge" | "get_budget") {
             assert_eq!(test_support::code(&theirs), "not_found");
         } else {
             let text = theirs.unwrap_or_else(|e| panic!("{op}: {e}")).to_string();

@@ -6,6 +6,7 @@
 mod architecture;
 mod assistant;
 mod browser;
+mod budgets;
 mod catalog;
 mod channels;
 mod cli;

@@ -245,6 +245,21 @@ async fn every_input_that_takes_an_id_takes_the_name_and_does_the_same() {
         ),
         ("update_label", json!({"id": w.holiday, "colour": "#123456"}), "/id", "holiday"),
         ("delete_label", json!({"id": w.holiday}), "/id", "Holiday"),
+        ("get_budget", json!({"id": w.budget}), "/id", "everyday"),
+        ("update_budget", json!({"id": w.budget, "amount": "5"}), "/id", "EVERYDAY"),
+        ("delete_budget", json!({"id": w.budget}), "/id", "Everyday"),
+        (
+            "create_budget",
+            json!({"name": "B", "amount": "5", "period": "monthly", "category_ids": [w.music]}),
+            "/category_ids/0",
+            "music",
+        ),
+        (
+            "create_budget",
+            json!({"name": "B", "amount": "5", "period": "monthly", "label_ids": [w.holiday]}),
+            "/label_ids/0",
+            "holiday",
+        ),
         (
             "import_transactions",
             json!({"account_id": w.joint, "content": "Date,Description,Amount\n2026-11-02,CAFE,-3.20\n"}),

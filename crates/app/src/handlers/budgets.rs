@@ -1,0 +1,310 @@
+//! Budget handlers: creating, renaming, re-limiting and deleting budgets, and reading their
+//! periods with what was spent in each.
+//!
+//! Spending is counted from the transactions on the accounts the caller can see, so another
+//! member's private account never shows through a budget's totals.
+
+use domain::{
+    Currency, Date, Text,
+    budget::{BudgetPeriod, Period, PeriodRule},
+    entities::{EntityKind, WeekStart},
+};
+use ops::{
+    OpError,
+    budgets::*,
+    common::{IdInput, IsoDate, Ref},
+    household::{Empty, Removed},
+};
+use store::budgets::{self as db, BudgetRow};
+
+use crate::{
+    ctx::Ctx,
+    input,
+    refs::{check_category, check_labels},
+    transactions::StoreExt,
+    views,
+};
+
+/// How far back a budget's history may start.
+const HISTORY_YEARS: i16 = 10;
+
+fn load_budget(ctx: &Ctx<'_>, id: i64) -> Result<BudgetRow, OpError> {
+    db::get_budget(ctx.db, ctx.household_id(), id).or_not_found(|| {
+        Text::new("No budget with id {id}. Call list_budgets to find ids, or pass its name.")
+            .with("id", id)
+    })
+}
+
+fn rule(row: &BudgetRow) -> PeriodRule {
+    PeriodRule::from_stored(row.period, row.start_day, row.starts_on)
+}
+
+fn period_of(rule: &PeriodRule, day: Date) -> Result<Period, OpError> {
+    rule.containing(day).ok_or(OpError::Internal)
+}
+
+/// The budget's periods from its first to the one in progress, oldest first; with `only_current`
+/// (a budget without rollover needs nothing earlier), just the one in progress.
+fn periods(
+    ctx: &Ctx<'_>,
+    row: &BudgetRow,
+    only_current: bool,
+) -> Result<Vec<BudgetPeriodView>, OpError> {
+    let rule = rule(row);
+    let current = period_of(&rule, ctx.today)?;
+    let first = if only_current { current } else { period_of(&rule, row.starts_on)?.min(current) };
+    let spending =
+        db::spending_by_day(ctx.db, ctx.me(), row, first.first, current.last).or_internal()?;
+    let main = ctx.household.currency;
+    let mut days = spending.iter().peekable();
+    let mut views = Vec::new();
+    let mut carried = 0i64;
+    let mut period = first;
+    loop {
+        let mut spent = 0i64;
+        let mut unconverted: Vec<(Currency, i64)> = Vec::new();
+        while let Some((_, currency, sum)) = days.next_if(|(day, _, _)| *day <= period.last) {
+            if *currency == main {
+                spent -= sum;
+            } else if let Some(entry) = unconverted.iter_mut().find(|(c, _)| c == currency) {
+                entry.1 -= sum;
+            } else {
+                unconverted.push((*currency, -sum));
+            }
+        }
+        let allocated = row.amount_for(period.first);
+        let carried_over = if row.rollover { carried } else { 0 };
+        views.push(BudgetPeriodView {
+            first_day: IsoDate(period.first),
+            last_day: IsoDate(period.last),
+            allocated: views::amount(allocated, main),
+            carried_over: views::amount(carried_over, main),
+            spent: views::amount(spent, main),
+            remaining: views::amount(allocated - spent, main),
+            unconverted: unconverted
+                .into_iter()
+                .map(|(currency, minor)| views::amount(minor, currency))
+                .collect(),
+        });
+        carried = (allocated + carried_over - spent).max(0);
+        if period.last >= current.last {
+            break;
+        }
+        period = rule.after(period).ok_or(OpError::Internal)?;
+    }
+    Ok(views)
+}
+
+fn budget_view(ctx: &Ctx<'_>, row: &BudgetRow) -> Result<Budget, OpError> {
+    let mut periods = periods(ctx, row, !row.rollover)?;
+    let current = periods.pop().ok_or(OpError::Internal)?;
+    Ok(budget_with(row, current))
+}
+
+fn budget_with(row: &BudgetRow, current: BudgetPeriodView) -> Budget {
+    let refs = |items: &[(i64, String)]| {
+        items.iter().map(|(id, name)| Ref { id: *id, name: name.clone() }).collect()
+    };
+    Budget {
+        id: row.id,
+        name: row.name.clone(),
+        period: row.period,
+        start_day: rule(row).start_day(),
+        starts_on: IsoDate(row.starts_on),
+        rollover: row.rollover,
+        catch_all: row.catch_all,
+        categories: refs(&row.categories),
+        labels: refs(&row.labels),
+        current,
+    }
+}
+
+pub(crate) fn list_budgets(ctx: &mut Ctx<'_>, _: Empty) -> Result<BudgetList, OpError> {
+    let rows = db::list_budgets(ctx.db, ctx.household_id()).or_internal()?;
+    let items = rows.iter().map(|row| budget_view(ctx, row)).collect::<Result<_, _>>()?;
+    Ok(BudgetList { items })
+}
+
+pub(crate) fn get_budget(
+    ctx: &mut Ctx<'_>,
+    input: GetBudgetInput,
+) -> Result<BudgetHistory, OpError> {
+    let row = load_budget(ctx, input.id.get())?;
+    let wanted = input.periods.unwrap_or(12);
+    if !(1..=ops::limits::BUDGET_PERIODS).contains(&wanted) {
+        return Err(OpError::invalid(
+            "/periods",
+            Text::new("periods is 1 to {max}.").with("max", ops::limits::BUDGET_PERIODS),
+        ));
+    }
+    let mut periods = periods(ctx, &row, false)?;
+    periods.reverse();
+    periods.truncate(wanted as usize);
+    let current = periods.first().cloned().ok_or(OpError::Internal)?;
+    Ok(BudgetHistory { budget: budget_with(&row, current), periods })
+}
+
+fn check_unique_name(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Result<(), OpError> {
+    match db::find_budget(ctx.db, ctx.household_id(), name).or_internal()? {
+        Some(id) if Some(id) != except => Err(OpError::conflict(
+            Text::new("A budget named {name} exists (id {id}). Choose another name, or change that one with update_budget.")
+                .with("name", name)
+                .with("id", id),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The start day a period takes by default: the household's week start, or the first.
+fn default_start_day(ctx: &Ctx<'_>, period: BudgetPeriod) -> i64 {
+    match (period, ctx.household.week_start) {
+        (BudgetPeriod::Weekly | BudgetPeriod::Fortnightly, WeekStart::Sunday) => 7,
+        _ => 1,
+    }
+}
+
+pub(crate) fn create_budget(
+    ctx: &mut Ctx<'_>,
+    input: CreateBudgetInput,
+) -> Result<Budget, OpError> {
+    ctx.check_cap(store::households::Counted::Budgets, 1)?;
+    let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
+    check_unique_name(ctx, &name, None)?;
+    let currency = ctx.household.currency;
+    let amount = input::parse_amount("/amount", &input.amount, currency)?;
+    let start_day = input.start_day.unwrap_or_else(|| default_start_day(ctx, input.period));
+    let starts_on = input.starts_on.map(IsoDate::date).unwrap_or(ctx.today);
+    if starts_on > ctx.today {
+        return Err(OpError::invalid(
+            "/starts_on",
+            Text::new("{date} has not come yet; today is {today}. A budget starts in the period in progress or an earlier one: leave starts_on out for now.")
+                .with("date", IsoDate(starts_on))
+                .with("today", IsoDate(ctx.today)),
+        ));
+    }
+    let earliest = ctx.today.saturating_sub(jiff::Span::new().years(HISTORY_YEARS));
+    if starts_on < earliest {
+        return Err(OpError::invalid(
+            "/starts_on",
+            Text::new("A budget's history goes back at most {years} years, to {earliest}.")
+                .with("years", HISTORY_YEARS)
+                .with("earliest", IsoDate(earliest)),
+        ));
+    }
+    let rule = PeriodRule::new(input.period, start_day, starts_on).map_err(|err| {
+        OpError::invalid("/start_day", Text::new("{error}.").with("error", err.to_string()))
+    })?;
+    let catch_all = input.catch_all.unwrap_or(false);
+    for (pointer, count) in
+        [("/category_ids", input.category_ids.len()), ("/label_ids", input.label_ids.len())]
+    {
+        if count > ops::limits::BUDGET_TRACKS {
+            return Err(OpError::invalid(
+                pointer,
+                Text::new(
+                    "At most {max}; a budget over more is likely the catch-all (catch_all: true).",
+                )
+                .with("max", ops::limits::BUDGET_TRACKS),
+            ));
+        }
+    }
+    let mut categories = Vec::new();
+    for (i, id) in input.category_ids.iter().enumerate() {
+        let id = check_category(ctx, &format!("/category_ids/{i}"), *id)?;
+        if !categories.iter().any(|(seen, _)| *seen == id) {
+            let found = store::organise::get_category(ctx.db, ctx.household_id(), None, id)
+                .or_internal()?;
+            categories.push((id, found.name));
+        }
+    }
+    let labels = check_labels(ctx, "/label_ids", &input.label_ids)?
+        .into_iter()
+        .map(|id| (id, String::new()))
+        .collect::<Vec<_>>();
+    if catch_all && !(categories.is_empty() && labels.is_empty()) {
+        return Err(OpError::invalid(
+            "/catch_all",
+            Text::new(
+                "The catch-all budget tracks every payment out, so it takes no categories or labels. Leave out category_ids and label_ids, or catch_all.",
+            ),
+        ));
+    }
+    if !catch_all && categories.is_empty() && labels.is_empty() {
+        return Err(OpError::invalid(
+            "/category_ids",
+            Text::new(
+                "A budget tracks at least one category or label (list_categories, list_labels), or is the catch-all over every payment out (catch_all: true).",
+            ),
+        ));
+    }
+    if catch_all
+        && let Some((id, other)) = db::catch_all_budget(ctx.db, ctx.household_id()).or_internal()?
+    {
+        return Err(OpError::conflict(
+            Text::new("{other} (id {id}) is the household's catch-all budget already; there is one. Change its limit with update_budget, or track categories here.")
+                .with("other", other)
+                .with("id", id),
+        ));
+    }
+    // History is whole periods: the first starts where the period holding starts_on does.
+    let first = period_of(&rule, starts_on)?.first;
+    let row = BudgetRow {
+        id: 0,
+        household_id: ctx.household_id(),
+        name: name.clone(),
+        period: input.period,
+        start_day: i64::from(rule.start_day()),
+        starts_on: first,
+        rollover: input.rollover.unwrap_or(false),
+        catch_all,
+        categories,
+        labels,
+        amounts: vec![(first, amount)],
+    };
+    let id = db::insert_budget(ctx.db, &row, &ctx.now_text()).or_internal()?;
+    ctx.record(EntityKind::Budget, id, None, Text::new("Added budget {name}").with("name", &name))?;
+    budget_view(ctx, &load_budget(ctx, id)?)
+}
+
+pub(crate) fn update_budget(
+    ctx: &mut Ctx<'_>,
+    input: UpdateBudgetInput,
+) -> Result<Budget, OpError> {
+    let row = load_budget(ctx, input.id.get())?;
+    let before = ctx.snapshot(EntityKind::Budget, row.id)?;
+    if let Some(name) = &input.name {
+        let name = input::clean_name("/name", name, ops::limits::SHORT_NAME)?;
+        check_unique_name(ctx, &name, Some(row.id))?;
+        db::rename_budget(ctx.db, ctx.household_id(), row.id, &name).or_internal()?;
+    }
+    if let Some(amount) = &input.amount {
+        let minor = input::parse_amount("/amount", amount, ctx.household.currency)?;
+        // The period in progress and later ones; closed periods keep what they had.
+        let current = period_of(&rule(&row), ctx.today)?.first.max(row.starts_on);
+        db::set_amount(ctx.db, row.id, current, minor).or_internal()?;
+    }
+    let row = load_budget(ctx, row.id)?;
+    ctx.record(
+        EntityKind::Budget,
+        row.id,
+        before,
+        Text::new("Updated budget {name}").with("name", &row.name),
+    )?;
+    budget_view(ctx, &row)
+}
+
+pub(crate) fn delete_budget(
+    ctx: &mut Ctx<'_>,
+    input: IdInput<ops::resolve::BudgetId>,
+) -> Result<Removed, OpError> {
+    let row = load_budget(ctx, input.id.get())?;
+    let before = ctx.snapshot(EntityKind::Budget, row.id)?;
+    db::delete_budget(ctx.db, ctx.household_id(), row.id).or_internal()?;
+    ctx.record(
+        EntityKind::Budget,
+        row.id,
+        before,
+        Text::new("Deleted budget {name}").with("name", &row.name),
+    )?;
+    Ok(Removed { id: row.id, name: row.name })
+}

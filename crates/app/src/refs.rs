@@ -1,0 +1,52 @@
+//! The entities an op's input refers to, checked to be ones the caller can see: a reference
+//! that does not resolve is the input's fault, so it is `invalid_input` at the field, with
+//! which list to call. Shared by the handlers; what they do with the ids stays there.
+
+use domain::Text;
+use ops::{
+    OpError,
+    resolve::{CategoryId, LabelId},
+};
+
+use crate::{ctx::Ctx, transactions::StoreExt};
+
+/// A reference the input makes to something that must exist: "not found" there is the input's
+/// fault, so it is `invalid_input` at the field.
+pub(crate) fn referenced<T>(pointer: String, found: Result<T, OpError>) -> Result<T, OpError> {
+    found.map_err(|err| match err {
+        OpError::NotFound { message } => OpError::invalid(pointer, message),
+        other => other,
+    })
+}
+
+/// The label ids, each checked to be one of the household's, without repeats.
+pub(crate) fn check_labels(
+    ctx: &Ctx<'_>,
+    pointer: &str,
+    ids: &[LabelId],
+) -> Result<Vec<i64>, OpError> {
+    let mut checked = Vec::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        let found = store::ledger::get_label(ctx.db, ctx.household_id(), ctx.me(), id.get())
+            .or_not_found(|| {
+                Text::new("No label with id {id}. Call list_labels to find ids, or pass its name.")
+                    .with("id", id.get())
+            });
+        let label = referenced(format!("{pointer}/{i}"), found)?;
+        if !checked.contains(&label.id) {
+            checked.push(label.id);
+        }
+    }
+    Ok(checked)
+}
+
+pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: CategoryId) -> Result<i64, OpError> {
+    let found = store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id.get())
+        .or_not_found(|| {
+            Text::new(
+                "No category with id {id}. Call list_categories to find ids, or pass its name.",
+            )
+            .with("id", id.get())
+        });
+    Ok(referenced(pointer.into(), found)?.id)
+}

@@ -109,6 +109,9 @@ CREATE TABLE budgets (
     -- Carry a positive remainder into the next period, or start each period afresh.
     rollover INTEGER NOT NULL CHECK (rollover IN (0, 1)),
     catch_all INTEGER NOT NULL DEFAULT 0 CHECK (catch_all IN (0, 1)),
+    -- The household's currency when it was made: its amounts and what it counts are in it,
+    -- whatever the household's currency later becomes.
+    currency TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
 CREATE TABLE calendar_feeds (

@@ -76,7 +76,10 @@ impl PeriodRule {
         let (min, max, _) = period.start_days();
         let start_day = match period {
             BudgetPeriod::Monthly => start_day.clamp(i64::from(min), i64::from(max)),
-            _ => (start_day - 1).rem_euclid(i64::from(max)) + 1,
+            _ => {
+                let max = i64::from(max);
+                (start_day.rem_euclid(max) + max - 1) % max + 1
+            }
         };
         Self { period, start_day: start_day as u8, anchor }
     }

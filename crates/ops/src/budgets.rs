@@ -24,11 +24,12 @@ pub struct BudgetPeriodView {
     pub allocated: Amount,
     /// Left over from earlier periods, for a rollover budget; zero otherwise.
     pub carried_over: Amount,
-    /// Net of refunds; in the household's currency.
+    /// In the budget's currency; net of refunds and other money in, except for the catch-all,
+    /// which counts payments out only.
     pub spent: Amount,
     /// allocated minus spent (carried_over is apart); negative when over.
     pub remaining: Amount,
-    /// Spending in other currencies, not converted and not in `spent`.
+    /// Spending in other currencies than the budget's, not converted and not in `spent`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unconverted: Vec<Amount>,
 }
@@ -103,7 +104,7 @@ pub struct CreateBudgetInput {
     /// Unique in the household, ignoring case.
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: String,
-    /// Per period, in the household's currency.
+    /// Per period, in the household's currency, which stays the budget's.
     #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
     pub amount: String,
     pub period: BudgetPeriod,
@@ -133,7 +134,7 @@ impl Op for CreateBudget {
     const INFO: OpInfo = OpInfo::write(
         "create_budget",
         "Add a budget over categories and/or labels, or the catch-all",
-        "Spending since starts_on counts at once. Only name and amount change later.",
+        "History counts at once from the period holding starts_on. Only name and amount change later.",
         Hints::write(false),
     );
     type Input = CreateBudgetInput;

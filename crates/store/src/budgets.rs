@@ -22,6 +22,7 @@ pub struct BudgetRow {
     pub starts_on: Date,
     pub rollover: bool,
     pub catch_all: bool,
+    pub currency: Currency,
     /// (id, name), by name.
     pub categories: Vec<(i64, String)>,
     pub labels: Vec<(i64, String)>,
@@ -52,6 +53,7 @@ fn budget_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<BudgetRow> {
         starts_on: date(row, "starts_on")?,
         rollover: row.get("rollover")?,
         catch_all: row.get("catch_all")?,
+        currency: parsed(row, "currency", |code| Currency::parse(code).ok())?,
         categories: Vec::new(),
         labels: Vec::new(),
         amounts: Vec::new(),
@@ -130,8 +132,8 @@ pub fn catch_all_budget(db: &Db<'_>, household_id: i64) -> Result<Option<(i64, S
 /// Writes a new budget with what it tracks and its first amount.
 pub fn insert_budget(db: &Db<'_>, row: &BudgetRow, now: &str) -> Result<i64> {
     db.conn.execute(
-        "INSERT INTO budgets (household_id, name, period, start_day, starts_on, rollover, catch_all, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO budgets (household_id, name, period, start_day, starts_on, rollover, catch_all, currency, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             row.household_id,
             row.name,
@@ -140,6 +142,7 @@ pub fn insert_budget(db: &Db<'_>, row: &BudgetRow, now: &str) -> Result<i64> {
             row.starts_on.to_string(),
             row.rollover,
             row.catch_all,
+            row.currency.code(),
             now
         ],
     )?;

@@ -52,10 +52,17 @@ fn periods(
 ) -> Result<Vec<BudgetPeriodView>, OpError> {
     let rule = rule(row);
     let current = period_of(&rule, ctx.today)?;
-    let first = if only_current { current } else { period_of(&rule, row.starts_on)?.min(current) };
+    // A stored start further back than a budget may begin (a row written by hand) is read
+    // from there, so a history is at most some hundreds of periods.
+    let earliest = ctx.today.saturating_sub(jiff::Span::new().years(HISTORY_YEARS));
+    let first = if only_current {
+        current
+    } else {
+        period_of(&rule, row.starts_on.max(earliest))?.min(current)
+    };
     let spending =
         db::spending_by_day(ctx.db, ctx.me(), row, first.first, current.last).or_internal()?;
-    let main = ctx.household.currency;
+    let main = row.currency;
     let mut days = spending.iter().peekable();
     let mut views = Vec::new();
     let mut carried = 0i64;
@@ -257,6 +264,7 @@ pub(crate) fn create_budget(
         starts_on: first,
         rollover: input.rollover.unwrap_or(false),
         catch_all,
+        currency,
         categories,
         labels,
         amounts: vec![(first, amount)],
@@ -278,7 +286,7 @@ pub(crate) fn update_budget(
         db::rename_budget(ctx.db, ctx.household_id(), row.id, &name).or_internal()?;
     }
     if let Some(amount) = &input.amount {
-        let minor = input::parse_amount("/amount", amount, ctx.household.currency)?;
+        let minor = input::parse_amount("/amount", amount, row.currency)?;
         // The period in progress and later ones; closed periods keep what they had.
         let current = period_of(&rule(&row), ctx.today)?.first.max(row.starts_on);
         db::set_amount(ctx.db, row.id, current, minor).or_internal()?;

@@ -136,6 +136,14 @@ fn examples() {
     let doctored = PeriodRule::from_stored(BudgetPeriod::Weekly, 15, anchor);
     assert_eq!(doctored.start_day(), 1);
     assert_eq!(doctored.containing(date(2026, 12, 2)), Some(week));
+    for day in [i64::MIN, i64::MAX, 0, -1] {
+        for period in [BudgetPeriod::Weekly, BudgetPeriod::Monthly, BudgetPeriod::Yearly] {
+            let rule = PeriodRule::from_stored(period, day, anchor);
+            assert!(rule.containing(date(2026, 12, 2)).is_some(), "{period:?} {day}");
+        }
+    }
+    assert_eq!(PeriodRule::from_stored(BudgetPeriod::Weekly, 0, anchor).start_day(), 7);
+    assert_eq!(PeriodRule::from_stored(BudgetPeriod::Yearly, 13, anchor).start_day(), 1);
 
     let refused = PeriodRule::new(BudgetPeriod::Weekly, 15, anchor).unwrap_err();
     assert_eq!(

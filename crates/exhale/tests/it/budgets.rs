@@ -85,6 +85,12 @@ async fn a_budget_counts_history_at_once_with_rollover_and_a_new_limit_from_now(
     assert_eq!(money(&periods[1]["spent"]), "90.00");
     assert_eq!(money(&periods[1]["carried_over"]), "0.00");
 
+    // The budget keeps the currency it was made in when the household's changes.
+    w.env.call(&w.ana, "update_household", json!({"currency": "USD"})).await.unwrap();
+    let kept = w.env.call(&w.ana, "get_budget", json!({"id": "Food"})).await.unwrap();
+    assert_eq!(kept["budget"]["current"]["allocated"]["currency"], "EUR", "{kept}");
+    assert_eq!(money(&kept["budget"]["current"]["spent"]), "254.30");
+
     // Changing anything else is refused with what to do instead.
     let err = w
         .env

@@ -351,6 +351,26 @@ CREATE TABLE reminder_preferences (
     weekly_digest TEXT NOT NULL DEFAULT 'off',
     updated_at TEXT NOT NULL
 );
+CREATE TABLE rule_labels (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    rule_id INTEGER NOT NULL REFERENCES rules(id) ON DELETE CASCADE,
+    label_id INTEGER NOT NULL REFERENCES labels(id) ON DELETE CASCADE,
+    UNIQUE (rule_id, label_id)
+);
+CREATE TABLE rules (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    -- Case-insensitive parts of the text; NULL: any.
+    payee_contains TEXT,
+    description_contains TEXT,
+    -- Signed bounds in thousandths of a major unit, as a search compares them; NULL: open.
+    min_milli INTEGER,
+    max_milli INTEGER,
+    account_id INTEGER REFERENCES accounts(id) ON DELETE CASCADE,
+    set_category_id INTEGER REFERENCES categories(id) ON DELETE SET NULL,
+    created_at TEXT NOT NULL
+);
 CREATE TABLE secrets (
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
     name TEXT NOT NULL,
@@ -473,6 +493,8 @@ CREATE INDEX outbox_destination ON outbox(destination_id, status);
 CREATE INDEX outbox_due ON outbox(status, due_at);
 CREATE INDEX pauses_subscription ON pauses(subscription_id, from_on);
 CREATE INDEX payment_methods_household ON payment_methods(household_id);
+CREATE INDEX rule_labels_label ON rule_labels(label_id);
+CREATE UNIQUE INDEX rules_name ON rules(household_id, name COLLATE NOCASE);
 CREATE INDEX sessions_member ON sessions(member_id);
 CREATE INDEX subscriptions_household ON subscriptions(household_id, name COLLATE NOCASE, id);
 CREATE INDEX tokens_member ON tokens(household_id, member_id);

@@ -232,7 +232,7 @@ impl<'a> Ctx<'a> {
                 == Visibility::Private.as_str())
             .then(|| row.get("owner_id")?.as_i64())
             .flatten(),
-            EntityKind::Transaction | EntityKind::Import => {
+            EntityKind::Transaction | EntityKind::Import | EntityKind::Rule => {
                 let account = row.get("account_id")?.as_i64()?;
                 let state = self.snapshot(EntityKind::Account, account).ok()??;
                 self.private_to(EntityKind::Account, Some(&state))

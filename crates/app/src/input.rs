@@ -5,6 +5,31 @@
 use domain::{Currency, Cycle, Money, Text, validate};
 use ops::{OpError, common::CycleInput, limits};
 
+/// An amount bound in thousandths of a major unit: what a search compares in every currency.
+pub(crate) fn milli_bound(pointer: &str, text: &str) -> Result<i64, OpError> {
+    // A currency with three decimals reads the bound at the finest scale any currency has.
+    let kwd = Currency::parse("KWD").map_err(|_| OpError::Internal)?;
+    Money::parse(text.trim(), kwd).map(|m| m.minor()).map_err(|err| {
+        OpError::invalid(
+            pointer,
+            Text::new("{error}. Write a signed decimal such as \"-50\" or \"12.99\".")
+                .with("error", err),
+        )
+    })
+}
+
+/// A bound in thousandths written back as the decimal it was read from ("-50", "-12.5").
+pub(crate) fn milli_text(milli: i64) -> String {
+    let sign = if milli < 0 { "-" } else { "" };
+    let (whole, fraction) = (milli.unsigned_abs() / 1000, milli.unsigned_abs() % 1000);
+    if fraction == 0 {
+        format!("{sign}{whole}")
+    } else {
+        let digits = format!("{fraction:03}");
+        format!("{sign}{whole}.{}", digits.trim_end_matches('0'))
+    }
+}
+
 /// The cycle a `CycleInput` names; a custom one must repeat every 1 to 366 units.
 pub(crate) fn parse_cycle(pointer: &str, input: CycleInput) -> Result<Cycle, OpError> {
     match input {

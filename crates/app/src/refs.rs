@@ -5,7 +5,7 @@
 use domain::Text;
 use ops::{
     OpError,
-    resolve::{CategoryId, LabelId},
+    resolve::{AccountId, CategoryId, LabelId},
 };
 
 use crate::{ctx::Ctx, transactions::StoreExt};
@@ -49,4 +49,18 @@ pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: CategoryId) -> Re
             .with("id", id.get())
         });
     Ok(referenced(pointer.into(), found)?.id)
+}
+
+/// An account the caller can see, named in the input at `pointer`.
+pub(crate) fn check_account(
+    ctx: &Ctx<'_>,
+    pointer: &str,
+    id: AccountId,
+) -> Result<store::ledger::AccountRow, OpError> {
+    let found = store::ledger::get_account(ctx.db, ctx.household_id(), ctx.me(), id.get())
+        .or_not_found(|| {
+            Text::new("No account with id {id}. Call list_accounts to find ids, or pass its name.")
+                .with("id", id.get())
+        });
+    referenced(pointer.into(), found)
 }

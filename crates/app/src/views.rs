@@ -378,6 +378,26 @@ pub(crate) fn is_loopback_url(url: &str) -> bool {
         .any(|h| host == *h || host.strip_prefix(h).is_some_and(|port| port.starts_with(':')))
 }
 
+/// A transaction as every op shows it.
+pub(crate) fn transaction_view(row: &store::ledger::TransactionRow) -> ops::ledger::Transaction {
+    ops::ledger::Transaction {
+        id: row.id,
+        on: IsoDate(row.on_date),
+        amount: amount(row.amount_minor, row.currency),
+        account: Ref { id: row.account_id, name: row.account_name.clone() },
+        payee: row.payee.clone(),
+        description: row.description.clone(),
+        notes: row.notes.clone(),
+        category: row.category_id.zip(row.category_name.clone()).map(|(id, name)| Ref { id, name }),
+        labels: row.labels.iter().map(|(id, name)| Ref { id: *id, name: name.clone() }).collect(),
+        transfer_id: row.transfer_id,
+        source: match row.source {
+            store::ledger::Source::Manual => ops::ledger::TransactionSource::Manual,
+            store::ledger::Source::Import => ops::ledger::TransactionSource::Import,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -140,6 +140,8 @@ named_enum! {
         Import => "import",
         /// A budget, with what it tracks and its amounts.
         Budget => "budget",
+        /// A rule for categorising and labelling transactions.
+        Rule => "rule",
     }
 }
 

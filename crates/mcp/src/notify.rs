@@ -28,6 +28,7 @@ fn touched(event: &ChangeEvent) -> Vec<String> {
         | EntityKind::Transaction
         | EntityKind::Label
         | EntityKind::Budget
+        | EntityKind::Rule
         | EntityKind::Import
         | EntityKind::Household
         | EntityKind::Token

@@ -104,7 +104,7 @@ pub struct CreateBudgetInput {
     /// Unique in the household, ignoring case.
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub name: String,
-    /// Per period, in the household's currency, which stays the budget's.
+    /// Per period, in the household's currency.
     #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
     pub amount: String,
     pub period: BudgetPeriod,

@@ -24,6 +24,7 @@ pub mod error;
 pub mod household;
 pub mod import;
 pub mod ledger;
+pub mod ledger_reports;
 pub mod limits;
 pub mod network;
 pub mod oauth;
@@ -33,6 +34,7 @@ pub mod policy;
 pub mod registry;
 pub mod reports;
 pub mod resolve;
+pub mod rules;
 pub mod subscriptions;
 pub mod tools;
 

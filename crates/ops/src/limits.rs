@@ -42,6 +42,8 @@ pub const COUNTED_TRANSACTIONS: u64 = 1000;
 pub const BUDGET_PERIODS: u32 = 60;
 /// Categories or labels one budget tracks.
 pub const BUDGET_TRACKS: usize = 50;
+/// Transactions one `apply_rule` changes; a call again takes the rest.
+pub const RULE_CHANGES: u64 = 5000;
 /// Subscriptions one import creates.
 pub const IMPORT_ITEMS: usize = 200;
 /// Charges one imported subscription may bring (years of weekly charges).

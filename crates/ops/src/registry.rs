@@ -6,8 +6,8 @@ use std::{borrow::Cow, fmt, sync::LazyLock};
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
-    access, activity, assistant, budgets, channels, charges, household, import, ledger, op::OpMeta,
-    organise, reports, subscriptions, tools,
+    access, activity, assistant, budgets, channels, charges, household, import, ledger,
+    ledger_reports, op::OpMeta, organise, reports, rules, subscriptions, tools,
 };
 
 /// Expands to the list of op types; used by [`all`] and, through `for_each_op!`, by the
@@ -64,6 +64,11 @@ macro_rules! op_list {
             ledger::CreateLabel,
             ledger::UpdateLabel,
             ledger::DeleteLabel,
+            rules::ListRules,
+            rules::CreateRule,
+            rules::UpdateRule,
+            rules::DeleteRule,
+            rules::ApplyRule,
             budgets::ListBudgets,
             budgets::GetBudget,
             budgets::CreateBudget,
@@ -71,6 +76,9 @@ macro_rules! op_list {
             budgets::DeleteBudget,
             reports::GetSpendingSummary,
             reports::GetSpendingHistory,
+            ledger_reports::SpendingByCategory,
+            ledger_reports::GetCashflow,
+            ledger_reports::GetNetWorth,
             reports::ListPriceChanges,
             reports::FindSavings,
             import::ParseStatement,

@@ -3,7 +3,7 @@
 //! The invoker deserialises every input [`within`] a [`Directory`]: what the caller can see,
 //! and today's date in the household's time zone. Then the id types here
 //! ([`SubscriptionId`], [`CategoryId`], [`PaymentMethodId`], [`MemberId`], [`AccountId`],
-//! [`LabelId`], [`BudgetId`]) take an id or a
+//! [`LabelId`], [`BudgetId`], [`RuleId`]) take an id or a
 //! name, [`IsoDate`] takes the phrases of `domain::relative` ("tomorrow", "fin de mes"), and
 //! [`FutureDate`] refuses a day in the past with today's date and the likely intent. Each
 //! records how it read what it was given as a [`Resolution`], which the result echoes (the
@@ -429,6 +429,13 @@ entity_id!(
     Label,
     "label",
     "list_labels"
+);
+entity_id!(
+    /// A rule, by id or name.
+    RuleId,
+    Rule,
+    "rule",
+    "list_rules"
 );
 entity_id!(
     /// A budget, by id or name.

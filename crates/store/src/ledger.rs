@@ -371,6 +371,12 @@ pub struct TransactionFilter {
     pub max_milli: Option<i64>,
     /// Case-insensitive, in payee, description and notes.
     pub text: Option<String>,
+    /// Case-insensitive, in the payee alone (a rule's condition).
+    pub payee_contains: Option<String>,
+    /// Case-insensitive, in the description alone (a rule's condition).
+    pub description_contains: Option<String>,
+    /// Only the transactions one import added.
+    pub import_id: Option<i64>,
 }
 
 /// Escapes LIKE's wildcards, so a search for "100%" finds that text.
@@ -453,7 +459,53 @@ fn transaction_where(
             like_pattern(text).into(),
         );
     }
+    if let Some(text) = &filter.payee_contains {
+        bind(&mut sql, " AND t.payee LIKE # ESCAPE '\\'", like_pattern(text).into());
+    }
+    if let Some(text) = &filter.description_contains {
+        bind(&mut sql, " AND t.description LIKE # ESCAPE '\\'", like_pattern(text).into());
+    }
+    if let Some(import) = filter.import_id {
+        bind(&mut sql, " AND t.import_id = #", import.into());
+    }
     (sql, values)
+}
+
+/// Sets a category and adds labels on every transaction `viewer` can see that passes
+/// `filter`, without recording each (an import applies its rules this way: undoing the import
+/// takes its transactions away whole).
+pub fn apply_to_matching(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    filter: &TransactionFilter,
+    category_id: Option<i64>,
+    label_ids: &[i64],
+) -> Result<()> {
+    let (clause, values) = transaction_where(household_id, viewer, filter);
+    let matching = format!("SELECT t.id FROM transactions t{clause}");
+    if let Some(category) = category_id {
+        let mut values = values.clone();
+        values.push(category.into());
+        db.conn.execute(
+            &format!(
+                "UPDATE transactions SET category_id = ?{} WHERE id IN ({matching})",
+                values.len()
+            ),
+            params_from_iter(values),
+        )?;
+    }
+    for label in label_ids {
+        let mut values = values.clone();
+        values.push((*label).into());
+        let sql = format!(
+            "INSERT OR IGNORE INTO transaction_labels (transaction_id, label_id)
+             SELECT m.id, ?{} FROM ({matching}) m",
+            values.len()
+        );
+        db.conn.execute(&sql, params_from_iter(values))?;
+    }
+    Ok(())
 }
 
 /// One page of the transactions `viewer` can see that pass `filter`, newest first (date, then

@@ -17,9 +17,11 @@ pub mod channels;
 pub mod charges;
 pub mod households;
 pub mod ledger;
+pub mod ledger_reports;
 pub mod names;
 pub mod oauth;
 pub mod organise;
+pub mod rules;
 pub mod snapshot;
 pub mod subscriptions;
 

@@ -16,6 +16,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0007_ledger", include_str!("../migrations/0007_ledger.sql")),
     ("0008_transaction_search", include_str!("../migrations/0008_transaction_search.sql")),
     ("0009_budgets", include_str!("../migrations/0009_budgets.sql")),
+    ("0010_rules", include_str!("../migrations/0010_rules.sql")),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

@@ -38,6 +38,12 @@ pub fn visible(
             "SELECT id, name FROM labels WHERE household_id = ?1 AND ?2 = ?2
              ORDER BY name COLLATE NOCASE, id"
         }
+        EntityKind::Rule => {
+            "SELECT r.id, r.name FROM rules r LEFT JOIN accounts a ON a.id = r.account_id
+             WHERE r.household_id = ?1
+             AND (r.account_id IS NULL OR a.visibility = 'household' OR a.owner_id = ?2)
+             ORDER BY r.name COLLATE NOCASE, r.id"
+        }
         EntityKind::Budget => {
             "SELECT id, name FROM budgets WHERE household_id = ?1 AND ?2 = ?2
              ORDER BY name COLLATE NOCASE, id"

@@ -140,6 +140,14 @@ const SPECS: &[Spec] = &[
         volatile: &[],
     },
     Spec {
+        entity: "rule",
+        table: "rules",
+        household_column: "household_id",
+        children: &[("rule_labels", "rule_id")],
+        kept: &[],
+        volatile: &[],
+    },
+    Spec {
         entity: "token",
         table: "tokens",
         household_column: "household_id",

@@ -19,7 +19,7 @@ use store::ledger::{self as db, AccountRow, LabelRow, Source, TransactionFilter,
 use crate::{
     ctx::Ctx,
     input,
-    refs::{check_category, check_labels, referenced},
+    refs::{check_account, check_category, check_labels, referenced},
     transactions::StoreExt,
     views,
 };
@@ -45,25 +45,6 @@ fn label_view(row: &LabelRow) -> Label {
         name: row.name.clone(),
         colour: row.colour.clone(),
         transaction_count: row.transaction_count,
-    }
-}
-
-fn transaction_view(row: &TransactionRow) -> Transaction {
-    Transaction {
-        id: row.id,
-        on: IsoDate(row.on_date),
-        amount: views::amount(row.amount_minor, row.currency),
-        account: Ref { id: row.account_id, name: row.account_name.clone() },
-        payee: row.payee.clone(),
-        description: row.description.clone(),
-        notes: row.notes.clone(),
-        category: row.category_id.zip(row.category_name.clone()).map(|(id, name)| Ref { id, name }),
-        labels: row.labels.iter().map(|(id, name)| Ref { id: *id, name: name.clone() }).collect(),
-        transfer_id: row.transfer_id,
-        source: match row.source {
-            Source::Manual => TransactionSource::Manual,
-            Source::Import => TransactionSource::Import,
-        },
     }
 }
 
@@ -201,6 +182,14 @@ pub(crate) fn delete_account(
             .with("count", row.transaction_count),
         ));
     }
+    let rules = store::rules::rules_on_account(ctx.db, row.id).or_internal()?;
+    if !rules.is_empty() {
+        return Err(OpError::conflict(
+            Text::new("The rules {rules} match on {name}. Change them with update_rule or delete them first.")
+                .with("rules", rules.join(", "))
+                .with("name", &row.name),
+        ));
+    }
     let before = ctx.snapshot(EntityKind::Account, row.id)?;
     db::delete_account(ctx.db, ctx.household_id(), row.id).or_internal()?;
     ctx.record(
@@ -323,6 +312,16 @@ pub(crate) fn delete_label(ctx: &mut Ctx<'_>, input: IdInput<LabelId>) -> Result
             Text::new("A budget no longer tracks label {label}").with("label", &row.name),
         )?;
     }
+    for rule in store::rules::rules_adding_label(ctx.db, row.id).or_internal()? {
+        let before = ctx.snapshot(EntityKind::Rule, rule)?;
+        store::rules::drop_label(ctx.db, rule, row.id).or_internal()?;
+        ctx.record(
+            EntityKind::Rule,
+            rule,
+            before,
+            Text::new("A rule no longer adds label {label}").with("label", &row.name),
+        )?;
+    }
     let before = ctx.snapshot(EntityKind::Label, row.id)?;
     db::delete_label(ctx.db, ctx.household_id(), row.id).or_internal()?;
     ctx.record(
@@ -349,19 +348,6 @@ fn label_ids_of(state: Option<&serde_json::Value>, without: i64) -> Vec<i64> {
         .unwrap_or_default()
 }
 
-/// An amount bound in thousandths of a major unit: what a search compares in every currency.
-fn milli_bound(pointer: &str, text: &str) -> Result<i64, OpError> {
-    // A currency with three decimals reads the bound at the finest scale any currency has.
-    let kwd = Currency::parse("KWD").map_err(|_| OpError::Internal)?;
-    Money::parse(text.trim(), kwd).map(|m| m.minor()).map_err(|err| {
-        OpError::invalid(
-            pointer,
-            Text::new("{error}. Write a signed decimal such as \"-50\" or \"12.99\".")
-                .with("error", err),
-        )
-    })
-}
-
 pub(crate) fn search_transactions(
     ctx: &mut Ctx<'_>,
     input: SearchTransactionsInput,
@@ -369,7 +355,7 @@ pub(crate) fn search_transactions(
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
     let account_id = input
         .account_id
-        .map(|id| referenced("/account_id".into(), load_account(ctx, id.get())))
+        .map(|id| check_account(ctx, "/account_id", id))
         .transpose()?
         .map(|account| account.id);
     let category_id =
@@ -393,9 +379,9 @@ pub(crate) fn search_transactions(
         ));
     }
     let min_milli =
-        input.min_amount.as_deref().map(|a| milli_bound("/min_amount", a)).transpose()?;
+        input.min_amount.as_deref().map(|a| input::milli_bound("/min_amount", a)).transpose()?;
     let max_milli =
-        input.max_amount.as_deref().map(|a| milli_bound("/max_amount", a)).transpose()?;
+        input.max_amount.as_deref().map(|a| input::milli_bound("/max_amount", a)).transpose()?;
     if let (Some(min), Some(max)) = (min_milli, max_milli)
         && min > max
     {
@@ -420,6 +406,7 @@ pub(crate) fn search_transactions(
         min_milli,
         max_milli,
         text,
+        ..TransactionFilter::default()
     };
     let rows =
         db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &filter, limit, offset)
@@ -437,7 +424,7 @@ pub(crate) fn search_transactions(
         };
     Ok(ops::ledger::TransactionPage {
         next_cursor: ops::common::next_cursor(offset, rows.len(), total),
-        items: rows.iter().map(transaction_view).collect(),
+        items: rows.iter().map(views::transaction_view).collect(),
         total,
         total_is_lower_bound,
     })
@@ -455,7 +442,7 @@ pub(crate) fn create_transaction(
     input: CreateTransactionInput,
 ) -> Result<Transaction, OpError> {
     ctx.check_cap(store::households::Counted::Transactions, 1)?;
-    let account = referenced("/account_id".into(), load_account(ctx, input.account_id.get()))?;
+    let account = check_account(ctx, "/account_id", input.account_id)?;
     if account.archived {
         return Err(OpError::conflict(
             Text::new("{name} is archived. Unarchive it with update_account (archived: false) first, or choose another account.")
@@ -501,7 +488,7 @@ pub(crate) fn create_transaction(
             .with("payee", &row.payee)
             .with("account", &account.name),
     )?;
-    Ok(transaction_view(&load_transaction(ctx, id)?))
+    Ok(views::transaction_view(&load_transaction(ctx, id)?))
 }
 
 pub(crate) fn update_transaction(
@@ -545,7 +532,7 @@ pub(crate) fn update_transaction(
             .with("payee", &row.payee)
             .with("date", IsoDate(row.on_date)),
     )?;
-    Ok(transaction_view(&load_transaction(ctx, row.id)?))
+    Ok(views::transaction_view(&load_transaction(ctx, row.id)?))
 }
 
 pub(crate) fn categorise_transactions(
@@ -647,7 +634,7 @@ pub(crate) fn import_transactions(
     ctx: &mut Ctx<'_>,
     input: ops::import::ImportTransactionsInput,
 ) -> Result<ops::import::ImportedTransactions, OpError> {
-    let account = referenced("/account_id".into(), load_account(ctx, input.account_id.get()))?;
+    let account = check_account(ctx, "/account_id", input.account_id)?;
     if account.archived {
         return Err(OpError::conflict(
             Text::new("{name} is archived. Unarchive it with update_account (archived: false) first, or choose another account.")
@@ -694,6 +681,7 @@ pub(crate) fn import_transactions(
         db::import_transactions(ctx.db, &account, ctx.me(), &rows, &ctx.now_text())
             .or_internal()?;
     if let Some(import_id) = import_id {
+        crate::rules::apply_to_import(ctx, import_id)?;
         ctx.record(
             EntityKind::Import,
             import_id,

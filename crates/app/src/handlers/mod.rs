@@ -10,8 +10,10 @@ mod charges;
 pub(crate) mod household;
 mod import;
 mod ledger;
+mod ledger_reports;
 mod organise;
 mod reports;
+mod rules;
 mod subscriptions;
 mod tools;
 
@@ -278,6 +280,16 @@ pub(crate) fn registry() -> Registry {
         reg.add::<b::CreateBudget>(budgets::create_budget);
         reg.add::<b::UpdateBudget>(budgets::update_budget);
         reg.add::<b::DeleteBudget>(budgets::delete_budget);
+        use ops::rules as ru;
+        reg.add::<ru::ListRules>(rules::list_rules);
+        reg.add::<ru::CreateRule>(rules::create_rule);
+        reg.add::<ru::UpdateRule>(rules::update_rule);
+        reg.add::<ru::DeleteRule>(rules::delete_rule);
+        reg.add::<ru::ApplyRule>(rules::apply_rule);
+        use ops::ledger_reports as lr;
+        reg.add::<lr::SpendingByCategory>(ledger_reports::spending_by_category);
+        reg.add::<lr::GetCashflow>(ledger_reports::get_cashflow);
+        reg.add::<lr::GetNetWorth>(ledger_reports::get_net_worth);
     }
     reg.add::<r::GetSpendingSummary>(reports::spending_summary);
     reg.add::<r::GetSpendingHistory>(reports::spending_history);

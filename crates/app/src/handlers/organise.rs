@@ -155,6 +155,19 @@ fn move_subscriptions(
         .with("from", &from.name);
         ctx.record(EntityKind::Budget, id, before, summary)?;
     }
+    // And rules that set it.
+    for id in store::rules::rules_setting_category(ctx.db, from.id).or_internal()? {
+        let before = ctx.snapshot(EntityKind::Rule, id)?;
+        store::rules::move_set_category(ctx.db, id, target.map(|t| t.id)).or_internal()?;
+        let summary = match target {
+            Some(target) => {
+                Text::new("A rule sets {to} instead of {from}").with("to", &target.name)
+            }
+            None => Text::new("A rule no longer sets {from}"),
+        }
+        .with("from", &from.name);
+        ctx.record(EntityKind::Rule, id, before, summary)?;
+    }
     Ok(())
 }
 

@@ -12,31 +12,11 @@ use ops::{
 use store::subscriptions::SubscriptionRow;
 
 use crate::{
+    converter::Converter,
     ctx::Ctx,
     transactions::StoreExt,
     views::{self, SeriesParts, amount, effective_status},
 };
-
-/// Converts amounts to the household's main currency with its rates; None without a rate.
-struct Converter {
-    main: Currency,
-    rates: BTreeMap<Currency, i64>,
-}
-
-impl Converter {
-    fn load(ctx: &Ctx<'_>) -> Result<Self, OpError> {
-        let rates = store::households::exchange_rates(ctx.db, ctx.household_id()).or_internal()?;
-        Ok(Self { main: ctx.household.currency, rates: rates.into_iter().collect() })
-    }
-
-    fn to_main(&self, minor: i64, currency: Currency) -> Option<i64> {
-        if currency == self.main {
-            return Some(minor);
-        }
-        let rate = *self.rates.get(&currency)?;
-        domain::money::convert(minor, currency, self.main, rate)
-    }
-}
 
 fn counted(row: &SubscriptionRow, today: domain::Date) -> bool {
     matches!(effective_status(row, today), SubscriptionStatus::Active | SubscriptionStatus::Trial)

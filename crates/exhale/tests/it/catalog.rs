@@ -123,6 +123,17 @@ fn cases() -> Vec<Case> {
         }),
         case("update_budget", |w| json!({"id": w.budget, "name": "Daily", "amount": "120"})),
         case("delete_budget", |w| json!({"id": w.budget})),
+        case("create_rule", |w| {
+            json!({"name": "Cafes", "payee_contains": "cafe", "description_contains": "madrid",
+                       "min_amount": "-50", "max_amount": "-1", "account_id": w.joint,
+                       "set_category_id": w.music, "add_label_ids": [w.holiday]})
+        }),
+        case(
+            "update_rule",
+            |w| json!({"id": w.rule, "name": "Food", "rule": {"payee_contains": "market", "set_category_id": w.music}}),
+        ),
+        case("delete_rule", |w| json!({"id": w.rule})),
+        case("apply_rule", |w| json!({"id": w.rule, "apply": true})),
         case(
             "update_category",
             |w| json!({"id": w.streaming, "name": "Video", "colour": "#112233"}),

@@ -45,6 +45,9 @@ pub(crate) struct World {
     pub(crate) holiday: i64,
     /// Household A's monthly budget over Streaming and the holiday label.
     pub(crate) budget: i64,
+    /// Household A's rule: payees with "groceries" go in Streaming (the world's groceries have
+    /// no category).
+    pub(crate) rule: i64,
 }
 
 pub(crate) fn id(value: &Value) -> i64 {
@@ -180,6 +183,14 @@ impl World {
             )
             .await
             .unwrap());
+        let rule = id(&env
+            .call(
+                &ana,
+                "create_rule",
+                json!({"name": "Groceries", "payee_contains": "groceries", "set_category_id": streaming}),
+            )
+            .await
+            .unwrap());
         Self {
             env,
             ana,
@@ -205,6 +216,7 @@ impl World {
             other_household_transaction,
             holiday,
             budget,
+            rule,
         }
     }
 }

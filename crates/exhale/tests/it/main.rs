@@ -17,6 +17,8 @@ mod import;
 mod inspector;
 mod isolation;
 mod ledger;
+mod ledger_reports;
+mod ledger_rules;
 mod mcp;
 mod names_and_dates;
 mod oauth;

@@ -395,6 +395,18 @@ pub(crate) fn transaction_view(row: &store::ledger::TransactionRow) -> ops::ledg
             store::ledger::Source::Manual => ops::ledger::TransactionSource::Manual,
             store::ledger::Source::Import => ops::ledger::TransactionSource::Import,
         },
+        splits: row
+            .splits
+            .iter()
+            .map(|part| ops::ledger::TransactionSplit {
+                amount: amount(part.amount_minor, row.currency),
+                category: part
+                    .category
+                    .as_ref()
+                    .map(|(id, name)| Ref { id: *id, name: name.clone() }),
+                note: part.note.clone(),
+            })
+            .collect(),
     }
 }
 

@@ -268,6 +268,18 @@ pub struct Transaction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transfer_id: Option<i64>,
     pub source: TransactionSource,
+    /// Its parts in categories, when split; they add up to `amount`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub splits: Vec<TransactionSplit>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TransactionSplit {
+    pub amount: Amount,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<Ref>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -444,6 +456,60 @@ impl Op for CategoriseTransactions {
     );
     type Input = CategoriseTransactionsInput;
     type Output = TransactionsChanged;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SplitPart {
+    /// Signed like the transaction.
+    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
+    pub amount: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category_id: Option<CategoryId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(max = crate::limits::SHORT_NAME))]
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SplitTransactionInput {
+    pub id: RecordId,
+    /// Two or more adding up to its amount; none: whole again.
+    #[schemars(length(max = crate::limits::SPLIT_PARTS))]
+    pub parts: Vec<SplitPart>,
+}
+
+pub struct SplitTransaction;
+impl Op for SplitTransaction {
+    const INFO: OpInfo = OpInfo::write(
+        "split_transaction",
+        "Split a transaction into parts in different categories",
+        "Reports count each part in its category.",
+        Hints::write(true),
+    );
+    type Input = SplitTransactionInput;
+    type Output = Transaction;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PairTransferInput {
+    pub id: RecordId,
+    /// On another account; null unpairs.
+    pub other_id: Option<RecordId>,
+}
+
+pub struct PairTransfer;
+impl Op for PairTransfer {
+    const INFO: OpInfo = OpInfo::write(
+        "pair_transfer",
+        "Mark two transactions as one transfer between accounts",
+        "Then neither income nor spending.",
+        Hints::write(true),
+    );
+    type Input = PairTransferInput;
+    type Output = Transaction;
 }
 
 pub struct DeleteTransaction;

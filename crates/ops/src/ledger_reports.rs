@@ -28,7 +28,7 @@ domain::named_enum! {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SpendingByCategoryInput {
-    /// The first day; default the first of this month.
+    /// The first day; default the first of the month `to` is in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<IsoDate>,
     /// The last day; default today.

@@ -44,6 +44,8 @@ pub const BUDGET_PERIODS: u32 = 60;
 pub const BUDGET_TRACKS: usize = 50;
 /// Transactions one `apply_rule` changes; a call again takes the rest.
 pub const RULE_CHANGES: u64 = 5000;
+/// Parts one split transaction has.
+pub const SPLIT_PARTS: usize = 20;
 /// Subscriptions one import creates.
 pub const IMPORT_ITEMS: usize = 200;
 /// Charges one imported subscription may bring (years of weekly charges).

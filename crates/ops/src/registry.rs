@@ -59,6 +59,8 @@ macro_rules! op_list {
             ledger::CreateTransaction,
             ledger::UpdateTransaction,
             ledger::CategoriseTransactions,
+            ledger::SplitTransaction,
+            ledger::PairTransfer,
             ledger::DeleteTransaction,
             ledger::ListLabels,
             ledger::CreateLabel,

@@ -44,7 +44,7 @@ impl Op for ListRules {
     const INFO: OpInfo = OpInfo::read(
         "list_rules",
         "List the rules that categorise and label transactions",
-        "Imports apply them to new transactions; apply_rule runs one over history.",
+        "Imports apply them; apply_rule runs one over history.",
     );
     type Input = crate::household::Empty;
     type Output = RuleList;
@@ -54,7 +54,7 @@ impl Op for ListRules {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RuleFields {
-    /// Part of the payee, any case.
+    /// Part of the payee, A-Z in any case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
     pub payee_contains: Option<String>,
@@ -92,7 +92,7 @@ impl Op for CreateRule {
     const INFO: OpInfo = OpInfo::write(
         "create_rule",
         "Add a rule that categorises or labels matching transactions",
-        "All conditions must hold. Preview it on history with apply_rule.",
+        "All conditions must hold; preview with apply_rule.",
         Hints::write(false),
     );
     type Input = CreateRuleInput;

@@ -286,6 +286,17 @@ pub struct TransactionRow {
     pub import_key: Option<String>,
     /// (id, name), by name.
     pub labels: Vec<(i64, String)>,
+    /// Its parts in categories, when it is split; their amounts add up to its amount.
+    pub splits: Vec<SplitRow>,
+}
+
+/// One part of a split transaction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitRow {
+    pub amount_minor: i64,
+    /// (id, name).
+    pub category: Option<(i64, String)>,
+    pub note: Option<String>,
 }
 
 const TRANSACTION_SELECT: &str = "SELECT t.*, a.name AS account_name, c.name AS category_name
@@ -316,6 +327,7 @@ fn transaction_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Transaction
         source: parsed(row, "source", Source::parse)?,
         import_key: row.get("import_key")?,
         labels: Vec::new(),
+        splits: Vec::new(),
     })
 }
 
@@ -335,6 +347,23 @@ fn attach_labels(db: &Db<'_>, rows: &mut [TransactionRow]) -> Result<()> {
         let transaction: i64 = row.get(0)?;
         if let Some(target) = rows.iter_mut().find(|r| r.id == transaction) {
             target.labels.push((row.get(1)?, row.get(2)?));
+        }
+    }
+    let sql = format!(
+        "SELECT s.transaction_id, s.amount_minor, s.category_id, c.name, s.note
+         FROM transaction_splits s LEFT JOIN categories c ON c.id = s.category_id
+         WHERE s.transaction_id IN ({placeholders}) ORDER BY s.id"
+    );
+    let mut stmt = db.conn.prepare(&sql)?;
+    let mut found = stmt.query(params_from_iter(rows.iter().map(|r| r.id)))?;
+    while let Some(row) = found.next()? {
+        let transaction: i64 = row.get(0)?;
+        if let Some(target) = rows.iter_mut().find(|r| r.id == transaction) {
+            let category = match row.get::<_, Option<i64>>(2)? {
+                Some(id) => Some((id, row.get::<_, Option<String>>(3)?.unwrap_or_default())),
+                None => None,
+            };
+            target.splits.push(SplitRow { amount_minor: row.get(1)?, category, note: row.get(4)? });
         }
     }
     Ok(())
@@ -616,6 +645,49 @@ pub fn set_transaction_labels(db: &Db<'_>, transaction_id: i64, label_ids: &[i64
     )?;
     for label in label_ids {
         stmt.execute(params![transaction_id, label])?;
+    }
+    Ok(())
+}
+
+/// Replaces a transaction's parts (none: it is whole again).
+pub fn set_splits(db: &Db<'_>, transaction_id: i64, parts: &[SplitRow]) -> Result<()> {
+    db.conn
+        .execute("DELETE FROM transaction_splits WHERE transaction_id = ?1", [transaction_id])?;
+    let mut stmt = db.conn.prepare_cached(
+        "INSERT INTO transaction_splits (transaction_id, amount_minor, category_id, note)
+         VALUES (?1, ?2, ?3, ?4)",
+    )?;
+    for part in parts {
+        stmt.execute(params![
+            transaction_id,
+            part.amount_minor,
+            part.category.as_ref().map(|(id, _)| id),
+            part.note
+        ])?;
+    }
+    Ok(())
+}
+
+/// Pairs two transactions as the two sides of one transfer, or (`other` None) unpairs `id`
+/// and whatever it was paired with.
+pub fn set_transfer(db: &Db<'_>, id: i64, other: Option<i64>) -> Result<()> {
+    db.conn.execute(
+        "UPDATE transactions SET transfer_id = NULL WHERE id = ?1 OR transfer_id = ?1",
+        [id],
+    )?;
+    if let Some(other) = other {
+        db.conn.execute(
+            "UPDATE transactions SET transfer_id = NULL WHERE id = ?1 OR transfer_id = ?1",
+            [other],
+        )?;
+        db.conn.execute(
+            "UPDATE transactions SET transfer_id = ?2 WHERE id = ?1",
+            params![id, other],
+        )?;
+        db.conn.execute(
+            "UPDATE transactions SET transfer_id = ?2 WHERE id = ?1",
+            params![other, id],
+        )?;
     }
     Ok(())
 }

@@ -127,12 +127,12 @@ pub struct AccountHistory {
     pub daily: Vec<(Date, i64)>,
 }
 
-/// Every account `viewer` sees, archived ones too, with its history up to `to`.
+/// Every account `viewer` sees, archived ones too, with its whole history (a day before a
+/// balance recorded later is worked back from it).
 pub fn account_histories(
     db: &Db<'_>,
     household_id: i64,
     viewer: i64,
-    to: Date,
 ) -> Result<Vec<AccountHistory>> {
     let mut stmt = db.conn.prepare_cached(
         "SELECT id, name, kind, currency FROM accounts
@@ -155,7 +155,7 @@ pub fn account_histories(
         "SELECT on_date, amount_minor FROM account_balances WHERE account_id = ?1 ORDER BY on_date",
     )?;
     let mut daily = db.conn.prepare_cached(
-        "SELECT on_date, sum(amount_minor) FROM transactions WHERE account_id = ?1 AND on_date <= ?2
+        "SELECT on_date, sum(amount_minor) FROM transactions WHERE account_id = ?1
          GROUP BY on_date ORDER BY on_date",
     )?;
     for account in &mut accounts {
@@ -163,7 +163,7 @@ pub fn account_histories(
             .query_map([account.id], |row| Ok((date(row, 0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
         account.daily = daily
-            .query_map(params![account.id, to.to_string()], |row| Ok((date(row, 0)?, row.get(1)?)))?
+            .query_map([account.id], |row| Ok((date(row, 0)?, row.get(1)?)))?
             .collect::<rusqlite::Result<_>>()?;
     }
     Ok(accounts)

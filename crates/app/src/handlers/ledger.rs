@@ -473,6 +473,7 @@ pub(crate) fn create_transaction(
         transfer_id: None,
         charge_id: None,
         source: Source::Manual,
+        splits: Vec::new(),
         import_key: None,
         labels: Vec::new(),
     };
@@ -501,7 +502,15 @@ pub(crate) fn update_transaction(
         row.on_date = on.date();
     }
     if let Some(amount) = &input.amount {
-        row.amount_minor = signed_amount("/amount", amount, row.currency)?;
+        let minor = signed_amount("/amount", amount, row.currency)?;
+        if minor != row.amount_minor && !row.splits.is_empty() {
+            return Err(OpError::invalid(
+                "/amount",
+                Text::new("The transaction is split, and its parts add up to {amount}. Make it whole with split_transaction (parts: []) first, or split it again to the new amount afterwards.")
+                    .with("amount", Money::new(row.amount_minor, row.currency).display()),
+            ));
+        }
+        row.amount_minor = minor;
     }
     if let Some(payee) = &input.payee {
         row.payee = input::clean_name("/payee", payee, ops::limits::NAME)?;
@@ -595,12 +604,143 @@ pub(crate) fn categorise_transactions(
     Ok(TransactionsChanged { transactions_changed: changed as u64 })
 }
 
+pub(crate) fn split_transaction(
+    ctx: &mut Ctx<'_>,
+    input: SplitTransactionInput,
+) -> Result<Transaction, OpError> {
+    let row = load_transaction(ctx, input.id.get())?;
+    if input.parts.len() == 1 || input.parts.len() > ops::limits::SPLIT_PARTS {
+        return Err(OpError::invalid(
+            "/parts",
+            Text::new("Split it into 2 to {max} parts, or pass none to make it whole again; to change its category alone use categorise_transactions.")
+                .with("max", ops::limits::SPLIT_PARTS),
+        ));
+    }
+    let mut parts = Vec::with_capacity(input.parts.len());
+    for (i, part) in input.parts.iter().enumerate() {
+        let minor = signed_amount(&format!("/parts/{i}/amount"), &part.amount, row.currency)?;
+        if minor == 0 || minor.signum() != row.amount_minor.signum() {
+            return Err(OpError::invalid(
+                format!("/parts/{i}/amount"),
+                Text::new("Each part has the sign of the transaction ({amount}) and is not zero.")
+                    .with("amount", Money::new(row.amount_minor, row.currency).display()),
+            ));
+        }
+        let category = part
+            .category_id
+            .map(|id| {
+                let id = check_category(ctx, &format!("/parts/{i}/category_id"), id)?;
+                let found = store::organise::get_category(ctx.db, ctx.household_id(), None, id)
+                    .or_internal()?;
+                Ok::<_, OpError>((id, found.name))
+            })
+            .transpose()?;
+        let note = match part.note.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(note) => {
+                Some(input::clean_name(&format!("/parts/{i}/note"), note, ops::limits::SHORT_NAME)?)
+            }
+        };
+        parts.push(db::SplitRow { amount_minor: minor, category, note });
+    }
+    let total: i64 = parts.iter().map(|p| p.amount_minor).sum();
+    if !parts.is_empty() && total != row.amount_minor {
+        return Err(OpError::invalid(
+            "/parts",
+            Text::new(
+                "The parts add up to {total}, and the transaction is {amount}; make them add up.",
+            )
+            .with("total", Money::new(total, row.currency).display())
+            .with("amount", Money::new(row.amount_minor, row.currency).display()),
+        ));
+    }
+    let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
+    db::set_splits(ctx.db, row.id, &parts).or_internal()?;
+    let summary = if parts.is_empty() {
+        Text::new("The transaction with {payee} is whole again")
+    } else {
+        Text::new("Split the transaction with {payee} into {count} parts")
+            .with("count", parts.len())
+    }
+    .with("payee", &row.payee);
+    ctx.record(EntityKind::Transaction, row.id, before, summary)?;
+    Ok(views::transaction_view(&load_transaction(ctx, row.id)?))
+}
+
+pub(crate) fn pair_transfer(
+    ctx: &mut Ctx<'_>,
+    input: PairTransferInput,
+) -> Result<Transaction, OpError> {
+    let row = load_transaction(ctx, input.id.get())?;
+    let other = input
+        .other_id
+        .map(|id| referenced("/other_id".into(), load_transaction(ctx, id.get())))
+        .transpose()?;
+    if let Some(other) = &other {
+        if other.id == row.id || other.account_id == row.account_id {
+            return Err(OpError::invalid(
+                "/other_id",
+                Text::new(
+                    "A transfer's two sides are on two different accounts: pass the transaction on the other account (search_transactions with its account_id).",
+                ),
+            ));
+        }
+        let opposite = row.amount_minor.signum() == -other.amount_minor.signum()
+            && row.amount_minor != 0
+            && (row.currency != other.currency || row.amount_minor == -other.amount_minor);
+        if !opposite {
+            return Err(OpError::invalid(
+                "/other_id",
+                Text::new("The two sides of a transfer are the same money out of one account and into the other; {one} and {two} are not.")
+                    .with("one", Money::new(row.amount_minor, row.currency).display())
+                    .with("two", Money::new(other.amount_minor, other.currency).display()),
+            ));
+        }
+    }
+    // Every transaction whose pairing changes: these two and their old partners.
+    let mut touched = vec![row.id];
+    touched.extend(row.transfer_id);
+    if let Some(other) = &other {
+        touched.push(other.id);
+        touched.extend(other.transfer_id);
+    }
+    touched.sort_unstable();
+    touched.dedup();
+    let mut befores = Vec::with_capacity(touched.len());
+    for id in &touched {
+        befores.push(ctx.snapshot(EntityKind::Transaction, *id)?);
+    }
+    db::set_transfer(ctx.db, row.id, other.as_ref().map(|o| o.id)).or_internal()?;
+    for (id, before) in touched.into_iter().zip(befores) {
+        let summary = match &other {
+            Some(other) => Text::new("Paired a transfer between {one} and {two}")
+                .with("one", &row.account_name)
+                .with("two", &other.account_name),
+            None => Text::new("Unpaired a transfer"),
+        };
+        ctx.record(EntityKind::Transaction, id, before, summary)?;
+    }
+    Ok(views::transaction_view(&load_transaction(ctx, row.id)?))
+}
+
 pub(crate) fn delete_transaction(
     ctx: &mut Ctx<'_>,
     input: IdInput<RecordId>,
 ) -> Result<Removed, OpError> {
     let row = load_transaction(ctx, input.id.get())?;
     let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
+    // Its partner in a transfer is unpaired first, recorded, so an undo (which restores this
+    // one, paired, and then the partner) pairs them again.
+    if let Some(partner) = row.transfer_id {
+        let partner_before = ctx.snapshot(EntityKind::Transaction, partner)?;
+        db::set_transfer(ctx.db, row.id, None).or_internal()?;
+        ctx.record(
+            EntityKind::Transaction,
+            partner,
+            partner_before,
+            Text::new("Unpaired a transfer"),
+        )?;
+    }
     db::delete_transaction(ctx.db, ctx.household_id(), row.id).or_internal()?;
     let summary = Text::new("Deleted the transaction of {amount} with {payee} on {date}")
         .with("amount", Money::new(row.amount_minor, row.currency).display())

@@ -45,7 +45,7 @@ pub(crate) fn spending_by_category(
     input: SpendingByCategoryInput,
 ) -> Result<CategorySpendingReport, OpError> {
     let to = input.to.map(IsoDate::date).unwrap_or(ctx.today);
-    let from = input.from.map(IsoDate::date).unwrap_or_else(|| ctx.today.first_of_month());
+    let from = input.from.map(IsoDate::date).unwrap_or_else(|| to.first_of_month());
     check_range(from, to)?;
     let account = input
         .account_id
@@ -55,7 +55,9 @@ pub(crate) fn spending_by_category(
     let totals = db::category_totals(ctx.db, ctx.household_id(), ctx.me(), from, to, account)
         .or_internal()?;
     let mut by_category: BTreeMap<Option<i64>, (Option<String>, i64, u64)> = BTreeMap::new();
-    let mut apart: BTreeMap<Currency, i64> = BTreeMap::new();
+    // Unrated currencies per category too, so a category that brings money in on balance
+    // (a salary in dollars) is left out of them as it is of the rest.
+    let mut apart_by_category: BTreeMap<(Option<i64>, Currency), i64> = BTreeMap::new();
     for total in totals {
         let (id, name) = total.category.map_or((None, None), |(id, name)| (Some(id), Some(name)));
         match converter.to_main(-total.sum, total.currency) {
@@ -64,8 +66,12 @@ pub(crate) fn spending_by_category(
                 entry.1 += spent;
                 entry.2 += total.transactions;
             }
-            None => *apart.entry(total.currency).or_default() -= total.sum,
+            None => *apart_by_category.entry((id, total.currency)).or_default() -= total.sum,
         }
+    }
+    let mut apart: BTreeMap<Currency, i64> = BTreeMap::new();
+    for ((_, currency), spent) in apart_by_category.into_iter().filter(|(_, spent)| *spent > 0) {
+        *apart.entry(currency).or_default() += spent;
     }
     // A category whose money in outweighs its money out (a salary category) is not spending.
     let mut categories: Vec<(Option<Ref>, i64, u64)> = by_category
@@ -201,10 +207,10 @@ pub(crate) fn get_net_worth(
     ctx: &mut Ctx<'_>,
     input: PeriodReportInput,
 ) -> Result<NetWorth, OpError> {
-    let (periods, _, to) = report_periods(ctx, &input)?;
+    let (periods, _, _) = report_periods(ctx, &input)?;
     let converter = Converter::load(ctx)?;
     let main = converter.main;
-    let accounts = db::account_histories(ctx.db, ctx.household_id(), ctx.me(), to).or_internal()?;
+    let accounts = db::account_histories(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
     let points = periods
         .iter()
         .map(|period| {

@@ -268,6 +268,8 @@ pub(crate) fn registry() -> Registry {
         reg.add::<l::CreateTransaction>(ledger::create_transaction);
         reg.add::<l::UpdateTransaction>(ledger::update_transaction);
         reg.add::<l::CategoriseTransactions>(ledger::categorise_transactions);
+        reg.add::<l::SplitTransaction>(ledger::split_transaction);
+        reg.add::<l::PairTransfer>(ledger::pair_transfer);
         reg.add::<l::DeleteTransaction>(ledger::delete_transaction);
         reg.add::<l::ListLabels>(ledger::list_labels);
         reg.add::<l::CreateLabel>(ledger::create_label);

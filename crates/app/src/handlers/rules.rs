@@ -54,11 +54,18 @@ fn rule_view(row: &RuleRow) -> Rule {
 
 fn check_unique_name(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Result<(), OpError> {
     match store::rules::find_rule(ctx.db, ctx.household_id(), name).or_internal()? {
-        Some(id) if Some(id) != except => Err(OpError::conflict(
-            Text::new("A rule named {name} exists (id {id}). Choose another name, or change that one with update_rule.")
-                .with("name", name)
-                .with("id", id),
-        )),
+        Some(id) if Some(id) != except => {
+            // Names are unique in the household, but a rule on another member's private
+            // account is theirs: its id is not said.
+            let seen = store::rules::get_rule(ctx.db, ctx.household_id(), ctx.me(), id).is_ok();
+            let message = if seen {
+                Text::new("A rule named {name} exists (id {id}). Choose another name, or change that one with update_rule.")
+                    .with("id", id)
+            } else {
+                Text::new("The household has a rule named {name} already. Choose another name.")
+            };
+            Err(OpError::conflict(message.with("name", name)))
+        }
         _ => Ok(()),
     }
 }
@@ -221,8 +228,7 @@ pub(crate) fn apply_rule(ctx: &mut Ctx<'_>, input: ApplyRuleInput) -> Result<Rul
     let (household, me) = (ctx.household_id(), ctx.me());
     let matched = store::ledger::count_transactions(ctx.db, household, me, &filter, u64::MAX)
         .or_internal()?;
-    // Pages of a thousand, newest first, keeping those it changes (and one past the cap, to
-    // know that more are left).
+    // Pages of a thousand, newest first, counting those it changes and keeping up to the cap.
     let mut changed: Vec<TransactionRow> = Vec::new();
     let mut would_change = 0u64;
     let mut offset = 0u64;

@@ -110,6 +110,20 @@ fn cases() -> Vec<Case> {
             |w| json!({"ids": [w.groceries], "category_id": w.music, "remove_label_ids": [w.holiday]}),
         ),
         case("delete_transaction", |w| json!({"id": w.groceries})),
+        case(
+            "split_transaction",
+            |w| json!({"id": w.groceries, "parts": [{"amount": "-50", "category_id": w.music, "note": "food"}, {"amount": "-4.30"}]}),
+        ),
+        Case {
+            op: "pair_transfer",
+            setup: vec![(
+                "create_transaction",
+                Box::new(
+                    |w, _| json!({"account_id": w.wallet, "on": "2026-11-20", "amount": "54.30", "payee": "Cash out"}),
+                ),
+            )],
+            input: Box::new(|w, outputs| json!({"id": w.groceries, "other_id": id(&outputs[0])})),
+        },
         case("create_label", |_| json!({"name": "Work", "colour": "#aa5500"})),
         case(
             "import_transactions",

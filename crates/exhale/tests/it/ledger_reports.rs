@@ -39,6 +39,8 @@ async fn november(w: &World) -> i64 {
         .await
         .unwrap();
     record(w, id(&usd), "2026-11-10", "-20.00", Some("Food")).await;
+    // Dollars in that are income, not spending, on any report.
+    record(w, id(&usd), "2026-11-11", "100.00", Some("Salary")).await;
     id(&usd)
 }
 
@@ -75,12 +77,11 @@ async fn spending_by_category_counts_money_out_less_refunds_and_keeps_unrated_cu
     assert_eq!(money(&report["categories"][0]["spent"]), "18.00", "{report}");
     assert!(report.get("unconverted").is_none());
 
-    // October alone; and a range the wrong way round says what to do.
-    let october = w
-        .env
-        .call(&w.ana, "spending_by_category", json!({"from": "2026-10-01", "to": "2026-10-31"}))
-        .await
-        .unwrap();
+    // October alone (from defaults to the first of to's month); and a range the wrong way
+    // round says what to do.
+    let october =
+        w.env.call(&w.ana, "spending_by_category", json!({"to": "2026-10-31"})).await.unwrap();
+    assert_eq!(october["from"], "2026-10-01");
     assert_eq!(money(&october["total"]), "40.00");
     let err = w
         .env
@@ -108,7 +109,8 @@ async fn cashflow_per_month_and_net_worth_from_balances_and_transactions() {
     assert_eq!(money(&periods[1]["income"]), "2560.00");
     assert_eq!(money(&periods[1]["expenses"]), "154.30");
     assert_eq!(money(&flow["net"]), "2365.70");
-    assert_eq!(flow["unconverted"][0]["amount"], "-20.00");
+    // Dollars without a rate, net over the range: 100 in, 20 out.
+    assert_eq!(flow["unconverted"][0]["amount"], "80.00");
     // Bob's private bonus is his alone.
     let bobs = w.env.call(&w.bob, "get_cashflow", json!({"from": "2026-11-01"})).await.unwrap();
     assert_eq!(money(&bobs["income"]), "3060.00", "{bobs}");
@@ -143,7 +145,14 @@ async fn cashflow_per_month_and_net_worth_from_balances_and_transactions() {
         .map(|k| (k["kind"].as_str().unwrap(), money(&k["amount"])))
         .collect();
     assert_eq!(kinds, [("cash", "0.00"), ("checking", "905.70")], "{worth}");
-    assert_eq!(points[1]["unconverted"][0]["amount"], "-20.00");
+    assert_eq!(points[1]["unconverted"][0]["amount"], "80.00");
+    // A day before the first record is worked back from it, whatever `to` is.
+    let october = w
+        .env
+        .call(&w.ana, "get_net_worth", json!({"from": "2026-10-01", "to": "2026-10-31"}))
+        .await
+        .unwrap();
+    assert_eq!(money(&october["points"][0]["total"]), "-1500.00", "{october}");
     assert!(!worth.to_string().contains("Bob's savings"), "{worth}");
     let bobs = w.env.call(&w.bob, "get_net_worth", json!({})).await.unwrap();
     assert_eq!(bobs["points"].as_array().unwrap().len(), 12);
@@ -159,4 +168,101 @@ async fn cashflow_per_month_and_net_worth_from_balances_and_transactions() {
     assert_eq!(over_mcp["points"][0]["on"], "2026-11-29");
     assert_eq!(money(&over_mcp["points"][0]["total"]), "1200.50", "{over_mcp}");
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn split_parts_count_in_their_categories_and_a_paired_transfer_is_neither_income_nor_spending()
+ {
+    let w = World::new().await;
+    for name in ["Food", "Home"] {
+        w.env.call(&w.ana, "create_category", json!({"name": name})).await.unwrap();
+    }
+    let shop =
+        json!({"account_id": w.joint, "on": "2026-11-25", "amount": "-50", "payee": "Supermarket"});
+    let shop = id(&w.env.call(&w.ana, "create_transaction", shop).await.unwrap());
+    let split =
+        |parts: Value| w.env.call(&w.ana, "split_transaction", json!({"id": shop, "parts": parts}));
+    for (parts, pointer) in [
+        (json!([{"amount": "-30", "category_id": "Food"}, {"amount": "-10"}]), "/parts"),
+        (json!([{"amount": "-50", "category_id": "Food"}]), "/parts"),
+        (json!([{"amount": "-60", "category_id": "Food"}, {"amount": "10"}]), "/parts/1/amount"),
+        (
+            json!([{"amount": "-30", "category_id": 9_999_999}, {"amount": "-20"}]),
+            "/parts/0/category_id",
+        ),
+    ] {
+        let err = split(parts.clone()).await.unwrap_err();
+        let at = match &err {
+            ops::OpError::InvalidInput { pointer, .. } => pointer.as_str(),
+            _ => "",
+        };
+        assert_eq!(at, pointer, "{parts}: {err:?}");
+    }
+    let done = split(json!([{"amount": "-30", "category_id": "Food", "note": "veg"}, {"amount": "-20", "category_id": "Home"}]))
+        .await
+        .unwrap();
+    assert_eq!(done["splits"][0]["category"]["name"], "Food", "{done}");
+    assert_eq!(done["splits"][1]["amount"]["amount"], "-20.00");
+    let err = w.env.call(&w.ana, "update_transaction", json!({"id": shop, "amount": "-55"})).await;
+    assert!(
+        matches!(&err, Err(ops::OpError::InvalidInput { pointer, .. }) if pointer == "/amount"),
+        "{err:?}"
+    );
+
+    // 200 from the joint account into the wallet, paired.
+    let out =
+        json!({"account_id": w.joint, "on": "2026-11-26", "amount": "-200", "payee": "To cash"});
+    let out = id(&w.env.call(&w.ana, "create_transaction", out).await.unwrap());
+    let into =
+        json!({"account_id": w.wallet, "on": "2026-11-26", "amount": "200", "payee": "From joint"});
+    let into = id(&w.env.call(&w.ana, "create_transaction", into).await.unwrap());
+    let pair = |input: Value| w.env.call(&w.ana, "pair_transfer", input);
+    for input in [
+        json!({"id": out, "other_id": shop}),
+        json!({"id": out, "other_id": out}),
+        json!({"id": out, "other_id": w.bobs_bonus}),
+        json!({"id": out, "other_id": w.other_household_transaction}),
+    ] {
+        let err = pair(input.clone()).await.unwrap_err();
+        assert_eq!(err.code(), "invalid_input", "{input}: {err}");
+    }
+    let paired = pair(json!({"id": out, "other_id": into})).await.unwrap();
+    assert_eq!(paired["transfer_id"], into);
+
+    let report =
+        w.env.call(&w.ana, "spending_by_category", json!({"from": "2026-11-25"})).await.unwrap();
+    let rows: Vec<(Value, &str)> = report["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["category"]["name"].clone(), money(&c["spent"])))
+        .collect();
+    assert_eq!(rows, [(json!("Food"), "30.00"), (json!("Home"), "20.00")], "{report}");
+    let flow = w.env.call(&w.ana, "get_cashflow", json!({"from": "2026-11-25"})).await.unwrap();
+    assert_eq!((money(&flow["income"]), money(&flow["expenses"])), ("0.00", "50.00"), "{flow}");
+    let budget = w
+        .env
+        .call(
+            &w.ana,
+            "create_budget",
+            json!({"name": "Food", "amount": "100", "period": "monthly", "category_ids": ["Food"]}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(money(&budget["current"]["spent"]), "30.00");
+
+    // Deleting one side unpairs the other; undo pairs them again.
+    let deleted = w.env.call(&w.ana, "delete_transaction", json!({"id": into})).await.unwrap();
+    let flow = w.env.call(&w.ana, "get_cashflow", json!({"from": "2026-11-25"})).await.unwrap();
+    assert_eq!(money(&flow["expenses"]), "250.00", "{flow}");
+    w.env.call(&w.ana, "undo", json!({"batch_id": deleted["batch_id"]})).await.unwrap();
+    let back =
+        w.env.call(&w.ana, "search_transactions", json!({"from": "2026-11-26"})).await.unwrap();
+    let sides: Vec<(i64, Value)> = back["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (id(t), t["transfer_id"].clone()))
+        .collect();
+    assert!(sides.contains(&(into, json!(out))) && sides.contains(&(out, json!(into))), "{back}");
 }

@@ -246,6 +246,12 @@ async fn every_input_that_takes_an_id_takes_the_name_and_does_the_same() {
         ("update_label", json!({"id": w.holiday, "colour": "#123456"}), "/id", "holiday"),
         ("delete_label", json!({"id": w.holiday}), "/id", "Holiday"),
         ("get_budget", json!({"id": w.budget}), "/id", "everyday"),
+        (
+            "split_transaction",
+            json!({"id": w.groceries, "parts": [{"amount": "-50", "category_id": w.music}, {"amount": "-4.30"}]}),
+            "/parts/0/category_id",
+            "music",
+        ),
         ("apply_rule", json!({"id": w.rule}), "/id", "groceries"),
         ("delete_rule", json!({"id": w.rule}), "/id", "GROCERIES"),
         ("update_rule", json!({"id": w.rule, "name": "G"}), "/id", "Groceries"),

@@ -1,7 +1,8 @@
 //! The ledger benchmark (issue 16's budgets): statements of 100,000 transactions imported into
 //! an account, first and again (everything then a duplicate), and `search_transactions` over
 //! the 100,000 with each filter, in-process through the catalog's text path as REST and MCP
-//! use it. Prints medians; it asserts only that each run did the work (the counts).
+//! use it, and the web's transactions page over them through the real server on loopback.
+//! Prints medians; it asserts only that each run did the work (the counts, the rows shown).
 //!
 //! Run: `cargo bench -p exhale --bench ledger` (or `-- --quick` for fewer runs).
 
@@ -123,5 +124,66 @@ fn main() {
             let total = serde_json::from_str::<Value>(&output).unwrap()["total"].clone();
             println!("  {:<72} median {:>10}  p99 {:>10}  {:>7} bytes  total {total}", input.to_string(), ms(median(times)), ms(p99), output.len());
         }
+
+        // The transactions page, signed in as a browser would be, through the real server.
+        let server = env.serve().await;
+        let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let cookies = sign_in(&client, &server.url(""), "bench0@example.com").await;
+        println!("\nGET /transactions over {TRANSACTIONS} transactions, 100 rows a page, through the server on loopback ({runs} runs each):");
+        for path in ["/transactions", "/transactions?q=farmacia", "/transactions?from=2024-03-01&to=2024-03-31", "/transactions?cursor=o50000"] {
+            let mut times = Vec::with_capacity(runs);
+            let mut body = String::new();
+            for _ in 0..runs {
+                let start = Instant::now();
+                let response = client.get(server.url(path)).header("cookie", &cookies).send().await.unwrap();
+                assert_eq!(response.status(), 200, "{path}");
+                body = response.text().await.unwrap();
+                times.push(start.elapsed());
+            }
+            assert_eq!(body.matches("<tr><td>").count(), 100, "{path}: a full page");
+            times.sort();
+            println!("  {path:<52} median {:>10}  {:>7} bytes", ms(median(times)), body.len());
+        }
     });
+}
+
+/// Signs in through the sign-in form; returns the session's cookies as a header value.
+async fn sign_in(client: &reqwest::Client, base: &str, email: &str) -> String {
+    let form = client.get(format!("{base}/sign-in")).send().await.unwrap();
+    let mut cookies: Vec<String> = form
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned())
+        .collect();
+    let html = form.text().await.unwrap();
+    let token = html
+        .split("name=\"form_token\" value=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap()
+        .to_owned();
+    let signed = client
+        .post(format!("{base}/sign-in"))
+        .header("cookie", cookies.join("; "))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(format!(
+            "form_token={token}&email={}&password={}&next=%2F",
+            email.replace('@', "%40"),
+            test_support::PASSWORD.replace(' ', "+")
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert!(signed.status().is_redirection(), "signing in: {}", signed.status());
+    cookies.extend(
+        signed
+            .headers()
+            .get_all("set-cookie")
+            .iter()
+            .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_owned()),
+    );
+    cookies.join("; ")
 }

@@ -52,6 +52,60 @@ pub(crate) fn bars(title: &str, bars: &[Bar]) -> String {
     svg
 }
 
+/// One point of a line: its label, its value (negative too) and the value as text.
+pub(crate) struct Point {
+    pub(crate) label: String,
+    pub(crate) value: f64,
+    pub(crate) shown: String,
+}
+
+/// A line through the points, oldest first, with a zero line when the values cross it; each
+/// point's label and value are text in the SVG (a list a screen reader reads in order).
+pub(crate) fn line(title: &str, points: &[Point]) -> String {
+    const WIDTH: f64 = 600.0;
+    const HEIGHT: f64 = 160.0;
+    let id: String =
+        title.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_lowercase();
+    let (low, high) = points
+        .iter()
+        .fold((0.0_f64, 0.0_f64), |(low, high), p| (low.min(p.value), high.max(p.value)));
+    let span = if high > low { high - low } else { 1.0 };
+    let y = |value: f64| HEIGHT - (value - low) / span * HEIGHT;
+    let step = if points.len() > 1 { WIDTH / (points.len() - 1) as f64 } else { 0.0 };
+    let mut svg = format!(
+        r#"<svg class="chart chart-line" role="img" viewBox="-10 -10 {} {}" width="100%" aria-labelledby="chart-{id}"><title id="chart-{id}">{}</title>"#,
+        WIDTH + 20.0,
+        HEIGHT + 40.0,
+        escape(title)
+    );
+    if low < 0.0 && high > 0.0 {
+        svg.push_str(&format!(
+            r#"<line class="chart-zero" x1="0" x2="{WIDTH}" y1="{0:.1}" y2="{0:.1}"/>"#,
+            y(0.0)
+        ));
+    }
+    let path: Vec<String> = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| format!("{:.1},{:.1}", i as f64 * step, y(p.value)))
+        .collect();
+    svg.push_str(&format!(
+        r#"<polyline class="chart-path" fill="none" points="{}"/>"#,
+        path.join(" ")
+    ));
+    for (i, point) in points.iter().enumerate() {
+        let (x, py) = (i as f64 * step, y(point.value));
+        svg.push_str(&format!(
+            r#"<g><circle class="chart-dot" cx="{x:.1}" cy="{py:.1}" r="4"><title>{label}: {shown}</title></circle><text class="chart-label" x="{x:.1}" y="{}" text-anchor="middle">{label}</text></g>"#,
+            HEIGHT + 24.0,
+            label = escape(&point.label),
+            shown = escape(&point.shown),
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
 /// The monthly cost by category of a spending summary (Overview, the assistant's total screen).
 pub(crate) fn by_category(summary: &ops::reports::SpendingSummary, title: &str) -> String {
     let rows: Vec<Bar> = summary

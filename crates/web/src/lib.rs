@@ -96,6 +96,8 @@ pub fn router(
             "/subscriptions/{id}/delete",
             get(pages::subscriptions::confirm_delete).post(pages::subscriptions::delete),
         )
+        .route("/money", get(pages::money::show))
+        .route("/transactions", get(pages::money::transactions))
         .route("/organise", get(pages::organise::show))
         .route("/organise/do/{op}", post(pages::organise::act))
         .route("/assistant", get(pages::assistant::show).post(pages::assistant::ask))

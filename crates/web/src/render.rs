@@ -44,6 +44,8 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("settings.html", include_str!("../templates/settings.html")),
     ("invitation.html", include_str!("../templates/invitation.html")),
     ("consent.html", include_str!("../templates/consent.html")),
+    ("money.html", include_str!("../templates/money.html")),
+    ("transactions.html", include_str!("../templates/transactions.html")),
 ];
 
 pub(crate) struct Templates {

@@ -33,3 +33,4 @@ mod telegram;
 mod tool_sets;
 mod validation;
 mod web;
+mod web_money;

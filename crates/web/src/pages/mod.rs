@@ -12,6 +12,7 @@ pub(crate) mod export;
 pub(crate) mod form;
 pub(crate) mod import;
 pub(crate) mod live;
+pub(crate) mod money;
 pub(crate) mod organise;
 pub(crate) mod overview;
 pub(crate) mod reminders;

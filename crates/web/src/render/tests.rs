@@ -209,6 +209,33 @@ fn fixture(name: &str) -> Value {
             "client_name": "Claude", "redirect_host": "claude.ai", "loopback": false,
             "request_id": "exhreq_1", "requested": "write", "write_offered": true,
         })),
+        "money.html" => {
+            let period = json!({"first_day": "2026-11-01", "last_day": "2026-11-30", "allocated": amount("100.00"),
+                "carried_over": amount("10.00"), "spent": amount("120.00"), "remaining": amount("-20.00")});
+            chrome(json!({
+                "nav": "money",
+                "accounts": [{"id": 1, "name": "Joint", "kind": "credit_card", "currency": "EUR", "owner": {"id": 1, "name": "Ana"},
+                              "visibility": "private", "archived": false, "balance": amount("-5.00"), "balance_on": "2026-11-29", "transaction_count": 3}],
+                "budgets": [{"id": 1, "name": "Food", "period": "monthly", "start_day": 1, "starts_on": "2026-11-01", "rollover": true,
+                             "catch_all": false, "current": period}],
+                "cashflow": {"periods": [], "income": amount("1.00"), "expenses": amount("2.00"), "net": amount("-1.00")},
+                "cashflow_chart": "<svg></svg>",
+                "worth": {"points": [{"on": "2026-11-29", "total": amount("5.00"), "by_kind": []}], "accounts": []},
+                "worth_chart": "<svg></svg>",
+            }))
+        }
+        "transactions.html" => chrome(json!({
+            "nav": "transactions",
+            "found": {"items": [{"id": 1, "on": "2026-11-20", "amount": amount("-54.30"), "account": {"id": 1, "name": "Joint"},
+                                 "payee": "Market", "description": "MARKET 12", "labels": [{"id": 1, "name": "holiday"}], "transfer_id": 2,
+                                 "source": "import", "splits": [{"amount": amount("-50.00"), "category": {"id": 1, "name": "Food"}}, {"amount": amount("-4.30")}]},
+                                {"id": 2, "on": "2026-11-19", "amount": amount("5.00"), "account": {"id": 1, "name": "Joint"},
+                                 "payee": "Refund", "category": {"id": 1, "name": "Food"}, "source": "manual"}],
+                      "total": 1000, "total_is_lower_bound": true, "next_cursor": "o100"},
+            "accounts": [{"id": 1, "name": "Joint"}], "categories": [{"id": 1, "name": "Food"}], "labels": [{"id": 1, "name": "holiday"}],
+            "query": {"account": "1", "category": "none", "label": "", "from": "2026-11-01", "to": "", "q": "mar"},
+            "kept": "account=1",
+        })),
         other => panic!("no fixture for {other}: add one"),
     }
 }

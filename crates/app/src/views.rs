@@ -391,6 +391,7 @@ pub(crate) fn transaction_view(row: &store::ledger::TransactionRow) -> ops::ledg
         category: row.category_id.zip(row.category_name.clone()).map(|(id, name)| Ref { id, name }),
         labels: row.labels.iter().map(|(id, name)| Ref { id: *id, name: name.clone() }).collect(),
         transfer_id: row.transfer_id,
+        charge_id: row.charge_id,
         source: match row.source {
             store::ledger::Source::Manual => ops::ledger::TransactionSource::Manual,
             store::ledger::Source::Import => ops::ledger::TransactionSource::Import,

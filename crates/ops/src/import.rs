@@ -260,6 +260,20 @@ pub struct ImportedTransactions {
     pub to: Option<IsoDate>,
     /// Lines that could not be read (the first 100); the rest was imported.
     pub problems: Vec<StatementProblem>,
+    /// New payments that look like a subscription's charge (its merchant, its currency,
+    /// within 3 days): confirm each with match_charge.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proposed_matches: Vec<ProposedMatch>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ProposedMatch {
+    pub transaction_id: i64,
+    pub charge_id: i64,
+    pub subscription: Ref,
+    pub charged_on: IsoDate,
+    pub paid_on: IsoDate,
+    pub amount: crate::common::Amount,
 }
 
 pub struct ImportTransactions;

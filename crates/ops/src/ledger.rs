@@ -271,6 +271,9 @@ pub struct Transaction {
     /// Its parts in categories, when split; they add up to `amount`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub splits: Vec<TransactionSplit>,
+    /// The subscription charge it paid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub charge_id: Option<i64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -509,6 +512,27 @@ impl Op for PairTransfer {
         Hints::write(true),
     );
     type Input = PairTransferInput;
+    type Output = Transaction;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MatchChargeInput {
+    pub transaction_id: RecordId,
+    /// From list_charges or an import's proposed_matches; null unmatches.
+    pub charge_id: Option<RecordId>,
+}
+
+pub struct MatchCharge;
+impl Op for MatchCharge {
+    const INFO: OpInfo = OpInfo::write(
+        "match_charge",
+        "Match a payment to the subscription charge it paid",
+        "The charge becomes paid, at the transaction's amount.",
+        Hints::write(true),
+    )
+    .financial();
+    type Input = MatchChargeInput;
     type Output = Transaction;
 }
 

@@ -61,6 +61,7 @@ macro_rules! op_list {
             ledger::CategoriseTransactions,
             ledger::SplitTransaction,
             ledger::PairTransfer,
+            ledger::MatchCharge,
             ledger::DeleteTransaction,
             ledger::ListLabels,
             ledger::CreateLabel,

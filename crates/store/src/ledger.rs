@@ -649,6 +649,24 @@ pub fn set_transaction_labels(db: &Db<'_>, transaction_id: i64, label_ids: &[i64
     Ok(())
 }
 
+/// Matches a transaction to the subscription charge it paid (None: to none).
+pub fn set_charge(db: &Db<'_>, transaction_id: i64, charge_id: Option<i64>) -> Result<()> {
+    db.conn.execute(
+        "UPDATE transactions SET charge_id = ?2 WHERE id = ?1",
+        params![transaction_id, charge_id],
+    )?;
+    Ok(())
+}
+
+/// The transaction matched to a charge, if any.
+pub fn transaction_for_charge(db: &Db<'_>, charge_id: i64) -> Result<Option<i64>> {
+    Ok(db
+        .conn
+        .prepare_cached("SELECT id FROM transactions WHERE charge_id = ?1 LIMIT 1")?
+        .query_row([charge_id], |r| r.get(0))
+        .optional()?)
+}
+
 /// Replaces a transaction's parts (none: it is whole again).
 pub fn set_splits(db: &Db<'_>, transaction_id: i64, parts: &[SplitRow]) -> Result<()> {
     db.conn

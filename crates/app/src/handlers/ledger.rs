@@ -723,6 +723,151 @@ pub(crate) fn pair_transfer(
     Ok(views::transaction_view(&load_transaction(ctx, row.id)?))
 }
 
+/// How far apart a payment and the charge it paid may be, in days.
+const MATCH_DAYS: i64 = 10;
+/// How far apart an import proposes a match, in days.
+const PROPOSE_DAYS: i64 = 3;
+
+fn days_apart(a: domain::Date, b: domain::Date) -> i64 {
+    a.until(b).map_or(i64::MAX, |span| i64::from(span.get_days()).abs())
+}
+
+pub(crate) fn match_charge(
+    ctx: &mut Ctx<'_>,
+    input: MatchChargeInput,
+) -> Result<Transaction, OpError> {
+    let row = load_transaction(ctx, input.transaction_id.get())?;
+    let Some(charge_id) = input.charge_id else {
+        let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
+        db::set_charge(ctx.db, row.id, None).or_internal()?;
+        ctx.record(
+            EntityKind::Transaction,
+            row.id,
+            before,
+            Text::new("The transaction with {payee} no longer pays a charge")
+                .with("payee", &row.payee),
+        )?;
+        return Ok(views::transaction_view(&load_transaction(ctx, row.id)?));
+    };
+    let found = store::charges::get(ctx.db, ctx.household_id(), Some(ctx.me()), charge_id.get())
+        .or_not_found(|| {
+            Text::new("No charge with id {id}. Call list_charges to find ids.")
+                .with("id", charge_id)
+        });
+    let mut charge = referenced("/charge_id".into(), found)?;
+    if row.amount_minor >= 0 {
+        return Err(OpError::invalid(
+            "/transaction_id",
+            Text::new("A charge is paid by money out, and this transaction is {amount} in.")
+                .with("amount", Money::new(row.amount_minor, row.currency).display()),
+        ));
+    }
+    if days_apart(row.on_date, charge.charged_on) > MATCH_DAYS {
+        return Err(OpError::invalid(
+            "/charge_id",
+            Text::new("That charge of {name} is on {charged}, and the payment on {paid}: more than {days} days apart. Pick the charge of that period (list_charges with subscription_id).")
+                .with("name", &charge.subscription_name)
+                .with("charged", IsoDate(charge.charged_on))
+                .with("paid", IsoDate(row.on_date))
+                .with("days", MATCH_DAYS),
+        ));
+    }
+    if let Some(other) = db::transaction_for_charge(ctx.db, charge.id).or_internal()?
+        && other != row.id
+    {
+        return Err(OpError::conflict(
+            Text::new("Transaction {other} is matched to that charge already. Unmatch it first (match_charge with charge_id null).")
+                .with("other", other),
+        ));
+    }
+    let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
+    db::set_charge(ctx.db, row.id, Some(charge.id)).or_internal()?;
+    ctx.record(
+        EntityKind::Transaction,
+        row.id,
+        before,
+        Text::new("The transaction with {payee} paid the charge of {name}")
+            .with("payee", &row.payee)
+            .with("name", &charge.subscription_name),
+    )?;
+    // The charge is confirmed paid, at what left the account when it is in the same currency.
+    let before = ctx.snapshot(EntityKind::Charge, charge.id)?;
+    charge.status = domain::entities::ChargeStatus::Paid;
+    if charge.currency == row.currency {
+        charge.amount_minor = -row.amount_minor;
+    }
+    store::charges::update(ctx.db, &charge).or_internal()?;
+    ctx.record(
+        EntityKind::Charge,
+        charge.id,
+        before,
+        Text::new("Charge of {name} on {date} paid: {amount}")
+            .with("name", &charge.subscription_name)
+            .with("date", IsoDate(charge.charged_on))
+            .with("amount", Money::new(charge.amount_minor, charge.currency).display()),
+    )?;
+    Ok(views::transaction_view(&load_transaction(ctx, row.id)?))
+}
+
+/// The subscription charges an import's new payments look like they paid: the same merchant
+/// and currency, within a few days, not matched yet; the nearest for each payment.
+fn propose_matches(
+    ctx: &Ctx<'_>,
+    import_id: i64,
+    from: domain::Date,
+    to: domain::Date,
+) -> Result<Vec<ops::import::ProposedMatch>, OpError> {
+    let margin = jiff::Span::new().days(PROPOSE_DAYS);
+    let filter = store::charges::ChargeFilter {
+        from: Some(from.saturating_sub(margin)),
+        to: Some(to.saturating_add(margin)),
+        ..Default::default()
+    };
+    let (charges, _) =
+        store::charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, 10_000, 0)
+            .or_internal()?;
+    if charges.is_empty() {
+        return Ok(Vec::new());
+    }
+    let keyed: Vec<(String, &store::charges::ChargeRow)> =
+        charges.iter().map(|c| (statement::merchant::key(&c.subscription_name), c)).collect();
+    let payments =
+        TransactionFilter { import_id: Some(import_id), max_milli: Some(-1), ..Default::default() };
+    let rows = db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &payments, 10_000, 0)
+        .or_internal()?;
+    let mut taken: Vec<i64> = Vec::new();
+    let mut proposed = Vec::new();
+    for row in rows {
+        let key = statement::merchant::key(&row.description);
+        let best = keyed
+            .iter()
+            .filter(|(k, c)| *k == key && c.currency == row.currency && !taken.contains(&c.id))
+            .filter(|(_, c)| days_apart(row.on_date, c.charged_on) <= PROPOSE_DAYS)
+            .min_by_key(|(_, c)| days_apart(row.on_date, c.charged_on))
+            .map(|(_, c)| *c);
+        let Some(charge) = best else { continue };
+        if db::transaction_for_charge(ctx.db, charge.id).or_internal()?.is_some() {
+            continue;
+        }
+        taken.push(charge.id);
+        proposed.push(ops::import::ProposedMatch {
+            transaction_id: row.id,
+            charge_id: charge.id,
+            subscription: Ref {
+                id: charge.subscription_id,
+                name: charge.subscription_name.clone(),
+            },
+            charged_on: IsoDate(charge.charged_on),
+            paid_on: IsoDate(row.on_date),
+            amount: views::amount(row.amount_minor, row.currency),
+        });
+        if proposed.len() == SHOWN_PROBLEMS {
+            break;
+        }
+    }
+    Ok(proposed)
+}
+
 pub(crate) fn delete_transaction(
     ctx: &mut Ctx<'_>,
     input: IdInput<RecordId>,
@@ -820,8 +965,15 @@ pub(crate) fn import_transactions(
     let (import_id, imported) =
         db::import_transactions(ctx.db, &account, ctx.me(), &rows, &ctx.now_text())
             .or_internal()?;
+    let mut proposed_matches = Vec::new();
     if let Some(import_id) = import_id {
         crate::rules::apply_to_import(ctx, import_id)?;
+        if let (Some(from), Some(to)) = (
+            read.transactions.iter().map(|t| t.date).min(),
+            read.transactions.iter().map(|t| t.date).max(),
+        ) {
+            proposed_matches = propose_matches(ctx, import_id, from, to)?;
+        }
         ctx.record(
             EntityKind::Import,
             import_id,
@@ -852,5 +1004,6 @@ pub(crate) fn import_transactions(
         from: read.transactions.iter().map(|t| t.date).min().map(IsoDate),
         to: read.transactions.iter().map(|t| t.date).max().map(IsoDate),
         problems,
+        proposed_matches,
     })
 }

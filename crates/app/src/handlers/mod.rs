@@ -270,6 +270,7 @@ pub(crate) fn registry() -> Registry {
         reg.add::<l::CategoriseTransactions>(ledger::categorise_transactions);
         reg.add::<l::SplitTransaction>(ledger::split_transaction);
         reg.add::<l::PairTransfer>(ledger::pair_transfer);
+        reg.add::<l::MatchCharge>(ledger::match_charge);
         reg.add::<l::DeleteTransaction>(ledger::delete_transaction);
         reg.add::<l::ListLabels>(ledger::list_labels);
         reg.add::<l::CreateLabel>(ledger::create_label);

@@ -114,6 +114,7 @@ fn cases() -> Vec<Case> {
             "split_transaction",
             |w| json!({"id": w.groceries, "parts": [{"amount": "-50", "category_id": w.music, "note": "food"}, {"amount": "-4.30"}]}),
         ),
+        case("match_charge", |w| json!({"transaction_id": w.groceries, "charge_id": w.charge})),
         Case {
             op: "pair_transfer",
             setup: vec![(

@@ -553,3 +553,86 @@ async fn a_statement_is_imported_into_an_account_once_and_undone_whole() {
     .await;
     assert_eq!(confirmed_import["imported"], 4);
 }
+
+#[tokio::test]
+async fn an_import_proposes_the_charges_its_payments_paid_and_match_charge_confirms_one() {
+    let w = World::new().await;
+    let charge_before = w.env.call(&w.ana, "get_charge", json!({"id": w.charge})).await.unwrap();
+    assert_eq!(charge_before["charged_on"], "2026-11-15", "{charge_before}");
+    let imported = w
+        .env
+        .call(
+            &w.ana,
+            "import_transactions",
+            json!({"account_id": w.joint, "content": "Date,Description,Amount\n2026-11-16,NETFLIX.COM 866-579,-13.49\n2026-11-17,CORNER CAFE,-3.20\n2026-11-18,NETFLIX REFUND,13.49\n"}),
+        )
+        .await
+        .unwrap();
+    let proposed = imported["proposed_matches"].as_array().unwrap();
+    assert_eq!(proposed.len(), 1, "{imported}");
+    assert_eq!(proposed[0]["charge_id"], w.charge);
+    assert_eq!(proposed[0]["subscription"]["name"], "Netflix");
+    assert_eq!(proposed[0]["paid_on"], "2026-11-16");
+    let payment = proposed[0]["transaction_id"].as_i64().unwrap();
+
+    // An agent with a write token confirms it first: it changes a charge's amount.
+    let (_, writer) = w.env.token(&w.ana, "write").await;
+    let asked = w
+        .env
+        .call(&writer, "match_charge", json!({"transaction_id": payment, "charge_id": w.charge}))
+        .await;
+    assert_eq!(test_support::code(&asked), "confirmation_required");
+    let matched = w
+        .env
+        .call(&w.ana, "match_charge", json!({"transaction_id": payment, "charge_id": w.charge}))
+        .await
+        .unwrap();
+    assert_eq!(matched["charge_id"], w.charge);
+    let charge = w.env.call(&w.ana, "get_charge", json!({"id": w.charge})).await.unwrap();
+    assert_eq!(
+        (charge["status"].as_str(), charge["amount"]["amount"].as_str()),
+        (Some("paid"), Some("13.49")),
+        "{charge}"
+    );
+
+    // One charge, one payment; a payment far from the charge, money in, or Bob's private
+    // charge are refused with what to do.
+    let other =
+        json!({"account_id": w.joint, "on": "2026-11-15", "amount": "-12.99", "payee": "Netflix"});
+    let other = id(&w.env.call(&w.ana, "create_transaction", other).await.unwrap());
+    let taken = w
+        .env
+        .call(&w.ana, "match_charge", json!({"transaction_id": other, "charge_id": w.charge}))
+        .await
+        .unwrap_err();
+    assert_eq!(taken.code(), "conflict", "{taken}");
+    let charges =
+        w.env.call(&w.ana, "list_charges", json!({"subscription_id": w.netflix})).await.unwrap();
+    let october = &charges["items"][1];
+    assert_eq!(october["charged_on"], "2026-10-15");
+    for (input, pointer) in [
+        (json!({"transaction_id": w.groceries, "charge_id": id(october)}), "/charge_id"),
+        (json!({"transaction_id": other, "charge_id": w.bobs_charge}), "/charge_id"),
+    ] {
+        let err = w.env.call(&w.ana, "match_charge", input.clone()).await.unwrap_err();
+        assert!(
+            matches!(&err, ops::OpError::InvalidInput { pointer: p, .. } if p == pointer),
+            "{input}: {err:?}"
+        );
+    }
+    let refund =
+        w.env.call(&w.ana, "search_transactions", json!({"text": "refund"})).await.unwrap();
+    let refund = id(&refund["items"][0]);
+    let err = w
+        .env
+        .call(&w.ana, "match_charge", json!({"transaction_id": refund, "charge_id": w.charge}))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("money out"), "{err}");
+
+    // Undo puts the charge back as it was.
+    w.env.call(&w.ana, "undo", json!({"batch_id": matched["batch_id"]})).await.unwrap();
+    let charge = w.env.call(&w.ana, "get_charge", json!({"id": w.charge})).await.unwrap();
+    assert_eq!(charge["amount"], charge_before["amount"]);
+    assert_eq!(charge["status"], charge_before["status"]);
+}

@@ -8,6 +8,7 @@ mod accounts;
 mod assistant;
 mod auth;
 mod briefing;
+mod budget_periods;
 mod chats;
 mod clock;
 mod confirmations;

@@ -411,6 +411,54 @@ pub(crate) fn transaction_view(row: &store::ledger::TransactionRow) -> ops::ledg
     }
 }
 
+/// An account as every op shows it.
+pub(crate) fn account_view(row: &store::ledger::AccountRow) -> ops::ledger::Account {
+    ops::ledger::Account {
+        id: row.id,
+        name: row.name.clone(),
+        kind: row.kind,
+        currency: row.currency.code().into(),
+        owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
+        visibility: row.visibility,
+        archived: row.archived,
+        balance: row.balance.map(|(_, minor)| amount(minor, row.currency)),
+        balance_on: row.balance.map(|(on, _)| IsoDate(on)),
+        transaction_count: row.transaction_count,
+    }
+}
+
+/// A label as every op shows it.
+pub(crate) fn label_view(row: &store::ledger::LabelRow) -> ops::ledger::Label {
+    ops::ledger::Label {
+        id: row.id,
+        name: row.name.clone(),
+        colour: row.colour.clone(),
+        transaction_count: row.transaction_count,
+    }
+}
+
+/// A rule as every op shows it.
+pub(crate) fn rule_view(row: &store::rules::RuleRow) -> ops::rules::Rule {
+    let reference = |item: &Option<(i64, String)>| {
+        item.as_ref().map(|(id, name)| Ref { id: *id, name: name.clone() })
+    };
+    ops::rules::Rule {
+        id: row.id,
+        name: row.name.clone(),
+        payee_contains: row.payee_contains.clone(),
+        description_contains: row.description_contains.clone(),
+        min_amount: row.min_milli.map(crate::input::milli_text),
+        max_amount: row.max_milli.map(crate::input::milli_text),
+        account: reference(&row.account),
+        set_category: reference(&row.set_category),
+        add_labels: row
+            .labels
+            .iter()
+            .map(|(id, name)| Ref { id: *id, name: name.clone() })
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::{
     caller::Scope,
     charges::Charge,
-    common::{IdInput, Timestamp},
+    common::{Amount, IdInput, IsoDate, Timestamp},
     household::{Empty, Household, Member},
     op::{Hints, Op, OpInfo},
     organise::{Category, PaymentMethod, Tag},
@@ -238,6 +238,23 @@ pub struct Export {
     pub subscriptions: Vec<SubscriptionDetail>,
     /// Every recorded charge, newest first.
     pub charges: Vec<Charge>,
+    /// Archived ones too.
+    pub accounts: Vec<crate::ledger::Account>,
+    /// Every recorded balance, by account then day.
+    pub balances: Vec<BalanceRecord>,
+    pub labels: Vec<crate::ledger::Label>,
+    /// Every transaction, newest first.
+    pub transactions: Vec<crate::ledger::Transaction>,
+    pub budgets: Vec<crate::budgets::Budget>,
+    pub rules: Vec<crate::rules::Rule>,
+}
+
+/// What an account held at the end of a day.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BalanceRecord {
+    pub account_id: i64,
+    pub on: IsoDate,
+    pub balance: Amount,
 }
 
 impl JsonSchema for Export {
@@ -262,8 +279,14 @@ impl JsonSchema for Export {
                 "tags": list("As list_tags returns them."),
                 "subscriptions": list("Each as get_subscription returns it."),
                 "charges": list("Every recorded charge, newest first, as list_charges returns them."),
+                "accounts": list("As list_accounts returns them, archived ones too."),
+                "balances": list("Every recorded balance: account_id, on, balance."),
+                "labels": list("As list_labels returns them."),
+                "transactions": list("Every transaction, newest first, as search_transactions returns them."),
+                "budgets": list("As list_budgets returns them."),
+                "rules": list("As list_rules returns them."),
             },
-            "required": ["exported_at", "household", "members", "settings", "categories", "payment_methods", "tags", "subscriptions", "charges"],
+            "required": ["exported_at", "household", "members", "settings", "categories", "payment_methods", "tags", "subscriptions", "charges", "accounts", "balances", "labels", "transactions", "budgets", "rules"],
         })
     }
 }
@@ -273,7 +296,7 @@ impl Op for ExportData {
     const INFO: OpInfo = OpInfo::read(
         "export_data",
         "Export everything you can see as one JSON document",
-        "Household, members, subscriptions with price history, charges, categories, payment methods and settings. Large: prefer the list ops for questions.",
+        "Household, members, subscriptions, charges, categories, payment methods, settings, accounts, transactions, budgets and rules. Large: prefer the list ops for questions.",
     )
     .not_for_assistant("one huge result that would fill a model's context; the assistant answers from the list ops");
     type Input = Empty;

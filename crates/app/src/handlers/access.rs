@@ -244,7 +244,51 @@ pub(crate) fn export_data(ctx: &mut Ctx<'_>, _: Empty) -> Result<Export, OpError
     let (charge_rows, _) =
         store::charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, u32::MAX, 0)
             .or_internal()?;
+    let (household, me) = (ctx.household_id(), ctx.me());
+    let accounts = store::ledger::list_accounts(ctx.db, household, me).or_internal()?;
+    let mut balances = Vec::new();
+    for account in &accounts {
+        for (on, minor) in store::ledger::balances(ctx.db, account.id).or_internal()? {
+            balances.push(ops::access::BalanceRecord {
+                account_id: account.id,
+                on: ops::common::IsoDate(on),
+                balance: views::amount(minor, account.currency),
+            });
+        }
+    }
+    let labels = store::ledger::list_labels(ctx.db, household, me).or_internal()?;
+    // Pages of a thousand, as a search reads them: a label list per page, not per row.
+    let everything = store::ledger::TransactionFilter::default();
+    let mut transactions = Vec::new();
+    loop {
+        let page = store::ledger::search_transactions(
+            ctx.db,
+            household,
+            me,
+            &everything,
+            1000,
+            transactions.len() as u64,
+        )
+        .or_internal()?;
+        let done = page.len() < 1000;
+        transactions.extend(page.iter().map(views::transaction_view));
+        if done {
+            break;
+        }
+    }
+    let budgets = store::budgets::list_budgets(ctx.db, household)
+        .or_internal()?
+        .iter()
+        .map(|row| crate::budget_periods::budget_view(ctx, row))
+        .collect::<Result<_, _>>()?;
+    let rules = store::rules::list_rules(ctx.db, household, me).or_internal()?;
     Ok(Export {
+        accounts: accounts.iter().map(views::account_view).collect(),
+        balances,
+        labels: labels.iter().map(views::label_view).collect(),
+        transactions,
+        budgets,
+        rules: rules.iter().map(views::rule_view).collect(),
         exported_at: Timestamp(ctx.now),
         household: views::household_view(ctx),
         members: views::members(ctx)?,

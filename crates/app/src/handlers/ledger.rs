@@ -24,30 +24,6 @@ use crate::{
     views,
 };
 
-fn account_view(row: &AccountRow) -> Account {
-    Account {
-        id: row.id,
-        name: row.name.clone(),
-        kind: row.kind,
-        currency: row.currency.code().into(),
-        owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
-        visibility: row.visibility,
-        archived: row.archived,
-        balance: row.balance.map(|(_, minor)| views::amount(minor, row.currency)),
-        balance_on: row.balance.map(|(on, _)| IsoDate(on)),
-        transaction_count: row.transaction_count,
-    }
-}
-
-fn label_view(row: &LabelRow) -> Label {
-    Label {
-        id: row.id,
-        name: row.name.clone(),
-        colour: row.colour.clone(),
-        transaction_count: row.transaction_count,
-    }
-}
-
 fn load_account(ctx: &Ctx<'_>, id: i64) -> Result<AccountRow, OpError> {
     db::get_account(ctx.db, ctx.household_id(), ctx.me(), id).or_not_found(|| {
         Text::new("No account with id {id}. Call list_accounts to find ids, or pass its name.")
@@ -98,7 +74,7 @@ pub(crate) fn list_accounts(
     let all = input.include_archived.unwrap_or(false);
     let rows = db::list_accounts(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
     Ok(AccountList {
-        items: rows.iter().filter(|row| all || !row.archived).map(account_view).collect(),
+        items: rows.iter().filter(|row| all || !row.archived).map(views::account_view).collect(),
     })
 }
 
@@ -136,7 +112,7 @@ pub(crate) fn create_account(
         None,
         Text::new("Added account {name}").with("name", &row.name),
     )?;
-    Ok(account_view(&load_account(ctx, id)?))
+    Ok(views::account_view(&load_account(ctx, id)?))
 }
 
 pub(crate) fn update_account(
@@ -165,7 +141,7 @@ pub(crate) fn update_account(
         before,
         Text::new("Updated account {name}").with("name", &row.name),
     )?;
-    Ok(account_view(&load_account(ctx, row.id)?))
+    Ok(views::account_view(&load_account(ctx, row.id)?))
 }
 
 pub(crate) fn delete_account(
@@ -227,12 +203,12 @@ pub(crate) fn record_balance(
             .with("amount", Money::new(minor, row.currency).display())
             .with("date", IsoDate(on)),
     )?;
-    Ok(account_view(&load_account(ctx, row.id)?))
+    Ok(views::account_view(&load_account(ctx, row.id)?))
 }
 
 pub(crate) fn list_labels(ctx: &mut Ctx<'_>, _: Empty) -> Result<LabelList, OpError> {
     let rows = db::list_labels(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
-    Ok(LabelList { items: rows.iter().map(label_view).collect() })
+    Ok(LabelList { items: rows.iter().map(views::label_view).collect() })
 }
 
 fn check_unique_label(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Result<(), OpError> {
@@ -263,7 +239,7 @@ pub(crate) fn create_label(ctx: &mut Ctx<'_>, input: CreateLabelInput) -> Result
     let id = db::insert_label(ctx.db, ctx.household_id(), &name, &colour, &ctx.now_text())
         .or_internal()?;
     ctx.record(EntityKind::Label, id, None, Text::new("Added label {name}").with("name", &name))?;
-    Ok(label_view(&load_label(ctx, id)?))
+    Ok(views::label_view(&load_label(ctx, id)?))
 }
 
 pub(crate) fn update_label(ctx: &mut Ctx<'_>, input: UpdateLabelInput) -> Result<Label, OpError> {
@@ -284,7 +260,7 @@ pub(crate) fn update_label(ctx: &mut Ctx<'_>, input: UpdateLabelInput) -> Result
         before,
         Text::new("Updated label {name}").with("name", &row.name),
     )?;
-    Ok(label_view(&load_label(ctx, row.id)?))
+    Ok(views::label_view(&load_label(ctx, row.id)?))
 }
 
 pub(crate) fn delete_label(ctx: &mut Ctx<'_>, input: IdInput<LabelId>) -> Result<Removed, OpError> {

@@ -31,27 +31,6 @@ fn load_rule(ctx: &Ctx<'_>, id: i64) -> Result<RuleRow, OpError> {
     })
 }
 
-fn rule_view(row: &RuleRow) -> Rule {
-    let reference = |item: &Option<(i64, String)>| {
-        item.as_ref().map(|(id, name)| Ref { id: *id, name: name.clone() })
-    };
-    Rule {
-        id: row.id,
-        name: row.name.clone(),
-        payee_contains: row.payee_contains.clone(),
-        description_contains: row.description_contains.clone(),
-        min_amount: row.min_milli.map(input::milli_text),
-        max_amount: row.max_milli.map(input::milli_text),
-        account: reference(&row.account),
-        set_category: reference(&row.set_category),
-        add_labels: row
-            .labels
-            .iter()
-            .map(|(id, name)| Ref { id: *id, name: name.clone() })
-            .collect(),
-    }
-}
-
 fn check_unique_name(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Result<(), OpError> {
     match store::rules::find_rule(ctx.db, ctx.household_id(), name).or_internal()? {
         Some(id) if Some(id) != except => {
@@ -161,7 +140,7 @@ fn checked_fields(ctx: &Ctx<'_>, name: String, fields: &RuleFields) -> Result<Ru
 
 pub(crate) fn list_rules(ctx: &mut Ctx<'_>, _: Empty) -> Result<RuleList, OpError> {
     let rows = store::rules::list_rules(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
-    Ok(RuleList { items: rows.iter().map(rule_view).collect() })
+    Ok(RuleList { items: rows.iter().map(views::rule_view).collect() })
 }
 
 pub(crate) fn create_rule(ctx: &mut Ctx<'_>, input: CreateRuleInput) -> Result<Rule, OpError> {
@@ -170,7 +149,7 @@ pub(crate) fn create_rule(ctx: &mut Ctx<'_>, input: CreateRuleInput) -> Result<R
     let row = checked_fields(ctx, name, &input.fields)?;
     let id = store::rules::insert_rule(ctx.db, &row, &ctx.now_text()).or_internal()?;
     ctx.record(EntityKind::Rule, id, None, Text::new("Added rule {name}").with("name", &row.name))?;
-    Ok(rule_view(&load_rule(ctx, id)?))
+    Ok(views::rule_view(&load_rule(ctx, id)?))
 }
 
 pub(crate) fn update_rule(ctx: &mut Ctx<'_>, input: UpdateRuleInput) -> Result<Rule, OpError> {
@@ -196,7 +175,7 @@ pub(crate) fn update_rule(ctx: &mut Ctx<'_>, input: UpdateRuleInput) -> Result<R
         before,
         Text::new("Updated rule {name}").with("name", &row.name),
     )?;
-    Ok(rule_view(&load_rule(ctx, row.id)?))
+    Ok(views::rule_view(&load_rule(ctx, row.id)?))
 }
 
 pub(crate) fn delete_rule(

@@ -669,6 +669,29 @@ async fn exports_hold_what_the_person_can_see_and_nothing_else() {
     let export: serde_json::Value = serde_json::from_str(&json_file.body).unwrap();
     assert!(json_file.body.contains("Netflix") && !json_file.body.contains(gym_name));
     assert!(export.is_object());
+    // The ledger too: Ana's and the household's accounts, never Bob's private one or what is
+    // on it.
+    let names = |part: &str| -> Vec<String> {
+        export[part]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["name"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    assert_eq!(names("accounts"), ["Joint checking", "Wallet"], "{export}");
+    assert_eq!(export["balances"][0]["balance"]["amount"], "1200.50");
+    let payees: Vec<&str> = export["transactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["payee"].as_str().unwrap())
+        .collect();
+    assert_eq!(payees, ["Spotify family groceries"]);
+    assert!(!json_file.body.contains("Bob's savings") && !json_file.body.contains("Bob's bonus"));
+    assert_eq!(names("labels"), ["holiday"]);
+    assert_eq!(names("budgets"), ["Everyday"]);
+    assert_eq!(names("rules"), ["Groceries"]);
 
     let csv = ana.get("/export/exhale-subscriptions.csv").await;
     let mut lines = csv.body.lines();

@@ -34,6 +34,7 @@ pub struct HouseholdCaps {
     pub labels: u32,
     pub transactions: u32,
     pub budgets: u32,
+    pub rules: u32,
 }
 
 impl Default for HouseholdCaps {
@@ -48,6 +49,7 @@ impl Default for HouseholdCaps {
             labels: 500,
             transactions: 1_000_000,
             budgets: 100,
+            rules: 200,
         }
     }
 }
@@ -67,6 +69,7 @@ impl HouseholdCaps {
             Counted::Labels => (self.labels, "labels", "max_labels"),
             Counted::Transactions => (self.transactions, "transactions", "max_transactions"),
             Counted::Budgets => (self.budgets, "budgets", "max_budgets"),
+            Counted::Rules => (self.rules, "rules", "max_rules"),
         }
     }
 

@@ -46,6 +46,7 @@ pub(crate) struct Config {
     pub(crate) max_labels: u32,
     pub(crate) max_transactions: u32,
     pub(crate) max_budgets: u32,
+    pub(crate) max_rules: u32,
     /// The HTTPS origin people and remote agents reach Exhale at, e.g.
     /// "https://exhale.example.net" (behind a reverse proxy or tunnel). OAuth, which cloud
     /// assistants connect with, needs it; without it OAuth works only on this computer.
@@ -81,6 +82,7 @@ struct FileConfig {
     max_labels: Option<u32>,
     max_transactions: Option<u32>,
     max_budgets: Option<u32>,
+    max_rules: Option<u32>,
     public_origin: Option<String>,
     otlp_endpoint: Option<String>,
 }
@@ -178,6 +180,7 @@ impl Config {
             max_labels: caps.labels,
             max_transactions: caps.transactions,
             max_budgets: caps.budgets,
+            max_rules: caps.rules,
             public_origin: None,
             otlp_endpoint: None,
         };
@@ -218,7 +221,8 @@ impl Config {
                 max_accounts,
                 max_labels,
                 max_transactions,
-                max_budgets
+                max_budgets,
+                max_rules
             );
             if file.public_origin.is_some() {
                 config.public_origin = file.public_origin;
@@ -274,6 +278,7 @@ impl Config {
         parse_env("EXHALE_MAX_LABELS", "a whole number", &mut config.max_labels)?;
         parse_env("EXHALE_MAX_TRANSACTIONS", "a whole number", &mut config.max_transactions)?;
         parse_env("EXHALE_MAX_BUDGETS", "a whole number", &mut config.max_budgets)?;
+        parse_env("EXHALE_MAX_RULES", "a whole number", &mut config.max_rules)?;
         if let Some(origin) = env("EXHALE_PUBLIC_ORIGIN") {
             config.public_origin = Some(origin);
         }
@@ -341,6 +346,7 @@ impl Config {
             labels: self.max_labels,
             transactions: self.max_transactions,
             budgets: self.max_budgets,
+            rules: self.max_rules,
         }
     }
 

@@ -241,6 +241,7 @@ pub enum Counted {
     Labels,
     Transactions,
     Budgets,
+    Rules,
 }
 
 /// How many of `what` the household has.
@@ -253,6 +254,7 @@ pub fn count(db: &Db<'_>, household_id: i64, what: Counted) -> Result<i64> {
         Counted::Accounts => "SELECT count(*) FROM accounts WHERE household_id = ?1",
         Counted::Labels => "SELECT count(*) FROM labels WHERE household_id = ?1",
         Counted::Budgets => "SELECT count(*) FROM budgets WHERE household_id = ?1",
+        Counted::Rules => "SELECT count(*) FROM rules WHERE household_id = ?1",
         Counted::Transactions => "SELECT count(*) FROM transactions WHERE household_id = ?1",
         Counted::Tokens => {
             "SELECT count(*) FROM tokens WHERE household_id = ?1 AND kind = 'api' AND revoked_at IS NULL"

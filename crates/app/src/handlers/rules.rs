@@ -144,6 +144,7 @@ pub(crate) fn list_rules(ctx: &mut Ctx<'_>, _: Empty) -> Result<RuleList, OpErro
 }
 
 pub(crate) fn create_rule(ctx: &mut Ctx<'_>, input: CreateRuleInput) -> Result<Rule, OpError> {
+    ctx.check_cap(store::households::Counted::Rules, 1)?;
     let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
     check_unique_name(ctx, &name, None)?;
     let row = checked_fields(ctx, name, &input.fields)?;

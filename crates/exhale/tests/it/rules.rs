@@ -732,6 +732,9 @@ async fn a_household_at_its_cap_is_told_so_and_nothing_changes() {
     w.env.app.set_household_caps(app::HouseholdCaps {
         subscriptions: stored,
         categories: 2,
+        // The world has one budget and one rule.
+        budgets: 1,
+        rules: 1,
         ..Default::default()
     });
     let before = w.env.dump().await;
@@ -747,6 +750,22 @@ async fn a_household_at_its_cap_is_told_so_and_nothing_changes() {
     );
     let category = w.env.call(&w.ana, "create_category", json!({"name": "Pets"})).await;
     assert_eq!(code(&category), "conflict", "{category:?}");
+    for (op, input, key) in [
+        (
+            "create_budget",
+            json!({"name": "B", "amount": "5", "period": "monthly", "catch_all": true}),
+            "max_budgets",
+        ),
+        (
+            "create_rule",
+            json!({"name": "R", "payee_contains": "x", "set_category_id": w.music}),
+            "max_rules",
+        ),
+    ] {
+        let refused = w.env.call(&w.ana, op, input).await;
+        let Err(OpError::Conflict { message }) = &refused else { panic!("{op}: {refused:?}") };
+        assert!(message.render().contains(key), "{op}: {}", message.render());
+    }
     assert_eq!(before, w.env.dump().await);
     // The other household is not at its cap.
     assert_eq!(code(&w.env.call(&w.cai, "create_subscription", new.clone()).await), "ok");

@@ -206,9 +206,8 @@ pub(crate) fn apply_rule(ctx: &mut Ctx<'_>, input: ApplyRuleInput) -> Result<Rul
     let rule = load_rule(ctx, input.id.get())?;
     let filter = crate::rules::filter_of(&rule);
     let (household, me) = (ctx.household_id(), ctx.me());
-    let matched = store::ledger::count_transactions(ctx.db, household, me, &filter, u64::MAX)
-        .or_internal()?;
-    // Pages of a thousand, newest first, counting those it changes and keeping up to the cap.
+    // Pages of a thousand, newest first: one walk counts the matches and those it changes,
+    // and keeps the changes up to the cap.
     let mut changed: Vec<TransactionRow> = Vec::new();
     let mut would_change = 0u64;
     let mut offset = 0u64;
@@ -226,6 +225,7 @@ pub(crate) fn apply_rule(ctx: &mut Ctx<'_>, input: ApplyRuleInput) -> Result<Rul
             break;
         }
     }
+    let matched = offset;
     let sample = changed.iter().take(SAMPLE).map(views::transaction_view).collect();
     let apply = input.apply.unwrap_or(false);
     if apply {

@@ -154,23 +154,10 @@ impl TransactionQuery {
         pairs
             .iter()
             .filter(|(_, value)| !value.is_empty())
-            .map(|(name, value)| format!("{name}={}", urlencoding(value)))
+            .map(|(name, value)| format!("{name}={}", crate::session::encode(value)))
             .collect::<Vec<_>>()
             .join("&")
     }
-}
-
-/// Percent-encodes a query value.
-fn urlencoding(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            b => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 pub(crate) async fn transactions(

@@ -499,10 +499,12 @@ CREATE INDEX sessions_member ON sessions(member_id);
 CREATE INDEX subscriptions_household ON subscriptions(household_id, name COLLATE NOCASE, id);
 CREATE INDEX tokens_member ON tokens(household_id, member_id);
 CREATE INDEX transaction_labels_label ON transaction_labels(label_id, transaction_id);
+CREATE INDEX transaction_splits_category ON transaction_splits(category_id, transaction_id);
 CREATE INDEX transaction_splits_transaction ON transaction_splits(transaction_id);
 CREATE INDEX transactions_account_date ON transactions(account_id, on_date DESC, id DESC);
 CREATE INDEX transactions_category ON transactions(category_id, on_date);
-CREATE INDEX transactions_household_date ON transactions(household_id, on_date DESC, id DESC, account_id);
+CREATE INDEX transactions_household_date
+    ON transactions(household_id, on_date DESC, id DESC, account_id, amount_minor, currency, category_id);
 CREATE INDEX transactions_import ON transactions(import_id);
 CREATE UNIQUE INDEX transactions_import_key ON transactions(account_id, import_key)
     WHERE import_key IS NOT NULL;

@@ -134,7 +134,9 @@ impl<'a> Ctx<'a> {
         summary: Text,
     ) -> Result<(), OpError> {
         self.visible.borrow_mut().take();
-        let after = self.snapshot(entity, id)?;
+        // Still there afterwards, so what a deletion keeps is not stored (`stored_state`).
+        let after = snapshot::snapshot_in_place(self.db, self.household_id(), entity.as_str(), id)
+            .or_internal()?;
         let unchanged = match (&before, &after) {
             (Some(b), Some(a)) => {
                 snapshot::comparable(entity.as_str(), b).or_internal()?

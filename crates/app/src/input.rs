@@ -114,6 +114,13 @@ pub(crate) fn check_language(pointer: &str, tag: &str) -> Result<String, OpError
 
 /// Pagination: (limit, offset) from an op's `limit` and `cursor`.
 pub(crate) fn page_window(limit: Option<u32>, cursor: Option<&str>) -> Result<(u32, u64), OpError> {
+    let limit = page_limit(limit)?;
+    let offset = ops::common::cursor_offset(cursor).ok_or_else(unknown_cursor)?;
+    Ok((limit, offset))
+}
+
+/// A page's `limit`, the default when absent.
+pub(crate) fn page_limit(limit: Option<u32>) -> Result<u32, OpError> {
     let limit = limit.unwrap_or(ops::common::DEFAULT_PAGE);
     if limit == 0 || limit > ops::common::MAX_PAGE {
         return Err(OpError::invalid(
@@ -121,10 +128,17 @@ pub(crate) fn page_window(limit: Option<u32>, cursor: Option<&str>) -> Result<(u
             Text::new("limit must be between 1 and {max}.").with("max", ops::common::MAX_PAGE),
         ));
     }
-    let offset = ops::common::cursor_offset(cursor).ok_or_else(|| {
-        OpError::invalid("/cursor", Text::new("This cursor is not one Exhale gave out; pass next_cursor from the previous page, or leave it out to start over."))
-    })?;
-    Ok((limit, offset))
+    Ok(limit)
+}
+
+/// The refusal of a `cursor` Exhale did not give out.
+pub(crate) fn unknown_cursor() -> OpError {
+    OpError::invalid(
+        "/cursor",
+        Text::new(
+            "This cursor is not one Exhale gave out; pass next_cursor from the previous page, or leave it out to start over.",
+        ),
+    )
 }
 
 /// Millionths from a dollar amount written with at most six decimals.

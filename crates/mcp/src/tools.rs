@@ -96,8 +96,7 @@ pub(crate) fn prepare(meta: &OpMeta, mut arguments: JsonObject) -> Result<Prepar
         }
     };
     ops::tools::cap_page(meta, &mut arguments);
-    let page_offset =
-        ops::common::cursor_offset(arguments.get("cursor").and_then(Value::as_str)).unwrap_or(0);
+    let page_offset = ops::common::items_before(arguments.get("cursor").and_then(Value::as_str));
     let mode = if dry_run { Mode::DryRun } else { Mode::Apply };
     Ok(Prepared { input: Value::Object(arguments), mode, page_offset })
 }

@@ -4,7 +4,7 @@
 //! Spending is counted when read, over all of history from the budget's first period, so a
 //! budget created today shows last month's spending at once: there is no backfill to wait for.
 
-use domain::budget::BudgetPeriod;
+pub use domain::budget::BudgetPeriod;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -459,6 +459,46 @@ pub fn cursor_offset(cursor: Option<&str>) -> Option<u64> {
     }
 }
 
+/// What a `search_transactions` cursor looks like: an offset as every list takes, or the
+/// position after a transaction (its date and id) and how many items came before it.
+pub const POSITION_CURSOR_PATTERN: &str = "^(o[0-9]{1,12}|[0-9-]{10}[.][0-9]+[.][0-9]+)$";
+
+/// A cursor naming a position in a list ordered by date and then id, newest first: the page
+/// starts after the item with this date and id. Written `<date>.<id>.<before>`, where `before`
+/// counts the items on earlier pages, so totals stay counted from the start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PositionCursor {
+    pub on: domain::Date,
+    pub id: i64,
+    pub before: u64,
+}
+
+impl PositionCursor {
+    /// `None` for text that is not a position cursor.
+    pub fn parse(text: &str) -> Option<Self> {
+        let mut parts = text.split('.');
+        let on = validate::parse_date(parts.next()?).ok()?;
+        let id =
+            parts.next()?.parse().ok().filter(|id| (1..=crate::limits::MAX_ID).contains(id))?;
+        let before = parts.next()?.parse().ok().filter(|&n: &u64| n <= MAX_OFFSET)?;
+        parts.next().is_none().then_some(Self { on, id, before })
+    }
+}
+
+impl fmt::Display for PositionCursor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", IsoDate(self.on), self.id, self.before)
+    }
+}
+
+/// How many items come before the page `cursor` starts, for either form of cursor; 0 for no
+/// cursor or one Exhale never gave out (the op refuses that one itself).
+pub fn items_before(cursor: Option<&str>) -> u64 {
+    cursor_offset(cursor)
+        .or_else(|| cursor.and_then(PositionCursor::parse).map(|position| position.before))
+        .unwrap_or(0)
+}
+
 /// The cursor after `returned` items starting at `offset`, when the list has more.
 pub fn next_cursor(offset: u64, returned: usize, total: u64) -> Option<String> {
     let next = offset + returned as u64;

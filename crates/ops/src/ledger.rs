@@ -321,7 +321,7 @@ pub struct SearchTransactionsInput {
     #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
     pub limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::CURSOR_PATTERN))]
+    #[schemars(regex(pattern = crate::common::POSITION_CURSOR_PATTERN))]
     pub cursor: Option<String>,
 }
 

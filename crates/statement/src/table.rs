@@ -831,10 +831,12 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
     let unsigned = columns.amount.is_some() && columns.direction.is_none();
     let (spent, paid): (Vec<&Transaction>, Vec<&Transaction>) =
         statement.transactions.iter().partition(|t| t.amount_minor > 0);
-    let repayments = paid
-        .iter()
-        .filter(|t| crate::merchant::not_a_subscription(&t.description) == Some("card repayment"))
-        .count();
+    // Read only when the counts leave it open: the words of every description are slow to
+    // look through in a statement of 100,000 rows.
+    let any_repayment = || {
+        paid.iter()
+            .any(|t| crate::merchant::not_a_subscription(&t.description) == Some("card repayment"))
+    };
     // A file of money coming in only is a card's when it says so (a card column, masked card
     // numbers); otherwise it could be savings.
     let card_hint = header_at.is_some_and(|at| {
@@ -845,8 +847,10 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
     }) || data.rows.iter().take(50).any(|(_, row)| {
         row.iter().any(|cell| cell.contains("****") || cell.to_uppercase().contains("XXXX"))
     });
-    let card = (paid.is_empty() && card_hint) || (repayments > 0 && spent.len() >= 2 * paid.len());
-    if unsigned && spent.len() >= 2 && card {
+    let card = unsigned
+        && spent.len() >= 2
+        && ((paid.is_empty() && card_hint) || (spent.len() >= 2 * paid.len() && any_repayment()));
+    if card {
         for transaction in &mut statement.transactions {
             transaction.amount_minor = -transaction.amount_minor;
         }

@@ -422,24 +422,53 @@ fn like_pattern(text: &str) -> String {
     pattern
 }
 
-/// The scale of each currency's minor unit against thousandths of a major unit, as SQL over
-/// `t.currency`: amounts in different currencies compare with one bound.
-static PER_MILLI: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+/// Where a page of a search starts: after this transaction in the search's order (date, then
+/// id, newest first). A position, not an offset, so rows added or removed before it move
+/// nothing on the later pages, and reaching a deep page costs no more than the first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct After {
+    pub on_date: Date,
+    pub id: i64,
+}
+
+impl After {
+    /// The position after `row`, where the next page starts.
+    pub fn of(row: &TransactionRow) -> Self {
+        Self { on_date: row.on_date, id: row.id }
+    }
+}
+
+/// The scale of each minor unit against thousandths of a major unit, as SQL over
+/// `t.currency`, for the currencies the household's accounts hold (a transaction is in its
+/// account's): amounts in different currencies compare with one bound. Only the currencies
+/// not in hundredths are named, usually none, because the expression runs once per row.
+fn per_milli(db: &Db<'_>, household_id: i64) -> Result<String> {
+    let mut stmt =
+        db.conn.prepare_cached("SELECT DISTINCT currency FROM accounts WHERE household_id = ?1")?;
+    let codes: Vec<String> =
+        stmt.query_map([household_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
     let mut sql = String::from("(CASE t.currency");
-    for currency in Currency::all().filter(|c| c.exponent() != 2) {
-        let scale = 10i64.pow(3u32.saturating_sub(u32::from(currency.exponent())));
-        sql.push_str(&format!(" WHEN '{}' THEN {scale}", currency.code()));
+    for currency in codes.iter().filter_map(|code| Currency::parse(code).ok()) {
+        if currency.exponent() != 2 {
+            let scale = 10i64.pow(3u32.saturating_sub(u32::from(currency.exponent())));
+            sql.push_str(&format!(" WHEN '{}' THEN {scale}", currency.code()));
+        }
+    }
+    if sql.ends_with("currency") {
+        return Ok("10".to_owned());
     }
     sql.push_str(" ELSE 10 END)");
-    sql
-});
+    Ok(sql)
+}
 
 /// The WHERE clause of a search and its values (?1 the household, ?2 the viewer).
 fn transaction_where(
+    db: &Db<'_>,
     household_id: i64,
     viewer: i64,
     filter: &TransactionFilter,
-) -> (String, Vec<SqlValue>) {
+    after: Option<After>,
+) -> Result<(String, Vec<SqlValue>)> {
     let mut sql = format!(" WHERE {TRANSACTION_VISIBLE}");
     let mut values: Vec<SqlValue> = vec![household_id.into(), viewer.into()];
     let mut bind = |sql: &mut String, clause: &str, value: SqlValue| {
@@ -449,13 +478,15 @@ fn transaction_where(
     if let Some(account) = filter.account_id {
         bind(&mut sql, " AND t.account_id = #", account.into());
     }
-    // Category and labels as sets of ids read from their indexes once: the search then walks
-    // the date index checking ids, and reads a transaction's row only when it matches.
+    if let Some(after) = after {
+        bind(&mut sql, " AND (t.on_date, t.id) < (#", after.on_date.to_string().into());
+        bind(&mut sql, ", #)", after.id.into());
+    }
+    // The category is in the date index; split parts, few, are a set read once.
     if let Some(category) = filter.category_id {
         bind(
             &mut sql,
-            " AND t.id IN (SELECT c.id FROM transactions c WHERE c.category_id = #
-               UNION SELECT s.transaction_id FROM transaction_splits s WHERE s.category_id = #)",
+            " AND (t.category_id = # OR t.id IN (SELECT s.transaction_id FROM transaction_splits s WHERE s.category_id = #))",
             category.into(),
         );
     }
@@ -465,8 +496,10 @@ fn transaction_where(
     if !filter.label_ids.is_empty() {
         let list = filter.label_ids.iter().map(|id| id.to_string()).collect::<Vec<_>>().join(", ");
         // Ids are integers; written in, so a statement's shape does not depend on their count.
+        // A probe per entry walked: a page stops at its last row, where a set of every
+        // labelled transaction would be read whole first.
         sql.push_str(&format!(
-            " AND t.id IN (SELECT tl.transaction_id FROM transaction_labels tl WHERE tl.label_id IN ({list}))"
+            " AND EXISTS (SELECT 1 FROM transaction_labels tl WHERE tl.transaction_id = t.id AND tl.label_id IN ({list}))"
         ));
     }
     if let Some(from) = filter.from {
@@ -475,11 +508,14 @@ fn transaction_where(
     if let Some(to) = filter.to {
         bind(&mut sql, " AND t.on_date <= #", to.to_string().into());
     }
-    if let Some(min) = filter.min_milli {
-        bind(&mut sql, &format!(" AND t.amount_minor * {} >= #", *PER_MILLI), min.into());
-    }
-    if let Some(max) = filter.max_milli {
-        bind(&mut sql, &format!(" AND t.amount_minor * {} <= #", *PER_MILLI), max.into());
+    if filter.min_milli.is_some() || filter.max_milli.is_some() {
+        let scale = per_milli(db, household_id)?;
+        if let Some(min) = filter.min_milli {
+            bind(&mut sql, &format!(" AND t.amount_minor * {scale} >= #"), min.into());
+        }
+        if let Some(max) = filter.max_milli {
+            bind(&mut sql, &format!(" AND t.amount_minor * {scale} <= #"), max.into());
+        }
     }
     if let Some(text) = &filter.text {
         bind(
@@ -497,7 +533,7 @@ fn transaction_where(
     if let Some(import) = filter.import_id {
         bind(&mut sql, " AND t.import_id = #", import.into());
     }
-    (sql, values)
+    Ok((sql, values))
 }
 
 /// Sets a category and adds labels on every transaction `viewer` can see that passes
@@ -511,7 +547,7 @@ pub fn apply_to_matching(
     category_id: Option<i64>,
     label_ids: &[i64],
 ) -> Result<()> {
-    let (clause, values) = transaction_where(household_id, viewer, filter);
+    let (clause, values) = transaction_where(db, household_id, viewer, filter, None)?;
     let matching = format!("SELECT t.id FROM transactions t{clause}");
     if let Some(category) = category_id {
         let mut values = values.clone();
@@ -538,21 +574,19 @@ pub fn apply_to_matching(
 }
 
 /// One page of the transactions `viewer` can see that pass `filter`, newest first (date, then
-/// id: a stable order), starting `offset` rows in.
+/// id: a stable order), from the start or `after` a position.
 pub fn search_transactions(
     db: &Db<'_>,
     household_id: i64,
     viewer: i64,
     filter: &TransactionFilter,
     limit: u32,
-    offset: u64,
+    after: Option<After>,
 ) -> Result<Vec<TransactionRow>> {
-    let (clause, mut values) = transaction_where(household_id, viewer, filter);
+    let (clause, mut values) = transaction_where(db, household_id, viewer, filter, after)?;
     values.push(i64::from(limit).into());
-    values.push(i64::try_from(offset).unwrap_or(i64::MAX).into());
     let sql = format!(
-        "{TRANSACTION_SELECT}{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT ?{} OFFSET ?{}",
-        values.len() - 1,
+        "{TRANSACTION_SELECT}{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT ?{}",
         values.len()
     );
     let mut rows: Vec<TransactionRow> = db
@@ -564,20 +598,58 @@ pub fn search_transactions(
     Ok(rows)
 }
 
-/// How many transactions `viewer` can see pass `filter`, counting no further than `cap`.
+/// The position after the first `offset` transactions of a search (an offset cursor turned
+/// into a position): `None` at the start, and past the end the last one's.
+pub fn position_at(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    filter: &TransactionFilter,
+    offset: u64,
+) -> Result<Option<After>> {
+    if offset == 0 {
+        return Ok(None);
+    }
+    let (clause, mut values) = transaction_where(db, household_id, viewer, filter, None)?;
+    values.push(i64::try_from(offset - 1).unwrap_or(i64::MAX).into());
+    let sql = format!(
+        "SELECT t.on_date, t.id FROM transactions t{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT 1 OFFSET ?{}",
+        values.len()
+    );
+    let found = db
+        .conn
+        .prepare_cached(&sql)?
+        .query_row(params_from_iter(values), |row| {
+            Ok(After { on_date: date(row, "on_date")?, id: row.get("id")? })
+        })
+        .optional()?;
+    // Past the end: a position before every transaction, so the page is empty.
+    Ok(Some(found.unwrap_or(After { on_date: Date::MIN, id: 0 })))
+}
+
+/// How many transactions `viewer` can see pass `filter` (`after` a position, when given),
+/// counting no further than `cap`.
 pub fn count_transactions(
     db: &Db<'_>,
     household_id: i64,
     viewer: i64,
     filter: &TransactionFilter,
+    after: Option<After>,
     cap: u64,
 ) -> Result<u64> {
-    let (clause, mut values) = transaction_where(household_id, viewer, filter);
+    let (clause, mut values) = transaction_where(db, household_id, viewer, filter, after)?;
     values.push(i64::try_from(cap).unwrap_or(i64::MAX).into());
-    let sql = format!(
-        "SELECT count(*) FROM (SELECT 1 FROM transactions t{clause} LIMIT ?{})",
-        values.len()
-    );
+    // A count needs no order, so with labels it starts from them (CROSS JOIN fixes the loop
+    // order): it reads the labelled transactions alone rather than walking every date.
+    let from = if filter.label_ids.is_empty() {
+        "SELECT 1 FROM transactions t".to_owned()
+    } else {
+        let list = filter.label_ids.iter().map(|id| id.to_string()).collect::<Vec<_>>().join(", ");
+        format!(
+            "SELECT DISTINCT t.id FROM transaction_labels l CROSS JOIN transactions t ON t.id = l.transaction_id AND l.label_id IN ({list})"
+        )
+    };
+    let sql = format!("SELECT count(*) FROM ({from}{clause} LIMIT ?{})", values.len());
     let count: i64 =
         db.conn.prepare_cached(&sql)?.query_row(params_from_iter(values), |row| row.get(0))?;
     Ok(count as u64)

@@ -101,6 +101,9 @@ impl Store {
             .map_err(|source| StoreError::Open { path: path.to_owned(), source })?;
         configure(&writer)?;
         writer.pragma_update(None, "journal_mode", "WAL")?;
+        // One writer, so its page cache can be larger than a reader's: an import of 100,000
+        // transactions touches every index, and a smaller cache spills them mid-transaction.
+        writer.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
         migrations::apply(&mut writer)?;
         Ok(Self {
             path: path.to_owned(),
@@ -232,10 +235,20 @@ impl Store {
     }
 }
 
+/// The writer's page cache, in KiB.
+const WRITER_CACHE_KIB: i64 = 32 * 1024;
+
+/// How much of the file connections read through a memory map: every reader then shares the
+/// operating system's cache of the file instead of copying pages into its own small cache
+/// with a system call each (measured: most of a search over 100,000 transactions went there).
+const MMAP_BYTES: i64 = 256 * 1024 * 1024;
+
 fn configure(conn: &Connection) -> Result<()> {
     conn.busy_timeout(Duration::from_secs(5))?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // The pragma answers with the size it took, or nothing where maps are not built in.
+    conn.prepare(&format!("PRAGMA mmap_size = {MMAP_BYTES}"))?.query([])?.next()?;
     conn.set_prepared_statement_cache_capacity(64);
     Ok(())
 }

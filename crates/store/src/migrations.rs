@@ -17,6 +17,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0008_transaction_search", include_str!("../migrations/0008_transaction_search.sql")),
     ("0009_budgets", include_str!("../migrations/0009_budgets.sql")),
     ("0010_rules", include_str!("../migrations/0010_rules.sql")),
+    (
+        "0011_transaction_search_cover",
+        include_str!("../migrations/0011_transaction_search_cover.sql"),
+    ),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

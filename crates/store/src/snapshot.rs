@@ -196,6 +196,28 @@ fn rows(db: &Db<'_>, sql: &str, id: i64) -> Result<Vec<Value>> {
 
 /// The entity's current state, or None when it does not exist in this household.
 pub fn snapshot(db: &Db<'_>, household_id: i64, entity: &str, id: i64) -> Result<Option<Value>> {
+    read(db, household_id, entity, id, true)
+}
+
+/// [`snapshot`] without the rows kept for undoing a deletion: the state after a change that
+/// left the entity in place, whose entry never stores them (an import's 100,000
+/// transactions are not read to be thrown away).
+pub fn snapshot_in_place(
+    db: &Db<'_>,
+    household_id: i64,
+    entity: &str,
+    id: i64,
+) -> Result<Option<Value>> {
+    read(db, household_id, entity, id, false)
+}
+
+fn read(
+    db: &Db<'_>,
+    household_id: i64,
+    entity: &str,
+    id: i64,
+    with_kept: bool,
+) -> Result<Option<Value>> {
     let spec = spec(entity)?;
     let mut main = rows(db, &format!("SELECT * FROM {} WHERE id = ?1", spec.table), id)?;
     let Some(row) = main.pop() else { return Ok(None) };
@@ -214,7 +236,7 @@ pub fn snapshot(db: &Db<'_>, household_id: i64, entity: &str, id: i64) -> Result
         );
     }
     let mut kept = Map::new();
-    for (table, fk) in spec.kept {
+    for (table, fk) in spec.kept.iter().filter(|_| with_kept) {
         kept.insert(
             (*table).into(),
             Value::Array(rows(

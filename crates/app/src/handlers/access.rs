@@ -260,19 +260,14 @@ pub(crate) fn export_data(ctx: &mut Ctx<'_>, _: Empty) -> Result<Export, OpError
     // Pages of a thousand, as a search reads them: a label list per page, not per row.
     let everything = store::ledger::TransactionFilter::default();
     let mut transactions = Vec::new();
+    let mut after = None;
     loop {
-        let page = store::ledger::search_transactions(
-            ctx.db,
-            household,
-            me,
-            &everything,
-            1000,
-            transactions.len() as u64,
-        )
-        .or_internal()?;
-        let done = page.len() < 1000;
+        let page =
+            store::ledger::search_transactions(ctx.db, household, me, &everything, 1000, after)
+                .or_internal()?;
+        after = page.last().map(store::ledger::After::of);
         transactions.extend(page.iter().map(views::transaction_view));
-        if done {
+        if page.len() < 1000 {
             break;
         }
     }

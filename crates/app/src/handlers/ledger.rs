@@ -328,7 +328,7 @@ pub(crate) fn search_transactions(
     ctx: &mut Ctx<'_>,
     input: SearchTransactionsInput,
 ) -> Result<ops::ledger::TransactionPage, OpError> {
-    let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
+    let limit = input::page_limit(input.limit)?;
     let account_id = input
         .account_id
         .map(|id| check_account(ctx, "/account_id", id))
@@ -384,22 +384,48 @@ pub(crate) fn search_transactions(
         text,
         ..TransactionFilter::default()
     };
+    let (household, me) = (ctx.household_id(), ctx.me());
+    // A page starts at a position; an offset cursor (what MCP gives when it cuts a page short)
+    // is turned into one.
+    let (after, before) = match input.cursor.as_deref() {
+        None => (None, 0),
+        Some(text) => {
+            match (ops::common::PositionCursor::parse(text), ops::common::cursor_offset(Some(text)))
+            {
+                (Some(position), _) => {
+                    (Some(db::After { on_date: position.on, id: position.id }), position.before)
+                }
+                (None, Some(offset)) => {
+                    (db::position_at(ctx.db, household, me, &filter, offset).or_internal()?, offset)
+                }
+                (None, None) => return Err(input::unknown_cursor()),
+            }
+        }
+    };
     let rows =
-        db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &filter, limit, offset)
-            .or_internal()?;
-    // A short page ends the list, so its end is the count; otherwise count, up to a cap.
-    let (total, total_is_lower_bound) =
-        if (rows.len() as u64) < u64::from(limit) && (offset == 0 || !rows.is_empty()) {
-            (offset + rows.len() as u64, false)
-        } else {
-            let cap = offset + ops::limits::COUNTED_TRANSACTIONS;
-            let counted =
-                db::count_transactions(ctx.db, ctx.household_id(), ctx.me(), &filter, cap + 1)
-                    .or_internal()?;
-            (counted.min(cap), counted > cap)
-        };
+        db::search_transactions(ctx.db, household, me, &filter, limit, after).or_internal()?;
+    // A short page ends the list, so its end is the count; otherwise count, up to a cap. An
+    // empty page past the start (an offset beyond the end, rows deleted since) counts again
+    // from the start.
+    let (total, total_is_lower_bound) = if rows.is_empty() && before > 0 {
+        let cap = before + ops::limits::COUNTED_TRANSACTIONS;
+        let counted =
+            db::count_transactions(ctx.db, household, me, &filter, None, cap + 1).or_internal()?;
+        (counted.min(cap), counted > cap)
+    } else if (rows.len() as u64) < u64::from(limit) {
+        (before + rows.len() as u64, false)
+    } else {
+        let cap = ops::limits::COUNTED_TRANSACTIONS;
+        let counted =
+            db::count_transactions(ctx.db, household, me, &filter, after, cap + 1).or_internal()?;
+        (before + counted.min(cap), counted > cap)
+    };
+    let shown = before + rows.len() as u64;
+    let next_cursor = rows.last().filter(|_| shown < total).map(|last| {
+        ops::common::PositionCursor { on: last.on_date, id: last.id, before: shown }.to_string()
+    });
     Ok(ops::ledger::TransactionPage {
-        next_cursor: ops::common::next_cursor(offset, rows.len(), total),
+        next_cursor,
         items: rows.iter().map(views::transaction_view).collect(),
         total,
         total_is_lower_bound,
@@ -809,8 +835,9 @@ fn propose_matches(
         charges.iter().map(|c| (statement::merchant::key(&c.subscription_name), c)).collect();
     let payments =
         TransactionFilter { import_id: Some(import_id), max_milli: Some(-1), ..Default::default() };
-    let rows = db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &payments, 10_000, 0)
-        .or_internal()?;
+    let rows =
+        db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &payments, 10_000, None)
+            .or_internal()?;
     let mut taken: Vec<i64> = Vec::new();
     let mut proposed = Vec::new();
     for row in rows {

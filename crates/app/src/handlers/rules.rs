@@ -210,11 +210,13 @@ pub(crate) fn apply_rule(ctx: &mut Ctx<'_>, input: ApplyRuleInput) -> Result<Rul
     // and keeps the changes up to the cap.
     let mut changed: Vec<TransactionRow> = Vec::new();
     let mut would_change = 0u64;
-    let mut offset = 0u64;
+    let mut matched = 0u64;
+    let mut after = None;
     loop {
-        let page = store::ledger::search_transactions(ctx.db, household, me, &filter, 1000, offset)
+        let page = store::ledger::search_transactions(ctx.db, household, me, &filter, 1000, after)
             .or_internal()?;
-        offset += page.len() as u64;
+        matched += page.len() as u64;
+        after = page.last().map(store::ledger::After::of);
         for row in page.iter().filter(|row| changes(&rule, row)) {
             would_change += 1;
             if (changed.len() as u64) < ops::limits::RULE_CHANGES {
@@ -225,7 +227,6 @@ pub(crate) fn apply_rule(ctx: &mut Ctx<'_>, input: ApplyRuleInput) -> Result<Rul
             break;
         }
     }
-    let matched = offset;
     let sample = changed.iter().take(SAMPLE).map(views::transaction_view).collect();
     let apply = input.apply.unwrap_or(false);
     if apply {

@@ -122,6 +122,45 @@ async fn pages_are_stable_and_bad_filters_say_what_to_send() {
     }
     assert_eq!(seen, all["items"].as_array().unwrap().iter().map(id).collect::<Vec<_>>());
 
+    // A cursor is a position: a transaction added above it, or one on the first page deleted,
+    // moves nothing on the next page (an offset would repeat or skip a row).
+    let first = w.env.call(&w.ana, "search_transactions", json!({"limit": 2})).await.unwrap();
+    let cursor = first["next_cursor"].as_str().unwrap().to_owned();
+    assert!(!cursor.starts_with('o'), "{cursor}");
+    w.env
+        .call(
+            &w.ana,
+            "create_transaction",
+            json!({"account_id": w.joint, "on": "2026-12-01", "amount": "-3.00", "payee": "Newer"}),
+        )
+        .await
+        .unwrap();
+    w.env.call(&w.ana, "delete_transaction", json!({"id": id(&first["items"][0])})).await.unwrap();
+    let second = w
+        .env
+        .call(&w.ana, "search_transactions", json!({"limit": 2, "cursor": cursor}))
+        .await
+        .unwrap();
+    let expected: Vec<i64> = all["items"].as_array().unwrap()[2..4].iter().map(id).collect();
+    assert_eq!(second["items"].as_array().unwrap().iter().map(id).collect::<Vec<_>>(), expected);
+    // Counted from the start as it was shown: two before, four from here on.
+    assert_eq!(second["total"], 6, "{second}");
+    // The offset form every list takes (what MCP hands out when it cuts a page) lands on the
+    // same rows as the position after them; past the end, an empty page.
+    let now = w.env.call(&w.ana, "search_transactions", json!({})).await.unwrap();
+    let by_offset = w
+        .env
+        .call(&w.ana, "search_transactions", json!({"limit": 2, "cursor": "o3"}))
+        .await
+        .unwrap();
+    let from_now: Vec<i64> = now["items"].as_array().unwrap()[3..5].iter().map(id).collect();
+    assert_eq!(by_offset["items"].as_array().unwrap().iter().map(id).collect::<Vec<_>>(), from_now);
+    assert_eq!(by_offset["total"], 6);
+    let beyond = w.env.call(&w.ana, "search_transactions", json!({"cursor": "o40"})).await.unwrap();
+    assert_eq!(beyond["items"], json!([]));
+    assert_eq!(beyond["total"], 6);
+    assert!(beyond.get("next_cursor").is_none(), "{beyond}");
+
     for (input, pointer, says) in [
         (json!({"label_ids": ["nope"]}), "/label_ids/0", "list_labels"),
         (json!({"label_ids": [999_999]}), "/label_ids/0", "list_labels"),
@@ -132,6 +171,8 @@ async fn pages_are_stable_and_bad_filters_say_what_to_send() {
         (json!({"min_amount": "twelve"}), "/min_amount", "signed decimal"),
         (json!({"min_amount": "1.0001"}), "/min_amount", "decimals"),
         (json!({"cursor": "k12"}), "/cursor", "next_cursor"),
+        (json!({"cursor": "2026-02-30.5.10"}), "/cursor", "next_cursor"),
+        (json!({"cursor": "2026-02-03.0.10"}), "/cursor", "next_cursor"),
     ] {
         let result = w.env.call(&w.ana, "search_transactions", input.clone()).await;
         let err = result.expect_err(&input.to_string());

@@ -15,7 +15,7 @@ use rmcp::{
 use serde_json::{Value, json};
 use test_support::TempDir;
 
-use crate::fixtures::World;
+use crate::fixtures::{World, id};
 
 pub(crate) type Client = RunningService<RoleClient, ClientConfig>;
 
@@ -719,6 +719,39 @@ async fn results_too_large_for_a_model_are_cut_with_a_note() {
     let expected: Vec<i64> =
         all["items"].as_array().unwrap().iter().map(|item| item["id"].as_i64().unwrap()).collect();
     assert_eq!(seen, expected);
+
+    // A transaction search hands out positions; a page cut short hands out the offset of the
+    // first item left out, counted from the start across both kinds of cursor. The newest 50
+    // are short, so the first page fits; the 30 older ones hold long notes and are cut.
+    let notes = "n".repeat(1500);
+    for i in 0..80 {
+        let on = if i < 30 { "2026-10-01" } else { "2026-11-01" };
+        let mut input =
+            json!({"account_id": w.joint, "on": on, "amount": "-1", "payee": format!("Shop {i}")});
+        if i < 30 {
+            input["notes"] = json!(notes);
+        }
+        w.env.call(&w.ana, "create_transaction", input).await.unwrap();
+    }
+    let all = w.env.call(&w.ana, "search_transactions", json!({"limit": 500})).await.unwrap();
+    let expected: Vec<i64> = all["items"].as_array().unwrap().iter().map(id).collect();
+    let (mut seen, mut cursors) = (Vec::new(), Vec::new());
+    let mut arguments = json!({"limit": 50});
+    loop {
+        let page = call(&client, "search_transactions", arguments.clone()).await;
+        let page = page.structured_content.unwrap();
+        assert_eq!(page["total"], expected.len(), "{}", page["next_cursor"]);
+        seen.extend(page["items"].as_array().unwrap().iter().map(id));
+        match page["next_cursor"].as_str() {
+            Some(cursor) => {
+                cursors.push(cursor.to_owned());
+                arguments["cursor"] = json!(cursor);
+            }
+            None => break,
+        }
+    }
+    assert_eq!(seen, expected);
+    assert!(cursors[0].ends_with(".50") && cursors[1].starts_with('o'), "{cursors:?}");
 
     // The briefing of so large a household lists less, and says where the rest is.
     let context = call(&client, "get_context", json!({})).await;

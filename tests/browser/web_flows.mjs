@@ -314,6 +314,71 @@ async function signedIn(options) {
   return { context, page };
 }
 
+// Money: an account, a label and a budget added on the money page; a transaction added,
+// ticked and categorised on the transactions page; the budget deleted after its confirmation.
+async function money() {
+  const { context, page } = await signedIn({});
+  await page.getByRole("link", { name: "Money", exact: true }).click();
+  await page.getByText("Add an account").click();
+  const account = page.getByTestId("add-account");
+  await account.getByLabel("Name").fill("Holiday fund");
+  await account.getByLabel("Kind").selectOption("savings");
+  await account.getByLabel("Balance today").fill("500");
+  await account.getByRole("button", { name: "Add the account" }).click();
+  await page.waitForURL(`${base}/money`);
+  assert.match(await page.getByRole("status").innerText(), /Added the account/);
+  assert.match(await page.getByTestId("accounts").innerText(), /Holiday fund[\s\S]*€500\.00/);
+
+  // A refused form comes back with the op's message beside it, and keeps the page.
+  await page.getByText("Add a budget").click();
+  const budget = page.getByTestId("add-budget");
+  await budget.getByLabel("Name").fill("Eating out");
+  await budget.getByLabel("Amount").fill("lots");
+  await budget.getByRole("button", { name: "Add the budget" }).click();
+  assert.match(await page.getByRole("alert").innerText(), /amount/i);
+  await page.getByTestId("add-budget").getByLabel("Name").fill("Eating out");
+  await page.getByTestId("add-budget").getByLabel("Amount").fill("150");
+  await page.getByTestId("add-budget").getByLabel("Categories").selectOption({ label: "Streaming" });
+  await page.getByTestId("add-budget").getByRole("button", { name: "Add the budget" }).click();
+  await page.waitForURL(`${base}/money`);
+  assert.match(await page.getByTestId("budgets").innerText(), /Eating out/);
+  await page.getByLabel("New label").fill("Trip to Porto");
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  await page.waitForURL(`${base}/money`);
+  assert.match(await page.getByTestId("labels").innerText(), /Trip to Porto/);
+  await shot(page, "19-money");
+
+  await page.getByRole("link", { name: "Transactions", exact: true }).click();
+  await page.getByText("Add a transaction").click();
+  const add = page.getByTestId("add-transaction");
+  await add.getByLabel("Account").selectOption({ label: "Holiday fund" });
+  await add.getByLabel("Date").fill("2026-11-20");
+  await add.getByLabel(/^Amount/).fill("-42.10");
+  await add.getByLabel("Payee").fill("Tasca do Chico");
+  await add.getByRole("button", { name: "Add the transaction" }).click();
+  await page.waitForURL(`${base}/transactions`);
+  assert.match(await page.getByRole("status").innerText(), /Added the transaction/);
+  await page.getByRole("checkbox", { name: /Tasca do Chico/ }).check();
+  await page.getByTestId("bulk").getByLabel("Set the category of the ticked ones").selectOption({ label: "Streaming" });
+  await page.getByTestId("bulk").getByLabel("Add a label").selectOption({ label: "Trip to Porto" });
+  await page.getByRole("button", { name: "Change the ticked ones" }).click();
+  await page.waitForURL(`${base}/transactions`);
+  const row = page.getByTestId("transactions").getByRole("row", { name: /Tasca do Chico/ });
+  assert.match(await row.innerText(), /Trip to Porto[\s\S]*Streaming[\s\S]*-€42\.10/);
+  await shot(page, "20-transactions");
+
+  // Deleting a budget asks first, with what its dry run found.
+  await page.getByRole("link", { name: "Money", exact: true }).click();
+  await page.getByRole("button", { name: "Delete Eating out" }).click();
+  assert.match(await page.locator("main").innerText(), /Delete this budget\?/);
+  await shot(page, "21-delete-budget");
+  await page.getByRole("button", { name: "Yes, delete it" }).click();
+  await page.waitForURL(`${base}/money`);
+  assert.match(await page.getByRole("status").innerText(), /Deleted the budget/);
+  assert.doesNotMatch(await page.getByTestId("budgets").innerText(), /Eating out/);
+  await context.close();
+}
+
 async function assistant() {
   const { context, page } = await signedIn({});
   await page.getByRole("textbox", { name: "Ask Exhale" }).fill("cancel netflix");
@@ -359,6 +424,8 @@ try {
     await live();
   } else if (process.env.EXHALE_FLOW === "consent") {
     await consent();
+  } else if (process.env.EXHALE_FLOW === "money") {
+    await money();
   } else {
     await firstRun();
   }

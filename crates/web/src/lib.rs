@@ -97,6 +97,7 @@ pub fn router(
             get(pages::subscriptions::confirm_delete).post(pages::subscriptions::delete),
         )
         .route("/money", get(pages::money::show))
+        .route("/money/do/{op}", post(pages::money_actions::act))
         .route("/transactions", get(pages::money::transactions))
         .route("/organise", get(pages::organise::show))
         .route("/organise/do/{op}", post(pages::organise::act))

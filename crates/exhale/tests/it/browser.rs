@@ -76,6 +76,31 @@ async fn an_app_is_allowed_on_the_consent_page_in_a_real_browser() {
 }
 
 #[tokio::test]
+async fn ana_adds_an_account_a_budget_and_a_transaction_and_categorises_it_in_a_real_browser() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    run_flow(&server, "money", &[("EXHALE_EMAIL", "ana@a.test")]).await;
+    // What the pages showed is what the catalog holds.
+    let found = w
+        .env
+        .call(&w.ana, "search_transactions", serde_json::json!({"text": "Tasca do Chico"}))
+        .await
+        .unwrap();
+    let tx = &found["items"][0];
+    assert_eq!(found["total"], 1, "{found}");
+    assert_eq!(tx["account"]["name"], "Holiday fund");
+    assert_eq!(tx["amount"]["amount"], "-42.10");
+    assert_eq!(tx["category"]["name"], "Streaming");
+    assert_eq!(tx["labels"][0]["name"], "Trip to Porto");
+    let budgets = w.env.call(&w.ana, "list_budgets", serde_json::json!({})).await.unwrap();
+    assert!(!budgets.to_string().contains("Eating out"), "{budgets}");
+    // Bob signs in nowhere here, and Cai's household never sees Ana's new account.
+    let theirs = w.env.call(&w.cai, "list_accounts", serde_json::json!({})).await.unwrap();
+    assert!(!theirs.to_string().contains("Holiday fund"), "{theirs}");
+    assert!(screenshots().join("20-transactions.png").exists());
+}
+
+#[tokio::test]
 async fn a_person_asks_exhale_then_confirms_and_undoes_its_card_in_a_real_browser() {
     use test_support::provider::{fake, openai_text, openai_tool_call};
     let w = World::new().await;

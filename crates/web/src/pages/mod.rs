@@ -13,6 +13,7 @@ pub(crate) mod form;
 pub(crate) mod import;
 pub(crate) mod live;
 pub(crate) mod money;
+pub(crate) mod money_actions;
 pub(crate) mod organise;
 pub(crate) mod overview;
 pub(crate) mod reminders;

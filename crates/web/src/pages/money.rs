@@ -1,17 +1,20 @@
 //! Money beyond subscriptions: the money page (accounts with their balances, budgets with a
 //! bar per period in progress, cashflow and net worth drawn as SVG) and the transactions list
-//! with its filters, one page of 100 at a time however many there are.
+//! with its filters, one page of 100 at a time however many there are. Their forms post to
+//! `money_actions.rs`, which draws a page again here when an op refuses a form.
 
 use axum::{
     extract::{Query, State},
-    http::HeaderMap,
+    http::{HeaderMap, StatusCode},
     response::Response,
 };
 use ops::{
-    Text,
-    budgets::ListBudgets,
+    OpError, Text,
+    accounts::SessionCaller,
+    budgets::{BudgetPeriod, ListBudgets},
     common::IsoDate,
-    household::Empty,
+    entities::AccountKind,
+    household::{Empty, GetHousehold},
     ledger::{
         ListAccounts, ListAccountsInput, ListLabels, SearchTransactions, SearchTransactionsInput,
     },
@@ -19,12 +22,12 @@ use ops::{
     organise::ListCategories,
 };
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::{
     Web, chart,
-    pages::{form, live_page},
-    render::{op_error, say},
+    pages::{form, live_page, money_actions::Back},
+    render::{op_error, page_with_status, say},
     session::SignedIn,
 };
 
@@ -33,36 +36,66 @@ pub(crate) async fn show(
     headers: HeaderMap,
     SignedIn(person): SignedIn,
 ) -> Response {
-    let (accounts, budgets, cashflow, worth) = tokio::join!(
-        web.call::<ListAccounts>(&person, ListAccountsInput::default()),
-        web.call::<ListBudgets>(&person, Empty {}),
-        web.call::<GetCashflow>(&person, Default::default()),
-        web.call::<GetNetWorth>(&person, Default::default()),
+    match money_data(&web, &person).await {
+        Ok(data) => live_page(&web, &headers, &person, "money.html", data).await,
+        Err(err) => op_error(&web, &headers, &person, &err),
+    }
+}
+
+/// What the money page shows, and what its forms choose from.
+async fn money_data(web: &Web, person: &SessionCaller) -> Result<Value, OpError> {
+    let (accounts, budgets, cashflow, worth, categories, labels, household) = tokio::join!(
+        web.call::<ListAccounts>(person, ListAccountsInput { include_archived: Some(true) }),
+        web.call::<ListBudgets>(person, Empty {}),
+        web.call::<GetCashflow>(person, Default::default()),
+        web.call::<GetNetWorth>(person, Default::default()),
+        web.call::<ListCategories>(person, Empty {}),
+        web.call::<ListLabels>(person, Empty {}),
+        web.call::<GetHousehold>(person, Empty {}),
     );
-    let (accounts, budgets, cashflow, worth) = match (accounts, budgets, cashflow, worth) {
-        (Ok(a), Ok(b), Ok(c), Ok(d)) => (a, b, c, d),
-        (Err(err), ..) | (_, Err(err), ..) | (_, _, Err(err), _) | (.., Err(err)) => {
-            return op_error(&web, &headers, &person, &err);
-        }
+    let (cashflow, worth) = (cashflow?, worth?);
+    Ok(json!({
+        "nav": "money",
+        "accounts": accounts?.items,
+        "budgets": budgets?.items,
+        "cashflow_chart": cashflow_chart(&cashflow),
+        "cashflow": cashflow,
+        "worth_chart": worth_chart(&worth),
+        "worth": worth,
+        "categories": categories?.items,
+        "labels": labels?.items,
+        "currency": household?.currency,
+        "kinds": AccountKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+        "periods": BudgetPeriod::ALL.iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+    }))
+}
+
+/// The page a money form came from, drawn again with `status` and the op's message at the
+/// form (`extra` is `{"errors": {form: message}}`).
+pub(crate) async fn page_again(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    back: Back,
+    status: StatusCode,
+    extra: Value,
+) -> Response {
+    let (name, data) = match back {
+        Back::Money => ("money.html", money_data(web, person).await),
+        Back::Transactions => (
+            "transactions.html",
+            transactions_data(web, person, &TransactionQuery::default()).await,
+        ),
     };
-    let cashflow_chart = cashflow_chart(&cashflow);
-    let worth_chart = worth_chart(&worth);
-    live_page(
-        &web,
-        &headers,
-        &person,
-        "money.html",
-        json!({
-            "nav": "money",
-            "accounts": accounts.items,
-            "budgets": budgets.items,
-            "cashflow": cashflow,
-            "cashflow_chart": cashflow_chart,
-            "worth": worth,
-            "worth_chart": worth_chart,
-        }),
-    )
-    .await
+    match data {
+        Ok(mut data) => {
+            if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
+                data.extend(extra);
+            }
+            page_with_status(web, headers, Some(person), status, name, &mut data)
+        }
+        Err(err) => op_error(web, headers, person, &err),
+    }
 }
 
 fn value(amount: &ops::common::Amount) -> f64 {
@@ -166,37 +199,33 @@ pub(crate) async fn transactions(
     SignedIn(person): SignedIn,
     Query(query): Query<TransactionQuery>,
 ) -> Response {
-    let input = match query.input() {
-        Ok(input) => input,
-        Err(err) => return op_error(&web, &headers, &person, &err),
-    };
+    match transactions_data(&web, &person, &query).await {
+        Ok(data) => live_page(&web, &headers, &person, "transactions.html", data).await,
+        Err(err) => op_error(&web, &headers, &person, &err),
+    }
+}
+
+/// What the transactions page shows for `query`, and what its forms choose from.
+async fn transactions_data(
+    web: &Web,
+    person: &SessionCaller,
+    query: &TransactionQuery,
+) -> Result<Value, OpError> {
+    let input = query.input()?;
     let (found, accounts, categories, labels) = tokio::join!(
-        web.call::<SearchTransactions>(&person, input),
-        web.call::<ListAccounts>(&person, ListAccountsInput { include_archived: Some(true) }),
-        web.call::<ListCategories>(&person, Empty {}),
-        web.call::<ListLabels>(&person, Empty {}),
+        web.call::<SearchTransactions>(person, input),
+        web.call::<ListAccounts>(person, ListAccountsInput { include_archived: Some(true) }),
+        web.call::<ListCategories>(person, Empty {}),
+        web.call::<ListLabels>(person, Empty {}),
     );
-    let (found, accounts, categories, labels) = match (found, accounts, categories, labels) {
-        (Ok(a), Ok(b), Ok(c), Ok(d)) => (a, b, c, d),
-        (Err(err), ..) | (_, Err(err), ..) | (_, _, Err(err), _) | (.., Err(err)) => {
-            return op_error(&web, &headers, &person, &err);
-        }
-    };
-    live_page(
-        &web,
-        &headers,
-        &person,
-        "transactions.html",
-        json!({
-            "nav": "transactions",
-            "found": found,
-            "accounts": accounts.items,
-            "categories": categories.items,
-            "labels": labels.items,
-            "query": {"account": query.account, "category": query.category, "label": query.label,
-                      "from": query.from, "to": query.to, "q": query.q},
-            "kept": query.kept(),
-        }),
-    )
-    .await
+    Ok(json!({
+        "nav": "transactions",
+        "found": found?,
+        "accounts": accounts?.items,
+        "categories": categories?.items,
+        "labels": labels?.items,
+        "query": {"account": query.account, "category": query.category, "label": query.label,
+                  "from": query.from, "to": query.to, "q": query.q},
+        "kept": query.kept(),
+    }))
 }

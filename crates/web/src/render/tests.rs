@@ -222,6 +222,9 @@ fn fixture(name: &str) -> Value {
                 "cashflow_chart": "<svg></svg>",
                 "worth": {"points": [{"on": "2026-11-29", "total": amount("5.00"), "by_kind": []}], "accounts": []},
                 "worth_chart": "<svg></svg>",
+                "categories": [{"id": 1, "name": "Food"}], "labels": [{"id": 1, "name": "holiday"}],
+                "currency": "EUR", "kinds": ["checking", "credit_card"], "periods": ["weekly", "monthly"],
+                "errors": {"create_budget": "amount is not a number", "record_balance": "not yet"},
             }))
         }
         "transactions.html" => chrome(json!({
@@ -231,10 +234,11 @@ fn fixture(name: &str) -> Value {
                                  "source": "import", "splits": [{"amount": amount("-50.00"), "category": {"id": 1, "name": "Food"}}, {"amount": amount("-4.30")}]},
                                 {"id": 2, "on": "2026-11-19", "amount": amount("5.00"), "account": {"id": 1, "name": "Joint"},
                                  "payee": "Refund", "category": {"id": 1, "name": "Food"}, "source": "manual"}],
-                      "total": 1000, "total_is_lower_bound": true, "next_cursor": "o100"},
+                      "total": 1000, "total_is_lower_bound": true, "next_cursor": "2026-11-19.2.100"},
             "accounts": [{"id": 1, "name": "Joint"}], "categories": [{"id": 1, "name": "Food"}], "labels": [{"id": 1, "name": "holiday"}],
             "query": {"account": "1", "category": "none", "label": "", "from": "2026-11-01", "to": "", "q": "mar"},
             "kept": "account=1",
+            "errors": {"categorise_transactions": "choose one"},
         })),
         other => panic!("no fixture for {other}: add one"),
     }

@@ -1,0 +1,254 @@
+//! The forms of the money pages: accounts (add, record a balance, archive, delete), labels,
+//! budgets (add, delete) and transactions (add one; categorise and label the ticked ones).
+//! Each posts to `/money/do/{op}` with the op's fields and goes back to the page it came from
+//! (`back`); a destructive op first shows its confirmation, built from its dry run. The pages
+//! themselves are drawn in `money.rs`.
+
+use axum::{
+    extract::{Path, State},
+    http::{HeaderMap, StatusCode},
+    response::Response,
+};
+use ops::{
+    Op, OpError, Text,
+    accounts::SessionCaller,
+    budgets::{BudgetPeriod, CreateBudget, CreateBudgetInput, DeleteBudget},
+    common::{IdInput, IsoDate, Patch, RecordId},
+    entities::{AccountKind, Visibility},
+    ledger::{
+        CategoriseTransactions, CategoriseTransactionsInput, CreateAccount, CreateAccountInput,
+        CreateLabel, CreateLabelInput, CreateTransaction, CreateTransactionInput, DeleteAccount,
+        RecordBalance, RecordBalanceInput, UpdateAccount, UpdateAccountInput,
+    },
+    resolve::{CategoryId, LabelId},
+};
+
+use crate::{
+    Web,
+    pages::{Confirm, apply_form, confirm_page, confirmed, form, money},
+    session::Posted,
+};
+
+/// A posted form: its fields in order, a name repeated for each ticked box or chosen option.
+struct Fields(Vec<(String, String)>);
+
+impl Fields {
+    /// The first value of `name`, trimmed; empty when absent.
+    fn one(&self, name: &str) -> &str {
+        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.trim()).unwrap_or_default()
+    }
+
+    /// Every id posted under `name` (ticked boxes, a multiple select).
+    fn ids<T: From<i64>>(&self, name: &str) -> Vec<T> {
+        self.0.iter().filter(|(k, _)| k == name).filter_map(|(_, v)| form::id(v)).collect()
+    }
+
+    /// A checkbox: ticked or not.
+    fn ticked(&self, name: &str) -> bool {
+        !self.one(name).is_empty()
+    }
+}
+
+/// Which page a form came from, and so where it goes back to.
+#[derive(Clone, Copy)]
+pub(crate) enum Back {
+    Money,
+    Transactions,
+}
+
+impl Back {
+    fn path(self) -> &'static str {
+        match self {
+            Self::Money => "/money",
+            Self::Transactions => "/transactions",
+        }
+    }
+}
+
+pub(crate) async fn act(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(op): Path<String>,
+    Posted { person, form: fields }: Posted<Vec<(String, String)>>,
+) -> Response {
+    let fields = Fields(fields);
+    let back = if fields.one("back") == "transactions" { Back::Transactions } else { Back::Money };
+    let on =
+        Posting { web: &web, headers: &headers, person: &person, fields: &fields, op: &op, back };
+    let id = || form::id::<i64>(fields.one("id")).unwrap_or_default();
+    match op.as_str() {
+        "create_account" => {
+            let input = (|| {
+                Ok(CreateAccountInput {
+                    name: fields.one("name").to_owned(),
+                    kind: form::required::<AccountKind>("/kind", fields.one("kind"))?,
+                    currency: form::text(fields.one("currency")),
+                    visibility: form::parsed::<Visibility>(
+                        "/visibility",
+                        fields.one("visibility"),
+                    )?,
+                    balance: form::text(fields.one("balance")),
+                })
+            })();
+            on.apply::<CreateAccount>(input, Text::new("Added the account.")).await
+        }
+        "record_balance" => {
+            let input = (|| {
+                Ok(RecordBalanceInput {
+                    account_id: id().into(),
+                    balance: fields.one("balance").to_owned(),
+                    on: form::parsed::<IsoDate>("/on", fields.one("on"))?,
+                })
+            })();
+            on.apply::<RecordBalance>(input, Text::new("Recorded the balance.")).await
+        }
+        "update_account" => {
+            let input = UpdateAccountInput {
+                id: id().into(),
+                name: None,
+                kind: None,
+                visibility: None,
+                archived: Some(fields.one("archived") == "true"),
+            };
+            on.apply::<UpdateAccount>(Ok(input), Text::new("Updated the account.")).await
+        }
+        "delete_account" => {
+            on.confirm_or_apply::<DeleteAccount>(
+                IdInput { id: id().into() },
+                Text::new("Delete this account?"),
+                Text::new("Its recorded balances go with it. You can undo this from Activity."),
+                Text::new("Deleted the account."),
+            )
+            .await
+        }
+        "create_label" => {
+            let input = CreateLabelInput { name: fields.one("name").to_owned(), colour: None };
+            on.apply::<CreateLabel>(Ok(input), Text::new("Added the label.")).await
+        }
+        "create_budget" => {
+            let input = (|| {
+                Ok(CreateBudgetInput {
+                    name: fields.one("name").to_owned(),
+                    amount: fields.one("amount").to_owned(),
+                    period: form::required::<BudgetPeriod>("/period", fields.one("period"))?,
+                    start_day: start_day(fields.one("start_day"))?,
+                    starts_on: form::parsed::<IsoDate>("/starts_on", fields.one("starts_on"))?,
+                    category_ids: fields.ids("category_ids"),
+                    label_ids: fields.ids("label_ids"),
+                    catch_all: fields.ticked("catch_all").then_some(true),
+                    rollover: fields.ticked("rollover").then_some(true),
+                })
+            })();
+            on.apply::<CreateBudget>(input, Text::new("Added the budget.")).await
+        }
+        "delete_budget" => {
+            on.confirm_or_apply::<DeleteBudget>(
+                IdInput { id: id().into() },
+                Text::new("Delete this budget?"),
+                Text::new("Transactions stay as they are. You can undo this from Activity."),
+                Text::new("Deleted the budget."),
+            )
+            .await
+        }
+        "create_transaction" => {
+            let input = (|| {
+                Ok(CreateTransactionInput {
+                    account_id: form::id(fields.one("account_id")).ok_or_else(|| {
+                        OpError::invalid("/account_id", Text::new("Choose the account."))
+                    })?,
+                    on: form::required::<IsoDate>("/on", fields.one("on"))?,
+                    amount: fields.one("amount").to_owned(),
+                    payee: fields.one("payee").to_owned(),
+                    description: None,
+                    notes: form::text(fields.one("notes")),
+                    category_id: form::id(fields.one("category_id")),
+                    label_ids: fields.ids("label_ids"),
+                })
+            })();
+            on.apply::<CreateTransaction>(input, Text::new("Added the transaction.")).await
+        }
+        "categorise_transactions" => {
+            let category_id = match fields.one("category_id") {
+                "" => Patch::Keep,
+                "none" => Patch::Clear,
+                id => form::id::<CategoryId>(id).map_or(Patch::Keep, Patch::Set),
+            };
+            let input = CategoriseTransactionsInput {
+                ids: fields.ids::<i64>("ids").into_iter().filter_map(RecordId::new).collect(),
+                category_id,
+                add_label_ids: fields.ids::<LabelId>("add_label_id"),
+                remove_label_ids: Vec::new(),
+            };
+            on.apply::<CategoriseTransactions>(
+                Ok(input),
+                Text::new("Changed the ticked transactions."),
+            )
+            .await
+        }
+        _ => web.templates.refusal(StatusCode::NOT_FOUND, &Text::new("There is no such action.")),
+    }
+}
+
+/// A budget's start day as typed: empty for the period's usual start.
+fn start_day(value: &str) -> Result<Option<i64>, OpError> {
+    form::text(value)
+        .map(|day| {
+            day.parse().map_err(|_| {
+                OpError::invalid(
+                    "/start_day",
+                    Text::new("Write the start day as a number, such as 1 or 15."),
+                )
+            })
+        })
+        .transpose()
+}
+
+/// One posted form and what answering it needs.
+struct Posting<'a> {
+    web: &'a Web,
+    headers: &'a HeaderMap,
+    person: &'a SessionCaller,
+    fields: &'a Fields,
+    op: &'a str,
+    back: Back,
+}
+
+impl Posting<'_> {
+    /// Applies `O` and goes back with `done`, or draws the page again with the op's message
+    /// at the form (its `form` field names which).
+    async fn apply<O: Op>(&self, input: Result<O::Input, OpError>, done: Text) -> Response {
+        let (web, headers, person, back) = (self.web, self.headers, self.person, self.back);
+        let again = |status, errors| money::page_again(web, headers, person, back, status, errors);
+        let form = self.fields.one("form");
+        let form = if form.is_empty() { self.op } else { form };
+        apply_form::<O, _, _>(web, headers, person, input, back.path(), form, done, again).await
+    }
+
+    /// A destructive op: its confirmation page first, from the dry run, which posts the same
+    /// fields back with `confirmed`; then applied.
+    async fn confirm_or_apply<O>(
+        &self,
+        input: O::Input,
+        title: Text,
+        explanation: Text,
+        done: Text,
+    ) -> Response
+    where
+        O: Op,
+    {
+        if self.fields.one("confirmed") == "yes" {
+            return self.apply::<O>(Ok(input), done).await;
+        }
+        let hidden = confirmed(self.fields.0.iter().cloned());
+        confirm_page::<O>(self.web, self.headers, self.person, input, |_| Confirm {
+            nav: "money",
+            title,
+            explanation,
+            action: format!("/money/do/{}", self.op),
+            confirm_label: Text::new("Yes, delete it"),
+            cancel: self.back.path().into(),
+            hidden,
+        })
+        .await
+    }
+}

@@ -328,7 +328,7 @@ pub fn restore(
     target: Option<&Value>,
 ) -> Result<()> {
     let spec = spec(entity)?;
-    let exists = snapshot(db, household_id, entity, id)?.is_some();
+    let exists = snapshot_in_place(db, household_id, entity, id)?.is_some();
     let Some(target) = target else {
         if exists {
             db.conn.execute(&format!("DELETE FROM {} WHERE id = ?1", spec.table), [id])?;

@@ -406,9 +406,9 @@ pub(crate) fn search_transactions(
         db::search_transactions(ctx.db, household, me, &filter, limit, after).or_internal()?;
     // A short page ends the list, so its end is the count; otherwise count, up to a cap. An
     // empty page past the start (an offset beyond the end, rows deleted since) counts again
-    // from the start.
+    // from the start, as far as the cap: `before` comes from the client.
     let (total, total_is_lower_bound) = if rows.is_empty() && before > 0 {
-        let cap = before + ops::limits::COUNTED_TRANSACTIONS;
+        let cap = ops::limits::COUNTED_TRANSACTIONS;
         let counted =
             db::count_transactions(ctx.db, household, me, &filter, None, cap + 1).or_internal()?;
         (counted.min(cap), counted > cap)

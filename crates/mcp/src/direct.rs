@@ -213,7 +213,7 @@ impl Direct {
         };
         match self.catalog.call_json_text(caller, meta.name(), prepared.input, prepared.mode).await
         {
-            Ok(text) => Some(ResultJson::Output(tools::fit(text, prepared.page_offset))),
+            Ok(text) => Some(ResultJson::Output(tools::fit(text, prepared.page))),
             Err(OpError::Internal) => None,
             Err(err) => serialised(&tools::failure(&err)),
         }

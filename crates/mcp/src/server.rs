@@ -180,7 +180,7 @@ impl ServerHandler for ExhaleMcp {
             .call_json_text(&caller, meta.name(), prepared.input, prepared.mode)
             .await
         {
-            Ok(output) => tools::success(tools::fit(output, prepared.page_offset))?,
+            Ok(output) => tools::success(tools::fit(output, prepared.page))?,
             Err(OpError::Internal) => return Err(tools::internal()),
             Err(OpError::ConfirmationRequired {
                 confirmation_id,

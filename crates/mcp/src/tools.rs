@@ -82,7 +82,16 @@ pub(crate) fn listed(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Uri>) 
 pub(crate) struct Prepared {
     pub(crate) input: Value,
     pub(crate) mode: Mode,
-    pub(crate) page_offset: u64,
+    pub(crate) page: PageStart,
+}
+
+/// Where the page a list call asked for starts, and how its cursors name a place, for
+/// [`fit`] to point at the rest of a page it cuts.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PageStart {
+    /// How many items come before the page.
+    pub(crate) offset: u64,
+    pub(crate) by_position: bool,
 }
 
 /// Reads `dry_run` (a read ignores it) and caps a list's page; a `dry_run` that is not true or
@@ -96,25 +105,28 @@ pub(crate) fn prepare(meta: &OpMeta, mut arguments: JsonObject) -> Result<Prepar
         }
     };
     ops::tools::cap_page(meta, &mut arguments);
-    let page_offset = ops::common::items_before(arguments.get("cursor").and_then(Value::as_str));
+    let page = PageStart {
+        offset: ops::common::items_before(arguments.get("cursor").and_then(Value::as_str)),
+        by_position: ops::tools::pages_by_position(meta),
+    };
     let mode = if dry_run { Mode::DryRun } else { Mode::Apply };
-    Ok(Prepared { input: Value::Object(arguments), mode, page_offset })
+    Ok(Prepared { input: Value::Object(arguments), mode, page })
 }
 
 /// An op's output (its JSON text) as a tool result holds it: whole when it fits in
 /// [`MAX_RESULT_BYTES`], otherwise a list page cut at the end, with `next_cursor` pointing at
-/// the first item left out and a `truncated` note. `page_offset` is where the page asked for
-/// starts. The cut reads each item's size off the text once; nothing is serialised again.
-pub(crate) fn fit(text: String, page_offset: u64) -> String {
+/// the first item left out and a `truncated` note. The cut reads each item's size off the
+/// text once; nothing is serialised again.
+pub(crate) fn fit(text: String, page: PageStart) -> String {
     if text.len() <= MAX_RESULT_BYTES {
         return text;
     }
-    cut_page(&text, page_offset).unwrap_or(text)
+    cut_page(&text, page).unwrap_or(text)
 }
 
 /// The longest prefix of the page's items that fits, with the note; `None` when the output is
 /// not a page.
-fn cut_page(text: &str, page_offset: u64) -> Option<String> {
+fn cut_page(text: &str, page: PageStart) -> Option<String> {
     let fields: BTreeMap<&str, &RawValue> = serde_json::from_str(text).ok()?;
     let items: Vec<&RawValue> = serde_json::from_str(fields.get("items")?.get()).ok()?;
     let total = fields.get("total").and_then(|total| total.get().parse::<u64>().ok());
@@ -132,7 +144,13 @@ fn cut_page(text: &str, page_offset: u64) -> Option<String> {
     let returned = items.len();
     let (next_cursor, note) = match total {
         Some(total) => (
-            ops::common::next_cursor(page_offset, kept, total),
+            ops::common::cut_cursor(
+                page.by_position,
+                page.offset,
+                kept,
+                kept.checked_sub(1).map(|last| items[last].get()),
+                total,
+            ),
             Text::new(
                 "Only the first {kept} of these {returned} items fit in a tool result; pass next_cursor as cursor for the rest, or narrow the query with filters.",
             ),

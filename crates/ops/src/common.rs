@@ -504,3 +504,33 @@ pub fn next_cursor(offset: u64, returned: usize, total: u64) -> Option<String> {
     let next = offset + returned as u64;
     (next < total).then(|| format!("o{next}"))
 }
+
+/// The cursor for the rest of a page an adapter cut short after `kept` of its items (MCP, to
+/// fit a tool result), when the list has more. A list that pages by position (its cursor's
+/// pattern is [`POSITION_CURSOR_PATTERN`]) gets the position after the last item kept, read
+/// off that item's `on` and `id` (its JSON), so the rest stays where it was as rows are added
+/// before it; any other list gets an offset.
+pub fn cut_cursor(
+    by_position: bool,
+    offset: u64,
+    kept: usize,
+    last_kept: Option<&str>,
+    total: u64,
+) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Position {
+        on: IsoDate,
+        id: i64,
+    }
+    let next = offset + kept as u64;
+    if next >= total {
+        return None;
+    }
+    let position = last_kept
+        .filter(|_| by_position)
+        .and_then(|item| serde_json::from_str::<Position>(item).ok());
+    Some(match position {
+        Some(Position { on, id }) => PositionCursor { on: on.0, id, before: next }.to_string(),
+        None => format!("o{next}"),
+    })
+}

@@ -243,6 +243,12 @@ pub fn cap_page(meta: &OpMeta, arguments: &mut Map<String, Value>) {
     }
 }
 
+/// Whether a list op's cursors name a position (see [`crate::common::PositionCursor`]) rather
+/// than an offset, read off its input schema.
+pub fn pages_by_position(meta: &OpMeta) -> bool {
+    meta.schemas().0["properties"]["cursor"]["pattern"] == crate::common::POSITION_CURSOR_PATTERN
+}
+
 /// Most tools one `find_tools` call returns.
 pub const MAX_FOUND: u32 = 8;
 /// Tools one `find_tools` call returns when its `limit` is left out.

@@ -720,9 +720,10 @@ async fn results_too_large_for_a_model_are_cut_with_a_note() {
         all["items"].as_array().unwrap().iter().map(|item| item["id"].as_i64().unwrap()).collect();
     assert_eq!(seen, expected);
 
-    // A transaction search hands out positions; a page cut short hands out the offset of the
-    // first item left out, counted from the start across both kinds of cursor. The newest 50
-    // are short, so the first page fits; the 30 older ones hold long notes and are cut.
+    // A transaction search hands out positions, and so does a page cut short: the position
+    // after the last item kept, counted from the start. The newest 50 are short, so the first
+    // page fits; the 30 older ones hold long notes and are cut. A transaction added before
+    // the cut page's cursor moves nothing after it: no item is seen twice.
     let notes = "n".repeat(1500);
     for i in 0..80 {
         let on = if i < 30 { "2026-10-01" } else { "2026-11-01" };
@@ -735,11 +736,13 @@ async fn results_too_large_for_a_model_are_cut_with_a_note() {
     }
     let all = w.env.call(&w.ana, "search_transactions", json!({"limit": 500})).await.unwrap();
     let expected: Vec<i64> = all["items"].as_array().unwrap().iter().map(id).collect();
-    let (mut seen, mut cursors) = (Vec::new(), Vec::new());
+    let before = |cursor: &str| cursor.rsplit('.').next().unwrap().parse::<u64>().unwrap();
+    let (mut seen, mut cursors, mut added) = (Vec::new(), Vec::new(), 0);
     let mut arguments = json!({"limit": 50});
     loop {
         let page = call(&client, "search_transactions", arguments.clone()).await;
         let page = page.structured_content.unwrap();
+        // Counted from the cursor's place, so the one added before it is not in the total.
         assert_eq!(page["total"], expected.len(), "{}", page["next_cursor"]);
         seen.extend(page["items"].as_array().unwrap().iter().map(id));
         match page["next_cursor"].as_str() {
@@ -749,9 +752,16 @@ async fn results_too_large_for_a_model_are_cut_with_a_note() {
             }
             None => break,
         }
+        if cursors.len() == 2 && added == 0 {
+            let newest =
+                json!({"account_id": w.joint, "on": "2026-11-20", "amount": "-1", "payee": "Late"});
+            w.env.call(&w.ana, "create_transaction", newest).await.unwrap();
+            added = 1;
+        }
     }
     assert_eq!(seen, expected);
-    assert!(cursors[0].ends_with(".50") && cursors[1].starts_with('o'), "{cursors:?}");
+    assert!(cursors.len() >= 2 && cursors.iter().all(|c| !c.starts_with('o')), "{cursors:?}");
+    assert!(cursors[0].ends_with(".50") && (51..100).contains(&before(&cursors[1])), "{cursors:?}");
 
     // The briefing of so large a household lists less, and says where the rest is.
     let context = call(&client, "get_context", json!({})).await;

@@ -2,6 +2,20 @@ CREATE TRIGGER destination_secret_removed AFTER DELETE ON destinations
 BEGIN
     DELETE FROM secrets WHERE household_id = OLD.household_id AND name = 'destination:' || OLD.id;
 END;
+CREATE TRIGGER transaction_text_delete AFTER DELETE ON transactions BEGIN
+    INSERT INTO transaction_text (transaction_text, rowid, payee, description, notes)
+        VALUES ('delete', old.id, old.payee, old.description, old.notes);
+END;
+CREATE TRIGGER transaction_text_insert AFTER INSERT ON transactions BEGIN
+    INSERT INTO transaction_text (rowid, payee, description, notes)
+        VALUES (new.id, new.payee, new.description, new.notes);
+END;
+CREATE TRIGGER transaction_text_update AFTER UPDATE OF payee, description, notes ON transactions BEGIN
+    INSERT INTO transaction_text (transaction_text, rowid, payee, description, notes)
+        VALUES ('delete', old.id, old.payee, old.description, old.notes);
+    INSERT INTO transaction_text (rowid, payee, description, notes)
+        VALUES (new.id, new.payee, new.description, new.notes);
+END;
 CREATE TABLE account_balances (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
@@ -447,6 +461,14 @@ CREATE TABLE transaction_splits (
     category_id INTEGER REFERENCES categories(id) ON DELETE SET NULL,
     note TEXT
 );
+CREATE VIRTUAL TABLE transaction_text USING fts5(
+    payee, description, notes,
+    content = 'transactions', content_rowid = 'id', tokenize = 'trigram'
+);
+CREATE TABLE 'transaction_text_config'(k PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TABLE 'transaction_text_data'(id INTEGER PRIMARY KEY, block BLOB);
+CREATE TABLE 'transaction_text_docsize'(id INTEGER PRIMARY KEY, sz BLOB);
+CREATE TABLE 'transaction_text_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID;
 CREATE TABLE transactions (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,

@@ -114,6 +114,9 @@ fn main() {
             json!({"min_amount": "-20", "max_amount": "-10", "limit": 50}),
             json!({"text": "farmacia", "limit": 50}),
             json!({"text": "farmacia", "from": "2025-01-01", "min_amount": "-100", "limit": 50}),
+            // Rare text: about 100 rows hold it, and none "nowhere".
+            json!({"text": "esquina 42", "limit": 50}),
+            json!({"text": "nowhere", "limit": 50}),
             json!({"uncategorised": true, "limit": 500}),
         ] {
             let mut times = Vec::with_capacity(runs);
@@ -135,7 +138,7 @@ fn main() {
         let cookies = sign_in(&client, &server.url(""), "bench0@example.com").await;
         println!("\nGET /transactions over {TRANSACTIONS} transactions, 100 rows a page, through the server on loopback ({runs} runs each):");
         let deep_page = format!("/transactions?cursor={position}");
-        for path in ["/transactions", "/transactions?q=farmacia", "/transactions?from=2024-03-01&to=2024-03-31", "/transactions?cursor=o50000", deep_page.as_str()] {
+        for path in ["/transactions", "/transactions?q=farmacia", "/transactions?q=esquina+42", "/transactions?from=2024-03-01&to=2024-03-31", "/transactions?cursor=o50000", deep_page.as_str()] {
             let mut times = Vec::with_capacity(runs);
             let mut body = String::new();
             for _ in 0..runs {

@@ -299,9 +299,14 @@ pub struct SplitRow {
     pub note: Option<String>,
 }
 
-const TRANSACTION_SELECT: &str = "SELECT t.*, a.name AS account_name, c.name AS category_name
-    FROM transactions t JOIN accounts a ON a.id = t.account_id
-    LEFT JOIN categories c ON c.id = t.category_id";
+const TRANSACTION_COLUMNS: &str = "SELECT t.*, a.name AS account_name, c.name AS category_name";
+/// What a row of [`TRANSACTION_COLUMNS`] names besides the transaction `t`.
+const TRANSACTION_JOINS: &str =
+    " JOIN accounts a ON a.id = t.account_id LEFT JOIN categories c ON c.id = t.category_id";
+/// A search whose text the index narrows reads its candidates from the index, then each row
+/// (CROSS JOIN fixes that order).
+const FROM_TEXT_MATCHES: &str =
+    " FROM transaction_text f CROSS JOIN transactions t ON t.id = f.rowid";
 /// The accounts the viewer sees, as a set the planner reads once; a search then needs no join
 /// per row to decide, and its count reads only the index.
 const TRANSACTION_VISIBLE: &str =
@@ -375,7 +380,9 @@ pub fn get_transaction(
     viewer: i64,
     id: i64,
 ) -> Result<TransactionRow> {
-    let sql = format!("{TRANSACTION_SELECT} WHERE {TRANSACTION_VISIBLE} AND t.id = ?3");
+    let sql = format!(
+        "{TRANSACTION_COLUMNS} FROM transactions t{TRANSACTION_JOINS} WHERE {TRANSACTION_VISIBLE} AND t.id = ?3"
+    );
     let row = db
         .conn
         .prepare_cached(&sql)?
@@ -406,6 +413,33 @@ pub struct TransactionFilter {
     pub description_contains: Option<String>,
     /// Only the transactions one import added.
     pub import_id: Option<i64>,
+}
+
+/// The text index's query for `text`: one phrase, so every character in it is searched for as
+/// written. `None` for text shorter than a trigram, which the index cannot narrow.
+fn text_phrase(text: &str) -> Option<String> {
+    (text.chars().count() >= 3).then(|| format!("\"{}\"", text.replace('"', "\"\"")))
+}
+
+/// Below this many index matches for a search's text, over every household, a page reads the
+/// matches and sorts them; from it up, it walks the date index checking each row's text. The
+/// walk stops after the page's last row, quickly when matches are dense and slowly when they
+/// are rare; reading the matches costs what there are. Measured over 100,000 rows: the two
+/// cost the same near 1,000 matches.
+const FEW_TEXT_MATCHES: i64 = 1000;
+
+/// Whether the index narrows a page of this search to few enough rows to read them all.
+fn text_matches_few(db: &Db<'_>, filter: &TransactionFilter) -> Result<bool> {
+    let Some(phrase) = filter.text.as_deref().and_then(text_phrase) else {
+        return Ok(false);
+    };
+    let matches: i64 = db
+        .conn
+        .prepare_cached(
+            "SELECT count(*) FROM (SELECT 1 FROM transaction_text WHERE transaction_text MATCH ?1 LIMIT ?2)",
+        )?
+        .query_row(params![phrase, FEW_TEXT_MATCHES], |row| row.get(0))?;
+    Ok(matches < FEW_TEXT_MATCHES)
 }
 
 /// Escapes LIKE's wildcards, so a search for "100%" finds that text.
@@ -461,13 +495,16 @@ fn per_milli(db: &Db<'_>, household_id: i64) -> Result<String> {
     Ok(sql)
 }
 
-/// The WHERE clause of a search and its values (?1 the household, ?2 the viewer).
+/// The WHERE clause of a search and its values (?1 the household, ?2 the viewer). With
+/// `from_text_index`, the search reads [`FROM_TEXT_MATCHES`] and the clause narrows it to the
+/// text's index matches.
 fn transaction_where(
     db: &Db<'_>,
     household_id: i64,
     viewer: i64,
     filter: &TransactionFilter,
     after: Option<After>,
+    from_text_index: bool,
 ) -> Result<(String, Vec<SqlValue>)> {
     let mut sql = format!(" WHERE {TRANSACTION_VISIBLE}");
     let mut values: Vec<SqlValue> = vec![household_id.into(), viewer.into()];
@@ -523,6 +560,11 @@ fn transaction_where(
             " AND (t.payee LIKE # ESCAPE '\\' OR t.description LIKE # ESCAPE '\\' OR t.notes LIKE # ESCAPE '\\')",
             like_pattern(text).into(),
         );
+        // The index finds every row LIKE does and some more (it folds case beyond ASCII), so
+        // LIKE above still decides.
+        if let Some(phrase) = text_phrase(text).filter(|_| from_text_index) {
+            bind(&mut sql, " AND f.transaction_text MATCH #", phrase.into());
+        }
     }
     if let Some(text) = &filter.payee_contains {
         bind(&mut sql, " AND t.payee LIKE # ESCAPE '\\'", like_pattern(text).into());
@@ -547,7 +589,7 @@ pub fn apply_to_matching(
     category_id: Option<i64>,
     label_ids: &[i64],
 ) -> Result<()> {
-    let (clause, values) = transaction_where(db, household_id, viewer, filter, None)?;
+    let (clause, values) = transaction_where(db, household_id, viewer, filter, None, false)?;
     let matching = format!("SELECT t.id FROM transactions t{clause}");
     if let Some(category) = category_id {
         let mut values = values.clone();
@@ -583,10 +625,13 @@ pub fn search_transactions(
     limit: u32,
     after: Option<After>,
 ) -> Result<Vec<TransactionRow>> {
-    let (clause, mut values) = transaction_where(db, household_id, viewer, filter, after)?;
+    let from_text_index = text_matches_few(db, filter)?;
+    let (clause, mut values) =
+        transaction_where(db, household_id, viewer, filter, after, from_text_index)?;
     values.push(i64::from(limit).into());
+    let from = if from_text_index { FROM_TEXT_MATCHES } else { " FROM transactions t" };
     let sql = format!(
-        "{TRANSACTION_SELECT}{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT ?{}",
+        "{TRANSACTION_COLUMNS}{from}{TRANSACTION_JOINS}{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT ?{}",
         values.len()
     );
     let mut rows: Vec<TransactionRow> = db
@@ -610,7 +655,7 @@ pub fn position_at(
     if offset == 0 {
         return Ok(None);
     }
-    let (clause, mut values) = transaction_where(db, household_id, viewer, filter, None)?;
+    let (clause, mut values) = transaction_where(db, household_id, viewer, filter, None, false)?;
     values.push(i64::try_from(offset - 1).unwrap_or(i64::MAX).into());
     let sql = format!(
         "SELECT t.on_date, t.id FROM transactions t{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT 1 OFFSET ?{}",
@@ -637,19 +682,29 @@ pub fn count_transactions(
     after: Option<After>,
     cap: u64,
 ) -> Result<u64> {
-    let (clause, mut values) = transaction_where(db, household_id, viewer, filter, after)?;
+    // A count needs no order, so it starts from the rarest thing it can (CROSS JOIN fixes the
+    // loop order): the labelled transactions, or the text's index matches, the last added
+    // first (usually the newest, so a count from a recent day stops soonest). Either reads
+    // those rows alone rather than walking every date.
+    let from_text_index =
+        filter.label_ids.is_empty() && filter.text.as_deref().and_then(text_phrase).is_some();
+    let (clause, mut values) =
+        transaction_where(db, household_id, viewer, filter, after, from_text_index)?;
     values.push(i64::try_from(cap).unwrap_or(i64::MAX).into());
-    // A count needs no order, so with labels it starts from them (CROSS JOIN fixes the loop
-    // order): it reads the labelled transactions alone rather than walking every date.
-    let from = if filter.label_ids.is_empty() {
-        "SELECT 1 FROM transactions t".to_owned()
+    let (from, order) = if from_text_index {
+        (format!("SELECT 1{FROM_TEXT_MATCHES}"), " ORDER BY f.rowid DESC")
+    } else if filter.label_ids.is_empty() {
+        ("SELECT 1 FROM transactions t".to_owned(), "")
     } else {
         let list = filter.label_ids.iter().map(|id| id.to_string()).collect::<Vec<_>>().join(", ");
-        format!(
-            "SELECT DISTINCT t.id FROM transaction_labels l CROSS JOIN transactions t ON t.id = l.transaction_id AND l.label_id IN ({list})"
+        (
+            format!(
+                "SELECT DISTINCT t.id FROM transaction_labels l CROSS JOIN transactions t ON t.id = l.transaction_id AND l.label_id IN ({list})"
+            ),
+            "",
         )
     };
-    let sql = format!("SELECT count(*) FROM ({from}{clause} LIMIT ?{})", values.len());
+    let sql = format!("SELECT count(*) FROM ({from}{clause}{order} LIMIT ?{})", values.len());
     let count: i64 =
         db.conn.prepare_cached(&sql)?.query_row(params_from_iter(values), |row| row.get(0))?;
     Ok(count as u64)
@@ -867,29 +922,37 @@ pub fn import_transactions(
         params![account.household_id, account.id, member_id, now],
     )?;
     let import_id = db.conn.last_insert_rowid();
-    let mut added = 0u64;
-    {
-        // OR IGNORE skips a row whose import key the account has: the unique index decides.
-        let mut insert = db.conn.prepare_cached(
-            "INSERT OR IGNORE INTO transactions (household_id, account_id, on_date, amount_minor, currency,
-               payee, description, source, import_key, import_id, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'import', ?8, ?9, ?10, ?10)",
-        )?;
-        for row in rows {
-            added += insert.execute(params![
-                account.household_id,
-                account.id,
-                row.on_date.to_string(),
-                row.amount_minor,
-                account.currency.code(),
-                row.payee,
-                row.description,
-                row.import_key,
-                import_id,
-                now
-            ])? as u64;
-        }
-    }
+    // One statement for all the rows, in their order: the text index's triggers flush its
+    // pending writes once a statement, and a statement a row cost seconds over 100,000.
+    let rows_json = serde_json::Value::Array(
+        rows.iter()
+            .map(|row| {
+                serde_json::json!([
+                    row.on_date.to_string(),
+                    row.amount_minor,
+                    row.payee,
+                    row.description,
+                    row.import_key
+                ])
+            })
+            .collect(),
+    );
+    // OR IGNORE skips a row whose import key the account has: the unique index decides.
+    let added = db.conn.execute(
+        "INSERT OR IGNORE INTO transactions (household_id, account_id, on_date, amount_minor, currency,
+           payee, description, source, import_key, import_id, created_at, updated_at)
+         SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2, r.value ->> 3, 'import',
+           r.value ->> 4, ?4, ?5, ?5
+         FROM json_each(?6) r ORDER BY r.key",
+        params![
+            account.household_id,
+            account.id,
+            account.currency.code(),
+            import_id,
+            now,
+            rows_json.to_string()
+        ],
+    )? as u64;
     if added == 0 {
         db.conn.execute("DELETE FROM imports WHERE id = ?1", [import_id])?;
         return Ok((None, 0));

@@ -21,6 +21,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0011_transaction_search_cover",
         include_str!("../migrations/0011_transaction_search_cover.sql"),
     ),
+    ("0012_transaction_text", include_str!("../migrations/0012_transaction_text.sql")),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

@@ -677,3 +677,120 @@ async fn an_import_proposes_the_charges_its_payments_paid_and_match_charge_confi
     assert_eq!(charge["amount"], charge_before["amount"]);
     assert_eq!(charge["status"], charge_before["status"]);
 }
+
+/// The texts of every page of a search for `text`, following its cursors.
+async fn all_with_text(w: &World, caller: &ops::Caller, text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut input = json!({"text": text, "limit": 500});
+    loop {
+        let page = w.env.call(caller, "search_transactions", input.clone()).await.unwrap();
+        found.extend(payees(&page));
+        match page["next_cursor"].as_str() {
+            Some(cursor) => input["cursor"] = json!(cursor),
+            None => return found,
+        }
+    }
+}
+
+#[tokio::test]
+async fn text_is_found_through_its_index_whatever_changed_the_rows() {
+    let w = World::new().await;
+    let search = |text: &str| w.env.call(&w.ana, "search_transactions", json!({"text": text}));
+    let created = w
+        .env
+        .call(
+            &w.ana,
+            "create_transaction",
+            json!({"account_id": w.joint, "on": "2026-11-20", "amount": "-4", "payee": "Bonus points shop"}),
+        )
+        .await
+        .unwrap();
+    // Bob's private "Bob's bonus" and household B's transactions are never Ana's.
+    assert_eq!(payees(&search("BONUS").await.unwrap()), ["Bonus points shop"]);
+    assert_eq!(payees(&search("netflix").await.unwrap()), Vec::<String>::new());
+    let bobs = w.env.call(&w.bob, "search_transactions", json!({"text": "bonus"})).await.unwrap();
+    assert_eq!(payees(&bobs), ["Bob's bonus", "Bonus points shop"]);
+
+    // The text is searched for as written: quotes and the index's query words are plain text.
+    let odd = r#"Bar "El Sol" OR NEAR(x*)"#;
+    w.env
+        .call(
+            &w.ana,
+            "create_transaction",
+            json!({"account_id": w.joint, "on": "2026-11-21", "amount": "-9", "payee": odd}),
+        )
+        .await
+        .unwrap();
+    for (text, found) in [
+        (r#""el sol""#, vec![odd]),
+        ("or near(x*)", vec![odd]),
+        (r#"sol" OR "bonus"#, vec![]),
+        ("NEAR", vec![odd]),
+        ("x*", vec![odd]),
+        ("l s", vec![odd]),
+        ("los", vec![]),
+    ] {
+        assert_eq!(payees(&search(text).await.unwrap()), found, "{text}");
+    }
+
+    // An update, its undo, a deletion and its undo each keep the index in step.
+    let updated = w
+        .env
+        .call(&w.ana, "update_transaction", json!({"id": id(&created), "payee": "Loyalty shop"}))
+        .await
+        .unwrap();
+    assert_eq!(search("bonus points").await.unwrap()["total"], 0);
+    assert_eq!(payees(&search("loyalty").await.unwrap()), ["Loyalty shop"]);
+    w.env.call(&w.ana, "undo", json!({"audit_ids": updated["audit_ids"]})).await.unwrap();
+    assert_eq!(search("loyalty").await.unwrap()["total"], 0);
+    assert_eq!(payees(&search("bonus points").await.unwrap()), ["Bonus points shop"]);
+    let deleted =
+        w.env.call(&w.ana, "delete_transaction", json!({"id": id(&created)})).await.unwrap();
+    assert_eq!(search("bonus points").await.unwrap()["total"], 0);
+    w.env.call(&w.ana, "undo", json!({"audit_ids": deleted["audit_ids"]})).await.unwrap();
+    assert_eq!(payees(&search("bonus points").await.unwrap()), ["Bonus points shop"]);
+
+    // More matches than a page reads whole: the search walks the dates instead, and finds
+    // the same rows. An import's undo, and the undo of that, keep the index in step too.
+    let mut statement = String::from("Date,Description,Amount\n");
+    for i in 0..1200 {
+        statement.push_str(&format!(
+            "2026-{:02}-{:02},FARMACIA CENTRAL {i},-{}.50\n",
+            1 + i % 10,
+            1 + i % 28,
+            1 + i % 40
+        ));
+    }
+    statement.push_str("2026-11-02,FARMACIA RARA,-3.00\n");
+    let import = w
+        .env
+        .call(&w.ana, "import_transactions", json!({"account_id": w.joint, "content": statement}))
+        .await
+        .unwrap();
+    assert_eq!(import["imported"], 1201, "{import}");
+    let bobs_private = json!({"account_id": w.bobs_savings, "on": "2026-11-03", "amount": "-2", "payee": "Farmacia privada"});
+    w.env.call(&w.bob, "create_transaction", bobs_private).await.unwrap();
+    let first = search("farmacia").await.unwrap();
+    assert_eq!(
+        (first["total"].as_u64(), first["total_is_lower_bound"].as_bool()),
+        (Some(1000), Some(true)),
+        "counted up to 1,000"
+    );
+    let found = all_with_text(&w, &w.ana, "farmacia").await;
+    assert_eq!(found.len(), 1201);
+    // The import names its merchant; Bob's private one is not Ana's.
+    assert!(found.iter().all(|payee| payee == "Farmacia"), "{found:?}");
+    let rare = search("rara").await.unwrap();
+    assert_eq!(
+        (rare["total"].as_u64(), rare["items"][0]["description"].as_str()),
+        (Some(1), Some("FARMACIA RARA"))
+    );
+    assert_eq!(all_with_text(&w, &w.bob, "privada").await, ["Farmacia privada"]);
+    assert_eq!(all_with_text(&w, &w.ana, "privada").await, Vec::<String>::new());
+
+    let undone = w.env.call(&w.ana, "undo", json!({"batch_id": import["batch_id"]})).await.unwrap();
+    assert_eq!(search("farmacia").await.unwrap()["total"], 0);
+    w.env.call(&w.ana, "undo", json!({"audit_ids": undone["audit_ids"]})).await.unwrap();
+    assert_eq!(all_with_text(&w, &w.ana, "farmacia").await.len(), 1201);
+    assert_eq!(search("rara").await.unwrap()["total"], 1);
+}

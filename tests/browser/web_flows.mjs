@@ -315,7 +315,8 @@ async function signedIn(options) {
 }
 
 // Money: an account, a label and a budget added on the money page; a transaction added,
-// ticked and categorised on the transactions page; the budget deleted after its confirmation.
+// ticked and categorised on the transactions page; the budget deleted after its confirmation;
+// a rule added and run over past transactions after its preview.
 async function money() {
   const { context, page } = await signedIn({});
   await page.getByRole("link", { name: "Money", exact: true }).click();
@@ -376,6 +377,24 @@ async function money() {
   await page.waitForURL(`${base}/money`);
   assert.match(await page.getByRole("status").innerText(), /Deleted the budget/);
   assert.doesNotMatch(await page.getByTestId("budgets").innerText(), /Eating out/);
+
+  // A rule, run over past transactions after its preview: the preview names the transaction
+  // it would change, and nothing changes before "Yes, run it".
+  await page.getByText("Add a rule").click();
+  const rule = page.getByTestId("add-rule");
+  await rule.getByLabel("Name").fill("Dinners out");
+  await rule.getByLabel("Payee contains").fill("tasca");
+  await rule.getByLabel("Add labels").selectOption({ label: "holiday" });
+  await rule.getByRole("button", { name: "Add the rule" }).click();
+  await page.waitForURL(`${base}/money`);
+  assert.match(await page.getByTestId("rules").innerText(), /Dinners out[\s\S]*payee contains “tasca”[\s\S]*holiday/);
+  await page.getByRole("button", { name: "Run over past transactions: Dinners out" }).click();
+  assert.match(await page.locator("main").innerText(), /Run the rule Dinners out over past transactions\?[\s\S]*It matches 1 of your transactions and changes 1/);
+  assert.match(await page.getByTestId("changes").innerText(), /2026-11-20 · Tasca do Chico · -€42\.10/);
+  await shot(page, "22-run-rule");
+  await page.getByRole("button", { name: "Yes, run it" }).click();
+  await page.waitForURL(`${base}/money`);
+  assert.match(await page.getByRole("status").innerText(), /Ran the rule/);
   await context.close();
 }
 

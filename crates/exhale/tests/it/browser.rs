@@ -76,7 +76,7 @@ async fn an_app_is_allowed_on_the_consent_page_in_a_real_browser() {
 }
 
 #[tokio::test]
-async fn ana_adds_an_account_a_budget_and_a_transaction_and_categorises_it_in_a_real_browser() {
+async fn ana_adds_an_account_a_budget_a_transaction_and_a_rule_in_a_real_browser() {
     let w = World::new().await;
     let server = w.env.serve().await;
     run_flow(&server, "money", &[("EXHALE_EMAIL", "ana@a.test")]).await;
@@ -91,13 +91,18 @@ async fn ana_adds_an_account_a_budget_and_a_transaction_and_categorises_it_in_a_
     assert_eq!(tx["account"]["name"], "Holiday fund");
     assert_eq!(tx["amount"]["amount"], "-42.10");
     assert_eq!(tx["category"]["name"], "Streaming");
-    assert_eq!(tx["labels"][0]["name"], "Trip to Porto");
+    // The bulk form's label, then the rule's.
+    let mut labels: Vec<&str> =
+        tx["labels"].as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
+    labels.sort_unstable();
+    assert_eq!(labels, ["Trip to Porto", "holiday"]);
     let budgets = w.env.call(&w.ana, "list_budgets", serde_json::json!({})).await.unwrap();
     assert!(!budgets.to_string().contains("Eating out"), "{budgets}");
     // Bob signs in nowhere here, and Cai's household never sees Ana's new account.
     let theirs = w.env.call(&w.cai, "list_accounts", serde_json::json!({})).await.unwrap();
     assert!(!theirs.to_string().contains("Holiday fund"), "{theirs}");
     assert!(screenshots().join("20-transactions.png").exists());
+    assert!(screenshots().join("22-run-rule.png").exists());
 }
 
 #[tokio::test]

@@ -216,6 +216,7 @@ async fn money_forms_write_through_the_catalog_and_refuse_what_is_not_the_person
             "/money/do/categorise_transactions",
             vec![
                 ("back", "transactions".into()),
+                ("view", "q=Tasca".into()),
                 ("ids", tx_id.to_string()),
                 ("ids", w.bobs_bonus.to_string()),
                 ("category_id", w.streaming.to_string()),
@@ -224,8 +225,16 @@ async fn money_forms_write_through_the_catalog_and_refuse_what_is_not_the_person
         ),
     )
     .await;
-    // Bob's private transaction is not one Ana may tick: the whole change is refused.
+    // Bob's private transaction is not one Ana may tick: the whole change is refused, and the
+    // list comes back as it was, filtered, with her box still ticked.
     assert_ne!(changed.status, StatusCode::SEE_OTHER, "{}", changed.body);
+    assert!(changed.body.contains("name=\"q\" value=\"Tasca\""), "{}", changed.body);
+    assert!(
+        changed.body.contains(&format!("value=\"{tx_id}\" form=\"bulk\" checked")),
+        "{}",
+        changed.body
+    );
+    assert!(changed.body.contains("name=\"view\" value=\"q=Tasca\""), "{}", changed.body);
     let still = w.env.call(&w.ana, "search_transactions", json!({"text": "Tasca"})).await.unwrap();
     assert!(still["items"][0].get("category").is_none_or(|c| c.is_null()), "{still}");
     let changed = send(
@@ -234,6 +243,7 @@ async fn money_forms_write_through_the_catalog_and_refuse_what_is_not_the_person
             "/money/do/categorise_transactions",
             vec![
                 ("back", "transactions".into()),
+                ("view", "q=Tasca".into()),
                 ("ids", tx_id.to_string()),
                 ("category_id", w.streaming.to_string()),
                 ("add_label_id", label["id"].to_string()),
@@ -242,6 +252,26 @@ async fn money_forms_write_through_the_catalog_and_refuse_what_is_not_the_person
     )
     .await;
     assert_eq!(changed.status, StatusCode::SEE_OTHER, "{}", changed.body);
+    // Back to the list as it was; what was posted is read, never echoed into the redirect.
+    assert_eq!(changed.location.as_deref(), Some("/transactions?q=Tasca"));
+    let odd = send(
+        &mut ana,
+        post(
+            "/money/do/categorise_transactions",
+            vec![
+                ("back", "transactions".into()),
+                ("view", "q=Tasca\r\nSet-Cookie: x=1".into()),
+                ("ids", tx_id.to_string()),
+                ("category_id", w.streaming.to_string()),
+            ],
+        ),
+    )
+    .await;
+    assert_eq!(
+        odd.location.as_deref(),
+        Some("/transactions"),
+        "an unreadable view is the first page"
+    );
     let now = w.env.call(&w.ana, "search_transactions", json!({"text": "Tasca"})).await.unwrap();
     assert_eq!(now["items"][0]["category"]["name"], "Streaming");
     assert_eq!(now["items"][0]["labels"][0]["name"], "Porto");
@@ -325,4 +355,145 @@ async fn money_forms_write_through_the_catalog_and_refuse_what_is_not_the_person
     assert_eq!(forged.status, StatusCode::FORBIDDEN);
     let labels = w.env.call(&w.ana, "list_labels", json!({})).await.unwrap();
     assert!(!labels.to_string().contains("Forged"));
+}
+
+#[tokio::test]
+async fn rules_are_added_previewed_run_and_deleted_from_the_money_page() {
+    let w = World::new().await;
+    for (account, payee, caller) in [
+        (w.joint, "Corner cafe", &w.ana),
+        (w.joint, "Cafe Central", &w.ana),
+        (w.bobs_savings, "Bob's cafe", &w.bob),
+    ] {
+        let input =
+            json!({"account_id": account, "on": "2026-11-10", "amount": "-3", "payee": payee});
+        w.env.call(caller, "create_transaction", input).await.unwrap();
+    }
+    let server = w.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let money = ana.get("/money").await;
+    let body = unescape(&money.body);
+    assert!(
+        body.contains("data-testid=\"rule\"") && body.contains("payee contains “groceries”"),
+        "{body}"
+    );
+    let csrf = Visitor::hidden(&money, "csrf");
+    let post = async |visitor: &mut Visitor, path: &str, fields: &[(&str, &str)]| {
+        let mut form = vec![("csrf", csrf.as_str())];
+        form.extend_from_slice(fields);
+        visitor.post(path, &form).await
+    };
+    let (streaming, holiday) = (w.streaming.to_string(), w.holiday.to_string());
+
+    // A rule with no action is refused at its form, and nothing is written.
+    let refused =
+        post(&mut ana, "/money/do/create_rule", &[("name", "Cafe"), ("payee_contains", "cafe")])
+            .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.body);
+    assert!(
+        refused.body.contains("role=\"alert\"")
+            && refused.body.contains("data-testid=\"add-rule\"")
+    );
+    let fields = [
+        ("name", "Cafe"),
+        ("payee_contains", "cafe"),
+        ("max_amount", "-1"),
+        ("account_id", ""),
+        ("set_category_id", streaming.as_str()),
+        ("add_label_ids", holiday.as_str()),
+    ];
+    let added = post(&mut ana, "/money/do/create_rule", &fields).await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER, "{}", added.body);
+    let rules = w.env.call(&w.ana, "list_rules", json!({})).await.unwrap();
+    let cafe =
+        rules["items"].as_array().unwrap().iter().find(|r| r["name"] == "Cafe").unwrap().clone();
+    assert_eq!(
+        (cafe["set_category"]["name"].as_str(), cafe["add_labels"][0]["name"].as_str()),
+        (Some("Streaming"), Some("holiday"))
+    );
+    assert_eq!(cafe["max_amount"], "-1");
+    let cafe_id = cafe["id"].to_string();
+
+    // Running it over past transactions shows what it would change first, and changes nothing
+    // until confirmed. Bob's private cafe is not Ana's to count or change.
+    let preview = post(&mut ana, "/money/do/apply_rule", &[("id", cafe_id.as_str())]).await;
+    assert_eq!(preview.status, StatusCode::OK, "{}", preview.body);
+    let page = unescape(&preview.body);
+    assert!(page.contains("Run the rule Cafe over past transactions?"), "{page}");
+    assert!(page.contains("It matches 2 of your transactions and changes 2."), "{page}");
+    assert!(page.contains("2026-11-10 · Corner cafe · -€3.00") && !page.contains("Bob"), "{page}");
+    assert!(page.contains("name=\"confirmed\"") && page.contains("Yes, run it"), "{page}");
+    let untouched =
+        w.env.call(&w.ana, "search_transactions", json!({"text": "cafe"})).await.unwrap();
+    assert!(
+        untouched["items"].as_array().unwrap().iter().all(|t| t.get("category").is_none()),
+        "{untouched}"
+    );
+    let run =
+        post(&mut ana, "/money/do/apply_rule", &[("id", cafe_id.as_str()), ("confirmed", "yes")])
+            .await;
+    assert_eq!(
+        (run.status, run.location.as_deref()),
+        (StatusCode::SEE_OTHER, Some("/money")),
+        "{}",
+        run.body
+    );
+    let changed = w.env.call(&w.ana, "search_transactions", json!({"text": "cafe"})).await.unwrap();
+    for t in changed["items"].as_array().unwrap() {
+        assert_eq!(
+            (t["category"]["name"].as_str(), t["labels"][0]["name"].as_str()),
+            (Some("Streaming"), Some("holiday")),
+            "{t}"
+        );
+    }
+    let bobs =
+        w.env.call(&w.bob, "search_transactions", json!({"text": "Bob's cafe"})).await.unwrap();
+    assert!(bobs["items"][0].get("category").is_none(), "{bobs}");
+    // Run again, nothing would change: it says so and goes back.
+    let again = post(&mut ana, "/money/do/apply_rule", &[("id", cafe_id.as_str())]).await;
+    assert_eq!(again.status, StatusCode::SEE_OTHER, "{}", again.body);
+    let told = unescape(&ana.get("/money").await.body);
+    assert!(
+        told.contains(
+            "The rule Cafe matches 2 of your transactions and would change none of them."
+        ),
+        "{told}"
+    );
+
+    // Cai's household cannot run or delete Ana's rule.
+    let mut cai = Visitor::new(&server);
+    cai.sign_in("cai@b.test", PASSWORD).await;
+    let cai_csrf = Visitor::hidden(&cai.get("/money").await, "csrf");
+    for (path, confirmed) in [("/money/do/apply_rule", "yes"), ("/money/do/delete_rule", "yes")] {
+        let refused = cai
+            .post(
+                path,
+                &[("csrf", cai_csrf.as_str()), ("id", cafe_id.as_str()), ("confirmed", confirmed)],
+            )
+            .await;
+        assert_ne!(refused.status, StatusCode::SEE_OTHER, "{path}: {}", refused.body);
+        assert!(!refused.body.contains("Cafe"), "{path}: {}", refused.body);
+    }
+
+    // Deleting asks first; the confirmed post deletes.
+    let asked = post(&mut ana, "/money/do/delete_rule", &[("id", cafe_id.as_str())]).await;
+    assert!(
+        asked.status == StatusCode::OK && asked.body.contains("Delete this rule?"),
+        "{}",
+        asked.body
+    );
+    assert_eq!(
+        w.env.call(&w.ana, "list_rules", json!({})).await.unwrap()["items"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    let deleted =
+        post(&mut ana, "/money/do/delete_rule", &[("id", cafe_id.as_str()), ("confirmed", "yes")])
+            .await;
+    assert_eq!(deleted.status, StatusCode::SEE_OTHER, "{}", deleted.body);
+    let left = w.env.call(&w.ana, "list_rules", json!({})).await.unwrap();
+    assert!(!left.to_string().contains("Cafe"), "{left}");
 }

@@ -92,10 +92,27 @@ where
     };
     match result {
         Ok(()) => redirect_with_notice(web, back_to, &done),
-        Err(err) => match beside_the_form(&err) {
-            Some(status) => again(status, json!({"errors": {form: err.text().render()}})).await,
-            None => op_error(web, headers, person, &err),
-        },
+        Err(err) => refused_form(web, headers, person, &err, form, again).await,
+    }
+}
+
+/// A form's refusal: the page again with the message at the form (`form` names which) when the
+/// person can put it right there, the error page otherwise.
+pub(crate) async fn refused_form<Again, Drawn>(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    err: &OpError,
+    form: &str,
+    again: Again,
+) -> Response
+where
+    Again: FnOnce(StatusCode, Value) -> Drawn,
+    Drawn: Future<Output = Response>,
+{
+    match beside_the_form(err) {
+        Some(status) => again(status, json!({"errors": {form: err.text().render()}})).await,
+        None => op_error(web, headers, person, err),
     }
 }
 

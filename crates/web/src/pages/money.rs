@@ -1,5 +1,5 @@
 //! Money beyond subscriptions: the money page (accounts with their balances, budgets with a
-//! bar per period in progress, cashflow and net worth drawn as SVG) and the transactions list
+//! bar per period in progress, rules, cashflow and net worth drawn as SVG) and the transactions list
 //! with its filters, one page of 100 at a time however many there are. Their forms post to
 //! `money_actions.rs`, which draws a page again here when an op refuses a form.
 
@@ -20,6 +20,7 @@ use ops::{
     },
     ledger_reports::{Cashflow, GetCashflow, GetNetWorth, NetWorth},
     organise::ListCategories,
+    rules::ListRules,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -44,9 +45,10 @@ pub(crate) async fn show(
 
 /// What the money page shows, and what its forms choose from.
 async fn money_data(web: &Web, person: &SessionCaller) -> Result<Value, OpError> {
-    let (accounts, budgets, cashflow, worth, categories, labels, household) = tokio::join!(
+    let (accounts, budgets, rules, cashflow, worth, categories, labels, household) = tokio::join!(
         web.call::<ListAccounts>(person, ListAccountsInput { include_archived: Some(true) }),
         web.call::<ListBudgets>(person, Empty {}),
+        web.call::<ListRules>(person, Empty {}),
         web.call::<GetCashflow>(person, Default::default()),
         web.call::<GetNetWorth>(person, Default::default()),
         web.call::<ListCategories>(person, Empty {}),
@@ -58,6 +60,7 @@ async fn money_data(web: &Web, person: &SessionCaller) -> Result<Value, OpError>
         "nav": "money",
         "accounts": accounts?.items,
         "budgets": budgets?.items,
+        "rules": rules?.items,
         "cashflow_chart": cashflow_chart(&cashflow),
         "cashflow": cashflow,
         "worth_chart": worth_chart(&worth),
@@ -76,16 +79,15 @@ pub(crate) async fn page_again(
     web: &Web,
     headers: &HeaderMap,
     person: &SessionCaller,
-    back: Back,
+    back: &Back,
     status: StatusCode,
     extra: Value,
 ) -> Response {
     let (name, data) = match back {
         Back::Money => ("money.html", money_data(web, person).await),
-        Back::Transactions => (
-            "transactions.html",
-            transactions_data(web, person, &TransactionQuery::default()).await,
-        ),
+        Back::Transactions(query) => {
+            ("transactions.html", transactions_data(web, person, query).await)
+        }
     };
     match data {
         Ok(mut data) => {
@@ -133,6 +135,7 @@ fn worth_chart(worth: &NetWorth) -> String {
     chart::line(&say(&Text::new("Net worth at the end of each month")), &points)
 }
 
+/// The transactions list's filters and page, as its address holds them.
 #[derive(Deserialize, Default)]
 pub(crate) struct TransactionQuery {
     #[serde(default)]
@@ -172,6 +175,39 @@ impl TransactionQuery {
             cursor: self.cursor.clone(),
             ..Default::default()
         })
+    }
+
+    /// The query a form on the page posts back as `view` (see [`Self::link`]): its filters and
+    /// its page.
+    fn view(&self) -> String {
+        let cursor = self
+            .cursor
+            .as_deref()
+            .map(|cursor| format!("cursor={}", crate::session::encode(cursor)));
+        [Some(self.kept()), cursor]
+            .into_iter()
+            .flatten()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// The query a form posted as `view`; anything unreadable is the unfiltered first page.
+    pub(crate) fn from_view(view: &str) -> Self {
+        axum::http::Uri::try_from(format!("/transactions?{view}"))
+            .ok()
+            .and_then(|uri| Query::<Self>::try_from_uri(&uri).ok())
+            .map(|Query(query)| query)
+            .unwrap_or_default()
+    }
+
+    /// The address of this page of the list, written afresh from what was read, so nothing
+    /// posted goes into a redirect as it came.
+    pub(crate) fn link(&self) -> String {
+        match self.view() {
+            view if view.is_empty() => "/transactions".into(),
+            view => format!("/transactions?{view}"),
+        }
     }
 
     /// The filters as a query string, for the next page's link.
@@ -227,5 +263,6 @@ async fn transactions_data(
         "query": {"account": query.account, "category": query.category, "label": query.label,
                   "from": query.from, "to": query.to, "q": query.q},
         "kept": query.kept(),
+        "view": query.view(),
     }))
 }

@@ -1,8 +1,9 @@
 //! The forms of the money pages: accounts (add, record a balance, archive, delete), labels,
-//! budgets (add, delete) and transactions (add one; categorise and label the ticked ones).
-//! Each posts to `/money/do/{op}` with the op's fields and goes back to the page it came from
-//! (`back`); a destructive op first shows its confirmation, built from its dry run. The pages
-//! themselves are drawn in `money.rs`.
+//! budgets (add, delete), rules (add, run over past transactions, delete) and transactions (add
+//! one; categorise and label the ticked ones). Each posts to `/money/do/{op}` with the op's
+//! fields and goes back to the page it came from (`back`); a destructive op first shows its
+//! confirmation, built from its dry run, and running a rule first shows its own preview (what
+//! it matches, a sample of what it changes). The pages themselves are drawn in `money.rs`.
 
 use axum::{
     extract::{Path, State},
@@ -13,19 +14,23 @@ use ops::{
     Op, OpError, Text,
     accounts::SessionCaller,
     budgets::{BudgetPeriod, CreateBudget, CreateBudgetInput, DeleteBudget},
-    common::{IdInput, IsoDate, Patch, RecordId},
-    entities::{AccountKind, Visibility},
+    common::{Change, IdInput, IsoDate, Patch, RecordId},
+    entities::{AccountKind, ChangeAction, EntityKind, Visibility},
     ledger::{
         CategoriseTransactions, CategoriseTransactionsInput, CreateAccount, CreateAccountInput,
         CreateLabel, CreateLabelInput, CreateTransaction, CreateTransactionInput, DeleteAccount,
         RecordBalance, RecordBalanceInput, UpdateAccount, UpdateAccountInput,
     },
     resolve::{CategoryId, LabelId},
+    rules::{ApplyRule, ApplyRuleInput, CreateRule, CreateRuleInput, DeleteRule, RuleFields},
 };
 
 use crate::{
     Web,
-    pages::{Confirm, apply_form, confirm_page, confirmed, form, money},
+    pages::{
+        Confirm, apply_form, confirm_page, confirmation, confirmed, form, money, refused_form,
+    },
+    render::redirect_with_notice,
     session::Posted,
 };
 
@@ -49,18 +54,18 @@ impl Fields {
     }
 }
 
-/// Which page a form came from, and so where it goes back to.
-#[derive(Clone, Copy)]
+/// Which page a form came from, and so where it goes back to: the transactions list with the
+/// filters and page it showed.
 pub(crate) enum Back {
     Money,
-    Transactions,
+    Transactions(money::TransactionQuery),
 }
 
 impl Back {
-    fn path(self) -> &'static str {
+    fn path(&self) -> String {
         match self {
-            Self::Money => "/money",
-            Self::Transactions => "/transactions",
+            Self::Money => "/money".into(),
+            Self::Transactions(query) => query.link(),
         }
     }
 }
@@ -72,7 +77,11 @@ pub(crate) async fn act(
     Posted { person, form: fields }: Posted<Vec<(String, String)>>,
 ) -> Response {
     let fields = Fields(fields);
-    let back = if fields.one("back") == "transactions" { Back::Transactions } else { Back::Money };
+    let back = if fields.one("back") == "transactions" {
+        Back::Transactions(money::TransactionQuery::from_view(fields.one("view")))
+    } else {
+        Back::Money
+    };
     let on =
         Posting { web: &web, headers: &headers, person: &person, fields: &fields, op: &op, back };
     let id = || form::id::<i64>(fields.one("id")).unwrap_or_default();
@@ -150,6 +159,37 @@ pub(crate) async fn act(
             )
             .await
         }
+        "create_rule" => {
+            let input = CreateRuleInput {
+                name: fields.one("name").to_owned(),
+                fields: RuleFields {
+                    payee_contains: form::text(fields.one("payee_contains")),
+                    description_contains: form::text(fields.one("description_contains")),
+                    min_amount: form::text(fields.one("min_amount")),
+                    max_amount: form::text(fields.one("max_amount")),
+                    account_id: form::id(fields.one("account_id")),
+                    set_category_id: form::id(fields.one("set_category_id")),
+                    add_label_ids: fields.ids("add_label_ids"),
+                },
+            };
+            on.apply::<CreateRule>(
+                Ok(input),
+                Text::new("Added the rule. Imports run it from now on."),
+            )
+            .await
+        }
+        "apply_rule" => on.run_rule(id()).await,
+        "delete_rule" => {
+            on.confirm_or_apply::<DeleteRule>(
+                IdInput { id: id().into() },
+                Text::new("Delete this rule?"),
+                Text::new(
+                    "Transactions it changed stay as they are. You can undo this from Activity.",
+                ),
+                Text::new("Deleted the rule."),
+            )
+            .await
+        }
         "create_transaction" => {
             let input = (|| {
                 Ok(CreateTransactionInput {
@@ -217,11 +257,76 @@ impl Posting<'_> {
     /// Applies `O` and goes back with `done`, or draws the page again with the op's message
     /// at the form (its `form` field names which).
     async fn apply<O: Op>(&self, input: Result<O::Input, OpError>, done: Text) -> Response {
-        let (web, headers, person, back) = (self.web, self.headers, self.person, self.back);
-        let again = |status, errors| money::page_again(web, headers, person, back, status, errors);
+        let (web, headers, person, back) = (self.web, self.headers, self.person, &self.back);
+        // The boxes that were ticked stay ticked on the page drawn again.
+        let ticked: Vec<i64> = self.fields.ids("ids");
+        let again = |status, mut extra: serde_json::Value| {
+            extra["ticked"] = serde_json::json!(ticked);
+            money::page_again(web, headers, person, back, status, extra)
+        };
         let form = self.fields.one("form");
         let form = if form.is_empty() { self.op } else { form };
-        apply_form::<O, _, _>(web, headers, person, input, back.path(), form, done, again).await
+        apply_form::<O, _, _>(web, headers, person, input, &back.path(), form, done, again).await
+    }
+
+    /// Runs a rule over past transactions: first its preview (how many it matches and changes,
+    /// with a sample as they are now), which posts back with `confirmed`; then applied.
+    async fn run_rule(&self, id: i64) -> Response {
+        if self.fields.one("confirmed") == "yes" {
+            let input = ApplyRuleInput { id: id.into(), apply: Some(true) };
+            let done =
+                Text::new("Ran the rule over past transactions. You can undo this from Activity.");
+            return self.apply::<ApplyRule>(Ok(input), done).await;
+        }
+        let (web, headers, person, back) = (self.web, self.headers, self.person, &self.back);
+        let preview = ApplyRuleInput { id: id.into(), apply: None };
+        let run = match web.call::<ApplyRule>(person, preview).await {
+            Ok(run) => run,
+            Err(err) => {
+                let again =
+                    |status, errors| money::page_again(web, headers, person, back, status, errors);
+                return refused_form(web, headers, person, &err, self.op, again).await;
+            }
+        };
+        if run.affected == 0 {
+            let nothing = Text::new(
+                "The rule {name} matches {matched} of your transactions and would change none of them.",
+            )
+            .with("matched", run.matched)
+            .with("name", &run.rule.name);
+            return redirect_with_notice(web, &back.path(), &nothing);
+        }
+        let mut explanation = Text::new("It matches {matched} of your transactions and changes {affected}. You can undo this from Activity. Some of them, as they are now:")
+            .with("matched", run.matched)
+            .with("affected", run.affected);
+        if run.remaining > 0 {
+            explanation = Text::new("It matches {matched} of your transactions and changes {affected}: {done} now, the rest when you run it again. You can undo this from Activity. Some of them, as they are now:")
+                .with("matched", run.matched)
+                .with("affected", run.affected)
+                .with("done", run.affected - run.remaining);
+        }
+        let sample: Vec<Change> = run
+            .sample
+            .iter()
+            .map(|t| Change {
+                audit_id: None,
+                entity: EntityKind::Transaction,
+                entity_id: t.id,
+                action: ChangeAction::Updated,
+                summary: format!("{} · {} · {}", t.on, t.payee, t.amount.display),
+            })
+            .collect();
+        let confirm = Confirm {
+            nav: "money",
+            title: Text::new("Run the rule {name} over past transactions?")
+                .with("name", &run.rule.name),
+            explanation,
+            action: "/money/do/apply_rule".into(),
+            confirm_label: Text::new("Yes, run it"),
+            cancel: back.path(),
+            hidden: confirmed(self.fields.0.iter().cloned()),
+        };
+        confirmation(web, headers, person, confirm, &sample)
     }
 
     /// A destructive op: its confirmation page first, from the dry run, which posts the same
@@ -246,7 +351,7 @@ impl Posting<'_> {
             explanation,
             action: format!("/money/do/{}", self.op),
             confirm_label: Text::new("Yes, delete it"),
-            cancel: self.back.path().into(),
+            cancel: self.back.path(),
             hidden,
         })
         .await

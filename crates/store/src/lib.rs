@@ -259,7 +259,9 @@ impl Db<'_> {
     pub fn logical_dump(&self) -> Result<String> {
         let mut out = String::new();
         let mut tables = self.conn.prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+            // Ordinary tables only: a full-text index's own tables hold how it is stored, not
+            // what it holds, which its content table already shows.
+            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
         )?;
         let names: Vec<String> =
             tables.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;

@@ -222,9 +222,13 @@ fn fixture(name: &str) -> Value {
                 "cashflow_chart": "<svg></svg>",
                 "worth": {"points": [{"on": "2026-11-29", "total": amount("5.00"), "by_kind": []}], "accounts": []},
                 "worth_chart": "<svg></svg>",
+                "rules": [{"id": 1, "name": "Cafes", "payee_contains": "cafe", "description_contains": "card", "min_amount": "-50",
+                           "max_amount": "-1", "account": {"id": 1, "name": "Joint"}, "set_category": {"id": 1, "name": "Food"},
+                           "add_labels": [{"id": 1, "name": "holiday"}]},
+                          {"id": 2, "name": "Rent", "payee_contains": "landlord", "set_category": {"id": 1, "name": "Food"}}],
                 "categories": [{"id": 1, "name": "Food"}], "labels": [{"id": 1, "name": "holiday"}],
                 "currency": "EUR", "kinds": ["checking", "credit_card"], "periods": ["weekly", "monthly"],
-                "errors": {"create_budget": "amount is not a number", "record_balance": "not yet"},
+                "errors": {"create_budget": "amount is not a number", "record_balance": "not yet", "create_rule": "no action"},
             }))
         }
         "transactions.html" => chrome(json!({
@@ -238,6 +242,8 @@ fn fixture(name: &str) -> Value {
             "accounts": [{"id": 1, "name": "Joint"}], "categories": [{"id": 1, "name": "Food"}], "labels": [{"id": 1, "name": "holiday"}],
             "query": {"account": "1", "category": "none", "label": "", "from": "2026-11-01", "to": "", "q": "mar"},
             "kept": "account=1",
+            "view": "account=1&cursor=2026-11-20.1.0",
+            "ticked": [2],
             "errors": {"categorise_transactions": "choose one"},
         })),
         other => panic!("no fixture for {other}: add one"),

@@ -72,6 +72,7 @@ fn main() {
         let mut first = Vec::new();
         let mut again = Vec::new();
         let mut owners = Vec::new();
+        let mut batches = Vec::new();
         for run in 0..imports {
             let owner = env.household(&format!("Bench {run}"), &format!("bench{run}@example.com")).await;
             let account = env.call(&owner, "create_account", json!({"name": "Current", "kind": "checking"})).await.unwrap();
@@ -79,6 +80,7 @@ fn main() {
             let (took, output) = call(&env, &owner, "import_transactions", input.clone()).await;
             let output: Value = serde_json::from_str(&output).unwrap();
             assert_eq!(output["imported"], TRANSACTIONS, "{output}");
+            batches.push(output["batch_id"].clone());
             first.push(took);
             let (took, output) = call(&env, &owner, "import_transactions", input).await;
             let output: Value = serde_json::from_str(&output).unwrap();
@@ -87,6 +89,13 @@ fn main() {
             owners.push(owner);
         }
         println!("import_transactions, {imports} households: first import median {}, the same statement again (all duplicates) median {}", ms(median(first)), ms(median(again)));
+        // Undoing an import takes its transactions away; undoing that brings them back.
+        let (took_undo, output) = call(&env, &owners[0], "undo", json!({"batch_id": batches[0]})).await;
+        let undone: Value = serde_json::from_str(&output).unwrap();
+        let (took_redo, _) = call(&env, &owners[0], "undo", json!({"audit_ids": undone["audit_ids"]})).await;
+        let back = env.call(&owners[0], "list_accounts", json!({})).await.unwrap();
+        assert_eq!(back["items"][0]["transaction_count"], TRANSACTIONS, "{back}");
+        println!("undo of the import {}, and undo of that undo (its {TRANSACTIONS} transactions back) {}", ms(took_undo), ms(took_redo));
 
         // Categories and labels on part of them, so those filters have something to find.
         let owner = &owners[0];

@@ -10,7 +10,9 @@ CREATE TRIGGER transaction_text_insert AFTER INSERT ON transactions BEGIN
     INSERT INTO transaction_text (rowid, payee, description, notes)
         VALUES (new.id, new.payee, new.description, new.notes);
 END;
-CREATE TRIGGER transaction_text_update AFTER UPDATE OF payee, description, notes ON transactions BEGIN
+CREATE TRIGGER transaction_text_update AFTER UPDATE OF payee, description, notes ON transactions
+WHEN old.payee IS NOT new.payee OR old.description IS NOT new.description OR old.notes IS NOT new.notes
+BEGIN
     INSERT INTO transaction_text (transaction_text, rowid, payee, description, notes)
         VALUES ('delete', old.id, old.payee, old.description, old.notes);
     INSERT INTO transaction_text (rowid, payee, description, notes)

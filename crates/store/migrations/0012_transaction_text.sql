@@ -19,7 +19,11 @@ CREATE TRIGGER transaction_text_delete AFTER DELETE ON transactions BEGIN
     INSERT INTO transaction_text (transaction_text, rowid, payee, description, notes)
         VALUES ('delete', old.id, old.payee, old.description, old.notes);
 END;
-CREATE TRIGGER transaction_text_update AFTER UPDATE OF payee, description, notes ON transactions BEGIN
+-- An update writes every column (a category set, a rule applied); only a changed text is
+-- indexed again.
+CREATE TRIGGER transaction_text_update AFTER UPDATE OF payee, description, notes ON transactions
+WHEN old.payee IS NOT new.payee OR old.description IS NOT new.description OR old.notes IS NOT new.notes
+BEGIN
     INSERT INTO transaction_text (transaction_text, rowid, payee, description, notes)
         VALUES ('delete', old.id, old.payee, old.description, old.notes);
     INSERT INTO transaction_text (rowid, payee, description, notes)

@@ -418,7 +418,9 @@ pub struct TransactionFilter {
 /// The text index's query for `text`: one phrase, so every character in it is searched for as
 /// written. `None` for text shorter than a trigram, which the index cannot narrow.
 fn text_phrase(text: &str) -> Option<String> {
-    (text.chars().count() >= 3).then(|| format!("\"{}\"", text.replace('"', "\"\"")))
+    // The index's query stops at a NUL; LIKE alone reads such a text.
+    (text.chars().count() >= 3 && !text.contains('\0'))
+        .then(|| format!("\"{}\"", text.replace('"', "\"\"")))
 }
 
 /// Below this many index matches for a search's text, over every household, a page reads the
@@ -924,19 +926,14 @@ pub fn import_transactions(
     let import_id = db.conn.last_insert_rowid();
     // One statement for all the rows, in their order: the text index's triggers flush its
     // pending writes once a statement, and a statement a row cost seconds over 100,000.
-    let rows_json = serde_json::Value::Array(
-        rows.iter()
-            .map(|row| {
-                serde_json::json!([
-                    row.on_date.to_string(),
-                    row.amount_minor,
-                    row.payee,
-                    row.description,
-                    row.import_key
-                ])
-            })
-            .collect(),
-    );
+    let rows: Vec<(String, i64, &str, &str, &str)> = rows
+        .iter()
+        .map(|row| {
+            (row.on_date.to_string(), row.amount_minor, row.payee, row.description, row.import_key)
+        })
+        .collect();
+    let rows_json =
+        serde_json::to_string(&rows).map_err(|err| StoreError::Corrupt(err.to_string()))?;
     // OR IGNORE skips a row whose import key the account has: the unique index decides.
     let added = db.conn.execute(
         "INSERT OR IGNORE INTO transactions (household_id, account_id, on_date, amount_minor, currency,
@@ -950,7 +947,7 @@ pub fn import_transactions(
             account.currency.code(),
             import_id,
             now,
-            rows_json.to_string()
+            rows_json
         ],
     )? as u64;
     if added == 0 {

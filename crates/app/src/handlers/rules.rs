@@ -258,7 +258,8 @@ pub(crate) fn apply_rule(ctx: &mut Ctx<'_>, input: ApplyRuleInput) -> Result<Rul
         matched,
         affected: would_change,
         applied: apply,
-        remaining: if apply { would_change - done } else { 0 },
+        // A preview counts what a run would leave too, so the person is told before.
+        remaining: would_change - done,
         sample,
     })
 }

@@ -96,6 +96,7 @@ impl Accounts for App {
             Ok(SessionCaller {
                 caller: Caller::person(member.household_id, member.id, member.role, Via::Web),
                 name: member.name,
+                language: member.language,
                 csrf: found.csrf,
             })
         })

@@ -1,9 +1,15 @@
-//! `Text`: a sentence shown to a person, as an English format and its named arguments.
+//! `Text`: a sentence shown to a person, as an English format and its named arguments, and
+//! how a format is rendered.
 //!
-//! The English format (with `{name}` placeholders) is the key of its translations; the
-//! edges render it in the reader's language. Nothing user-facing is built by concatenation.
+//! The English format is the key of its translations; the edges render it in the reader's
+//! language (the catalogues are in the `i18n` crate). A format has `{name}` placeholders and
+//! plural choices, `{count, plural, one {# charge} other {# charges}}`, as ICU's message format
+//! writes them: `=2 {...}` for an exact value, CLDR's categories for the rest, `#` the number.
+//! Nothing user-facing is built by concatenation.
 
 use std::fmt;
+
+use crate::language::{Language, Plural};
 
 /// An English format with `{name}` placeholders and the values of its arguments.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -42,32 +48,112 @@ impl Text {
     }
 }
 
-/// Substitutes `{name}` placeholders (names of letters, digits and `_`) in `format`.
-///
-/// Used by [`Text::render`]; translators can call it with a translated format.
+/// Renders an English `format` with `args` (see the module's doc).
 pub fn render_format(format: &str, args: &[(String, String)]) -> String {
+    render_in(Language::English, format, args)
+}
+
+/// Renders `format` (English, or its translation) with `args` in `language`, whose plural
+/// rules choose between a plural's branches. An unknown placeholder, or one that is not
+/// well formed, stays as written.
+pub fn render_in(language: Language, format: &str, args: &[(String, String)]) -> String {
     let mut out = String::with_capacity(format.len());
+    write_message(&mut out, language, format, args, None);
+    out
+}
+
+/// Writes `format`; inside a plural branch, `number` is what `#` stands for.
+fn write_message(
+    out: &mut String,
+    language: Language,
+    format: &str,
+    args: &[(String, String)],
+    number: Option<&str>,
+) {
     let mut rest = format;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
+    loop {
+        let next = rest.find(|c| c == '{' || (number.is_some() && c == '#'));
+        let Some(at) = next else { break };
+        out.push_str(&rest[..at]);
+        if let (Some(number), "#") = (number, &rest[at..at + 1]) {
+            out.push_str(number);
+            rest = &rest[at + 1..];
+            continue;
+        }
+        let after = &rest[at + 1..];
         let name_len =
             after.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(after.len());
         let name = &after[..name_len];
-        let closed = after[name_len..].starts_with('}');
-        match args.iter().find(|(n, _)| n == name) {
-            Some((_, value)) if closed && !name.is_empty() => {
+        let value = args.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+        match value.filter(|_| !name.is_empty()) {
+            Some(value) if after[name_len..].starts_with('}') => {
                 out.push_str(value);
                 rest = &after[name_len + 1..];
             }
-            _ => {
+            Some(value) => match plural(&after[name_len..]) {
+                Some((branches, used)) => {
+                    let chosen = choose(language, &branches, value);
+                    write_message(out, language, chosen, args, Some(value));
+                    rest = &after[name_len + used..];
+                }
+                None => {
+                    out.push('{');
+                    rest = after;
+                }
+            },
+            None => {
                 out.push('{');
                 rest = after;
             }
         }
     }
     out.push_str(rest);
-    out
+}
+
+/// The branch of a plural for `value`: an exact `=value` first, then its plural category,
+/// then `other` (every plural has one).
+fn choose<'a>(language: Language, branches: &[(&str, &'a str)], value: &str) -> &'a str {
+    let exact = branches.iter().find(|(selector, _)| selector.strip_prefix('=') == Some(value));
+    let keyword = language.plural(value).keyword();
+    exact
+        .or_else(|| branches.iter().find(|(selector, _)| *selector == keyword))
+        .or_else(|| branches.iter().find(|(selector, _)| *selector == Plural::Other.keyword()))
+        .map(|(_, text)| *text)
+        .unwrap_or_default()
+}
+
+/// Reads `, plural, one {...} other {...}}` (what follows a plural's name): its branches and
+/// how many bytes it took; `None` when it is not a well-formed plural with an `other`.
+fn plural(text: &str) -> Option<(Vec<(&str, &str)>, usize)> {
+    let rest = text.strip_prefix(',')?.trim_start();
+    let rest = rest.strip_prefix("plural")?.trim_start();
+    let mut rest = rest.strip_prefix(',')?.trim_start();
+    let mut branches = Vec::new();
+    loop {
+        if let Some(after) = rest.strip_prefix('}') {
+            let has_other = branches.iter().any(|(selector, _)| *selector == "other");
+            return has_other.then(|| (branches, text.len() - after.len()));
+        }
+        let selector_len = rest.find(|c: char| c.is_whitespace() || c == '{')?;
+        let (selector, after) = rest.split_at(selector_len);
+        let after = after.trim_start().strip_prefix('{')?;
+        // The branch runs to its matching brace; placeholders nest inside it.
+        let mut depth = 0usize;
+        let end = after.char_indices().find_map(|(i, c)| match c {
+            '{' => {
+                depth += 1;
+                None
+            }
+            '}' if depth == 0 => Some(i),
+            '}' => {
+                depth -= 1;
+                None
+            }
+            _ => None,
+        })?;
+        branches.push((selector, &after[..end]));
+        rest = after[end + 1..].trim_start();
+    }
 }
 
 impl fmt::Display for Text {
@@ -112,6 +198,44 @@ mod tests {
             vec![("n".to_owned(), "3".to_owned()), ("m".to_owned(), "2".to_owned())]
         );
         assert_eq!(t.render(), "3");
+    }
+
+    #[test]
+    fn plurals_choose_by_the_languages_rules() {
+        let format = "{count, plural, =0 {No charges} one {# charge of {name}} other {# charges of {name}}} left.";
+        let at = |language, count: &str| {
+            render_in(
+                language,
+                format,
+                &[("count".into(), count.into()), ("name".into(), "#{x}".into())],
+            )
+        };
+        assert_eq!(at(Language::English, "0"), "No charges left.");
+        assert_eq!(at(Language::English, "1"), "1 charge of #{x} left.");
+        assert_eq!(at(Language::English, "1.0"), "1.0 charges of #{x} left.");
+        assert_eq!(at(Language::Spanish, "1.0"), "1.0 charge of #{x} left.");
+        assert_eq!(at(Language::English, "3"), "3 charges of #{x} left.");
+        let many = "{n, plural, one {# cargo} many {# de cargos} other {# cargos}}";
+        let spanish = |n: &str| render_in(Language::Spanish, many, &[("n".into(), n.into())]);
+        assert_eq!(spanish("1000000"), "1000000 de cargos");
+        assert_eq!(spanish("7"), "7 cargos");
+        // Outside a plural, # is itself.
+        assert_eq!(render_format("# {n}", &[("n".into(), "1".into())]), "# 1");
+    }
+
+    #[test]
+    fn a_plural_that_is_not_well_formed_stays_as_written() {
+        let args = [("n".to_owned(), "2".to_owned())];
+        for format in [
+            "{n, plural, one {a}}",
+            "{n, plural, other {a}",
+            "{n, plural, other a}",
+            "{n, select, other {a}}",
+            "{n, plural, other {a {b}}",
+        ] {
+            assert_eq!(render_format(format, &args), format, "{format}");
+        }
+        assert_eq!(render_format("{m, plural, other {a}}", &args), "{m, plural, other {a}}");
     }
 
     #[test]

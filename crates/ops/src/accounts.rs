@@ -32,6 +32,8 @@ pub struct SessionCaller {
     pub caller: Caller,
     /// The person's name, for the page header.
     pub name: String,
+    /// The language they chose (BCP 47, e.g. "es"), which their pages are written in.
+    pub language: String,
     pub csrf: String,
 }
 

@@ -170,5 +170,6 @@ pub fn router(
         // Every route but /import, whose own limit is set on it and wins.
         .layer(axum::extract::DefaultBodyLimit::max(max_request_bytes))
         .layer(axum::middleware::map_response(headers::add))
+        .layer(axum::middleware::from_fn(render::in_readers_language))
         .with_state(web))
 }

@@ -1,13 +1,19 @@
 //! Rendering: the templates (embedded in the binary), the chrome every page shares (who is
-//! signed in, the CSRF token, a one-time notice), translation, and error pages.
+//! signed in, the CSRF token, a one-time notice, the language), translation into the reader's
+//! language (the catalogues are the `i18n` crate's), and error pages.
 
 #[cfg(test)]
 mod tests;
 
+use std::cell::Cell;
+
 use axum::{
+    extract::Request,
     http::{HeaderMap, StatusCode, header},
+    middleware::Next,
     response::{Html, IntoResponse, Redirect, Response},
 };
+use i18n::Language;
 use minijinja::Environment;
 use ops::{OpError, Text, accounts::SessionCaller};
 use serde_json::{Value, json};
@@ -63,9 +69,8 @@ impl Templates {
             env.add_template(name, source).map_err(|err| format!("template {name}: {err}"))?;
         }
         // Strings in templates go through `t`, and sentences built in handlers are `Text`s
-        // rendered by `say`: the English text is the key a language's catalogue will be looked
-        // up by. English is the only language so far.
-        env.add_function("t", |text: String| text);
+        // rendered by `say`: each is looked up by its English in the reader's catalogue.
+        env.add_function("t", |text: String| i18n::format_in(reader(), &text).to_owned());
         Ok(Self { env })
     }
 
@@ -130,6 +135,7 @@ pub(crate) fn page_with_status(
     if let Some(fields) = data.as_object_mut() {
         // Forms take the catalog's limits, so a field refuses what the op would.
         fields.insert("limits".into(), json!(ops::limits::FORMS));
+        fields.insert("lang".into(), json!(reader().code()));
         if let Some(session) = session {
             fields.insert(
                 "me".into(),
@@ -191,8 +197,35 @@ pub(crate) fn op_error(
     page_with_status(web, headers, Some(session), status, "message.html", &mut data)
 }
 
-/// A sentence as the reader reads it. English is the only language so far; this is where the
-/// reader's catalogue will be looked up.
+tokio::task_local! {
+    /// The language the request being answered is written in.
+    static READER: Cell<Language>;
+}
+
+/// Answers a request in its reader's language: the one their browser asks for
+/// (`Accept-Language`) until the person is known, then theirs (`read_in`, when the session is
+/// read). Every `say` and template `t` while answering reads it.
+pub(crate) async fn in_readers_language(request: Request, next: Next) -> Response {
+    let asked = request.headers().get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
+    let language = i18n::choose(None, None, asked);
+    READER.scope(Cell::new(language), next.run(request)).await
+}
+
+/// The rest of this request is written in the signed-in person's language: their setting,
+/// else what their browser asks for.
+pub(crate) fn read_by(person: &SessionCaller, headers: &HeaderMap) {
+    let asked = headers.get(header::ACCEPT_LANGUAGE).and_then(|v| v.to_str().ok());
+    let language = i18n::choose(Some(&person.language), None, asked);
+    // Outside a request (a test rendering a template) there is nobody to write for.
+    let _ = READER.try_with(|reader| reader.set(language));
+}
+
+/// The language of the request being answered; English outside one.
+pub(crate) fn reader() -> Language {
+    READER.try_with(Cell::get).unwrap_or_default()
+}
+
+/// A sentence as the reader reads it.
 pub(crate) fn say(text: &Text) -> String {
-    text.render()
+    i18n::say(reader(), text)
 }

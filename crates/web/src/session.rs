@@ -91,9 +91,12 @@ impl FromRequestParts<Web> for SignedIn {
 }
 
 /// The person behind the request's session cookie.
+/// The rest of the request is written in their language.
 async fn signed_in_person(web: &Web, headers: &HeaderMap) -> Result<SessionCaller, ()> {
     let secret = cookie(web, headers, SESSION_COOKIE).ok_or(())?;
-    web.accounts.session(secret).await.map_err(|_| ())
+    let person = web.accounts.session(secret).await.map_err(|_| ())?;
+    crate::render::read_by(&person, headers);
+    Ok(person)
 }
 
 /// The path of the page a form was posted from, when it is this site's.

@@ -167,9 +167,11 @@ fn allowed_workspace_deps(krate: &str) -> Option<Option<&'static [&'static str]>
         "store" => Some(&["domain"]),
         "ops" => Some(&["domain"]),
         "statement" => Some(&["domain"]),
+        "i18n" => Some(&["domain"]),
         "app" => Some(&["ops", "domain", "store", "statement"]),
         "http" => Some(&["ops"]),
-        "api" | "mcp" | "web" | "oauth" => Some(&["ops", "http"]),
+        "web" => Some(&["ops", "http", "i18n"]),
+        "api" | "mcp" | "oauth" => Some(&["ops", "http"]),
         "assistant" | "channels" => Some(&["ops"]),
         "fuzz" => Some(&[]),
         "exhale" | "test-support" => None,
@@ -184,10 +186,14 @@ fn rule_text(krate: &str) -> &'static str {
         "store" => "store depends only on domain among workspace crates",
         "ops" => "ops depends only on domain",
         "statement" => "statement depends only on domain: reading statements is pure logic",
+        "i18n" => "i18n depends only on domain: translating is pure logic over its catalogues",
+        "web" => {
+            "the web adapter depends only on ops, http and i18n, never on domain, app, store or another adapter"
+        }
         "app" => "app depends only on ops, domain, store and statement",
         "http" => "http depends only on ops",
         "fuzz" => "fuzz depends on no workspace crate: it is test tooling for any of them",
-        "api" | "mcp" | "web" | "oauth" => {
+        "api" | "mcp" | "oauth" => {
             "an HTTP adapter depends only on ops and http, never on domain, app, store or another adapter"
         }
         "assistant" | "channels" => {

@@ -31,6 +31,7 @@ mod serving;
 mod slack;
 mod telegram;
 mod tool_sets;
+mod translations;
 mod validation;
 mod web;
 mod web_money;

@@ -41,6 +41,15 @@ impl Visitor {
         }
     }
 
+    /// A visitor whose browser asks for pages in `languages` (an `Accept-Language` value).
+    pub(crate) fn speaking(server: &TestServer, languages: &str) -> Self {
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert("accept-language", languages.parse().unwrap());
+        let client =
+            reqwest::Client::builder().redirect(Policy::none()).default_headers(headers).build();
+        Self { client: client.unwrap(), base: server.url(""), cookies: HashMap::new() }
+    }
+
     /// Opens the live stream at `path` with this visitor's cookies.
     pub(crate) async fn events(&self, path: &str) -> reqwest::Response {
         let url = format!("{}{path}", self.base);
@@ -1391,4 +1400,81 @@ async fn signing_in_goes_back_only_to_a_page_of_this_site() {
         assert_eq!(signed_in.status, StatusCode::SEE_OTHER, "{}", signed_in.body);
         assert_eq!(signed_in.location.as_deref(), Some(expected), "{next}");
     }
+}
+
+#[tokio::test]
+async fn pages_are_written_in_the_readers_language_and_agents_keep_english() {
+    use i18n::{Language::Spanish, format_in};
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    // Signed out, the browser's language: Spanish is asked for after a language Exhale lacks.
+    let mut visitor = Visitor::speaking(&server, "fr-FR,fr;q=0.9,es;q=0.8,en;q=0.5");
+    let sign_in = visitor.get("/sign-in").await;
+    assert!(sign_in.body.contains("<html lang=\"es\">"), "{}", sign_in.body);
+    assert!(
+        sign_in.body.contains(format_in(Spanish, "Sign in"))
+            && format_in(Spanish, "Sign in") != "Sign in"
+    );
+
+    // Signed in, the person's own setting wins over the browser's.
+    let mut ana = Visitor::speaking(&server, "es");
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let money = ana.get("/money").await;
+    assert!(
+        money.body.contains("<html lang=\"en\">") && money.body.contains(">Money<"),
+        "Ana's setting is English"
+    );
+    w.env
+        .call(&w.ana, "update_member", json!({"id": w.ana.member_id, "language": "es"}))
+        .await
+        .unwrap();
+    let mut ana = Visitor::speaking(&server, "en-GB");
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let money = ana.get("/money").await;
+    let body = unescape(&money.body);
+    assert!(body.contains("<html lang=\"es\">"), "{body}");
+    for english in ["Money", "Add a rule", "Rules", "Accounts"] {
+        assert!(body.contains(format_in(Spanish, english)), "{english} in Spanish: {body}");
+    }
+    assert!(!body.contains(">Add a rule<"), "{body}");
+
+    // A refusal beside its form, and the notice after a change, are said in Spanish; the
+    // catalog, which agents read, still says them in English.
+    let csrf = Visitor::hidden(&money, "csrf");
+    let refused = ana
+        .post(
+            "/money/do/create_rule",
+            &[("csrf", &csrf), ("name", "Cafe"), ("payee_contains", "cafe")],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY);
+    let agent = w
+        .env
+        .call(&w.ana, "create_rule", json!({"name": "Cafe", "payee_contains": "cafe"}))
+        .await
+        .unwrap_err();
+    let (said, english) = (unescape(&refused.body), agent.text().render());
+    assert!(!said.contains(&english), "{english} is said in Spanish: {said}");
+    assert!(said.contains(&i18n::say(Spanish, &agent.text())), "{said}");
+    let added = ana
+        .post(
+            "/money/do/create_rule",
+            &[
+                ("csrf", &csrf),
+                ("name", "Cafe"),
+                ("payee_contains", "cafe"),
+                ("set_category_id", &w.streaming.to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER, "{}", added.body);
+    let after = unescape(&ana.get("/money").await.body);
+    assert!(
+        after.contains(format_in(Spanish, "Added the rule. Imports run it from now on.")),
+        "{after}"
+    );
+    assert!(
+        after.contains("Cuando el beneficiario contiene «cafe»: pone la categoría Streaming"),
+        "{after}"
+    );
 }

@@ -375,7 +375,8 @@ async fn rules_are_added_previewed_run_and_deleted_from_the_money_page() {
     let money = ana.get("/money").await;
     let body = unescape(&money.body);
     assert!(
-        body.contains("data-testid=\"rule\"") && body.contains("payee contains “groceries”"),
+        body.contains("data-testid=\"rule\"")
+            && body.contains("When payee contains “groceries”: sets the category Streaming"),
         "{body}"
     );
     let csrf = Visitor::hidden(&money, "csrf");
@@ -438,6 +439,11 @@ async fn rules_are_added_previewed_run_and_deleted_from_the_money_page() {
         (StatusCode::SEE_OTHER, Some("/money")),
         "{}",
         run.body
+    );
+    let told = unescape(&ana.get("/money").await.body);
+    assert!(
+        told.contains("The rule changed 2 transactions. You can undo this from Activity."),
+        "{told}"
     );
     let changed = w.env.call(&w.ana, "search_transactions", json!({"text": "cafe"})).await.unwrap();
     for t in changed["items"].as_array().unwrap() {

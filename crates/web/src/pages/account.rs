@@ -138,7 +138,7 @@ pub(crate) async fn set_up(
             &headers,
             StatusCode::UNPROCESSABLE_ENTITY,
             "setup.html",
-            json!({"secret": secret, "values": values, "error": err.text().render()}),
+            json!({"secret": secret, "values": values, "error": crate::render::say(&err.text())}),
         ),
     }
 }
@@ -194,9 +194,9 @@ pub(crate) async fn sign_in(
     match web.accounts.sign_in(&form.email, &form.password, client).await {
         Ok(caller) => signed_in(&web, &caller, &next).await,
         Err(err @ OpError::RateLimited { .. }) => {
-            again(StatusCode::TOO_MANY_REQUESTS, &err.text().render())
+            again(StatusCode::TOO_MANY_REQUESTS, &crate::render::say(&err.text()))
         }
-        Err(err) => again(StatusCode::UNAUTHORIZED, &err.text().render()),
+        Err(err) => again(StatusCode::UNAUTHORIZED, &crate::render::say(&err.text())),
     }
 }
 

@@ -148,7 +148,7 @@ pub(crate) async fn upload(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Some(err.text().render()),
+                Some(crate::render::say(&err.text())),
             );
         }
         Err(err) => return op_error(&web, &headers, &person, &err),
@@ -267,7 +267,7 @@ fn refused(web: &Web, headers: &HeaderMap, person: &SessionCaller, err: OpError)
             headers,
             person,
             StatusCode::UNPROCESSABLE_ENTITY,
-            Some(err.text().render()),
+            Some(crate::render::say(&err.text())),
         ),
         err => op_error(web, headers, person, &err),
     }

@@ -111,7 +111,9 @@ where
     Drawn: Future<Output = Response>,
 {
     match beside_the_form(err) {
-        Some(status) => again(status, json!({"errors": {form: err.text().render()}})).await,
+        Some(status) => {
+            again(status, json!({"errors": {form: crate::render::say(&err.text())}})).await
+        }
         None => op_error(web, headers, person, err),
     }
 }

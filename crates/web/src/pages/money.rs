@@ -20,7 +20,7 @@ use ops::{
     },
     ledger_reports::{Cashflow, GetCashflow, GetNetWorth, NetWorth},
     organise::ListCategories,
-    rules::ListRules,
+    rules::{ListRules, Rule},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -60,7 +60,11 @@ async fn money_data(web: &Web, person: &SessionCaller) -> Result<Value, OpError>
         "nav": "money",
         "accounts": accounts?.items,
         "budgets": budgets?.items,
-        "rules": rules?.items,
+        "rules": rules?.items.iter().map(|rule| {
+            let mut shown = json!(rule);
+            shown["summary"] = json!(rule_summary(rule));
+            shown
+        }).collect::<Vec<_>>(),
         "cashflow_chart": cashflow_chart(&cashflow),
         "cashflow": cashflow,
         "worth_chart": worth_chart(&worth),
@@ -98,6 +102,44 @@ pub(crate) async fn page_again(
         }
         Err(err) => op_error(web, headers, person, &err),
     }
+}
+
+/// What a rule does, as a sentence: "When payee contains “cafe”, amount at most -1: sets the
+/// category Eating out, adds the labels holiday".
+fn rule_summary(rule: &Rule) -> String {
+    let reader = crate::render::reader();
+    let mut conditions = Vec::new();
+    if let Some(text) = &rule.payee_contains {
+        conditions.push(say(&Text::new("payee contains “{text}”").with("text", text)));
+    }
+    if let Some(text) = &rule.description_contains {
+        conditions.push(say(&Text::new("description contains “{text}”").with("text", text)));
+    }
+    if let Some(min) = &rule.min_amount {
+        let amount = i18n::format::number(reader, min);
+        conditions.push(say(&Text::new("amount at least {amount}").with("amount", amount)));
+    }
+    if let Some(max) = &rule.max_amount {
+        let amount = i18n::format::number(reader, max);
+        conditions.push(say(&Text::new("amount at most {amount}").with("amount", amount)));
+    }
+    if let Some(account) = &rule.account {
+        conditions.push(say(&Text::new("on the account {name}").with("name", &account.name)));
+    }
+    let mut actions = Vec::new();
+    if let Some(category) = &rule.set_category {
+        actions.push(say(&Text::new("sets the category {name}").with("name", &category.name)));
+    }
+    if !rule.add_labels.is_empty() {
+        let names: Vec<&str> = rule.add_labels.iter().map(|l| l.name.as_str()).collect();
+        let text = Text::new("adds {count, plural, one {the label} other {the labels}} {names}")
+            .with("count", names.len())
+            .with("names", names.join(", "));
+        actions.push(say(&text));
+    }
+    say(&Text::new("When {conditions}: {actions}")
+        .with("conditions", conditions.join(", "))
+        .with("actions", actions.join(", ")))
 }
 
 fn value(amount: &ops::common::Amount) -> f64 {

@@ -272,15 +272,10 @@ impl Posting<'_> {
     /// Runs a rule over past transactions: first its preview (how many it matches and changes,
     /// with a sample as they are now), which posts back with `confirmed`; then applied.
     async fn run_rule(&self, id: i64) -> Response {
-        if self.fields.one("confirmed") == "yes" {
-            let input = ApplyRuleInput { id: id.into(), apply: Some(true) };
-            let done =
-                Text::new("Ran the rule over past transactions. You can undo this from Activity.");
-            return self.apply::<ApplyRule>(Ok(input), done).await;
-        }
         let (web, headers, person, back) = (self.web, self.headers, self.person, &self.back);
-        let preview = ApplyRuleInput { id: id.into(), apply: None };
-        let run = match web.call::<ApplyRule>(person, preview).await {
+        let apply = (self.fields.one("confirmed") == "yes").then_some(true);
+        let run = match web.call::<ApplyRule>(person, ApplyRuleInput { id: id.into(), apply }).await
+        {
             Ok(run) => run,
             Err(err) => {
                 let again =
@@ -288,6 +283,18 @@ impl Posting<'_> {
                 return refused_form(web, headers, person, &err, self.op, again).await;
             }
         };
+        if run.applied {
+            let done = run.affected - run.remaining;
+            let ran = if run.remaining > 0 {
+                Text::new("The rule changed {done, plural, one {# transaction} other {# transactions}}; {remaining} are left: run it again for them. You can undo this from Activity.")
+                    .with("remaining", run.remaining)
+            } else {
+                Text::new(
+                    "The rule changed {done, plural, one {# transaction} other {# transactions}}. You can undo this from Activity.",
+                )
+            };
+            return redirect_with_notice(web, &back.path(), &ran.with("done", done));
+        }
         if run.affected == 0 {
             let nothing = Text::new(
                 "The rule {name} matches {matched} of your transactions and would change none of them.",

@@ -203,7 +203,7 @@ impl Page<'_> {
                     self.headers,
                     self.person,
                     StatusCode::UNPROCESSABLE_ENTITY,
-                    Some(err.text().render()),
+                    Some(crate::render::say(&err.text())),
                 )
                 .await
             }

@@ -337,7 +337,7 @@ pub(crate) async fn chat_link(
         }
         Err(err) => match beside_the_form(&err) {
             Some(status) => {
-                let errors = json!({"errors": {kind.as_str(): err.text().render()}});
+                let errors = json!({"errors": {kind.as_str(): crate::render::say(&err.text())}});
                 reminders_page(&web, &headers, &person, status, errors).await
             }
             None => op_error(&web, &headers, &person, &err),

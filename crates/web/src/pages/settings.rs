@@ -261,7 +261,7 @@ pub(crate) async fn password(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!({"errors": {"password": err.text().render()}}),
+                json!({"errors": {"password": crate::render::say(&err.text())}}),
             )
             .await
         }
@@ -312,7 +312,7 @@ pub(crate) async fn invite(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!({"errors": {"invite": err.text().render()}}),
+                json!({"errors": {"invite": crate::render::say(&err.text())}}),
             )
             .await
         }
@@ -413,7 +413,7 @@ pub(crate) async fn accept(
                 &web,
                 &headers,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!({"code": code, "name": name, "error": err.text().render()}),
+                json!({"code": code, "name": name, "error": crate::render::say(&err.text())}),
             )
         }
         Err(err) => web.templates.refusal(StatusCode::NOT_FOUND, &err.text()),

@@ -117,7 +117,7 @@ pub(crate) async fn act(
         }
         Ok(Some(done)) => redirect_with_notice(&web, &format!("/subscriptions/{id}"), &done),
         Err(err @ (OpError::InvalidInput { .. } | OpError::Conflict { .. })) => {
-            let errors = json!({action: err.text().render()});
+            let errors = json!({action: crate::render::say(&err.text())});
             detail_page(&web, &headers, &person, id, StatusCode::UNPROCESSABLE_ENTITY, errors).await
         }
         Err(err) => op_error(&web, &headers, &person, &err),
@@ -238,7 +238,7 @@ pub(crate) async fn edit(
                 id,
                 StatusCode::UNPROCESSABLE_ENTITY,
                 values,
-                Some(err.text().render()),
+                Some(crate::render::say(&err.text())),
             )
             .await
         }
@@ -270,7 +270,7 @@ pub(crate) async fn charge(
     match result {
         Ok(()) => redirect_with_notice(&web, &back, &Text::new("Saved the charge.")),
         Err(err @ OpError::InvalidInput { .. }) => {
-            let errors = json!({"charges": err.text().render()});
+            let errors = json!({"charges": crate::render::say(&err.text())});
             detail_page(
                 &web,
                 &headers,

@@ -271,7 +271,7 @@ pub(crate) async fn create(
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
                 values,
-                Some(err.text().render()),
+                Some(crate::render::say(&err.text())),
             )
             .await
         }

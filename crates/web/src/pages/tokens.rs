@@ -195,7 +195,7 @@ pub(crate) async fn create(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Some(err.text().render()),
+                Some(crate::render::say(&err.text())),
             )
             .await
         }

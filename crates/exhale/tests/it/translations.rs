@@ -1,0 +1,168 @@
+//! The catalogues against the sources: every sentence a person reads (each `Text::new("...")`
+//! in a crate's code, each `t("...")` in a template) has its Spanish, every Spanish entry has
+//! its English in the sources, and a translation names the placeholders its English does.
+//! The sources are read as text, as `architecture.rs` reads the manifests.
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    fs,
+    path::{Path, PathBuf},
+};
+
+use i18n::Language;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn files_under(dir: &Path, extension: &str, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files_under(&path, extension, out);
+        } else if path.extension().is_some_and(|e| e == extension) {
+            out.push(path);
+        }
+    }
+}
+
+/// A Rust string literal starting at `text` (after its opening quote): its value, or `None`
+/// for one this reader does not follow (a raw string is read by the caller).
+fn string_literal(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                '"' => out.push('"'),
+                '\'' => out.push('\''),
+                '\\' => out.push('\\'),
+                '\n' => {
+                    // A continued line: the next line's leading whitespace is not part of it.
+                    let rest: String = chars.clone().collect();
+                    let skipped = rest.len() - rest.trim_start().len();
+                    for _ in 0..rest[..skipped].chars().count() {
+                        chars.next();
+                    }
+                }
+                'u' => {
+                    let rest: String = chars.clone().collect();
+                    let close = rest.find('}')?;
+                    let code = u32::from_str_radix(rest.get(1..close)?, 16).ok()?;
+                    out.push(char::from_u32(code)?);
+                    for _ in 0..=close {
+                        chars.next();
+                    }
+                }
+                _ => return None,
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+/// Every English format in the sources, with a file it is in.
+fn sources() -> BTreeMap<String, String> {
+    let mut found = BTreeMap::new();
+    let mut rust = Vec::new();
+    files_under(&root().join("crates"), "rs", &mut rust);
+    for path in rust {
+        let shown = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
+        // A crate's own code: not its tests, whose sentences nobody reads.
+        if !shown.contains("/src/") || path.file_name().is_some_and(|n| n == "tests.rs") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for (at, _) in code.match_indices("Text::new(") {
+            let rest = code[at + "Text::new(".len()..].trim_start();
+            let literal = if let Some(raw) = rest.strip_prefix("r#\"") {
+                raw.split("\"#").next().map(str::to_owned)
+            } else {
+                rest.strip_prefix('"').and_then(string_literal)
+            };
+            if let Some(format) = literal {
+                found.entry(format).or_insert_with(|| shown.clone());
+            }
+        }
+    }
+    let mut templates = Vec::new();
+    files_under(&root().join("crates/web/templates"), "html", &mut templates);
+    for path in templates {
+        let shown = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
+        let text = fs::read_to_string(&path).unwrap();
+        for (at, _) in text.match_indices("t(\"") {
+            // `t(` itself, not the end of another name (`set(`, `format(`).
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                continue;
+            }
+            if let Some(format) = string_literal(&text[at + 3..]) {
+                found.entry(format).or_insert_with(|| shown.clone());
+            }
+        }
+    }
+    found
+}
+
+/// The argument names a format uses: `{name}` and a plural's `{name, plural, ...}`.
+fn placeholders(format: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for (at, _) in format.match_indices('{') {
+        let after = &format[at + 1..];
+        let len = after.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(after.len());
+        if len > 0 && (after[len..].starts_with('}') || after[len..].starts_with(',')) {
+            names.insert(after[..len].to_owned());
+        }
+    }
+    names
+}
+
+#[test]
+fn every_sentence_a_person_reads_has_its_spanish_and_every_spanish_its_english() {
+    let sources = sources();
+    assert!(sources.len() > 900, "the sources were read: {} formats", sources.len());
+    let spanish: BTreeMap<&str, &str> = i18n::catalogue(Language::Spanish).into_iter().collect();
+    let missing: Vec<String> = sources
+        .iter()
+        .filter(|(format, _)| !format.is_empty() && !spanish.contains_key(format.as_str()))
+        .map(|(format, file)| format!("{file}: {format:?}"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} without Spanish in crates/i18n/locales/es.json:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+    let orphans: Vec<&&str> =
+        spanish.keys().filter(|format| !sources.contains_key(**format)).collect();
+    assert!(
+        orphans.is_empty(),
+        "Spanish entries whose English is in no source (remove or update them): {orphans:#?}"
+    );
+    let mismatched: Vec<String> = spanish
+        .iter()
+        .filter(|(english, translated)| placeholders(english) != placeholders(translated))
+        .map(|(english, translated)| format!("{english:?} -> {translated:?}"))
+        .collect();
+    assert!(
+        mismatched.is_empty(),
+        "translations naming other placeholders than their English:\n{}",
+        mismatched.join("\n")
+    );
+}
+
+#[test]
+fn the_reader_of_the_sources_reads_what_the_code_writes() {
+    assert_eq!(string_literal(r#"a \"b\" \u{e9}\n c" rest"#).as_deref(), Some("a \"b\" é\n c"));
+    assert_eq!(string_literal("one \\\n        two\""), Some("one two".to_owned()));
+    assert_eq!(
+        placeholders("{a} {b, plural, one {# {c}} other {#}} {d e} {}"),
+        BTreeSet::from(["a".into(), "b".into(), "c".into()])
+    );
+}

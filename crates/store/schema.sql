@@ -527,8 +527,10 @@ CREATE INDEX transaction_splits_category ON transaction_splits(category_id, tran
 CREATE INDEX transaction_splits_transaction ON transaction_splits(transaction_id);
 CREATE INDEX transactions_account_date ON transactions(account_id, on_date DESC, id DESC);
 CREATE INDEX transactions_category ON transactions(category_id, on_date);
+CREATE INDEX transactions_charge ON transactions(charge_id) WHERE charge_id IS NOT NULL;
 CREATE INDEX transactions_household_date
     ON transactions(household_id, on_date DESC, id DESC, account_id, amount_minor, currency, category_id);
 CREATE INDEX transactions_import ON transactions(import_id);
 CREATE UNIQUE INDEX transactions_import_key ON transactions(account_id, import_key)
     WHERE import_key IS NOT NULL;
+CREATE INDEX transactions_transfer ON transactions(transfer_id) WHERE transfer_id IS NOT NULL;

@@ -22,6 +22,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/0011_transaction_search_cover.sql"),
     ),
     ("0012_transaction_text", include_str!("../migrations/0012_transaction_text.sql")),
+    (
+        "0013_transaction_transfer_index",
+        include_str!("../migrations/0013_transaction_transfer_index.sql"),
+    ),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

@@ -303,10 +303,16 @@ const TRANSACTION_COLUMNS: &str = "SELECT t.*, a.name AS account_name, c.name AS
 /// What a row of [`TRANSACTION_COLUMNS`] names besides the transaction `t`.
 const TRANSACTION_JOINS: &str =
     " JOIN accounts a ON a.id = t.account_id LEFT JOIN categories c ON c.id = t.category_id";
-/// A search whose text the index narrows reads its candidates from the index, then each row
+/// A count whose text the index narrows reads its candidates from the index, then each row
 /// (CROSS JOIN fixes that order).
 const FROM_TEXT_MATCHES: &str =
     " FROM transaction_text f CROSS JOIN transactions t ON t.id = f.rowid";
+
+/// A search whose text has few matches reads them from the list [`few_text_matches`] made,
+/// bound at `?{n}`, then each row.
+fn from_listed_matches(n: usize) -> String {
+    format!(" FROM json_each(?{n}) m CROSS JOIN transactions t ON t.id = m.value")
+}
 /// The accounts the viewer sees, as a set the planner reads once; a search then needs no join
 /// per row to decide, and its count reads only the index.
 const TRANSACTION_VISIBLE: &str =
@@ -430,18 +436,24 @@ fn text_phrase(text: &str) -> Option<String> {
 /// cost the same near 1,000 matches.
 const FEW_TEXT_MATCHES: i64 = 1000;
 
-/// Whether the index narrows a page of this search to few enough rows to read them all.
-fn text_matches_few(db: &Db<'_>, filter: &TransactionFilter) -> Result<bool> {
+/// The ids of the index's matches for the search's text, as a JSON array, when there are
+/// fewer than [`FEW_TEXT_MATCHES`]: a page or a count then reads those rows alone, and the
+/// index is asked once. `None` when there are more, or no text the index can look up.
+fn few_text_matches(db: &Db<'_>, filter: &TransactionFilter) -> Result<Option<String>> {
     let Some(phrase) = filter.text.as_deref().and_then(text_phrase) else {
-        return Ok(false);
+        return Ok(None);
     };
-    let matches: i64 = db
+    let ids: Vec<i64> = db
         .conn
         .prepare_cached(
-            "SELECT count(*) FROM (SELECT 1 FROM transaction_text WHERE transaction_text MATCH ?1 LIMIT ?2)",
+            "SELECT rowid FROM transaction_text WHERE transaction_text MATCH ?1 LIMIT ?2",
         )?
-        .query_row(params![phrase, FEW_TEXT_MATCHES], |row| row.get(0))?;
-    Ok(matches < FEW_TEXT_MATCHES)
+        .query_map(params![phrase, FEW_TEXT_MATCHES], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    if ids.len() as i64 >= FEW_TEXT_MATCHES {
+        return Ok(None);
+    }
+    Ok(Some(serde_json::to_string(&ids).map_err(|err| StoreError::Corrupt(err.to_string()))?))
 }
 
 /// Escapes LIKE's wildcards, so a search for "100%" finds that text.
@@ -498,7 +510,7 @@ fn per_milli(db: &Db<'_>, household_id: i64) -> Result<String> {
 }
 
 /// The WHERE clause of a search and its values (?1 the household, ?2 the viewer). With
-/// `from_text_index`, the search reads [`FROM_TEXT_MATCHES`] and the clause narrows it to the
+/// `from_text_index`, the count reads [`FROM_TEXT_MATCHES`] and the clause narrows it to the
 /// text's index matches.
 fn transaction_where(
     db: &Db<'_>,
@@ -627,11 +639,15 @@ pub fn search_transactions(
     limit: u32,
     after: Option<After>,
 ) -> Result<Vec<TransactionRow>> {
-    let from_text_index = text_matches_few(db, filter)?;
-    let (clause, mut values) =
-        transaction_where(db, household_id, viewer, filter, after, from_text_index)?;
+    let (clause, mut values) = transaction_where(db, household_id, viewer, filter, after, false)?;
+    let from = match few_text_matches(db, filter)? {
+        Some(ids) => {
+            values.push(ids.into());
+            from_listed_matches(values.len())
+        }
+        None => " FROM transactions t".to_owned(),
+    };
     values.push(i64::from(limit).into());
-    let from = if from_text_index { FROM_TEXT_MATCHES } else { " FROM transactions t" };
     let sql = format!(
         "{TRANSACTION_COLUMNS}{from}{TRANSACTION_JOINS}{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT ?{}",
         values.len()
@@ -685,15 +701,23 @@ pub fn count_transactions(
     cap: u64,
 ) -> Result<u64> {
     // A count needs no order, so it starts from the rarest thing it can (CROSS JOIN fixes the
-    // loop order): the labelled transactions, or the text's index matches, the last added
-    // first (usually the newest, so a count from a recent day stops soonest). Either reads
-    // those rows alone rather than walking every date.
-    let from_text_index =
-        filter.label_ids.is_empty() && filter.text.as_deref().and_then(text_phrase).is_some();
+    // loop order): the labelled transactions, or the text's index matches (listed when few;
+    // otherwise read from the index, the last added first, usually the newest, so a count
+    // from a recent day stops soonest). Each reads those rows alone rather than every date.
+    let few = if filter.label_ids.is_empty() { few_text_matches(db, filter)? } else { None };
+    let from_text_index = few.is_none()
+        && filter.label_ids.is_empty()
+        && filter.text.as_deref().and_then(text_phrase).is_some();
     let (clause, mut values) =
         transaction_where(db, household_id, viewer, filter, after, from_text_index)?;
+    let listed = few.map(|ids| {
+        values.push(ids.into());
+        from_listed_matches(values.len())
+    });
     values.push(i64::try_from(cap).unwrap_or(i64::MAX).into());
-    let (from, order) = if from_text_index {
+    let (from, order) = if let Some(listed) = listed {
+        (format!("SELECT 1{listed}"), "")
+    } else if from_text_index {
         (format!("SELECT 1{FROM_TEXT_MATCHES}"), " ORDER BY f.rowid DESC")
     } else if filter.label_ids.is_empty() {
         ("SELECT 1 FROM transactions t".to_owned(), "")

@@ -1477,4 +1477,20 @@ async fn pages_are_written_in_the_readers_language_and_agents_keep_english() {
         after.contains("Cuando el beneficiario contiene «cafe»: pone la categoría Streaming"),
         "{after}"
     );
+
+    // An amount is typed with the reader's marks: "-1.234,50" is -1234.50 in Spanish.
+    let joint = w.joint.to_string();
+    let typed = [
+        ("csrf", csrf.as_str()),
+        ("back", "transactions"),
+        ("account_id", joint.as_str()),
+        ("on", "2026-11-25"),
+        ("amount", "-1.234,50"),
+        ("payee", "Muebles"),
+    ];
+    let added = ana.post("/money/do/create_transaction", &typed).await;
+    assert_eq!(added.status, StatusCode::SEE_OTHER, "{}", added.body);
+    let found =
+        w.env.call(&w.ana, "search_transactions", json!({"text": "Muebles"})).await.unwrap();
+    assert_eq!(found["items"][0]["amount"]["amount"], "-1234.50", "{found}");
 }

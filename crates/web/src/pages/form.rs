@@ -14,6 +14,14 @@ pub(crate) fn text(value: &str) -> Option<String> {
 }
 
 /// An id chosen from a list; `None` when none was chosen.
+/// An amount as typed, read with the reader's decimal mark ("12,50" in Spanish) into the
+/// decimal an op takes ("12.50"); what is not a decimal goes to the op as typed, for it to
+/// refuse with its own message.
+pub(crate) fn amount(value: &str) -> String {
+    i18n::format::typed_decimal(crate::render::reader(), value)
+        .unwrap_or_else(|| value.trim().to_owned())
+}
+
 pub(crate) fn id<T: From<i64>>(value: &str) -> Option<T> {
     value.trim().parse::<i64>().ok().map(T::from)
 }

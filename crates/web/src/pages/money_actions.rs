@@ -96,7 +96,7 @@ pub(crate) async fn act(
                         "/visibility",
                         fields.one("visibility"),
                     )?,
-                    balance: form::text(fields.one("balance")),
+                    balance: form::text(fields.one("balance")).map(|b| form::amount(&b)),
                 })
             })();
             on.apply::<CreateAccount>(input, Text::new("Added the account.")).await
@@ -105,7 +105,7 @@ pub(crate) async fn act(
             let input = (|| {
                 Ok(RecordBalanceInput {
                     account_id: id().into(),
-                    balance: fields.one("balance").to_owned(),
+                    balance: form::amount(fields.one("balance")),
                     on: form::parsed::<IsoDate>("/on", fields.one("on"))?,
                 })
             })();
@@ -138,7 +138,7 @@ pub(crate) async fn act(
             let input = (|| {
                 Ok(CreateBudgetInput {
                     name: fields.one("name").to_owned(),
-                    amount: fields.one("amount").to_owned(),
+                    amount: form::amount(fields.one("amount")),
                     period: form::required::<BudgetPeriod>("/period", fields.one("period"))?,
                     start_day: start_day(fields.one("start_day"))?,
                     starts_on: form::parsed::<IsoDate>("/starts_on", fields.one("starts_on"))?,
@@ -165,8 +165,8 @@ pub(crate) async fn act(
                 fields: RuleFields {
                     payee_contains: form::text(fields.one("payee_contains")),
                     description_contains: form::text(fields.one("description_contains")),
-                    min_amount: form::text(fields.one("min_amount")),
-                    max_amount: form::text(fields.one("max_amount")),
+                    min_amount: form::text(fields.one("min_amount")).map(|m| form::amount(&m)),
+                    max_amount: form::text(fields.one("max_amount")).map(|m| form::amount(&m)),
                     account_id: form::id(fields.one("account_id")),
                     set_category_id: form::id(fields.one("set_category_id")),
                     add_label_ids: fields.ids("add_label_ids"),
@@ -197,7 +197,7 @@ pub(crate) async fn act(
                         OpError::invalid("/account_id", Text::new("Choose the account."))
                     })?,
                     on: form::required::<IsoDate>("/on", fields.one("on"))?,
-                    amount: fields.one("amount").to_owned(),
+                    amount: form::amount(fields.one("amount")),
                     payee: fields.one("payee").to_owned(),
                     description: None,
                     notes: form::text(fields.one("notes")),

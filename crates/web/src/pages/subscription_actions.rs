@@ -85,7 +85,7 @@ async fn apply_action(
         }
         "price" => {
             let effective_on = form::parsed("/effective_on", &f.effective_on)?;
-            let amount = f.amount.trim().to_owned();
+            let amount = form::amount(&f.amount);
             let input = ChangePriceInput { id, amount, currency: None, effective_on };
             web.call::<ChangePrice>(person, input).await?;
             Text::new("Changed the price.")

@@ -231,7 +231,7 @@ impl SubscriptionForm {
         })?;
         Ok(CreateSubscriptionInput {
             name: self.name.trim().to_owned(),
-            amount: self.amount.trim().to_owned(),
+            amount: form::amount(&self.amount),
             currency: form::text(&self.currency),
             cycle,
             next_charge_on: form::parsed("/next_charge_on", &self.next_charge_on)?,

@@ -65,6 +65,16 @@ pub(crate) fn clean_name(pointer: &str, text: &str, max: usize) -> Result<String
         .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
 }
 
+/// A text that may be left blank: `None` for white space alone.
+pub(crate) fn clean_optional_name(
+    pointer: &str,
+    text: &str,
+    max: usize,
+) -> Result<Option<String>, OpError> {
+    validate::clean_optional_line(text, max)
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
+}
+
 pub(crate) fn clean_notes(pointer: &str, text: &str) -> Result<String, OpError> {
     validate::clean_multiline(text, limits::NOTES)
         .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))

@@ -86,31 +86,106 @@ pub fn shorten(s: &str, max: usize) -> String {
     }
 }
 
-/// Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069).
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+// The characters the text rules below treat specially, as ranges of code points, each written
+// once as a regular-expression class (for the patterns an input schema states) beside the
+// function that tests a character. `tests::classes_and_functions_agree` checks every code
+// point of the Basic Multilingual Plane against both; none of the sets reaches past it, so
+// the patterns need no escape that JSON Schema's, Python's and Rust's regexes read apart.
+
+/// White space as Unicode's `White_Space` property has it, which is what `str::trim` removes.
+macro_rules! white_space_class {
+    () => {
+        "\\t-\\r \\u0085\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000"
+    };
 }
 
-/// Characters refused in any text: C0/C1 controls, DEL, bidi controls, line/paragraph
-/// separators.
+/// Characters refused in any text: C0 and C1 controls and DEL, bidirectional embeddings,
+/// overrides and isolates, and the line and paragraph separators.
+macro_rules! forbidden_class {
+    () => {
+        "\\u0000-\\u001F\\u007F-\\u009F\\u2028-\\u202E\\u2066-\\u2069"
+    };
+}
+
+/// Characters that show nothing on their own, besides white space: the soft hyphen, the
+/// generic combining marks (diacritics for any letter, the ones stacked into "zalgo" text),
+/// Hangul fillers, the Mongolian vowel separator, zero-width spaces, joiners and direction
+/// marks, the word joiner and invisible operators, variation selectors and the byte-order
+/// mark. Combining marks of one script (Devanagari's vowel signs, say) show, so they count.
+macro_rules! invisible_class {
+    () => {
+        "\\u00AD\\u0300-\\u036F\\u115F\\u1160\\u180E\\u1AB0-\\u1AFF\\u1DC0-\\u1DFF\\u200B-\\u200F\\u20D0-\\u20FF\\u2060-\\u2064\\u3164\\uFE00-\\uFE0F\\uFE20-\\uFE2F\\uFEFF\\uFFA0"
+    };
+}
+
 fn is_forbidden(c: char) -> bool {
-    c.is_control() || is_bidi_control(c) || matches!(c, '\u{2028}' | '\u{2029}')
+    matches!(c, '\0'..='\u{1F}' | '\u{7F}'..='\u{9F}' | '\u{2028}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
-/// Characters that show nothing on their own: zero-width spaces and joiners, the word joiner
-/// and invisible operators, the byte-order mark, soft hyphens, fillers, variation selectors
-/// and combining marks.
 fn is_invisible(c: char) -> bool {
     c.is_whitespace()
-        || unicode_normalization::char::is_combining_mark(c)
         || matches!(c,
-            '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
-            | '\u{2060}'..='\u{2064}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}')
+            '\u{00AD}' | '\u{0300}'..='\u{036F}' | '\u{115F}' | '\u{1160}' | '\u{180E}'
+            | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}' | '\u{200B}'..='\u{200F}'
+            | '\u{20D0}'..='\u{20FF}' | '\u{2060}'..='\u{2064}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FE20}'..='\u{FE2F}' | '\u{FEFF}' | '\u{FFA0}')
 }
+
+/// Characters refused in a note: the forbidden ones but tabs and line breaks.
+macro_rules! forbidden_in_notes_class {
+    () => {
+        "\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u2028-\\u202E\\u2066-\\u2069"
+    };
+}
+
+// Each pattern reads a text as `trim` leaves it between white space at the ends: the ends may
+// hold white space that is forbidden inside (a line break), because trimming takes it away.
+
+/// A text without forbidden characters that holds a character that shows, then white space.
+macro_rules! shown_text {
+    () => {
+        concat!(
+            "[^",
+            forbidden_class!(),
+            "]*",
+            "[^",
+            forbidden_class!(),
+            invisible_class!(),
+            white_space_class!(),
+            "]",
+            "[^",
+            forbidden_class!(),
+            "]*[",
+            white_space_class!(),
+            "]*"
+        )
+    };
+}
+
+/// What [`clean_line`] accepts, as a JSON Schema `pattern` (its length aside): white space at
+/// either end, then a text without forbidden characters that holds a character that shows.
+pub const LINE_PATTERN: &str = concat!("^[", white_space_class!(), "]*", shown_text!(), "$");
+
+/// What [`clean_optional_line`] accepts: [`LINE_PATTERN`], or white space alone.
+pub const OPTIONAL_LINE_PATTERN: &str =
+    concat!("^[", white_space_class!(), "]*(?:", shown_text!(), ")?$");
+
+/// What [`clean_multiline`] accepts, as a JSON Schema `pattern` (its length aside): white
+/// space at either end, and no forbidden character but tabs and line breaks between.
+pub const MULTILINE_PATTERN: &str = concat!(
+    "^[",
+    white_space_class!(),
+    "]*[^",
+    forbidden_in_notes_class!(),
+    "]*[",
+    white_space_class!(),
+    "]*$"
+);
 
 /// Cleans a one-line name: trims whitespace; refuses empty or only invisible characters
 /// (a name of zero-width spaces), longer than `max_chars` characters, or any control
-/// character (including line breaks and tabs).
+/// character (including line breaks and tabs). The length counts the text as given, white
+/// space at the ends too, as a schema's `maxLength` counts it.
 pub fn clean_line(s: &str, max_chars: usize) -> Result<String, TextError> {
     let trimmed = s.trim();
     if trimmed.chars().all(is_invisible) {
@@ -119,21 +194,30 @@ pub fn clean_line(s: &str, max_chars: usize) -> Result<String, TextError> {
     if trimmed.chars().any(is_forbidden) {
         return Err(TextError::ControlCharacter);
     }
-    if trimmed.chars().count() > max_chars {
+    if s.chars().count() > max_chars {
         return Err(TextError::TooLong { max: max_chars });
     }
     Ok(trimmed.to_owned())
 }
 
+/// Cleans a text that may be left blank: `None` when it is white space alone (within the
+/// length), otherwise as [`clean_line`].
+pub fn clean_optional_line(s: &str, max_chars: usize) -> Result<Option<String>, TextError> {
+    if s.trim().is_empty() && s.chars().count() <= max_chars {
+        return Ok(None);
+    }
+    clean_line(s, max_chars).map(Some)
+}
+
 /// Cleans a note: like [`clean_line`] but line breaks and tabs are allowed (CR LF and lone
-/// CR become LF) and empty is fine (returns "").
+/// CR become LF) and empty is fine (returns ""). The length counts the text as given.
 pub fn clean_multiline(s: &str, max_chars: usize) -> Result<String, TextError> {
     let normalised = s.replace("\r\n", "\n").replace('\r', "\n");
     let trimmed = normalised.trim();
     if trimmed.chars().any(|c| c != '\n' && c != '\t' && is_forbidden(c)) {
         return Err(TextError::ControlCharacter);
     }
-    if trimmed.chars().count() > max_chars {
+    if s.chars().count() > max_chars {
         return Err(TextError::TooLong { max: max_chars });
     }
     Ok(trimmed.to_owned())
@@ -291,7 +375,9 @@ mod tests {
 
     #[test]
     fn lines() {
-        assert_eq!(clean_line("  Netflix  ", 10), Ok("Netflix".into()));
+        assert_eq!(clean_line("  Netflix  ", 11), Ok("Netflix".into()));
+        // White space at the ends counts towards the length, as a schema's maxLength counts it.
+        assert_eq!(clean_line("  Netflix  ", 10), Err(TextError::TooLong { max: 10 }));
         assert_eq!(clean_line("Café ☕", 6), Ok("Café ☕".into()));
         assert_eq!(clean_line("   ", 10), Err(TextError::Empty));
         assert_eq!(clean_line("", 10), Err(TextError::Empty));
@@ -312,6 +398,7 @@ mod tests {
             assert_eq!(clean_line(bad, 100), Err(TextError::ControlCharacter), "{bad:?}");
         }
         assert_eq!(clean_line("\nNetflix\t", 10), Ok("Netflix".into()));
+        assert_eq!(clean_line("\nNetflix\t", 8), Err(TextError::TooLong { max: 8 }));
         // A name must show something.
         for invisible in [
             "\u{200B}\u{200B}",
@@ -326,6 +413,51 @@ mod tests {
         assert_eq!(clean_line("\u{200B}A", 10), Ok("\u{200B}A".into()));
         assert_eq!(clean_line("e\u{0301}", 10), Ok("e\u{0301}".into()));
         assert_eq!(clean_line("👍🏽", 10), Ok("👍🏽".into()));
+    }
+
+    /// The character sets, as their patterns' classes write them and as the functions test
+    /// them, are the same sets; none has a character past U+FFFF.
+    #[test]
+    fn classes_and_functions_agree() {
+        let class = |ranges: &str| regex::Regex::new(&format!("^[{ranges}]$")).unwrap();
+        let (white, forbidden, invisible) =
+            (class(white_space_class!()), class(forbidden_class!()), class(invisible_class!()));
+        let forbidden_in_notes = class(forbidden_in_notes_class!());
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let text = c.to_string();
+            assert_eq!(white.is_match(&text), c.is_whitespace(), "{c:?}");
+            assert_eq!(forbidden.is_match(&text), is_forbidden(c), "{c:?}");
+            let in_notes = is_forbidden(c) && !matches!(c, '\t' | '\n' | '\r');
+            assert_eq!(forbidden_in_notes.is_match(&text), in_notes, "{c:?}");
+            assert_eq!(invisible.is_match(&text) || c.is_whitespace(), is_invisible(c), "{c:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
+        /// The patterns accept exactly what the functions do (lengths aside), over texts
+        /// made of the characters the rules single out and a few that show.
+        #[test]
+        fn the_patterns_accept_what_the_rules_accept(
+            text in "[ a\\u{e9}\\t\\n\\r\\u{0}\\u{1f}\\u{7f}\\u{85}\\u{9f}\\u{a0}\\u{ad}\\u{301}\\u{915}\\u{93f}\\u{200b}\\u{200d}\\u{2028}\\u{202e}\\u{2066}\\u{3000}\\u{fe0f}\\u{feff}\\u{1f44d}]{0,6}"
+        ) {
+            let line = regex::Regex::new(LINE_PATTERN).unwrap();
+            let multiline = regex::Regex::new(MULTILINE_PATTERN).unwrap();
+            let optional = regex::Regex::new(OPTIONAL_LINE_PATTERN).unwrap();
+            proptest::prop_assert_eq!(
+                optional.is_match(&text),
+                clean_optional_line(&text, 100).is_ok(),
+                "{:?}",
+                text
+            );
+            proptest::prop_assert_eq!(line.is_match(&text), clean_line(&text, 100).is_ok(), "{:?}", text);
+            proptest::prop_assert_eq!(
+                multiline.is_match(&text),
+                clean_multiline(&text, 100).is_ok(),
+                "{:?}",
+                text
+            );
+        }
     }
 
     #[test]

@@ -287,10 +287,11 @@ mod tests {
         // in each (`ops::tools::say_once`), 36.6 KB with 69 (accounts, balances, transactions,
         // labels and import_transactions: 15 ops at about the same 530 bytes a tool), 39.1 KB
         // with 74 (the five budget ops, create_budget cut to 1.2 KB), 43.5 KB with 82 (rules and
-        // the three ledger reports), 44.6 KB with 84 (splits and transfers), 45.0 KB with 85 (match_charge). A small
+        // the three ledger reports), 44.6 KB with 84 (splits and transfers), 45.0 KB with 85 (match_charge), 44.8 KB once amount patterns were said once too (and names'
+        // patterns, new for the REST schema, left out here). A small
         // window takes the compact set (`ops::tools::COMPACT`). This keeps each tool, and the
         // whole, from growing.
-        assert!(visible <= 45_100, "{} tools, {visible} bytes a model reads", tools.len());
+        assert!(visible <= 44_900, "{} tools, {visible} bytes a model reads", tools.len());
         assert!(visible / tools.len() <= 530, "{} tools, {visible} bytes", tools.len());
     }
 }

@@ -55,6 +55,7 @@ impl Op for ListTokens {
 #[serde(deny_unknown_fields)]
 pub struct CreateTokenInput {
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     pub scope: Scope,
     /// Which tools its MCP client lists; default full. compact: the most used ones and

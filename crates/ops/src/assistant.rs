@@ -551,6 +551,7 @@ domain::named_enum! {
 #[serde(deny_unknown_fields)]
 pub struct PriceInput {
     #[schemars(length(min = 1, max = MODEL_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub model: String,
     /// Dollars per million input tokens, as a decimal.
     #[schemars(length(min = 1, max = 20))]
@@ -624,6 +625,7 @@ pub struct SetAssistantSettingsInput {
     /// assistant off.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = MODEL_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub model: Option<String>,
     /// Empty for the provider's own address.
     #[serde(default, skip_serializing_if = "Option::is_none")]

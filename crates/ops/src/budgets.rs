@@ -103,6 +103,7 @@ impl Op for GetBudget {
 pub struct CreateBudgetInput {
     /// Unique in the household, ignoring case.
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     /// Per period, in the household's currency.
     #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
@@ -147,6 +148,7 @@ pub struct UpdateBudgetInput {
     pub id: BudgetId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     /// The new limit, from the period in progress on; closed periods keep theirs.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -244,6 +244,7 @@ pub struct AddDestinationInput {
     pub address: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     /// An ntfy access token, or the webhook's signing secret (whsec_ and base64, 24 to 64
     /// bytes); saved and never shown again.

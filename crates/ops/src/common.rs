@@ -279,6 +279,7 @@ impl JsonSchema for Timestamp {
 /// A preset, or every `every` `unit`s.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
+#[schemars(deny_unknown_fields)]
 pub enum CycleInput {
     Preset(CyclePreset),
     Custom {
@@ -431,12 +432,17 @@ pub const DEFAULT_PAGE: u32 = 100;
 /// Far beyond any real list, and well inside SQLite's integers.
 const MAX_OFFSET: u64 = 999_999_999_999;
 
-/// What a signed amount looks like: a decimal string in major units, "-12.50" (the currency's
-/// number of decimals is checked by the handler).
-pub const SIGNED_AMOUNT_PATTERN: &str = "^-?[0-9]{1,10}(\\.[0-9]{1,3})?$";
+/// What a signed amount looks like: a decimal string in major units, "-12.50", of at most
+/// 1,000,000,000 and four decimals (the currency's own number of decimals is checked by the
+/// handler: it depends on the currency, which another field or the account names).
+pub const SIGNED_AMOUNT_PATTERN: &str = "^-?0*([0-9]{1,9}([.][0-9]{1,4})?|1000000000([.]0{1,4})?)$";
 
-/// An amount that cannot be negative, such as a limit.
-pub const AMOUNT_PATTERN: &str = "^[0-9]{1,10}(\\.[0-9]{1,3})?$";
+/// An amount that cannot be negative, such as a price or a limit (minus zero is zero).
+pub const AMOUNT_PATTERN: &str =
+    "^(0*([0-9]{1,9}([.][0-9]{1,4})?|1000000000([.]0{1,4})?)|-0+([.]0{1,4})?)$";
+
+/// A language tag as a member's or the household's setting takes it ("en", "es-MX").
+pub const LANGUAGE_PATTERN: &str = "^[A-Za-z0-9-]{2,12}$";
 
 /// A colour, "#rrggbb".
 pub const COLOUR_PATTERN: &str = "^#[0-9a-fA-F]{6}$";
@@ -461,7 +467,7 @@ pub fn cursor_offset(cursor: Option<&str>) -> Option<u64> {
 
 /// What a `search_transactions` cursor looks like: an offset as every list takes, or the
 /// position after a transaction (its date and id) and how many items came before it.
-pub const POSITION_CURSOR_PATTERN: &str = "^(o[0-9]{1,12}|[0-9-]{10}[.][0-9]+[.][0-9]+)$";
+pub const POSITION_CURSOR_PATTERN: &str = "^(o[0-9]{1,12}|(19[0-9]{2}|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[.]0*[1-9][0-9]{0,15}[.][0-9]{1,12})$";
 
 /// A cursor naming a position in a list ordered by date and then id, newest first: the page
 /// starts after the item with this date and id. Written `<date>.<id>.<before>`, where `before`

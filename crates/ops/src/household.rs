@@ -46,12 +46,14 @@ impl Op for GetHousehold {
 pub struct UpdateHouseholdInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_zone: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::common::LANGUAGE_PATTERN))]
     pub language: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub week_start: Option<WeekStart>,
@@ -107,8 +109,10 @@ pub struct UpdateMemberInput {
     pub id: MemberId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::common::LANGUAGE_PATTERN))]
     pub language: Option<String>,
     /// Owners only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,6 +135,7 @@ impl Op for UpdateMember {
 #[serde(deny_unknown_fields)]
 pub struct InviteMemberInput {
     #[schemars(length(min = 1, max = crate::limits::NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     pub email: String,
     /// Default: member.

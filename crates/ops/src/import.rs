@@ -22,6 +22,10 @@ pub const MAX_STATEMENT_REQUEST_BYTES: usize = MAX_STATEMENT_BYTES / 2 * 3;
 /// How confident a candidate must be to be proposed for import, unless the caller says.
 pub const DEFAULT_MIN_CONFIDENCE: f64 = 0.6;
 
+/// What `content_base64` takes: base64 in the standard or the URL-safe alphabet, padded or not,
+/// with white space anywhere (a file's bytes as a mail or a terminal wraps them).
+pub const BASE64_PATTERN: &str = "^[\\t\\n\\f\\r ]*(([A-Za-z0-9+/_-][\\t\\n\\f\\r ]*){4})*(([A-Za-z0-9+/_-][\\t\\n\\f\\r ]*){2,3})?(=[\\t\\n\\f\\r ]*){0,2}$";
+
 /// Standard base64, as `content_base64` takes it (for adapters sending a file's bytes).
 pub fn encode_base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -46,9 +50,11 @@ pub struct ParseStatementInput {
     pub content: Option<String>,
     /// Or the file's bytes in base64, for exports that are not UTF-8 (UTF-16, Windows-1252).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = BASE64_PATTERN))]
     pub content_base64: Option<String>,
     /// Propose candidates at least this confident, 0 to 1; default 0.6.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub min_confidence: Option<f64>,
 }
 
@@ -171,6 +177,7 @@ impl Op for ParseStatement {
 pub struct ImportCharge {
     pub date: IsoDate,
     /// Decimal string, what was paid (positive), in the item's currency.
+    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
     pub amount: String,
 }
 
@@ -179,8 +186,10 @@ pub struct ImportCharge {
 #[serde(deny_unknown_fields)]
 pub struct ImportItem {
     #[schemars(length(min = 1, max = crate::limits::NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     /// The current price, decimal string.
+    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
     pub amount: String,
     /// ISO 4217; default the household's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -243,6 +252,7 @@ pub struct ImportTransactionsInput {
     pub content: Option<String>,
     /// Or the file's bytes in base64.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = BASE64_PATTERN))]
     pub content_base64: Option<String>,
 }
 

@@ -62,6 +62,7 @@ impl Op for ListAccounts {
 #[serde(deny_unknown_fields)]
 pub struct CreateAccountInput {
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     pub kind: AccountKind,
     /// ISO 4217 code; default: the household's currency.
@@ -95,6 +96,7 @@ pub struct UpdateAccountInput {
     pub id: AccountId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<AccountKind>,
@@ -183,6 +185,7 @@ impl Op for ListLabels {
 pub struct CreateLabelInput {
     /// Unique in the household, ignoring case.
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     /// "#rrggbb".
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -208,6 +211,7 @@ pub struct UpdateLabelInput {
     pub id: LabelId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = crate::common::COLOUR_PATTERN))]
@@ -315,6 +319,7 @@ pub struct SearchTransactionsInput {
     /// Case-insensitive, in payee, description and notes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::OPTIONAL_LINE_PATTERN))]
     pub text: Option<String>,
     /// Default 100.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -359,12 +364,15 @@ pub struct CreateTransactionInput {
     pub amount: String,
     /// Who was paid or who paid.
     #[schemars(length(min = 1, max = crate::limits::NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub payee: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::NOTES))]
+    #[schemars(regex(pattern = domain::validate::OPTIONAL_LINE_PATTERN))]
     pub description: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::NOTES))]
+    #[schemars(regex(pattern = domain::validate::MULTILINE_PATTERN))]
     pub notes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_id: Option<CategoryId>,
@@ -398,13 +406,16 @@ pub struct UpdateTransactionInput {
     pub amount: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub payee: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::NOTES))]
+    #[schemars(regex(pattern = domain::validate::OPTIONAL_LINE_PATTERN))]
     pub description: Option<String>,
     /// null clears them.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     #[schemars(length(max = crate::limits::NOTES))]
+    #[schemars(regex(pattern = domain::validate::MULTILINE_PATTERN))]
     pub notes: Patch<String>,
     /// null leaves it uncategorised.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]

@@ -43,12 +43,14 @@ impl Op for ListCategories {
 pub struct CreateCategoryInput {
     /// Unique in the household, ignoring case.
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::EMOJI))]
     pub emoji: Option<String>,
     /// "#rrggbb".
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::common::COLOUR_PATTERN))]
     pub colour: Option<String>,
 }
 
@@ -70,11 +72,13 @@ pub struct UpdateCategoryInput {
     pub id: CategoryId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::EMOJI))]
     pub emoji: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::common::COLOUR_PATTERN))]
     pub colour: Option<String>,
 }
 
@@ -171,6 +175,7 @@ impl Op for ListPaymentMethods {
 #[serde(deny_unknown_fields)]
 pub struct CreatePaymentMethodInput {
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     /// Default: card.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -206,6 +211,7 @@ pub struct UpdatePaymentMethodInput {
     pub id: PaymentMethodId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<PaymentMethodKind>,
@@ -271,8 +277,10 @@ impl Op for ListTags {
 #[serde(deny_unknown_fields)]
 pub struct RenameTagInput {
     #[schemars(length(min = 1, max = crate::limits::TAG))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub from: String,
     #[schemars(length(min = 1, max = crate::limits::TAG))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub to: String,
 }
 
@@ -297,6 +305,7 @@ impl Op for RenameTag {
 #[serde(deny_unknown_fields)]
 pub struct DeleteTagInput {
     #[schemars(length(min = 1, max = crate::limits::TAG))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
 }
 

@@ -57,9 +57,11 @@ pub struct RuleFields {
     /// Part of the payee, A-Z in any case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub payee_contains: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub description_contains: Option<String>,
     /// Signed: money out is negative.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,6 +84,7 @@ pub struct RuleFields {
 pub struct CreateRuleInput {
     /// Unique in the household, ignoring case.
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     #[serde(flatten)]
     pub fields: RuleFields,
@@ -105,6 +108,7 @@ pub struct UpdateRuleInput {
     pub id: RuleId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::SHORT_NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     /// Replaces conditions and actions whole.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -205,8 +205,10 @@ impl Op for GetSubscription {
 #[serde(deny_unknown_fields)]
 pub struct CreateSubscriptionInput {
     #[schemars(length(min = 1, max = crate::limits::NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     /// Decimal string in major units, e.g. "12.99".
+    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
     pub amount: String,
     /// ISO 4217 code; default: the household's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -227,6 +229,7 @@ pub struct CreateSubscriptionInput {
     pub url: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::NOTES))]
+    #[schemars(regex(pattern = domain::validate::MULTILINE_PATTERN))]
     pub notes: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_id: Option<CategoryId>,
@@ -234,6 +237,7 @@ pub struct CreateSubscriptionInput {
     pub payment_method_id: Option<PaymentMethodId>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]
+    #[schemars(inner(regex(pattern = domain::validate::LINE_PATTERN)))]
     pub tags: Vec<String>,
     /// Default: the caller.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -262,6 +266,7 @@ pub struct UpdateSubscriptionInput {
     pub id: SubscriptionId,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::NAME))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
@@ -270,6 +275,7 @@ pub struct UpdateSubscriptionInput {
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     #[schemars(length(max = crate::limits::NOTES))]
+    #[schemars(regex(pattern = domain::validate::MULTILINE_PATTERN))]
     pub notes: Patch<String>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
@@ -280,6 +286,7 @@ pub struct UpdateSubscriptionInput {
     /// Replaces all tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]
+    #[schemars(inner(regex(pattern = domain::validate::LINE_PATTERN)))]
     pub tags: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner_id: Option<MemberId>,
@@ -334,6 +341,7 @@ impl Op for RescheduleSubscription {
 pub struct ChangePriceInput {
     pub id: SubscriptionId,
     /// The new price, decimal string in the subscription's currency.
+    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
     pub amount: String,
     /// If given, must be the subscription's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -444,6 +452,7 @@ impl Op for DeleteSubscription {
 pub struct BulkUpdateInput {
     /// One unknown or invisible id fails the whole call.
     #[schemars(length(min = 1, max = crate::limits::BULK))]
+    #[schemars(extend("uniqueItems" = true))]
     pub ids: Vec<SubscriptionId>,
     pub action: BulkAction,
     /// For update: null clears the category.
@@ -455,6 +464,7 @@ pub struct BulkUpdateInput {
     /// For update: replaces all tags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::TAGS), inner(length(min = 1, max = crate::limits::TAG)))]
+    #[schemars(inner(regex(pattern = domain::validate::LINE_PATTERN)))]
     pub tags: Option<Vec<String>>,
 }
 

@@ -76,9 +76,11 @@ pub fn model_input_schema(meta: &OpMeta) -> Value {
 
 /// Leaves out of a compact schema what a model is told once, in the briefing and the server's
 /// instructions, instead of in every field: that an id also takes a name ("Id or name."), that
-/// a date also takes words ([`crate::resolve::DATE_FORMS`]), and an id-or-name's bounds (at
-/// least 1, a name of 1 to 100 characters). It accepts more than the op: the server still
-/// refuses what is out of bounds, saying why.
+/// a date also takes words ([`crate::resolve::DATE_FORMS`]), an id-or-name's bounds (at
+/// least 1, a name of 1 to 100 characters), and the patterns of names, notes, amounts and
+/// base64 (which the instructions say in a sentence each, instead of 60 to 400 characters a
+/// field). It accepts more than the op: the server still refuses what is out of bounds,
+/// saying why.
 pub fn say_once(schema: &mut Value) {
     match schema {
         Value::Array(items) => items.iter_mut().for_each(say_once),
@@ -102,6 +104,21 @@ pub fn say_once(schema: &mut Value) {
                 for bound in ["minimum", "minLength", "maxLength"] {
                     map.remove(bound);
                 }
+            }
+            let said_patterns = [
+                domain::validate::LINE_PATTERN,
+                domain::validate::OPTIONAL_LINE_PATTERN,
+                domain::validate::MULTILINE_PATTERN,
+                crate::common::AMOUNT_PATTERN,
+                crate::common::SIGNED_AMOUNT_PATTERN,
+                crate::import::BASE64_PATTERN,
+            ];
+            if map
+                .get("pattern")
+                .and_then(Value::as_str)
+                .is_some_and(|p| said_patterns.contains(&p))
+            {
+                map.remove("pattern");
             }
         }
         _ => {}
@@ -262,6 +279,7 @@ pub struct FindToolsInput {
     /// What you want to do, in a few words, e.g. "price history", "merge categories",
     /// "import a bank statement". English or Spanish.
     #[schemars(length(min = 1, max = MAX_QUERY))]
+    #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub query: String,
     /// Default 5.
     #[serde(default, skip_serializing_if = "Option::is_none")]

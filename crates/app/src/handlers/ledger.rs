@@ -368,9 +368,9 @@ pub(crate) fn search_transactions(
             ),
         ));
     }
-    let text = match input.text.as_deref().map(str::trim) {
-        Some("") | None => None,
-        Some(text) => Some(input::clean_name("/text", text, ops::limits::SHORT_NAME)?),
+    let text = match input.text.as_deref() {
+        Some(text) => input::clean_optional_name("/text", text, ops::limits::SHORT_NAME)?,
+        None => None,
     };
     let filter = TransactionFilter {
         account_id,
@@ -433,10 +433,7 @@ pub(crate) fn search_transactions(
 }
 
 fn clean_description(pointer: &str, text: &str) -> Result<String, OpError> {
-    if text.trim().is_empty() {
-        return Ok(String::new());
-    }
-    input::clean_name(pointer, text, ops::limits::NOTES)
+    Ok(input::clean_optional_name(pointer, text, ops::limits::NOTES)?.unwrap_or_default())
 }
 
 pub(crate) fn create_transaction(

@@ -390,7 +390,7 @@ async function money() {
   assert.match(await page.getByTestId("rules").innerText(), /Dinners out\s*: When payee contains “tasca”: adds the label holiday/);
   await page.getByRole("button", { name: "Run over past transactions: Dinners out" }).click();
   assert.match(await page.locator("main").innerText(), /Run the rule Dinners out over past transactions\?[\s\S]*It matches 1 of your transactions and changes 1/);
-  assert.match(await page.getByTestId("changes").innerText(), /2026-11-20 · Tasca do Chico · -€42\.10/);
+  assert.match(await page.getByTestId("changes").innerText(), /Nov 20, 2026 · Tasca do Chico · -€42\.10/);
   await shot(page, "22-run-rule");
   await page.getByRole("button", { name: "Yes, run it" }).click();
   await page.waitForURL(`${base}/money`);

@@ -118,17 +118,56 @@ impl Cycle {
         CyclePreset::ALL.iter().copied().find(|preset| preset.cycle() == *self)
     }
 
-    /// English for people: "daily", "weekly", "monthly", "yearly", "quarterly",
-    /// "every 3 weeks", "every 10 days".
-    pub fn describe(&self) -> String {
+    /// The cycle in words for people, as a sentence a reader's language says: "daily",
+    /// "weekly", "monthly", "yearly", "quarterly", "every 3 weeks", "every 10 days".
+    pub fn words(&self) -> crate::Text {
+        let every = u64::from(self.every);
         match (self.every, self.unit) {
-            (1, CycleUnit::Day) => "daily".to_owned(),
-            (1, CycleUnit::Week) => "weekly".to_owned(),
-            (1, CycleUnit::Month) => "monthly".to_owned(),
-            (1, CycleUnit::Year) => "yearly".to_owned(),
-            (3, CycleUnit::Month) => "quarterly".to_owned(),
-            (n, unit) => format!("every {n} {}s", unit.as_str()),
+            (1, CycleUnit::Day) => crate::Text::new("daily"),
+            (1, CycleUnit::Week) => crate::Text::new("weekly"),
+            (1, CycleUnit::Month) => crate::Text::new("monthly"),
+            (1, CycleUnit::Year) => crate::Text::new("yearly"),
+            (3, CycleUnit::Month) => crate::Text::new("quarterly"),
+            (_, CycleUnit::Day) => {
+                crate::Text::new("{n, plural, one {every # day} other {every # days}}")
+                    .with("n", every)
+            }
+            (_, CycleUnit::Week) => {
+                crate::Text::new("{n, plural, one {every # week} other {every # weeks}}")
+                    .with("n", every)
+            }
+            (_, CycleUnit::Month) => {
+                crate::Text::new("{n, plural, one {every # month} other {every # months}}")
+                    .with("n", every)
+            }
+            (_, CycleUnit::Year) => {
+                crate::Text::new("{n, plural, one {every # year} other {every # years}}")
+                    .with("n", every)
+            }
         }
+    }
+
+    /// [`Cycle::words`] in English, as agents read it.
+    pub fn describe(&self) -> String {
+        self.words().render()
+    }
+
+    /// The cycle an English [`Cycle::describe`] names, for an edge that shows an op's words
+    /// in another language; `None` for other text.
+    pub fn from_description(words: &str) -> Option<Cycle> {
+        let named = match words {
+            "daily" => Some(Cycle { every: 1, unit: CycleUnit::Day }),
+            "weekly" => Some(Cycle { every: 1, unit: CycleUnit::Week }),
+            "monthly" => Some(Cycle { every: 1, unit: CycleUnit::Month }),
+            "yearly" => Some(Cycle { every: 1, unit: CycleUnit::Year }),
+            "quarterly" => Some(Cycle { every: 3, unit: CycleUnit::Month }),
+            _ => None,
+        };
+        named.or_else(|| {
+            let (every, unit) = words.strip_prefix("every ")?.split_once(' ')?;
+            let cycle = Cycle::new(every.parse().ok()?, CycleUnit::parse(unit)?).ok()?;
+            (cycle.describe() == words).then_some(cycle)
+        })
     }
 
     /// The `n`-th date of the cycle: `anchor + n × cycle`, computed from the anchor.
@@ -304,6 +343,11 @@ mod tests {
         assert_eq!(c(1, CycleUnit::Day).describe(), "daily");
         assert_eq!(c(3, CycleUnit::Month).describe(), "quarterly");
         assert_eq!(c(2, CycleUnit::Year).to_string(), "every 2 years");
+        for cycle in [c(1, CycleUnit::Month), c(3, CycleUnit::Month), c(2, CycleUnit::Week)] {
+            assert_eq!(Cycle::from_description(&cycle.describe()), Some(cycle));
+        }
+        assert_eq!(Cycle::from_description("every 02 weeks"), None);
+        assert_eq!(Cycle::from_description("fortnightly"), None);
     }
 
     #[test]

@@ -46,6 +46,22 @@ pub fn format_in(language: Language, format: &str) -> &str {
     translated.map_or(format, String::as_str)
 }
 
+/// A word of a closed set as an op writes it (a status, a kind, a role: `credit_card`) as
+/// `language` writes it: its translation, else the word with spaces for underscores.
+pub fn word(language: Language, word: &str) -> String {
+    match format_in(language, word) {
+        said if said != word => said.to_owned(),
+        _ => word.replace('_', " "),
+    }
+}
+
+/// A cycle as an op writes it in English ("monthly", "every 3 weeks") as `language` says it;
+/// other text as it is.
+pub fn cycle(language: Language, words: &str) -> String {
+    domain::Cycle::from_description(words)
+        .map_or_else(|| words.to_owned(), |cycle| say(language, &cycle.words()))
+}
+
 /// `text` in `language`.
 pub fn say(language: Language, text: &Text) -> String {
     render_in(language, format_in(language, &text.key), &text.args)
@@ -104,6 +120,12 @@ mod tests {
         assert_eq!(say(Language::English, &text), "Deleted the rule.");
         assert_eq!(say(Language::Spanish, &text), "Regla eliminada.");
         let unknown = Text::new("A sentence no catalogue has: {x}").with("x", 1);
+        assert_eq!(word(Language::Spanish, "credit_card"), "tarjeta de crédito");
+        assert_eq!(word(Language::English, "credit_card"), "credit card");
+        assert_eq!(word(Language::Spanish, "no_such_word"), "no such word");
+        assert_eq!(cycle(Language::Spanish, "every 3 weeks"), "cada 3 semanas");
+        assert_eq!(cycle(Language::Spanish, "monthly"), "mensual");
+        assert_eq!(cycle(Language::English, "every 3 weeks"), "every 3 weeks");
         assert_eq!(say(Language::Spanish, &unknown), "A sentence no catalogue has: 1");
     }
 }

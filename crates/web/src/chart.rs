@@ -114,7 +114,7 @@ pub(crate) fn by_category(summary: &ops::reports::SpendingSummary, title: &str) 
         .map(|group| Bar {
             label: group.label.clone(),
             value: group.monthly.amount.parse().unwrap_or(0.0),
-            shown: group.monthly.display.clone(),
+            shown: crate::render::amount(&group.monthly),
         })
         .collect();
     bars(title, &rows)
@@ -125,9 +125,13 @@ pub(crate) fn charges(items: &[ops::charges::Charge], title: &str) -> String {
     let rows: Vec<Bar> = items
         .iter()
         .map(|charge| Bar {
-            label: format!("{} {}", charge.charged_on, charge.subscription.name),
+            label: format!(
+                "{} {}",
+                crate::render::day(charge.charged_on),
+                charge.subscription.name
+            ),
             value: charge.amount.amount.parse().unwrap_or(0.0),
-            shown: charge.amount.display.clone(),
+            shown: crate::render::amount(&charge.amount),
         })
         .collect();
     bars(title, &rows)

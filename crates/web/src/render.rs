@@ -71,6 +71,13 @@ impl Templates {
         // Strings in templates go through `t`, and sentences built in handlers are `Text`s
         // rendered by `say`: each is looked up by its English in the reader's catalogue.
         env.add_function("t", |text: String| i18n::format_in(reader(), &text).to_owned());
+        // Dates and amounts as the reader's language writes them (`3 dic 2026`, `12,99 €`),
+        // from the values ops return, never from their English `display`.
+        env.add_filter("date", |value: minijinja::Value| written_date(&value));
+        env.add_filter("money", |value: minijinja::Value| written_money(&value));
+        // A word of a closed set (a status, a kind, a role) as the reader's language says it.
+        env.add_filter("word", |value: String| i18n::word(reader(), &value));
+        env.add_filter("cycle", |value: String| i18n::cycle(reader(), &value));
         Ok(Self { env })
     }
 
@@ -223,6 +230,44 @@ pub(crate) fn read_by(person: &SessionCaller, headers: &HeaderMap) {
 /// The language of the request being answered; English outside one.
 pub(crate) fn reader() -> Language {
     READER.try_with(Cell::get).unwrap_or_default()
+}
+
+/// A date (`2026-12-03`) or an instant (`2026-12-03T10:00:00Z`, its UTC day) as the reader's
+/// language writes the day; anything else as it is.
+fn written_date(value: &minijinja::Value) -> String {
+    let text = value.as_str().map(str::to_owned).unwrap_or_else(|| value.to_string());
+    match text.get(..10).and_then(|day| day.parse::<ops::common::IsoDate>().ok()) {
+        Some(day) => i18n::format::date(reader(), day.date()),
+        None => text,
+    }
+}
+
+/// An amount as ops return it (`{"amount": "-12.99", "currency": "EUR", ...}`) as the reader's
+/// language writes it; anything else as it is.
+fn written_money(value: &minijinja::Value) -> String {
+    let field = |name: &str| value.get_attr(name).ok().filter(|v| !v.is_undefined());
+    match (field("amount"), field("currency")) {
+        (Some(amount), Some(currency)) => match (amount.as_str(), currency.as_str()) {
+            (Some(amount), Some(currency)) => money(amount, currency),
+            _ => value.to_string(),
+        },
+        _ => value.to_string(),
+    }
+}
+
+/// An amount, from its decimal and its currency's code, as the reader writes it.
+fn money(decimal: &str, currency: &str) -> String {
+    i18n::format::money(reader(), decimal, currency)
+}
+
+/// An op's amount as the reader writes it.
+pub(crate) fn amount(amount: &ops::common::Amount) -> String {
+    money(&amount.amount, &amount.currency)
+}
+
+/// A day as the reader writes it.
+pub(crate) fn day(on: ops::common::IsoDate) -> String {
+    i18n::format::date(reader(), on.date())
 }
 
 /// A sentence as the reader reads it.

@@ -110,6 +110,55 @@ fn sources() -> BTreeMap<String, String> {
     found
 }
 
+/// Words of closed sets a schema lists that are names, the same in every language: the AI
+/// providers, the services a reminder goes through, and the mail server's encryption.
+const PROPER_NAMES: &[&str] = &[
+    "anthropic",
+    "gemini",
+    "lm_studio",
+    "mistral",
+    "ollama",
+    "openai",
+    "openai_compatible",
+    "openrouter",
+    "xai",
+    "ntfy",
+    "slack",
+    "telegram",
+    "webhook",
+    "tls",
+    "starttls",
+    "paypal",
+];
+
+/// Every word of a closed set an op's input or output lists (`enum`): statuses, kinds, roles,
+/// periods, weekdays, which pages show with the `word` filter. Op names (an activity filter's
+/// values) are the catalog's names for agents, and are left out, as are [`PROPER_NAMES`].
+fn closed_set_words() -> BTreeSet<String> {
+    fn walk(schema: &serde_json::Value, out: &mut BTreeSet<String>) {
+        match schema {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::Array(values)) = map.get("enum") {
+                    out.extend(values.iter().filter_map(|v| v.as_str()).map(str::to_owned));
+                }
+                map.values().for_each(|v| walk(v, out));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut words = BTreeSet::new();
+    for meta in ops::all() {
+        walk(&meta.input_schema(), &mut words);
+        walk(&meta.output_schema(), &mut words);
+    }
+    for meta in ops::all() {
+        words.remove(meta.name());
+    }
+    words.retain(|word| !PROPER_NAMES.contains(&word.as_str()));
+    words
+}
+
 /// The argument names a format uses: `{name}` and a plural's `{name, plural, ...}`.
 fn placeholders(format: &str) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
@@ -125,8 +174,13 @@ fn placeholders(format: &str) -> BTreeSet<String> {
 
 #[test]
 fn every_sentence_a_person_reads_has_its_spanish_and_every_spanish_its_english() {
-    let sources = sources();
+    let mut sources = sources();
     assert!(sources.len() > 900, "the sources were read: {} formats", sources.len());
+    let words = closed_set_words();
+    assert!(words.contains("credit_card") && words.len() > 60, "the schemas were read: {words:?}");
+    for word in words {
+        sources.entry(word).or_insert_with(|| "a closed set of the catalog".into());
+    }
     let spanish: BTreeMap<&str, &str> = i18n::catalogue(Language::Spanish).into_iter().collect();
     let missing: Vec<String> = sources
         .iter()

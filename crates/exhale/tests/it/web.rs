@@ -1493,4 +1493,11 @@ async fn pages_are_written_in_the_readers_language_and_agents_keep_english() {
     let found =
         w.env.call(&w.ana, "search_transactions", json!({"text": "Muebles"})).await.unwrap();
     assert_eq!(found["items"][0]["amount"]["amount"], "-1234.50", "{found}");
+
+    // Dates and amounts are written as Spanish writes them, where agents read ISO and "€".
+    let listed = unescape(&ana.get("/transactions?q=Muebles").await.body);
+    assert!(listed.contains("25 nov 2026") && listed.contains("-1234,50\u{a0}€"), "{listed}");
+    assert!(!listed.contains(">2026-11-25<") && !listed.contains("-€1,234.50"), "{listed}");
+    assert_eq!(found["items"][0]["on"], "2026-11-25", "{found}");
+    assert_eq!(found["items"][0]["amount"]["display"], "-€1,234.50", "{found}");
 }

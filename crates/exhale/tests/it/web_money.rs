@@ -423,7 +423,10 @@ async fn rules_are_added_previewed_run_and_deleted_from_the_money_page() {
     let page = unescape(&preview.body);
     assert!(page.contains("Run the rule Cafe over past transactions?"), "{page}");
     assert!(page.contains("It matches 2 of your transactions and changes 2."), "{page}");
-    assert!(page.contains("2026-11-10 · Corner cafe · -€3.00") && !page.contains("Bob"), "{page}");
+    assert!(
+        page.contains("Nov 10, 2026 · Corner cafe · -€3.00") && !page.contains("Bob"),
+        "{page}"
+    );
     assert!(page.contains("name=\"confirmed\"") && page.contains("Yes, run it"), "{page}");
     let untouched =
         w.env.call(&w.ana, "search_transactions", json!({"text": "cafe"})).await.unwrap();

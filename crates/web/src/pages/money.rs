@@ -158,7 +158,11 @@ fn cashflow_chart(cashflow: &Cashflow) -> String {
         .map(|p| chart::Bar {
             label: month(&p.first_day),
             value: value(&p.expenses),
-            shown: format!("{} / {}", p.income.display, p.expenses.display),
+            shown: format!(
+                "{} / {}",
+                crate::render::amount(&p.income),
+                crate::render::amount(&p.expenses)
+            ),
         })
         .collect();
     chart::bars(&say(&Text::new("Money in and out by month (in / out)")), &bars)
@@ -171,7 +175,7 @@ fn worth_chart(worth: &NetWorth) -> String {
         .map(|p| chart::Point {
             label: month(&p.on),
             value: value(&p.total),
-            shown: p.total.display.clone(),
+            shown: crate::render::amount(&p.total),
         })
         .collect();
     chart::line(&say(&Text::new("Net worth at the end of each month")), &points)

@@ -320,7 +320,12 @@ impl Posting<'_> {
                 entity: EntityKind::Transaction,
                 entity_id: t.id,
                 action: ChangeAction::Updated,
-                summary: format!("{} · {} · {}", t.on, t.payee, t.amount.display),
+                summary: format!(
+                    "{} · {} · {}",
+                    crate::render::day(t.on),
+                    t.payee,
+                    crate::render::amount(&t.amount)
+                ),
             })
             .collect();
         let confirm = Confirm {

@@ -135,9 +135,9 @@ pub(crate) async fn detail_page(
                 .price_history
                 .iter()
                 .map(|point| Bar {
-                    label: point.effective_on.to_string(),
+                    label: crate::render::day(point.effective_on),
                     value: point.price.amount.parse().unwrap_or(0.0),
-                    shown: point.price.display.clone(),
+                    shown: crate::render::amount(&point.price),
                 })
                 .collect();
             let price_chart = chart::bars(&say(&Text::new("Price since each date")), &prices);

@@ -82,6 +82,7 @@ impl Catalog for FakeCatalog {
                     credential: ops::Credential::ApiToken,
                 },
                 via,
+                language: ops::Language::English,
             })
         })
     }

@@ -250,6 +250,7 @@ impl App {
                         credential: ops::Credential::ApiToken,
                     },
                     via,
+                    language: domain::Language::English,
                 };
                 self.tokens.put(
                     hash.clone(),

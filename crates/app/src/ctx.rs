@@ -41,6 +41,12 @@ pub(crate) struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
+    /// A sentence of this call's output, in the language its caller reads it in (English
+    /// for agents).
+    pub(crate) fn say(&self, text: &Text) -> String {
+        i18n::say(self.caller.language, text)
+    }
+
     pub(crate) fn new(
         db: &'a Db<'a>,
         store: std::sync::Arc<store::Store>,
@@ -201,7 +207,7 @@ impl<'a> Ctx<'a> {
             entity,
             entity_id: id,
             action,
-            summary: summary.render(),
+            summary: self.say(&summary),
         });
         self.events.push(ChangeEvent {
             household_id: self.household_id(),

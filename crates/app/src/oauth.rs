@@ -931,6 +931,7 @@ impl App {
                 credential: ops::Credential::ConnectedApp,
             },
             via,
+            language: domain::Language::English,
         })
     }
 }

@@ -343,6 +343,8 @@ impl ops::channels::CalendarFeeds for App {
                     scope: ops::Scope::Read,
                     actor: ops::Actor::Person,
                     via: ops::Via::Calendar,
+                    // Event titles are read by the person, in their calendar.
+                    language: domain::Language::parse(&member.language).unwrap_or_default(),
                 };
                 Ok(Some(ops::channels::FeedReader {
                     caller,

@@ -7,7 +7,7 @@
 //! jiff resolves civil times (a time in a DST gap moves past it, one in a fold takes the earlier
 //! instant), so 09:00 stays 09:00 on the wall across DST changes.
 
-use domain::{Date, Money, Text, entities::SubscriptionStatus};
+use domain::{Date, Language, Text, entities::SubscriptionStatus};
 use jiff::{SignedDuration, Timestamp, ToSpan as _, tz::TimeZone};
 use ops::{
     OpError,
@@ -457,17 +457,19 @@ pub(crate) enum Worded {
 }
 
 /// Where links in messages point: the public origin, else paths.
-pub(crate) fn link(origin: Option<&str>, label: Text, path: &str) -> Link {
-    Link { label: label.render(), url: format!("{}{path}", origin.unwrap_or("")) }
+fn link(language: Language, origin: Option<&str>, label: Text, path: &str) -> Link {
+    Link { label: i18n::say(language, &label), url: format!("{}{path}", origin.unwrap_or("")) }
 }
 
-/// "today", "tomorrow", "in 3 days" or "on 2026-12-24", from `today`.
-fn when(today: Date, on: Date) -> Text {
+/// "today", "tomorrow", "in 3 days" or "on Dec 24, 2026", from `today`.
+fn when(language: Language, today: Date, on: Date) -> Text {
     match (on - today).get_days() {
         0 => Text::new("today"),
         1 => Text::new("tomorrow"),
-        days @ 2..=6 => Text::new("in {days} days").with("days", days),
-        _ => Text::new("on {date}").with("date", on),
+        days @ 2..=6 => {
+            Text::new("{days, plural, one {in # day} other {in # days}}").with("days", days)
+        }
+        _ => Text::new("on {date}").with("date", i18n::format::date(language, on)),
     }
 }
 
@@ -483,12 +485,23 @@ pub(crate) fn word(
         serde_json::from_str(&row.payload).map_err(|err| StoreError::Corrupt(err.to_string()))?;
     let today = clock::today_in(household, now);
     let kind = about.kind();
+    // A message is read by its member, in their language (else the household's).
+    let member = found(store::households::get_member(db, household.id, row.member_id))?;
+    let language =
+        i18n::choose(member.as_ref().map(|m| m.language.as_str()), Some(&household.language), None);
+    let say = |text: &Text| i18n::say(language, text);
+    let money = |minor: i64, currency: domain::Currency| {
+        let amount = views::amount(minor, currency);
+        i18n::format::money(language, &amount.amount, &amount.currency)
+    };
     let subscription = |id: i64| -> Result<Option<SubscriptionRow>, StoreError> {
         let found = found(store::subscriptions::get(db, household.id, Some(row.member_id), id))?;
         Ok(found.filter(|s| !(s.status == SubscriptionStatus::Cancelled && s.ends_on.is_none())))
     };
-    let open =
-        |id: i64| Some(link(origin, Text::new("Open in Exhale"), &format!("/subscriptions/{id}")));
+    let open = |id: i64| {
+        let path = format!("/subscriptions/{id}");
+        Some(link(language, origin, Text::new("Open in Exhale"), &path))
+    };
     let message = match &about {
         About::Charge { subscription_id, charge_on, .. }
         | About::Price { subscription_id, charge_on }
@@ -513,7 +526,7 @@ pub(crate) fn word(
             else {
                 return Ok(Worded::Obsolete);
             };
-            let amount = Money::new(charge.minor, subscription.currency).display();
+            let amount = money(charge.minor, subscription.currency);
             let name = subscription.name.clone();
             let (title, mut lines) = match &about {
                 About::Price { .. } => {
@@ -525,10 +538,10 @@ pub(crate) fn word(
                     let title = Text::new("{name} goes up to {amount} {when}")
                         .with("name", &name)
                         .with("amount", &amount)
-                        .with("when", when(today, *charge_on));
+                        .with("when", say(&when(language, today, *charge_on)));
                     let line = Text::new("It was {before}.")
-                        .with("before", Money::new(before, subscription.currency).display());
-                    (title, vec![line.render()])
+                        .with("before", money(before, subscription.currency));
+                    (title, vec![say(&line)])
                 }
                 About::Card { payment_method_id, .. } => {
                     let method = found(store::organise::get_payment_method(
@@ -547,23 +560,23 @@ pub(crate) fn word(
                         .with("card", &method.name)
                         .with("name", &name)
                         .with("amount", &amount)
-                        .with("when", when(today, *charge_on));
+                        .with("when", say(&when(language, today, *charge_on)));
                     let line = Text::new(
                         "Update the card with {name}, or in Exhale when you have a new one.",
                     )
                     .with("name", &name);
-                    (title, vec![line.render()])
+                    (title, vec![say(&line)])
                 }
                 _ => {
                     let title = Text::new("{name} charges {amount} {when}")
                         .with("name", &name)
                         .with("amount", &amount)
-                        .with("when", when(today, *charge_on));
+                        .with("when", say(&when(language, today, *charge_on)));
                     (title, Vec::new())
                 }
             };
             if let Some(method) = &subscription.payment_method_name {
-                lines.push(Text::new("Charged to {method}.").with("method", method).render());
+                lines.push(say(&Text::new("Charged to {method}.").with("method", method)));
             }
             let data = json!({
                 "subscription": {"id": subscription.id, "name": name},
@@ -573,7 +586,7 @@ pub(crate) fn word(
             });
             Message {
                 kind,
-                title: title.render(),
+                title: say(&title),
                 lines,
                 open: open(subscription.id),
                 undo: None,
@@ -594,19 +607,19 @@ pub(crate) fn word(
                 return Ok(Worded::Obsolete);
             }
             let price = views::current_price(&subscription, *ends_on);
-            let amount = Money::new(price, subscription.currency).display();
+            let amount = money(price, subscription.currency);
             let title = Text::new("{name}'s free trial ends {when}")
                 .with("name", &subscription.name)
-                .with("when", when(today, *ends_on));
+                .with("when", say(&when(language, today, *ends_on)));
             let line = Text::new(
                 "Then it charges {amount} {cycle}. Cancel before then if you do not want it.",
             )
             .with("amount", &amount)
-            .with("cycle", subscription.cycle.describe());
+            .with("cycle", say(&subscription.cycle.words()));
             Message {
                 kind,
-                title: title.render(),
-                lines: vec![line.render()],
+                title: say(&title),
+                lines: vec![say(&line)],
                 open: open(subscription.id),
                 undo: None,
                 batch: None,
@@ -632,8 +645,10 @@ pub(crate) fn word(
             }
             charges.sort_by_key(|(date, charge)| (*date, charge.subscription.id));
             let items: Vec<_> = charges.into_iter().map(|(_, charge)| charge).collect();
-            let totals: Vec<String> =
-                views::totals(&items).into_iter().map(|a| a.display).collect();
+            let totals: Vec<String> = views::totals(&items)
+                .into_iter()
+                .map(|a| i18n::format::money(language, &a.amount, &a.currency))
+                .collect();
             let title = if items.is_empty() {
                 Text::new("Nothing charges this week")
             } else {
@@ -644,24 +659,39 @@ pub(crate) fn word(
             let lines = items
                 .iter()
                 .map(|item| {
-                    Text::new("{date}: {name}, {amount}")
-                        .with("date", item.charge_on)
+                    say(&Text::new("{date}: {name}, {amount}")
+                        .with("date", i18n::format::date(language, item.charge_on.date()))
                         .with("name", &item.subscription.name)
-                        .with("amount", &item.amount.display)
-                        .render()
+                        .with(
+                            "amount",
+                            i18n::format::money(
+                                language,
+                                &item.amount.amount,
+                                &item.amount.currency,
+                            ),
+                        ))
                 })
                 .collect();
             Message {
                 kind,
-                title: title.render(),
+                title: say(&title),
                 lines,
-                open: Some(link(origin, Text::new("Open in Exhale"), "/")),
+                open: Some(link(language, origin, Text::new("Open in Exhale"), "/")),
                 undo: None,
                 batch: None,
                 data: json!({"from": from.to_string(), "to": to.to_string(), "charges": items}),
             }
         }
         About::Change { batch_id, by, summaries, first_audit_id } => {
+            // The summaries as the member reads them, from the batch's own entries (each a
+            // `Text`); as they were written when the entries are gone.
+            let entries = store::audit::batch(db, household.id, row.member_id, batch_id)?;
+            let said: Vec<String> = entries
+                .iter()
+                .filter_map(|entry| serde_json::from_str::<Text>(&entry.summary).ok())
+                .map(|text| say(&text))
+                .collect();
+            let summaries = if said.len() == summaries.len() { &said } else { summaries };
             let title = match summaries.as_slice() {
                 [one] => Text::new("{by}: {change}").with("by", by).with("change", one),
                 many => {
@@ -670,13 +700,14 @@ pub(crate) fn word(
             };
             let lines = if summaries.len() > 1 { summaries.clone() } else { Vec::new() };
             let undo = first_audit_id.map(|id| {
-                link(origin, Text::new("Undo"), &format!("/activity/{id}/undo?batch={batch_id}"))
+                let path = format!("/activity/{id}/undo?batch={batch_id}");
+                link(language, origin, Text::new("Undo"), &path)
             });
             Message {
                 kind,
-                title: title.render(),
+                title: say(&title),
                 lines,
-                open: Some(link(origin, Text::new("See activity"), "/activity")),
+                open: Some(link(language, origin, Text::new("See activity"), "/activity")),
                 undo,
                 batch: Some(batch_id.clone()),
                 data: json!({"batch_id": batch_id, "by": by, "changes": summaries}),
@@ -684,9 +715,9 @@ pub(crate) fn word(
         }
         About::Test => Message {
             kind,
-            title: Text::new("Test message from Exhale").render(),
-            lines: vec![Text::new("If you can read this, reminders will reach you here.").render()],
-            open: Some(link(origin, Text::new("Open in Exhale"), "/settings/reminders")),
+            title: say(&Text::new("Test message from Exhale")),
+            lines: vec![say(&Text::new("If you can read this, reminders will reach you here."))],
+            open: Some(link(language, origin, Text::new("Open in Exhale"), "/settings/reminders")),
             undo: None,
             batch: None,
             data: json!({}),
@@ -900,10 +931,14 @@ mod tests {
     #[test]
     fn when_says_today_tomorrow_days_or_a_date() {
         let today = Date::new(2026, 12, 1).unwrap();
-        let said = |days: i64| when(today, today.checked_add(days.days()).unwrap()).render();
+        let said = |days: i64| {
+            when(Language::English, today, today.checked_add(days.days()).unwrap()).render()
+        };
         assert_eq!(
             [said(0), said(1), said(3), said(9)],
-            ["today", "tomorrow", "in 3 days", "on 2026-12-10"].map(String::from)
+            ["today", "tomorrow", "in 3 days", "on Dec 10, 2026"].map(String::from)
         );
+        let spanish = when(Language::Spanish, today, today.checked_add(9.days()).unwrap());
+        assert_eq!(i18n::say(Language::Spanish, &spanish), "el 10 dic 2026");
     }
 }

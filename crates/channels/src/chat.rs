@@ -6,10 +6,13 @@
 //! so a button from someone else's message does nothing they may not do.
 
 use std::{
+    cell::Cell,
     collections::HashMap,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
+
+use i18n::Language;
 
 use ops::{
     Caller, Catalog, Mode, OpError, Text,
@@ -83,8 +86,40 @@ pub(crate) trait Surface {
     fn typing(&self) -> impl Future<Output = ()> + Send;
 }
 
+tokio::task_local! {
+    /// The language the chat update being answered is written in.
+    static READER: Cell<Language>;
+}
+
+/// Answers one update in the language its sender reads: their chat client's (Telegram sends
+/// its code) until the member is known, then theirs ([`read_by`]). Every [`say`] while
+/// answering reads it.
+pub(crate) async fn answer_in<F: Future>(client_language: Option<&str>, answer: F) -> F::Output {
+    READER.scope(Cell::new(i18n::choose(None, None, client_language)), answer).await
+}
+
+/// The rest of this update is written in the linked member's language.
+pub(crate) fn read_by(caller: &Caller) {
+    // Outside an update (a bot starting up) there is nobody to write for.
+    let _ = READER.try_with(|reader| reader.set(caller.language));
+}
+
+fn reader() -> Language {
+    READER.try_with(Cell::get).unwrap_or_default()
+}
+
+/// A sentence as the chat's reader reads it (English outside an update).
+pub(crate) fn say(text: &Text) -> String {
+    i18n::say(reader(), text)
+}
+
+/// An op's amount as the chat's reader writes it.
+fn money(amount: &ops::common::Amount) -> String {
+    i18n::format::money(reader(), &amount.amount, &amount.currency)
+}
+
 fn button(label: Text, data: String, style: Style) -> Button {
-    Button { label: label.render(), action: Action::Press(data), style }
+    Button { label: say(&label), action: Action::Press(data), style }
 }
 
 /// A reminder or an agent's change: Undo for a change, Open when Exhale has a public `https`
@@ -131,28 +166,35 @@ pub(crate) fn card(card: &Card) -> Reply {
     Reply {
         title: Some(card.title.clone()),
         lines: card.lines.clone(),
-        note: Some(status.render()),
+        note: Some(say(&status)),
         buttons,
     }
 }
 
 pub(crate) fn help() -> String {
-    Text::new("Commands: upcoming, totals, subscriptions, undo. Reminders and agents' changes arrive here.").render()
+    say(&Text::new(
+        "Commands: upcoming, totals, subscriptions, undo. Reminders and agents' changes arrive here.",
+    ))
 }
 
 /// The reply to a link code: who the chat now belongs to, or why not.
 pub(crate) fn linked(name: Option<&str>) -> Reply {
     Reply::text(match name {
-        Some(name) => Text::new("Linked to Exhale as {name}. Your reminders and agents' changes will come here. {help}")
-            .with("name", name)
-            .with("help", help())
-            .render(),
-        None => Text::new("That link did not work: it was used or it expired. Make a new one in Exhale, Settings → Reminders.").render(),
+        Some(name) => say(&Text::new(
+            "Linked to Exhale as {name}. Your reminders and agents' changes will come here. {help}",
+        )
+        .with("name", name)
+        .with("help", help())),
+        None => say(&Text::new(
+            "That link did not work: it was used or it expired. Make a new one in Exhale, Settings → Reminders.",
+        )),
     })
 }
 
 pub(crate) fn not_linked() -> Reply {
-    Reply::text(Text::new("This chat is not linked to Exhale. In Exhale, open Settings → Reminders and link this chat.").render())
+    Reply::text(say(&Text::new(
+        "This chat is not linked to Exhale. In Exhale, open Settings → Reminders and link this chat.",
+    )))
 }
 
 /// How long a document's candidates wait for the person's Import.
@@ -209,7 +251,7 @@ impl Glue {
                     reading.items.iter().map(|item| (item.import_item(), None)).collect()
                 }
                 Err(err) => {
-                    surface.send(&Reply::text(err.text().render())).await;
+                    surface.send(&Reply::text(say(&err.text()))).await;
                     return;
                 }
             };
@@ -223,10 +265,9 @@ impl Glue {
                     item.currency.as_deref().unwrap_or("")
                 );
                 match existing {
-                    Some(name) => Text::new("{line} (already here as {name})")
+                    Some(name) => say(&Text::new("{line} (already here as {name})")
                         .with("line", line.trim())
-                        .with("name", name)
-                        .render(),
+                        .with("name", name)),
                     None => line.trim().to_owned(),
                 }
             })
@@ -238,7 +279,7 @@ impl Glue {
             .collect();
         if new.is_empty() {
             let reply = Reply {
-                title: Some(Text::new("Nothing new to import").render()),
+                title: Some(say(&Text::new("Nothing new to import"))),
                 lines,
                 ..Reply::default()
             };
@@ -260,14 +301,11 @@ impl Glue {
             );
         }
         let reply = Reply {
-            title: Some(
-                Text::new("Found {count} subscriptions to add").with("count", count).render(),
-            ),
+            title: Some(say(&Text::new("{count, plural, one {Found # subscription to add} other {Found # subscriptions to add}}").with("count", count))),
             lines,
-            note: Some(
-                Text::new("Check them, then import; you can change them in Exhale afterwards.")
-                    .render(),
-            ),
+            note: Some(say(&Text::new(
+                "Check them, then import; you can change them in Exhale afterwards.",
+            ))),
             buttons: vec![button(
                 Text::new("Import {count}").with("count", count),
                 format!("i:{key}"),
@@ -291,15 +329,12 @@ impl Glue {
             _ if self.assistant.is_on(caller).await.unwrap_or(false) => {
                 return self.ask(surface, caller, text).await;
             }
-            _ => Ok(Reply::text(
-                Text::new(
-                    "The assistant is off in this household, so I only know commands. {help}",
-                )
-                .with("help", help())
-                .render(),
-            )),
+            _ => Ok(Reply::text(say(&Text::new(
+                "The assistant is off in this household, so I only know commands. {help}",
+            )
+            .with("help", help())))),
         };
-        let reply = reply.unwrap_or_else(|err| Reply::text(err.text().render()));
+        let reply = reply.unwrap_or_else(|err| Reply::text(say(&err.text())));
         surface.send(&reply).await;
     }
 
@@ -312,18 +347,19 @@ impl Glue {
             .iter()
             .take(30)
             .map(|item| {
-                format!("{} · {} · {}", item.charge_on, item.subscription.name, item.amount.display)
+                let on = i18n::format::date(reader(), item.charge_on.date());
+                format!("{on} · {} · {}", item.subscription.name, money(&item.amount))
             })
             .collect();
         if lines.is_empty() {
-            lines.push(Text::new("Nothing is due.").render());
+            lines.push(say(&Text::new("Nothing is due.")));
         }
         let note = (!upcoming.totals.is_empty()).then(|| {
-            let totals: Vec<&str> = upcoming.totals.iter().map(|t| t.display.as_str()).collect();
-            Text::new("Total {amount}").with("amount", totals.join(" + ")).render()
+            let totals: Vec<String> = upcoming.totals.iter().map(money).collect();
+            say(&Text::new("Total {amount}").with("amount", totals.join(" + ")))
         });
         Ok(Reply {
-            title: Some(Text::new("The next two weeks").render()),
+            title: Some(say(&Text::new("The next two weeks"))),
             lines,
             note,
             buttons: Vec::new(),
@@ -338,16 +374,16 @@ impl Glue {
             Mode::Apply,
         )
         .await?;
-        let title = Text::new("{monthly} a month, {yearly} a year, for {count} subscriptions")
-            .with("monthly", &summary.monthly.display)
-            .with("yearly", &summary.yearly.display)
-            .with("count", summary.subscription_count)
-            .render();
+        let title =
+            say(&Text::new("{monthly} a month, {yearly} a year, for {count, plural, one {# subscription} other {# subscriptions}}")
+                .with("monthly", money(&summary.monthly))
+                .with("yearly", money(&summary.yearly))
+                .with("count", summary.subscription_count));
         let lines = summary
             .groups
             .iter()
             .take(10)
-            .map(|g| format!("{} · {}", g.label, g.monthly.display))
+            .map(|g| format!("{} · {}", g.label, money(&g.monthly)))
             .collect();
         Ok(Reply { title: Some(title), lines, note: None, buttons: Vec::new() })
     }
@@ -356,11 +392,15 @@ impl Glue {
         let input = ListSubscriptionsInput { limit: Some(30), ..Default::default() };
         let page =
             ops::call::<ListSubscriptions>(&*self.catalog, caller, &input, Mode::Apply).await?;
-        let title = Text::new("{count} subscriptions").with("count", page.total).render();
+        let title =
+            say(&Text::new("{count, plural, one {# subscription} other {# subscriptions}}")
+                .with("count", page.total));
         let lines = page
             .items
             .iter()
-            .map(|s| format!("{} · {} · {}", s.name, s.price.display, s.cycle))
+            .map(|s| {
+                format!("{} · {} · {}", s.name, money(&s.price), i18n::cycle(reader(), &s.cycle))
+            })
             .collect();
         Ok(Reply { title: Some(title), lines, note: None, buttons: Vec::new() })
     }
@@ -370,10 +410,10 @@ impl Glue {
         let input = ListActivityInput { limit: Some(10), ..Default::default() };
         let page = ops::call::<ListActivity>(&*self.catalog, caller, &input, Mode::Apply).await?;
         let Some(entry) = page.items.iter().find(|entry| entry.undone_by.is_none()) else {
-            return Ok(Reply::text(Text::new("Nothing to undo.").render()));
+            return Ok(Reply::text(say(&Text::new("Nothing to undo."))));
         };
         Ok(Reply {
-            title: Some(Text::new("Undo this?").render()),
+            title: Some(say(&Text::new("Undo this?"))),
             lines: vec![entry.summary.clone()],
             note: None,
             buttons: vec![button(
@@ -426,12 +466,12 @@ impl Glue {
         let answer = match answer {
             Ok(answer) => answer,
             Err(err) => {
-                surface.send(&Reply::text(err.text().render())).await;
+                surface.send(&Reply::text(say(&err.text()))).await;
                 return;
             }
         };
         let mut reply = Reply::text(if answer.text.trim().is_empty() {
-            Text::new("Done.").render()
+            say(&Text::new("Done."))
         } else {
             answer.text.clone()
         });
@@ -455,8 +495,8 @@ impl Glue {
             "u" => {
                 let input = serde_json::json!({"batch_id": id});
                 match self.catalog.call_json(caller, "undo", input, Mode::Apply).await {
-                    Ok(_) => Ok(Reply::text(Text::new("Undone.").render())),
-                    Err(err) => Err(err.text().render()),
+                    Ok(_) => Ok(Reply::text(say(&Text::new("Undone.")))),
+                    Err(err) => Err(say(&err.text())),
                 }
             }
             "c" | "d" | "x" => {
@@ -469,7 +509,7 @@ impl Glue {
                     .act(caller, id, action)
                     .await
                     .map(|c| card(&c))
-                    .map_err(|err| err.text().render())
+                    .map_err(|err| say(&err.text()))
             }
             "i" => {
                 let pending = self.imports.lock().ok().and_then(|mut imports| {
@@ -481,25 +521,23 @@ impl Glue {
                     if fresh { imports.remove(id) } else { None }
                 });
                 let Some(pending) = pending else {
-                    return Err(Text::new(
+                    return Err(say(&Text::new(
                         "That import is no longer waiting; send the file again.",
-                    )
-                    .render());
+                    )));
                 };
                 let input = ImportSubscriptionsInput { items: pending.items };
                 match ops::call::<ImportSubscriptions>(&*self.catalog, caller, &input, Mode::Apply)
                     .await
                 {
-                    Ok(result) => Ok(Reply::text(
-                        Text::new("Imported {created}; skipped {skipped}.")
+                    Ok(result) => {
+                        Ok(Reply::text(say(&Text::new("Imported {created}; skipped {skipped}.")
                             .with("created", result.created.len())
-                            .with("skipped", result.skipped.len())
-                            .render(),
-                    )),
-                    Err(err) => Err(err.text().render()),
+                            .with("skipped", result.skipped.len()))))
+                    }
+                    Err(err) => Err(say(&err.text())),
                 }
             }
-            _ => Err(Text::new("That button is not Exhale's.").render()),
+            _ => Err(say(&Text::new("That button is not Exhale's."))),
         }
     }
 }

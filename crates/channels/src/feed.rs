@@ -74,20 +74,25 @@ async fn feed(
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         }
     };
+    // The person reads the events in their calendar, in their language.
+    let language = reader.caller.language;
+    let say = |text: ops::Text| i18n::say(language, &text);
     let events: Vec<ics::Event> = upcoming
         .items
         .iter()
         .map(|item| {
             let summary = if reader.show_amounts {
-                format!("{} {}", item.subscription.name, item.amount.display)
+                let amount =
+                    i18n::format::money(language, &item.amount.amount, &item.amount.currency);
+                format!("{} {amount}", item.subscription.name)
             } else {
                 item.subscription.name.clone()
             };
             let description = match &item.payment_method {
                 Some(method) => {
-                    ops::Text::new("Charged to {method}.").with("method", &method.name).render()
+                    say(ops::Text::new("Charged to {method}.").with("method", &method.name))
                 }
-                None => ops::Text::new("An expected charge, from Exhale.").render(),
+                None => say(ops::Text::new("An expected charge, from Exhale.")),
             };
             ics::Event {
                 uid: format!("charge-{}-{}@exhale", item.subscription.id, item.charge_on),
@@ -97,8 +102,7 @@ async fn feed(
             }
         })
         .collect();
-    let name =
-        ops::Text::new("Exhale – {name}'s charges").with("name", &reader.member_name).render();
+    let name = say(ops::Text::new("Exhale – {name}'s charges").with("name", &reader.member_name));
     let stamp = format!("{}T000000Z", upcoming.from.to_string().replace('-', ""));
     let body = ics::calendar(&name, &stamp, &events);
     let digest = Sha256::digest(body.as_bytes());

@@ -256,7 +256,9 @@ impl App {
             Err(err) => {
                 let error = match &err {
                     ApiError::Refused(code) if code == "invalid_auth" || code == "not_authed" => {
-                        ops::Text::new("Slack does not accept the bot token; copy it again from OAuth & Permissions.").render()
+                        chat::say(&ops::Text::new(
+                            "Slack does not accept the bot token; copy it again from OAuth & Permissions.",
+                        ))
                     }
                     other => other.text(),
                 };
@@ -323,8 +325,13 @@ impl App {
                 self.seen.pop_front();
             }
             match envelope["type"].as_str().unwrap_or_default() {
-                "events_api" => self.event(&envelope["payload"]["event"]).await?,
-                "interactive" => self.interaction(&envelope["payload"]).await?,
+                // Slack does not say the person's language; a linked member's own is used.
+                "events_api" => {
+                    chat::answer_in(None, self.event(&envelope["payload"]["event"])).await?
+                }
+                "interactive" => {
+                    chat::answer_in(None, self.interaction(&envelope["payload"])).await?
+                }
                 _ => {}
             }
             return Ok(true);
@@ -412,6 +419,7 @@ impl App {
             surface.send(&chat::not_linked()).await;
             return Ok(());
         };
+        chat::read_by(&caller);
         self.glue.on_text(&surface, &caller, text).await;
         Ok(())
     }
@@ -443,6 +451,7 @@ impl App {
             surface.send(&chat::not_linked()).await;
             return Ok(());
         };
+        chat::read_by(&caller);
         match self.glue.on_press(&caller, data).await {
             Ok(reply) => self.update(&channel, &ts, &reply).await,
             Err(note) => {

@@ -99,7 +99,7 @@ impl Api {
                 // The token is in the URL: only the error's words, never the address.
                 ApiError::Unreachable(match err {
                     crate::http::HttpError::Refused(_) | crate::http::HttpError::Unreachable(_) => {
-                        Text::new("Telegram could not be reached").render()
+                        chat::say(&Text::new("Telegram could not be reached"))
                     }
                 })
             })?;
@@ -248,14 +248,15 @@ impl Surface for ChatSurface<'_> {
     }
 }
 
-/// The commands the bot lists in Telegram's menu.
-fn commands() -> Value {
+/// The commands the bot lists in Telegram's menu, described in `language`.
+fn commands(language: i18n::Language) -> Value {
+    let say = |text: Text| i18n::say(language, &text);
     json!([
-        {"command": "upcoming", "description": Text::new("Charges in the next two weeks").render()},
-        {"command": "totals", "description": Text::new("What subscriptions cost a month and a year").render()},
-        {"command": "subscriptions", "description": Text::new("Your subscriptions").render()},
-        {"command": "undo", "description": Text::new("Undo the last change").render()},
-        {"command": "help", "description": Text::new("What this bot does").render()},
+        {"command": "upcoming", "description": say(Text::new("Charges in the next two weeks"))},
+        {"command": "totals", "description": say(Text::new("What subscriptions cost a month and a year"))},
+        {"command": "subscriptions", "description": say(Text::new("Your subscriptions"))},
+        {"command": "undo", "description": say(Text::new("Undo the last change"))},
+        {"command": "help", "description": say(Text::new("What this bot does"))},
     ])
 }
 
@@ -276,15 +277,15 @@ impl Bot {
             Ok(me) => {
                 let username = me["username"].as_str().map(str::to_owned);
                 self.chats.bot_status(self.bot.household_id, self.kind(), username, None).await?;
-                let _ = self
-                    .api
-                    .call(
-                        token,
-                        "setMyCommands",
-                        json!({"commands": commands()}),
-                        Duration::from_secs(15),
-                    )
-                    .await;
+                // English for everyone, and each language Exhale speaks for clients set to it.
+                for language in i18n::Language::ALL {
+                    let mut body = json!({"commands": commands(*language)});
+                    if *language != i18n::Language::English {
+                        body["language_code"] = json!(language.code());
+                    }
+                    let wait = Duration::from_secs(15);
+                    let _ = self.api.call(token, "setMyCommands", body, wait).await;
+                }
                 // Long polling and a webhook exclude each other: one is set, the other cleared.
                 let wait = Duration::from_secs(15);
                 let set = match &self.bot.webhook {
@@ -299,9 +300,10 @@ impl Bot {
                     None => self.api.call(token, "deleteWebhook", json!({}), wait).await,
                 };
                 if let Err(err) = set {
-                    let error = Text::new("Telegram refused the webhook: {error}")
-                        .with("error", err.text())
-                        .render();
+                    let error = chat::say(
+                        &Text::new("Telegram refused the webhook: {error}")
+                            .with("error", err.text()),
+                    );
                     self.chats
                         .bot_status(self.bot.household_id, self.kind(), None, Some(error))
                         .await?;
@@ -310,10 +312,9 @@ impl Bot {
             }
             Err(err) => {
                 let error = match &err {
-                    ApiError::Refused { code: 401, .. } => Text::new(
+                    ApiError::Refused { code: 401, .. } => chat::say(&Text::new(
                         "Telegram does not know this bot token; paste it again from @BotFather.",
-                    )
-                    .render(),
+                    )),
                     other => other.text(),
                 };
                 self.chats.bot_status(self.bot.household_id, self.kind(), None, Some(error)).await
@@ -357,7 +358,7 @@ impl Bot {
                 // Past this one whatever happens: an update that fails is not retried forever.
                 self.bot.offset = self.bot.offset.max(id + 1);
             }
-            if let Err(err) = self.handle(update).await {
+            if let Err(err) = self.answer(update).await {
                 tracing::warn!(code = err.code(), "a Telegram update failed");
             }
         }
@@ -380,7 +381,7 @@ impl Bot {
 
     /// Handles one update Telegram posted.
     pub async fn handle_update(&self, update: &Value) {
-        if let Err(err) = self.handle(update).await {
+        if let Err(err) = self.answer(update).await {
             tracing::warn!(code = err.code(), "a Telegram update failed");
         }
     }
@@ -435,6 +436,13 @@ impl Bot {
         }
     }
 
+    /// Handles one update in the language of whoever sent it.
+    async fn answer(&self, update: &Value) -> Result<(), OpError> {
+        let sender = update.get("message").or_else(|| update.get("callback_query"));
+        let client_language = sender.and_then(|s| s["from"]["language_code"].as_str());
+        chat::answer_in(client_language, self.handle(update)).await
+    }
+
     async fn handle(&self, update: &Value) -> Result<(), OpError> {
         if let Some(press) = update.get("callback_query") {
             return self.pressed(press).await;
@@ -465,6 +473,7 @@ impl Bot {
             self.say(chat_id, &chat::not_linked()).await;
             return Ok(());
         };
+        chat::read_by(&caller);
         let surface = ChatSurface { bot: self, chat_id };
         if let Some(file) = attachment(message) {
             match self.fetch(&file).await {
@@ -482,10 +491,9 @@ impl Bot {
     /// Downloads an attachment (`getFile`, then the file within the hour Telegram keeps it).
     async fn fetch(&self, file: &Attachment) -> Result<Vec<u8>, String> {
         let too_large = || {
-            Text::new(
+            chat::say(&Text::new(
                 "That file is larger than the 20 MB a bot can fetch; export a shorter period.",
-            )
-            .render()
+            ))
         };
         if file.size.is_some_and(|size| size > MAX_FILE_BYTES) {
             return Err(too_large());
@@ -499,10 +507,10 @@ impl Bot {
         let url = format!("{}/file/bot{}/{path}", self.api.base, self.bot.token.expose());
         match self.api.http.download(&url, MAX_FILE_BYTES, Duration::from_secs(60)).await {
             Ok(reply) if reply.status.is_success() => Ok(reply.body.to_vec()),
-            Ok(_) => Err(Text::new("Telegram did not give the file; send it again.").render()),
+            Ok(_) => Err(chat::say(&Text::new("Telegram did not give the file; send it again."))),
             Err(crate::http::HttpError::Refused(_)) => Err(too_large()),
             Err(crate::http::HttpError::Unreachable(_)) => {
-                Err(Text::new("Telegram could not be reached; send the file again.").render())
+                Err(chat::say(&Text::new("Telegram could not be reached; send the file again.")))
             }
         }
     }
@@ -525,8 +533,9 @@ impl Bot {
                 .await;
             return Ok(());
         };
+        chat::read_by(&caller);
         let (note, edited) = match self.glue.on_press(&caller, data).await {
-            Ok(reply) => (Text::new("Done.").render(), Some(reply)),
+            Ok(reply) => (chat::say(&Text::new("Done.")), Some(reply)),
             Err(error) => (error, None),
         };
         let _ = self

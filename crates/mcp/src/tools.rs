@@ -273,6 +273,7 @@ mod tests {
                 credential: ops::Credential::ApiToken,
             },
             via: Via::Mcp,
+            language: ops::Language::English,
         };
         let tools: Vec<_> = ops::all()
             .iter()

@@ -3,7 +3,7 @@
 //! A `Caller` is built by an adapter from a session or a token (through
 //! [`crate::Catalog::authenticate_token`]) and checked by the invoker on every call.
 
-use domain::entities::Role;
+use domain::{Language, entities::Role};
 
 domain::named_enum! {
     /// The rights of a credential. Ordered: `Read` < `Write` < `Trusted`.
@@ -95,12 +95,30 @@ pub struct Caller {
     pub scope: Scope,
     pub actor: Actor,
     pub via: Via,
+    /// The language the sentences of this call's output are written in (summaries of changes,
+    /// activity, attention items): the reader's on the web and in chat, English for agents,
+    /// the API and the CLI, whose readers are models and scripts.
+    pub language: Language,
 }
 
 impl Caller {
-    /// A person acting with their role's rights (web session, CLI).
+    /// A person acting with their role's rights (web session, CLI), read in English until an
+    /// edge that knows their language says otherwise ([`Caller::reading`]).
     pub fn person(household_id: i64, member_id: i64, role: Role, via: Via) -> Self {
-        Self { household_id, member_id, role, scope: Scope::Trusted, actor: Actor::Person, via }
+        Self {
+            household_id,
+            member_id,
+            role,
+            scope: Scope::Trusted,
+            actor: Actor::Person,
+            via,
+            language: Language::English,
+        }
+    }
+
+    /// This caller, whose output is read in `language`.
+    pub fn reading(self, language: Language) -> Self {
+        Self { language, ..self }
     }
 
     /// The built-in assistant acting for this person: their household, member and role, never
@@ -113,6 +131,8 @@ impl Caller {
             scope: person.scope.min(Scope::Write),
             actor: Actor::Assistant,
             via: Via::Assistant,
+            // What a model reads is English, the models' common language.
+            language: Language::English,
         }
     }
 

@@ -44,7 +44,7 @@ pub use catalog::{
     call_write,
 };
 /// Re-exported so adapters write messages and name closed sets without depending on `domain`.
-pub use domain::{CyclePreset, CycleUnit, Text, entities, entities::Role};
+pub use domain::{CyclePreset, CycleUnit, Language, Text, entities, entities::Role};
 pub use error::OpError;
 pub use op::{Exposure, Hints, Op, OpInfo, OpMeta};
 pub use registry::{all, find, largest_request};

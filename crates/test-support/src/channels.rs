@@ -351,14 +351,20 @@ fn ok(result: Value) -> Response {
 }
 
 impl TelegramFake {
-    /// A private message from the user `chat_id` to the bot with `token`.
+    /// A private message from the user `chat_id` to the bot with `token`, whose Telegram is
+    /// set to English.
     pub async fn message(&self, token: &str, chat_id: i64, text: &str) {
+        self.message_in(token, chat_id, text, "en").await;
+    }
+
+    /// [`TelegramFake::message`] from a client set to `language` (Telegram's `language_code`).
+    pub async fn message_in(&self, token: &str, chat_id: i64, text: &str, language: &str) {
         let mut state = self.state.lock().await;
         state.next_update += 1;
         state.next_message += 1;
         let update = json!({"update_id": 517_000_000 + state.next_update, "message": {
             "message_id": state.next_message, "date": 1_796_112_000,
-            "from": {"id": chat_id, "is_bot": false, "first_name": "Ana", "language_code": "en"},
+            "from": {"id": chat_id, "is_bot": false, "first_name": "Ana", "language_code": language},
             "chat": {"id": chat_id, "type": "private", "first_name": "Ana"},
             "text": text,
         }});

@@ -94,8 +94,10 @@ impl FromRequestParts<Web> for SignedIn {
 /// The rest of the request is written in their language.
 async fn signed_in_person(web: &Web, headers: &HeaderMap) -> Result<SessionCaller, ()> {
     let secret = cookie(web, headers, SESSION_COOKIE).ok_or(())?;
-    let person = web.accounts.session(secret).await.map_err(|_| ())?;
+    let mut person = web.accounts.session(secret).await.map_err(|_| ())?;
     crate::render::read_by(&person, headers);
+    // What the catalog writes for this person (summaries, activity) is in their language too.
+    person.caller.language = crate::render::reader();
     Ok(person)
 }
 

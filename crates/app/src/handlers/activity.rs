@@ -1,7 +1,7 @@
 //! Activity (audit log) listing and undo.
 
 use domain::{
-    Text,
+    Language, Text,
     entities::{ActorKind, EntityKind},
 };
 use ops::{
@@ -14,7 +14,7 @@ use store::{audit::AuditRow, snapshot};
 
 use crate::{ctx::Ctx, input, transactions::StoreExt, views};
 
-fn actor_view(row: &AuditRow) -> ActorView {
+fn actor_view(row: &AuditRow, language: Language) -> ActorView {
     let member = row.member_id.map(|id| Ref {
         id,
         name: row.member_name.clone().unwrap_or_else(|| "a former member".into()),
@@ -25,31 +25,35 @@ fn actor_view(row: &AuditRow) -> ActorView {
         ActorKind::Agent => {
             let agent = row.client_name.clone().unwrap_or_else(|| "An agent".into());
             // A connected app's grant is named after the app: no token name to add.
-            match &row.token_name {
+            let label = match &row.token_name {
                 Some(token) if row.client_name.as_ref() != Some(token) => {
                     Text::new("{agent} (token {token}) for {who}").with("token", token)
                 }
                 _ => Text::new("{agent} for {who}"),
             }
             .with("agent", agent)
-            .with("who", who)
-            .render()
+            .with("who", who);
+            i18n::say(language, &label)
         }
-        ActorKind::Assistant => Text::new("Exhale assistant for {who}").with("who", who).render(),
-        ActorKind::System => Text::new("Exhale").render(),
+        ActorKind::Assistant => {
+            i18n::say(language, &Text::new("Exhale assistant for {who}").with("who", who))
+        }
+        ActorKind::System => i18n::say(language, &Text::new("Exhale")),
         ActorKind::Person => who,
     };
     ActorView { kind: row.actor_kind, member, label }
 }
 
-fn entry_view(row: &AuditRow) -> Result<ActivityEntry, OpError> {
+/// An activity entry as `language` reads it (English for agents and for the refusals of undo,
+/// which name an entry to a model).
+fn entry_view(row: &AuditRow, language: Language) -> Result<ActivityEntry, OpError> {
     let summary = serde_json::from_str::<Text>(&row.summary)
-        .map(|t| t.render())
+        .map(|t| i18n::say(language, &t))
         .unwrap_or_else(|_| row.summary.clone());
     Ok(ActivityEntry {
         id: row.id,
         at: views::timestamp(&row.at)?,
-        actor: actor_view(row),
+        actor: actor_view(row, language),
         op: row.op.clone(),
         entity: row.entity,
         entity_id: row.entity_id,
@@ -126,7 +130,8 @@ pub(crate) fn list(
     let (rows, total) =
         store::audit::list(ctx.db, ctx.household_id(), ctx.me(), &filter, limit, offset)
             .or_internal()?;
-    let items = rows.iter().map(entry_view).collect::<Result<Vec<_>, _>>()?;
+    let language = ctx.caller.language;
+    let items = rows.iter().map(|row| entry_view(row, language)).collect::<Result<Vec<_>, _>>()?;
     let next_cursor = ops::common::next_cursor(offset, items.len(), total);
     Ok(Page { items, total, next_cursor })
 }
@@ -207,7 +212,7 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
             return Err(OpError::conflict(
                 Text::new("Change {id} ({summary}) was already undone by entry {by}; nothing was changed.")
                     .with("id", entry.id)
-                    .with("summary", entry_view(&entry)?.summary)
+                    .with("summary", entry_view(&entry, Language::English)?.summary)
                     .with("by", by),
             ));
         }
@@ -260,7 +265,7 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                     "Something this change touched was changed since by someone else; nothing was changed.",
                 )));
             }
-            let view = entry_view(&entry)?;
+            let view = entry_view(&entry, Language::English)?;
             return Err(OpError::conflict(
                 Text::new("{entity} {entity_id} changed after \"{summary}\" (entry {id}); undo the later changes first, or edit it directly. Nothing was changed.")
                     .with("entity", entry.entity)

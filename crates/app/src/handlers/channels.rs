@@ -191,7 +191,7 @@ pub(crate) fn add_destination(
             }
             let host =
                 url.split_once("://").map_or("", |(_, rest)| rest.split('/').next().unwrap_or(""));
-            let name = Text::new("ntfy on {host}").with("host", host).render();
+            let name = ctx.say(&Text::new("ntfy on {host}").with("host", host));
             (url, one_line_secret(input.secret.as_deref())?, name)
         }
         DestinationKind::Webhook => {
@@ -203,7 +203,7 @@ pub(crate) fn add_destination(
             let secret = checked_webhook_secret(input.secret.as_deref())?;
             let host =
                 url.split_once("://").map_or("", |(_, rest)| rest.split('/').next().unwrap_or(""));
-            let name = Text::new("Webhook to {host}").with("host", host).render();
+            let name = ctx.say(&Text::new("Webhook to {host}").with("host", host));
             (url, Some(secret), name)
         }
         DestinationKind::Email => {

@@ -992,9 +992,10 @@ pub(crate) fn import_transactions(
     if read.problems.len() > SHOWN_PROBLEMS {
         problems.push(ops::import::StatementProblem {
             line: 0,
-            message: Text::new("…and {count} more lines that could not be read.")
-                .with("count", read.problems.len() - SHOWN_PROBLEMS)
-                .render(),
+            message: ctx.say(
+                &Text::new("…and {count} more lines that could not be read.")
+                    .with("count", read.problems.len() - SHOWN_PROBLEMS),
+            ),
         });
     }
     Ok(ops::import::ImportedTransactions {

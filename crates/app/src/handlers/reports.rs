@@ -240,18 +240,20 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
         items.push(SavingCandidate {
             kind: SavingKind::Duplicate,
             subscriptions: vec![sref(a), sref(b)],
-            title: Text::new("{a} and {b} look like the same service")
-                .with("a", &a.name)
-                .with("b", &b.name)
-                .render(),
-            evidence: Text::new("Both are active: {a} costs {pa} {ca}, {b} costs {pb} {cb}.")
-                .with("a", &a.name)
-                .with("pa", amount(views::current_price(a, ctx.today), a.currency).display)
-                .with("ca", a.cycle.describe())
-                .with("b", &b.name)
-                .with("pb", amount(views::current_price(b, ctx.today), b.currency).display)
-                .with("cb", b.cycle.describe())
-                .render(),
+            title: ctx.say(
+                &Text::new("{a} and {b} look like the same service")
+                    .with("a", &a.name)
+                    .with("b", &b.name),
+            ),
+            evidence: ctx.say(
+                &Text::new("Both are active: {a} costs {pa} {ca}, {b} costs {pb} {cb}.")
+                    .with("a", &a.name)
+                    .with("pa", amount(views::current_price(a, ctx.today), a.currency).display)
+                    .with("ca", ctx.say(&a.cycle.words()))
+                    .with("b", &b.name)
+                    .with("pb", amount(views::current_price(b, ctx.today), b.currency).display)
+                    .with("cb", ctx.say(&b.cycle.words())),
+            ),
             yearly_saving: yearly_main(b),
         });
     }
@@ -263,14 +265,15 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
             items.push(SavingCandidate {
                 kind: SavingKind::PriceIncrease,
                 subscriptions: vec![sref(row)],
-                title: Text::new("{name} got more expensive").with("name", &row.name).render(),
-                evidence: Text::new("From {date}: {old} → {new} ({percent}%), {diff} more a year.")
-                    .with("date", change.effective_on)
-                    .with("old", &change.old_price.display)
-                    .with("new", &change.new_price.display)
-                    .with("percent", &change.change_percent)
-                    .with("diff", &change.yearly_difference.display)
-                    .render(),
+                title: ctx.say(&Text::new("{name} got more expensive").with("name", &row.name)),
+                evidence: ctx.say(
+                    &Text::new("From {date}: {old} → {new} ({percent}%), {diff} more a year.")
+                        .with("date", change.effective_on)
+                        .with("old", &change.old_price.display)
+                        .with("new", &change.new_price.display)
+                        .with("percent", &change.change_percent)
+                        .with("diff", &change.yearly_difference.display),
+                ),
                 yearly_saving: yearly_main(row),
             });
         }
@@ -286,19 +289,19 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
             items.push(SavingCandidate {
                 kind: SavingKind::OverlappingCategory,
                 subscriptions: members.iter().map(|r| sref(r)).collect(),
-                title: Text::new("{count} subscriptions in {category}")
-                    .with("count", members.len())
-                    .with("category", &category)
-                    .render(),
-                evidence: Text::new(
-                    "{names} are all active in {category}; one or two may be enough.",
-                )
-                .with(
-                    "names",
-                    members.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "),
-                )
-                .with("category", &category)
-                .render(),
+                title: ctx.say(
+                    &Text::new("{count} subscriptions in {category}")
+                        .with("count", members.len())
+                        .with("category", &category),
+                ),
+                evidence: ctx.say(
+                    &Text::new("{names} are all active in {category}; one or two may be enough.")
+                        .with(
+                            "names",
+                            members.iter().map(|r| r.name.as_str()).collect::<Vec<_>>().join(", "),
+                        )
+                        .with("category", &category),
+                ),
                 yearly_saving: None,
             });
         }
@@ -310,14 +313,14 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
             items.push(SavingCandidate {
                 kind: SavingKind::LongPaused,
                 subscriptions: vec![sref(row)],
-                title: Text::new("{name} has been paused since {from}")
-                    .with("name", &row.name)
-                    .with("from", pause.from)
-                    .render(),
-                evidence: Text::new(
+                title: ctx.say(
+                    &Text::new("{name} has been paused since {from}")
+                        .with("name", &row.name)
+                        .with("from", pause.from),
+                ),
+                evidence: ctx.say(&Text::new(
                     "Paused for more than 90 days; cancel it if it is no longer needed.",
-                )
-                .render(),
+                )),
                 yearly_saving: None,
             });
         }
@@ -344,12 +347,13 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
         {
             items.push(AttentionItem {
                 kind: AttentionKind::TrialEnding,
-                message: Text::new(
-                    "The free trial of {name} ends on {date}; the first charge follows.",
-                )
-                .with("name", &row.name)
-                .with("date", end)
-                .render(),
+                message: ctx.say(
+                    &Text::new(
+                        "The free trial of {name} ends on {date}; the first charge follows.",
+                    )
+                    .with("name", &row.name)
+                    .with("date", end),
+                ),
                 subscriptions: vec![sref(row)],
                 due_on: Some(end.into()),
             });
@@ -366,14 +370,13 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
             {
                 items.push(AttentionItem {
                     kind: AttentionKind::CardExpiring,
-                    message: Text::new(
-                        "{name} charges {method} on {date}, but it expires {expires}.",
-                    )
-                    .with("name", &row.name)
-                    .with("method", &method.name)
-                    .with("date", next.date)
-                    .with("expires", expires)
-                    .render(),
+                    message: ctx.say(
+                        &Text::new("{name} charges {method} on {date}, but it expires {expires}.")
+                            .with("name", &row.name)
+                            .with("method", &method.name)
+                            .with("date", next.date)
+                            .with("expires", expires),
+                    ),
                     subscriptions: vec![sref(row)],
                     due_on: Some(next.date.into()),
                 });
@@ -384,12 +387,13 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
             if new > old && date >= month_ago && date <= ctx.today {
                 items.push(AttentionItem {
                     kind: AttentionKind::PriceIncrease,
-                    message: Text::new("{name} went up from {old} to {new} on {date}.")
-                        .with("name", &row.name)
-                        .with("old", amount(old, row.currency).display)
-                        .with("new", amount(new, row.currency).display)
-                        .with("date", date)
-                        .render(),
+                    message: ctx.say(
+                        &Text::new("{name} went up from {old} to {new} on {date}.")
+                            .with("name", &row.name)
+                            .with("old", amount(old, row.currency).display)
+                            .with("new", amount(new, row.currency).display)
+                            .with("date", date),
+                    ),
                     subscriptions: vec![sref(row)],
                     due_on: None,
                 });
@@ -398,7 +402,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
         if live && row.category_id.is_none() {
             items.push(AttentionItem {
                 kind: AttentionKind::Uncategorised,
-                message: Text::new("{name} has no category.").with("name", &row.name).render(),
+                message: ctx.say(&Text::new("{name} has no category.").with("name", &row.name)),
                 subscriptions: vec![sref(row)],
                 due_on: None,
             });
@@ -413,10 +417,11 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
         let (a, b) = (live[i], live[j]);
         items.push(AttentionItem {
             kind: AttentionKind::LooksAlike,
-            message: Text::new("{a} and {b} look alike; is one a duplicate?")
-                .with("a", &a.name)
-                .with("b", &b.name)
-                .render(),
+            message: ctx.say(
+                &Text::new("{a} and {b} look alike; is one a duplicate?")
+                    .with("a", &a.name)
+                    .with("b", &b.name),
+            ),
             subscriptions: vec![sref(a), sref(b)],
             due_on: None,
         });
@@ -424,7 +429,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
     for (code, subscriptions) in missing_rates {
         items.push(AttentionItem {
             kind: AttentionKind::MissingRate,
-            message: Text::new("No exchange rate for {code}: its amounts are left out of totals. Set one in settings.").with("code", code).render(),
+            message: ctx.say(&Text::new("No exchange rate for {code}: its amounts are left out of totals. Set one in settings.").with("code", code)),
             subscriptions,
             due_on: None,
         });

@@ -168,11 +168,12 @@ fn allowed_workspace_deps(krate: &str) -> Option<Option<&'static [&'static str]>
         "ops" => Some(&["domain"]),
         "statement" => Some(&["domain"]),
         "i18n" => Some(&["domain"]),
-        "app" => Some(&["ops", "domain", "store", "statement"]),
+        "app" => Some(&["ops", "domain", "store", "statement", "i18n"]),
         "http" => Some(&["ops"]),
         "web" => Some(&["ops", "http", "i18n"]),
         "api" | "mcp" | "oauth" => Some(&["ops", "http"]),
-        "assistant" | "channels" => Some(&["ops"]),
+        "assistant" => Some(&["ops"]),
+        "channels" => Some(&["ops", "i18n"]),
         "fuzz" => Some(&[]),
         "exhale" | "test-support" => None,
         _ => return None,
@@ -190,13 +191,16 @@ fn rule_text(krate: &str) -> &'static str {
         "web" => {
             "the web adapter depends only on ops, http and i18n, never on domain, app, store or another adapter"
         }
-        "app" => "app depends only on ops, domain, store and statement",
+        "app" => "app depends only on ops, domain, store, statement and i18n",
         "http" => "http depends only on ops",
         "fuzz" => "fuzz depends on no workspace crate: it is test tooling for any of them",
         "api" | "mcp" | "oauth" => {
             "an HTTP adapter depends only on ops and http, never on domain, app, store or another adapter"
         }
-        "assistant" | "channels" => {
+        "channels" => {
+            "channels depends only on ops and i18n (chat in the member's language), never on domain, app, store or another adapter"
+        }
+        "assistant" => {
             "an adapter depends only on ops, never on domain, app, store or another adapter"
         }
         _ => "",

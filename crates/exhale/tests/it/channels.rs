@@ -24,6 +24,19 @@ fn at(text: &str) -> Timestamp {
     text.parse().unwrap()
 }
 
+/// A webhook receiver added as `caller`'s destination: the server, what it received, and the
+/// destination's id.
+async fn webhook_destination(
+    env: &TestEnv,
+    caller: &ops::Caller,
+) -> (test_support::TestServer, fakes::Fake, i64) {
+    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
+    let destination =
+        json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET});
+    let added = env.call(caller, "add_destination", destination).await.unwrap();
+    (hook, fake, id(&added))
+}
+
 async fn settings(env: &TestEnv, caller: &ops::Caller) -> Value {
     env.call(caller, "get_settings", json!({})).await.unwrap()["reminders"].clone()
 }
@@ -129,15 +142,7 @@ async fn a_paused_or_cancelled_subscription_gets_no_reminder() {
 async fn a_failed_delivery_is_retried_with_backoff_then_reported_in_settings() {
     let env = TestEnv::new();
     let ana = env.household("Home", "ana@a.test").await;
-    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
-    let destination = id(&env
-        .call(
-            &ana,
-            "add_destination",
-            json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
-        )
-        .await
-        .unwrap());
+    let (_hook, fake, destination) = webhook_destination(&env, &ana).await;
     let delivery = worker(&env);
     let test = json!({"destination": destination});
     let before = env.dump().await;
@@ -229,6 +234,28 @@ async fn an_agents_change_is_announced_with_an_undo_that_works() {
         .map(|c| c["name"].as_str().unwrap())
         .collect();
     assert!(!names.contains(&"Pets") && names.contains(&"Garden"), "{names:?}");
+}
+
+#[tokio::test]
+async fn a_member_reads_messages_in_her_language_and_an_agent_still_reads_english() {
+    let env = TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    env.call(&ana, "update_member", json!({"id": ana.member_id, "language": "es"})).await.unwrap();
+    let (_hook, fake, destination) = webhook_destination(&env, &ana).await;
+    let (_, agent) = env.token(&ana, "trusted").await;
+    let created = env.call(&agent, "create_category", json!({"name": "Pets"})).await.unwrap();
+    assert_eq!(created["changes"][0]["summary"], "Added category Pets", "the agent reads English");
+    env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
+    worker(&env).deliver_due().await.unwrap();
+    let titles: Vec<Value> =
+        fake.received().await.iter().map(|r| r.body["data"]["title"].clone()).collect();
+    assert_eq!(
+        titles,
+        [
+            json!("trusted token: Se ha añadido la categoría Pets"),
+            json!("Mensaje de prueba de Exhale")
+        ],
+    );
 }
 
 #[tokio::test]
@@ -577,15 +604,7 @@ async fn the_reminders_page_adds_tests_and_removes_a_destination() {
 async fn a_message_whose_worker_stopped_mid_send_is_sent_again_with_the_same_key() {
     let env = TestEnv::new();
     let ana = env.household("Home", "ana@a.test").await;
-    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
-    let destination = id(&env
-        .call(
-            &ana,
-            "add_destination",
-            json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
-        )
-        .await
-        .unwrap());
+    let (_hook, fake, destination) = webhook_destination(&env, &ana).await;
     env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
     // A worker leases the message and stops before sending (or before recording that it
     // sent): while the lease lasts, nobody else takes it.
@@ -608,15 +627,7 @@ async fn a_message_whose_worker_stopped_mid_send_is_sent_again_with_the_same_key
 async fn a_message_that_keeps_failing_is_given_up_after_eight_attempts() {
     let env = TestEnv::new();
     let ana = env.household("Home", "ana@a.test").await;
-    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
-    let destination = id(&env
-        .call(
-            &ana,
-            "add_destination",
-            json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
-        )
-        .await
-        .unwrap());
+    let (_hook, fake, destination) = webhook_destination(&env, &ana).await;
     env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
     let delivery = worker(&env);
     for _ in 0..10 {
@@ -764,15 +775,7 @@ async fn an_owners_local_destination_stops_reaching_the_network_once_they_are_a_
     let ana = env.household("Home", "ana@a.test").await;
     let bob = env.member(&ana, "Bob", "bob@a.test").await;
     env.call(&ana, "update_member", json!({"id": bob.member_id, "role": "owner"})).await.unwrap();
-    let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
-    let destination = id(&env
-        .call(
-            &ana,
-            "add_destination",
-            json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
-        )
-        .await
-        .unwrap());
+    let (_hook, fake, destination) = webhook_destination(&env, &ana).await;
     env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
     worker(&env).deliver_due().await.unwrap();
     assert_eq!(fake.received().await.len(), 1, "an owner may reach this machine");

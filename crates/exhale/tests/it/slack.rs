@@ -113,7 +113,7 @@ async fn a_slack_user_links_with_a_code_and_strangers_repeats_and_the_app_itself
         upcoming["blocks"][0]["text"]["text"]
             .as_str()
             .unwrap()
-            .contains("2026-12-05 · Gym · €30.00"),
+            .contains("Dec 5, 2026 · Gym · €30.00"),
         "{upcoming}"
     );
 

@@ -141,7 +141,7 @@ async fn a_chat_is_linked_once_with_its_code_and_strangers_get_nothing() {
     chat.fake.message(TOKEN, ANA, "/upcoming").await;
     bot.poll_once(0).await.unwrap();
     let upcoming = chat.last_to(ANA).await;
-    assert!(upcoming.contains("2026-12-05 · Gym · €30.00"), "{upcoming}");
+    assert!(upcoming.contains("Dec 5, 2026 · Gym · €30.00"), "{upcoming}");
 
     // The same chat writing to another household's bot is a stranger there.
     let cai = chat.env.household("Other", "cai@b.test").await;
@@ -161,6 +161,30 @@ async fn a_chat_is_linked_once_with_its_code_and_strangers_get_nothing() {
         .collect();
     assert_eq!(replies.len(), 1);
     assert!(replies[0].body["text"].as_str().unwrap().contains("not linked"), "{:?}", replies[0]);
+
+    // A Telegram set to Spanish is answered in Spanish before the chat is linked; once linked,
+    // the member's own language wins over the client's.
+    chat.fake.message_in(TOKEN, STRANGER, "/upcoming", "es-419").await;
+    bot.poll_once(0).await.unwrap();
+    assert!(chat.last_to(STRANGER).await.starts_with("Este chat no está vinculado"));
+    chat.env
+        .call(&chat.ana, "update_member", json!({"id": chat.ana.member_id, "language": "es"}))
+        .await
+        .unwrap();
+    chat.fake.message_in(TOKEN, ANA, "/upcoming", "en").await;
+    bot.poll_once(0).await.unwrap();
+    let upcoming = chat.last_to(ANA).await;
+    assert!(
+        upcoming.contains("Las próximas dos semanas")
+            && upcoming.contains("5 dic 2026 · Gym · 30,00\u{a0}€"),
+        "{upcoming}"
+    );
+    let menus = chat.fake.calls_of("setMyCommands").await;
+    assert!(
+        menus.iter().any(|c| c.body["language_code"] == "es"
+            && c.body["commands"][0]["description"] == "Cargos en las próximas dos semanas"),
+        "{menus:?}"
+    );
 
     // The offset was kept: a restarted bot does not handle old updates again.
     let before = chat.fake.calls().await.len();

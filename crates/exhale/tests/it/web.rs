@@ -1478,6 +1478,13 @@ async fn pages_are_written_in_the_readers_language_and_agents_keep_english() {
         "{after}"
     );
 
+    // What the catalog writes of a change is in her language on her pages, and in English
+    // for an agent reading the same activity.
+    let activity = unescape(&ana.get("/activity").await.body);
+    assert!(activity.contains("Se ha añadido la regla Cafe"), "{activity}");
+    let agents = w.env.call(&w.ana, "list_activity", json!({"limit": 5})).await.unwrap();
+    assert!(agents.to_string().contains("Added rule Cafe"), "{agents}");
+
     // An amount is typed with the reader's marks: "-1.234,50" is -1234.50 in Spanish.
     let joint = w.joint.to_string();
     let typed = [

@@ -11,7 +11,10 @@
 //   another page cannot frame the consent page;
 // - "assistant": a person asks Exhale from the box on Overview; the answer streams into the
 //   panel with a card Exhale wrote, which they confirm and then undo; Ctrl+K opens the panel
-//   anywhere; without JavaScript a question is a form and the answer a page.
+//   anywhere; without JavaScript a question is a form and the answer a page;
+// - "spanish": a member whose setting is Spanish, on an English browser, opens every page
+//   (EXHALE_PAGES, a JSON list of [name, path]): each is in Spanish, passes axe, is no wider
+//   than a phone, and is left as a screenshot (es-*.png).
 //
 // Environment: EXHALE_URL, EXHALE_SCREENSHOTS, NODE_MODULES (where playwright-core is
 // installed), CHROMIUM (the browser binary); EXHALE_SETUP_SECRET for "first-run";
@@ -436,8 +439,28 @@ async function assistant() {
   await plain.context.close();
 }
 
+// Spanish: every page a signed-in member reads, in her language, on a desktop and a phone.
+async function spanish() {
+  const pages = JSON.parse(process.env.EXHALE_PAGES);
+  const desktop = await signedIn({});
+  const phone = await signedIn({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  for (const [name, address] of pages) {
+    await desktop.page.goto(`${base}${address}`);
+    assert.equal(await desktop.page.getAttribute("html", "lang"), "es", `${address} is in Spanish`);
+    await shot(desktop.page, `es-${name}`);
+    await phone.page.goto(`${base}${address}`);
+    const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${address} in Spanish is ${overflow}px wider than a phone`);
+    await shot(phone.page, `es-${name}-phone`);
+  }
+  await desktop.context.close();
+  await phone.context.close();
+}
+
 try {
-  if (process.env.EXHALE_FLOW === "assistant") {
+  if (process.env.EXHALE_FLOW === "spanish") {
+    await spanish();
+  } else if (process.env.EXHALE_FLOW === "assistant") {
     await assistant();
   } else if (process.env.EXHALE_FLOW === "live") {
     await live();

@@ -108,6 +108,43 @@ async fn ana_adds_an_account_a_budget_a_transaction_and_a_rule_in_a_real_browser
 }
 
 #[tokio::test]
+async fn every_page_reads_in_spanish_passes_axe_and_fits_a_phone() {
+    let w = World::new().await;
+    w.env
+        .call(&w.ana, "update_member", serde_json::json!({"id": w.ana.member_id, "language": "es"}))
+        .await
+        .unwrap();
+    let server = w.env.serve().await;
+    let netflix = w.netflix.to_string();
+    let pages = [
+        ("overview", "/".to_owned()),
+        ("subscriptions", "/subscriptions".to_owned()),
+        ("subscription", format!("/subscriptions/{netflix}")),
+        ("subscription-edit", format!("/subscriptions/{netflix}/edit")),
+        ("new-subscription", "/subscriptions/new".to_owned()),
+        ("money", "/money".to_owned()),
+        ("transactions", "/transactions".to_owned()),
+        ("organise", "/organise".to_owned()),
+        ("activity", "/activity".to_owned()),
+        ("import", "/import".to_owned()),
+        ("export", "/export".to_owned()),
+        ("assistant", "/assistant".to_owned()),
+        ("settings", "/settings".to_owned()),
+        ("reminders", "/settings/reminders".to_owned()),
+        ("tokens", "/settings/tokens".to_owned()),
+    ];
+    for (name, _) in &pages {
+        let _ = std::fs::remove_file(screenshots().join(format!("es-{name}.png")));
+    }
+    let listed = serde_json::to_string(&pages).unwrap();
+    run_flow(&server, "spanish", &[("EXHALE_EMAIL", "ana@a.test"), ("EXHALE_PAGES", &listed)])
+        .await;
+    for (name, _) in &pages {
+        assert!(screenshots().join(format!("es-{name}.png")).exists(), "{name}");
+    }
+}
+
+#[tokio::test]
 async fn a_person_asks_exhale_then_confirms_and_undoes_its_card_in_a_real_browser() {
     use test_support::provider::{fake, openai_text, openai_tool_call};
     let w = World::new().await;

@@ -96,13 +96,18 @@ fn sources() -> BTreeMap<String, String> {
     for path in templates {
         let shown = path.strip_prefix(root()).unwrap_or(&path).display().to_string();
         let text = fs::read_to_string(&path).unwrap();
-        for (at, _) in text.match_indices("t(\"") {
+        for (at, _) in text.match_indices("t(\"").chain(text.match_indices("t('")) {
             // `t(` itself, not the end of another name (`set(`, `format(`).
             let before = text[..at].chars().next_back();
             if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
                 continue;
             }
-            if let Some(format) = string_literal(&text[at + 3..]) {
+            let literal = match &text[at + 2..at + 3] {
+                // A template's single-quoted string has no escapes here.
+                "'" => text[at + 3..].split('\'').next().map(str::to_owned),
+                _ => string_literal(&text[at + 3..]),
+            };
+            if let Some(format) = literal {
                 found.entry(format).or_insert_with(|| shown.clone());
             }
         }

@@ -47,6 +47,11 @@ impl<'a> Ctx<'a> {
         i18n::say(self.caller.language, text)
     }
 
+    /// An op's amount as this call's caller writes it (`€12.99`, `12,99 €`).
+    pub(crate) fn money(&self, amount: &ops::common::Amount) -> String {
+        i18n::format::money(self.caller.language, &amount.amount, &amount.currency)
+    }
+
     pub(crate) fn new(
         db: &'a Db<'a>,
         store: std::sync::Arc<store::Store>,

@@ -19,7 +19,7 @@ use crate::{
     ctx::Ctx,
     input, jobs,
     transactions::StoreExt,
-    views::{amount, not_found_subscription, subscription_view},
+    views::{not_found_subscription, subscription_view},
 };
 
 pub(crate) fn load(ctx: &Ctx<'_>, id: i64) -> Result<SubscriptionRow, OpError> {
@@ -145,7 +145,7 @@ pub(crate) fn create(
             "/ends_on",
             Text::new("ends_on ({end}) is before the first charge ({first}).")
                 .with("end", end)
-                .with("first", anchor_on),
+                .with_date("first", anchor_on),
         ));
     }
     let url = input.url.as_deref().map(|u| input::clean_url("/url", u)).transpose()?;
@@ -211,8 +211,8 @@ pub(crate) fn create(
     jobs::materialise_subscription(ctx.db, &row, ctx.today).or_internal()?;
     let summary = Text::new("Added {name}: {price} {cycle}")
         .with("name", &row.name)
-        .with("price", amount(price, currency).display)
-        .with("cycle", cycle.describe());
+        .with_money("price", domain::Money::new(price, currency))
+        .with_cycle("cycle", cycle);
     ctx.record(EntityKind::Subscription, id, None, summary)?;
     reload_view(ctx, id)
 }

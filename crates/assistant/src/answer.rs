@@ -69,6 +69,8 @@ fn fitted(mut output: Value) -> String {
 struct Made<'a> {
     cards: &'a mut Vec<Card>,
     screens: &'a mut Vec<Screen>,
+    /// The language the person reads their cards in (the model reads English).
+    reader: ops::Language,
 }
 
 /// What the calls of one question used, summed.
@@ -273,7 +275,8 @@ impl Assistant {
                         gen_ai.operation.name = "execute_tool",
                         gen_ai.tool.name = name.as_str(),
                     );
-                    let made = Made { cards: &mut cards, screens: &mut shown };
+                    let made =
+                        Made { cards: &mut cards, screens: &mut shown, reader: caller.language };
                     self.run_tool(&assistant, &id, &name, arguments, &text, made)
                         .instrument(span)
                         .await
@@ -324,7 +327,7 @@ impl Assistant {
         said: &str,
         made: Made<'_>,
     ) -> Part {
-        let Made { cards, screens: shown } = made;
+        let Made { cards, screens: shown, reader } = made;
         if name == screens::NAME {
             if shown.len() >= limits::SCREENS {
                 let line = format!("Not shown: at most {} screens per answer.", limits::SCREENS);
@@ -385,20 +388,32 @@ impl Assistant {
         }
         // The catalog asks the person for every write of the assistant (checked when the
         // assistant starts): this previews the call and stores it as a proposal.
-        match self.catalog.call_json(assistant, name, Value::Object(arguments), Mode::Apply).await {
+        let arguments = Value::Object(arguments);
+        match self.catalog.call_json(assistant, name, arguments.clone(), Mode::Apply).await {
             Err(OpError::ConfirmationRequired {
                 confirmation_id,
                 expires_at,
                 preview,
                 message,
             }) => {
-                let card = cards::card(meta.info, confirmation_id, expires_at, &preview, said);
                 let reply = json!({
-                    "prepared": card.title,
-                    "changes": card.lines,
+                    "prepared": meta.info.summary,
+                    "changes": cards::lines(&preview),
                     "applied": false,
                     "note": message.render(),
                 });
+                // The card is the person's: its lines from the same dry run, said in their
+                // language, where the model above reads English.
+                let theirs = assistant.clone().reading(reader);
+                let preview = match reader {
+                    ops::Language::English => *preview,
+                    _ => self
+                        .catalog
+                        .call_json(&theirs, name, arguments, Mode::DryRun)
+                        .await
+                        .unwrap_or(*preview),
+                };
+                let card = cards::card(meta.info, confirmation_id, expires_at, &preview, said);
                 cards.push(card);
                 tool_result(id, reply.to_string(), false)
             }

@@ -12,14 +12,9 @@ use serde_json::Value;
 /// The longest model sentence kept beside a card.
 const SAID_CHARS: usize = 500;
 
-pub(crate) fn card(
-    info: &OpInfo,
-    id: String,
-    expires_at: String,
-    preview: &Value,
-    said: &str,
-) -> Card {
-    let lines = preview
+/// The summary of each change a dry run reported, in the words of the caller it ran for.
+pub(crate) fn lines(preview: &Value) -> Vec<String> {
+    preview
         .get("changes")
         .and_then(Value::as_array)
         .map(|changes| {
@@ -28,7 +23,17 @@ pub(crate) fn card(
                 .filter_map(|change| change.get("summary")?.as_str().map(str::to_owned))
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+pub(crate) fn card(
+    info: &OpInfo,
+    id: String,
+    expires_at: String,
+    preview: &Value,
+    said: &str,
+) -> Card {
+    let lines = lines(preview);
     let said = said.trim();
     Card {
         id,

@@ -164,7 +164,7 @@ pub(crate) fn card(card: &Card) -> Reply {
         ProposalStatus::Discarded | ProposalStatus::Undone => Vec::new(),
     };
     Reply {
-        title: Some(card.title.clone()),
+        title: Some(say(&Text::new(&card.title))),
         lines: card.lines.clone(),
         note: Some(say(&status)),
         buttons,

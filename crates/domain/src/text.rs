@@ -9,7 +9,52 @@
 
 use std::fmt;
 
-use crate::language::{Language, Plural};
+use crate::{
+    Cycle, CycleUnit, Date, Money,
+    language::{Language, Plural},
+    money::Currency,
+};
+
+/// Starts the value of a typed argument (an amount, a day, a cycle), which each language
+/// writes its own way: kept as data in the argument, written out when the text is rendered.
+const TYPED: char = '\u{1}';
+
+/// The value of a typed argument, read back from a text's arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typed {
+    Money(Money),
+    Date(Date),
+    Cycle(Cycle),
+}
+
+impl Typed {
+    /// The value of a typed argument; `None` for a plain one.
+    pub fn read(value: &str) -> Option<Typed> {
+        let mut parts = value.strip_prefix(TYPED)?.split(' ');
+        let typed = match parts.next()? {
+            "money" => {
+                let amount = parts.next()?;
+                Typed::Money(Money::parse(amount, Currency::parse(parts.next()?).ok()?).ok()?)
+            }
+            "date" => Typed::Date(parts.next()?.parse().ok()?),
+            "cycle" => {
+                let every = parts.next()?.parse().ok()?;
+                Typed::Cycle(Cycle::new(every, CycleUnit::parse(parts.next()?)?).ok()?)
+            }
+            _ => return None,
+        };
+        parts.next().is_none().then_some(typed)
+    }
+
+    /// As agents read it, in English: `€12.99`, `2026-12-03`, `every 3 weeks`.
+    pub fn english(&self) -> String {
+        match self {
+            Typed::Money(money) => money.display(),
+            Typed::Date(date) => date.to_string(),
+            Typed::Cycle(cycle) => cycle.describe(),
+        }
+    }
+}
 
 /// An English format with `{name}` placeholders and the values of its arguments.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -35,6 +80,27 @@ impl Text {
             None => self.args.push((name.to_owned(), value)),
         }
         self
+    }
+
+    /// Sets the argument `name` to an amount, which each language writes its own way
+    /// (`€12.99`, `12,99 €`).
+    #[must_use]
+    pub fn with_money(self, name: &str, money: Money) -> Text {
+        let (amount, code) = (money.to_decimal_string(), money.currency().code());
+        self.with(name, format_args!("{TYPED}money {amount} {code}"))
+    }
+
+    /// Sets the argument `name` to a day (`2026-12-03` for agents, `3 dic 2026` in Spanish).
+    #[must_use]
+    pub fn with_date(self, name: &str, date: Date) -> Text {
+        self.with(name, format_args!("{TYPED}date {date}"))
+    }
+
+    /// Sets the argument `name` to a cycle in words (`every 3 weeks`, `cada 3 semanas`).
+    #[must_use]
+    pub fn with_cycle(self, name: &str, cycle: Cycle) -> Text {
+        let (every, unit) = (cycle.every(), cycle.unit().as_str());
+        self.with(name, format_args!("{TYPED}cycle {every} {unit}"))
     }
 
     /// The value of argument `name`, if set.
@@ -87,7 +153,11 @@ fn write_message(
         let value = args.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
         match value.filter(|_| !name.is_empty()) {
             Some(value) if after[name_len..].starts_with('}') => {
-                out.push_str(value);
+                match Typed::read(value) {
+                    // An edge writing another language has written its typed values already.
+                    Some(typed) => out.push_str(&typed.english()),
+                    None => out.push_str(value),
+                }
                 rest = &after[name_len + 1..];
             }
             Some(value) => match plural(&after[name_len..]) {

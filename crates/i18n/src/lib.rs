@@ -14,7 +14,10 @@ pub mod format;
 use std::{collections::HashMap, sync::LazyLock};
 
 pub use domain::Language;
-use domain::{Text, text::render_in};
+use domain::{
+    Text,
+    text::{Typed, render_in},
+};
 
 /// Spanish, by English format.
 static SPANISH: LazyLock<HashMap<String, String>> =
@@ -62,9 +65,24 @@ pub fn cycle(language: Language, words: &str) -> String {
         .map_or_else(|| words.to_owned(), |cycle| say(language, &cycle.words()))
 }
 
-/// `text` in `language`.
+/// `text` in `language`, its amounts, days and cycles written as `language` writes them.
 pub fn say(language: Language, text: &Text) -> String {
-    render_in(language, format_in(language, &text.key), &text.args)
+    let args: Vec<(String, String)> = text
+        .args
+        .iter()
+        .map(|(name, value)| {
+            let written = match Typed::read(value) {
+                Some(Typed::Money(money)) => {
+                    format::money(language, &money.to_decimal_string(), money.currency().code())
+                }
+                Some(Typed::Date(date)) => format::date(language, date),
+                Some(Typed::Cycle(cycle)) => say(language, &cycle.words()),
+                None => value.clone(),
+            };
+            (name.clone(), written)
+        })
+        .collect();
+    render_in(language, format_in(language, &text.key), &args)
 }
 
 /// The language a person reads in: their own setting, else their household's, else the first
@@ -120,6 +138,25 @@ mod tests {
         assert_eq!(say(Language::English, &text), "Deleted the rule.");
         assert_eq!(say(Language::Spanish, &text), "Regla eliminada.");
         let unknown = Text::new("A sentence no catalogue has: {x}").with("x", 1);
+        let recorded = Text::new("Recorded {amount} with {payee} on {account}")
+            .with_money(
+                "amount",
+                domain::Money::parse("-54.30", domain::Currency::parse("EUR").unwrap()).unwrap(),
+            )
+            .with("payee", "Tasca")
+            .with("account", "Joint");
+        assert_eq!(recorded.render(), "Recorded -€54.30 with Tasca on Joint");
+        assert_eq!(say(Language::English, &recorded), "Recorded -€54.30 with Tasca on Joint");
+        assert_eq!(
+            say(Language::Spanish, &recorded),
+            "Movimiento de -54,30\u{a0}€ con Tasca registrado en Joint"
+        );
+        let paused =
+            Text::new("on {date}").with_date("date", domain::Date::new(2026, 12, 3).unwrap());
+        assert_eq!(
+            (paused.render(), say(Language::Spanish, &paused)),
+            ("on 2026-12-03".into(), "el 3 dic 2026".into())
+        );
         assert_eq!(word(Language::Spanish, "credit_card"), "tarjeta de crédito");
         assert_eq!(word(Language::English, "credit_card"), "credit card");
         assert_eq!(word(Language::Spanish, "no_such_word"), "no such word");

@@ -9,12 +9,7 @@ use ops::{
 };
 use store::charges::{self as store_charges, ChargeFilter};
 
-use crate::{
-    ctx::Ctx,
-    input,
-    transactions::StoreExt,
-    views::{self, amount},
-};
+use crate::{ctx::Ctx, input, transactions::StoreExt, views};
 
 pub(crate) fn list(ctx: &mut Ctx<'_>, input: ListChargesInput) -> Result<Page<Charge>, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
@@ -83,8 +78,8 @@ pub(crate) fn update(ctx: &mut Ctx<'_>, input: UpdateChargeInput) -> Result<Char
     store_charges::update(ctx.db, &row).or_internal()?;
     let summary = Text::new("Charge of {name} on {date}: {amount}, {status}")
         .with("name", &row.subscription_name)
-        .with("date", row.charged_on)
-        .with("amount", amount(row.amount_minor, row.currency).display)
+        .with_date("date", row.charged_on)
+        .with_money("amount", domain::Money::new(row.amount_minor, row.currency))
         .with("status", row.status.as_str());
     ctx.record(EntityKind::Charge, row.id, before, summary)?;
     Ok(views::charge_view(&row))

@@ -200,7 +200,7 @@ pub(crate) fn record_balance(
         before,
         Text::new("{name} held {amount} on {date}")
             .with("name", &row.name)
-            .with("amount", Money::new(minor, row.currency).display())
+            .with_money("amount", Money::new(minor, row.currency))
             .with("date", IsoDate(on)),
     )?;
     Ok(views::account_view(&load_account(ctx, row.id)?))
@@ -484,7 +484,7 @@ pub(crate) fn create_transaction(
         id,
         None,
         Text::new("Recorded {amount} with {payee} on {account}")
-            .with("amount", Money::new(row.amount_minor, row.currency).display())
+            .with_money("amount", Money::new(row.amount_minor, row.currency))
             .with("payee", &row.payee)
             .with("account", &account.name),
     )?;
@@ -506,7 +506,7 @@ pub(crate) fn update_transaction(
             return Err(OpError::invalid(
                 "/amount",
                 Text::new("The transaction is split, and its parts add up to {amount}. Make it whole with split_transaction (parts: []) first, or split it again to the new amount afterwards.")
-                    .with("amount", Money::new(row.amount_minor, row.currency).display()),
+                    .with_money("amount", Money::new(row.amount_minor, row.currency)),
             ));
         }
         row.amount_minor = minor;
@@ -622,7 +622,7 @@ pub(crate) fn split_transaction(
             return Err(OpError::invalid(
                 format!("/parts/{i}/amount"),
                 Text::new("Each part has the sign of the transaction ({amount}) and is not zero.")
-                    .with("amount", Money::new(row.amount_minor, row.currency).display()),
+                    .with_money("amount", Money::new(row.amount_minor, row.currency)),
             ));
         }
         let category = part
@@ -650,7 +650,7 @@ pub(crate) fn split_transaction(
                 "The parts add up to {total}, and the transaction is {amount}; make them add up.",
             )
             .with("total", Money::new(total, row.currency).display())
-            .with("amount", Money::new(row.amount_minor, row.currency).display()),
+            .with_money("amount", Money::new(row.amount_minor, row.currency)),
         ));
     }
     let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
@@ -758,7 +758,7 @@ pub(crate) fn match_charge(
         return Err(OpError::invalid(
             "/transaction_id",
             Text::new("A charge is paid by money out, and this transaction is {amount} in.")
-                .with("amount", Money::new(row.amount_minor, row.currency).display()),
+                .with_money("amount", Money::new(row.amount_minor, row.currency)),
         ));
     }
     if days_apart(row.on_date, charge.charged_on) > MATCH_DAYS {
@@ -803,7 +803,7 @@ pub(crate) fn match_charge(
         Text::new("Charge of {name} on {date} paid: {amount}")
             .with("name", &charge.subscription_name)
             .with("date", IsoDate(charge.charged_on))
-            .with("amount", Money::new(charge.amount_minor, charge.currency).display()),
+            .with_money("amount", Money::new(charge.amount_minor, charge.currency)),
     )?;
     Ok(views::transaction_view(&load_transaction(ctx, row.id)?))
 }
@@ -888,7 +888,7 @@ pub(crate) fn delete_transaction(
     }
     db::delete_transaction(ctx.db, ctx.household_id(), row.id).or_internal()?;
     let summary = Text::new("Deleted the transaction of {amount} with {payee} on {date}")
-        .with("amount", Money::new(row.amount_minor, row.currency).display())
+        .with_money("amount", Money::new(row.amount_minor, row.currency))
         .with("payee", &row.payee)
         .with("date", IsoDate(row.on_date));
     ctx.record(EntityKind::Transaction, row.id, before, summary)?;

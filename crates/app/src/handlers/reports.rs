@@ -248,10 +248,10 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
             evidence: ctx.say(
                 &Text::new("Both are active: {a} costs {pa} {ca}, {b} costs {pb} {cb}.")
                     .with("a", &a.name)
-                    .with("pa", amount(views::current_price(a, ctx.today), a.currency).display)
+                    .with("pa", ctx.money(&amount(views::current_price(a, ctx.today), a.currency)))
                     .with("ca", ctx.say(&a.cycle.words()))
                     .with("b", &b.name)
-                    .with("pb", amount(views::current_price(b, ctx.today), b.currency).display)
+                    .with("pb", ctx.money(&amount(views::current_price(b, ctx.today), b.currency)))
                     .with("cb", ctx.say(&b.cycle.words())),
             ),
             yearly_saving: yearly_main(b),
@@ -268,11 +268,11 @@ pub(crate) fn find_savings(ctx: &mut Ctx<'_>, _: Empty) -> Result<Savings, OpErr
                 title: ctx.say(&Text::new("{name} got more expensive").with("name", &row.name)),
                 evidence: ctx.say(
                     &Text::new("From {date}: {old} → {new} ({percent}%), {diff} more a year.")
-                        .with("date", change.effective_on)
-                        .with("old", &change.old_price.display)
-                        .with("new", &change.new_price.display)
+                        .with_date("date", change.effective_on.date())
+                        .with("old", ctx.money(&change.old_price))
+                        .with("new", ctx.money(&change.new_price))
                         .with("percent", &change.change_percent)
-                        .with("diff", &change.yearly_difference.display),
+                        .with("diff", ctx.money(&change.yearly_difference)),
                 ),
                 yearly_saving: yearly_main(row),
             });
@@ -374,7 +374,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
                         &Text::new("{name} charges {method} on {date}, but it expires {expires}.")
                             .with("name", &row.name)
                             .with("method", &method.name)
-                            .with("date", next.date)
+                            .with_date("date", next.date)
                             .with("expires", expires),
                     ),
                     subscriptions: vec![sref(row)],
@@ -390,9 +390,9 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
                     message: ctx.say(
                         &Text::new("{name} went up from {old} to {new} on {date}.")
                             .with("name", &row.name)
-                            .with("old", amount(old, row.currency).display)
-                            .with("new", amount(new, row.currency).display)
-                            .with("date", date),
+                            .with_money("old", domain::Money::new(old, row.currency))
+                            .with_money("new", domain::Money::new(new, row.currency))
+                            .with_date("date", date),
                     ),
                     subscriptions: vec![sref(row)],
                     due_on: None,

@@ -17,7 +17,7 @@ use crate::{
     ctx::Ctx,
     input, subscription_rules,
     transactions::StoreExt,
-    views::{self, SeriesParts, amount},
+    views::{self, SeriesParts},
 };
 
 pub(crate) fn list(
@@ -276,7 +276,7 @@ pub(crate) fn reschedule(
                     "/ends_on",
                     Text::new("ends_on ({end}) is before the first charge ({first}).")
                         .with("end", end)
-                        .with("first", row.anchor_on),
+                        .with_date("first", row.anchor_on),
                 ));
             }
             row.ends_on = Some(end);
@@ -285,8 +285,8 @@ pub(crate) fn reschedule(
     save(ctx, &mut row)?;
     let summary = Text::new("Rescheduled {name}: {cycle} from {anchor}")
         .with("name", &row.name)
-        .with("cycle", row.cycle.describe())
-        .with("anchor", row.anchor_on);
+        .with_cycle("cycle", row.cycle)
+        .with_date("anchor", row.anchor_on);
     ctx.record(EntityKind::Subscription, row.id, before, summary)?;
     subscription_rules::reload_view(ctx, row.id)
 }
@@ -314,9 +314,9 @@ pub(crate) fn change_price(
     subs::set_price(ctx.db, row.id, effective_on, new_price).or_internal()?;
     let summary = Text::new("Price of {name} from {date}: {old} → {new}")
         .with("name", &row.name)
-        .with("date", effective_on)
-        .with("old", amount(old_price, row.currency).display)
-        .with("new", amount(new_price, row.currency).display);
+        .with_date("date", effective_on)
+        .with_money("old", domain::Money::new(old_price, row.currency))
+        .with_money("new", domain::Money::new(new_price, row.currency));
     ctx.record(EntityKind::Subscription, row.id, before, summary)?;
     subscription_rules::reload_view(ctx, row.id)
 }
@@ -429,7 +429,7 @@ pub(crate) fn resume(
         EntityKind::Subscription,
         row.id,
         before,
-        Text::new("Resumed {name} on {on}").with("name", &row.name).with("on", on),
+        Text::new("Resumed {name} on {on}").with("name", &row.name).with_date("on", on),
     )?;
     subscription_rules::reload_view(ctx, row.id)
 }
@@ -446,7 +446,9 @@ pub(crate) fn cancel(
         EntityKind::Subscription,
         row.id,
         before,
-        Text::new("Cancelled {name}, ending {end}").with("name", &row.name).with("end", ends_on),
+        Text::new("Cancelled {name}, ending {end}")
+            .with("name", &row.name)
+            .with_date("end", ends_on),
     )?;
     subscription_rules::reload_view(ctx, row.id)
 }

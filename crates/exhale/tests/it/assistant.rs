@@ -145,6 +145,27 @@ async fn a_read_is_answered_from_the_tools_with_the_text_streamed_and_nothing_pr
 }
 
 #[tokio::test]
+async fn a_spanish_reader_gets_her_card_in_spanish_while_the_model_reads_english() {
+    let s = setup(vec![
+        Step::Call {
+            text: "Cancelo Netflix.".into(),
+            calls: vec![("cancel_subscription".into(), json!({"id": "Netflix"}))],
+        },
+        Step::say("Pulsa Confirmar."),
+    ])
+    .await;
+    let ana = s.w.ana.clone().reading(ops::Language::Spanish);
+    let (answer, _) = s.ask(&ana, "cancela netflix").await.unwrap();
+    let [card] = answer.cards.as_slice() else { panic!("one card: {answer:?}") };
+    // The title is the op's summary, which the page and the chat say in her language.
+    assert_eq!(card.title, "Mark a subscription cancelled: no charges after its end date");
+    assert!(card.lines.iter().any(|line| line.starts_with("Se ha cancelado Netflix")), "{card:?}");
+    let results = tool_results(&s.model.requests()[1]);
+    assert!(results[0].0.contains("Cancelled Netflix"), "the model reads English: {results:?}");
+    assert_eq!(s.subscription(&s.w.ana, s.w.netflix).await["status"], "active");
+}
+
+#[tokio::test]
 async fn a_write_becomes_a_card_that_the_person_confirms_and_then_undoes() {
     let s = setup(vec![
         Step::Call {

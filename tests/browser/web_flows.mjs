@@ -162,7 +162,7 @@ async function firstRun() {
   assert.match(await page.locator("pre").first().innerText(), new RegExp(secret));
   await page.getByRole("button", { name: "Test connection" }).click();
   await page.locator('#test-result[data-state="ok"]').waitFor();
-  assert.match(await page.locator("#test-result").innerText(), /Connected\. \/mcp answered with the \d+ tools/);
+  assert.match(await page.locator("#test-result").innerText(), /Connected: \/mcp answered with the tools this token may use, \d+ in all, such as get_context/);
   await shot(page, "09-connect-an-agent");
   await page.getByRole("link", { name: "Agents", exact: true }).click();
   assert.match(await page.getByTestId("tokens").innerText(), /Claude Desktop[\s\S]*last used/);
@@ -407,6 +407,8 @@ async function assistant() {
   await page.getByRole("button", { name: "Ask", exact: true }).first().click();
   const panel = page.locator("#ask-panel");
   await panel.getByText("I prepared the cancellation: tap Confirm.").waitFor();
+  // The text streams in before the finished answer brings its cards.
+  await panel.locator(".said.answer:not([data-streaming])").waitFor({ state: "attached" });
   const card = panel.locator("[data-proposal]");
   assert.equal(await card.count(), 1);
   assert.match(await card.locator("h3").innerText(), /Mark a subscription cancelled/);
@@ -453,6 +455,22 @@ async function spanish() {
     assert.ok(overflow <= 0, `${address} in Spanish is ${overflow}px wider than a phone`);
     await shot(phone.page, `es-${name}-phone`);
   }
+  // The assistant's card in the panel is drawn in her language too, and its buttons work.
+  const words = JSON.parse(process.env.EXHALE_CARD_WORDS);
+  await desktop.page.goto(`${base}/`);
+  await desktop.page.getByRole("textbox", { name: words.ask }).fill("cancel netflix");
+  await desktop.page.getByRole("button", { name: words.askButton, exact: true }).first().click();
+  const panel = desktop.page.locator("#ask-panel");
+  await panel.locator(".said.answer:not([data-streaming])").waitFor({ state: "attached" });
+  const card = panel.locator("[data-proposal]");
+  assert.equal(await card.count(), 1);
+  assert.match(await card.locator("h3").innerText(), new RegExp(words.title));
+  await shot(desktop.page, "es-ask-panel");
+  await card.getByRole("button", { name: words.confirm }).click();
+  await panel.locator("[data-proposal][data-status=applied]").waitFor();
+  assert.match(await panel.locator("[data-proposal]").innerText(), new RegExp(words.applied));
+  await panel.locator("[data-proposal]").getByRole("button", { name: words.undo }).click();
+  await panel.locator("[data-proposal][data-status=undone]").waitFor();
   await desktop.context.close();
   await phone.context.close();
 }

@@ -87,16 +87,24 @@ impl Accounts for App {
             let store = self.store.clone();
             let found = transactions::blocking(move || {
                 transactions::read(&store, |db| {
-                    store::access::find_session(db, &hash, &now).map_err(transactions::internal)
+                    let Some(found) = store::access::find_session(db, &hash, &now)
+                        .map_err(transactions::internal)?
+                    else {
+                        return Ok(None);
+                    };
+                    let language = crate::views::reads_in(db, &found.member)
+                        .map_err(transactions::internal)?;
+                    Ok(Some((found, language)))
                 })
             })
             .await?
             .ok_or_else(signed_out)?;
+            let (found, language) = found;
             let member = found.member;
             Ok(SessionCaller {
                 caller: Caller::person(member.household_id, member.id, member.role, Via::Web),
                 name: member.name,
-                language: member.language,
+                language: language.map(|l| l.code().to_owned()).unwrap_or_default(),
                 csrf: found.csrf,
             })
         })

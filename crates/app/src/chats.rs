@@ -223,10 +223,10 @@ impl Chats for App {
                 };
                 let member = store::households::get_member(db, household_id, destination.member_id)
                     .map_err(transactions::internal)?;
+                let language =
+                    crate::views::reads_in(db, &member).map_err(transactions::internal)?;
                 let caller = Caller::person(household_id, member.id, member.role, Via::Chat);
-                Ok(Some(
-                    caller.reading(domain::Language::parse(&member.language).unwrap_or_default()),
-                ))
+                Ok(Some(caller.reading(language.unwrap_or_default())))
             })
         }))
     }

@@ -344,7 +344,9 @@ impl ops::channels::CalendarFeeds for App {
                     actor: ops::Actor::Person,
                     via: ops::Via::Calendar,
                     // Event titles are read by the person, in their calendar.
-                    language: domain::Language::parse(&member.language).unwrap_or_default(),
+                    language: crate::views::reads_in(db, &member)
+                        .map_err(transactions::internal)?
+                        .unwrap_or_default(),
                 };
                 Ok(Some(ops::channels::FeedReader {
                     caller,

@@ -84,7 +84,8 @@ impl App {
                             name: &owner_name,
                             email: &email,
                             role: Role::Owner,
-                            language: &language,
+                            // The owner reads the household's language until they choose one.
+                            language: "",
                             password_hash: Some(&hash),
                             invite_hash: None,
                             invite_expires_at: None,

@@ -251,13 +251,24 @@ pub(crate) fn household_view(ctx: &Ctx<'_>) -> Household {
     }
 }
 
+/// The language a member reads Exhale in: their own, else their household's; `None` when
+/// Exhale speaks neither (a household in French), for the reader's client to decide.
+pub(crate) fn reads_in(
+    db: &store::Db<'_>,
+    member: &MemberRow,
+) -> Result<Option<domain::Language>, store::StoreError> {
+    let household = store::households::get_household(db, member.household_id)?;
+    Ok(domain::Language::parse(&member.language)
+        .or_else(|| domain::Language::parse(&household.language)))
+}
+
 pub(crate) fn member_view(ctx: &Ctx<'_>, row: &MemberRow) -> Member {
     let is_person = matches!(ctx.caller.actor, ops::Actor::Person);
     Member {
         id: row.id,
         name: row.name.clone(),
         role: row.role,
-        language: row.language.clone(),
+        language: (!row.language.is_empty()).then(|| row.language.clone()),
         is_you: row.id == ctx.me(),
         // A member's email is never handed to a model or an agent.
         email: is_person.then(|| row.email.clone()),

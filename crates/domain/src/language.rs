@@ -23,6 +23,14 @@ impl Language {
         }
     }
 
+    /// The language's name in itself, as a list of languages to choose from shows it.
+    pub fn endonym(self) -> &'static str {
+        match self {
+            Self::English => "English",
+            Self::Spanish => "Español",
+        }
+    }
+
     /// A BCP 47 tag's language ("es", "es-ES", "es_419", "EN-gb"); `None` for one Exhale
     /// does not speak.
     pub fn parse(tag: &str) -> Option<Self> {

@@ -32,7 +32,8 @@ pub struct SessionCaller {
     pub caller: Caller,
     /// The person's name, for the page header.
     pub name: String,
-    /// The language they chose (BCP 47, e.g. "es"), which their pages are written in.
+    /// The language their pages are written in (BCP 47, e.g. "es"): their own setting, else
+    /// their household's; empty when Exhale speaks neither, and their browser decides.
     pub language: String,
     pub csrf: String,
 }

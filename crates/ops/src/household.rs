@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{IdInput, IsoDate, Timestamp},
+    common::{IdInput, IsoDate, Patch, Timestamp},
     op::{Hints, Op, OpInfo},
     resolve::MemberId,
 };
@@ -77,7 +77,8 @@ pub struct Member {
     pub id: i64,
     pub name: String,
     pub role: Role,
-    pub language: String,
+    /// The language they read Exhale in; `null` while they follow the household's.
+    pub language: Option<String>,
     /// True for the caller.
     pub is_you: bool,
     /// Shown to people only; never handed to agents.
@@ -111,9 +112,10 @@ pub struct UpdateMemberInput {
     #[schemars(length(min = 1, max = crate::limits::NAME))]
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// `null` follows the household's.
+    #[serde(default, skip_serializing_if = "Patch::is_keep")]
     #[schemars(regex(pattern = crate::common::LANGUAGE_PATTERN))]
-    pub language: Option<String>,
+    pub language: Patch<String>,
     /// Owners only.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<Role>,

@@ -123,6 +123,7 @@ pub struct MemberRow {
     pub name: String,
     pub email: String,
     pub role: Role,
+    /// Their own language, or empty while they follow the household's.
     pub language: String,
     /// False while an invited member has not set a password.
     pub has_password: bool,

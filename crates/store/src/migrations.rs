@@ -26,6 +26,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0013_transaction_transfer_index",
         include_str!("../migrations/0013_transaction_transfer_index.sql"),
     ),
+    (
+        "0014_member_language_follows_household",
+        include_str!("../migrations/0014_member_language_follows_household.sql"),
+    ),
 ];
 
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {

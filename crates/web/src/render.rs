@@ -227,6 +227,11 @@ pub(crate) fn read_by(person: &SessionCaller, headers: &HeaderMap) {
     let _ = READER.try_with(|reader| reader.set(language));
 }
 
+/// Runs `work` (a task spawned while answering a request) in `language`.
+pub(crate) async fn written_in<F: Future>(language: Language, work: F) -> F::Output {
+    READER.scope(Cell::new(language), work).await
+}
+
 /// The language of the request being answered; English outside one.
 pub(crate) fn reader() -> Language {
     READER.try_with(Cell::get).unwrap_or_default()

@@ -5,11 +5,20 @@
 //   another person), from the server-sent events of /events.
 // - "Ask Exhale": Ctrl/Cmd+K or the Ask link opens a panel; a question (there, or in the box
 //   on Overview) streams its answer from /assistant/stream, and its cards get Confirm, Discard
-//   and Undo. The model's words are set as text, never as markup.
+//   and Undo. The model's words are set as text, never as markup; cards and screens come
+//   drawn by the server.
+// Its own sentences are the catalogue's, handed over by base.html (#script-words), so this
+// file writes no words of its own.
 "use strict";
 document.documentElement.classList.add("js");
 
 document.addEventListener("DOMContentLoaded", () => {
+  // This script's sentences, in the page's language: base.html writes them from the
+  // catalogue, with `{name}` where an argument goes.
+  const words = JSON.parse(document.getElementById("script-words")?.textContent || "{}");
+  const said = (english, args = {}) =>
+    (words[english] || english).replace(/\{(\w+)\}/g, (all, name) => (name in args ? String(args[name]) : all));
+
   for (const select of document.querySelectorAll("select[data-custom-cycle]")) {
     const fields = select.form.querySelector(".custom-cycle");
     const sync = () => fields.classList.toggle("shown", select.value === "custom");
@@ -23,10 +32,10 @@ document.addEventListener("DOMContentLoaded", () => {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "secondary copy";
-    button.textContent = "Copy";
+    button.textContent = said("Copy");
     button.addEventListener("click", async () => {
       await navigator.clipboard.writeText(pre.innerText);
-      button.textContent = "Copied";
+      button.textContent = said("Copied");
     });
     pre.before(button);
   }
@@ -37,7 +46,7 @@ document.addEventListener("DOMContentLoaded", () => {
     button.addEventListener("click", async () => {
       const output = document.getElementById(button.dataset.output);
       output.dataset.state = "";
-      output.textContent = "Calling /mcp…";
+      output.textContent = said("Calling /mcp…");
       const meta = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -58,10 +67,10 @@ document.addEventListener("DOMContentLoaded", () => {
         const body = await response.json().catch(() => ({}));
         if (!response.ok || body.error) throw new Error(body.error?.message || `HTTP ${response.status}`);
         const names = body.result.tools.map((tool) => tool.name);
-        output.textContent = `Connected. /mcp answered with the ${names.length} tools this token may use, such as ${names.slice(0, 4).join(", ")}.`;
+        output.textContent = said("Connected: /mcp answered with the tools this token may use, {count} in all, such as {names}.", { count: names.length, names: names.slice(0, 4).join(", ") });
         output.dataset.state = "ok";
       } catch (error) {
-        output.textContent = `The test failed: ${error.message}`;
+        output.textContent = said("The test failed: {error}", { error: error.message });
         output.dataset.state = "failed";
       }
     });
@@ -98,54 +107,30 @@ document.addEventListener("DOMContentLoaded", () => {
       if (text !== undefined) node.textContent = text;
       return node;
     };
-    const drawCard = (card) => {
-      const box = element("article", `card proposal${card.destructive ? " destructive" : ""}`);
-      box.dataset.proposal = card.id;
-      box.dataset.status = card.status;
-      const title = element("h3");
-      if (card.destructive) {
-        title.append(element("span", "badge danger-badge", "Deletes or ends something"), " ");
-      }
-      title.append(card.title);
-      box.append(title);
-      const lines = element("ul");
-      for (const line of card.lines) lines.append(element("li", "", line));
-      box.append(lines);
-      if (card.said) box.append(element("p", "muted said-beside", `The assistant said: ${card.said}`));
-      const actions = element("div", "actions");
-      const act = async (action) => {
-        actions.querySelectorAll("button").forEach((b) => { b.disabled = true; });
-        const response = await fetch(`/assistant/proposals/${encodeURIComponent(card.id)}`, {
-          method: "POST",
-          headers: { accept: "application/json" },
-          body: new URLSearchParams({ csrf, action }),
-        });
-        const body = await response.json().catch(() => ({}));
-        if (body.card) {
-          box.replaceWith(drawCard(body.card));
-        } else {
-          actions.append(element("p", "error", body.message || `HTTP ${response.status}`));
-        }
-      };
-      const button = (label, action, className) => {
-        const b = element("button", className, label);
-        b.type = "button";
-        b.dataset.action = action;
-        b.addEventListener("click", () => act(action));
-        actions.append(b);
-      };
-      if (card.status === "pending") {
-        button("Confirm", "confirm", card.destructive ? "danger" : "");
-        button("Discard", "discard", "secondary");
-      } else if (card.status === "applied") {
-        actions.append(element("span", "status", "Applied"));
-        button("Undo", "undo", "secondary");
+    // A card comes drawn by the server (the conversation page's own drawing, in the reader's
+    // language); its buttons post here without leaving the panel.
+    const html = (markup) => new DOMParser().parseFromString(markup, "text/html").body.firstElementChild;
+    log.addEventListener("submit", async (event) => {
+      const form = event.target;
+      const box = form.closest("[data-proposal]");
+      if (!box) return;
+      event.preventDefault();
+      const action = event.submitter ? event.submitter.value : "";
+      form.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+      // `form.action` would be its buttons, which are named "action".
+      const response = await fetch(form.getAttribute("action"), {
+        method: "POST",
+        headers: { accept: "application/json" },
+        body: new URLSearchParams({ csrf: form.elements.csrf.value, action }),
+      });
+      const body = await response.json().catch(() => ({}));
+      const card = body.html && html(body.html);
+      if (card) {
+        box.replaceWith(card);
       } else {
-        actions.append(element("span", "status", card.status));
+        form.append(element("p", "error", body.message || said("The change could not be made (HTTP {status}).", { status: response.status })));
       }
-      box.append(actions);
-      return box;
-    };
+    });
 
     const ask = async (message) => {
       open();
@@ -160,7 +145,7 @@ document.addEventListener("DOMContentLoaded", () => {
         body: new URLSearchParams({ csrf, message }),
       });
       if (!response.ok || !response.body) {
-        answer.textContent = `The assistant could not answer (HTTP ${response.status}).`;
+        answer.textContent = said("The assistant could not answer (HTTP {status}).", { status: response.status });
         return;
       }
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -176,12 +161,11 @@ document.addEventListener("DOMContentLoaded", () => {
           answer.textContent = event.answer.text || (event.answer.cards.length ? "" : "…");
           delete answer.dataset.streaming;
           if (event.answer.notice) log.append(element("p", "warning", event.answer.notice));
-          // Screens come drawn by the server from Exhale's own records, escaped there.
-          for (const html of event.answer.screens) {
-            const screen = new DOMParser().parseFromString(html, "text/html").body.firstElementChild;
-            if (screen) log.append(screen);
+          // Screens and cards come drawn by the server from Exhale's own records, escaped there.
+          for (const markup of [...event.answer.screens, ...event.answer.cards_html]) {
+            const drawn = html(markup);
+            if (drawn) log.append(drawn);
           }
-          for (const card of event.answer.cards) log.append(drawCard(card));
         } else if (event.event === "error") {
           delete answer.dataset.streaming;
           answer.replaceWith(element("p", "error", event.message));
@@ -228,7 +212,7 @@ document.addEventListener("DOMContentLoaded", () => {
     const fresh = page.querySelector("main");
     if (!fresh) return;
     main.innerHTML = fresh.innerHTML;
-    announcer.textContent = "Updated just now.";
+    announcer.textContent = said("Updated just now.");
   };
   // `since` lets the server tell about a change made while this page was on its way.
   const source = new EventSource(`/events?since=${encodeURIComponent(main.dataset.liveSince || "0")}`);

@@ -6,7 +6,7 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::{IdInput, Timestamp},
+    common::{IdInput, Patch, Timestamp},
     household::*,
     resolve::MemberId,
 };
@@ -78,8 +78,11 @@ pub(crate) fn update_member(
     if let Some(name) = &input.name {
         row.name = input::clean_name("/name", name, ops::limits::NAME)?;
     }
-    if let Some(language) = &input.language {
-        row.language = input::check_language("/language", language)?;
+    match &input.language {
+        Patch::Keep => {}
+        // An empty setting follows the household's language.
+        Patch::Clear => row.language = String::new(),
+        Patch::Set(language) => row.language = input::check_language("/language", language)?,
     }
     if let Some(role) = input.role
         && role != row.role
@@ -135,7 +138,8 @@ pub(crate) fn invite_member(
             name: &name,
             email: &email,
             role,
-            language: &ctx.household.language.clone(),
+            // An invited person reads the household's language until they choose their own.
+            language: "",
             password_hash: None,
             invite_hash: Some(&auth::hash_token(&code)),
             invite_expires_at: Some(&expires_at),

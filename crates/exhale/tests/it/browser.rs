@@ -107,13 +107,52 @@ async fn ana_adds_an_account_a_budget_a_transaction_and_a_rule_in_a_real_browser
     assert!(screenshots().join("22-run-rule.png").exists());
 }
 
+/// The world's assistant on a provider of OpenAI-compatible chat completions on 127.0.0.1,
+/// reached by the real client, giving `answers` in turn.
+async fn answered_by(
+    w: &World,
+    answers: Vec<test_support::provider::Answer>,
+) -> test_support::provider::Fake {
+    let provider = test_support::provider::fake(answers).await;
+    w.env.app.set_assistant_environment(ops::assistant::ProviderFields {
+        provider: Some(ops::assistant::Provider::OpenAiCompatible),
+        model: Some("fake-model".into()),
+        base_url: Some(provider.url.clone()),
+        api_key: None,
+    });
+    provider
+}
+
 #[tokio::test]
 async fn every_page_reads_in_spanish_passes_axe_and_fits_a_phone() {
+    use i18n::{Language::Spanish, format_in};
+    use test_support::provider::{openai_text, openai_tool_call};
     let w = World::new().await;
     w.env
         .call(&w.ana, "update_member", serde_json::json!({"id": w.ana.member_id, "language": "es"}))
         .await
         .unwrap();
+    // The panel's card: the model asks to cancel Netflix; Exhale writes the card.
+    let _provider = answered_by(
+        &w,
+        vec![
+            openai_tool_call("cancel_subscription", &serde_json::json!({"id": "Netflix"})),
+            openai_text(&["Pulsa Confirmar."]),
+        ],
+    )
+    .await;
+    let words = serde_json::json!({
+        "ask": format_in(Spanish, "Ask Exhale"),
+        "askButton": format_in(Spanish, "Ask"),
+        "title": format_in(Spanish, "Mark a subscription cancelled: no charges after its end date"),
+        "confirm": format_in(Spanish, "Confirm"),
+        "applied": format_in(Spanish, "Applied"),
+        "undo": format_in(Spanish, "Undo"),
+    });
+    assert_ne!(
+        words["title"], "Mark a subscription cancelled: no charges after its end date",
+        "the card's title has its Spanish"
+    );
     let server = w.env.serve().await;
     let netflix = w.netflix.to_string();
     let pages = [
@@ -137,8 +176,16 @@ async fn every_page_reads_in_spanish_passes_axe_and_fits_a_phone() {
         let _ = std::fs::remove_file(screenshots().join(format!("es-{name}.png")));
     }
     let listed = serde_json::to_string(&pages).unwrap();
-    run_flow(&server, "spanish", &[("EXHALE_EMAIL", "ana@a.test"), ("EXHALE_PAGES", &listed)])
-        .await;
+    let words = words.to_string();
+    run_flow(
+        &server,
+        "spanish",
+        &[("EXHALE_EMAIL", "ana@a.test"), ("EXHALE_PAGES", &listed), ("EXHALE_CARD_WORDS", &words)],
+    )
+    .await;
+    let netflix =
+        w.env.call(&w.ana, "get_subscription", serde_json::json!({"id": w.netflix})).await.unwrap();
+    assert_eq!(netflix["status"], "active", "cancelled through the Spanish card, then undone");
     for (name, _) in &pages {
         assert!(screenshots().join(format!("es-{name}.png")).exists(), "{name}");
     }
@@ -146,21 +193,17 @@ async fn every_page_reads_in_spanish_passes_axe_and_fits_a_phone() {
 
 #[tokio::test]
 async fn a_person_asks_exhale_then_confirms_and_undoes_its_card_in_a_real_browser() {
-    use test_support::provider::{fake, openai_text, openai_tool_call};
+    use test_support::provider::{openai_text, openai_tool_call};
     let w = World::new().await;
-    // A provider of OpenAI-compatible chat completions on 127.0.0.1, reached by the real client.
-    let provider = fake(vec![
-        openai_tool_call("cancel_subscription", &serde_json::json!({"id": "Netflix"})),
-        openai_text(&["I prepared ", "the cancellation: ", "tap Confirm."]),
-        openai_text(&["You pay 12.99 EUR a month for Netflix."]),
-    ])
+    let provider = answered_by(
+        &w,
+        vec![
+            openai_tool_call("cancel_subscription", &serde_json::json!({"id": "Netflix"})),
+            openai_text(&["I prepared ", "the cancellation: ", "tap Confirm."]),
+            openai_text(&["You pay 12.99 EUR a month for Netflix."]),
+        ],
+    )
     .await;
-    w.env.app.set_assistant_environment(ops::assistant::ProviderFields {
-        provider: Some(ops::assistant::Provider::OpenAiCompatible),
-        model: Some("fake-model".into()),
-        base_url: Some(provider.url.clone()),
-        api_key: None,
-    });
     let server = w.env.serve().await;
     run_flow(&server, "assistant", &[("EXHALE_EMAIL", "ana@a.test")]).await;
 

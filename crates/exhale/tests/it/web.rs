@@ -1403,6 +1403,84 @@ async fn signing_in_goes_back_only_to_a_page_of_this_site() {
 }
 
 #[tokio::test]
+async fn a_member_reads_the_households_language_until_she_chooses_her_own() {
+    use i18n::{Language::Spanish, format_in};
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let members = w.env.call(&w.ana, "list_members", json!({})).await.unwrap();
+    assert!(
+        members["items"].as_array().unwrap().iter().all(|m| m["language"].is_null()),
+        "everyone follows the household: {members}"
+    );
+
+    // The owner makes the household Spanish: Ana, who never chose, now reads Spanish.
+    let mut ana = Visitor::speaking(&server, "en");
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let settings = ana.get("/settings").await;
+    assert!(settings.body.contains("<html lang=\"en\">"), "{}", settings.body);
+    let csrf = Visitor::hidden(&settings, "csrf");
+    let household = [
+        ("csrf", csrf.as_str()),
+        ("name", "Home"),
+        ("currency", "EUR"),
+        ("time_zone", "Europe/Madrid"),
+        ("language", "es"),
+    ];
+    let saved = ana.post("/settings/household", &household).await;
+    assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+    let settings = unescape(&ana.get("/settings").await.body);
+    assert!(settings.contains("<html lang=\"es\">"), "{settings}");
+    assert!(settings.contains(format_in(Spanish, "Your language")), "{settings}");
+    assert!(settings.contains("<option value=\"es\" selected>Español</option>"), "{settings}");
+    assert!(
+        settings.contains(&format!(
+            "<option value=\"\" selected>{}</option>",
+            format_in(Spanish, "The household's")
+        )),
+        "her own setting follows the household: {settings}"
+    );
+
+    // Her own choice wins over the household's, on every page, and empty follows it again.
+    let profile = |language: &'static str| {
+        let csrf = csrf.clone();
+        move || vec![("csrf", csrf), ("name", "Ana".to_owned()), ("language", language.to_owned())]
+    };
+    for (language, html, reads) in [("en", "en", "Settings"), ("", "es", "Ajustes")] {
+        let fields = profile(language)();
+        let pairs: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let saved = ana.post("/settings/profile", &pairs).await;
+        assert_eq!(saved.status, StatusCode::SEE_OTHER, "{}", saved.body);
+        let page = unescape(&ana.get("/settings").await.body);
+        assert!(page.contains(&format!("<html lang=\"{html}\">")), "{language}: {page}");
+        assert!(page.contains(reads), "{language}: {page}");
+        let listed = w.env.call(&w.ana, "list_members", json!({})).await.unwrap();
+        let mine =
+            listed["items"].as_array().unwrap().iter().find(|m| m["is_you"] == true).cloned();
+        let expected = if language.is_empty() { serde_json::Value::Null } else { json!(language) };
+        assert_eq!(mine.unwrap()["language"], expected, "{listed}");
+    }
+
+    // An agent clears a language with null; what is not a language tag is refused.
+    w.env
+        .call(&w.ana, "update_member", json!({"id": w.bob.member_id, "language": "en"}))
+        .await
+        .unwrap();
+    w.env
+        .call(&w.ana, "update_member", json!({"id": w.bob.member_id, "language": null}))
+        .await
+        .unwrap();
+    let refused = w
+        .env
+        .call(&w.ana, "update_member", json!({"id": w.bob.member_id, "language": "English please"}))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), "invalid_input", "{refused}");
+    let listed = w.env.call(&w.ana, "list_members", json!({})).await.unwrap();
+    let bob = listed["items"].as_array().unwrap().iter().find(|m| m["name"] == "Bob").unwrap();
+    assert!(bob["language"].is_null(), "{bob}");
+}
+
+#[tokio::test]
 async fn pages_are_written_in_the_readers_language_and_agents_keep_english() {
     use i18n::{Language::Spanish, format_in};
     let w = World::new().await;

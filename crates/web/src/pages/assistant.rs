@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use crate::{
     Web, chart,
-    render::{op_error, page_with_status, say},
+    render::{self, op_error, page_with_status, say},
     session::{Posted, SignedIn},
 };
 
@@ -39,13 +39,24 @@ pub(crate) struct ActForm {
 }
 
 /// An answer as the page and the panel show it: its notice in the reader's words, and each
-/// screen drawn here, with the web's own pieces, from the records Exhale read.
-fn answer_view(web: &Web, answer: &Answer) -> Value {
+/// screen and card drawn here, with the web's own pieces, from the records Exhale read.
+fn answer_view(web: &Web, person: &SessionCaller, answer: &Answer) -> Value {
     json!({
         "text": answer.text,
         "cards": answer.cards,
+        "cards_html": answer.cards.iter().map(|card| card_html(web, person, card)).collect::<Vec<_>>(),
         "screens": answer.screens.iter().map(|screen| screen_html(web, screen)).collect::<Vec<_>>(),
         "notice": answer.notice.as_ref().map(say),
+    })
+}
+
+/// A card as the conversation page draws it, for the panel to show and to replace after
+/// Confirm, Discard or Undo: one drawing, in the reader's language, whoever shows it.
+fn card_html(web: &Web, person: &SessionCaller, card: &Card) -> String {
+    let data = json!({"card": card, "csrf": person.csrf});
+    web.templates.render("_proposal_card.html", &data).unwrap_or_else(|err| {
+        tracing::error!(error = %err, "a card failed to render");
+        String::new()
     })
 }
 
@@ -113,7 +124,7 @@ pub(crate) async fn ask(
 ) -> Response {
     match web.assistant.ask(&person.caller, &form.message, &mut |_| {}).await {
         Ok(answer) => {
-            let extra = json!({"answer": answer_view(&web, &answer)});
+            let extra = json!({"answer": answer_view(&web, &person, &answer)});
             conversation_page(&web, &headers, &person, StatusCode::OK, extra).await
         }
         Err(
@@ -141,20 +152,20 @@ pub(crate) async fn stream_answer(
 ) -> Response {
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Value>();
     let assistant = web.assistant.clone();
-    let caller = person.caller;
+    let language = render::reader();
     // The answer runs to its end even if the browser goes away: its cards are kept, and the
     // conversation page shows them.
-    tokio::spawn(async move {
+    tokio::spawn(render::written_in(language, async move {
         let pieces = sender.clone();
         let mut said = move |piece| {
             let _ = pieces.send(serde_json::to_value(piece).unwrap_or(Value::Null));
         };
-        let last = match assistant.ask(&caller, &form.message, &mut said).await {
-            Ok(answer) => json!({"event": "answer", "answer": answer_view(&web, &answer)}),
+        let last = match assistant.ask(&person.caller, &form.message, &mut said).await {
+            Ok(answer) => json!({"event": "answer", "answer": answer_view(&web, &person, &answer)}),
             Err(err) => error_view(&err),
         };
         let _ = sender.send(last);
-    });
+    }));
     let lines = stream::unfold(receiver, |mut receiver| async move {
         let event = receiver.recv().await?;
         let mut line = event.to_string();
@@ -186,14 +197,14 @@ pub(crate) async fn act(
         return refuse(&web, &headers, &person, wants_json, &err).await;
     };
     match web.assistant.act(&person.caller, &id, action).await {
-        Ok(card) if wants_json => axum::Json(card_view(&card)).into_response(),
+        Ok(card) if wants_json => axum::Json(card_view(&web, &person, &card)).into_response(),
         Ok(_) => Redirect::to("/assistant").into_response(),
         Err(err) => refuse(&web, &headers, &person, wants_json, &err).await,
     }
 }
 
-fn card_view(card: &Card) -> Value {
-    json!({"card": card})
+fn card_view(web: &Web, person: &SessionCaller, card: &Card) -> Value {
+    json!({"card": card, "html": card_html(web, person, card)})
 }
 
 async fn refuse(

@@ -17,6 +17,7 @@ use ops::{
     assistant::{
         GetAssistantSettings, PriceInput, Provider, SetAssistantSettings, SetAssistantSettingsInput,
     },
+    common::Patch,
     entities::Role,
     household::*,
 };
@@ -63,6 +64,8 @@ async fn settings_page(
         "members": members.items,
         "settings": settings,
         "me_id": person.caller.member_id,
+        // Each language Exhale speaks, by its code and its own name.
+        "languages": i18n::Language::ALL.iter().map(|l| (l.code(), l.endonym())).collect::<Vec<_>>(),
         "assistant": assistant,
         "providers": Provider::ALL.iter().map(|p| json!({
             "name": p.as_str(),
@@ -216,6 +219,9 @@ pub(crate) async fn assistant(
 #[derive(Deserialize)]
 pub(crate) struct ProfileForm {
     name: String,
+    /// A language Exhale speaks, or empty to follow the household's.
+    #[serde(default)]
+    language: String,
 }
 
 pub(crate) async fn profile(
@@ -223,12 +229,17 @@ pub(crate) async fn profile(
     headers: HeaderMap,
     Posted { person, form }: Posted<ProfileForm>,
 ) -> Response {
+    let language = match form.language.trim() {
+        "" => Patch::Clear,
+        code => Patch::Set(code.to_owned()),
+    };
     let input = UpdateMemberInput {
         id: person.caller.member_id.into(),
         name: Some(form.name),
+        language,
         ..Default::default()
     };
-    let done = Text::new("Saved your name.");
+    let done = Text::new("Saved your name and language.");
     apply::<UpdateMember>(&web, &headers, &person, Ok(input), "profile", done).await
 }
 

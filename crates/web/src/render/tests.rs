@@ -162,8 +162,9 @@ fn fixture(name: &str) -> Value {
         "settings.html" => chrome(json!({
             "nav": "settings", "me_id": 1,
             "household": {"name": "Home", "currency": "EUR", "time_zone": "Europe/Madrid", "language": "en"},
-            "members": [{"id": 1, "name": "Ana", "email": "ana@a.test", "role": "owner", "active": true},
-                        {"id": 2, "name": "Bob", "email": "bob@a.test", "role": "member", "active": false}],
+            "members": [{"id": 1, "name": "Ana", "email": "ana@a.test", "role": "owner", "active": true, "is_you": true, "language": "es"},
+                        {"id": 2, "name": "Bob", "email": "bob@a.test", "role": "member", "active": false, "is_you": false, "language": null}],
+            "languages": [["en", "English"], ["es", "Español"]],
             "settings": {"exchange_rates": {"USD": "0.92"}, "reminder_days_before": 3, "secrets": [],
                          "reminders": {"destinations": [{"id": 1}], "days_before": [3], "time_of_day": "09:00"}},
             "errors": {"household": "time_zone: unknown", "rates": "bad", "profile": "x", "password": "y", "invite": "z", "members": "w"},
@@ -286,6 +287,36 @@ fn settings_render_with_the_assistant_off() {
         "this_month": {"questions": 0, "documents": 0, "calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": "0.00", "unpriced": 0}});
     let html = templates.render("settings.html", &data).unwrap_or_else(|err| panic!("{err:#}"));
     assert!(html.contains("Off: nothing is sent anywhere."));
+}
+
+#[test]
+fn the_scripts_sentences_are_json_data_that_cannot_close_their_element() {
+    let templates = Templates::load().unwrap();
+    let html = templates.render("settings.html", &fixture("settings.html")).unwrap();
+    let (_, rest) =
+        html.split_once(r#"<script type="application/json" id="script-words">"#).unwrap();
+    let (words, _) = rest.split_once("</script>").unwrap();
+    let words: serde_json::Map<String, serde_json::Value> = serde_json::from_str(words).unwrap();
+    assert_eq!(words["Updated just now."], "Updated just now.");
+    // Every sentence app.js says is one base.html hands it.
+    let script = include_str!("../../static/app.js");
+    let said = said_by_the_script(script);
+    assert!(!said.is_empty());
+    for sentence in said {
+        assert!(
+            words.contains_key(&sentence),
+            "app.js says {sentence:?}, which base.html does not hand it"
+        );
+    }
+}
+
+/// The sentences app.js passes to `said("...")`.
+fn said_by_the_script(script: &str) -> Vec<String> {
+    script
+        .split("said(\"")
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"').map(|(sentence, _)| sentence.to_owned()))
+        .collect()
 }
 
 #[test]

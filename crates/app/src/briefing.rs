@@ -21,7 +21,13 @@ pub(crate) fn markdown(c: &Context, reader: Reader) -> String {
     let _ = writeln!(out, "# Exhale briefing for {}", h.name);
     let _ = writeln!(out);
     let _ = writeln!(out, "- Today: {} ({})", h.today, h.time_zone);
-    let _ = writeln!(out, "- Main currency: {}; language: {}", h.currency, h.language);
+    let _ = writeln!(out, "- Main currency: {}", h.currency);
+    // Agents read Exhale in English; the people they answer may not.
+    let _ = writeln!(
+        out,
+        "- Language: {}. Answer the people in it; tools, fields and errors stay in English.",
+        h.language
+    );
     let _ = writeln!(out, "- You act for: {} (member id {})", c.you.name, c.you.id);
     let names: Vec<String> =
         c.members.iter().map(|m| format!("{} (id {})", m.name, m.id)).collect();

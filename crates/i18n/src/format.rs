@@ -64,6 +64,12 @@ pub fn date(language: Language, on: Date) -> String {
     }
 }
 
+/// A month of a year (CLDR's "yMMM"): `Dec 2026`, `dic 2026`.
+pub fn month(language: Language, on: Date) -> String {
+    let month = usize::try_from(on.month() - 1).ok().and_then(|m| locale(language).months.get(m));
+    format!("{} {}", month.copied().unwrap_or_default(), on.year())
+}
+
 /// A decimal written as Exhale writes them for agents ("-1234.5", "12"), with the language's
 /// marks: `-1,234.5`, `-1234,5`. Text that is not such a decimal comes back as it was.
 pub fn number(language: Language, decimal: &str) -> String {
@@ -174,6 +180,10 @@ mod tests {
         assert_eq!(date(Spanish, on), "3 dic 2026");
         let september = domain::Date::new(2027, 9, 30).unwrap();
         assert_eq!(date(Spanish, september), "30 sept 2027");
+        assert_eq!(
+            (month(English, on), month(Spanish, september)),
+            ("Dec 2026".into(), "sept 2027".into())
+        );
     }
 
     #[test]

@@ -17,13 +17,22 @@ use crate::{ctx::Ctx, input, transactions::StoreExt, views};
 fn actor_view(row: &AuditRow, language: Language) -> ActorView {
     let member = row.member_id.map(|id| Ref {
         id,
-        name: row.member_name.clone().unwrap_or_else(|| "a former member".into()),
+        name: row
+            .member_name
+            .clone()
+            .unwrap_or_else(|| i18n::say(language, &Text::new("a former member"))),
     });
-    let who = member.as_ref().map(|m| m.name.clone()).unwrap_or_else(|| "someone".into());
+    let who = member
+        .as_ref()
+        .map(|m| m.name.clone())
+        .unwrap_or_else(|| i18n::say(language, &Text::new("someone")));
     // A person is named by their name; the others by a sentence about whom they act for.
     let label = match row.actor_kind {
         ActorKind::Agent => {
-            let agent = row.client_name.clone().unwrap_or_else(|| "An agent".into());
+            let agent = row
+                .client_name
+                .clone()
+                .unwrap_or_else(|| i18n::say(language, &Text::new("An agent")));
             // A connected app's grant is named after the app: no token name to add.
             let label = match &row.token_name {
                 Some(token) if row.client_name.as_ref() != Some(token) => {

@@ -146,8 +146,9 @@ fn value(amount: &ops::common::Amount) -> f64 {
     amount.amount.parse().unwrap_or(0.0)
 }
 
+/// A chart's month, as the reader's language writes it (`Dec 2026`, `dic 2026`).
 fn month(day: &IsoDate) -> String {
-    day.to_string().get(..7).unwrap_or_default().to_owned()
+    i18n::format::month(crate::render::reader(), day.date())
 }
 
 fn cashflow_chart(cashflow: &Cashflow) -> String {

@@ -190,6 +190,15 @@ fn every_sentence_a_person_reads_has_its_spanish_and_every_spanish_its_english()
     for meta in ops::all().iter().filter(|meta| meta.info.is_write()) {
         sources.entry(meta.info.summary.to_owned()).or_insert_with(|| "a write's summary".into());
     }
+    let from = |what: &str| sources.values().filter(|file| file.ends_with(what)).count();
+    println!(
+        "{} sentences a person reads: {} Text formats, {} template strings, {} closed-set words, {} write summaries",
+        sources.len(),
+        from(".rs"),
+        from(".html"),
+        from("a closed set of the catalog"),
+        from("a write's summary"),
+    );
     let spanish: BTreeMap<&str, &str> = i18n::catalogue(Language::Spanish).into_iter().collect();
     let missing: Vec<String> = sources
         .iter()

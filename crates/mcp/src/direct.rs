@@ -58,7 +58,7 @@ impl Direct {
         if let Some(written) = lists.get(&names) {
             return Some(written.clone());
         }
-        let tools = offered.into_iter().map(tools::tool).collect();
+        let tools = offered.into_iter().map(|meta| tools::tool(meta, false)).collect();
         let ResultJson::Serialised(written) =
             cacheable(ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools)))?
         else {
@@ -98,9 +98,9 @@ struct Params {
 struct Meta {
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     protocol_version: String,
-    // Read only to know it is an object, as the revision requires; reads ask the client nothing.
+    // An object, as the revision requires; a client that renders views is rmcp's to answer.
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-    _client_capabilities: JsonObject,
+    client_capabilities: JsonObject,
     #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
     client_info: Option<ClientInfo>,
 }
@@ -154,7 +154,10 @@ impl Direct {
         let message: Message<'_> = serde_json::from_slice(bytes).ok()?;
         let id = plain_id(message.id)?;
         let params = message.params;
-        if message.jsonrpc != "2.0" || params.meta.protocol_version != MODERN {
+        if message.jsonrpc != "2.0"
+            || params.meta.protocol_version != MODERN
+            || crate::apps::declared_in(&params.meta.client_capabilities)
+        {
             return None;
         }
         let headers = &parts.headers;

@@ -12,12 +12,14 @@
 //! Changes made anywhere (REST, the web, another agent) reach watching clients as
 //! `resources/updated` notifications, from the catalog's event bus.
 //!
-//! A write that needs the person's confirmation asks them through the client's own form
-//! when it has one (elicitation), and otherwise returns a `confirmation_id` for `confirm_change`.
+//! A write that needs the person's confirmation shows them Exhale's confirmation card in a host
+//! that renders MCP Apps views ([`apps`]), asks them through the client's own form when it has
+//! one (elicitation), and otherwise returns a `confirmation_id` for `confirm_change`.
 //!
 //! [`endpoint`] is the Streamable HTTP transport for any handler: the app's, and the
 //! conformance fixture's in the integration tests.
 
+mod apps;
 mod confirm;
 mod direct;
 mod framing;

@@ -88,6 +88,9 @@ pub(crate) async fn read(
     caller: &Caller,
     uri: &str,
 ) -> Result<ResourceContents, McpError> {
+    if let Some(view) = crate::apps::read(uri) {
+        return Ok(view);
+    }
     if uri == CONTEXT {
         let context = catalog
             .call_json(caller, "get_context", json!({}), Mode::Apply)

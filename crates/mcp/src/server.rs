@@ -17,6 +17,7 @@ use rmcp::{
 };
 
 use crate::{
+    apps,
     confirm::{self, Answer, Asking},
     notify, prompts, resources, tools,
 };
@@ -120,20 +121,20 @@ impl ExhaleMcp {
 
 impl ServerHandler for ExhaleMcp {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .enable_resources_subscribe()
-                .enable_resources_list_changed()
-                .enable_prompts()
-                .enable_completions()
-                .build(),
-        )
-        .with_server_info(
-            Implementation::new("exhale", env!("CARGO_PKG_VERSION")).with_title("Exhale"),
-        )
-        .with_instructions(INSTRUCTIONS)
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_prompts()
+            .enable_completions()
+            .build();
+        capabilities.extensions = Some(apps::server_extensions());
+        ServerConfig::new(capabilities)
+            .with_server_info(
+                Implementation::new("exhale", env!("CARGO_PKG_VERSION")).with_title("Exhale"),
+            )
+            .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -143,7 +144,7 @@ impl ServerHandler for ExhaleMcp {
     ) -> Result<ListToolsResult, McpError> {
         let caller = self.caller(&cx)?;
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
-        let tools = tools::listed(self.catalog.as_ref(), &caller, uri);
+        let tools = tools::listed(self.catalog.as_ref(), &caller, uri, apps::hosts_views(&cx));
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -182,6 +183,10 @@ impl ServerHandler for ExhaleMcp {
         {
             Ok(output) => tools::success(tools::fit(output, prepared.page))?,
             Err(OpError::Internal) => return Err(tools::internal()),
+            // A host with views shows the card: the person confirms there, not the model.
+            Err(err @ OpError::ConfirmationRequired { .. }) if apps::hosts_views(&cx) => {
+                apps::waiting_for_the_card(meta.info.summary, &err)?
+            }
             Err(OpError::ConfirmationRequired {
                 confirmation_id,
                 message,

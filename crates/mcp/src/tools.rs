@@ -21,8 +21,9 @@ fn object(value: Value) -> Arc<JsonObject> {
 }
 
 /// The MCP tool for an op: its input schema (plus `dry_run` on writes) written compactly for a
-/// model, output schema and all four annotations set explicitly.
-pub(crate) fn tool(meta: &OpMeta) -> Tool {
+/// model, output schema and all four annotations set explicitly; for a host that renders views,
+/// what it says of them ([`crate::apps::tool_meta`]).
+pub(crate) fn tool(meta: &OpMeta, views: bool) -> Tool {
     let info = meta.info;
     let mut input = ops::tools::model_input_schema(meta);
     if let Some(Value::Object(properties)) = input.get_mut("properties") {
@@ -39,7 +40,7 @@ pub(crate) fn tool(meta: &OpMeta) -> Tool {
         }
     }
     let description = format!("{}. {}", info.summary, info.description);
-    Tool::new(info.name, description, object(input))
+    let tool = Tool::new(info.name, description, object(input))
         .with_title(info.summary)
         .with_raw_output_schema(object(meta.output_schema()))
         .with_annotations(
@@ -48,7 +49,11 @@ pub(crate) fn tool(meta: &OpMeta) -> Tool {
                 .destructive(info.hints.destructive)
                 .idempotent(info.hints.idempotent)
                 .open_world(info.hints.open_world),
-        )
+        );
+    match crate::apps::tool_meta(meta).filter(|_| views) {
+        Some(ui) => tool.with_meta(ui),
+        None => tool,
+    }
 }
 
 /// The ops `caller` may call, of the tool set it asked for in the endpoint's address
@@ -72,9 +77,14 @@ pub(crate) fn offered<'a>(
         .collect()
 }
 
-/// The tools of [`offered`].
-pub(crate) fn listed(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Uri>) -> Vec<Tool> {
-    offered(catalog, caller, uri).into_iter().map(tool).collect()
+/// The tools of [`offered`], for a client that renders views or not.
+pub(crate) fn listed(
+    catalog: &dyn Catalog,
+    caller: &Caller,
+    uri: Option<&Uri>,
+    views: bool,
+) -> Vec<Tool> {
+    offered(catalog, caller, uri).into_iter().map(|meta| tool(meta, views)).collect()
 }
 
 /// A tools/call's arguments made ready for the catalog: `dry_run` taken out as the call's mode,
@@ -278,7 +288,7 @@ mod tests {
         let tools: Vec<_> = ops::all()
             .iter()
             .filter(|meta| ops::policy::may_call(&caller, meta.info))
-            .map(tool)
+            .map(|meta| tool(meta, false))
             .collect();
         let visible: usize = tools.iter().map(model_visible).sum();
         // 39.4 KB before schemas were compacted and descriptions cut to 300 characters, 30.6 KB

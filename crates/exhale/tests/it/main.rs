@@ -20,6 +20,7 @@ mod ledger;
 mod ledger_reports;
 mod ledger_rules;
 mod mcp;
+mod mcp_apps;
 mod names_and_dates;
 mod oauth;
 mod oauth_documents;

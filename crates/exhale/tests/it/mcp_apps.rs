@@ -1,0 +1,202 @@
+//! MCP Apps through rmcp's client declaring `io.modelcontextprotocol/ui`: the card on every
+//! write, `confirm_change` for views only, a confirmation id only a view receives, and a
+//! confirmation that applies once, for its own token, before it expires.
+
+use rmcp::{
+    ServiceExt,
+    model::{ClientCapabilities, ClientConfig, Implementation, ReadResourceRequestParams},
+    transport::{
+        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
+    },
+};
+use serde_json::{Value, json};
+
+use crate::{
+    fixtures::World,
+    mcp::{Client, call, http_client, text},
+};
+
+const CARD: &str = "ui://exhale/confirmation-card";
+
+/// A 2025-11-25 host that renders views, as Claude Desktop declares it in `initialize`.
+async fn host_with_views(url: String, token: &str) -> Client {
+    let capabilities: ClientCapabilities = serde_json::from_value(json!({
+        "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+    }))
+    .unwrap();
+    let transport = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+    );
+    ClientConfig::new(capabilities, Implementation::new("a host with views", "1.0"))
+        .serve(transport)
+        .await
+        .unwrap()
+}
+
+async fn tools(client: &Client) -> Vec<Value> {
+    let listed = client.list_all_tools().await.unwrap();
+    listed.into_iter().map(|tool| serde_json::to_value(tool).unwrap()).collect()
+}
+
+/// The tools a host hands its model: every one whose visibility includes the model.
+fn model_visible(tools: &[Value]) -> Vec<String> {
+    tools
+        .iter()
+        .filter(|tool| {
+            tool["_meta"]["ui"]["visibility"]
+                .as_array()
+                .is_none_or(|seen_by| seen_by.iter().any(|who| who == "model"))
+        })
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The database as a dump, less the offers waiting for a press (each ask stores one).
+async fn records(w: &World) -> String {
+    let dump = w.env.dump().await;
+    let mut kept = Vec::new();
+    let mut in_offers = false;
+    for line in dump.lines() {
+        if line.starts_with("## ") {
+            in_offers = line == "## confirmations";
+        }
+        if !in_offers {
+            kept.push(line);
+        }
+    }
+    kept.join("\n")
+}
+
+fn waiting(result: &rmcp::model::CallToolResult) -> Value {
+    let meta = serde_json::to_value(&result.meta).unwrap();
+    meta["exhale/confirmation"].clone()
+}
+
+#[tokio::test]
+async fn a_host_with_views_shows_the_card_and_only_the_card_confirms() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (write, _) = w.env.token(&w.ana, "write").await;
+    let url = server.url("/mcp");
+
+    // A client without the extension sees today's tools, confirm_change among them.
+    let plain = http_client(url.clone(), &write, "no views").await;
+    let plain_tools = tools(&plain).await;
+    assert!(plain_tools.iter().all(|tool| tool.get("_meta").is_none()), "no view is named");
+    assert!(model_visible(&plain_tools).contains(&"confirm_change".to_owned()));
+
+    // A host with views: every write names the card, and confirm_change is for views only.
+    let host = host_with_views(url.clone(), &write).await;
+    let listed = tools(&host).await;
+    let app_only: Vec<&str> = listed
+        .iter()
+        .filter(|tool| tool["_meta"]["ui"]["visibility"] == json!(["app"]))
+        .map(|tool| tool["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(app_only, ["confirm_change"]);
+    assert!(!model_visible(&listed).contains(&"confirm_change".to_owned()));
+    for tool in &listed {
+        let writes = tool["annotations"]["readOnlyHint"] == false;
+        let names_card = tool["_meta"]["ui"]["resourceUri"] == CARD;
+        assert_eq!(
+            writes && tool["name"] != "confirm_change",
+            names_card,
+            "{}: the card goes with every write",
+            tool["name"]
+        );
+    }
+
+    // The card: one HTML document that denies all network.
+    let read = host.read_resource(ReadResourceRequestParams::new(CARD)).await.unwrap();
+    let contents = serde_json::to_value(&read.contents[0]).unwrap();
+    assert_eq!(contents["mimeType"], "text/html;profile=mcp-app");
+    assert_eq!(contents["_meta"]["ui"]["csp"]["connectDomains"], json!([]));
+    let html = contents["text"].as_str().unwrap();
+    assert!(html.contains("content=\"default-src 'none';"), "{html}");
+
+    // The model's delete waits for the person: the model reads what it changes, not the id.
+    let (other, _) = w.env.token(&w.ana, "write").await;
+    let before = records(&w).await;
+    let asked = call(&host, "delete_subscription", json!({"id": w.netflix})).await;
+    let said = text(&asked);
+    assert_eq!(asked.is_error, Some(true));
+    assert!(said.starts_with("confirmation_required: ") && said.contains("Netflix"), "{said}");
+    assert!(!said.contains("cf_"), "the model never reads the confirmation id: {said}");
+    let card = waiting(&asked);
+    let id = card["confirmation_id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("cf_"), "{card}");
+    assert!(card["changes"][0]["summary"].as_str().unwrap().contains("Netflix"), "{card}");
+    assert!(before == records(&w).await, "nothing changed before the press");
+
+    // Another token, even the same person's, cannot apply it.
+    let stranger = host_with_views(url.clone(), &other).await;
+    let replayed = call(&stranger, "confirm_change", json!({"confirmation_id": id})).await;
+    assert_eq!(replayed.is_error, Some(true), "{}", text(&replayed));
+    assert!(before == records(&w).await, "a replay from another token applied nothing");
+
+    // The card's press (a tools/call the view sends through its host) applies it once.
+    let pressed = call(&host, "confirm_change", json!({"confirmation_id": id})).await;
+    assert_ne!(pressed.is_error, Some(true), "{}", text(&pressed));
+    let done = pressed.structured_content.clone().unwrap();
+    assert!(done["batch_id"].is_string(), "the card offers Undo with it: {done}");
+    let gone = w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await;
+    assert!(gone.is_err(), "deleted");
+    let after = records(&w).await;
+    let again = call(&host, "confirm_change", json!({"confirmation_id": id})).await;
+    assert_eq!(again.is_error, Some(true), "{}", text(&again));
+    assert!(after == records(&w).await, "a second press applied nothing");
+
+    // A press after the offer ended applies nothing.
+    let asked = call(&host, "delete_subscription", json!({"id": w.spotify})).await;
+    let late = waiting(&asked)["confirmation_id"].as_str().unwrap().to_owned();
+    w.env.clock.advance(jiff::SignedDuration::from_mins(11));
+    let expired = call(&host, "confirm_change", json!({"confirmation_id": late})).await;
+    assert_eq!(expired.is_error, Some(true), "{}", text(&expired));
+    // (The clock moved: a token's last use is recorded again, so the records are compared by
+    // what the press would have changed.)
+    let spotify = w.env.call(&w.ana, "get_subscription", json!({"id": w.spotify})).await;
+    assert!(spotify.is_ok(), "a late press applied nothing");
+    let activity = w.env.call(&w.ana, "list_activity", json!({"limit": 1})).await.unwrap();
+    assert!(activity["items"][0]["summary"].as_str().unwrap().contains("Netflix"), "{activity}");
+
+    // Undo from the card.
+    let undone = call(&host, "undo", json!({"batch_id": done["batch_id"]})).await;
+    let undo_card = waiting(&undone);
+    let undo_id = undo_card["confirmation_id"].as_str().map(str::to_owned);
+    if let Some(undo_id) = undo_id {
+        // An agent's undo waits for the person too: the card confirms it.
+        let confirmed = call(&host, "confirm_change", json!({"confirmation_id": undo_id})).await;
+        assert_ne!(confirmed.is_error, Some(true), "{}", text(&confirmed));
+    } else {
+        assert_ne!(undone.is_error, Some(true), "{}", text(&undone));
+    }
+    let back = w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap();
+    assert_eq!(back["name"], "Netflix");
+}
+
+#[tokio::test]
+async fn a_view_reads_only_what_its_caller_may_and_the_card_keeps_a_private_name_private() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let url = server.url("/mcp");
+    // Ana's token cannot see Bob's private gym, on a host with views as anywhere.
+    let (write, _) = w.env.token(&w.ana, "write").await;
+    let host = host_with_views(url.clone(), &write).await;
+    let refused = call(&host, "delete_subscription", json!({"id": w.bobs_gym})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(waiting(&refused).is_null(), "no card for what she cannot see");
+    assert!(!text(&refused).contains("gym"), "{}", text(&refused));
+    // Nor another household's subscription.
+    let theirs = call(&host, "delete_subscription", json!({"id": w.other_household_sub})).await;
+    assert_eq!(theirs.is_error, Some(true));
+    assert!(waiting(&theirs).is_null());
+    // A read token gets no card and no confirm_change at all.
+    let (read, _) = w.env.token(&w.ana, "read").await;
+    let reader = host_with_views(url, &read).await;
+    let names: Vec<String> =
+        tools(&reader).await.iter().map(|tool| tool["name"].as_str().unwrap().to_owned()).collect();
+    assert!(!names.contains(&"confirm_change".to_owned()), "{names:?}");
+    let refused = call(&reader, "delete_subscription", json!({"id": w.netflix})).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(waiting(&refused).is_null());
+}

@@ -1,0 +1,176 @@
+// A headless MCP Apps host in Chromium, driven by Playwright, against the real server the Rust
+// test started (crates/exhale/tests/it/browser.rs). It does what ChatGPT or Claude do with
+// Exhale's confirmation card: it speaks MCP to /mcp (the 2026-07-28 stateless wire, declaring
+// the io.modelcontextprotocol/ui extension), makes the model's call (a delete, which waits for
+// the person), reads the card's document, renders it in a sandboxed frame and plays the host
+// side of the view's postMessage bridge, passing the view's tools/call on to /mcp.
+//
+// It checks: the model's text has no confirmation id; the card renders the change, passes axe
+// and its CSP; Confirm applies the change once; a second press of the same confirmation and a
+// replay with another token apply nothing; Undo (confirmed on the card too) brings it back.
+// Screenshots go to EXHALE_SCREENSHOTS (apps-card-*.png).
+//
+// Environment: EXHALE_URL, EXHALE_TOKEN (a write token), EXHALE_OTHER_TOKEN (another write
+// token of the same person), EXHALE_SUBSCRIPTION (the id to delete), EXHALE_SCREENSHOTS,
+// NODE_MODULES, CHROMIUM.
+
+import { createRequire } from "node:module";
+import assert from "node:assert/strict";
+import path from "node:path";
+import fs from "node:fs";
+
+const require = createRequire(path.join(process.env.NODE_MODULES, "noop.js"));
+const { chromium } = require("playwright-core");
+const axeSource = fs.readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+
+const endpoint = `${process.env.EXHALE_URL}/mcp`;
+const shots = process.env.EXHALE_SCREENSHOTS;
+const capabilities = { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } };
+let nextId = 1;
+
+// One MCP request on the 2026-07-28 wire, as the host's client sends it.
+async function mcp(token, method, params) {
+  const headers = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    authorization: `Bearer ${token}`,
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": method,
+  };
+  const name = params.name || params.uri;
+  if (name) headers["mcp-name"] = name;
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+    "io.modelcontextprotocol/clientInfo": { name: "headless MCP Apps host", version: "1" },
+  };
+  const response = await fetch(endpoint, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta } }),
+  });
+  const body = await response.json();
+  assert.ok(!body.error, `${method}: ${JSON.stringify(body.error)}`);
+  return body.result;
+}
+
+const token = process.env.EXHALE_TOKEN;
+const tools = (await mcp(token, "tools/list", {})).tools;
+const tool = (name) => tools.find((t) => t.name === name);
+const seenBy = (t) => (t._meta && t._meta.ui && t._meta.ui.visibility) || ["model", "app"];
+// What this host hands its model: never a tool for views only.
+const forTheModel = tools.filter((t) => seenBy(t).includes("model")).map((t) => t.name);
+assert.ok(!forTheModel.includes("confirm_change"), "the model never sees confirm_change");
+assert.deepEqual(seenBy(tool("confirm_change")), ["app"]);
+
+// The model asks to delete; the result waits for the person.
+const deleting = tool("delete_subscription");
+const uri = deleting._meta.ui.resourceUri;
+const args = { id: Number(process.env.EXHALE_SUBSCRIPTION) };
+const result = await mcp(token, "tools/call", { name: "delete_subscription", arguments: args });
+const modelReads = result.content.map((c) => c.text).join("\n");
+assert.match(modelReads, /^confirmation_required: the person confirms or leaves this change on the card[^\n]*Deleted Netflix/);
+assert.doesNotMatch(modelReads, /cf_/, "the model's text holds no confirmation id");
+
+const view = await mcp(token, "resources/read", { uri });
+assert.equal(view.contents[0].mimeType, "text/html;profile=mcp-app");
+const html = view.contents[0].text;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM,
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync"],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 720, height: 560 } });
+  context.setDefaultTimeout(5000);
+  await context.addInitScript(() => {
+    window.cspViolations = [];
+    document.addEventListener("securitypolicyviolation", (e) =>
+      window.cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"}`));
+  });
+  const page = await context.newPage();
+  const errors = [];
+  page.on("pageerror", (error) => errors.push(String(error)));
+  // The view's calls, passed on to the server by the host, for tools the view may call.
+  const calls = [];
+  await page.exposeFunction("hostCallTool", async (name, toolArgs) => {
+    const called = tool(name);
+    if (!called || !seenBy(called).includes("app")) return { isError: true, content: [{ type: "text", text: `no tool ${name} for views` }] };
+    calls.push({ name, arguments: toolArgs });
+    return mcp(token, "tools/call", { name, arguments: toolArgs });
+  });
+  await page.setContent(`<!doctype html><html lang="en"><head><title>Host</title></head><body>
+    <main><h1>A conversation</h1><iframe id="view" title="Exhale" sandbox="allow-scripts" style="width:100%;height:420px;border:0"></iframe></main></body></html>`);
+  await page.evaluate(({ html, args, result }) => {
+    const frame = document.getElementById("view");
+    const reply = (message) => frame.contentWindow.postMessage(message, "*");
+    window.addEventListener("message", async (event) => {
+      if (event.source !== frame.contentWindow) return;
+      const message = event.data;
+      if (message.method === "ui/initialize") {
+        reply({ jsonrpc: "2.0", id: message.id, result: {
+          protocolVersion: "2026-01-26",
+          hostInfo: { name: "headless host", version: "1" },
+          hostCapabilities: { serverTools: {} },
+          hostContext: { theme: "light", locale: "en-US", displayMode: "inline" },
+        } });
+      } else if (message.method === "ui/notifications/initialized") {
+        reply({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: args } });
+        reply({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: result });
+      } else if (message.method === "ui/notifications/size-changed") {
+        frame.style.height = `${Math.max(120, message.params.height)}px`;
+      } else if (message.method === "tools/call") {
+        const answer = await window.hostCallTool(message.params.name, message.params.arguments);
+        reply({ jsonrpc: "2.0", id: message.id, result: answer });
+      }
+    });
+    frame.srcdoc = html;
+  }, { html, args, result });
+
+  const card = page.frameLocator("#view").locator("#card");
+  await page.frameLocator("#view").locator("#card[data-status=pending]").waitFor();
+  const frame = page.frames().find((f) => f !== page.mainFrame());
+  assert.match(await card.innerText(), /Confirm: Delete a subscription[\s\S]*Deleted Netflix[\s\S]*by \d/);
+
+  const check = async (name) => {
+    await page.screenshot({ path: path.join(shots, `apps-card-${name}.png`) });
+    await frame.evaluate(axeSource);
+    const { passed, violations } = await frame.evaluate(async () => {
+      const found = await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
+      return { passed: found.passes.length, violations: found.violations.map((v) => `${v.id}: ${v.help}`) };
+    });
+    assert.ok(passed > 5, `axe checked the card (${passed} rules passed)`);
+    assert.deepEqual(violations, [], `the card ${name} passes WCAG 2 A and AA`);
+    assert.deepEqual(await frame.evaluate(() => window.cspViolations), [], "the card keeps its CSP");
+  };
+  await check("pending");
+
+  // The person confirms: applied once, with Undo.
+  await card.getByRole("button", { name: "Confirm" }).click();
+  await page.frameLocator("#view").locator("#card[data-status=applied]").waitFor();
+  assert.match(await card.innerText(), /Done[\s\S]*Netflix/);
+  await check("applied");
+  const confirmed = calls.find((c) => c.name === "confirm_change");
+  assert.ok(confirmed, "the press went through the host");
+
+  // A second press of the same confirmation, and a replay with another token, apply nothing.
+  const again = await mcp(token, "tools/call", { name: "confirm_change", arguments: confirmed.arguments });
+  assert.equal(again.isError, true, JSON.stringify(again));
+  const replay = await mcp(process.env.EXHALE_OTHER_TOKEN, "tools/call", { name: "confirm_change", arguments: confirmed.arguments });
+  assert.equal(replay.isError, true, JSON.stringify(replay));
+
+  // Undo: an agent's undo waits for the person too, so the card asks again.
+  await card.getByRole("button", { name: "Undo" }).click();
+  const after = page.frameLocator("#view").locator("#card[data-status=pending], #card[data-status=undone]");
+  await after.waitFor();
+  if ((await card.getAttribute("data-status")) === "pending") {
+    await card.getByRole("button", { name: "Confirm" }).click();
+  }
+  await page.frameLocator("#view").locator("#card[data-status=undone]").waitFor();
+  await check("undone");
+  assert.deepEqual(errors, [], "no script error in the host or the card");
+  console.log(`MCP Apps host: the card confirmed and undid a change through ${calls.length} view calls`);
+} finally {
+  await browser.close();
+}

@@ -5,10 +5,12 @@
 // the person), reads the card's document, renders it in a sandboxed frame and plays the host
 // side of the view's postMessage bridge, passing the view's tools/call on to /mcp.
 //
-// It checks: the model's text has no confirmation id; the card renders the change, passes axe
-// and its CSP; Confirm applies the change once; a second press of the same confirmation and a
-// replay with another token apply nothing; Undo (confirmed on the card too) brings it back.
-// Screenshots go to EXHALE_SCREENSHOTS (apps-card-*.png).
+// It checks: each read with a view (subscriptions, one subscription, upcoming charges,
+// spending) renders the model's result, passes axe and its CSP, and reads again through the
+// host when its filter changes; the model's text has no confirmation id; the card renders the
+// change; Confirm applies it once; a second press of the same confirmation and a replay with
+// another token apply nothing; Undo (confirmed on the card too) brings it back.
+// Screenshots go to EXHALE_SCREENSHOTS (apps-*.png).
 //
 // Environment: EXHALE_URL, EXHALE_TOKEN (a write token), EXHALE_OTHER_TOKEN (another write
 // token of the same person), EXHALE_SUBSCRIPTION (the id to delete), EXHALE_SCREENSHOTS,
@@ -72,9 +74,8 @@ const modelReads = result.content.map((c) => c.text).join("\n");
 assert.match(modelReads, /^confirmation_required: the person confirms or leaves this change on the card[^\n]*Deleted Netflix/);
 assert.doesNotMatch(modelReads, /cf_/, "the model's text holds no confirmation id");
 
-const view = await mcp(token, "resources/read", { uri });
-assert.equal(view.contents[0].mimeType, "text/html;profile=mcp-app");
-const html = view.contents[0].text;
+const cardDocument = await mcp(token, "resources/read", { uri });
+assert.equal(cardDocument.contents[0].mimeType, "text/html;profile=mcp-app");
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM,
@@ -89,66 +90,114 @@ try {
     document.addEventListener("securitypolicyviolation", (e) =>
       window.cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"}`));
   });
-  const page = await context.newPage();
   const errors = [];
-  page.on("pageerror", (error) => errors.push(String(error)));
   // The view's calls, passed on to the server by the host, for tools the view may call.
   const calls = [];
-  await page.exposeFunction("hostCallTool", async (name, toolArgs) => {
-    const called = tool(name);
-    if (!called || !seenBy(called).includes("app")) return { isError: true, content: [{ type: "text", text: `no tool ${name} for views` }] };
-    calls.push({ name, arguments: toolArgs });
-    return mcp(token, "tools/call", { name, arguments: toolArgs });
-  });
-  await page.setContent(`<!doctype html><html lang="en"><head><title>Host</title></head><body>
-    <main><h1>A conversation</h1><iframe id="view" title="Exhale" sandbox="allow-scripts" style="width:100%;height:420px;border:0"></iframe></main></body></html>`);
-  await page.evaluate(({ html, args, result }) => {
-    const frame = document.getElementById("view");
-    const reply = (message) => frame.contentWindow.postMessage(message, "*");
-    window.addEventListener("message", async (event) => {
-      if (event.source !== frame.contentWindow) return;
-      const message = event.data;
-      if (message.method === "ui/initialize") {
-        reply({ jsonrpc: "2.0", id: message.id, result: {
-          protocolVersion: "2026-01-26",
-          hostInfo: { name: "headless host", version: "1" },
-          hostCapabilities: { serverTools: {} },
-          hostContext: { theme: "light", locale: "en-US", displayMode: "inline" },
-        } });
-      } else if (message.method === "ui/notifications/initialized") {
-        reply({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: args } });
-        reply({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: result });
-      } else if (message.method === "ui/notifications/size-changed") {
-        frame.style.height = `${Math.max(120, message.params.height)}px`;
-      } else if (message.method === "tools/call") {
-        const answer = await window.hostCallTool(message.params.name, message.params.arguments);
-        reply({ jsonrpc: "2.0", id: message.id, result: answer });
-      }
+  // Opens a page that hosts the view at `uri` with the result of the model's call.
+  const host = async (uri, args, result) => {
+    const page = await context.newPage();
+    page.on("pageerror", (error) => { errors.push(String(error)); console.error(`page error: ${error}`); });
+    const html = (await mcp(token, "resources/read", { uri })).contents[0].text;
+    await page.exposeFunction("hostCallTool", async (name, toolArgs) => {
+      const called = tool(name);
+      if (!called || !seenBy(called).includes("app")) return { isError: true, content: [{ type: "text", text: `no tool ${name} for views` }] };
+      calls.push({ name, arguments: toolArgs });
+      return mcp(token, "tools/call", { name, arguments: toolArgs });
     });
-    frame.srcdoc = html;
-  }, { html, args, result });
+    await page.setContent(`<!doctype html><html lang="en"><head><title>Host</title></head><body>
+      <main><h1>A conversation</h1><iframe id="view" title="Exhale" sandbox="allow-scripts" style="width:100%;height:420px;border:0"></iframe></main></body></html>`);
+    await page.evaluate(({ html, args, result }) => {
+      const frame = document.getElementById("view");
+      const reply = (message) => frame.contentWindow.postMessage(message, "*");
+      window.addEventListener("message", async (event) => {
+        if (event.source !== frame.contentWindow) return;
+        const message = event.data;
+        if (message.method === "ui/initialize") {
+          reply({ jsonrpc: "2.0", id: message.id, result: {
+            protocolVersion: "2026-01-26",
+            hostInfo: { name: "headless host", version: "1" },
+            hostCapabilities: { serverTools: {} },
+            hostContext: { theme: "light", locale: "en-US", displayMode: "inline" },
+          } });
+        } else if (message.method === "ui/notifications/initialized") {
+          reply({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: args } });
+          reply({ jsonrpc: "2.0", method: "ui/notifications/tool-result", params: result });
+        } else if (message.method === "ui/notifications/size-changed") {
+          frame.style.height = `${Math.max(120, message.params.height)}px`;
+        } else if (message.method === "tools/call") {
+          const answer = await window.hostCallTool(message.params.name, message.params.arguments);
+          reply({ jsonrpc: "2.0", id: message.id, result: answer });
+        }
+      });
+      frame.srcdoc = html;
+    }, { html, args, result });
+    const inside = page.frameLocator("#view");
+    const check = async (name) => {
+      const frame = page.frames().find((f) => f !== page.mainFrame());
+      await page.screenshot({ path: path.join(shots, `apps-${name}.png`), fullPage: true });
+      await frame.evaluate(axeSource);
+      const { passed, violations } = await frame.evaluate(async () => {
+        const found = await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
+        return { passed: found.passes.length, violations: found.violations.map((v) => `${v.id}: ${v.help}`) };
+      });
+      assert.ok(passed > 5, `axe checked ${name} (${passed} rules passed)`);
+      assert.deepEqual(violations, [], `${name} passes WCAG 2 A and AA`);
+      assert.deepEqual(await frame.evaluate(() => window.cspViolations), [], `${name} keeps its CSP`);
+    };
+    return { page, view: inside.locator("#view"), at: async (status) => {
+      try {
+        await inside.locator(`#view[data-status=${status}]`).waitFor();
+      } catch (error) {
+        throw new Error(`${uri} never showed ${status}: it shows ${await inside.locator("#view").innerText()}`);
+      }
+    }, inside, check };
+  };
 
-  const card = page.frameLocator("#view").locator("#card");
-  await page.frameLocator("#view").locator("#card[data-status=pending]").waitFor();
-  const frame = page.frames().find((f) => f !== page.mainFrame());
+  // The model's reads, each shown in its own view, with what the view does through the host.
+  const read = async (name, readArgs) => {
+    const viewed = tool(name);
+    assert.ok(viewed._meta.ui.resourceUri.startsWith("ui://exhale/"), `${name} has a view`);
+    const answer = await mcp(token, "tools/call", { name, arguments: readArgs });
+    assert.ok(answer.content[0].text.startsWith("{"), `${name} keeps its text for hosts without views`);
+    return host(viewed._meta.ui.resourceUri, readArgs, answer);
+  };
+  const list = await read("list_subscriptions", {});
+  await list.at("listed");
+  assert.match(await list.view.innerText(), /Netflix[\s\S]*Spotify/);
+  assert.doesNotMatch(await list.view.innerText(), /gym/, "another member's private subscription stays out");
+  await list.inside.locator(".totals strong").first().waitFor();
+  await list.check("subscriptions");
+  await list.inside.getByLabel("Show").selectOption("paused");
+  await list.inside.getByText("0 subscriptions").waitFor();
+  const one = await read("get_subscription", args);
+  await one.at("shown");
+  assert.match(await one.view.innerText(), /Netflix[\s\S]*Next charges[\s\S]*Price history[\s\S]*Recent charges/);
+  await one.check("subscription");
+  const upcoming = await read("list_upcoming_charges", {});
+  await upcoming.at("listed");
+  await upcoming.check("upcoming-charges");
+  const before = await upcoming.inside.locator("caption").innerText();
+  await upcoming.inside.getByLabel("Over").selectOption("365");
+  await upcoming.inside.locator("caption", { hasNotText: before }).waitFor();
+  const spending = await read("get_spending_summary", {});
+  await spending.at("shown");
+  assert.match(await spending.view.innerText(), /Streaming/);
+  await spending.check("spending");
+  await spending.inside.getByLabel("By").selectOption("member");
+  await spending.inside.getByRole("cell", { name: "Home owner" }).waitFor();
+
+  // The card, with the result of the model's delete.
+  const shown = await host(uri, args, result);
+  const card = shown.view;
+  await shown.at("pending");
   assert.match(await card.innerText(), /Confirm: Delete a subscription[\s\S]*Deleted Netflix[\s\S]*by \d/);
 
-  const check = async (name) => {
-    await page.screenshot({ path: path.join(shots, `apps-card-${name}.png`) });
-    await frame.evaluate(axeSource);
-    const { passed, violations } = await frame.evaluate(async () => {
-      const found = await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] });
-      return { passed: found.passes.length, violations: found.violations.map((v) => `${v.id}: ${v.help}`) };
-    });
-    assert.ok(passed > 5, `axe checked the card (${passed} rules passed)`);
-    assert.deepEqual(violations, [], `the card ${name} passes WCAG 2 A and AA`);
-    assert.deepEqual(await frame.evaluate(() => window.cspViolations), [], "the card keeps its CSP");
-  };
+  const check = (name) => shown.check(`card-${name}`);
   await check("pending");
 
   // The person confirms: applied once, with Undo.
   await card.getByRole("button", { name: "Confirm" }).click();
-  await page.frameLocator("#view").locator("#card[data-status=applied]").waitFor();
+  await shown.at("applied");
   assert.match(await card.innerText(), /Done[\s\S]*Netflix/);
   await check("applied");
   const confirmed = calls.find((c) => c.name === "confirm_change");
@@ -162,12 +211,12 @@ try {
 
   // Undo: an agent's undo waits for the person too, so the card asks again.
   await card.getByRole("button", { name: "Undo" }).click();
-  const after = page.frameLocator("#view").locator("#card[data-status=pending], #card[data-status=undone]");
+  const after = shown.inside.locator("#view[data-status=pending], #view[data-status=undone]");
   await after.waitFor();
   if ((await card.getAttribute("data-status")) === "pending") {
     await card.getByRole("button", { name: "Confirm" }).click();
   }
-  await page.frameLocator("#view").locator("#card[data-status=undone]").waitFor();
+  await shown.at("undone");
   await check("undone");
   assert.deepEqual(errors, [], "no script error in the host or the card");
   console.log(`MCP Apps host: the card confirmed and undid a change through ${calls.length} view calls`);

@@ -9,11 +9,17 @@
 //! card's Confirm button applies it. A host without the extension sees none of this and keeps
 //! the `confirm_change` path.
 //!
-//! The views are self-contained HTML documents in `crates/mcp/views/`, built into the binary.
-//! They read and act through the host's `tools/call` (no network: their CSP denies it) and
-//! set every name as text, never as markup. What they show is what the tools return, so it
-//! follows the caller's rights exactly as the tools do.
+//! The views are self-contained HTML documents, put together here from `crates/mcp/views/` (one
+//! style, the bridge to the host, and each view's script) and built into the binary. They read
+//! and act through the host's `tools/call` (no network: their CSP denies it, and allows only
+//! their own script and style by hash) and set every name as text, never as markup. What they
+//! show is what the tools return, so it follows the caller's rights exactly as the tools do.
+//! Reads with a view: `list_subscriptions`, `get_subscription`, `list_upcoming_charges` and
+//! `get_spending_summary`.
 
+use std::sync::LazyLock;
+
+use base64::{Engine, engine::general_purpose::STANDARD as BASE64};
 use ops::{OpError, OpMeta, Text};
 use rmcp::{
     ErrorData as McpError, RoleServer,
@@ -21,6 +27,7 @@ use rmcp::{
     service::RequestContext,
 };
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 
 /// The extension's id, as clients declare it in their capabilities.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/ui";
@@ -34,9 +41,73 @@ pub(crate) const CARD: &str = "ui://exhale/confirmation-card";
 /// Where the card finds the confirmation id in a result's `_meta`.
 pub(crate) const CONFIRMATION_KEY: &str = "exhale/confirmation";
 
-/// Each view, by its address: its name and its document.
-const VIEWS: &[(&str, &str, &str)] =
-    &[(CARD, "confirmation-card", include_str!("../views/confirmation-card.html"))];
+/// A view: its address, its title, the ops whose results it shows (the card: every write),
+/// and its script, which draws a result with the pieces of `views/bridge.js`.
+struct View {
+    uri: &'static str,
+    title: &'static str,
+    ops: &'static [&'static str],
+    script: &'static str,
+}
+
+const VIEWS: &[View] = &[
+    View {
+        uri: CARD,
+        title: "A change",
+        ops: &[],
+        script: include_str!("../views/confirmation-card.js"),
+    },
+    View {
+        uri: "ui://exhale/subscriptions",
+        title: "Subscriptions",
+        ops: &["list_subscriptions"],
+        script: include_str!("../views/subscriptions.js"),
+    },
+    View {
+        uri: "ui://exhale/subscription",
+        title: "A subscription",
+        ops: &["get_subscription"],
+        script: include_str!("../views/subscription.js"),
+    },
+    View {
+        uri: "ui://exhale/upcoming-charges",
+        title: "Upcoming charges",
+        ops: &["list_upcoming_charges"],
+        script: include_str!("../views/upcoming-charges.js"),
+    },
+    View {
+        uri: "ui://exhale/spending",
+        title: "Spending",
+        ops: &["get_spending_summary"],
+        script: include_str!("../views/spending.js"),
+    },
+];
+
+/// Each view's document: one HTML file with its style and script inline, and a
+/// Content-Security-Policy that denies everything but them (by hash): no network, no other
+/// script.
+static DOCUMENTS: LazyLock<Vec<(&'static str, String)>> =
+    LazyLock::new(|| VIEWS.iter().map(|view| (view.uri, document(view))).collect());
+
+fn document(view: &View) -> String {
+    let style = include_str!("../views/style.css");
+    let script = format!("{}\n{}", include_str!("../views/bridge.js"), view.script);
+    let hash = |text: &str| BASE64.encode(Sha256::digest(text.as_bytes()));
+    let policy = format!(
+        "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; base-uri 'none'; form-action 'none'",
+        hash(&script),
+        hash(style)
+    );
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{title}</title>\n<style>{style}</style>\n</head>\n<body>\n\
+         <main id=\"view\" aria-live=\"polite\"><p class=\"muted\">Waiting for Exhale…</p></main>\n\
+         <script>{script}</script>\n</body>\n</html>\n",
+        title = view.title
+    )
+}
 
 /// Whether the client renders views, from the capabilities it declared (in `initialize`, or on
 /// this request in the 2026 wire).
@@ -57,19 +128,22 @@ pub(crate) fn declared_in(capabilities: &JsonObject) -> bool {
         .is_some_and(|extensions| extensions.contains_key(EXTENSION))
 }
 
-/// What a tool says of views to a host that renders them: the card for every write, and
-/// `confirm_change` for views only.
+/// What a tool says of views to a host that renders them: its view (the card for every
+/// write), and `confirm_change` for views only.
 pub(crate) fn tool_meta(meta: &OpMeta) -> Option<MetaObject> {
     let mut object = JsonObject::new();
     if meta.name() == "confirm_change" {
         object.insert("ui".into(), json!({"visibility": ["app"]}));
-    } else if meta.info.is_write() {
-        object.insert("ui".into(), json!({"resourceUri": CARD}));
-        // The key hosts of early 2026 read; the extension's own SDK still writes both.
-        object.insert("ui/resourceUri".into(), json!(CARD));
-    } else {
-        return None;
+        return Some(MetaObject(object));
     }
+    let uri = if meta.info.is_write() {
+        CARD
+    } else {
+        VIEWS.iter().find(|view| view.ops.contains(&meta.name()))?.uri
+    };
+    object.insert("ui".into(), json!({"resourceUri": uri}));
+    // The key hosts of early 2026 read; the extension's own SDK still writes both.
+    object.insert("ui/resourceUri".into(), json!(uri));
     Some(MetaObject(object))
 }
 
@@ -80,14 +154,14 @@ pub(crate) fn server_extensions() -> rmcp::model::ExtensionCapabilities {
 
 /// A view's document, or `None` for an address that is not one.
 pub(crate) fn read(uri: &str) -> Option<ResourceContents> {
-    let (_, _, html) = VIEWS.iter().find(|(address, _, _)| *address == uri)?;
+    let (_, html) = DOCUMENTS.iter().find(|(address, _)| *address == uri)?;
     let mut ui = JsonObject::new();
     // No network at all: the view talks only to its host.
     ui.insert("csp".into(), json!({"connectDomains": [], "resourceDomains": []}));
     ui.insert("prefersBorder".into(), json!(true));
     let mut meta = JsonObject::new();
     meta.insert("ui".into(), Value::Object(ui));
-    Some(ResourceContents::text(*html, uri).with_mime_type(VIEW_MIME).with_meta(MetaObject(meta)))
+    Some(ResourceContents::text(html, uri).with_mime_type(VIEW_MIME).with_meta(MetaObject(meta)))
 }
 
 /// A write waiting for the person, answered to a host with views: the model reads what would
@@ -131,11 +205,12 @@ pub(crate) fn waiting_for_the_card(title: &str, err: &OpError) -> Result<CallToo
 mod tests {
     use super::*;
 
-    /// The card's Content-Security-Policy allows its own script and style by their hashes and
+    /// Each view's Content-Security-Policy allows its own script and style by their hashes and
     /// nothing else: no network, no other script.
     #[test]
     fn every_view_denies_the_network_and_runs_only_its_own_script() {
-        for (uri, _, html) in VIEWS {
+        assert_eq!(DOCUMENTS.len(), VIEWS.len());
+        for (uri, html) in DOCUMENTS.iter() {
             let policy = html
                 .split("http-equiv=\"Content-Security-Policy\" content=\"")
                 .nth(1)
@@ -144,23 +219,36 @@ mod tests {
             assert!(policy.starts_with("default-src 'none';"), "{uri}: {policy}");
             assert!(!policy.contains("unsafe") && !policy.contains("http"), "{uri}: {policy}");
             for (tag, directive) in [("script", "script-src"), ("style", "style-src")] {
-                let body = html
-                    .split(&format!("<{tag}>"))
-                    .nth(1)
-                    .and_then(|rest| rest.split(&format!("</{tag}>")).next())
-                    .unwrap_or_else(|| panic!("{uri} has no {tag}"));
-                let hash = sha256_base64(body.as_bytes());
+                let bodies: Vec<&str> = html.split(&format!("<{tag}>")).skip(1).collect();
+                assert_eq!(bodies.len(), 1, "{uri}: one {tag}");
+                let body = bodies[0].split(&format!("</{tag}>")).next().unwrap_or_default();
+                let hash = BASE64.encode(Sha256::digest(body.as_bytes()));
                 assert!(
                     policy.contains(&format!("{directive} 'sha256-{hash}'")),
-                    "{uri}: the {tag}'s hash is sha256-{hash}; put it in the CSP: {policy}"
+                    "{uri}: {policy}"
                 );
             }
+            // Names are set as text: no view writes markup from data.
+            assert!(!html.contains("innerHTML") && !html.contains("insertAdjacentHTML"), "{uri}");
         }
     }
 
-    fn sha256_base64(bytes: &[u8]) -> String {
-        use base64::Engine;
-        use sha2::Digest;
-        base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(bytes))
+    #[test]
+    fn every_write_has_the_card_and_each_read_view_names_real_reads() {
+        for view in VIEWS {
+            for op in view.ops {
+                let meta = ops::all().iter().find(|meta| meta.name() == *op);
+                assert!(meta.is_some_and(|meta| !meta.info.is_write()), "{op} is a read");
+            }
+        }
+        for meta in ops::all().iter().filter(|meta| meta.info.is_write()) {
+            let ui = tool_meta(meta).map(|meta| meta.0["ui"].clone()).unwrap_or_default();
+            let expected = if meta.name() == "confirm_change" {
+                json!({"visibility": ["app"]})
+            } else {
+                json!({"resourceUri": CARD})
+            };
+            assert_eq!(ui, expected, "{}", meta.name());
+        }
     }
 }

@@ -242,14 +242,23 @@ async fn a_person_asks_exhale_then_confirms_and_undoes_its_card_in_a_real_browse
 }
 
 #[tokio::test]
-async fn the_confirmation_card_applies_a_change_once_in_a_headless_mcp_apps_host() {
+async fn exhale_views_render_and_the_card_applies_a_change_once_in_a_headless_mcp_apps_host() {
     let w = World::new().await;
     let server = w.env.serve().await;
     let (token, _) = w.env.token(&w.ana, "write").await;
     let (other, _) = w.env.token(&w.ana, "write").await;
     let netflix = w.netflix.to_string();
-    for name in ["pending", "applied", "undone"] {
-        let _ = std::fs::remove_file(screenshots().join(format!("apps-card-{name}.png")));
+    let shots = [
+        "subscriptions",
+        "subscription",
+        "upcoming-charges",
+        "spending",
+        "card-pending",
+        "card-applied",
+        "card-undone",
+    ];
+    for name in shots {
+        let _ = std::fs::remove_file(screenshots().join(format!("apps-{name}.png")));
     }
     run_script(
         &server,
@@ -270,7 +279,7 @@ async fn the_confirmation_card_applies_a_change_once_in_a_headless_mcp_apps_host
     assert_eq!(ops[..2], ["undo", "delete_subscription"], "{activity}");
     let back = w.env.call(&w.ana, "get_subscription", serde_json::json!({"id": w.netflix})).await;
     assert!(back.is_ok(), "undone");
-    for name in ["pending", "applied", "undone"] {
-        assert!(screenshots().join(format!("apps-card-{name}.png")).exists(), "{name}");
+    for name in shots {
+        assert!(screenshots().join(format!("apps-{name}.png")).exists(), "{name}");
     }
 }

@@ -141,7 +141,8 @@ fn the_inspector_cli_works_over_stdio() {
 }
 
 /// The Inspector's MCP Apps checks, as a host that renders views (`--advertise-apps`): every
-/// write has the confirmation card, a read has none, and the card is an MCP App document.
+/// write has the confirmation card, the reads with views have theirs, others none, and each is
+/// an MCP App document.
 #[tokio::test]
 async fn the_inspector_finds_the_confirmation_card_on_every_write() {
     let w = World::new().await;
@@ -165,7 +166,10 @@ async fn the_inspector_finds_the_confirmation_card_on_every_write() {
         assert_eq!(info["resourceMimeType"], "text/html;profile=mcp-app", "{info}");
         assert!(info.get("resourceError").is_none(), "{info}");
         let (code, out) = card("get_subscription");
-        assert_eq!(code, Some(2), "a read has no view yet: {out}");
+        assert_eq!(code, Some(0), "{out}");
+        assert!(out.contains("ui://exhale/subscription\""), "{out}");
+        let (code, out) = card("list_categories");
+        assert_eq!(code, Some(2), "a read without a view: {out}");
 
         let method = ["--method", "tools/list", "--app-info"];
         let (code, out) = inspect_status(&home, &target, &method);
@@ -173,7 +177,13 @@ async fn the_inspector_finds_the_confirmation_card_on_every_write() {
         let lines: Vec<Value> =
             out.lines().filter_map(|line| serde_json::from_str(line).ok()).collect();
         assert!(lines.len() > 60, "one line a tool: {out}");
-        let with_card = lines.iter().filter(|line| line["hasApp"] == true).count();
+        let with_card = lines
+            .iter()
+            .filter(|line| line["resourceUri"] == "ui://exhale/confirmation-card")
+            .count();
+        let with_view = lines.iter().filter(|line| line["hasApp"] == true).count();
+        assert_eq!(with_view, with_card + 4, "four reads have their own view: {out}");
+        assert!(lines.iter().all(|line| line.get("resourceError").is_none()), "{out}");
         assert!(with_card > 40, "{with_card} tools have the card");
         // confirm_change is listed, for the host to let the card call it (its visibility,
         // views only, is checked through rmcp's client in mcp_apps.rs), and has no card itself.

@@ -1,0 +1,122 @@
+"use strict";
+// The host side of every Exhale view, over postMessage (JSON-RPC, MCP Apps 2026-01-26): the
+// handshake, the tool result the host hands over, and tools/call through the host. A view
+// defines `render(result)`, which draws a tool result into #view; it reads and acts only
+// through `call`, and sets every name as text, never as markup.
+const view = document.getElementById("view");
+const pending = new Map();
+let nextId = 1;
+// The host's locale, for times.
+let locale;
+const post = (message) => window.parent.postMessage(message, "*");
+const request = (method, params) => new Promise((resolve, reject) => {
+  const id = nextId++;
+  pending.set(id, { resolve, reject });
+  post({ jsonrpc: "2.0", id, method, params });
+});
+const element = (tag, text, className) => {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (className) node.className = className;
+  return node;
+};
+const resize = () => post({
+  jsonrpc: "2.0",
+  method: "ui/notifications/size-changed",
+  params: { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight },
+});
+const textOf = (result) => (result.content || []).filter((block) => block.type === "text").map((block) => block.text).join("\n");
+const time = (instant) => {
+  try {
+    return new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit" }).format(new Date(instant));
+  } catch {
+    return instant;
+  }
+};
+// A table of `rows`, each a list of cells (text, or [text, "amount"] for a right-aligned one).
+const table = (caption, headings, rows) => {
+  const node = element("table");
+  node.append(element("caption", caption));
+  const head = element("tr");
+  for (const heading of headings) {
+    const [text, className] = Array.isArray(heading) ? heading : [heading];
+    const cell = element("th", text, className);
+    cell.scope = "col";
+    head.append(cell);
+  }
+  node.append(head);
+  for (const row of rows) {
+    const line = element("tr");
+    for (const cell of row) {
+      const [text, className] = Array.isArray(cell) ? cell : [cell];
+      line.append(element("td", text === undefined || text === null ? "" : String(text), className));
+    }
+    node.append(line);
+  }
+  return node;
+};
+// A labelled choice that calls `pick(value)` when it changes.
+const choice = (label, options, chosen, pick) => {
+  const wrapper = element("label", label);
+  const select = element("select");
+  for (const [value, text] of options) {
+    const option = element("option", text);
+    option.value = value;
+    option.selected = value === chosen;
+    select.append(option);
+  }
+  select.addEventListener("change", () => pick(select.value));
+  wrapper.append(select);
+  return wrapper;
+};
+// Calls a tool through the host and draws its result; a refusal is said beside the view.
+const call = async (name, args, controls = []) => {
+  for (const control of controls) control.disabled = true;
+  try {
+    show(await request("tools/call", { name, arguments: args }));
+  } catch (error) {
+    view.append(element("p", `Not done: ${error && error.message ? error.message : "the host refused the call"}.`, "error"));
+    for (const control of controls) control.disabled = false;
+    resize();
+  }
+};
+function show(result) {
+  view.replaceChildren();
+  if (result.isError && !render.takesRefusals) {
+    view.dataset.status = "refused";
+    view.append(element("h1", "Not done"), element("p", textOf(result), "error"));
+  } else {
+    render(result);
+  }
+  resize();
+}
+
+window.addEventListener("message", (event) => {
+  if (event.source !== window.parent) return;
+  const message = event.data;
+  if (!message || message.jsonrpc !== "2.0") return;
+  if (message.id !== undefined && !message.method) {
+    const waiting = pending.get(message.id);
+    if (!waiting) return;
+    pending.delete(message.id);
+    if (message.error) waiting.reject(message.error);
+    else waiting.resolve(message.result);
+  } else if (message.id !== undefined) {
+    // The host's requests: going away, or are you there. Nothing else is asked of a view.
+    const known = message.method === "ui/resource-teardown" || message.method === "ping";
+    post(known
+      ? { jsonrpc: "2.0", id: message.id, result: {} }
+      : { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
+  } else if (message.method === "ui/notifications/tool-result") {
+    show(message.params || {});
+  }
+});
+
+request("ui/initialize", {
+  protocolVersion: "2026-01-26",
+  appInfo: { name: `Exhale: ${document.title}`, version: "1" },
+  appCapabilities: {},
+}).then((host) => {
+  locale = host && host.hostContext && host.hostContext.locale;
+  post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+});

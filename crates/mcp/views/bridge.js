@@ -55,6 +55,16 @@ const table = (caption, headings, rows) => {
   }
   return node;
 };
+// Figures side by side: each a label over its value, such as ["A month", "€21.24"].
+const figures = (pairs) => {
+  const box = element("div", undefined, "totals");
+  for (const [label, value] of pairs) {
+    const figure = element("div", label, "muted");
+    figure.append(element("strong", value));
+    box.append(figure);
+  }
+  return box;
+};
 // A labelled choice that calls `pick(value)` when it changes.
 const choice = (label, options, chosen, pick) => {
   const wrapper = element("label", label);

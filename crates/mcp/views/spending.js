@@ -11,13 +11,7 @@ function render(result) {
   groupBy = summary.group_by || groupBy;
   view.dataset.status = "shown";
   view.append(element("h1", "Spending"));
-  const box = element("div", undefined, "totals");
-  for (const [label, amount] of [["A month", summary.monthly], ["A year", summary.yearly]]) {
-    const total = element("div", label, "muted");
-    total.append(element("strong", amount.display));
-    box.append(total);
-  }
-  view.append(box);
+  view.append(figures([["A month", summary.monthly.display], ["A year", summary.yearly.display]]));
   const groups = [["category", "category"], ["member", "owner"], ["payment_method", "payment method"], ["tag", "tag"]];
   const by = choice("By", groups, groupBy, (value) => call("get_spending_summary", { group_by: value }, [by.querySelector("select")]));
   view.append(by);

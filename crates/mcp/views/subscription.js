@@ -10,18 +10,12 @@ function render(result) {
   const subscription = detail;
   view.dataset.status = "shown";
   view.append(element("h1", subscription.name));
-  const facts = element("div", undefined, "totals");
-  for (const [label, value] of [
+  view.append(figures([
     ["Price", `${subscription.price.display} ${subscription.cycle.description}`],
     ["Status", subscription.status],
     ["Next charge", subscription.next_charge_on || "none"],
     ["Category", subscription.category ? subscription.category.name : "none"],
-  ]) {
-    const fact = element("div", label, "muted");
-    fact.append(element("strong", value));
-    facts.append(fact);
-  }
-  view.append(facts);
+  ]));
   view.append(table("Next charges", ["Date", ["Amount", "amount"], "Paid with"],
     detail.next_charges.map((c) => [c.charge_on, [c.amount.display, "amount"], c.payment_method ? c.payment_method.name : ""])));
   view.append(table("Price history", ["From", ["Price", "amount"]],

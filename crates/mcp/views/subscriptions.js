@@ -5,13 +5,7 @@ async function totals(into) {
   try {
     const summary = (await request("tools/call", { name: "get_spending_summary", arguments: { group_by: "none" } })).structuredContent;
     if (!summary) return;
-    const box = element("div", undefined, "totals");
-    for (const [label, amount] of [["A month", summary.monthly], ["A year", summary.yearly]]) {
-      const total = element("div", label, "muted");
-      total.append(element("strong", amount.display));
-      box.append(total);
-    }
-    into.replaceWith(box);
+    into.replaceWith(figures([["A month", summary.monthly.display], ["A year", summary.yearly.display]]));
     resize();
   } catch {
     into.remove();

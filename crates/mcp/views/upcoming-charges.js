@@ -10,13 +10,7 @@ function render(result) {
     call("list_upcoming_charges", { days: Number(value) }, [period.querySelector("select")]);
   });
   view.append(period);
-  const box = element("div", undefined, "totals");
-  for (const total of upcoming.totals) {
-    const sum = element("div", `In ${total.currency}`, "muted");
-    sum.append(element("strong", total.display));
-    box.append(sum);
-  }
-  view.append(box);
+  view.append(figures(upcoming.totals.map((total) => [`In ${total.currency}`, total.display])));
   view.append(table(`${upcoming.items.length} charges`, ["Date", "Subscription", ["Amount", "amount"], "Paid with"],
     upcoming.items.map((c) => [c.charge_on, c.subscription.name, [c.amount.display, "amount"], c.payment_method ? c.payment_method.name : ""])));
 }

@@ -8,8 +8,10 @@
 // It checks: each read with a view (subscriptions, one subscription, upcoming charges,
 // spending) renders the model's result, passes axe and its CSP, and reads again through the
 // host when its filter changes; the model's text has no confirmation id; the card renders the
-// change; Confirm applies it once; a second press of the same confirmation and a replay with
-// another token apply nothing; Undo (confirmed on the card too) brings it back.
+// change; Confirm applies it once; a second press of the same confirmation, a replay with
+// another token and a press after the offer ended (EXHALE_STALE_RESULT, a card asked for
+// before the Rust test moved the clock) apply nothing; Undo (confirmed on the card too) brings
+// it back.
 // Screenshots go to EXHALE_SCREENSHOTS (apps-*.png).
 //
 // Environment: EXHALE_URL, EXHALE_TOKEN (a write token), EXHALE_OTHER_TOKEN (another write
@@ -218,6 +220,12 @@ try {
   }
   await shown.at("undone");
   await check("undone");
+  // A press after the offer ended applies nothing, and the card says so.
+  const stale = await host(uri, {}, JSON.parse(process.env.EXHALE_STALE_RESULT));
+  await stale.at("pending");
+  await stale.view.getByRole("button", { name: "Confirm" }).click();
+  await stale.at("refused");
+  assert.match(await stale.view.innerText(), /Not done/);
   assert.deepEqual(errors, [], "no script error in the host or the card");
   console.log(`MCP Apps host: the card confirmed and undid a change through ${calls.length} view calls`);
 } finally {

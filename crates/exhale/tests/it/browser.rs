@@ -260,6 +260,13 @@ async fn exhale_views_render_and_the_card_applies_a_change_once_in_a_headless_mc
     for name in shots {
         let _ = std::fs::remove_file(screenshots().join(format!("apps-{name}.png")));
     }
+    // A card whose offer has ended: asked for now, pressed after the clock moves 11 minutes.
+    let asking = crate::mcp_apps::host_with_views(server.url("/mcp"), &token).await;
+    let stale =
+        crate::mcp::call(&asking, "delete_subscription", serde_json::json!({"id": w.spotify}))
+            .await;
+    let stale = serde_json::to_string(&stale).unwrap();
+    w.env.clock.advance(jiff::SignedDuration::from_mins(11));
     run_script(
         &server,
         "apps_host.mjs",
@@ -268,9 +275,13 @@ async fn exhale_views_render_and_the_card_applies_a_change_once_in_a_headless_mc
             ("EXHALE_TOKEN", &token),
             ("EXHALE_OTHER_TOKEN", &other),
             ("EXHALE_SUBSCRIPTION", &netflix),
+            ("EXHALE_STALE_RESULT", &stale),
         ],
     )
     .await;
+    let spotify =
+        w.env.call(&w.ana, "get_subscription", serde_json::json!({"id": w.spotify})).await;
+    assert!(spotify.is_ok(), "a press after the offer ended deleted nothing");
     // Deleted once by the card's press, then brought back by its Undo.
     let activity =
         w.env.call(&w.ana, "list_activity", serde_json::json!({"limit": 3})).await.unwrap();

@@ -183,7 +183,10 @@ async fn the_inspector_finds_the_confirmation_card_on_every_write() {
             .count();
         let with_view = lines.iter().filter(|line| line["hasApp"] == true).count();
         assert_eq!(with_view, with_card + 4, "four reads have their own view: {out}");
-        assert!(lines.iter().all(|line| line.get("resourceError").is_none()), "{out}");
+        for line in lines.iter().filter(|line| line["hasApp"] == true) {
+            assert!(line.get("resourceError").is_none(), "{line}");
+            assert_eq!(line["resourceMimeType"], "text/html;profile=mcp-app", "{line}");
+        }
         assert!(with_card > 40, "{with_card} tools have the card");
         // confirm_change is listed, for the host to let the card call it (its visibility,
         // views only, is checked through rmcp's client in mcp_apps.rs), and has no card itself.

@@ -19,7 +19,7 @@ use crate::{
 const CARD: &str = "ui://exhale/confirmation-card";
 
 /// A 2025-11-25 host that renders views, as Claude Desktop declares it in `initialize`.
-async fn host_with_views(url: String, token: &str) -> Client {
+pub(crate) async fn host_with_views(url: String, token: &str) -> Client {
     let capabilities: ClientCapabilities = serde_json::from_value(json!({
         "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
     }))

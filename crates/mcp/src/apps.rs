@@ -7,7 +7,8 @@
 //! answers with its preview in the text the model reads and the confirmation id for the view
 //! (in `_meta`, and in the structured content for hosts that pass views only that): only the
 //! card's Confirm button applies it. A host without the extension sees none of this and keeps
-//! the `confirm_change` path.
+//! the `confirm_change` path, and so does every client over stdio (Claude Desktop hands a
+//! local server's view neither the structured content nor the `_meta` of a result).
 //!
 //! The views are self-contained HTML documents, put together here from `crates/mcp/views/` (one
 //! style, the bridge to the host, and each view's script) and built into the binary. They read

@@ -45,14 +45,20 @@ pub struct ExhaleMcp {
     pending_listen: notify::PendingListen,
     /// Seals the `requestState` of 2026 confirmation questions.
     codec: Arc<rmcp::model::RequestStateCodec>,
+    /// Whether a client that renders MCP Apps views gets them: over HTTP, not over stdio,
+    /// where Claude Desktop hands a view neither the structured content nor `_meta` of a
+    /// result, so a card could never learn what to confirm.
+    offers_views: bool,
 }
 
 impl ExhaleMcp {
+    /// The server for one caller over stdio, which offers no views.
     pub fn new(
         catalog: Arc<dyn Catalog>,
         fixed_caller: Option<Caller>,
     ) -> Result<Self, std::io::Error> {
-        Ok(Self::with_codec(catalog, fixed_caller, Arc::new(confirm::codec()?)))
+        let server = Self::with_codec(catalog, fixed_caller, Arc::new(confirm::codec()?));
+        Ok(Self { offers_views: false, ..server })
     }
 
     /// One codec for every per-request instance of an HTTP endpoint, so a retry verifies.
@@ -67,7 +73,13 @@ impl ExhaleMcp {
             watches: notify::Watches::default(),
             pending_listen: notify::PendingListen::default(),
             codec,
+            offers_views: true,
         }
+    }
+
+    /// Whether this request's client gets Exhale's views ([`apps`]).
+    fn views(&self, cx: &RequestContext<RoleServer>) -> bool {
+        self.offers_views && apps::hosts_views(cx)
     }
 
     /// Today's date in the caller's household, YYYY-MM-DD (prompt defaults, completions).
@@ -144,7 +156,7 @@ impl ServerHandler for ExhaleMcp {
     ) -> Result<ListToolsResult, McpError> {
         let caller = self.caller(&cx)?;
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
-        let tools = tools::listed(self.catalog.as_ref(), &caller, uri, apps::hosts_views(&cx));
+        let tools = tools::listed(self.catalog.as_ref(), &caller, uri, self.views(&cx));
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -184,7 +196,7 @@ impl ServerHandler for ExhaleMcp {
             Ok(output) => tools::success(tools::fit(output, prepared.page))?,
             Err(OpError::Internal) => return Err(tools::internal()),
             // A host with views shows the card: the person confirms there, not the model.
-            Err(err @ OpError::ConfirmationRequired { .. }) if apps::hosts_views(&cx) => {
+            Err(err @ OpError::ConfirmationRequired { .. }) if self.views(&cx) => {
                 apps::waiting_for_the_card(meta.info.summary, &err)?
             }
             Err(OpError::ConfirmationRequired {

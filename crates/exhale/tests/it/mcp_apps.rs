@@ -6,10 +6,12 @@ use rmcp::{
     ServiceExt,
     model::{ClientCapabilities, ClientConfig, Implementation, ReadResourceRequestParams},
     transport::{
-        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
+        ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess,
+        streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
 use serde_json::{Value, json};
+use test_support::TempDir;
 
 use crate::{
     fixtures::World,
@@ -18,19 +20,21 @@ use crate::{
 
 const CARD: &str = "ui://exhale/confirmation-card";
 
-/// A 2025-11-25 host that renders views, as Claude Desktop declares it in `initialize`.
-pub(crate) async fn host_with_views(url: String, token: &str) -> Client {
+/// What a host that renders views declares in `initialize`.
+fn renders_views() -> ClientConfig {
     let capabilities: ClientCapabilities = serde_json::from_value(json!({
         "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
     }))
     .unwrap();
+    ClientConfig::new(capabilities, Implementation::new("a host with views", "1.0"))
+}
+
+/// A 2025-11-25 host that renders views, over HTTP.
+pub(crate) async fn host_with_views(url: String, token: &str) -> Client {
     let transport = StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
     );
-    ClientConfig::new(capabilities, Implementation::new("a host with views", "1.0"))
-        .serve(transport)
-        .await
-        .unwrap()
+    renders_views().serve(transport).await.unwrap()
 }
 
 async fn tools(client: &Client) -> Vec<Value> {
@@ -199,4 +203,28 @@ async fn a_view_reads_only_what_its_caller_may_and_the_card_keeps_a_private_name
     let refused = call(&reader, "delete_subscription", json!({"id": w.netflix})).await;
     assert_eq!(refused.is_error, Some(true));
     assert!(waiting(&refused).is_null());
+}
+
+/// Over stdio Claude Desktop hands a view neither the structured content nor the `_meta` of a
+/// result, so a card could not learn what to confirm: stdio offers no views, and the
+/// `confirm_change` path stays, even to a client that declares the extension.
+#[tokio::test]
+async fn stdio_offers_no_views_and_keeps_confirm_change() {
+    let dir = TempDir::new();
+    let token = crate::cli::owner_with_token(&dir, "write");
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_exhale")).configure(|cmd| {
+            cmd.arg("--data-dir")
+                .arg(dir.path())
+                .arg("mcp")
+                .env("EXHALE_TOKEN", &token)
+                .env_remove("RUST_LOG");
+        }),
+    )
+    .unwrap();
+    let client = renders_views().serve(transport).await.unwrap();
+    let listed = tools(&client).await;
+    assert!(listed.iter().all(|tool| tool.get("_meta").is_none()), "no view over stdio");
+    assert!(model_visible(&listed).contains(&"confirm_change".to_owned()));
+    client.cancel().await.unwrap();
 }

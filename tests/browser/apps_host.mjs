@@ -14,9 +14,12 @@
 // it back.
 // Screenshots go to EXHALE_SCREENSHOTS (apps-*.png).
 //
+// With EXHALE_SPANISH (for a person who reads Spanish: the words to expect), it checks the
+// list and the card are in Spanish while the model's text stays English, and confirms once.
+//
 // Environment: EXHALE_URL, EXHALE_TOKEN (a write token), EXHALE_OTHER_TOKEN (another write
-// token of the same person), EXHALE_SUBSCRIPTION (the id to delete), EXHALE_SCREENSHOTS,
-// NODE_MODULES, CHROMIUM.
+// token of the same person), EXHALE_SUBSCRIPTION (the id to delete), EXHALE_STALE_RESULT,
+// EXHALE_SPANISH, EXHALE_SCREENSHOTS, NODE_MODULES, CHROMIUM.
 
 import { createRequire } from "node:module";
 import assert from "node:assert/strict";
@@ -155,6 +158,28 @@ try {
     }, inside, check };
   };
 
+  // In Spanish (EXHALE_SPANISH: the words the Rust test expects, from the catalogue): the
+  // person's language, not the agent's, whatever the model reads.
+  if (process.env.EXHALE_SPANISH) {
+    const words = JSON.parse(process.env.EXHALE_SPANISH);
+    const list = await host(tool("list_subscriptions")._meta.ui.resourceUri, {}, await mcp(token, "tools/call", { name: "list_subscriptions", arguments: {} }));
+    await list.at("listed");
+    assert.equal(await list.page.frames()[1].evaluate(() => document.documentElement.lang), "es");
+    assert.match(await list.view.innerText(), new RegExp(`${words.subscriptions}[\\s\\S]*${words.active}[\\s\\S]*12,99`));
+    await list.check("es-subscriptions");
+    assert.doesNotMatch(modelReads, new RegExp(words.deleted), "the model reads English");
+    const shown = await host(uri, args, result);
+    await shown.at("pending");
+    const text = await shown.view.innerText();
+    assert.ok(text.includes(words.title) && text.includes(words.deleted), text);
+    await shown.check("es-card");
+    await shown.view.getByRole("button", { name: words.confirm }).click();
+    await shown.at("applied");
+    assert.deepEqual(errors, [], "no script error in the host or the views");
+    console.log("MCP Apps host: the views and the card in Spanish");
+    process.exit(0);
+  }
+
   // The model's reads, each shown in its own view, with what the view does through the host.
   const read = async (name, readArgs) => {
     const viewed = tool(name);
@@ -170,7 +195,7 @@ try {
   await list.inside.locator(".totals strong").first().waitFor();
   await list.check("subscriptions");
   await list.inside.getByLabel("Show").selectOption("paused");
-  await list.inside.getByText("0 subscriptions").waitFor();
+  await list.inside.getByText("Subscriptions: 0").waitFor();
   const one = await read("get_subscription", args);
   await one.at("shown");
   assert.match(await one.view.innerText(), /Netflix[\s\S]*Next charges[\s\S]*Price history[\s\S]*Recent charges/);

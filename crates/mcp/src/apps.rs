@@ -21,7 +21,8 @@
 use std::sync::LazyLock;
 
 use base64::{Engine, engine::general_purpose::STANDARD as BASE64};
-use ops::{OpError, OpMeta, Text};
+use i18n::Language;
+use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text};
 use rmcp::{
     ErrorData as McpError, RoleServer,
     model::{CallToolResult, ContentBlock, JsonObject, MetaObject, ResourceContents},
@@ -84,15 +85,74 @@ const VIEWS: &[View] = &[
     },
 ];
 
-/// Each view's document: one HTML file with its style and script inline, and a
-/// Content-Security-Policy that denies everything but them (by hash): no network, no other
-/// script.
-static DOCUMENTS: LazyLock<Vec<(&'static str, String)>> =
-    LazyLock::new(|| VIEWS.iter().map(|view| (view.uri, document(view))).collect());
+/// Each view's document in each language Exhale speaks: one HTML file with its style, its
+/// script and its sentences inline, and a Content-Security-Policy that denies everything but
+/// them (by hash): no network, no other script.
+static DOCUMENTS: LazyLock<Vec<(&'static str, Language, String)>> = LazyLock::new(|| {
+    VIEWS
+        .iter()
+        .flat_map(|view| {
+            Language::ALL
+                .iter()
+                .map(move |&language| (view.uri, language, document(view, language)))
+        })
+        .collect()
+});
 
-fn document(view: &View) -> String {
+/// Words of the ops' closed sets a view shows as they come (a status, a grouping, a cycle), so
+/// it can say them in its reader's language.
+fn data_words() -> Vec<&'static str> {
+    let cycles = [
+        "daily",
+        "weekly",
+        "monthly",
+        "quarterly",
+        "yearly",
+        "every 2 weeks",
+        "every 2 months",
+        "every 6 months",
+    ];
+    ops::entities::SubscriptionStatus::NAMES
+        .iter()
+        .chain(ops::entities::ChargeStatus::NAMES)
+        .chain(ops::reports::SpendingGroupBy::NAMES)
+        .copied()
+        .chain(cycles)
+        .collect()
+}
+
+/// Every sentence the views say, English first: their titles and what their scripts say, for
+/// the catalogue test (each needs its translation).
+pub fn sentences() -> Vec<&'static str> {
+    let bridge = include_str!("../views/bridge.js");
+    VIEWS
+        .iter()
+        .map(|view| view.title)
+        .chain(said_in(bridge))
+        .chain(VIEWS.iter().flat_map(|view| said_in(view.script)))
+        .collect()
+}
+
+/// The sentences a script says (`said("...")`), as they are written in it.
+fn said_in(script: &str) -> Vec<&str> {
+    script.split("said(\"").skip(1).filter_map(|rest| rest.split('"').next()).collect()
+}
+
+fn document(view: &View, language: Language) -> String {
     let style = include_str!("../views/style.css");
     let script = format!("{}\n{}", include_str!("../views/bridge.js"), view.script);
+    let words: serde_json::Map<String, Value> = said_in(&script)
+        .into_iter()
+        .map(|english| (english, i18n::format_in(language, english).to_owned()))
+        .chain(
+            data_words()
+                .into_iter()
+                .map(|word| (word, i18n::cycle(language, &i18n::word(language, word)))),
+        )
+        .map(|(english, said)| (english.to_owned(), Value::String(said)))
+        .collect();
+    // Data for the script, never run; `<` written as an escape so nothing in it ends the element.
+    let words = Value::Object(words).to_string().replace('<', "\\u003c");
     let hash = |text: &str| BASE64.encode(Sha256::digest(text.as_bytes()));
     let policy = format!(
         "default-src 'none'; script-src 'sha256-{}'; style-src 'sha256-{}'; base-uri 'none'; form-action 'none'",
@@ -100,14 +160,30 @@ fn document(view: &View) -> String {
         hash(style)
     );
     format!(
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+        "<!doctype html>\n<html lang=\"{lang}\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{policy}\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{title}</title>\n<style>{style}</style>\n</head>\n<body>\n\
-         <main id=\"view\" aria-live=\"polite\"><p class=\"muted\">Waiting for Exhale…</p></main>\n\
+         <main id=\"view\" aria-live=\"polite\"><p class=\"muted\">…</p></main>\n\
+         <script type=\"application/json\" id=\"words\">{words}</script>\n\
          <script>{script}</script>\n</body>\n</html>\n",
-        title = view.title
+        lang = language.code(),
+        title = i18n::format_in(language, view.title),
     )
+}
+
+/// The language the person behind `caller` reads: their own setting, else their household's.
+/// Views and cards are for people, whatever language the agent reads.
+pub(crate) async fn reader(catalog: &dyn Catalog, caller: &Caller) -> Language {
+    let members = catalog.call_json(caller, "list_members", json!({}), Mode::Apply).await;
+    let household = catalog.call_json(caller, "get_household", json!({}), Mode::Apply).await;
+    let theirs = members.ok().and_then(|members| {
+        members["items"].as_array()?.iter().find(|m| m["is_you"] == true)?["language"]
+            .as_str()
+            .map(str::to_owned)
+    });
+    let households = household.ok().and_then(|h| h["language"].as_str().map(str::to_owned));
+    i18n::choose(theirs.as_deref(), households.as_deref(), None)
 }
 
 /// Whether the client renders views, from the capabilities it declared (in `initialize`, or on
@@ -153,9 +229,11 @@ pub(crate) fn server_extensions() -> rmcp::model::ExtensionCapabilities {
     [(EXTENSION.to_owned(), JsonObject::new())].into_iter().collect()
 }
 
-/// A view's document, or `None` for an address that is not one.
-pub(crate) fn read(uri: &str) -> Option<ResourceContents> {
-    let (_, html) = DOCUMENTS.iter().find(|(address, _)| *address == uri)?;
+/// A view's document in `language`, or `None` for an address that is not one.
+pub(crate) fn read(uri: &str, language: Language) -> Option<ResourceContents> {
+    let (_, _, html) = DOCUMENTS
+        .iter()
+        .find(|(address, written_in, _)| *address == uri && *written_in == language)?;
     let mut ui = JsonObject::new();
     // No network at all: the view talks only to its host.
     ui.insert("csp".into(), json!({"connectDomains": [], "resourceDomains": []}));
@@ -165,10 +243,21 @@ pub(crate) fn read(uri: &str) -> Option<ResourceContents> {
     Some(ResourceContents::text(html, uri).with_mime_type(VIEW_MIME).with_meta(MetaObject(meta)))
 }
 
+/// Whether `uri` names a view.
+pub(crate) fn is_view(uri: &str) -> bool {
+    VIEWS.iter().any(|view| view.uri == uri)
+}
+
 /// A write waiting for the person, answered to a host with views: the model reads what would
-/// change and that the person decides on the card; the card gets the id to confirm it with.
-/// `title` is the op's summary ("Delete a subscription"), the card's heading.
-pub(crate) fn waiting_for_the_card(title: &str, err: &OpError) -> Result<CallToolResult, McpError> {
+/// change and that the person decides on the card; the card gets the id to confirm it with,
+/// and its heading and lines in the person's language (from a second dry run read by them).
+pub(crate) async fn waiting_for_the_card(
+    catalog: &dyn Catalog,
+    caller: &Caller,
+    op: &OpMeta,
+    input: Value,
+    err: &OpError,
+) -> Result<CallToolResult, McpError> {
     let OpError::ConfirmationRequired { confirmation_id, expires_at, preview, .. } = err else {
         return Ok(crate::tools::failure(err));
     };
@@ -186,11 +275,14 @@ pub(crate) fn waiting_for_the_card(title: &str, err: &OpError) -> Result<CallToo
     .with("changes", summaries.join("; "))
     .render();
     let mut result = CallToolResult::error(vec![ContentBlock::text(said)]);
+    let language = reader(catalog, caller).await;
+    let read = caller.clone().reading(language);
+    let theirs = catalog.call_json(&read, op.name(), input, Mode::DryRun).await.ok();
     let card = json!({
         "confirmation_id": confirmation_id,
         "expires_at": expires_at,
-        "title": title,
-        "changes": changes,
+        "title": i18n::say(language, &Text::new(op.info.summary)),
+        "changes": theirs.and_then(|output| output.get("changes").cloned()).unwrap_or(changes),
     });
     // For the view: in `_meta`, which the extension keeps from the model, and again in the
     // structured content for hosts that hand views only that (ChatGPT, Claude Desktop with a
@@ -210,8 +302,8 @@ mod tests {
     /// nothing else: no network, no other script.
     #[test]
     fn every_view_denies_the_network_and_runs_only_its_own_script() {
-        assert_eq!(DOCUMENTS.len(), VIEWS.len());
-        for (uri, html) in DOCUMENTS.iter() {
+        assert_eq!(DOCUMENTS.len(), VIEWS.len() * Language::ALL.len());
+        for (uri, _, html) in DOCUMENTS.iter() {
             let policy = html
                 .split("http-equiv=\"Content-Security-Policy\" content=\"")
                 .nth(1)
@@ -220,6 +312,7 @@ mod tests {
             assert!(policy.starts_with("default-src 'none';"), "{uri}: {policy}");
             assert!(!policy.contains("unsafe") && !policy.contains("http"), "{uri}: {policy}");
             for (tag, directive) in [("script", "script-src"), ("style", "style-src")] {
+                // (The sentences are a `<script type="application/json">`: data, never run.)
                 let bodies: Vec<&str> = html.split(&format!("<{tag}>")).skip(1).collect();
                 assert_eq!(bodies.len(), 1, "{uri}: one {tag}");
                 let body = bodies[0].split(&format!("</{tag}>")).next().unwrap_or_default();

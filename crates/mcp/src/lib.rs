@@ -32,5 +32,6 @@ mod step_up;
 mod tools;
 mod transport;
 
+pub use apps::sentences as view_sentences;
 pub use server::ExhaleMcp;
 pub use transport::{HttpConfig, endpoint, router, router_for_caller, serve_stdio};

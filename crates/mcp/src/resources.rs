@@ -88,8 +88,9 @@ pub(crate) async fn read(
     caller: &Caller,
     uri: &str,
 ) -> Result<ResourceContents, McpError> {
-    if let Some(view) = crate::apps::read(uri) {
-        return Ok(view);
+    if crate::apps::is_view(uri) {
+        let language = crate::apps::reader(catalog, caller).await;
+        return crate::apps::read(uri, language).ok_or_else(|| not_found(uri));
     }
     if uri == CONTEXT {
         let context = catalog

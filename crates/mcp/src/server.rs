@@ -188,6 +188,9 @@ impl ServerHandler for ExhaleMcp {
             Ok(prepared) => prepared,
             Err(err) => return Ok(tools::failure(&err).into()),
         };
+        // A card is written from the same input, read by the person.
+        let views = self.views(&cx);
+        let kept = views.then(|| prepared.input.clone());
         let result: CallToolResult = match self
             .catalog
             .call_json_text(&caller, meta.name(), prepared.input, prepared.mode)
@@ -196,8 +199,10 @@ impl ServerHandler for ExhaleMcp {
             Ok(output) => tools::success(tools::fit(output, prepared.page))?,
             Err(OpError::Internal) => return Err(tools::internal()),
             // A host with views shows the card: the person confirms there, not the model.
-            Err(err @ OpError::ConfirmationRequired { .. }) if self.views(&cx) => {
-                apps::waiting_for_the_card(meta.info.summary, &err)?
+            Err(err @ OpError::ConfirmationRequired { .. }) if views => {
+                let input = kept.unwrap_or_default();
+                apps::waiting_for_the_card(self.catalog.as_ref(), &caller, meta, input, &err)
+                    .await?
             }
             Err(OpError::ConfirmationRequired {
                 confirmation_id,

@@ -6,8 +6,31 @@
 const view = document.getElementById("view");
 const pending = new Map();
 let nextId = 1;
-// The host's locale, for times.
-let locale;
+// The view's language (the person's, chosen by Exhale) and its sentences, which Exhale wrote
+// into the document; `{name}` is where an argument goes.
+const language = document.documentElement.lang || "en";
+const words = JSON.parse(document.getElementById("words").textContent || "{}");
+const said = (english, args = {}) =>
+  (words[english] || english).replace(/\{(\w+)\}/g, (all, name) => (name in args ? String(args[name]) : all));
+// An op's amount ({amount, currency, display}) and day (YYYY-MM-DD) as the view's language
+// writes them; English keeps Exhale's own display.
+const money = (amount) => {
+  if (!amount) return "";
+  if (language === "en") return amount.display;
+  try {
+    return new Intl.NumberFormat(language, { style: "currency", currency: amount.currency }).format(Number(amount.amount));
+  } catch {
+    return amount.display;
+  }
+};
+const day = (iso) => {
+  if (!iso) return "";
+  try {
+    return new Intl.DateTimeFormat(language, { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" }).format(new Date(`${iso}T00:00:00Z`));
+  } catch {
+    return iso;
+  }
+};
 const post = (message) => window.parent.postMessage(message, "*");
 const request = (method, params) => new Promise((resolve, reject) => {
   const id = nextId++;
@@ -28,7 +51,7 @@ const resize = () => post({
 const textOf = (result) => (result.content || []).filter((block) => block.type === "text").map((block) => block.text).join("\n");
 const time = (instant) => {
   try {
-    return new Intl.DateTimeFormat(locale, { hour: "numeric", minute: "2-digit" }).format(new Date(instant));
+    return new Intl.DateTimeFormat(language, { hour: "numeric", minute: "2-digit" }).format(new Date(instant));
   } catch {
     return instant;
   }
@@ -85,7 +108,8 @@ const call = async (name, args, controls = []) => {
   try {
     show(await request("tools/call", { name, arguments: args }));
   } catch (error) {
-    view.append(element("p", `Not done: ${error && error.message ? error.message : "the host refused the call"}.`, "error"));
+    const why = error && error.message ? error.message : said("the host refused the call");
+    view.append(element("p", said("Not done: {why}.", { why }), "error"));
     for (const control of controls) control.disabled = false;
     resize();
   }
@@ -94,7 +118,7 @@ function show(result) {
   view.replaceChildren();
   if (result.isError && !render.takesRefusals) {
     view.dataset.status = "refused";
-    view.append(element("h1", "Not done"), element("p", textOf(result), "error"));
+    view.append(element("h1", said("Not done")), element("p", textOf(result), "error"));
   } else {
     render(result);
   }
@@ -126,7 +150,4 @@ request("ui/initialize", {
   protocolVersion: "2026-01-26",
   appInfo: { name: `Exhale: ${document.title}`, version: "1" },
   appCapabilities: {},
-}).then((host) => {
-  locale = host && host.hostContext && host.hostContext.locale;
-  post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
-});
+}).then(() => post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }));

@@ -19,25 +19,25 @@ function render(result) {
   const output = result.structuredContent;
   if (waiting && waiting.confirmation_id) {
     view.dataset.status = "pending";
-    view.append(element("h1", `Confirm: ${waiting.title}`), lines(waiting.changes));
-    const confirm = button("Confirm");
+    view.append(element("h1", said("Confirm: {title}", { title: waiting.title })), lines(waiting.changes));
+    const confirm = button(said("Confirm"));
     const actions = element("div", undefined, "actions");
-    actions.append(confirm, element("span", `Nothing changes until you confirm, by ${time(waiting.expires_at)}.`, "muted"));
+    actions.append(confirm, element("span", said("Nothing changes until you confirm, by {time}.", { time: time(waiting.expires_at) }), "muted"));
     view.append(actions);
     confirm.addEventListener("click", () => call("confirm_change", { confirmation_id: waiting.confirmation_id }, [confirm]));
   } else if (result.isError) {
     view.dataset.status = "refused";
-    view.append(element("h1", "Not done"), element("p", textOf(result), "error"));
+    view.append(element("h1", said("Not done")), element("p", textOf(result), "error"));
   } else if (output && output.dry_run === true) {
     view.dataset.status = "preview";
-    view.append(element("h1", "A preview: nothing changed"), lines(output.changes));
+    view.append(element("h1", said("A preview: nothing changed")), lines(output.changes));
   } else if (output && Array.isArray(output.changes)) {
     // Undo's own result lists what it reverted.
     const undone = Array.isArray(output.reverted);
     view.dataset.status = undone ? "undone" : "applied";
-    view.append(element("h1", undone ? "Undone" : "Done"), lines(output.changes));
+    view.append(element("h1", undone ? said("Undone") : said("Done")), lines(output.changes));
     if (output.batch_id && !undone) {
-      const undo = button("Undo", "secondary");
+      const undo = button(said("Undo"), "secondary");
       const actions = element("div", undefined, "actions");
       actions.append(undo);
       view.append(actions);

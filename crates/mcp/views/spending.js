@@ -10,18 +10,19 @@ function render(result) {
   }
   groupBy = summary.group_by || groupBy;
   view.dataset.status = "shown";
-  view.append(element("h1", "Spending"));
-  view.append(figures([["A month", summary.monthly.display], ["A year", summary.yearly.display]]));
-  const groups = [["category", "category"], ["member", "owner"], ["payment_method", "payment method"], ["tag", "tag"]];
-  const by = choice("By", groups, groupBy, (value) => call("get_spending_summary", { group_by: value }, [by.querySelector("select")]));
+  view.append(element("h1", said("Spending")));
+  view.append(figures([[said("A month"), money(summary.monthly)], [said("A year"), money(summary.yearly)]]));
+  const groups = ["category", "member", "payment_method", "tag"].map((name) => [name, said(name)]);
+  const by = choice(said("By"), groups, groupBy, (value) => call("get_spending_summary", { group_by: value }, [by.querySelector("select")]));
   view.append(by);
   // Each group's share of the monthly total (a tag's shares can add up to more).
   const whole = Number(summary.monthly.amount);
   const rows = summary.groups.map((g) => {
     const share = whole > 0 ? Math.round((Number(g.monthly.amount) / whole) * 100) : 0;
-    return [g.label, [g.monthly.display, "amount"], [g.yearly.display, "amount"], g.subscription_count, `${share}%`];
+    return [g.label, [money(g.monthly), "amount"], [money(g.yearly), "amount"], g.subscription_count, `${share}%`];
   });
-  const drawn = table(`${summary.subscription_count} subscriptions`, ["Group", ["A month", "amount"], ["A year", "amount"], "Subscriptions", "Share"], rows);
+  const headings = [said("Group"), [said("A month"), "amount"], [said("A year"), "amount"], said("Subscriptions"), said("Share")];
+  const drawn = table(said("Subscriptions: {count}", { count: summary.subscription_count }), headings, rows);
   // The share as a bar beside its number.
   drawn.querySelectorAll("tr").forEach((row, index) => {
     if (index === 0) return;
@@ -33,7 +34,7 @@ function render(result) {
   });
   view.append(drawn);
   if (summary.unconverted.length) {
-    view.append(table("Without an exchange rate", ["Currency", ["A month", "amount"], "Subscriptions"],
-      summary.unconverted.map((u) => [u.currency, [u.monthly.display, "amount"], u.subscription_count])));
+    view.append(table(said("Without an exchange rate"), [said("Currency"), [said("A month"), "amount"], said("Subscriptions")],
+      summary.unconverted.map((u) => [u.currency, [money(u.monthly), "amount"], u.subscription_count])));
   }
 }

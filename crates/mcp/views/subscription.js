@@ -11,15 +11,15 @@ function render(result) {
   view.dataset.status = "shown";
   view.append(element("h1", subscription.name));
   view.append(figures([
-    ["Price", `${subscription.price.display} ${subscription.cycle.description}`],
-    ["Status", subscription.status],
-    ["Next charge", subscription.next_charge_on || "none"],
-    ["Category", subscription.category ? subscription.category.name : "none"],
+    [said("Price"), `${money(subscription.price)} ${said(subscription.cycle.description)}`],
+    [said("Status"), said(subscription.status)],
+    [said("Next charge"), subscription.next_charge_on ? day(subscription.next_charge_on) : said("none")],
+    [said("Category"), subscription.category ? subscription.category.name : said("none")],
   ]));
-  view.append(table("Next charges", ["Date", ["Amount", "amount"], "Paid with"],
-    detail.next_charges.map((c) => [c.charge_on, [c.amount.display, "amount"], c.payment_method ? c.payment_method.name : ""])));
-  view.append(table("Price history", ["From", ["Price", "amount"]],
-    detail.price_history.map((p) => [p.effective_on, [p.price.display, "amount"]])));
-  view.append(table("Recent charges", ["Date", ["Amount", "amount"], "Status"],
-    detail.recent_charges.map((c) => [c.charged_on, [c.amount.display, "amount"], c.status])));
+  view.append(table(said("Next charges"), [said("Date"), [said("Amount"), "amount"], said("Paid with")],
+    detail.next_charges.map((c) => [day(c.charge_on), [money(c.amount), "amount"], c.payment_method ? c.payment_method.name : ""])));
+  view.append(table(said("Price history"), [said("From"), [said("Price"), "amount"]],
+    detail.price_history.map((p) => [day(p.effective_on), [money(p.price), "amount"]])));
+  view.append(table(said("Recent charges"), [said("Date"), [said("Amount"), "amount"], said("Status")],
+    detail.recent_charges.map((c) => [day(c.charged_on), [money(c.amount), "amount"], said(c.status)])));
 }

@@ -5,7 +5,7 @@ async function totals(into) {
   try {
     const summary = (await request("tools/call", { name: "get_spending_summary", arguments: { group_by: "none" } })).structuredContent;
     if (!summary) return;
-    into.replaceWith(figures([["A month", summary.monthly.display], ["A year", summary.yearly.display]]));
+    into.replaceWith(figures([[said("A month"), money(summary.monthly)], [said("A year"), money(summary.yearly)]]));
     resize();
   } catch {
     into.remove();
@@ -14,25 +14,26 @@ async function totals(into) {
 function render(result) {
   const page = result.structuredContent || { items: [], total: 0 };
   view.dataset.status = "listed";
-  view.append(element("h1", "Subscriptions"));
+  view.append(element("h1", said("Subscriptions")));
   const waiting = element("p", "…", "muted");
   view.append(waiting);
   totals(waiting);
-  const statuses = [["", "All"], ["active", "Active"], ["trial", "In a trial"], ["paused", "Paused"], ["cancelled", "Cancelled"]];
-  const filter = choice("Show", statuses, status, (value) => {
+  const statuses = [["", said("All")], ...["active", "trial", "paused", "cancelled"].map((name) => [name, said(name)])];
+  const filter = choice(said("Show"), statuses, status, (value) => {
     status = value;
     call("list_subscriptions", value ? { status: [value] } : {}, [filter.querySelector("select")]);
   });
   view.append(filter);
   const rows = page.items.map((item) => [
     item.name,
-    [item.price.display, "amount"],
-    item.cycle,
-    item.status,
-    item.next_charge_on || "",
+    [money(item.price), "amount"],
+    said(item.cycle),
+    said(item.status),
+    day(item.next_charge_on),
     item.category || "",
     item.owner,
   ]);
-  view.append(table(`${page.total} subscriptions`, ["Name", ["Price", "amount"], "Every", "Status", "Next charge", "Category", "Owner"], rows));
-  if (page.truncated || page.next_cursor) view.append(element("p", "More are left out; ask for them by name or filter.", "muted"));
+  const headings = [said("Name"), [said("Price"), "amount"], said("Every"), said("Status"), said("Next charge"), said("Category"), said("Owner")];
+  view.append(table(said("Subscriptions: {count}", { count: page.total }), headings, rows));
+  if (page.truncated || page.next_cursor) view.append(element("p", said("More are left out; ask for them by name or filter."), "muted"));
 }

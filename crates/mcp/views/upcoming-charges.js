@@ -4,13 +4,14 @@ let days = "30";
 function render(result) {
   const upcoming = result.structuredContent || { items: [], totals: [] };
   view.dataset.status = "listed";
-  view.append(element("h1", `Upcoming charges, ${upcoming.from} to ${upcoming.to}`));
-  const period = choice("Over", [["7", "a week"], ["30", "30 days"], ["90", "90 days"], ["365", "a year"]], days, (value) => {
+  view.append(element("h1", said("Upcoming charges, {from} to {to}", { from: day(upcoming.from), to: day(upcoming.to) })));
+  const periods = [["7", said("a week")], ["30", said("30 days")], ["90", said("90 days")], ["365", said("a year")]];
+  const period = choice(said("Over"), periods, days, (value) => {
     days = value;
     call("list_upcoming_charges", { days: Number(value) }, [period.querySelector("select")]);
   });
   view.append(period);
-  view.append(figures(upcoming.totals.map((total) => [`In ${total.currency}`, total.display])));
-  view.append(table(`${upcoming.items.length} charges`, ["Date", "Subscription", ["Amount", "amount"], "Paid with"],
-    upcoming.items.map((c) => [c.charge_on, c.subscription.name, [c.amount.display, "amount"], c.payment_method ? c.payment_method.name : ""])));
+  view.append(figures(upcoming.totals.map((total) => [said("In {currency}", { currency: total.currency }), money(total)])));
+  view.append(table(said("Charges: {count}", { count: upcoming.items.length }), [said("Date"), said("Subscription"), [said("Amount"), "amount"], said("Paid with")],
+    upcoming.items.map((c) => [day(c.charge_on), c.subscription.name, [money(c.amount), "amount"], c.payment_method ? c.payment_method.name : ""])));
 }

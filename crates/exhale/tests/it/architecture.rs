@@ -171,7 +171,8 @@ fn allowed_workspace_deps(krate: &str) -> Option<Option<&'static [&'static str]>
         "app" => Some(&["ops", "domain", "store", "statement", "i18n"]),
         "http" => Some(&["ops"]),
         "web" => Some(&["ops", "http", "i18n"]),
-        "api" | "mcp" | "oauth" => Some(&["ops", "http"]),
+        "api" | "oauth" => Some(&["ops", "http"]),
+        "mcp" => Some(&["ops", "http", "i18n"]),
         "assistant" => Some(&["ops"]),
         "channels" => Some(&["ops", "i18n"]),
         "fuzz" => Some(&[]),
@@ -194,8 +195,11 @@ fn rule_text(krate: &str) -> &'static str {
         "app" => "app depends only on ops, domain, store, statement and i18n",
         "http" => "http depends only on ops",
         "fuzz" => "fuzz depends on no workspace crate: it is test tooling for any of them",
-        "api" | "mcp" | "oauth" => {
+        "api" | "oauth" => {
             "an HTTP adapter depends only on ops and http, never on domain, app, store or another adapter"
+        }
+        "mcp" => {
+            "mcp depends only on ops, http and i18n (its views in the person's language), never on domain, app, store or another adapter"
         }
         "channels" => {
             "channels depends only on ops and i18n (chat in the member's language), never on domain, app, store or another adapter"

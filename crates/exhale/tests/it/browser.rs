@@ -294,3 +294,39 @@ async fn exhale_views_render_and_the_card_applies_a_change_once_in_a_headless_mc
         assert!(screenshots().join(format!("apps-{name}.png")).exists(), "{name}");
     }
 }
+
+#[tokio::test]
+async fn a_person_who_reads_spanish_gets_the_views_and_the_card_in_spanish_in_an_mcp_apps_host() {
+    use i18n::{Language::Spanish, format_in};
+    let w = World::new().await;
+    w.env
+        .call(&w.ana, "update_member", serde_json::json!({"id": w.ana.member_id, "language": "es"}))
+        .await
+        .unwrap();
+    let server = w.env.serve().await;
+    let (token, _) = w.env.token(&w.ana, "write").await;
+    let netflix = w.netflix.to_string();
+    let words = serde_json::json!({
+        "subscriptions": format_in(Spanish, "Subscriptions"),
+        "active": format_in(Spanish, "active"),
+        "title": format_in(Spanish, "Delete a subscription with its price history and charges"),
+        "deleted": i18n::say(Spanish, &ops::Text::new("Deleted {name}").with("name", "Netflix")),
+        "confirm": format_in(Spanish, "Confirm"),
+    });
+    assert_ne!(words["subscriptions"], "Subscriptions", "the catalogue has the Spanish");
+    run_script(
+        &server,
+        "apps_host.mjs",
+        "mcp-apps-spanish",
+        &[
+            ("EXHALE_TOKEN", &token),
+            ("EXHALE_OTHER_TOKEN", &token),
+            ("EXHALE_SUBSCRIPTION", &netflix),
+            ("EXHALE_SPANISH", &words.to_string()),
+        ],
+    )
+    .await;
+    let gone = w.env.call(&w.ana, "get_subscription", serde_json::json!({"id": w.netflix})).await;
+    assert!(gone.is_err(), "confirmed on the Spanish card");
+    assert!(screenshots().join("apps-es-card.png").exists());
+}

@@ -186,6 +186,10 @@ fn every_sentence_a_person_reads_has_its_spanish_and_every_spanish_its_english()
     for word in words {
         sources.entry(word).or_insert_with(|| "a closed set of the catalog".into());
     }
+    // What the MCP Apps views say.
+    for sentence in mcp::view_sentences() {
+        sources.entry(sentence.to_owned()).or_insert_with(|| "crates/mcp/views".into());
+    }
     // A write's summary titles the assistant's card of it.
     for meta in ops::all().iter().filter(|meta| meta.info.is_write()) {
         sources.entry(meta.info.summary.to_owned()).or_insert_with(|| "a write's summary".into());

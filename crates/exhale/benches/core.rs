@@ -602,7 +602,11 @@ fn main() {
 
         if let Some(op) = args.iter().skip_while(|a| *a != "--profile").nth(1) {
             // For `perf record`: only this op, many times.
-            let input = if op == "get_subscription" { json!({"id": 250}) } else { json!({}) };
+            let input = match op.as_str() {
+                "get_subscription" => json!({"id": 250}),
+                "list_subscriptions" => json!({"limit": 500}),
+                _ => json!({}),
+            };
             let (p50, _, _) = in_process(&env, &owner, op, input, 3000).await;
             println!("{op}: median {}", ms(p50));
             return;

@@ -3,10 +3,11 @@
 //!
 //! A host that declares the extension gets, in `tools/list`, each write pointing at the card
 //! (`_meta.ui.resourceUri`) and `confirm_change` visible to views only
-//! (`_meta.ui.visibility: ["app"]`), so its model cannot call it. A write that needs the person
-//! answers with its preview in the text the model reads and the confirmation id for the view
-//! (in `_meta`, and in the structured content for hosts that pass views only that): only the
-//! card's Confirm button applies it. A host without the extension sees none of this and keeps
+//! (`_meta.ui.visibility: ["app"]`), so its model cannot call it: the host enforces that, and
+//! the safety of the card rests on it. A write that needs the person answers with its preview
+//! in the text the model reads and the confirmation id for the view (in `_meta`, and in the
+//! structured content for hosts that pass views only that; never in the text): only the card's
+//! Confirm button applies it. A host without the extension sees none of this and keeps
 //! the `confirm_change` path, and so does every client over stdio (Claude Desktop hands a
 //! local server's view neither the structured content nor the `_meta` of a result).
 //!
@@ -276,17 +277,39 @@ pub(crate) async fn waiting_for_the_card(
     .render();
     let mut result = CallToolResult::error(vec![ContentBlock::text(said)]);
     let language = reader(catalog, caller).await;
-    let read = caller.clone().reading(language);
-    let theirs = catalog.call_json(&read, op.name(), input, Mode::DryRun).await.ok();
+    // The person's words for the same changes: a second dry run read by them, kept only when it
+    // names the same changes (something may have changed in between).
+    let theirs = if language == caller.language {
+        None
+    } else {
+        let read = caller.clone().reading(language);
+        catalog.call_json(&read, op.name(), input, Mode::DryRun).await.ok()
+    };
+    let same = |a: &Value, b: &Value| {
+        let keys = |v: &Value| -> Vec<(Value, Value, Value)> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| (c["entity"].clone(), c["entity_id"].clone(), c["action"].clone()))
+                .collect()
+        };
+        keys(a) == keys(b)
+    };
+    let lines = theirs
+        .and_then(|output| output.get("changes").cloned())
+        .filter(|theirs| same(theirs, &changes))
+        .unwrap_or_else(|| changes.clone());
     let card = json!({
         "confirmation_id": confirmation_id,
         "expires_at": expires_at,
         "title": i18n::say(language, &Text::new(op.info.summary)),
-        "changes": theirs.and_then(|output| output.get("changes").cloned()).unwrap_or(changes),
+        "changes": lines,
     });
-    // For the view: in `_meta`, which the extension keeps from the model, and again in the
-    // structured content for hosts that hand views only that (ChatGPT, Claude Desktop with a
-    // local server). A model that reads it still cannot confirm: `confirm_change` is for views.
+    // For the view: in `_meta`, which the extension keeps out of model context, and again in
+    // the structured content for hosts that hand views only that (ChatGPT). Some hosts also
+    // show structured content to the model: what keeps a model from confirming is that a host
+    // with views never hands it `confirm_change` (visibility "app"), not that it cannot read
+    // the id; the id is never in the text.
     result.structured_content = Some(json!({"confirmation": card}));
     let mut meta = JsonObject::new();
     meta.insert(CONFIRMATION_KEY.into(), card);

@@ -141,7 +141,9 @@ impl ServerHandler for ExhaleMcp {
             .enable_prompts()
             .enable_completions()
             .build();
-        capabilities.extensions = Some(apps::server_extensions());
+        if self.offers_views {
+            capabilities.extensions = Some(apps::server_extensions());
+        }
         ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new("exhale", env!("CARGO_PKG_VERSION")).with_title("Exhale"),
@@ -188,9 +190,16 @@ impl ServerHandler for ExhaleMcp {
             Ok(prepared) => prepared,
             Err(err) => return Ok(tools::failure(&err).into()),
         };
-        // A card is written from the same input, read by the person.
-        let views = self.views(&cx);
-        let kept = views.then(|| prepared.input.clone());
+        // A write the host shows with the card (one it listed to this client: not one found
+        // through find_tools beyond a compact set); the card is written from the same input,
+        // read by the person.
+        let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
+        let card = meta.info.is_write()
+            && self.views(&cx)
+            && tools::offered(self.catalog.as_ref(), &caller, uri)
+                .iter()
+                .any(|offered| offered.name() == meta.name());
+        let kept = card.then(|| prepared.input.clone());
         let result: CallToolResult = match self
             .catalog
             .call_json_text(&caller, meta.name(), prepared.input, prepared.mode)
@@ -199,7 +208,7 @@ impl ServerHandler for ExhaleMcp {
             Ok(output) => tools::success(tools::fit(output, prepared.page))?,
             Err(OpError::Internal) => return Err(tools::internal()),
             // A host with views shows the card: the person confirms there, not the model.
-            Err(err @ OpError::ConfirmationRequired { .. }) if views => {
+            Err(err @ OpError::ConfirmationRequired { .. }) if card => {
                 let input = kept.unwrap_or_default();
                 apps::waiting_for_the_card(self.catalog.as_ref(), &caller, meta, input, &err)
                     .await?

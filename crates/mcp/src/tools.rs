@@ -40,16 +40,19 @@ pub(crate) fn tool(meta: &OpMeta, views: bool) -> Tool {
         }
     }
     let description = format!("{}. {}", info.summary, info.description);
-    let tool = Tool::new(info.name, description, object(input))
-        .with_title(info.summary)
-        .with_raw_output_schema(object(meta.output_schema()))
-        .with_annotations(
-            ToolAnnotations::new()
-                .read_only(info.hints.read_only)
-                .destructive(info.hints.destructive)
-                .idempotent(info.hints.idempotent)
-                .open_world(info.hints.open_world),
-        );
+    let mut tool = Tool::new(info.name, description, object(input)).with_title(info.summary);
+    // A write shown with the card may answer with the card's data instead of its output, and
+    // clients check structured content against an output schema even on an error result.
+    if !(views && info.is_write()) {
+        tool = tool.with_raw_output_schema(object(meta.output_schema()));
+    }
+    let tool = tool.with_annotations(
+        ToolAnnotations::new()
+            .read_only(info.hints.read_only)
+            .destructive(info.hints.destructive)
+            .idempotent(info.hints.idempotent)
+            .open_world(info.hints.open_world),
+    );
     match crate::apps::tool_meta(meta).filter(|_| views) {
         Some(ui) => tool.with_meta(ui),
         None => tool,

@@ -43,12 +43,29 @@ const element = (tag, text, className) => {
   if (className) node.className = className;
   return node;
 };
-const resize = () => post({
-  jsonrpc: "2.0",
-  method: "ui/notifications/size-changed",
-  params: { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight },
-});
+// The view's height as its content needs it (not the frame's), so the host can shrink it too.
+let reported = 0;
+const resize = () => {
+  const height = Math.ceil(view.getBoundingClientRect().height);
+  if (height === reported) return;
+  reported = height;
+  post({ jsonrpc: "2.0", method: "ui/notifications/size-changed", params: { height } });
+};
+if (window.ResizeObserver) new ResizeObserver(resize).observe(view);
 const textOf = (result) => (result.content || []).filter((block) => block.type === "text").map((block) => block.text).join("\n");
+// A result's data: its structured content, else its text block, which holds the same JSON
+// (for hosts that hand a view only the text).
+const dataOf = (result) => {
+  if (result.structuredContent) return result.structuredContent;
+  try {
+    return JSON.parse(textOf(result));
+  } catch {
+    return undefined;
+  }
+};
+// The arguments the model called the tool with: a view's own controls change one of them and
+// keep the rest.
+let toolArguments = {};
 const time = (instant) => {
   try {
     return new Intl.DateTimeFormat(language, { hour: "numeric", minute: "2-digit" }).format(new Date(instant));
@@ -141,8 +158,13 @@ window.addEventListener("message", (event) => {
     post(known
       ? { jsonrpc: "2.0", id: message.id, result: {} }
       : { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
+  } else if (message.method === "ui/notifications/tool-input") {
+    toolArguments = (message.params && message.params.arguments) || {};
   } else if (message.method === "ui/notifications/tool-result") {
     show(message.params || {});
+  } else if (message.method === "ui/notifications/tool-cancelled") {
+    view.replaceChildren(element("p", said("Cancelled."), "muted"));
+    resize();
   }
 });
 
@@ -150,4 +172,7 @@ request("ui/initialize", {
   protocolVersion: "2026-01-26",
   appInfo: { name: `Exhale: ${document.title}`, version: "1" },
   appCapabilities: {},
-}).then(() => post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }));
+}).then(
+  () => post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }),
+  () => view.replaceChildren(element("p", said("This host did not open the view."), "error")),
+);

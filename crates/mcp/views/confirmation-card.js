@@ -16,7 +16,7 @@ function render(result) {
   // Hosts hand the view the result's _meta, or only its structured content.
   const waiting = (result._meta && result._meta["exhale/confirmation"])
     || (result.structuredContent && result.structuredContent.confirmation);
-  const output = result.structuredContent;
+  const output = dataOf(result);
   if (waiting && waiting.confirmation_id) {
     view.dataset.status = "pending";
     view.append(element("h1", said("Confirm: {title}", { title: waiting.title })), lines(waiting.changes));

@@ -3,7 +3,7 @@
 // guessed.
 let groupBy = "category";
 function render(result) {
-  const summary = result.structuredContent;
+  const summary = dataOf(result);
   if (!summary || !summary.monthly) {
     view.append(element("p", textOf(result)));
     return;
@@ -12,7 +12,7 @@ function render(result) {
   view.dataset.status = "shown";
   view.append(element("h1", said("Spending")));
   view.append(figures([[said("A month"), money(summary.monthly)], [said("A year"), money(summary.yearly)]]));
-  const groups = ["category", "member", "payment_method", "tag"].map((name) => [name, said(name)]);
+  const groups = ["category", "member", "payment_method", "tag", "none"].map((name) => [name, said(name)]);
   const by = choice(said("By"), groups, groupBy, (value) => call("get_spending_summary", { group_by: value }, [by.querySelector("select")]));
   view.append(by);
   // Each group's share of the monthly total (a tag's shares can add up to more).

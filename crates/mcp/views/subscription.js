@@ -2,7 +2,7 @@
 // recent charges.
 function render(result) {
   // The subscription's own fields, with its history and charges beside them.
-  const detail = result.structuredContent;
+  const detail = dataOf(result);
   if (!detail || !detail.name) {
     view.append(element("p", textOf(result)));
     return;

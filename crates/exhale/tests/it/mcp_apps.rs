@@ -101,6 +101,9 @@ async fn a_host_with_views_shows_the_card_and_only_the_card_confirms() {
     assert!(!model_visible(&listed).contains(&"confirm_change".to_owned()));
     for tool in &listed {
         let writes = tool["annotations"]["readOnlyHint"] == false;
+        // A write may answer with the card's data instead of its output: it states no output
+        // schema to such a host (clients check structured content against it).
+        assert_eq!(tool.get("outputSchema").is_none(), writes, "{}", tool["name"]);
         let names_card = tool["_meta"]["ui"]["resourceUri"] == CARD;
         assert_eq!(
             writes && tool["name"] != "confirm_change",
@@ -129,6 +132,9 @@ async fn a_host_with_views_shows_the_card_and_only_the_card_confirms() {
     let card = waiting(&asked);
     let id = card["confirmation_id"].as_str().unwrap().to_owned();
     assert!(id.starts_with("cf_"), "{card}");
+    // The same for hosts that hand views only the structured content.
+    let structured = asked.structured_content.clone().unwrap();
+    assert_eq!(structured["confirmation"], card);
     assert!(card["changes"][0]["summary"].as_str().unwrap().contains("Netflix"), "{card}");
     assert!(before == records(&w).await, "nothing changed before the press");
 
@@ -163,17 +169,11 @@ async fn a_host_with_views_shows_the_card_and_only_the_card_confirms() {
     let activity = w.env.call(&w.ana, "list_activity", json!({"limit": 1})).await.unwrap();
     assert!(activity["items"][0]["summary"].as_str().unwrap().contains("Netflix"), "{activity}");
 
-    // Undo from the card.
+    // Undo from the card: an agent's undo waits for the person too, and the card confirms it.
     let undone = call(&host, "undo", json!({"batch_id": done["batch_id"]})).await;
-    let undo_card = waiting(&undone);
-    let undo_id = undo_card["confirmation_id"].as_str().map(str::to_owned);
-    if let Some(undo_id) = undo_id {
-        // An agent's undo waits for the person too: the card confirms it.
-        let confirmed = call(&host, "confirm_change", json!({"confirmation_id": undo_id})).await;
-        assert_ne!(confirmed.is_error, Some(true), "{}", text(&confirmed));
-    } else {
-        assert_ne!(undone.is_error, Some(true), "{}", text(&undone));
-    }
+    let undo_id = waiting(&undone)["confirmation_id"].as_str().unwrap().to_owned();
+    let confirmed = call(&host, "confirm_change", json!({"confirmation_id": undo_id})).await;
+    assert_ne!(confirmed.is_error, Some(true), "{}", text(&confirmed));
     let back = w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap();
     assert_eq!(back["name"], "Netflix");
 }

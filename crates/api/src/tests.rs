@@ -87,6 +87,14 @@ impl Catalog for FakeCatalog {
         })
     }
 
+    fn person_reads<'a>(
+        &'a self,
+        _caller: &'a Caller,
+    ) -> BoxFuture<'a, Result<Option<ops::Language>, OpError>> {
+        // REST never asks: what it returns is for agents, in English.
+        Box::pin(async { Ok(None) })
+    }
+
     fn subscribe_unbound(&self) -> UnboundFeed {
         UnboundFeed::new(broadcast::channel(1).1)
     }

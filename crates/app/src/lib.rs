@@ -187,6 +187,21 @@ impl ops::Catalog for App {
         }
     }
 
+    fn person_reads<'a>(
+        &'a self,
+        caller: &'a ops::Caller,
+    ) -> ops::BoxFuture<'a, Result<Option<domain::Language>, OpError>> {
+        let store = self.store.clone();
+        let (household_id, member_id) = (caller.household_id, caller.member_id);
+        Box::pin(transactions::blocking(move || {
+            transactions::read(&store, |db| {
+                let member = store::households::get_member(db, household_id, member_id)
+                    .map_err(transactions::internal)?;
+                views::reads_in(db, &member).map_err(transactions::internal)
+            })
+        }))
+    }
+
     fn subscribe_unbound(&self) -> ops::UnboundFeed {
         ops::UnboundFeed::new(self.events.subscribe())
     }

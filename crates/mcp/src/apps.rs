@@ -173,18 +173,10 @@ fn document(view: &View, language: Language) -> String {
     )
 }
 
-/// The language the person behind `caller` reads: their own setting, else their household's.
-/// Views and cards are for people, whatever language the agent reads.
+/// The language the person behind `caller` reads, as the catalog says (English when it speaks
+/// neither of theirs). Views and cards are for people, whatever language the agent reads.
 pub(crate) async fn reader(catalog: &dyn Catalog, caller: &Caller) -> Language {
-    let members = catalog.call_json(caller, "list_members", json!({}), Mode::Apply).await;
-    let household = catalog.call_json(caller, "get_household", json!({}), Mode::Apply).await;
-    let theirs = members.ok().and_then(|members| {
-        members["items"].as_array()?.iter().find(|m| m["is_you"] == true)?["language"]
-            .as_str()
-            .map(str::to_owned)
-    });
-    let households = household.ok().and_then(|h| h["language"].as_str().map(str::to_owned));
-    i18n::choose(theirs.as_deref(), households.as_deref(), None)
+    catalog.person_reads(caller).await.ok().flatten().unwrap_or_default()
 }
 
 /// Whether the client renders views, from the capabilities it declared (in `initialize`, or on

@@ -63,6 +63,14 @@ pub trait Catalog: Send + Sync {
         via: crate::Via,
     ) -> BoxFuture<'a, Result<Caller, OpError>>;
 
+    /// The language the person behind `caller` reads Exhale in: their own setting, else their
+    /// household's; `None` when Exhale speaks neither. For what a person reads through an
+    /// agent's connection (MCP Apps views), whatever language the agent reads.
+    fn person_reads<'a>(
+        &'a self,
+        caller: &'a Caller,
+    ) -> BoxFuture<'a, Result<Option<crate::Language>, OpError>>;
+
     /// Change events from now on, to be bound to a caller before anything can be read. For an
     /// adapter that must subscribe before it knows who listens (MCP acknowledges a
     /// `subscriptions/listen` before the handler sees the request's caller); everyone else

@@ -162,7 +162,7 @@ document.addEventListener("DOMContentLoaded", () => {
           delete answer.dataset.streaming;
           if (event.answer.notice) log.append(element("p", "warning", event.answer.notice));
           // Screens and cards come drawn by the server from Exhale's own records, escaped there.
-          for (const markup of [...event.answer.screens, ...event.answer.cards_html]) {
+          for (const markup of [...event.answer.screens, ...event.answer.cards]) {
             const drawn = html(markup);
             if (drawn) log.append(drawn);
           }

@@ -31,6 +31,28 @@ pub(crate) async fn http_client(url: String, token: &str, name: &str) -> Client 
     client_info(name).serve(transport).await.unwrap()
 }
 
+/// A client of the real `exhale mcp` process over stdio, on the data in `dir`, with `token`
+/// and `extra` arguments after `mcp`.
+pub(crate) async fn stdio_client(
+    dir: &TempDir,
+    token: &str,
+    extra: &[&str],
+    config: ClientConfig,
+) -> Client {
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_exhale")).configure(|cmd| {
+            cmd.arg("--data-dir")
+                .arg(dir.path())
+                .arg("mcp")
+                .args(extra)
+                .env("EXHALE_TOKEN", token)
+                .env_remove("RUST_LOG");
+        }),
+    )
+    .unwrap();
+    config.serve(transport).await.unwrap()
+}
+
 /// A 2025-11-25 client of a server that acts for one caller without a token
 /// (`TestEnv::serve_mcp_as`).
 pub(crate) async fn client_without_token(url: String, name: &str) -> Client {
@@ -309,17 +331,7 @@ async fn every_refusal_on_mcp_is_a_json_rpc_error_with_the_stable_code() {
 async fn stdio_serves_the_token_holder() {
     let dir = TempDir::new();
     let token = crate::cli::owner_with_token(&dir, "trusted");
-    let transport = TokioChildProcess::new(
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_exhale")).configure(|cmd| {
-            cmd.arg("--data-dir")
-                .arg(dir.path())
-                .arg("mcp")
-                .env("EXHALE_TOKEN", &token)
-                .env_remove("RUST_LOG");
-        }),
-    )
-    .unwrap();
-    let client = client_info("Cursor").serve(transport).await.unwrap();
+    let client = stdio_client(&dir, &token, &[], client_info("Cursor")).await;
     let tools = client.list_all_tools().await.unwrap();
     assert!(tools.iter().any(|t| t.name == "create_subscription"));
     assert!(!tools.iter().any(|t| t.name == "create_token"), "credentials are not for agents");

@@ -6,8 +6,7 @@ use rmcp::{
     ServiceExt,
     model::{ClientCapabilities, ClientConfig, Implementation, ReadResourceRequestParams},
     transport::{
-        ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess,
-        streamable_http_client::StreamableHttpClientTransportConfig,
+        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
     },
 };
 use serde_json::{Value, json};
@@ -212,17 +211,7 @@ async fn a_view_reads_only_what_its_caller_may_and_the_card_keeps_a_private_name
 async fn stdio_offers_no_views_and_keeps_confirm_change() {
     let dir = TempDir::new();
     let token = crate::cli::owner_with_token(&dir, "write");
-    let transport = TokioChildProcess::new(
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_exhale")).configure(|cmd| {
-            cmd.arg("--data-dir")
-                .arg(dir.path())
-                .arg("mcp")
-                .env("EXHALE_TOKEN", &token)
-                .env_remove("RUST_LOG");
-        }),
-    )
-    .unwrap();
-    let client = renders_views().serve(transport).await.unwrap();
+    let client = crate::mcp::stdio_client(&dir, &token, &[], renders_views()).await;
     let listed = tools(&client).await;
     assert!(listed.iter().all(|tool| tool.get("_meta").is_none()), "no view over stdio");
     assert!(model_visible(&listed).contains(&"confirm_change".to_owned()));

@@ -3,7 +3,6 @@
 //! `find_tools`; the rest stay callable by name and are found by words, never beyond what the
 //! caller may call.
 
-use rmcp::{ServiceExt, transport::ConfigureCommandExt};
 use serde_json::{Value, json};
 use test_support::TempDir;
 
@@ -91,21 +90,11 @@ async fn a_read_token_asking_for_compact_tools_sees_and_finds_only_reads() {
 async fn stdio_lists_the_compact_set_when_asked() {
     let dir = TempDir::new();
     let token = crate::cli::owner_with_token(&dir, "write");
-    let transport = rmcp::transport::TokioChildProcess::new(
-        tokio::process::Command::new(env!("CARGO_BIN_EXE_exhale")).configure(|cmd| {
-            cmd.arg("--data-dir")
-                .arg(dir.path())
-                .args(["mcp", "--tools", "compact"])
-                .env("EXHALE_TOKEN", &token)
-                .env_remove("RUST_LOG");
-        }),
-    )
-    .unwrap();
     let info = rmcp::model::ClientConfig::new(
         rmcp::model::ClientCapabilities::default(),
         rmcp::model::Implementation::new("LM Studio", "1.0"),
     );
-    let client = info.serve(transport).await.unwrap();
+    let client = crate::mcp::stdio_client(&dir, &token, &["--tools", "compact"], info).await;
     let listed = client.list_all_tools().await.unwrap();
     assert_eq!(names(&listed), compact_names());
     let found = call(&client, "find_tools", json!({"query": "payment methods", "limit": 2})).await;

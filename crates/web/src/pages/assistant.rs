@@ -43,8 +43,7 @@ pub(crate) struct ActForm {
 fn answer_view(web: &Web, person: &SessionCaller, answer: &Answer) -> Value {
     json!({
         "text": answer.text,
-        "cards": answer.cards,
-        "cards_html": answer.cards.iter().map(|card| card_html(web, person, card)).collect::<Vec<_>>(),
+        "cards": answer.cards.iter().map(|card| card_html(web, person, card)).collect::<Vec<_>>(),
         "screens": answer.screens.iter().map(|screen| screen_html(web, screen)).collect::<Vec<_>>(),
         "notice": answer.notice.as_ref().map(say),
     })
@@ -204,7 +203,7 @@ pub(crate) async fn act(
 }
 
 fn card_view(web: &Web, person: &SessionCaller, card: &Card) -> Value {
-    json!({"card": card, "html": card_html(web, person, card)})
+    json!({"html": card_html(web, person, card)})
 }
 
 async fn refuse(

@@ -442,7 +442,7 @@ CREATE TABLE "tokens" (
     last_used_at TEXT,
     expires_at TEXT,
     revoked_at TEXT,
-    tools TEXT NOT NULL DEFAULT 'full' CHECK (tools IN ('full', 'compact')),
+    tools TEXT NOT NULL DEFAULT 'full' CHECK (tools IN ('full', 'subscriptions', 'compact')),
     -- The client a grant was given to.
     client_id TEXT REFERENCES oauth_clients(id) ON DELETE CASCADE,
     -- The resource (audience) a grant's access tokens are for.

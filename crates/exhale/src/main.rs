@@ -49,8 +49,9 @@ enum Command {
         /// The API token; default: the EXHALE_TOKEN environment variable.
         #[arg(long)]
         token: Option<String>,
-        /// Which tools to list: full, or compact (the most used and find_tools, for small
-        /// models); default: the token's setting.
+        /// Which tools to list: full, subscriptions (what keeping subscriptions takes, and
+        /// find_tools), or compact (the most used and find_tools, for small models); default:
+        /// the token's setting.
         #[arg(long)]
         tools: Option<String>,
     },
@@ -247,8 +248,9 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
             })?;
             let mut caller = app.authenticate_token(&token, Via::Mcp).await.map_err(op_error)?;
             if let Some(tools) = tools {
-                let set = ops::tools::ToolSet::parse(&tools)
-                    .ok_or_else(|| anyhow!("--tools is full or compact, not {tools:?}"))?;
+                let set = ops::tools::ToolSet::parse(&tools).ok_or_else(|| {
+                    anyhow!("--tools is full, subscriptions or compact, not {tools:?}")
+                })?;
                 caller = caller.with_tool_set(set);
             }
             let catalog: Arc<dyn ops::Catalog> = app;

@@ -3,14 +3,14 @@
 use ops::Text;
 use std::sync::Arc;
 
-use ops::{Caller, Catalog, Mode, OpError};
+use ops::{Caller, Catalog, Mode, OpError, OpMeta};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
         CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
         CompleteResult, CompletionInfo, GetPromptRequestParams, GetPromptResponse, Implementation,
         ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-        PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+        PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
         ReadResourceResult, Reference, ServerCapabilities, ServerConfig,
     },
     service::RequestContext,
@@ -49,6 +49,8 @@ pub struct ExhaleMcp {
     /// where Claude Desktop hands a view neither the structured content nor `_meta` of a
     /// result, so a card could never learn what to confirm.
     offers_views: bool,
+    /// The tools `find_tools` found in this session beyond its tool set.
+    found: tools::Found,
 }
 
 impl ExhaleMcp {
@@ -74,6 +76,7 @@ impl ExhaleMcp {
             pending_listen: notify::PendingListen::default(),
             codec,
             offers_views: true,
+            found: tools::Found::default(),
         }
     }
 
@@ -114,6 +117,22 @@ impl ExhaleMcp {
         .into())
     }
 
+    /// Lists from now on the tools a `find_tools` result names beyond the session's tool set,
+    /// and tells the client its list changed, so it hands them to its model. Only within a
+    /// session (2025 wire, stdio): a stateless 2026 request has no list to add to.
+    async fn list_found(&self, cx: &RequestContext<RoleServer>, listed: &[&OpMeta], output: &str) {
+        let stateless =
+            cx.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
+        if !stateless
+            && self.found.add(self.catalog.ops(), listed, output)
+            // A client gone or one that ignores the notice loses nothing: the tools stay
+            // callable by name.
+            && cx.peer.notify_tool_list_changed().await.is_err()
+        {
+            tracing::debug!("tools/list_changed not delivered");
+        }
+    }
+
     fn caller(&self, cx: &RequestContext<RoleServer>) -> Result<Caller, McpError> {
         let caller = match &self.fixed_caller {
             Some(caller) => caller.clone(),
@@ -135,6 +154,7 @@ impl ServerHandler for ExhaleMcp {
     fn get_info(&self) -> ServerConfig {
         let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_resources()
             .enable_resources_subscribe()
             .enable_resources_list_changed()
@@ -158,7 +178,8 @@ impl ServerHandler for ExhaleMcp {
     ) -> Result<ListToolsResult, McpError> {
         let caller = self.caller(&cx)?;
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
-        let tools = tools::listed(self.catalog.as_ref(), &caller, uri, self.views(&cx));
+        let tools =
+            tools::listed(self.catalog.as_ref(), &caller, uri, &self.found, self.views(&cx));
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -190,22 +211,26 @@ impl ServerHandler for ExhaleMcp {
             Ok(prepared) => prepared,
             Err(err) => return Ok(tools::failure(&err).into()),
         };
-        // A write the host shows with the card (one it listed to this client: not one found
-        // through find_tools beyond a compact set); the card is written from the same input,
-        // read by the person.
+        // A write the host shows with the card (one it listed to this client, not one called by
+        // a name found with find_tools on a stateless request); the card is written from the
+        // same input, read by the person.
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
+        let listed = tools::offered(self.catalog.as_ref(), &caller, uri, &self.found);
         let card = meta.info.is_write()
             && self.views(&cx)
-            && tools::offered(self.catalog.as_ref(), &caller, uri)
-                .iter()
-                .any(|offered| offered.name() == meta.name());
+            && listed.iter().any(|offered| offered.name() == meta.name());
         let kept = card.then(|| prepared.input.clone());
         let result: CallToolResult = match self
             .catalog
             .call_json_text(&caller, meta.name(), prepared.input, prepared.mode)
             .await
         {
-            Ok(output) => tools::success(tools::fit(output, prepared.page))?,
+            Ok(output) => {
+                if meta.name() == <ops::tools::FindTools as ops::Op>::INFO.name {
+                    self.list_found(&cx, &listed, &output).await;
+                }
+                tools::success(tools::fit(output, prepared.page))?
+            }
             Err(OpError::Internal) => return Err(tools::internal()),
             // A host with views shows the card: the person confirms there, not the model.
             Err(err @ OpError::ConfirmationRequired { .. }) if card => {

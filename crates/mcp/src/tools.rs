@@ -1,6 +1,9 @@
 //! Rendering catalog ops as MCP tools, and op results as tool results.
 
-use std::{collections::BTreeMap, sync::Arc};
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::{Arc, Mutex, PoisonError},
+};
 
 use axum::http::Uri;
 use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text};
@@ -61,22 +64,24 @@ pub(crate) fn tool(meta: &OpMeta, views: bool) -> Tool {
 
 /// The ops `caller` may call, of the tool set it asked for in the endpoint's address
 /// (`/mcp?tools=compact`, which wins over its token's setting: a client configured for a small
-/// model says so itself).
+/// model says so itself), and those `find_tools` found in its session ([`Found`]).
 pub(crate) fn offered<'a>(
     catalog: &'a dyn Catalog,
     caller: &Caller,
     uri: Option<&Uri>,
+    found: &Found,
 ) -> Vec<&'a OpMeta> {
     let asked = uri
         .and_then(Uri::query)
         .and_then(|query| query.split('&').find_map(|pair| pair.strip_prefix("tools=")))
         .and_then(ops::tools::ToolSet::parse);
     let set = asked.unwrap_or(caller.tool_set());
+    let found = found.names();
     catalog
         .ops()
         .iter()
         .filter(|meta| ops::policy::may_call(caller, meta.info))
-        .filter(|meta| ops::tools::offered(set, meta.info))
+        .filter(|meta| ops::tools::offered(set, meta.info) || found.contains(meta.info.name))
         .collect()
 }
 
@@ -85,9 +90,50 @@ pub(crate) fn listed(
     catalog: &dyn Catalog,
     caller: &Caller,
     uri: Option<&Uri>,
+    found: &Found,
     views: bool,
 ) -> Vec<Tool> {
-    offered(catalog, caller, uri).into_iter().map(|meta| tool(meta, views)).collect()
+    offered(catalog, caller, uri, found).into_iter().map(|meta| tool(meta, views)).collect()
+}
+
+/// The ops `find_tools` returned in one session beyond its tool set, listed from then on: a
+/// client hands its model only listed tools, so a tool found but not listed could not be
+/// called. Shared by the clones of one session's server; empty for a stateless request.
+#[derive(Clone, Default)]
+pub(crate) struct Found(Arc<Mutex<BTreeSet<&'static str>>>);
+
+impl Found {
+    /// The names found so far.
+    pub(crate) fn names(&self) -> BTreeSet<&'static str> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Adds the tools a `find_tools` result (its JSON text) names that `offered` leaves out;
+    /// whether any was new, so the client is told the list changed.
+    pub(crate) fn add(&self, all: &[OpMeta], listed: &[&OpMeta], result: &str) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Named {
+            name: String,
+        }
+        #[derive(serde::Deserialize)]
+        struct Result {
+            tools: Vec<Named>,
+        }
+        let Ok(result) = serde_json::from_str::<Result>(result) else {
+            return false;
+        };
+        let mut names = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut added = false;
+        for tool in result.tools {
+            let unlisted = !listed.iter().any(|meta| meta.name() == tool.name);
+            if let Some(meta) = all.iter().find(|meta| meta.name() == tool.name)
+                && unlisted
+            {
+                added |= names.insert(meta.info.name);
+            }
+        }
+        added
+    }
 }
 
 /// A tools/call's arguments made ready for the catalog: `dry_run` taken out as the call's mode,
@@ -271,8 +317,8 @@ mod tests {
             + Value::Object((*tool.input_schema).clone()).to_string().len()
     }
 
-    #[test]
-    fn a_write_token_s_tools_list_stays_small_for_a_model() {
+    /// The bytes a model reads of a write token's `tools/list` in a tool set, and how many tools.
+    fn listed_for_a_model(set: ToolSet) -> (usize, usize) {
         let caller = Caller {
             household_id: 1,
             member_id: 1,
@@ -282,7 +328,7 @@ mod tests {
                 token_id: 1,
                 token_name: "t".into(),
                 client_name: None,
-                tools: ToolSet::Full,
+                tools: set,
                 credential: ops::Credential::ApiToken,
             },
             via: Via::Mcp,
@@ -291,9 +337,36 @@ mod tests {
         let tools: Vec<_> = ops::all()
             .iter()
             .filter(|meta| ops::policy::may_call(&caller, meta.info))
+            .filter(|meta| ops::tools::offered(set, meta.info))
             .map(|meta| tool(meta, false))
             .collect();
-        let visible: usize = tools.iter().map(model_visible).sum();
+        (tools.iter().map(model_visible).sum(), tools.len())
+    }
+
+    #[test]
+    fn a_found_tool_is_new_once_and_only_if_it_is_not_listed() {
+        let found = super::Found::default();
+        let listed: Vec<_> = ops::all().iter().filter(|meta| meta.name() == "list_tags").collect();
+        let result = |names: &[&str]| {
+            let tools: Vec<_> =
+                names.iter().map(|name| serde_json::json!({"name": name})).collect();
+            serde_json::json!({"tools": tools}).to_string()
+        };
+        // Not a find_tools result, or only tools already listed: nothing new.
+        assert!(!found.add(ops::all(), &listed, "{}"));
+        assert!(!found.add(ops::all(), &listed, &result(&["list_tags", "no_such_tool"])));
+        assert!(found.add(ops::all(), &listed, &result(&["create_account", "list_tags"])));
+        assert!(!found.add(ops::all(), &listed, &result(&["create_account"])));
+        assert_eq!(found.names().into_iter().collect::<Vec<_>>(), ["create_account"]);
+    }
+
+    #[test]
+    fn a_write_token_s_tools_list_stays_small_for_a_model() {
+        for set in [ToolSet::Full, ToolSet::Subscriptions, ToolSet::Compact] {
+            let (visible, count) = listed_for_a_model(set);
+            println!("{}: {count} tools, {visible} bytes a model reads", set.as_str());
+        }
+        let (visible, count) = listed_for_a_model(ToolSet::Full);
         // 39.4 KB before schemas were compacted and descriptions cut to 300 characters, 30.6 KB
         // with 50 tools, 31.0 KB with 54 (the reminder ops, paid for by shorter descriptions and
         // an activity filter that lists only the ops that write), 28.0 KB once what the briefing
@@ -301,11 +374,18 @@ mod tests {
         // in each (`ops::tools::say_once`), 36.6 KB with 69 (accounts, balances, transactions,
         // labels and import_transactions: 15 ops at about the same 530 bytes a tool), 39.1 KB
         // with 74 (the five budget ops, create_budget cut to 1.2 KB), 43.5 KB with 82 (rules and
-        // the three ledger reports), 44.6 KB with 84 (splits and transfers), 45.0 KB with 85 (match_charge), 44.8 KB once amount patterns were said once too (and names'
-        // patterns, new for the REST schema, left out here). A small
-        // window takes the compact set (`ops::tools::COMPACT`). This keeps each tool, and the
+        // the three ledger reports), 44.6 KB with 84 (splits and transfers), 45.0 KB with 85
+        // (match_charge), 44.8 KB once amount patterns were said once too (and names'
+        // patterns, new for the REST schema, left out here). This keeps each tool, and the
         // whole, from growing.
-        assert!(visible <= 44_900, "{} tools, {visible} bytes a model reads", tools.len());
-        assert!(visible / tools.len() <= 530, "{} tools, {visible} bytes", tools.len());
+        assert!(visible <= 44_900, "{count} tools, {visible} bytes a model reads");
+        assert!(visible / count <= 530, "{count} tools, {visible} bytes");
+        // Clients that limit tools, or a household that keeps only subscriptions, take the
+        // subscriptions set: the budget of issue 11 (24 KB), with find_tools for the rest.
+        let (visible, count) = listed_for_a_model(ToolSet::Subscriptions);
+        assert!(visible <= 24_000, "{count} tools, {visible} bytes a model reads");
+        // A small window takes the compact set.
+        let (visible, count) = listed_for_a_model(ToolSet::Compact);
+        assert!(visible <= 12_000, "{count} tools, {visible} bytes a model reads");
     }
 }

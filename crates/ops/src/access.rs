@@ -24,7 +24,8 @@ pub struct Token {
     /// The first characters, to recognise it.
     pub prefix: String,
     pub scope: Scope,
-    /// Which tools its MCP client lists: every tool, or the compact set for small models.
+    /// Which tools its MCP client lists: every tool, the subscriptions set, or the compact set
+    /// for small models.
     pub tools: ToolSet,
     pub created_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,7 +59,8 @@ pub struct CreateTokenInput {
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     pub scope: Scope,
-    /// Which tools its MCP client lists; default full. compact: the most used ones and
+    /// Which tools its MCP client lists; default full. subscriptions: what keeping
+    /// subscriptions takes, and find_tools for the rest; compact: the most used ones and
     /// find_tools, for models with small context windows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolSet>,

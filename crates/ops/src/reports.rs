@@ -238,7 +238,7 @@ pub struct ListAttentionItems;
 impl Op for ListAttentionItems {
     const INFO: OpInfo = OpInfo::read(
         "list_attention_items",
-        "What needs attention: trials ending, cards expiring before a charge, price rises, gaps",
+        "List what needs attention",
         "Derived on every call: trials ending and card expiries before a charge within 7 days, price rises in 30 days, uncategorised or look-alike subscriptions, currencies without a rate.",
     );
     type Input = Empty;

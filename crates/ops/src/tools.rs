@@ -1,6 +1,7 @@
-//! The tools a model is offered: the full catalog, or a compact set for clients and models
-//! with small windows (the ops a household uses most, plus `find_tools`, which searches the
-//! rest by words and returns the definitions to call next).
+//! The tools a model is offered: the full catalog, the subscriptions set (what a household
+//! that keeps only subscriptions uses, about half the catalog's bytes), or a compact set for
+//! clients and models with small windows (the ops a household uses most); the last two with
+//! `find_tools`, which searches the rest by words and returns the definitions to call next.
 //!
 //! Adapters ask [`offered`] which ops to list, and the `find_tools` handler ranks with
 //! [`find`]; who may call an op is still `crate::policy`, and an op left out of the compact
@@ -21,6 +22,10 @@ domain::named_enum! {
     pub enum ToolSet("tool set") {
         /// Every op the caller may call.
         Full => "full" | "all",
+        /// Subscriptions, their charges, categories, payment methods and tags, the reports on
+        /// them, activity and undo, and find_tools for the rest (accounts, transactions,
+        /// budgets, rules, the household's settings).
+        Subscriptions => "subscriptions",
         /// The ops used most, and find_tools for the rest: for small context windows.
         Compact => "compact" | "small",
     }
@@ -49,11 +54,46 @@ pub const COMPACT: &[&str] = &[
     "confirm_change",
 ];
 
+/// The ops of the subscriptions set besides `find_tools` and those of [`COMPACT`]: the rest of
+/// what a household keeping subscriptions does, its reports, and statements to import. Left
+/// out: the ledger (accounts, transactions, labels, rules, budgets and their reports) and the
+/// household's administration (members, settings, tokens, channels; `get_context` tells the
+/// household and its members), about 21 KB of a write token's 45 KB.
+pub const SUBSCRIPTIONS: &[&str] = &[
+    "reschedule_subscription",
+    "bulk_update_subscriptions",
+    "list_charges",
+    "get_charge",
+    "update_charge",
+    "list_categories",
+    "create_category",
+    "update_category",
+    "delete_category",
+    "merge_categories",
+    "list_payment_methods",
+    "create_payment_method",
+    "update_payment_method",
+    "delete_payment_method",
+    "list_tags",
+    "rename_tag",
+    "delete_tag",
+    "get_spending_history",
+    "list_price_changes",
+    "find_savings",
+    "parse_statement",
+    "import_subscriptions",
+    "list_attention_items",
+];
+
 /// Whether a client of this tool set lists the op (callable or not is `crate::policy`).
 pub fn offered(set: ToolSet, info: &OpInfo) -> bool {
+    let found_or_in = |sets: &[&[&str]]| {
+        info.name == FindTools::INFO.name || sets.iter().any(|set| set.contains(&info.name))
+    };
     match set {
         ToolSet::Full => true,
-        ToolSet::Compact => info.name == FindTools::INFO.name || COMPACT.contains(&info.name),
+        ToolSet::Subscriptions => found_or_in(&[COMPACT, SUBSCRIPTIONS]),
+        ToolSet::Compact => found_or_in(&[COMPACT]),
     }
 }
 
@@ -309,7 +349,7 @@ impl Op for FindTools {
     const INFO: OpInfo = OpInfo::read(
         "find_tools",
         "Find the tool for a task among all of Exhale's tools",
-        "For clients that list only the most used tools: describe the task in a few words, get the best matches with their input schemas, then call one by name.",
+        "Those not listed too (accounts, transactions, budgets, rules, settings): describe the task in a few words, get the best matches with their input schemas, call one by name.",
     );
     type Input = FindToolsInput;
     type Output = FoundTools;
@@ -529,5 +569,16 @@ mod tests {
         assert_eq!(compact.len(), COMPACT.len() + 1);
         assert!(compact.contains(&"find_tools"));
         assert!(crate::all().iter().all(|meta| offered(ToolSet::Full, meta.info)));
+    }
+
+    #[test]
+    fn the_subscriptions_set_names_real_ops_beyond_the_compact_set() {
+        for name in SUBSCRIPTIONS {
+            assert!(crate::find(name).is_some(), "{name} is not an op");
+            assert!(!COMPACT.contains(name), "{name} is already in the compact set");
+        }
+        let listed =
+            crate::all().iter().filter(|meta| offered(ToolSet::Subscriptions, meta.info)).count();
+        assert_eq!(listed, COMPACT.len() + SUBSCRIPTIONS.len() + 1);
     }
 }

@@ -52,6 +52,10 @@ pub enum StoreError {
         "the database was written by a newer Exhale (schema version {found}; this one knows {known}); upgrade Exhale, or restore a backup"
     )]
     NewerSchema { found: usize, known: usize },
+    #[error(
+        "migration {name} would leave rows of {table} referring to rows that are gone; nothing was changed. Restore a backup and report it"
+    )]
+    Migration { name: &'static str, table: String },
     #[error("cannot open the database at {path}: {source}")]
     Open { path: PathBuf, source: rusqlite::Error },
 }

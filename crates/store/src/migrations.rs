@@ -2,7 +2,7 @@
 //!
 //! Never edit a migration once it has landed: add a new file and a new entry.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::{Result, StoreError};
 
@@ -30,20 +30,43 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0014_member_language_follows_household",
         include_str!("../migrations/0014_member_language_follows_household.sql"),
     ),
+    ("0015_token_tool_sets", include_str!("../migrations/0015_token_tool_sets.sql")),
 ];
 
+/// Applies the migrations the database has not had. Foreign keys are off meanwhile (SQLite's
+/// way to rebuild a table others refer to: dropping it would otherwise delete their rows), and
+/// each migration commits only when every reference still holds.
 pub(crate) fn apply(conn: &mut Connection) -> Result<()> {
+    apply_first(conn, MIGRATIONS.len())
+}
+
+/// [`apply`], up to the first `count` migrations.
+fn apply_first(conn: &mut Connection, count: usize) -> Result<()> {
     let current: usize = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
     if current > MIGRATIONS.len() {
         return Err(StoreError::NewerSchema { found: current, known: MIGRATIONS.len() });
     }
-    for (index, (_name, sql)) in MIGRATIONS.iter().enumerate().skip(current) {
-        let tx = conn.transaction()?;
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", index + 1)?;
-        tx.commit()?;
-    }
-    Ok(())
+    let enforced: bool = conn.pragma_query_value(None, "foreign_keys", |row| row.get(0))?;
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
+    let applied = (|| {
+        for (index, (name, sql)) in MIGRATIONS.iter().enumerate().take(count).skip(current) {
+            let tx = conn.transaction()?;
+            tx.execute_batch(sql)?;
+            let broken: Option<String> = tx
+                .query_row("SELECT \"table\" FROM pragma_foreign_key_check LIMIT 1", [], |row| {
+                    row.get(0)
+                })
+                .optional()?;
+            if let Some(table) = broken {
+                return Err(StoreError::Migration { name, table });
+            }
+            tx.pragma_update(None, "user_version", index + 1)?;
+            tx.commit()?;
+        }
+        Ok(())
+    })();
+    conn.pragma_update(None, "foreign_keys", if enforced { "ON" } else { "OFF" })?;
+    applied
 }
 
 /// The schema after all migrations, as `sqlite_master` holds it: the snapshot test compares
@@ -73,6 +96,45 @@ mod tests {
             expected, actual,
             "the schema changed; review it and run UPDATE_SNAPSHOTS=1 cargo test -p store to update schema.sql"
         );
+    }
+
+    #[test]
+    fn rebuilding_tokens_keeps_the_rows_that_refer_to_them_and_never_reuses_an_id() {
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "foreign_keys", "ON").unwrap();
+        super::apply_first(&mut conn, 14).unwrap();
+        conn.execute_batch(
+            "INSERT INTO households (id, name, currency, time_zone, created_at) VALUES (1, 'H', 'EUR', 'UTC', 'now');
+             INSERT INTO members (id, household_id, name, email, role, created_at) VALUES (1, 1, 'Ana', 'a@a.test', 'owner', 'now');
+             INSERT INTO oauth_clients (id, kind, name, redirect_uris, auth_method, grant_types, created_at)
+                 VALUES ('c', 'registered', 'Claude', '[]', 'none', '[]', 'now');
+             INSERT INTO tokens (household_id, member_id, kind, name, prefix, hash, scope, created_at, tools)
+                 VALUES (1, 1, 'api', 'Laptop', 'exh_1', 'h1', 'write', 'now', 'compact');
+             INSERT INTO tokens (household_id, member_id, kind, name, prefix, scope, created_at, client_id, resource)
+                 VALUES (1, 1, 'oauth', 'Claude', 'g', 'write', 'now', 'c', 'https://x/mcp');
+             INSERT INTO tokens (household_id, member_id, kind, name, prefix, hash, scope, created_at)
+                 VALUES (1, 1, 'api', 'Gone', 'exh_3', 'h3', 'read', 'now');
+             DELETE FROM tokens WHERE name = 'Gone';
+             INSERT INTO oauth_tokens (hash, kind, grant_id, family, scope, created_at, expires_at)
+                 VALUES ('r', 'refresh', 2, 'f', 'write', 'now', 'later');",
+        )
+        .unwrap();
+        super::apply(&mut conn).unwrap();
+        let count = |sql: &str| conn.query_row(sql, [], |row| row.get::<_, i64>(0)).unwrap();
+        assert_eq!(count("SELECT COUNT(*) FROM oauth_tokens WHERE grant_id = 2"), 1);
+        assert_eq!(count("SELECT COUNT(*) FROM tokens WHERE tools = 'compact'"), 1);
+        conn.execute(
+            "INSERT INTO tokens (household_id, member_id, kind, name, prefix, hash, scope, created_at, tools)
+                 VALUES (1, 1, 'api', 'Cursor', 'exh_4', 'h4', 'write', 'now', 'subscriptions')",
+            [],
+        )
+        .unwrap();
+        assert_eq!(count("SELECT MAX(id) FROM tokens"), 4, "id 3 was a deleted token's");
+        let enforced = count("PRAGMA foreign_keys");
+        assert_eq!(enforced, 1, "foreign keys are enforced again after migrating");
+        // Deleting a grant still takes its tokens with it.
+        conn.execute("DELETE FROM tokens WHERE id = 2", []).unwrap();
+        assert_eq!(count("SELECT COUNT(*) FROM oauth_tokens"), 0);
     }
 
     #[test]

@@ -71,7 +71,11 @@ pub(crate) async fn modern_http_client(url: String, token: &str, name: &str) -> 
     client_info(name).serve_with_lifecycle(transport, mode).await.unwrap()
 }
 
-pub(crate) async fn call(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+pub(crate) async fn call(
+    client: &rmcp::Peer<RoleClient>,
+    tool: &str,
+    arguments: Value,
+) -> CallToolResult {
     let Value::Object(arguments) = arguments else { panic!("arguments must be an object") };
     client
         .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))

@@ -608,6 +608,7 @@ async fn a_token_made_on_the_web_is_shown_once_works_and_is_revoked_after_confir
                 ("csrf", &csrf),
                 ("name", "Kitchen tablet"),
                 ("scope", "read"),
+                ("tools", "subscriptions"),
                 ("expires_in_days", "30"),
             ],
         )
@@ -638,6 +639,7 @@ async fn a_token_made_on_the_web_is_shown_once_works_and_is_revoked_after_confir
     let list = ana.get("/settings/tokens").await;
     assert!(list.body.contains("Kitchen tablet") && !list.body.contains(&secret), "{}", list.body);
     assert!(list.body.contains("last used"), "{}", list.body);
+    assert!(list.body.contains("subscription tools"), "the tool set chosen shows: {}", list.body);
 
     let tokens = w.env.call(&w.ana, "list_tokens", json!({})).await.unwrap();
     let id =

@@ -117,6 +117,16 @@ impl ExhaleMcp {
         .into())
     }
 
+    /// What a stateless 2026 client is told: its tool list never changes (it has no session
+    /// for found tools to join), so no `tools/list_changed` is promised on its listen streams.
+    fn stateless_info(&self) -> ServerConfig {
+        let mut info = self.get_info();
+        if let Some(tools) = info.capabilities.tools.as_mut() {
+            tools.list_changed = None;
+        }
+        info
+    }
+
     /// Lists from now on the tools a `find_tools` result names beyond the session's tool set,
     /// and tells the client its list changed, so it hands them to its model. Only within a
     /// session (2025 wire, stdio): a stateless 2026 request has no list to add to.
@@ -169,6 +179,17 @@ impl ServerHandler for ExhaleMcp {
                 Implementation::new("exhale", env!("CARGO_PKG_VERSION")).with_title("Exhale"),
             )
             .with_instructions(INSTRUCTIONS)
+    }
+
+    /// The 2026 wire's capabilities: those of [`Self::stateless_info`].
+    async fn discover(
+        &self,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::DiscoverResult, McpError> {
+        Ok(rmcp::model::DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.stateless_info(),
+        ))
     }
 
     async fn list_tools(
@@ -323,7 +344,7 @@ impl ServerHandler for ExhaleMcp {
         requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
         self.pending_listen.prepare(self.catalog.as_ref());
-        Some(requested.supported_by(&self.get_info().capabilities))
+        Some(requested.supported_by(&self.stateless_info().capabilities))
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), McpError> {

@@ -207,6 +207,11 @@ async fn a_subscriptions_token_lists_half_the_catalog_and_a_tool_found_joins_its
     let (fresh, _) = watching_client(server.url("/mcp"), secret).await;
     assert_eq!(names(&fresh.list_all_tools().await.unwrap()), listed);
     fresh.cancel().await.unwrap();
+    // A stateless 2026 client has no session for a found tool to join: no change is promised.
+    let modern = crate::mcp::modern_http_client(server.url("/mcp"), secret, "Modern").await;
+    let tools = modern.peer_info().unwrap().capabilities.tools.clone().unwrap();
+    assert_eq!(tools.list_changed, None);
+    modern.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -14,7 +14,7 @@
 //! `structuredContent`, and the same bytes, escaped, are the text block.
 
 use std::{
-    collections::HashMap,
+    collections::{BTreeSet, HashMap},
     sync::{Arc, Mutex, PoisonError},
 };
 
@@ -53,8 +53,7 @@ impl Direct {
     /// The `tools/list` result for `caller`, written once per set of tools.
     fn tools_list(&self, caller: &Caller, uri: &Uri) -> Option<Arc<str>> {
         // Stateless: nothing found earlier is listed.
-        let offered =
-            tools::offered(self.catalog.as_ref(), caller, Some(uri), &tools::Found::default());
+        let offered = tools::offered(self.catalog.as_ref(), caller, Some(uri), &BTreeSet::new());
         let names: Vec<&'static str> = offered.iter().map(|meta| meta.info.name).collect();
         let mut lists = self.tools_lists.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(written) = lists.get(&names) {

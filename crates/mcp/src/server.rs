@@ -3,7 +3,7 @@
 use ops::Text;
 use std::sync::Arc;
 
-use ops::{Caller, Catalog, Mode, OpError, OpMeta};
+use ops::{Caller, Catalog, Mode, OpError};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
@@ -130,11 +130,15 @@ impl ExhaleMcp {
     /// Lists from now on the tools a `find_tools` result names beyond the session's tool set,
     /// and tells the client its list changed, so it hands them to its model. Only within a
     /// session (2025 wire, stdio): a stateless 2026 request has no list to add to.
-    async fn list_found(&self, cx: &RequestContext<RoleServer>, listed: &[&OpMeta], output: &str) {
+    async fn list_found(&self, cx: &RequestContext<RoleServer>, caller: &Caller, output: &str) {
         let stateless =
             cx.protocol_version().is_some_and(|version| version >= ProtocolVersion::V_2026_07_28);
-        if !stateless
-            && self.found.add(self.catalog.ops(), listed, output)
+        if stateless {
+            return;
+        }
+        let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
+        let listed = tools::offered(self.catalog.as_ref(), caller, uri, &self.found.names());
+        if self.found.add(self.catalog.ops(), &listed, output)
             // A client gone or one that ignores the notice loses nothing: the tools stay
             // callable by name.
             && cx.peer.notify_tool_list_changed().await.is_err()
@@ -199,8 +203,13 @@ impl ServerHandler for ExhaleMcp {
     ) -> Result<ListToolsResult, McpError> {
         let caller = self.caller(&cx)?;
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
-        let tools =
-            tools::listed(self.catalog.as_ref(), &caller, uri, &self.found, self.views(&cx));
+        let tools = tools::listed(
+            self.catalog.as_ref(),
+            &caller,
+            uri,
+            &self.found.names(),
+            self.views(&cx),
+        );
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -236,10 +245,11 @@ impl ServerHandler for ExhaleMcp {
         // a name found with find_tools on a stateless request); the card is written from the
         // same input, read by the person.
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
-        let listed = tools::offered(self.catalog.as_ref(), &caller, uri, &self.found);
         let card = meta.info.is_write()
             && self.views(&cx)
-            && listed.iter().any(|offered| offered.name() == meta.name());
+            && tools::offered(self.catalog.as_ref(), &caller, uri, &self.found.names())
+                .iter()
+                .any(|offered| offered.name() == meta.name());
         let kept = card.then(|| prepared.input.clone());
         let result: CallToolResult = match self
             .catalog
@@ -248,7 +258,7 @@ impl ServerHandler for ExhaleMcp {
         {
             Ok(output) => {
                 if meta.name() == <ops::tools::FindTools as ops::Op>::INFO.name {
-                    self.list_found(&cx, &listed, &output).await;
+                    self.list_found(&cx, &caller, &output).await;
                 }
                 tools::success(tools::fit(output, prepared.page))?
             }

@@ -64,19 +64,19 @@ pub(crate) fn tool(meta: &OpMeta, views: bool) -> Tool {
 
 /// The ops `caller` may call, of the tool set it asked for in the endpoint's address
 /// (`/mcp?tools=compact`, which wins over its token's setting: a client configured for a small
-/// model says so itself), and those `find_tools` found in its session ([`Found`]).
+/// model says so itself), and those `find_tools` found in its session ([`Found::names`]; none
+/// on a stateless request).
 pub(crate) fn offered<'a>(
     catalog: &'a dyn Catalog,
     caller: &Caller,
     uri: Option<&Uri>,
-    found: &Found,
+    found: &BTreeSet<&'static str>,
 ) -> Vec<&'a OpMeta> {
     let asked = uri
         .and_then(Uri::query)
         .and_then(|query| query.split('&').find_map(|pair| pair.strip_prefix("tools=")))
         .and_then(ops::tools::ToolSet::parse);
     let set = asked.unwrap_or(caller.tool_set());
-    let found = found.names();
     catalog
         .ops()
         .iter()
@@ -90,7 +90,7 @@ pub(crate) fn listed(
     catalog: &dyn Catalog,
     caller: &Caller,
     uri: Option<&Uri>,
-    found: &Found,
+    found: &BTreeSet<&'static str>,
     views: bool,
 ) -> Vec<Tool> {
     offered(catalog, caller, uri, found).into_iter().map(|meta| tool(meta, views)).collect()

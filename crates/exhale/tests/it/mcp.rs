@@ -23,12 +23,19 @@ fn client_info(name: &str) -> ClientConfig {
     ClientConfig::new(ClientCapabilities::default(), Implementation::new(name, "1.0"))
 }
 
+/// Streamable HTTP to `url` with `token` as the bearer, for any client handler.
+pub(crate) fn http_transport(
+    url: String,
+    token: &str,
+) -> StreamableHttpClientTransport<reqwest::Client> {
+    StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+    )
+}
+
 /// A 2025-11-25 client: `initialize`, then a session.
 pub(crate) async fn http_client(url: String, token: &str, name: &str) -> Client {
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
-    );
-    client_info(name).serve(transport).await.unwrap()
+    client_info(name).serve(http_transport(url, token)).await.unwrap()
 }
 
 /// A client of the real `exhale mcp` process over stdio, on the data in `dir`, with `token`
@@ -62,9 +69,7 @@ pub(crate) async fn client_without_token(url: String, name: &str) -> Client {
 /// A 2026-07-28 client: `server/discover`, then stateless requests.
 pub(crate) async fn modern_http_client(url: String, token: &str, name: &str) -> Client {
     use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
-    );
+    let transport = http_transport(url, token);
     let mode = ClientLifecycleMode::Discover {
         preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
     };
@@ -497,10 +502,7 @@ async fn a_change_made_through_rest_reaches_watching_clients_in_both_protocol_er
         info: client_info("Legacy").with_protocol_version(ProtocolVersion::V_2025_11_25),
         updates,
     };
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(server.url("/mcp"))
-            .auth_header(token.clone()),
-    );
+    let transport = http_transport(server.url("/mcp"), &token);
     let legacy = watcher.serve(transport).await.unwrap();
     #[expect(deprecated, reason = "resources/subscribe is how 2025-11-25 clients watch resources")]
     {
@@ -592,9 +594,7 @@ async fn eliciting_client(
     let info = ClientConfig::new(capabilities, Implementation::new("Eliciting client", "1.0"))
         .with_protocol_version(version.clone());
     let (asked, questions) = tokio::sync::mpsc::unbounded_channel();
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
-    );
+    let transport = http_transport(url, token);
     let person = Person { info, says_yes, asked };
     let client = if modern {
         person

@@ -5,9 +5,6 @@
 use rmcp::{
     ServiceExt,
     model::{ClientCapabilities, ClientConfig, Implementation, ReadResourceRequestParams},
-    transport::{
-        StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
-    },
 };
 use serde_json::{Value, json};
 use test_support::TempDir;
@@ -30,10 +27,7 @@ fn renders_views() -> ClientConfig {
 
 /// A 2025-11-25 host that renders views, over HTTP.
 pub(crate) async fn host_with_views(url: String, token: &str) -> Client {
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
-    );
-    renders_views().serve(transport).await.unwrap()
+    renders_views().serve(crate::mcp::http_transport(url, token)).await.unwrap()
 }
 
 async fn tools(client: &Client) -> Vec<Value> {

@@ -123,17 +123,9 @@ async fn watching_client(
     rmcp::service::RunningService<rmcp::RoleClient, ListWatcher>,
     tokio::sync::mpsc::UnboundedReceiver<()>,
 ) {
-    use rmcp::{
-        ServiceExt,
-        transport::{
-            StreamableHttpClientTransport,
-            streamable_http_client::StreamableHttpClientTransportConfig,
-        },
-    };
+    use rmcp::ServiceExt;
     let (sender, changes) = tokio::sync::mpsc::unbounded_channel();
-    let transport = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
-    );
+    let transport = crate::mcp::http_transport(url, token);
     (ListWatcher(sender).serve(transport).await.unwrap(), changes)
 }
 

@@ -550,6 +550,7 @@ impl App {
                             name: &client.name,
                             scope: scope.as_str(),
                             resource: &request.resource,
+                            tools: ops::tools::ToolSet::DEFAULT.as_str(),
                         },
                         &now_text,
                     )
@@ -927,7 +928,7 @@ impl App {
                 token_id: grant.id,
                 client_name: Some(grant.name.clone()),
                 token_name: grant.name,
-                tools: ops::tools::ToolSet::Full,
+                tools: ops::tools::ToolSet::parse(&grant.tools).ok_or(OpError::Internal)?,
                 credential: ops::Credential::ConnectedApp,
             },
             via,

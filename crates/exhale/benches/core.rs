@@ -721,15 +721,18 @@ fn main() {
         let (rss, peak) = exhale.rss_mb();
         let (_, floor_peak) = floor.rss_mb();
         println!("  Exhale's RSS: {idle_rss:.0} MB idle after start, {rss:.0} MB now, {peak:.0} MB at its peak (the floor's peak: {floor_peak:.0} MB)");
-        tools_list_size(&tools_result);
+        tools_list_size("the token's set (the default, subscriptions)", &tools_result);
+        let full = mcp_request(exhale.url("/mcp?tools=full"), &token, "tools/list", json!({})).answer().await;
+        let full: Value = serde_json::from_str(&full).unwrap();
+        tools_list_size("every tool", &full["result"].to_string());
 
         web_pages(&exhale, quick).await;
     });
 }
 
 /// What `tools/list` hands a model (names, descriptions and input schemas) and the whole list,
-/// for a write token.
-fn tools_list_size(result: &str) {
+/// for a write token listing `set`.
+fn tools_list_size(set: &str, result: &str) {
     let result: Value = serde_json::from_str(result).unwrap();
     let tools = result["tools"].as_array().unwrap();
     let visible: usize = tools
@@ -746,7 +749,7 @@ fn tools_list_size(result: &str) {
         .max()
         .unwrap();
     println!(
-        "  tools/list for a write token: {} tools, {} bytes in all, {visible} bytes model-visible (names, descriptions, input schemas); longest description {longest} characters",
+        "  tools/list for a write token, {set}: {} tools, {} bytes in all, {visible} bytes model-visible (names, descriptions, input schemas); longest description {longest} characters",
         tools.len(),
         result.to_string().len()
     );

@@ -49,9 +49,9 @@ enum Command {
         /// The API token; default: the EXHALE_TOKEN environment variable.
         #[arg(long)]
         token: Option<String>,
-        /// Which tools to list: full, subscriptions (what keeping subscriptions takes, and
-        /// find_tools), or compact (the most used and find_tools, for small models); default:
-        /// the token's setting.
+        /// Which tools to list: full, subscriptions (what keeping subscriptions takes, with
+        /// find_tools and call_tool for the rest), or compact (the most used, for small
+        /// models); default: the token's setting.
         #[arg(long)]
         tools: Option<String>,
     },

@@ -201,8 +201,8 @@ pub(crate) fn declared_in(capabilities: &JsonObject) -> bool {
 /// What a tool says of views to a host that renders them: its view (the card for every
 /// write), and `confirm_change` for views only.
 pub(crate) fn tool_meta(meta: &OpMeta) -> Option<MetaObject> {
-    let mut object = JsonObject::new();
-    if meta.name() == "confirm_change" {
+    if for_views_only(meta) {
+        let mut object = JsonObject::new();
         object.insert("ui".into(), json!({"visibility": ["app"]}));
         return Some(MetaObject(object));
     }
@@ -211,10 +211,26 @@ pub(crate) fn tool_meta(meta: &OpMeta) -> Option<MetaObject> {
     } else {
         VIEWS.iter().find(|view| view.ops.contains(&meta.name()))?.uri
     };
+    Some(view_meta(uri))
+}
+
+/// Whether a host with views hands the tool to views only: `confirm_change`, the card's.
+pub(crate) fn for_views_only(meta: &OpMeta) -> bool {
+    meta.name() == "confirm_change"
+}
+
+/// What a tool that shows its results in the card says of it (`call_tool`, which may call a
+/// write).
+pub(crate) fn card_meta() -> MetaObject {
+    view_meta(CARD)
+}
+
+fn view_meta(uri: &str) -> MetaObject {
+    let mut object = JsonObject::new();
     object.insert("ui".into(), json!({"resourceUri": uri}));
     // The key hosts of early 2026 read; the extension's own SDK still writes both.
     object.insert("ui/resourceUri".into(), json!(uri));
-    Some(MetaObject(object))
+    MetaObject(object)
 }
 
 /// What the server declares of the extension (no settings).

@@ -53,13 +53,18 @@ impl Direct {
     /// The `tools/list` result for `caller`, written once per set of tools.
     fn tools_list(&self, caller: &Caller, uri: &Uri) -> Option<Arc<str>> {
         // Stateless: nothing found earlier is listed.
-        let offered = tools::offered(self.catalog.as_ref(), caller, Some(uri), &BTreeSet::new());
-        let names: Vec<&'static str> = offered.iter().map(|meta| meta.info.name).collect();
+        let none_found = BTreeSet::new();
+        let offered = tools::offered(self.catalog.as_ref(), caller, Some(uri), &none_found);
+        let mut names: Vec<&'static str> = offered.iter().map(|meta| meta.info.name).collect();
+        if ops::tools::lists_call_tool(tools::set_of(caller, Some(uri))) {
+            // Its hints follow the caller's scope.
+            names.push(caller.scope.as_str());
+        }
         let mut lists = self.tools_lists.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(written) = lists.get(&names) {
             return Some(written.clone());
         }
-        let tools = offered.into_iter().map(|meta| tools::tool(meta, false)).collect();
+        let tools = tools::listed(self.catalog.as_ref(), caller, Some(uri), &none_found, false);
         let ResultJson::Serialised(written) =
             cacheable(ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools)))?
         else {

@@ -229,27 +229,40 @@ impl ServerHandler for ExhaleMcp {
             )?;
             return self.apply(&caller, answer).await;
         }
-        let Some(meta) = self.catalog.ops().iter().find(|meta| meta.name() == request.name) else {
-            return Err(McpError::invalid_params(
-                Text::new("Unknown tool {name}; tools/list has them all.")
-                    .with("name", &request.name)
-                    .render(),
-                None,
-            ));
+        let views = self.views(&cx);
+        let arguments = request.arguments.unwrap_or_default();
+        let (meta, arguments, through_call_tool) = match tools::called(
+            self.catalog.as_ref(),
+            &request.name,
+            arguments,
+            views,
+        ) {
+            Ok(Some(called)) => called,
+            Ok(None) => {
+                return Err(McpError::invalid_params(
+                        Text::new("Unknown tool {name}: tools/list has the tools listed, and find_tools finds the rest.")
+                            .with("name", &request.name)
+                            .render(),
+                        None,
+                    ));
+            }
+            Err(err) => return Ok(tools::failure(&err).into()),
         };
-        let prepared = match tools::prepare(meta, request.arguments.unwrap_or_default()) {
+        let prepared = match tools::prepare(meta, arguments) {
             Ok(prepared) => prepared,
             Err(err) => return Ok(tools::failure(&err).into()),
         };
-        // A write the host shows with the card (one it listed to this client, not one called by
-        // a name found with find_tools on a stateless request); the card is written from the
-        // same input, read by the person.
+        // A write the host shows with the card: one it listed to this client, or one called
+        // through call_tool, which shows the card (not one called by a name found with
+        // find_tools on a stateless request). The card is written from the same input, read by
+        // the person.
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
         let card = meta.info.is_write()
-            && self.views(&cx)
-            && tools::offered(self.catalog.as_ref(), &caller, uri, &self.found.names())
-                .iter()
-                .any(|offered| offered.name() == meta.name());
+            && views
+            && (through_call_tool
+                || tools::offered(self.catalog.as_ref(), &caller, uri, &self.found.names())
+                    .iter()
+                    .any(|offered| offered.name() == meta.name()));
         let kept = card.then(|| prepared.input.clone());
         let result: CallToolResult = match self
             .catalog

@@ -6,7 +6,7 @@ use std::{
 };
 
 use axum::http::Uri;
-use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text};
+use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text, tools::ToolSet};
 use rmcp::{
     ErrorData as McpError,
     model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations},
@@ -62,21 +62,26 @@ pub(crate) fn tool(meta: &OpMeta, views: bool) -> Tool {
     }
 }
 
-/// The ops `caller` may call, of the tool set it asked for in the endpoint's address
+/// The tool set `caller` lists: the one it asked for in the endpoint's address
 /// (`/mcp?tools=compact`, which wins over its token's setting: a client configured for a small
-/// model says so itself), and those `find_tools` found in its session ([`Found::names`]; none
-/// on a stateless request).
+/// model says so itself), else its token's.
+pub(crate) fn set_of(caller: &Caller, uri: Option<&Uri>) -> ToolSet {
+    let asked = uri
+        .and_then(Uri::query)
+        .and_then(|query| query.split('&').find_map(|pair| pair.strip_prefix("tools=")))
+        .and_then(ToolSet::parse);
+    asked.unwrap_or(caller.tool_set())
+}
+
+/// The ops `caller` may call, of its tool set ([`set_of`]), and those `find_tools` found in its
+/// session ([`Found::names`]; none on a stateless request).
 pub(crate) fn offered<'a>(
     catalog: &'a dyn Catalog,
     caller: &Caller,
     uri: Option<&Uri>,
     found: &BTreeSet<&'static str>,
 ) -> Vec<&'a OpMeta> {
-    let asked = uri
-        .and_then(Uri::query)
-        .and_then(|query| query.split('&').find_map(|pair| pair.strip_prefix("tools=")))
-        .and_then(ops::tools::ToolSet::parse);
-    let set = asked.unwrap_or(caller.tool_set());
+    let set = set_of(caller, uri);
     catalog
         .ops()
         .iter()
@@ -85,7 +90,8 @@ pub(crate) fn offered<'a>(
         .collect()
 }
 
-/// The tools of [`offered`], for a client that renders views or not.
+/// The tools of [`offered`], and `call_tool` where the set leaves tools out, for a client that
+/// renders views or not.
 pub(crate) fn listed(
     catalog: &dyn Catalog,
     caller: &Caller,
@@ -93,7 +99,54 @@ pub(crate) fn listed(
     found: &BTreeSet<&'static str>,
     views: bool,
 ) -> Vec<Tool> {
-    offered(catalog, caller, uri, found).into_iter().map(|meta| tool(meta, views)).collect()
+    let mut tools: Vec<Tool> =
+        offered(catalog, caller, uri, found).into_iter().map(|meta| tool(meta, views)).collect();
+    if ops::tools::lists_call_tool(set_of(caller, uri)) {
+        tools.push(call_tool(caller, views));
+    }
+    tools
+}
+
+/// `call_tool` ([`ops::tools::CALL_TOOL`]) as a client lists it: for a host with views, its
+/// results show in the card, like every write's, since it may call one.
+pub(crate) fn call_tool(caller: &Caller, views: bool) -> Tool {
+    let info = ops::tools::CALL_TOOL;
+    let hints = ops::tools::call_tool_hints(caller.scope);
+    let description = format!("{}. {}", info.summary, info.description);
+    let tool = Tool::new(info.name, description, object(ops::tools::call_tool_input_schema()))
+        .with_title(info.summary)
+        .with_annotations(
+            ToolAnnotations::new()
+                .read_only(hints.read_only)
+                .destructive(hints.destructive)
+                .idempotent(hints.idempotent)
+                .open_world(hints.open_world),
+        );
+    if views { tool.with_meta(crate::apps::card_meta()) } else { tool }
+}
+
+/// A `tools/call` as the op it calls and its arguments: `call_tool`'s, the op it names; any
+/// other, the op of that name, or `None`. A tool for views only is refused through `call_tool`
+/// to a host with views (its model must not confirm for the person).
+pub(crate) fn called<'a>(
+    catalog: &'a dyn Catalog,
+    name: &str,
+    arguments: JsonObject,
+    views: bool,
+) -> Result<Option<(&'a OpMeta, JsonObject, bool)>, OpError> {
+    if name != ops::tools::CALL_TOOL.name {
+        let meta = catalog.ops().iter().find(|meta| meta.name() == name);
+        return Ok(meta.map(|meta| (meta, arguments, false)));
+    }
+    let (meta, arguments) = ops::tools::called_by_name(catalog.ops(), arguments)?;
+    if views && crate::apps::for_views_only(meta) {
+        return Err(OpError::invalid(
+            "/name",
+            Text::new("{name} is for the person, on the card: they confirm the change there.")
+                .with("name", meta.name()),
+        ));
+    }
+    Ok(Some((meta, arguments, true)))
 }
 
 /// The ops `find_tools` returned in one session beyond its tool set, listed from then on: a
@@ -334,12 +387,15 @@ mod tests {
             via: Via::Mcp,
             language: ops::Language::English,
         };
-        let tools: Vec<_> = ops::all()
+        let mut tools: Vec<_> = ops::all()
             .iter()
             .filter(|meta| ops::policy::may_call(&caller, meta.info))
             .filter(|meta| ops::tools::offered(set, meta.info))
             .map(|meta| tool(meta, false))
             .collect();
+        if ops::tools::lists_call_tool(set) {
+            tools.push(super::call_tool(&caller, false));
+        }
         (tools.iter().map(model_visible).sum(), tools.len())
     }
 
@@ -376,12 +432,15 @@ mod tests {
         // with 74 (the five budget ops, create_budget cut to 1.2 KB), 43.5 KB with 82 (rules and
         // the three ledger reports), 44.6 KB with 84 (splits and transfers), 45.0 KB with 85
         // (match_charge), 44.8 KB once amount patterns were said once too (and names'
-        // patterns, new for the REST schema, left out here). This keeps each tool, and the
-        // whole, from growing.
-        assert!(visible <= 44_900, "{count} tools, {visible} bytes a model reads");
+        // patterns, new for the REST schema, left out here), 44.4 KB once what an amount is was
+        // said once too and descriptions no longer said which writes wait for confirm_change
+        // (the instructions say it), 44.8 KB with 86 (set_token_tools). This keeps each tool,
+        // and the whole, from growing.
+        assert!(visible <= 45_000, "{count} tools, {visible} bytes a model reads");
         assert!(visible / count <= 530, "{count} tools, {visible} bytes");
-        // Clients that limit tools, or a household that keeps only subscriptions, take the
-        // subscriptions set: the budget of issue 11 (24 KB), with find_tools for the rest.
+        // A new token or connected app takes the subscriptions set (`ToolSet::DEFAULT`): the
+        // budget of issue 11 (24 KB), with find_tools and call_tool for the rest.
+        assert_eq!(ToolSet::DEFAULT, ToolSet::Subscriptions);
         let (visible, count) = listed_for_a_model(ToolSet::Subscriptions);
         assert!(visible <= 24_000, "{count} tools, {visible} bytes a model reads");
         // A small window takes the compact set.

@@ -44,7 +44,8 @@ function render(result) {
       undo.addEventListener("click", () => call("undo", { batch_id: output.batch_id }, [undo]));
     }
   } else {
+    // A read called through call_tool: the model has its data; the card has nothing to show.
     view.dataset.status = "other";
-    view.append(element("p", textOf(result)));
+    if (!output) view.append(element("p", textOf(result)));
   }
 }

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::{
     caller::Scope,
     charges::Charge,
-    common::{Amount, IdInput, IsoDate, Timestamp},
+    common::{Amount, IdInput, IsoDate, RecordId, Timestamp},
     household::{Empty, Household, Member},
     op::{Hints, Op, OpInfo},
     organise::{Category, PaymentMethod, Tag},
@@ -59,9 +59,9 @@ pub struct CreateTokenInput {
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     pub scope: Scope,
-    /// Which tools its MCP client lists; default full. subscriptions: what keeping
-    /// subscriptions takes, and find_tools for the rest; compact: the most used ones and
-    /// find_tools, for models with small context windows.
+    /// Which tools its MCP client lists; default subscriptions: what keeping subscriptions
+    /// takes, with find_tools and call_tool for the rest; full: all of them; compact: the most
+    /// used ones, for models with small context windows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ToolSet>,
     /// 1 to 3650 days; default: no expiry.
@@ -103,6 +103,34 @@ impl Op for RevokeToken {
     type Output = Token;
 }
 
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetTokenToolsInput {
+    /// A token's id (list_tokens) or a connected app's (list_connected_apps).
+    pub id: RecordId,
+    pub tools: ToolSet,
+}
+
+/// A token's or connected app's tool set, as it is now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TokenTools {
+    pub id: i64,
+    pub name: String,
+    pub tools: ToolSet,
+}
+
+pub struct SetTokenTools;
+impl Op for SetTokenTools {
+    const INFO: OpInfo = OpInfo::write(
+        "set_token_tools",
+        "Choose which tools a token or connected app lists",
+        "full, subscriptions (find_tools and call_tool reach the rest) or compact, for small models. Its client sees the change at its next tools/list.",
+        Hints::write(true),
+    );
+    type Input = SetTokenToolsInput;
+    type Output = TokenTools;
+}
+
 /// An app connected with OAuth (a person's consent to it), e.g. ChatGPT or Claude.ai.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ConnectedApp {
@@ -110,6 +138,8 @@ pub struct ConnectedApp {
     /// The name the app gave itself when it registered; not verified.
     pub name: String,
     pub scope: Scope,
+    /// Which tools its MCP client lists.
+    pub tools: ToolSet,
     /// When the person allowed it.
     pub connected_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]

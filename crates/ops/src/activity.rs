@@ -102,7 +102,7 @@ impl Op for Undo {
     const INFO: OpInfo = OpInfo::write(
         "undo",
         "Revert changes by their activity ids or batch id",
-        "Newest first, in one transaction; a conflict when an entity changed since. The undo is recorded and can be undone. Agents confirm it first and cannot undo changes to tokens or members.",
+        "Newest first, in one transaction; a conflict when an entity changed since. Agents confirm it first and cannot undo changes to tokens or members.",
         Hints::destructive(false),
     )
     .financial();

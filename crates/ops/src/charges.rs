@@ -100,8 +100,8 @@ pub struct ListUpcomingCharges;
 impl Op for ListUpcomingCharges {
     const INFO: OpInfo = OpInfo::read(
         "list_upcoming_charges",
-        "List the charges expected in the next days, projected from each subscription",
-        "Projected from the cycles, prices, pauses and end dates; nothing here is stored. Up to 366 days ahead.",
+        "List the charges expected in the next days",
+        "Projected from each subscription's cycle, price, pauses and end date; nothing here is stored. Up to 366 days ahead.",
     );
     type Input = ListUpcomingInput;
     type Output = Upcoming;

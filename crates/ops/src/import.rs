@@ -234,7 +234,7 @@ impl Op for ImportSubscriptions {
     const INFO: OpInfo = OpInfo::write(
         "import_subscriptions",
         "Create subscriptions from a reviewed statement import",
-        "Takes the candidates the person kept from parse_statement, edits included, with their price history and past charges. Items matching an existing subscription are skipped, so a repeat creates nothing.",
+        "Takes the candidates the person kept from parse_statement, with their price history and past charges. Items matching an existing subscription are skipped, so a repeat creates nothing.",
         crate::op::Hints::write(false),
     )
     .financial();

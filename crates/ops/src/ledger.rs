@@ -386,7 +386,7 @@ impl Op for CreateTransaction {
     const INFO: OpInfo = OpInfo::write(
         "create_transaction",
         "Record a transaction on an account",
-        "For money that moved outside an imported statement, such as cash. A write token's call returns a confirmation for confirm_change.",
+        "For money that moved outside an imported statement, such as cash.",
         Hints::write(false),
     )
     .financial();
@@ -431,7 +431,7 @@ impl Op for UpdateTransaction {
     const INFO: OpInfo = OpInfo::write(
         "update_transaction",
         "Change a transaction's date, amount, payee, notes, category or labels",
-        "A write token's call returns a confirmation for confirm_change; to only categorise or label, use categorise_transactions.",
+        "To only categorise or label, use categorise_transactions.",
         Hints::write(true),
     )
     .financial();

@@ -95,6 +95,7 @@ macro_rules! op_list {
             access::RevokeToken,
             access::ListConnectedApps,
             access::RevokeConnectedApp,
+            access::SetTokenTools,
             access::GetSettings,
             access::UpdateSettings,
             access::AllowTrustedApps,

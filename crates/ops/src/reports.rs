@@ -275,7 +275,7 @@ impl Op for GetContext {
     const INFO: OpInfo = OpInfo::read(
         "get_context",
         "The briefing: household, today, members, subscriptions, totals, upcoming charges and what needs attention",
-        "Read this first: it also explains amounts, dates, charge series and which changes a person confirms.",
+        "It also explains amounts, dates, charge series and which changes a person confirms.",
     );
     type Input = Empty;
     type Output = Context;

@@ -195,7 +195,7 @@ impl Op for GetSubscription {
     const INFO: OpInfo = OpInfo::read(
         "get_subscription",
         "Get one subscription with its price history, recent charges and next three charges",
-        "Takes the id from list_subscriptions, or the name. A private subscription of another member is not found.",
+        "A private subscription of another member is not found.",
     );
     type Input = IdInput<SubscriptionId>;
     type Output = SubscriptionDetail;
@@ -252,7 +252,7 @@ impl Op for CreateSubscription {
     const INFO: OpInfo = OpInfo::write(
         "create_subscription",
         "Add a subscription",
-        "From a name, an amount with its currency, a cycle and the next charge date. A write token's call returns a confirmation for confirm_change.",
+        "From a name, an amount with its currency, a cycle and the next charge date.",
         Hints::write(false),
     )
     .financial();
@@ -382,7 +382,7 @@ impl Op for PauseSubscription {
     const INFO: OpInfo = OpInfo::write(
         "pause_subscription",
         "Pause a subscription: no charges from a date until it is resumed",
-        "Recorded charges stay (mark one skipped or refunded with update_charge). Resume with resume_subscription.",
+        "Recorded charges stay (mark one skipped or refunded with update_charge).",
         Hints::write(false),
     )
     .financial();

@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::{
-    OpMeta,
-    op::{Op, OpInfo},
+    OpError, OpMeta, Text,
+    op::{Hints, Op, OpInfo},
 };
 
 domain::named_enum! {
@@ -29,6 +29,14 @@ domain::named_enum! {
         /// The ops used most, and find_tools for the rest: for small context windows.
         Compact => "compact" | "small",
     }
+}
+
+impl ToolSet {
+    /// What a new token or connected app lists unless told otherwise: the subscriptions set,
+    /// under 24 KB for a model to read (all 85 tools are 45 KB), with `find_tools` and
+    /// [`CALL_TOOL`] for the rest, which stays callable whatever the client does with a
+    /// changed list.
+    pub const DEFAULT: Self = Self::Subscriptions;
 }
 
 /// The ops of the compact set besides `find_tools`: the briefing, reading and changing
@@ -116,10 +124,10 @@ pub fn model_input_schema(meta: &OpMeta) -> Value {
 
 /// Leaves out of a compact schema what a model is told once, in the briefing and the server's
 /// instructions, instead of in every field: that an id also takes a name ("Id or name."), that
-/// a date also takes words ([`crate::resolve::DATE_FORMS`]), an id-or-name's bounds (at
-/// least 1, a name of 1 to 100 characters), and the patterns of names, notes, amounts and
-/// base64 (which the instructions say in a sentence each, instead of 60 to 400 characters a
-/// field). It accepts more than the op: the server still refuses what is out of bounds,
+/// a date also takes words ([`crate::resolve::DATE_FORMS`]), what an amount is, an
+/// id-or-name's bounds (at least 1, a name of 1 to 100 characters), and the patterns of names,
+/// notes, amounts and base64 (which the instructions say in a sentence each, instead of 60 to
+/// 400 characters a field). It accepts more than the op: the server still refuses what is out of bounds,
 /// saying why.
 pub fn say_once(schema: &mut Value) {
     match schema {
@@ -127,7 +135,9 @@ pub fn say_once(schema: &mut Value) {
         Value::Object(map) => {
             map.values_mut().for_each(say_once);
             if let Some(Value::String(description)) = map.get_mut("description") {
-                for said in ["Id or name.", crate::resolve::DATE_FORMS] {
+                // (An amount's, as the doc comment of an amount field writes it.)
+                let amount = "Decimal string in major units, e.g. \"12.99\".";
+                for said in ["Id or name.", crate::resolve::DATE_FORMS, amount] {
                     if let Some(own) = description.strip_suffix(said) {
                         *description = own.trim_end().to_owned();
                     }
@@ -316,8 +326,7 @@ pub const MAX_QUERY: usize = 200;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FindToolsInput {
-    /// What you want to do, in a few words, e.g. "price history", "merge categories",
-    /// "import a bank statement". English or Spanish.
+    /// What to do, in a few words ("price history"), in English or Spanish.
     #[schemars(length(min = 1, max = MAX_QUERY))]
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub query: String,
@@ -349,10 +358,90 @@ impl Op for FindTools {
     const INFO: OpInfo = OpInfo::read(
         "find_tools",
         "Find the tool for a task among all of Exhale's tools",
-        "Those not listed too (accounts, transactions, budgets, rules, settings): describe the task in a few words, get the best matches with their input schemas, call one by name.",
+        "Those not listed too (accounts, transactions, budgets, rules, settings): describe the task in a few words, get the best matches with their input schemas, call one by name or through call_tool.",
     );
     type Input = FindToolsInput;
     type Output = FoundTools;
+}
+
+/// `call_tool`: how a model calls a tool its client does not list. Not an op: the MCP server
+/// calls the op it names, as if called directly (the same scope check, preview, confirmation
+/// and audit), because many clients hand their model only the tools they listed first and
+/// ignore a changed list. Listed with every set but the full one ([`lists_call_tool`]).
+pub const CALL_TOOL: OpInfo = OpInfo {
+    hints: Hints::destructive(false),
+    ..OpInfo::read(
+        "call_tool",
+        "Call a tool that is not listed",
+        "For a tool find_tools found that you were not given: its name, and its arguments as its schema says. It runs as if called directly.",
+    )
+};
+
+#[derive(Clone, Debug, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CallToolInput {
+    /// As find_tools returned it.
+    #[schemars(regex(pattern = r"^[a-z][a-z0-9_]{0,47}$"))]
+    pub name: String,
+    #[serde(default)]
+    #[schemars(with = "AnyObject")]
+    pub arguments: Map<String, Value>,
+}
+
+// Any object: the named tool's schema is the one that checks it.
+#[derive(JsonSchema)]
+struct AnyObject {}
+
+/// Whether a client of this tool set lists `call_tool`: every set that leaves tools out.
+pub fn lists_call_tool(set: ToolSet) -> bool {
+    set != ToolSet::Full
+}
+
+/// `call_tool`'s input schema as a model is shown it.
+pub fn call_tool_input_schema() -> Value {
+    let mut input = crate::op::schema_of::<CallToolInput>();
+    if let Value::Object(root) = &mut input {
+        root.remove("title");
+    }
+    // Omitted is no arguments, which `{}` says without a default.
+    if let Some(Value::Object(arguments)) = input.pointer_mut("/properties/arguments") {
+        arguments.remove("default");
+    }
+    compact(&mut input);
+    input
+}
+
+/// `call_tool`'s hints for a caller: a read-only token reaches only reads through it.
+pub fn call_tool_hints(scope: crate::Scope) -> Hints {
+    match scope {
+        crate::Scope::Read => Hints::READ,
+        _ => CALL_TOOL.hints,
+    }
+}
+
+/// The op a `call_tool` call names, among `ops`, and the arguments to call it with; who may
+/// call it is still the invoker's to decide.
+pub fn called_by_name(
+    ops: &[OpMeta],
+    arguments: Map<String, Value>,
+) -> Result<(&OpMeta, Map<String, Value>), OpError> {
+    let input: CallToolInput = serde_json::from_value(Value::Object(arguments)).map_err(|err| {
+        OpError::invalid(
+            "",
+            Text::new(
+                "call_tool takes {\"name\": a tool's name, \"arguments\": an object}: {error}",
+            )
+            .with("error", err.to_string()),
+        )
+    })?;
+    let op = ops.iter().find(|meta| meta.name() == input.name).ok_or_else(|| {
+        OpError::invalid(
+            "/name",
+            Text::new("No tool is named {name}. Call find_tools with what you want to do, and use a name it returns.")
+                .with("name", &input.name),
+        )
+    })?;
+    Ok((op, input.arguments))
 }
 
 /// Words too common to tell tools apart.
@@ -514,6 +603,7 @@ mod tests {
             "on": {"type": "string", "format": "date", "description": crate::resolve::DATE_FORMS},
             "until": {"type": "string", "format": "date", "description": format!("No charges after it. {}", crate::resolve::DATE_FORMS)},
             "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+            "amount": {"type": "string", "description": "Decimal string in major units, e.g. \"12.99\"."},
         }});
         say_once(&mut schema);
         assert_eq!(
@@ -524,6 +614,7 @@ mod tests {
                 "on": {"type": "string", "format": "date"},
                 "until": {"type": "string", "format": "date", "description": "No charges after it."},
                 "limit": {"type": "integer", "minimum": 1, "maximum": 500},
+                "amount": {"type": "string"},
             }})
         );
     }

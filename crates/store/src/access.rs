@@ -90,6 +90,12 @@ pub fn revoke_token(db: &Db<'_>, id: i64, now: &str) -> Result<()> {
     Ok(())
 }
 
+/// Sets which tools a row of `tokens` (an API token or a connected app's grant) lists.
+pub fn set_token_tools(db: &Db<'_>, id: i64, tools: &str) -> Result<()> {
+    db.conn.execute("UPDATE tokens SET tools = ?2 WHERE id = ?1", params![id, tools])?;
+    Ok(())
+}
+
 pub fn revoke_tokens_of(db: &Db<'_>, household_id: i64, member_id: i64, now: &str) -> Result<()> {
     db.conn.execute(
         "UPDATE tokens SET revoked_at = ?3 WHERE household_id = ?1 AND member_id = ?2 AND revoked_at IS NULL",

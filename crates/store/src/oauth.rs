@@ -182,13 +182,15 @@ pub struct NewGrant<'a> {
     pub name: &'a str,
     pub scope: &'a str,
     pub resource: &'a str,
+    /// Which tools its MCP client lists (`ops::tools::ToolSet`).
+    pub tools: &'a str,
 }
 
 pub fn insert_grant(db: &Db<'_>, grant: &NewGrant<'_>, now: &str) -> Result<i64> {
     db.conn.execute(
-        "INSERT INTO tokens (household_id, member_id, kind, name, prefix, scope, created_at, client_id, resource)
-         VALUES (?1, ?2, 'oauth', ?3, '', ?4, ?5, ?6, ?7)",
-        params![grant.household_id, grant.member_id, grant.name, grant.scope, now, grant.client_id, grant.resource],
+        "INSERT INTO tokens (household_id, member_id, kind, name, prefix, scope, created_at, client_id, resource, tools)
+         VALUES (?1, ?2, 'oauth', ?3, '', ?4, ?5, ?6, ?7, ?8)",
+        params![grant.household_id, grant.member_id, grant.name, grant.scope, now, grant.client_id, grant.resource, grant.tools],
     )?;
     Ok(db.conn.last_insert_rowid())
 }
@@ -203,6 +205,8 @@ pub struct GrantRow {
     pub name: String,
     pub scope: String,
     pub resource: String,
+    /// Which tools its MCP client lists.
+    pub tools: String,
     pub created_at: String,
     pub last_used_at: Option<String>,
     pub revoked_at: Option<String>,
@@ -217,6 +221,7 @@ fn grant_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<GrantRow> {
         name: row.get("name")?,
         scope: row.get("scope")?,
         resource: row.get("resource")?,
+        tools: row.get("tools")?,
         created_at: row.get("created_at")?,
         last_used_at: row.get("last_used_at")?,
         revoked_at: row.get("revoked_at")?,

@@ -131,6 +131,7 @@ pub fn router(
             "/settings/tokens/{id}/revoke",
             get(pages::tokens::confirm_revoke).post(pages::tokens::revoke),
         )
+        .route("/settings/tokens/{id}/tools", post(pages::tokens::set_tools))
         .route("/settings/apps/trusted", post(pages::tokens::trusted_apps))
         .route(
             "/settings/apps/{id}/revoke",

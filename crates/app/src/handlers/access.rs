@@ -65,7 +65,7 @@ pub(crate) fn create_token(
             prefix: &prefix,
             hash: &auth::hash_token(&secret),
             scope: input.scope.as_str(),
-            tools: input.tools.unwrap_or(ToolSet::Full).as_str(),
+            tools: input.tools.unwrap_or(ToolSet::DEFAULT).as_str(),
             expires_at: expires_at.as_deref(),
         },
         &ctx.now_text(),
@@ -112,6 +112,7 @@ fn connected_app_view(
         id: row.id,
         name: row.name.clone(),
         scope: ops::oauth::app_scope(granted, trusted_apps),
+        tools: ToolSet::parse(&row.tools).ok_or(OpError::Internal)?,
         connected_at: views::timestamp(&row.created_at)?,
         last_used_at: row.last_used_at.as_deref().map(views::timestamp).transpose()?,
         revoked_at: row.revoked_at.as_deref().map(views::timestamp).transpose()?,
@@ -151,6 +152,47 @@ pub(crate) fn revoke_connected_app(
     )?;
     let row = store::oauth::get_grant(ctx.db, row.id).or_internal()?.ok_or(OpError::Internal)?;
     connected_app_view(&row, ctx.household.trusted_apps)
+}
+
+/// The caller's own token or connected app, live, lists another tool set.
+pub(crate) fn set_token_tools(
+    ctx: &mut Ctx<'_>,
+    input: SetTokenToolsInput,
+) -> Result<TokenTools, OpError> {
+    let id = input.id.get();
+    // A token, else a connected app: both are rows of `tokens`, with one sequence of ids.
+    let own = match store::access::get_token(ctx.db, ctx.household_id(), ctx.me(), id) {
+        Ok(row) => Some((row.id, row.name, row.tools, row.revoked_at)),
+        Err(store::StoreError::NotFound) => store::oauth::get_grant(ctx.db, id)
+            .or_internal()?
+            .filter(|g| g.household_id == ctx.household_id() && g.member_id == ctx.me())
+            .map(|g| (g.id, g.name, g.tools, g.revoked_at)),
+        Err(err) => return Err(crate::transactions::internal(err)),
+    };
+    let Some((id, name, tools, revoked_at)) = own else {
+        return Err(OpError::not_found(
+            Text::new("No token or connected app of yours with id {id}. Call list_tokens or list_connected_apps.")
+                .with("id", id),
+        ));
+    };
+    if revoked_at.is_some() {
+        return Err(OpError::conflict(
+            Text::new("{name} is revoked; it lists no tools.").with("name", &name),
+        ));
+    }
+    if tools != input.tools.as_str() {
+        let before = ctx.snapshot(EntityKind::Token, id)?;
+        store::access::set_token_tools(ctx.db, id, input.tools.as_str()).or_internal()?;
+        ctx.record(
+            EntityKind::Token,
+            id,
+            before,
+            Text::new("Tools of {name}: {tools}")
+                .with("name", &name)
+                .with("tools", input.tools.as_str()),
+        )?;
+    }
+    Ok(TokenTools { id, name, tools: input.tools })
 }
 
 fn settings_view(ctx: &Ctx<'_>) -> Result<Settings, OpError> {

@@ -308,6 +308,7 @@ pub(crate) fn registry() -> Registry {
     reg.add::<a::RevokeToken>(access::revoke_token);
     reg.add::<a::ListConnectedApps>(access::list_connected_apps);
     reg.add::<a::RevokeConnectedApp>(access::revoke_connected_app);
+    reg.add::<a::SetTokenTools>(access::set_token_tools);
     reg.add::<a::GetSettings>(access::get_settings);
     reg.add::<a::UpdateSettings>(access::update_settings);
     reg.add::<a::AllowTrustedApps>(access::allow_trusted_apps);

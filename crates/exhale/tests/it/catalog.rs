@@ -173,6 +173,16 @@ fn cases() -> Vec<Case> {
             input: Box::new(|_, setup| json!({"id": id(&setup[0])})),
         },
         Case {
+            op: "set_token_tools",
+            setup: vec![("create_token", Box::new(|_, _| json!({"name": "cli", "scope": "read"})))],
+            input: Box::new(|_, setup| json!({"id": id(&setup[0]), "tools": "full"})),
+        },
+        Case {
+            op: "set_token_tools",
+            setup: vec![(CONNECT_AN_APP, Box::new(|_, _| json!({})))],
+            input: Box::new(|_, setup| json!({"id": id(&setup[0]), "tools": "compact"})),
+        },
+        Case {
             op: "revoke_connected_app",
             setup: vec![(CONNECT_AN_APP, Box::new(|_, _| json!({})))],
             input: Box::new(|_, setup| json!({"id": id(&setup[0])})),

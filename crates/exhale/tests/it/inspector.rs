@@ -149,7 +149,8 @@ async fn the_inspector_finds_the_confirmation_card_on_every_write() {
     let server = w.env.serve().await;
     let (token, _) = w.env.token(&w.ana, "write").await;
     let home = TempDir::new();
-    let url = server.url("/mcp");
+    // Every write: the full tool set.
+    let url = server.url("/mcp?tools=full");
     let header = format!("Authorization: Bearer {token}");
     tokio::task::spawn_blocking(move || {
         let target = [url.as_str(), "--header", header.as_str(), "--advertise-apps"];

@@ -636,7 +636,18 @@ async fn a_read_only_app_is_told_which_scope_to_ask_for_and_an_api_token_is_told
     let mcp = http_client(server.url("/mcp"), access, "Reader").await;
     let tools = mcp.list_all_tools().await.unwrap();
     assert!(!tools.is_empty());
-    assert!(tools.iter().all(|t| ops::find(&t.name).unwrap().info.hints.read_only));
+    // A connected app lists the default set: its reads, and call_tool for the rest.
+    assert!(tools.iter().any(|t| t.name == "call_tool"));
+    assert!(!tools.iter().any(|t| t.name == "list_accounts"), "list_accounts is found, not listed");
+    let through = call(&mcp, "call_tool", json!({"name": "list_accounts"})).await;
+    assert_ne!(through.is_error, Some(true), "{}", text(&through));
+    assert!(
+        tools.iter().filter(|t| t.name != "call_tool").all(|t| ops::find(&t.name)
+            .unwrap()
+            .info
+            .hints
+            .read_only)
+    );
     let read = call(&mcp, "list_categories", json!({})).await;
     assert_ne!(read.is_error, Some(true), "{}", text(&read));
     // No consent could open an op agents may never call: that stays a tool result, as every
@@ -1137,4 +1148,56 @@ async fn a_person_has_at_most_twenty_requests_waiting() {
     let second = answer(&pages[1]);
     let fields: Vec<(&str, &str)> = second.iter().map(|(k, v)| (*k, v.as_str())).collect();
     assert_eq!(ana.post("/authorize", &fields).await.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn a_person_lists_every_tool_for_a_connected_app_and_no_one_else_can() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let client_id = public_client(&server, "Claude").await;
+    let tokens = connected(&server, &client_id, "write").await;
+    let access = tokens["access_token"].as_str().unwrap();
+    let mcp = http_client(server.url("/mcp"), access, "Claude").await;
+    let listed = |tools: &[rmcp::model::Tool]| -> Vec<String> {
+        tools.iter().map(|tool| tool.name.to_string()).collect()
+    };
+    let before = listed(&mcp.list_all_tools().await.unwrap());
+    assert!(before.contains(&"call_tool".to_owned()), "the default set: {before:?}");
+    let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
+    assert_eq!(apps["items"][0]["tools"], "subscriptions", "{apps}");
+    let id = apps["items"][0]["id"].as_i64().unwrap();
+
+    // Another member and another household cannot change it, nor learn that it exists.
+    for other in [&w.bob, &w.cai] {
+        let refused =
+            w.env.call(other, "set_token_tools", json!({"id": id, "tools": "full"})).await;
+        assert!(matches!(refused, Err(ops::OpError::NotFound { .. })), "{refused:?}");
+    }
+
+    // Ana chooses All on the web; the app's next tools/list has every tool.
+    let mut ana = Visitor::at(&server.url(""));
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let page = ana.get("/settings/tokens").await;
+    assert!(page.body.contains(&format!("data-testid=\"tools-{id}\"")), "{}", page.body);
+    let csrf = Visitor::hidden(&page, "csrf");
+    let bad = ana
+        .post(&format!("/settings/tokens/{id}/tools"), &[("csrf", &csrf), ("tools", "most")])
+        .await;
+    assert_eq!(bad.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", bad.body);
+    let done = ana
+        .post(&format!("/settings/tokens/{id}/tools"), &[("csrf", &csrf), ("tools", "full")])
+        .await;
+    assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.body);
+    let after = listed(&mcp.list_all_tools().await.unwrap());
+    assert!(!after.contains(&"call_tool".to_owned()), "{after:?}");
+    assert!(after.contains(&"create_account".to_owned()) && after.len() > before.len() + 30);
+    let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
+    assert_eq!(apps["items"][0]["tools"], "full", "{apps}");
+    // Undone from Activity, it lists the set again.
+    let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
+    assert_eq!(activity["items"][0]["op"], "set_token_tools", "{activity}");
+    let batch = activity["items"][0]["batch_id"].as_str().unwrap();
+    w.env.call(&w.ana, "undo", json!({"batch_id": batch})).await.unwrap();
+    assert_eq!(listed(&mcp.list_all_tools().await.unwrap()), before);
+    mcp.cancel().await.unwrap();
 }

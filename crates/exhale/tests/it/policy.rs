@@ -52,11 +52,19 @@ async fn tools_list_offers_exactly_what_the_invoker_accepts_for_every_kind_of_ca
     for (person, who) in [(&w.ana, "owner"), (&w.bob, "member")] {
         for scope in ["read", "write", "trusted"] {
             let (secret, caller) = w.env.token(person, scope).await;
-            let client = http_client(server.url("/mcp"), &secret, "Policy check").await;
-            let offered = offered(&client).await;
+            // Every tool listed: the full set.
+            let client = http_client(server.url("/mcp?tools=full"), &secret, "Policy check").await;
+            let everything = offered(&client).await;
             client.cancel().await.unwrap();
             let accepted = accepted(&w, &caller).await;
-            assert_same(&offered, &accepted, &format!("{scope} token of an {who}"));
+            assert_same(&everything, &accepted, &format!("{scope} token of an {who}"));
+            // The token's own (smaller) set lists only what it may call, and call_tool.
+            let client = http_client(server.url("/mcp"), &secret, "Policy check").await;
+            let mut listed = offered(&client).await;
+            client.cancel().await.unwrap();
+            assert!(listed.remove("call_tool"), "{scope} token of an {who}: {listed:?}");
+            assert!(listed.len() < everything.len(), "{listed:?}");
+            assert!(listed.is_subset(&everything), "{scope} token of an {who}: {listed:?}");
             assert!(!accepted.contains("create_token"), "no agent mints its own token");
         }
     }

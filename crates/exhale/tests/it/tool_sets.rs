@@ -1,7 +1,8 @@
 //! The compact and subscriptions tool sets, over MCP with rmcp's client: a token set to one
 //! (or a client asking `/mcp?tools=compact`, or `exhale mcp --tools compact`) lists its tools
 //! and `find_tools`; the rest stay callable by name and are found by words, never beyond what
-//! the caller may call, and a tool found in a session joins its list (`tools/list_changed`).
+//! the caller may call, and a tool found in a session joins its list (`tools/list_changed`) or,
+//! for a client that does not follow a changed list, is called through `call_tool`.
 
 use serde_json::{Value, json};
 use test_support::TempDir;
@@ -17,10 +18,11 @@ fn names(tools: &[rmcp::model::Tool]) -> Vec<String> {
     names
 }
 
-/// The compact set the catalog declares, as a caller allowed to call all of it sees it.
+/// The compact set the catalog declares, as a caller allowed to call all of it sees it, with
+/// `call_tool` for the rest.
 fn compact_names() -> Vec<String> {
     let mut names: Vec<String> = ops::tools::COMPACT.iter().map(|name| name.to_string()).collect();
-    names.push("find_tools".into());
+    names.extend(["find_tools".into(), "call_tool".into()]);
     names.sort();
     names
 }
@@ -71,7 +73,7 @@ async fn a_read_token_asking_for_compact_tools_sees_and_finds_only_reads() {
     let listed = client.list_all_tools().await.unwrap();
     let reads: Vec<String> = compact_names()
         .into_iter()
-        .filter(|name| ops::find(name).unwrap().info.hints.read_only)
+        .filter(|name| ops::find(name).is_none_or(|op| op.info.hints.read_only))
         .collect();
     assert_eq!(names(&listed), reads);
     for query in ["delete a subscription", "create a token", "cancel", "undo a change"] {
@@ -163,7 +165,7 @@ async fn a_subscriptions_token_lists_half_the_catalog_and_a_tool_found_joins_its
         .iter()
         .chain(ops::tools::SUBSCRIPTIONS)
         .map(|name| name.to_string())
-        .chain(["find_tools".to_owned()])
+        .chain(["find_tools".to_owned(), "call_tool".to_owned()])
         .collect();
     expected.sort();
     assert_eq!(listed, expected);
@@ -219,10 +221,217 @@ async fn a_read_token_finds_and_lists_only_reads_beyond_its_set() {
     next_change(&mut changes).await;
     let after = client.list_all_tools().await.unwrap();
     assert!(after.len() > before.len(), "{before:?}");
-    for tool in &after {
+    for tool in after.iter().filter(|tool| tool.name != "call_tool") {
         let op = ops::find(&tool.name).unwrap();
         assert!(op.info.hints.read_only, "a read token lists {}", tool.name);
         assert!(ops::policy::may_call(&reader, op.info), "{}", tool.name);
     }
     client.cancel().await.unwrap();
+}
+
+/// The names a `find_tools` result returns.
+fn found_names(result: &rmcp::model::CallToolResult) -> Vec<String> {
+    let Some(found) = &result.structured_content else { panic!("{}", text(result)) };
+    found["tools"]
+        .as_array()
+        .map(|tools| tools.iter().filter_map(|tool| tool["name"].as_str()).map(str::to_owned))
+        .map(Iterator::collect)
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_new_token_lists_the_subscriptions_set_and_calls_the_rest_through_call_tool() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let created = w
+        .env
+        .call(&w.ana, "create_token", json!({"name": "Claude", "scope": "write"}))
+        .await
+        .unwrap();
+    assert_eq!(created["tools"], ops::tools::ToolSet::DEFAULT.as_str());
+    assert_eq!(created["tools"], "subscriptions");
+    let secret = created["secret"].as_str().unwrap();
+    // A stateless 2026 client: its list never grows, so what it finds it calls through
+    // call_tool, as a client that ignores tools/list_changed does.
+    let client = crate::mcp::modern_http_client(server.url("/mcp"), secret, "Claude").await;
+    let listed = client.list_all_tools().await.unwrap();
+    let names = names(&listed);
+    assert!(names.contains(&"call_tool".to_owned()) && names.contains(&"find_tools".to_owned()));
+    assert!(!names.contains(&"delete_account".to_owned()), "{names:?}");
+    let Some(call_tool) = listed.iter().find(|tool| tool.name == "call_tool") else {
+        panic!("no call_tool in {names:?}")
+    };
+    let hints = call_tool.annotations.clone().unwrap_or_default();
+    assert_eq!(
+        (hints.read_only_hint, hints.destructive_hint, hints.open_world_hint),
+        (Some(false), Some(true), Some(false)),
+        "a write token's call_tool may reach a destructive write"
+    );
+
+    let found = call(&client, "find_tools", json!({"query": "delete an account"})).await;
+    assert!(found_names(&found).contains(&"delete_account".to_owned()), "{}", text(&found));
+    // A found write through call_tool: the same preview, confirmation and audit as if listed.
+    let through = |name: &str, arguments: Value| json!({"name": name, "arguments": arguments});
+    let preview = call(
+        &client,
+        "call_tool",
+        through("delete_account", json!({"id": w.wallet, "dry_run": true})),
+    )
+    .await;
+    assert_eq!(preview.is_error, Some(false), "{}", text(&preview));
+    assert_eq!(preview.structured_content.unwrap()["dry_run"], true);
+    let asked =
+        call(&client, "call_tool", through("delete_account", json!({"id": w.wallet}))).await;
+    assert!(text(&asked).starts_with("confirmation_required"), "{}", text(&asked));
+    let confirmation = crate::mcp::confirmation_id(&asked);
+    let accounts = w.env.call(&w.ana, "list_accounts", json!({})).await.unwrap();
+    let wallet_listed = |accounts: &Value| {
+        accounts["items"].as_array().unwrap().iter().any(|account| account["id"] == w.wallet)
+    };
+    assert!(wallet_listed(&accounts), "nothing changed before the confirmation");
+    let confirmed = call(&client, "confirm_change", json!({"confirmation_id": confirmation})).await;
+    assert_eq!(confirmed.is_error, Some(false), "{}", text(&confirmed));
+    let accounts = w.env.call(&w.ana, "list_accounts", json!({})).await.unwrap();
+    assert!(!wallet_listed(&accounts), "{accounts}");
+    let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
+    assert_eq!(activity["items"][0]["op"], "delete_account", "the audit names the op: {activity}");
+
+    // Cross-household and private items stay out of reach through call_tool too.
+    for id in [w.other_household_sub, w.bobs_gym] {
+        let hidden =
+            call(&client, "call_tool", through("get_subscription", json!({"id": id}))).await;
+        assert_eq!(hidden.is_error, Some(true), "{}", text(&hidden));
+        assert!(text(&hidden).starts_with("not_found"), "{}", text(&hidden));
+    }
+    // Bad input: what to call next, and nothing lost.
+    let unknown = call(&client, "call_tool", through("open_vault", json!({}))).await;
+    assert_eq!(unknown.is_error, Some(true));
+    assert!(text(&unknown).contains("find_tools"), "{}", text(&unknown));
+    let itself = call(&client, "call_tool", through("call_tool", json!({}))).await;
+    assert_eq!(itself.is_error, Some(true), "{}", text(&itself));
+    let nameless = call(&client, "call_tool", json!({"arguments": {}})).await;
+    assert_eq!(nameless.is_error, Some(true));
+    assert!(text(&nameless).contains("name"), "{}", text(&nameless));
+    let not_an_object =
+        call(&client, "call_tool", json!({"name": "list_accounts", "arguments": 7})).await;
+    assert_eq!(not_an_object.is_error, Some(true), "{}", text(&not_an_object));
+    let wrong_field = call(
+        &client,
+        "call_tool",
+        through("create_account", json!({"name": "Joint 2", "colour": 1})),
+    )
+    .await;
+    assert_eq!(wrong_field.is_error, Some(true));
+    assert!(text(&wrong_field).contains("colour"), "{}", text(&wrong_field));
+    client.cancel().await.unwrap();
+
+    // The same over a 2025 session.
+    let session = http_client(server.url("/mcp"), secret, "Claude Desktop").await;
+    let made = call(
+        &session,
+        "call_tool",
+        through("create_account", json!({"name": "Savings", "kind": "savings", "currency": "EUR"})),
+    )
+    .await;
+    assert_eq!(made.is_error, Some(false), "{}", text(&made));
+    assert_eq!(made.structured_content.unwrap()["name"], "Savings");
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_read_token_s_call_tool_reads_and_never_writes() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (secret, _) = w.env.token(&w.ana, "read").await;
+    let client = http_client(server.url("/mcp"), &secret, "Reader").await;
+    let listed = client.list_all_tools().await.unwrap();
+    let Some(call_tool) = listed.iter().find(|tool| tool.name == "call_tool") else {
+        panic!("no call_tool in {:?}", names(&listed))
+    };
+    let hints = call_tool.annotations.clone().unwrap_or_default();
+    assert_eq!((hints.read_only_hint, hints.destructive_hint), (Some(true), Some(false)));
+    let read = call(&client, "call_tool", json!({"name": "list_accounts"})).await;
+    assert_eq!(read.is_error, Some(false), "{}", text(&read));
+    let before = w.env.dump().await;
+    let refused = call(
+        &client,
+        "call_tool",
+        json!({"name": "create_account", "arguments": {"name": "X", "kind": "cash", "currency": "EUR"}}),
+    )
+    .await;
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text(&refused).starts_with("forbidden"), "{}", text(&refused));
+    assert_eq!(w.env.dump().await, before, "nothing written");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn in_a_host_with_views_call_tool_shows_the_card_and_cannot_confirm() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (secret, _) = w.env.token(&w.ana, "write").await;
+    let host = crate::mcp_apps::host_with_views(server.url("/mcp"), &secret).await;
+    let listed = host.list_all_tools().await.unwrap();
+    let Some(call_tool) = listed.iter().find(|tool| tool.name == "call_tool") else {
+        panic!("no call_tool in {:?}", names(&listed))
+    };
+    let meta = serde_json::to_value(&call_tool.meta).unwrap();
+    assert_eq!(meta["ui"]["resourceUri"], "ui://exhale/confirmation-card", "{meta}");
+    let asked =
+        call(&host, "call_tool", json!({"name": "delete_account", "arguments": {"id": w.wallet}}))
+            .await;
+    let card = serde_json::to_value(&asked.meta).unwrap();
+    let waiting = &card["exhale/confirmation"];
+    let Some(confirmation) = waiting["confirmation_id"].as_str() else {
+        panic!("no card: {}", text(&asked))
+    };
+    assert!(!text(&asked).contains(confirmation), "the id is never in the model's text");
+    // The model cannot press the card's button through call_tool.
+    let pressed = call(
+        &host,
+        "call_tool",
+        json!({"name": "confirm_change", "arguments": {"confirmation_id": confirmation}}),
+    )
+    .await;
+    assert_eq!(pressed.is_error, Some(true));
+    assert!(text(&pressed).contains("card"), "{}", text(&pressed));
+    let accounts = w.env.call(&w.ana, "list_accounts", json!({})).await.unwrap();
+    assert!(
+        accounts["items"].as_array().unwrap().iter().any(|account| account["id"] == w.wallet),
+        "still there: {accounts}"
+    );
+    host.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_token_s_tools_change_at_its_client_s_next_list_and_a_revoked_one_s_do_not() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (secret, _) = w.env.token(&w.ana, "write").await;
+    let tokens = w.env.call(&w.ana, "list_tokens", json!({})).await.unwrap();
+    let id = tokens["items"][0]["id"].as_i64().unwrap();
+    assert_eq!(tokens["items"][0]["tools"], "subscriptions");
+    let client = http_client(server.url("/mcp"), &secret, "Cursor").await;
+    let before = names(&client.list_all_tools().await.unwrap());
+    let changed =
+        w.env.call(&w.ana, "set_token_tools", json!({"id": id, "tools": "compact"})).await.unwrap();
+    assert_eq!(changed["tools"], "compact", "{changed}");
+    assert_eq!(names(&client.list_all_tools().await.unwrap()), compact_names());
+    // The same set again changes nothing and records nothing.
+    let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
+    w.env.call(&w.ana, "set_token_tools", json!({"id": id, "tools": "compact"})).await.unwrap();
+    assert_eq!(w.env.call(&w.ana, "list_activity", json!({})).await.unwrap(), activity);
+    w.env
+        .call(&w.ana, "undo", json!({"batch_id": activity["items"][0]["batch_id"]}))
+        .await
+        .unwrap();
+    assert_eq!(names(&client.list_all_tools().await.unwrap()), before);
+    client.cancel().await.unwrap();
+
+    w.env.call(&w.ana, "revoke_token", json!({"id": id})).await.unwrap();
+    let revoked = w.env.call(&w.ana, "set_token_tools", json!({"id": id, "tools": "full"})).await;
+    assert!(matches!(revoked, Err(ops::OpError::Conflict { .. })), "{revoked:?}");
+    let unknown = w.env.call(&w.ana, "set_token_tools", json!({"id": 9999, "tools": "full"})).await;
+    let Err(err) = unknown else { panic!("{unknown:?}") };
+    assert!(err.text().render().contains("list_tokens"), "{err:?}");
 }

@@ -596,6 +596,7 @@ async fn a_token_made_on_the_web_is_shown_once_works_and_is_revoked_after_confir
     let mut ana = Visitor::new(&server);
     ana.sign_in("ana@a.test", PASSWORD).await;
     let list = ana.get("/settings/tokens").await;
+    assert!(list.body.contains(r#"value="subscriptions" checked"#), "the default set is chosen");
     let csrf = Visitor::hidden(&list, "csrf");
     let empty_name =
         ana.post("/settings/tokens", &[("csrf", &csrf), ("name", ""), ("scope", "write")]).await;

@@ -1,7 +1,8 @@
 //! API tokens and "Connect an agent": create a token (its secret shown once, with ready-to-paste
 //! configurations for each client, a QR code and a live test of `/mcp`), see when each token
 //! was last used, and revoke one through a confirmation page; the apps connected with OAuth,
-//! disconnected the same way, and whether an owner lets them be trusted.
+//! disconnected the same way, which tools each token or app lists, and whether an owner lets
+//! apps be trusted.
 
 use axum::{
     extract::{Path, State},
@@ -12,7 +13,8 @@ use ops::{
     OpError, Scope, Text,
     access::{
         AllowTrustedApps, AllowTrustedAppsInput, CreateToken, CreateTokenInput, GetSettings,
-        ListConnectedApps, ListTokens, RevokeConnectedApp, RevokeToken, Token,
+        ListConnectedApps, ListTokens, RevokeConnectedApp, RevokeToken, SetTokenTools,
+        SetTokenToolsInput, Token,
     },
     accounts::SessionCaller,
     common::{IdInput, RecordId},
@@ -121,7 +123,8 @@ async fn list_page(
     match listed.await {
         Ok((tokens, apps, settings)) => {
             let mut data = json!({"nav": "connect", "tokens": tokens.items, "apps": apps.items,
-                "trusted_apps": settings.trusted_apps, "error": error});
+                "trusted_apps": settings.trusted_apps, "error": error,
+                "default_tools": ToolSet::DEFAULT.as_str()});
             page_with_status(web, headers, Some(person), status, "tokens.html", &mut data)
         }
         Err(err) => op_error(web, headers, person, &err),
@@ -296,4 +299,26 @@ pub(crate) async fn trusted_apps(
     let input = AllowTrustedAppsInput { allowed };
     apply_and_go::<AllowTrustedApps>(&web, &headers, &person, input, "/settings/tokens", notice)
         .await
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolsForm {
+    #[serde(default)]
+    tools: String,
+}
+
+/// A token or a connected app (one sequence of ids) lists another tool set.
+pub(crate) async fn set_tools(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<RecordId>,
+    Posted { person, form }: Posted<ToolsForm>,
+) -> Response {
+    let tools = match form::required::<ToolSet>("/tools", &form.tools) {
+        Ok(tools) => tools,
+        Err(err) => return op_error(&web, &headers, &person, &err),
+    };
+    let notice = Text::new("Saved. Its client gets the new list the next time it asks for tools.");
+    let input = SetTokenToolsInput { id, tools };
+    apply_and_go::<SetTokenTools>(&web, &headers, &person, input, "/settings/tokens", notice).await
 }

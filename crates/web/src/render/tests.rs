@@ -98,7 +98,7 @@ fn fixture(name: &str) -> Value {
             ],
         })),
         "tokens.html" => chrome(json!({
-            "nav": "connect", "error": "name: required",
+            "nav": "connect", "error": "name: required", "default_tools": "subscriptions",
             "tokens": [
                 {"id": 1, "name": "Laptop", "scope": "write", "tools": "compact", "prefix": "exh_12ab", "created_at": "2026-11-01T10:00:00Z",
                  "last_used_at": "2026-11-29T09:00:00Z", "expires_at": "2027-11-01T10:00:00Z", "revoked_at": null},
@@ -106,8 +106,8 @@ fn fixture(name: &str) -> Value {
                  "last_used_at": null, "expires_at": null, "revoked_at": "2026-11-02T10:00:00Z"},
             ],
             "apps": [
-                {"id": 3, "name": "Claude", "scope": "write", "connected_at": "2026-11-20T10:00:00Z", "last_used_at": "2026-11-29T09:00:00Z"},
-                {"id": 4, "name": "Cursor", "scope": "read", "connected_at": "2026-11-21T10:00:00Z"},
+                {"id": 3, "name": "Claude", "scope": "write", "tools": "subscriptions", "connected_at": "2026-11-20T10:00:00Z", "last_used_at": "2026-11-29T09:00:00Z"},
+                {"id": 4, "name": "Cursor", "scope": "read", "tools": "full", "connected_at": "2026-11-21T10:00:00Z"},
             ],
         })),
         "connect.html" => chrome(json!({

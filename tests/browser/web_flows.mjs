@@ -162,7 +162,7 @@ async function firstRun() {
   assert.match(await page.locator("pre").first().innerText(), new RegExp(secret));
   await page.getByRole("button", { name: "Test connection" }).click();
   await page.locator('#test-result[data-state="ok"]').waitFor();
-  assert.match(await page.locator("#test-result").innerText(), /Connected: \/mcp answered with the tools this token may use, \d+ in all, such as get_context/);
+  assert.match(await page.locator("#test-result").innerText(), /Connected: \/mcp answered with the tools this token lists, \d+ in all, such as get_context/);
   await shot(page, "09-connect-an-agent");
   await page.getByRole("link", { name: "Agents", exact: true }).click();
   assert.match(await page.getByTestId("tokens").innerText(), /Claude Desktop[\s\S]*last used/);

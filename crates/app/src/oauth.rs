@@ -541,6 +541,14 @@ impl App {
                     let client = store::oauth::get_client(db, &request.client_id)
                         .map_err(transactions::internal)?
                         .ok_or(OpError::Internal)?;
+                    // Connecting again (for more scope, say) keeps the tools the person chose.
+                    let tools = store::oauth::list_grants(db, household, member)
+                        .map_err(transactions::internal)?
+                        .into_iter()
+                        .find(|grant| grant.client_id == client.id)
+                        .map_or(ops::tools::ToolSet::DEFAULT.as_str().to_owned(), |grant| {
+                            grant.tools
+                        });
                     let grant = store::oauth::insert_grant(
                         db,
                         &store::oauth::NewGrant {
@@ -550,7 +558,7 @@ impl App {
                             name: &client.name,
                             scope: scope.as_str(),
                             resource: &request.resource,
-                            tools: ops::tools::ToolSet::DEFAULT.as_str(),
+                            tools: &tools,
                         },
                         &now_text,
                     )

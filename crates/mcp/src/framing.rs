@@ -139,15 +139,22 @@ fn busy() -> Response {
     response
 }
 
-/// The op a `tools/call` message calls, read without building the rest of the message; only
-/// a JSON object is a message.
+/// The op a `tools/call` message calls (through `call_tool` too), read without building the
+/// rest of the message; only a JSON object is a message.
 fn called_op(bytes: &[u8]) -> Option<&'static ops::OpMeta> {
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
     #[derive(serde::Deserialize)]
+    struct Named {
+        #[serde(default)]
+        name: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
     struct Params {
         name: String,
+        #[serde(default)]
+        arguments: Option<Named>,
     }
     #[derive(serde::Deserialize)]
     struct Call {
@@ -155,7 +162,11 @@ fn called_op(bytes: &[u8]) -> Option<&'static ops::OpMeta> {
         params: Params,
     }
     let call: Call = serde_json::from_slice(bytes).ok()?;
-    (call.method == "tools/call").then(|| ops::find(&call.params.name)).flatten()
+    if call.method != "tools/call" {
+        return None;
+    }
+    let named = call.params.arguments.and_then(|arguments| arguments.name);
+    ops::find(ops::tools::called_name(&call.params.name, named.as_deref())?)
 }
 
 /// The deepest nesting rmcp's parser (serde_json's) accepts.

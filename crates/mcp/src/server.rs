@@ -239,18 +239,19 @@ impl ServerHandler for ExhaleMcp {
         ) {
             Ok(Some(called)) => called,
             Ok(None) => {
-                return Err(McpError::invalid_params(
-                        Text::new("Unknown tool {name}: tools/list has the tools listed, and find_tools finds the rest.")
-                            .with("name", &request.name)
-                            .render(),
-                        None,
-                    ));
+                let unknown = Text::new(
+                    "Unknown tool {name}: tools/list has the tools listed, and find_tools finds the rest.",
+                );
+                let message = unknown.with("name", &request.name).render();
+                return Err(McpError::invalid_params(message, None));
             }
             Err(err) => return Ok(tools::failure(&err).into()),
         };
+        // Through call_tool, the op's fields are at /arguments of what the model sent.
+        let nested = |err: OpError| if through_call_tool { err.within("/arguments") } else { err };
         let prepared = match tools::prepare(meta, arguments) {
             Ok(prepared) => prepared,
-            Err(err) => return Ok(tools::failure(&err).into()),
+            Err(err) => return Ok(tools::failure(&nested(err)).into()),
         };
         // A write the host shows with the card: one it listed to this client, or one called
         // through call_tool, which shows the card (not one called by a name found with
@@ -301,7 +302,7 @@ impl ServerHandler for ExhaleMcp {
                     }),
                 }
             }
-            Err(err) => tools::failure(&err),
+            Err(err) => tools::failure(&nested(err)),
         };
         Ok(result.into())
     }

@@ -3,7 +3,8 @@
 //! authorization spec), so the client can send the person back to the consent page for more.
 //!
 //! Whether the scope falls short is the catalog's decision (`ops::policy::refusal`); this
-//! module only reads the tool's name and translates the refusal. Agents with an API token keep
+//! module only reads the tool's name (for `call_tool`, the name it calls) and translates the
+//! refusal. Agents with an API token keep
 //! the `forbidden` tool result, which tells the model what to ask the person for: their client
 //! has no way to ask for more. Every other refusal (owner-only ops, ops agents cannot call) is
 //! a tool result for every caller, since no consent could change it.
@@ -42,6 +43,15 @@ struct Call<'a> {
 struct Named {
     #[serde(default)]
     name: Option<String>,
+    /// `call_tool`'s, which name the op it calls.
+    #[serde(default)]
+    arguments: Option<NamedOnly>,
+}
+
+#[derive(Deserialize)]
+struct NamedOnly {
+    #[serde(default)]
+    name: Option<String>,
 }
 
 /// Answers a connected app's call beyond its scope with the challenge; hands everything else on
@@ -73,7 +83,9 @@ impl StepUp {
         if call.method != "tools/call" {
             return None;
         }
-        let name = call.params?.name?;
+        let params = call.params?;
+        let named = params.arguments.and_then(|arguments| arguments.name);
+        let name = ops::tools::called_name(params.name.as_deref()?, named.as_deref())?;
         let meta = self.catalog.ops().iter().find(|meta| meta.name() == name)?;
         let Some(OpError::Forbidden { needed: Some(needed), .. }) =
             policy::refusal(caller, meta.info)

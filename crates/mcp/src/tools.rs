@@ -107,8 +107,9 @@ pub(crate) fn listed(
     tools
 }
 
-/// `call_tool` ([`ops::tools::CALL_TOOL`]) as a client lists it: for a host with views, its
-/// results show in the card, like every write's, since it may call one.
+/// `call_tool` ([`ops::tools::CALL_TOOL`]) as a client lists it: for a host with views and a
+/// caller who may write, its results show in the card, like every write's, since it may call
+/// one.
 pub(crate) fn call_tool(caller: &Caller, views: bool) -> Tool {
     let info = ops::tools::CALL_TOOL;
     let hints = ops::tools::call_tool_hints(caller.scope);
@@ -122,7 +123,11 @@ pub(crate) fn call_tool(caller: &Caller, views: bool) -> Tool {
                 .idempotent(hints.idempotent)
                 .open_world(hints.open_world),
         );
-    if views { tool.with_meta(crate::apps::card_meta()) } else { tool }
+    if views && caller.scope.allows(ops::Scope::Write) {
+        tool.with_meta(crate::apps::card_meta())
+    } else {
+        tool
+    }
 }
 
 /// A `tools/call` as the op it calls and its arguments: `call_tool`'s, the op it names; any

@@ -124,7 +124,7 @@ impl Op for SetTokenTools {
     const INFO: OpInfo = OpInfo::write(
         "set_token_tools",
         "Choose which tools a token or connected app lists",
-        "full, subscriptions (find_tools and call_tool reach the rest) or compact, for small models. Its client sees the change at its next tools/list.",
+        "full, subscriptions (find_tools and call_tool reach the rest) or compact, for small models. Its client sees it at its next tools/list; over stdio, once restarted.",
         Hints::write(true),
     );
     type Input = SetTokenToolsInput;

@@ -76,6 +76,17 @@ impl OpError {
         Self::InvalidInput { pointer: pointer.into(), message }
     }
 
+    /// The same error for an input nested under `prefix` (a JSON pointer): `call_tool`'s
+    /// arguments, say, whose fields are at `/arguments/...` of what the model sent.
+    pub fn within(self, prefix: &str) -> Self {
+        match self {
+            Self::InvalidInput { pointer, message } => {
+                Self::InvalidInput { pointer: format!("{prefix}{pointer}"), message }
+            }
+            other => other,
+        }
+    }
+
     pub fn not_found(message: Text) -> Self {
         Self::NotFound { message }
     }

@@ -23,17 +23,18 @@ domain::named_enum! {
         /// Every op the caller may call.
         Full => "full" | "all",
         /// Subscriptions, their charges, categories, payment methods and tags, the reports on
-        /// them, activity and undo, and find_tools for the rest (accounts, transactions,
-        /// budgets, rules, the household's settings).
+        /// them, activity and undo, and find_tools and call_tool for the rest (accounts,
+        /// transactions, budgets, rules, the household's settings).
         Subscriptions => "subscriptions",
-        /// The ops used most, and find_tools for the rest: for small context windows.
+        /// The ops used most, and find_tools and call_tool for the rest: for small context
+        /// windows.
         Compact => "compact" | "small",
     }
 }
 
 impl ToolSet {
     /// What a new token or connected app lists unless told otherwise: the subscriptions set,
-    /// under 24 KB for a model to read (all 85 tools are 45 KB), with `find_tools` and
+    /// under 24 KB for a model to read (all 86 tools are 44.8 KB), with `find_tools` and
     /// [`CALL_TOOL`] for the rest, which stays callable whatever the client does with a
     /// changed list.
     pub const DEFAULT: Self = Self::Subscriptions;
@@ -397,6 +398,13 @@ pub fn lists_call_tool(set: ToolSet) -> bool {
     set != ToolSet::Full
 }
 
+/// The op a `tools/call` of the tool `name` runs, for what reads a call before it is parsed
+/// (a request's size limit, a connected app's step-up): `name`, or for `call_tool` the name in
+/// its arguments (`named_in_arguments`).
+pub fn called_name<'a>(name: &'a str, named_in_arguments: Option<&'a str>) -> Option<&'a str> {
+    if name == CALL_TOOL.name { named_in_arguments } else { Some(name) }
+}
+
 /// `call_tool`'s input schema as a model is shown it.
 pub fn call_tool_input_schema() -> Value {
     let mut input = crate::op::schema_of::<CallToolInput>();
@@ -660,6 +668,41 @@ mod tests {
         assert_eq!(compact.len(), COMPACT.len() + 1);
         assert!(compact.contains(&"find_tools"));
         assert!(crate::all().iter().all(|meta| offered(ToolSet::Full, meta.info)));
+    }
+
+    #[test]
+    fn call_tool_takes_a_name_and_an_object_and_names_the_op_it_calls() {
+        let schema = call_tool_input_schema();
+        assert_eq!(schema["required"], json!(["name"]));
+        assert_eq!(schema["properties"]["arguments"], json!({"type": "object"}));
+        assert!(schema.get("title").is_none() && schema.get("description").is_none());
+        let arguments = |value: Value| match value {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        let (op, given) =
+            called_by_name(crate::all(), arguments(json!({"name": "list_tags"}))).unwrap();
+        assert_eq!((op.name(), given.len()), ("list_tags", 0));
+        for (wrong, pointer) in [
+            (json!({"name": "call_tool"}), "/name"),
+            (json!({"name": "no_such_tool"}), "/name"),
+            (json!({"arguments": {}}), ""),
+            (json!({"name": "list_tags", "arguments": 7}), ""),
+            (json!({"name": "list_tags", "more": 1}), ""),
+        ] {
+            match called_by_name(crate::all(), arguments(wrong.clone())) {
+                Err(OpError::InvalidInput { pointer: at, .. }) => {
+                    assert_eq!(at, pointer, "{wrong}")
+                }
+                other => panic!("{wrong}: {:?}", other.map(|(op, _)| op.name())),
+            }
+        }
+        assert_eq!(called_name("list_tags", Some("x")), Some("list_tags"));
+        assert_eq!(called_name("call_tool", Some("list_tags")), Some("list_tags"));
+        assert_eq!(called_name("call_tool", None), None);
+        assert_eq!(call_tool_hints(crate::Scope::Read), Hints::READ);
+        assert!(call_tool_hints(crate::Scope::Write).destructive);
+        assert!(lists_call_tool(ToolSet::DEFAULT) && !lists_call_tool(ToolSet::Full));
     }
 
     #[test]

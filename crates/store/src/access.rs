@@ -12,7 +12,7 @@ pub struct TokenRow {
     pub name: String,
     pub prefix: String,
     pub scope: String,
-    /// `full` or `compact` (`ops::tools::ToolSet`).
+    /// `full`, `subscriptions` or `compact` (`ops::tools::ToolSet`).
     pub tools: String,
     pub created_at: String,
     pub last_used_at: Option<String>,

@@ -67,7 +67,7 @@ document.addEventListener("DOMContentLoaded", () => {
         const body = await response.json().catch(() => ({}));
         if (!response.ok || body.error) throw new Error(body.error?.message || `HTTP ${response.status}`);
         const names = body.result.tools.map((tool) => tool.name);
-        output.textContent = said("Connected: /mcp answered with the tools this token may use, {count} in all, such as {names}.", { count: names.length, names: names.slice(0, 4).join(", ") });
+        output.textContent = said("Connected: /mcp answered with the tools this token lists, {count} in all, such as {names}.", { count: names.length, names: names.slice(0, 4).join(", ") });
         output.dataset.state = "ok";
       } catch (error) {
         output.textContent = said("The test failed: {error}", { error: error.message });

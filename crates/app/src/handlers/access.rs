@@ -177,7 +177,7 @@ pub(crate) fn set_token_tools(
     };
     if revoked_at.is_some() {
         return Err(OpError::conflict(
-            Text::new("{name} is revoked; it lists no tools.").with("name", &name),
+            Text::new("{name} no longer has access; it lists no tools.").with("name", &name),
         ));
     }
     if tools != input.tools.as_str() {
@@ -187,9 +187,12 @@ pub(crate) fn set_token_tools(
             EntityKind::Token,
             id,
             before,
-            Text::new("Tools of {name}: {tools}")
-                .with("name", &name)
-                .with("tools", input.tools.as_str()),
+            match input.tools {
+                ToolSet::Full => Text::new("{name} lists every tool"),
+                ToolSet::Subscriptions => Text::new("{name} lists the subscription tools"),
+                ToolSet::Compact => Text::new("{name} lists the compact tools"),
+            }
+            .with("name", &name),
         )?;
     }
     Ok(TokenTools { id, name, tools: input.tools })

@@ -917,6 +917,13 @@ async fn a_statement_larger_than_other_messages_is_read_over_mcp() {
         "{}",
         &body[..body.len().min(500)]
     );
+    // Through call_tool (for a client that was not given parse_statement), the same.
+    let through = json!({"name": "call_tool", "arguments": {"name": "parse_statement", "arguments": arguments}});
+    let (status, _, body) =
+        modern_post(&url, &token, "tools/call", &through, "application/json, text/event-stream")
+            .await;
+    assert_eq!(status, 200, "{}", &body[..body.len().min(500)]);
+    assert!(body.contains(r#""transaction_count":75000"#), "{}", &body[..body.len().min(500)]);
     // The same size for any other tool is refused, before it is read as a call.
     let padded =
         json!({"name": "get_context", "arguments": {}, "pad": arguments["content_base64"]});

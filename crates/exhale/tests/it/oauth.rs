@@ -767,7 +767,7 @@ async fn trusted_is_offered_only_once_an_owner_allows_it_and_taken_back_when_the
     // Undoing the change gives the app its trust back.
     let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
     let batch = activity["items"][0]["batch_id"].clone();
-    w.env.call(&w.ana, "undo", json!({"batch_id": batch})).await.unwrap();
+    w.env.call(&w.ana, "undo", json!({"batch_id": &batch})).await.unwrap();
     let (status, body) = rest(&server, access, "change_price", price).await;
     assert_eq!(status, StatusCode::OK, "{body}");
 }
@@ -1193,10 +1193,15 @@ async fn a_person_lists_every_tool_for_a_connected_app_and_no_one_else_can() {
     assert!(after.contains(&"create_account".to_owned()) && after.len() > before.len() + 30);
     let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
     assert_eq!(apps["items"][0]["tools"], "full", "{apps}");
-    // Undone from Activity, it lists the set again.
     let activity = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
     assert_eq!(activity["items"][0]["op"], "set_token_tools", "{activity}");
-    let batch = activity["items"][0]["batch_id"].as_str().unwrap();
+    let batch = activity["items"][0]["batch_id"].as_str().unwrap().to_owned();
+    // Connecting the app again (for more scope, say) keeps the choice.
+    connected(&server, &client_id, "write").await;
+    let apps = w.env.call(&w.ana, "list_connected_apps", json!({})).await.unwrap();
+    assert_ne!(apps["items"][0]["id"], id, "{apps}");
+    assert_eq!(apps["items"][0]["tools"], "full", "{apps}");
+    // Undone from Activity, the first connection lists the set again.
     w.env.call(&w.ana, "undo", json!({"batch_id": batch})).await.unwrap();
     assert_eq!(listed(&mcp.list_all_tools().await.unwrap()), before);
     mcp.cancel().await.unwrap();

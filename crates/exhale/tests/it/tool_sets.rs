@@ -73,7 +73,7 @@ async fn a_read_token_asking_for_compact_tools_sees_and_finds_only_reads() {
     let listed = client.list_all_tools().await.unwrap();
     let reads: Vec<String> = compact_names()
         .into_iter()
-        .filter(|name| ops::find(name).is_none_or(|op| op.info.hints.read_only))
+        .filter(|name| name == "call_tool" || ops::find(name).unwrap().info.hints.read_only)
         .collect();
     assert_eq!(names(&listed), reads);
     for query in ["delete a subscription", "create a token", "cancel", "undo a change"] {
@@ -289,7 +289,13 @@ async fn a_new_token_lists_the_subscriptions_set_and_calls_the_rest_through_call
         accounts["items"].as_array().unwrap().iter().any(|account| account["id"] == w.wallet)
     };
     assert!(wallet_listed(&accounts), "nothing changed before the confirmation");
-    let confirmed = call(&client, "confirm_change", json!({"confirmation_id": confirmation})).await;
+    // (Without views, confirm_change goes through call_tool too.)
+    let confirmed = call(
+        &client,
+        "call_tool",
+        through("confirm_change", json!({"confirmation_id": confirmation})),
+    )
+    .await;
     assert_eq!(confirmed.is_error, Some(false), "{}", text(&confirmed));
     let accounts = w.env.call(&w.ana, "list_accounts", json!({})).await.unwrap();
     assert!(!wallet_listed(&accounts), "{accounts}");
@@ -322,7 +328,8 @@ async fn a_new_token_lists_the_subscriptions_set_and_calls_the_rest_through_call
     )
     .await;
     assert_eq!(wrong_field.is_error, Some(true));
-    assert!(text(&wrong_field).contains("colour"), "{}", text(&wrong_field));
+    let wrong_field = text(&wrong_field);
+    assert!(wrong_field.contains("colour") && wrong_field.contains("/arguments"), "{wrong_field}");
     client.cancel().await.unwrap();
 
     // The same over a 2025 session.
@@ -400,6 +407,13 @@ async fn in_a_host_with_views_call_tool_shows_the_card_and_cannot_confirm() {
         accounts["items"].as_array().unwrap().iter().any(|account| account["id"] == w.wallet),
         "still there: {accounts}"
     );
+    host.cancel().await.unwrap();
+    // A read token's call_tool reaches no write: no card.
+    let (reader, _) = w.env.token(&w.ana, "read").await;
+    let host = crate::mcp_apps::host_with_views(server.url("/mcp"), &reader).await;
+    let listed = host.list_all_tools().await.unwrap();
+    let call_tool = listed.iter().find(|tool| tool.name == "call_tool");
+    assert!(call_tool.is_some_and(|tool| tool.meta.is_none()), "{call_tool:?}");
     host.cancel().await.unwrap();
 }
 

@@ -693,6 +693,12 @@ async fn a_read_only_app_is_told_which_scope_to_ask_for_and_an_api_token_is_told
     let body: Value = answer.json().await.unwrap();
     assert_eq!(body["id"], 7, "{body}");
     assert_eq!(body["error"]["data"], json!({"code": "forbidden", "needed_scope": "write"}));
+    // The same write through call_tool gets the same challenge.
+    let through = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+        "params": {"name": "call_tool", "arguments": {"name": "create_category", "arguments": {"name": "Pets"}}}});
+    let answer = raw(through).await.unwrap();
+    assert_eq!(answer.status(), StatusCode::FORBIDDEN);
+    assert_eq!(answer.headers()["www-authenticate"].to_str().unwrap(), challenge);
     let (_, categories) = rest(&server, access, "list_categories", json!({})).await;
     assert!(!categories.to_string().contains("Pets"), "nothing was created: {categories}");
 

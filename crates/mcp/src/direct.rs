@@ -1,4 +1,5 @@
-//! The hot path of `/mcp`: a 2026-07-28 stateless `tools/call` of a read op, `tools/list` or
+//! The hot path of `/mcp`: a 2026-07-28 stateless `tools/call` of a read op (by its name or
+//! through `call_tool`), `tools/list` or
 //! `resources/read`, answered here rather than by rmcp's per-request service (a oneshot
 //! transport, a spawned task and a typed round trip of the whole message, for every call).
 //!
@@ -204,27 +205,34 @@ impl Direct {
         Some(reply(id, &result))
     }
 
-    /// A read op's tool result; `None` for a write (it may need the person) or a failure
-    /// inside Exhale (a JSON-RPC error, rmcp's to write).
+    /// A read op's tool result, called by its name or through `call_tool`; `None` for a write
+    /// (it may need the person), an unknown tool or a failure inside Exhale (a JSON-RPC error,
+    /// rmcp's to write).
     async fn call_tool(
         &self,
         caller: &Caller,
         name: &str,
         arguments: JsonObject,
     ) -> Option<ResultJson> {
-        let meta = self.catalog.ops().iter().find(|meta| meta.name() == name)?;
+        // No views here: a client that renders them is rmcp's.
+        let (meta, arguments, through_call_tool) =
+            match tools::called(self.catalog.as_ref(), name, arguments, false) {
+                Ok(called) => called?,
+                Err(err) => return serialised(&tools::failure(&err)),
+            };
         if !meta.info.hints.read_only {
             return None;
         }
+        let nested = |err: OpError| if through_call_tool { err.within("/arguments") } else { err };
         let prepared = match tools::prepare(meta, arguments) {
             Ok(prepared) => prepared,
-            Err(err) => return serialised(&tools::failure(&err)),
+            Err(err) => return serialised(&tools::failure(&nested(err))),
         };
         match self.catalog.call_json_text(caller, meta.name(), prepared.input, prepared.mode).await
         {
             Ok(text) => Some(ResultJson::Output(tools::fit(text, prepared.page))),
             Err(OpError::Internal) => None,
-            Err(err) => serialised(&tools::failure(&err)),
+            Err(err) => serialised(&tools::failure(&nested(err))),
         }
     }
 }

@@ -1011,6 +1011,21 @@ async fn the_hot_path_answers_as_rmcp_does() {
             assert_eq!(body.contains("\"isError\":true"), refused, "{op} {arguments}: {body}");
         }
         on_both_paths(&url, token, "tools/call", json!({"name": "get_context"})).await;
+        // Through call_tool, the same answers, and refusals point into its arguments; an
+        // unknown tool and a write are rmcp's.
+        for (op, arguments) in [
+            ("list_accounts", json!({})),
+            ("get_subscription", json!({"id": w.bobs_gym})),
+            ("list_charges", json!({"bogus": 1})),
+            ("no_such_tool", json!({})),
+            ("create_category", json!({"name": "Pets", "dry_run": true})),
+        ] {
+            let through = json!({"name": "call_tool", "arguments": tool_call(op, &arguments)});
+            let body = on_both_paths(&url, token, "tools/call", through).await;
+            if op == "list_charges" {
+                assert!(body.contains("(at /arguments"), "{body}");
+            }
+        }
         on_both_paths(&url, token, "tools/list", json!({})).await;
         on_both_paths(&format!("{url}?tools=compact"), token, "tools/list", json!({})).await;
         for uri in ["exhale://context", netflix.as_str()] {

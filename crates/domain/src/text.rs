@@ -15,22 +15,29 @@ use crate::{
     money::Currency,
 };
 
-/// Starts the value of a typed argument (an amount, a day, a cycle), which each language
-/// writes its own way: kept as data in the argument, written out when the text is rendered.
+/// Starts the value of a typed argument (an amount, a day, a cycle, a sentence), which each
+/// language writes its own way: kept as data in the argument, written out when the text is
+/// rendered.
 const TYPED: char = '\u{1}';
 
 /// The value of a typed argument, read back from a text's arguments.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Typed {
     Money(Money),
     Date(Date),
     Cycle(Cycle),
+    /// A sentence inside another ("Undid: {summary}"), written in the reader's language too.
+    Text(Box<Text>),
 }
 
 impl Typed {
     /// The value of a typed argument; `None` for a plain one.
     pub fn read(value: &str) -> Option<Typed> {
-        let mut parts = value.strip_prefix(TYPED)?.split(' ');
+        let typed = value.strip_prefix(TYPED)?;
+        if let Some(json) = typed.strip_prefix("text ") {
+            return serde_json::from_str(json).ok().map(|text| Typed::Text(Box::new(text)));
+        }
+        let mut parts = typed.split(' ');
         let typed = match parts.next()? {
             "money" => {
                 let amount = parts.next()?;
@@ -52,6 +59,7 @@ impl Typed {
             Typed::Money(money) => money.display(),
             Typed::Date(date) => date.to_string(),
             Typed::Cycle(cycle) => cycle.describe(),
+            Typed::Text(text) => text.render(),
         }
     }
 }
@@ -101,6 +109,16 @@ impl Text {
     pub fn with_cycle(self, name: &str, cycle: Cycle) -> Text {
         let (every, unit) = (cycle.every(), cycle.unit().as_str());
         self.with(name, format_args!("{TYPED}cycle {every} {unit}"))
+    }
+
+    /// Sets the argument `name` to another text, which is written in the same language as this
+    /// one.
+    #[must_use]
+    pub fn with_text(self, name: &str, text: &Text) -> Text {
+        match serde_json::to_string(text) {
+            Ok(json) => self.with(name, format_args!("{TYPED}text {json}")),
+            Err(_) => self.with(name, text.render()),
+        }
     }
 
     /// The value of argument `name`, if set.
@@ -252,6 +270,15 @@ mod tests {
     fn unknown_and_odd_placeholders_stay() {
         let t = Text::new("{a} {b} {} {a {a}} }{ {x y} {").with("a", 1);
         assert_eq!(t.render(), "1 {b} {} {a 1} }{ {x y} {");
+    }
+
+    #[test]
+    fn a_text_inside_another_is_kept_whole_and_written_in_english_for_agents() {
+        let inner = Text::new("Paused {name}").with("name", "Net {flix}");
+        let line = Text::new("Undid: {summary}").with_text("summary", &inner);
+        assert_eq!(line.render(), "Undid: Paused Net {flix}");
+        let stored: Text = serde_json::from_str(&serde_json::to_string(&line).unwrap()).unwrap();
+        assert_eq!(Typed::read(stored.arg("summary").unwrap()), Some(Typed::Text(Box::new(inner))));
     }
 
     #[test]

@@ -77,6 +77,7 @@ pub fn say(language: Language, text: &Text) -> String {
                 }
                 Some(Typed::Date(date)) => format::date(language, date),
                 Some(Typed::Cycle(cycle)) => say(language, &cycle.words()),
+                Some(Typed::Text(text)) => say(language, &text),
                 None => value.clone(),
             };
             (name.clone(), written)

@@ -297,16 +297,15 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
         if let Some(original) = entry.undo_of {
             store::audit::clear_undone(ctx.db, original).or_internal()?;
         }
-        let summary =
-            serde_json::from_str::<Text>(&entry.summary).map(|t| t.render()).unwrap_or_default();
+        // The change's own summary, written in the reader's language with the line around it.
+        let line = Text::new("Undid: {summary}");
+        let line = match serde_json::from_str::<Text>(&entry.summary) {
+            Ok(summary) => line.with_text("summary", &summary),
+            Err(_) => line.with("summary", &entry.summary),
+        };
         ctx.undo_of = Some(entry.id);
         let recorded = ctx.changes.len();
-        ctx.record(
-            entry.entity,
-            entry.entity_id,
-            current,
-            Text::new("Undid: {summary}").with("summary", summary),
-        )?;
+        ctx.record(entry.entity, entry.entity_id, current, line)?;
         ctx.undo_of = None;
         if let Some(change) = ctx.changes.get(recorded)
             && let Some(audit_id) = change.audit_id

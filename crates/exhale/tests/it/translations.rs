@@ -242,3 +242,21 @@ fn the_reader_of_the_sources_reads_what_the_code_writes() {
         BTreeSet::from(["a".into(), "b".into(), "c".into()])
     );
 }
+
+/// An undo's line holds the change's own summary, and both are written in the reader's
+/// language: not an English summary inside a Spanish sentence.
+#[tokio::test]
+async fn an_undo_line_is_written_in_one_language() {
+    let w = crate::fixtures::World::new().await;
+    w.env.call(&w.ana, "pause_subscription", serde_json::json!({"id": w.netflix})).await.unwrap();
+    let activity = w.env.call(&w.ana, "list_activity", serde_json::json!({})).await.unwrap();
+    let batch = activity["items"][0]["batch_id"].clone();
+    w.env.call(&w.ana, "undo", serde_json::json!({"batch_id": batch})).await.unwrap();
+    let in_english = w.env.call(&w.ana, "list_activity", serde_json::json!({})).await.unwrap();
+    let line = in_english["items"][0]["summary"].as_str().unwrap_or_default().to_owned();
+    assert!(line.starts_with("Undid: Paused Netflix"), "{line}");
+    let spanish = ops::Caller { language: Language::Spanish, ..w.ana.clone() };
+    let in_spanish = w.env.call(&spanish, "list_activity", serde_json::json!({})).await.unwrap();
+    let line = in_spanish["items"][0]["summary"].as_str().unwrap_or_default().to_owned();
+    assert!(line.starts_with("Deshecho: Netflix en pausa"), "{line}");
+}

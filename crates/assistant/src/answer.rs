@@ -342,6 +342,13 @@ impl Assistant {
                 Err(line) => tool_result(id, line, true),
             };
         }
+        // find_tools tells a model it may call what it found through call_tool, as MCP clients
+        // do; here that is the same as calling it by name.
+        let (name, arguments) =
+            match tools::through_call_tool(self.catalog.as_ref(), name, arguments) {
+                Ok(called) => called,
+                Err(err) => return tool_result(id, refused(&err), true),
+            };
         let Some(meta) = tools::callable(self.catalog.as_ref(), assistant, name) else {
             return tool_result(
                 id,

@@ -4,7 +4,8 @@
 //! rest reachable through `find_tools`), with their schemas written compactly and no `dry_run`:
 //! whether a write applies is not the model's to say.
 
-use ops::{Caller, Catalog, Op as _, OpMeta, reports::GetContext, tools::ToolSet};
+use ops::{Caller, Catalog, Op as _, OpError, OpMeta, reports::GetContext, tools::ToolSet};
+use serde_json::Value;
 
 use crate::llm::ToolDef;
 
@@ -41,6 +42,24 @@ pub(crate) fn callable<'a>(
         .ops()
         .iter()
         .find(|meta| meta.name() == name && ops::policy::may_call(assistant, meta.info))
+}
+
+/// A call of `call_tool` as the call of the tool it names (any other call as it is): the name
+/// of the op and its arguments.
+pub(crate) fn through_call_tool<'a>(
+    catalog: &'a dyn Catalog,
+    name: &'a str,
+    arguments: Value,
+) -> Result<(&'a str, Value), OpError> {
+    if name != ops::tools::CALL_TOOL.name {
+        return Ok((name, arguments));
+    }
+    let arguments = match arguments {
+        Value::Object(map) => map,
+        _ => serde_json::Map::new(),
+    };
+    let (meta, arguments) = ops::tools::called_by_name(catalog.ops(), arguments)?;
+    Ok((meta.info.name, Value::Object(arguments)))
 }
 
 /// The writes the assistant may call that would apply without the person: there must be none,

@@ -900,3 +900,44 @@ async fn import_reads_a_screenshot_with_the_model_and_tidies_a_csv_s_names_throu
     assert!(sent.contains("NETFLIX"), "the merchants");
     assert!(!sent.contains("12.99") && !sent.contains("2026"), "no amounts, no dates: {sent}");
 }
+
+/// `find_tools` tells a model it may call what it found through `call_tool`, as MCP clients
+/// do: the assistant takes that as a call by name, with the same rules and the same card.
+#[tokio::test]
+async fn a_tool_called_through_call_tool_is_called_by_its_name_with_the_same_rules() {
+    let s = setup(vec![
+        Step::Call {
+            text: String::new(),
+            calls: vec![
+                ("call_tool".into(), json!({"name": "list_accounts"})),
+                (
+                    "call_tool".into(),
+                    json!({"name": "pause_subscription", "arguments": {"id": "Netflix"}}),
+                ),
+                (
+                    "call_tool".into(),
+                    json!({"name": "confirm_change", "arguments": {"confirmation_id": "cf_x"}}),
+                ),
+                ("call_tool".into(), json!({"name": "open_vault"})),
+                (
+                    "call_tool".into(),
+                    json!({"name": "get_subscription", "arguments": {"id": "Bob's gym"}}),
+                ),
+            ],
+        },
+        Step::say("Tap Confirm to pause Netflix."),
+    ])
+    .await;
+    let (answer, _) = s.ask(&s.w.ana, "pause netflix").await.unwrap();
+    let [card] = answer.cards.as_slice() else { panic!("one card: {answer:?}") };
+    assert_eq!(card.op, "pause_subscription");
+    assert_eq!(s.subscription(&s.w.ana, s.w.netflix).await["status"], "active");
+    let results = tool_results(&s.model.requests()[1]);
+    assert_eq!(results.len(), 5, "{results:?}");
+    assert!(!results[0].1 && results[0].0.contains("\"items\""), "{results:?}");
+    assert!(!results[1].1 && results[1].0.contains("\"applied\":false"), "{results:?}");
+    // Never what the assistant may not call, nor what the member may not see.
+    assert!(results[2].1 && results[2].0.starts_with("not_found:"), "{results:?}");
+    assert!(results[3].1 && results[3].0.contains("find_tools"), "{results:?}");
+    assert!(results[4].1 && results[4].0.starts_with("not_found:"), "{results:?}");
+}

@@ -99,7 +99,7 @@ try {
   // The view's calls, passed on to the server by the host, for tools the view may call.
   const calls = [];
   // Opens a page that hosts the view at `uri` with the result of the model's call.
-  const host = async (uri, args, result) => {
+  const host = async (uri, args, result, theme = "light") => {
     const page = await context.newPage();
     page.on("pageerror", (error) => { errors.push(String(error)); console.error(`page error: ${error}`); });
     const html = (await mcp(token, "resources/read", { uri })).contents[0].text;
@@ -111,9 +111,10 @@ try {
     });
     await page.setContent(`<!doctype html><html lang="en"><head><title>Host</title></head><body>
       <main><h1>A conversation</h1><iframe id="view" title="Exhale" sandbox="allow-scripts" style="width:100%;height:420px;border:0"></iframe></main></body></html>`);
-    await page.evaluate(({ html, args, result }) => {
+    await page.evaluate(({ html, args, result, theme }) => {
       const frame = document.getElementById("view");
       const reply = (message) => frame.contentWindow.postMessage(message, "*");
+      window.hostSays = reply;
       window.addEventListener("message", async (event) => {
         if (event.source !== frame.contentWindow) return;
         const message = event.data;
@@ -122,7 +123,7 @@ try {
             protocolVersion: "2026-01-26",
             hostInfo: { name: "headless host", version: "1" },
             hostCapabilities: { serverTools: {} },
-            hostContext: { theme: "light", locale: "en-US", displayMode: "inline" },
+            hostContext: { theme, locale: "en-US", displayMode: "inline" },
           } });
         } else if (message.method === "ui/notifications/initialized") {
           reply({ jsonrpc: "2.0", method: "ui/notifications/tool-input", params: { arguments: args } });
@@ -135,7 +136,7 @@ try {
         }
       });
       frame.srcdoc = html;
-    }, { html, args, result });
+    }, { html, args, result, theme });
     const inside = page.frameLocator("#view");
     const check = async (name) => {
       const frame = page.frames().find((f) => f !== page.mainFrame());
@@ -199,9 +200,15 @@ try {
   // A host that hands the view only the text block (Claude Desktop does for local servers):
   // the text is the same JSON, and the view reads it.
   const answer = await mcp(token, "tools/call", { name: "list_subscriptions", arguments: {} });
-  const textOnly = await host(tool("list_subscriptions")._meta.ui.resourceUri, {}, { content: answer.content });
+  // In a dark host too, whatever the system's setting, and readable there (axe's contrast).
+  const textOnly = await host(tool("list_subscriptions")._meta.ui.resourceUri, {}, { content: answer.content }, "dark");
   await textOnly.at("listed");
   assert.match(await textOnly.view.innerText(), /Netflix[\s\S]*Spotify/);
+  const background = () => textOnly.page.frames()[1].evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await background(), "rgb(21, 24, 28)", "the host's dark theme");
+  await textOnly.check("subscriptions-dark");
+  await textOnly.page.evaluate(() => window.hostSays({ jsonrpc: "2.0", method: "ui/notifications/host-context-changed", params: { theme: "light" } }));
+  await textOnly.page.frames()[1].waitForFunction(() => getComputedStyle(document.body).backgroundColor === "rgb(255, 255, 255)");
   const one = await read("get_subscription", args);
   await one.at("shown");
   assert.match(await one.view.innerText(), /Netflix[\s\S]*Next charges[\s\S]*Price history[\s\S]*Recent charges/);

@@ -162,17 +162,29 @@ window.addEventListener("message", (event) => {
     toolArguments = (message.params && message.params.arguments) || {};
   } else if (message.method === "ui/notifications/tool-result") {
     show(message.params || {});
+  } else if (message.method === "ui/notifications/host-context-changed") {
+    followTheme(message.params);
   } else if (message.method === "ui/notifications/tool-cancelled") {
     view.replaceChildren(element("p", said("Cancelled."), "muted"));
     resize();
   }
 });
 
+// The host's theme, when it says one, wins over the system's: a view in a dark conversation is
+// dark whatever the computer's setting.
+function followTheme(context) {
+  const theme = context && context.theme;
+  if (theme === "light" || theme === "dark") document.documentElement.dataset.theme = theme;
+}
+
 request("ui/initialize", {
   protocolVersion: "2026-01-26",
   appInfo: { name: `Exhale: ${document.title}`, version: "1" },
   appCapabilities: {},
 }).then(
-  () => post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }),
+  (result) => {
+    followTheme(result && result.hostContext);
+    post({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} });
+  },
   () => view.replaceChildren(element("p", said("This host did not open the view."), "error")),
 );

@@ -210,9 +210,11 @@ impl Chats for App {
         household_id: i64,
         kind: ChatKind,
         address: &'a str,
+        client_language: Option<&'a str>,
     ) -> BoxFuture<'a, Result<Option<Caller>, OpError>> {
         let store = self.store.clone();
         let address = address.to_owned();
+        let asked = client_language.map(str::to_owned);
         Box::pin(transactions::blocking(move || {
             transactions::read(&store, |db| {
                 let Some(destination) =
@@ -225,8 +227,10 @@ impl Chats for App {
                     .map_err(transactions::internal)?;
                 let language =
                     crate::views::reads_in(db, &member).map_err(transactions::internal)?;
+                let language =
+                    language.unwrap_or_else(|| i18n::choose(None, None, asked.as_deref()));
                 let caller = Caller::person(household_id, member.id, member.role, Via::Chat);
-                Ok(Some(caller.reading(language.unwrap_or_default())))
+                Ok(Some(caller.reading(language)))
             })
         }))
     }

@@ -414,7 +414,7 @@ impl App {
             return Ok(());
         }
         let Some(caller) =
-            self.chats.chat_caller(self.bot.household_id, ChatKind::Slack, user).await?
+            self.chats.chat_caller(self.bot.household_id, ChatKind::Slack, user, None).await?
         else {
             surface.send(&chat::not_linked()).await;
             return Ok(());
@@ -446,7 +446,7 @@ impl App {
         };
         let surface = DmSurface { app: self, channel: channel.clone() };
         let Some(caller) =
-            self.chats.chat_caller(self.bot.household_id, ChatKind::Slack, user).await?
+            self.chats.chat_caller(self.bot.household_id, ChatKind::Slack, user, None).await?
         else {
             surface.send(&chat::not_linked()).await;
             return Ok(());

@@ -467,7 +467,12 @@ impl Bot {
         }
         let Some(caller) = self
             .chats
-            .chat_caller(self.bot.household_id, self.kind(), &chat_id.to_string())
+            .chat_caller(
+                self.bot.household_id,
+                self.kind(),
+                &chat_id.to_string(),
+                message["from"]["language_code"].as_str(),
+            )
             .await?
         else {
             self.say(chat_id, &chat::not_linked()).await;
@@ -523,8 +528,15 @@ impl Bot {
         let data = press["data"].as_str().unwrap_or_default();
         let chat_id = press["message"]["chat"]["id"].as_i64().unwrap_or(from);
         let message_id = press["message"]["message_id"].as_i64();
-        let caller =
-            self.chats.chat_caller(self.bot.household_id, self.kind(), &from.to_string()).await?;
+        let caller = self
+            .chats
+            .chat_caller(
+                self.bot.household_id,
+                self.kind(),
+                &from.to_string(),
+                press["from"]["language_code"].as_str(),
+            )
+            .await?;
         let Some(caller) = caller.filter(|_| chat_id == from) else {
             let note = chat::not_linked().plain();
             let _ = self

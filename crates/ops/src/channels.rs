@@ -657,12 +657,15 @@ pub trait Chats: Send + Sync {
         address: &'a str,
     ) -> BoxFuture<'a, Result<Option<String>, OpError>>;
     /// The member a linked chat belongs to, acting as themselves through the chat; `None` for a
-    /// chat linked to nobody in this household.
+    /// chat linked to nobody in this household. They read their own language, else their
+    /// household's, else the one their chat client asks for (`client_language`, a code such as
+    /// Telegram's "es") when Exhale speaks neither.
     fn chat_caller<'a>(
         &'a self,
         household_id: i64,
         kind: ChatKind,
         address: &'a str,
+        client_language: Option<&'a str>,
     ) -> BoxFuture<'a, Result<Option<crate::Caller>, OpError>>;
 }
 

@@ -185,6 +185,20 @@ async fn a_chat_is_linked_once_with_its_code_and_strangers_get_nothing() {
             && c.body["commands"][0]["description"] == "Cargos en las próximas dos semanas"),
         "{menus:?}"
     );
+    // A member following a household language Exhale does not speak reads their client's.
+    chat.env
+        .call(&chat.ana, "update_member", json!({"id": chat.ana.member_id, "language": null}))
+        .await
+        .unwrap();
+    chat.env.call(&chat.ana, "update_household", json!({"language": "fr"})).await.unwrap();
+    chat.fake.message_in(TOKEN, ANA, "/upcoming", "es").await;
+    bot.poll_once(0).await.unwrap();
+    let upcoming = chat.last_to(ANA).await;
+    assert!(upcoming.contains("Las próximas dos semanas"), "{upcoming}");
+    chat.fake.message_in(TOKEN, ANA, "/upcoming", "en").await;
+    bot.poll_once(0).await.unwrap();
+    let upcoming = chat.last_to(ANA).await;
+    assert!(upcoming.contains("Dec 5, 2026 · Gym · €30.00"), "{upcoming}");
 
     // The offset was kept: a restarted bot does not handle old updates again.
     let before = chat.fake.calls().await.len();

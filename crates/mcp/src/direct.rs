@@ -1,7 +1,7 @@
 //! The hot path of `/mcp`: a 2026-07-28 stateless `tools/call` of a read op (by its name or
-//! through `call_tool`), `tools/list` or
-//! `resources/read`, answered here rather than by rmcp's per-request service (a oneshot
-//! transport, a spawned task and a typed round trip of the whole message, for every call).
+//! through `call_tool`), `tools/list` or `resources/read`, answered here rather than by rmcp's
+//! per-request service (a oneshot transport, a spawned task and a typed round trip of the
+//! whole message, for every call).
 //!
 //! Only a request that is plainly well formed is taken: one JSON-RPC request whose `_meta`
 //! names 2026-07-28, with `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers that
@@ -215,24 +215,23 @@ impl Direct {
         arguments: JsonObject,
     ) -> Option<ResultJson> {
         // No views here: a client that renders them is rmcp's.
-        let (meta, arguments, through_call_tool) =
-            match tools::called(self.catalog.as_ref(), name, arguments, false) {
-                Ok(called) => called?,
-                Err(err) => return serialised(&tools::failure(&err)),
-            };
+        let mut called = match tools::called(self.catalog.as_ref(), name, arguments, false) {
+            Ok(called) => called?,
+            Err(err) => return serialised(&tools::failure(&err)),
+        };
+        let meta = called.meta;
         if !meta.info.hints.read_only {
             return None;
         }
-        let nested = |err: OpError| if through_call_tool { err.within("/arguments") } else { err };
-        let prepared = match tools::prepare(meta, arguments) {
+        let prepared = match tools::prepare(meta, std::mem::take(&mut called.arguments)) {
             Ok(prepared) => prepared,
-            Err(err) => return serialised(&tools::failure(&nested(err))),
+            Err(err) => return serialised(&called.failure(err)),
         };
         match self.catalog.call_json_text(caller, meta.name(), prepared.input, prepared.mode).await
         {
             Ok(text) => Some(ResultJson::Output(tools::fit(text, prepared.page))),
             Err(OpError::Internal) => None,
-            Err(err) => serialised(&tools::failure(&nested(err))),
+            Err(err) => serialised(&called.failure(err)),
         }
     }
 }

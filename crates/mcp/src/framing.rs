@@ -9,6 +9,8 @@
 //! or problem-JSON refusal from further in is rewritten the same way, keeping its HTTP status
 //! and headers. Tool results, which hold an op's own failures, are untouched.
 
+use std::borrow::Cow;
+
 use axum::{
     body::{Body, Bytes},
     extract::{Request, State},
@@ -18,7 +20,7 @@ use axum::{
 };
 use http_body_util::BodyExt;
 use ops::Text;
-use serde_json::{Value, json};
+use serde_json::{Value, json, value::RawValue};
 
 /// JSON-RPC's code for a body that is not JSON.
 const PARSE_ERROR: i64 = -32700;
@@ -109,7 +111,10 @@ pub(crate) async fn check(
     }
     let bytes = Bytes::from(collected);
     if bytes.len() > max_request_bytes
-        && called_op(&bytes)
+        && ToolCall::read(&bytes)
+            .as_ref()
+            .and_then(ToolCall::op_name)
+            .and_then(ops::find)
             .is_none_or(|meta| bytes.len() > meta.info.request_limit(max_request_bytes))
     {
         return too_large();
@@ -139,34 +144,49 @@ fn busy() -> Response {
     response
 }
 
-/// The op a `tools/call` message calls (through `call_tool` too), read without building the
-/// rest of the message; only a JSON object is a message.
-fn called_op(bytes: &[u8]) -> Option<&'static ops::OpMeta> {
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return None;
+/// The parts of a JSON-RPC message that say which op a `tools/call` runs, read without
+/// building the rest of it; the request size limit and a connected app's step-up read them.
+#[derive(serde::Deserialize)]
+pub(crate) struct ToolCall<'a> {
+    #[serde(borrow, default)]
+    pub(crate) id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(default)]
+    params: Option<Named>,
+}
+
+#[derive(serde::Deserialize)]
+struct Named {
+    #[serde(default)]
+    name: Option<String>,
+    /// `call_tool`'s, which name the op it calls.
+    #[serde(default)]
+    arguments: Option<NamedOnly>,
+}
+
+#[derive(serde::Deserialize)]
+struct NamedOnly {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+impl<'a> ToolCall<'a> {
+    /// The message in `bytes` when it is one `tools/call` (a JSON object).
+    pub(crate) fn read(bytes: &'a [u8]) -> Option<Self> {
+        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return None;
+        }
+        let call: Self = serde_json::from_slice(bytes).ok()?;
+        (call.method == "tools/call").then_some(call)
     }
-    #[derive(serde::Deserialize)]
-    struct Named {
-        #[serde(default)]
-        name: Option<String>,
+
+    /// The name of the op it runs: the tool's, or for `call_tool` the one it names.
+    pub(crate) fn op_name(&self) -> Option<&str> {
+        let params = self.params.as_ref()?;
+        let named = params.arguments.as_ref().and_then(|arguments| arguments.name.as_deref());
+        ops::tools::called_name(params.name.as_deref()?, named)
     }
-    #[derive(serde::Deserialize)]
-    struct Params {
-        name: String,
-        #[serde(default)]
-        arguments: Option<Named>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Call {
-        method: String,
-        params: Params,
-    }
-    let call: Call = serde_json::from_slice(bytes).ok()?;
-    if call.method != "tools/call" {
-        return None;
-    }
-    let named = call.params.arguments.and_then(|arguments| arguments.name);
-    ops::find(ops::tools::called_name(&call.params.name, named.as_deref())?)
 }
 
 /// The deepest nesting rmcp's parser (serde_json's) accepts.

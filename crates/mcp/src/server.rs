@@ -231,12 +231,8 @@ impl ServerHandler for ExhaleMcp {
         }
         let views = self.views(&cx);
         let arguments = request.arguments.unwrap_or_default();
-        let (meta, arguments, through_call_tool) = match tools::called(
-            self.catalog.as_ref(),
-            &request.name,
-            arguments,
-            views,
-        ) {
+        let mut called = match tools::called(self.catalog.as_ref(), &request.name, arguments, views)
+        {
             Ok(Some(called)) => called,
             Ok(None) => {
                 let unknown = Text::new(
@@ -247,11 +243,10 @@ impl ServerHandler for ExhaleMcp {
             }
             Err(err) => return Ok(tools::failure(&err).into()),
         };
-        // Through call_tool, the op's fields are at /arguments of what the model sent.
-        let nested = |err: OpError| if through_call_tool { err.within("/arguments") } else { err };
-        let prepared = match tools::prepare(meta, arguments) {
+        let meta = called.meta;
+        let prepared = match tools::prepare(meta, std::mem::take(&mut called.arguments)) {
             Ok(prepared) => prepared,
-            Err(err) => return Ok(tools::failure(&nested(err)).into()),
+            Err(err) => return Ok(called.failure(err).into()),
         };
         // A write the host shows with the card: one it listed to this client, or one called
         // through call_tool, which shows the card (not one called by a name found with
@@ -260,7 +255,7 @@ impl ServerHandler for ExhaleMcp {
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
         let card = meta.info.is_write()
             && views
-            && (through_call_tool
+            && (called.through_call_tool
                 || tools::offered(self.catalog.as_ref(), &caller, uri, &self.found.names())
                     .iter()
                     .any(|offered| offered.name() == meta.name()));
@@ -302,7 +297,7 @@ impl ServerHandler for ExhaleMcp {
                     }),
                 }
             }
-            Err(err) => tools::failure(&nested(err)),
+            Err(err) => called.failure(err),
         };
         Ok(result.into())
     }

@@ -3,13 +3,13 @@
 //! authorization spec), so the client can send the person back to the consent page for more.
 //!
 //! Whether the scope falls short is the catalog's decision (`ops::policy::refusal`); this
-//! module only reads the tool's name (for `call_tool`, the name it calls) and translates the
-//! refusal. Agents with an API token keep
-//! the `forbidden` tool result, which tells the model what to ask the person for: their client
-//! has no way to ask for more. Every other refusal (owner-only ops, ops agents cannot call) is
+//! module only reads the op a call runs (`framing::ToolCall`: the tool's, or the one
+//! `call_tool` names) and translates the refusal. Agents with an API token keep the
+//! `forbidden` tool result, which tells the model what to ask the person for: their client has
+//! no way to ask for more. Every other refusal (owner-only ops, ops agents cannot call) is
 //! a tool result for every caller, since no consent could change it.
 
-use std::{borrow::Cow, sync::Arc};
+use std::sync::Arc;
 
 use axum::{
     body::{Body, Bytes},
@@ -19,39 +19,12 @@ use axum::{
     response::{IntoResponse, Response},
 };
 use ops::{Caller, Catalog, OpError, Text, oauth::PublicOrigin, policy};
-use serde::Deserialize;
-use serde_json::{json, value::RawValue};
+use serde_json::json;
 
 /// What the check needs: the ops, and the origin whose metadata the challenge names.
 pub(crate) struct StepUp {
     pub(crate) catalog: Arc<dyn Catalog>,
     pub(crate) origin: PublicOrigin,
-}
-
-/// The parts of a JSON-RPC request the check reads; everything else is rmcp's.
-#[derive(Deserialize)]
-struct Call<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Cow<'a, str>,
-    #[serde(default)]
-    params: Option<Named>,
-}
-
-#[derive(Deserialize)]
-struct Named {
-    #[serde(default)]
-    name: Option<String>,
-    /// `call_tool`'s, which name the op it calls.
-    #[serde(default)]
-    arguments: Option<NamedOnly>,
-}
-
-#[derive(Deserialize)]
-struct NamedOnly {
-    #[serde(default)]
-    name: Option<String>,
 }
 
 /// Answers a connected app's call beyond its scope with the challenge; hands everything else on
@@ -79,13 +52,8 @@ pub(crate) async fn check(
 impl StepUp {
     /// The 403 for a `tools/call` the caller's scope does not reach, or `None`.
     fn refusal(&self, caller: &Caller, bytes: &Bytes) -> Option<Response> {
-        let call: Call<'_> = serde_json::from_slice(bytes).ok()?;
-        if call.method != "tools/call" {
-            return None;
-        }
-        let params = call.params?;
-        let named = params.arguments.and_then(|arguments| arguments.name);
-        let name = ops::tools::called_name(params.name.as_deref()?, named.as_deref())?;
+        let call = crate::framing::ToolCall::read(bytes)?;
+        let name = call.op_name()?;
         let meta = self.catalog.ops().iter().find(|meta| meta.name() == name)?;
         let Some(OpError::Forbidden { needed: Some(needed), .. }) =
             policy::refusal(caller, meta.info)

@@ -49,13 +49,7 @@ pub(crate) fn tool(meta: &OpMeta, views: bool) -> Tool {
     if !(views && info.is_write()) {
         tool = tool.with_raw_output_schema(object(meta.output_schema()));
     }
-    let tool = tool.with_annotations(
-        ToolAnnotations::new()
-            .read_only(info.hints.read_only)
-            .destructive(info.hints.destructive)
-            .idempotent(info.hints.idempotent)
-            .open_world(info.hints.open_world),
-    );
+    let tool = tool.with_annotations(annotations(info.hints));
     match crate::apps::tool_meta(meta).filter(|_| views) {
         Some(ui) => tool.with_meta(ui),
         None => tool,
@@ -107,6 +101,15 @@ pub(crate) fn listed(
     tools
 }
 
+/// All four hints, explicitly.
+fn annotations(hints: ops::Hints) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(hints.read_only)
+        .destructive(hints.destructive)
+        .idempotent(hints.idempotent)
+        .open_world(hints.open_world)
+}
+
 /// `call_tool` ([`ops::tools::CALL_TOOL`]) as a client lists it: for a host with views and a
 /// caller who may write, its results show in the card, like every write's, since it may call
 /// one.
@@ -116,13 +119,7 @@ pub(crate) fn call_tool(caller: &Caller, views: bool) -> Tool {
     let description = format!("{}. {}", info.summary, info.description);
     let tool = Tool::new(info.name, description, object(ops::tools::call_tool_input_schema()))
         .with_title(info.summary)
-        .with_annotations(
-            ToolAnnotations::new()
-                .read_only(hints.read_only)
-                .destructive(hints.destructive)
-                .idempotent(hints.idempotent)
-                .open_world(hints.open_world),
-        );
+        .with_annotations(annotations(hints));
     if views && caller.scope.allows(ops::Scope::Write) {
         tool.with_meta(crate::apps::card_meta())
     } else {
@@ -130,18 +127,34 @@ pub(crate) fn call_tool(caller: &Caller, views: bool) -> Tool {
     }
 }
 
-/// A `tools/call` as the op it calls and its arguments: `call_tool`'s, the op it names; any
-/// other, the op of that name, or `None`. A tool for views only is refused through `call_tool`
-/// to a host with views (its model must not confirm for the person).
+/// A `tools/call` as the op it runs ([`called`]).
+pub(crate) struct Called<'a> {
+    pub(crate) meta: &'a OpMeta,
+    pub(crate) arguments: JsonObject,
+    /// Called through `call_tool`, whose own arguments hold the op's.
+    pub(crate) through_call_tool: bool,
+}
+
+impl Called<'_> {
+    /// A refusal of the op as a tool result; through `call_tool`, a field it names is at
+    /// `/arguments/...` of what the model sent.
+    pub(crate) fn failure(&self, err: OpError) -> CallToolResult {
+        failure(&if self.through_call_tool { err.within("/arguments") } else { err })
+    }
+}
+
+/// A `tools/call` as the op it runs: `call_tool`'s, the op it names; any other, the op of that
+/// name, or `None`. A tool for views only is refused through `call_tool` to a host with views
+/// (its model must not confirm for the person).
 pub(crate) fn called<'a>(
     catalog: &'a dyn Catalog,
     name: &str,
     arguments: JsonObject,
     views: bool,
-) -> Result<Option<(&'a OpMeta, JsonObject, bool)>, OpError> {
+) -> Result<Option<Called<'a>>, OpError> {
     if name != ops::tools::CALL_TOOL.name {
         let meta = catalog.ops().iter().find(|meta| meta.name() == name);
-        return Ok(meta.map(|meta| (meta, arguments, false)));
+        return Ok(meta.map(|meta| Called { meta, arguments, through_call_tool: false }));
     }
     let (meta, arguments) = ops::tools::called_by_name(catalog.ops(), arguments)?;
     if views && crate::apps::for_views_only(meta) {
@@ -151,7 +164,7 @@ pub(crate) fn called<'a>(
                 .with("name", meta.name()),
         ));
     }
-    Ok(Some((meta, arguments, true)))
+    Ok(Some(Called { meta, arguments, through_call_tool: true }))
 }
 
 /// The ops `find_tools` returned in one session beyond its tool set, listed from then on: a

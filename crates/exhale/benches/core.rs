@@ -165,16 +165,8 @@ impl Server {
 
     /// Resident memory now and at its peak, in MB.
     fn rss_mb(&self) -> (f64, f64) {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
-        let field = |name: &str| {
-            status
-                .lines()
-                .find(|line| line.starts_with(name))
-                .and_then(|line| line.split_whitespace().nth(1)?.parse::<f64>().ok())
-                .unwrap_or(0.0)
-                / 1024.0
-        };
-        (field("VmRSS:"), field("VmHWM:"))
+        let (now, peak) = test_support::memory_of(self.child.id());
+        (now as f64 / 1024.0 / 1024.0, peak as f64 / 1024.0 / 1024.0)
     }
 }
 

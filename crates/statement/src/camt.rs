@@ -203,4 +203,25 @@ pub(crate) mod tests {
         assert!(read(empty, Currency::parse("EUR").unwrap()).is_err());
         assert!(!is_camt("<OFX></OFX>"));
     }
+
+    #[test]
+    fn entities_a_document_declares_are_never_expanded() {
+        // "Billion laughs": ten entities, each ten of the one before, so `&lol9;` would be
+        // 10^9 "lol"s to an XML parser that expands them.
+        let mut doctype = String::from("<!DOCTYPE Document [<!ENTITY lol0 \"lol\">");
+        for n in 1..10 {
+            let refs = format!("&lol{};", n - 1).repeat(10);
+            doctype.push_str(&format!("<!ENTITY lol{n} \"{refs}\">"));
+        }
+        doctype.push_str("]>");
+        let bomb = STATEMENT
+            .replacen("\n<Document", &format!("\n{doctype}\n<Document"), 1)
+            .replace("Abo 4411", "&lol9;");
+        let statement = crate::read(bomb.as_bytes(), Currency::parse("EUR").unwrap()).unwrap();
+        assert_eq!(statement.transactions.len(), 2);
+        assert_eq!(
+            statement.transactions[0].description,
+            "Netflix International B.V. &lol9; Januar & Februar"
+        );
+    }
 }

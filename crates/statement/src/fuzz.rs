@@ -113,12 +113,69 @@ fn fuzz_pdf_text() {
         b"xref",
         b"trailer",
         b"(",
+        b"[[[[[[[[[[[[[[[[",
+        b"<<",
+        b"0 R",
+        b"/Parent 5 0 R",
+        b"/XObject << /Im1 6 0 R >>",
+        b"/Im1 Do",
+        b"BI /W 9 /H 9 /BPC 8 /CS /Gray ID",
+        b"1 beginbfrange <0000> <FFFF> <0041> endbfrange",
     ];
     fuzz::check("pdf_text", &seeds, tokens, &crashes(), |bytes| {
         if let Ok(rows) = crate::pdf::rows(bytes) {
             let _ = crate::table::read(&rows, eur());
         }
     });
+}
+
+/// The content scan that bounds nesting reads brackets where lopdf does: on contents with
+/// strings, escapes, comments and inline images around brackets, it never counts less nesting
+/// than lopdf parses (lopdf runs on a thread with room for any depth these inputs hold).
+#[test]
+fn fuzz_pdf_nesting() {
+    let seeds: Vec<Vec<u8>> = [
+        &b"BT /F1 10 Tf [(a) -20 (b)] TJ ET q << /A [1 2] >> BDC EMC Q"[..],
+        b"[(\\)] TJ [(\\() [(])] TJ % [[[[ \n [1] TJ",
+        b"BI /W 2 /H 2 /BPC 8 /CS /Gray ID [[[[ EI [[1]] TJ",
+        b"<4142> Tj [<5B5B> (]) ((nested) [) ] TJ /A#5B#5D Do",
+    ]
+    .iter()
+    .map(|s| s.to_vec())
+    .collect();
+    let tokens: &[&[u8]] = &[
+        b"[", b"]", b"<<", b">>", b"(", b")", b"\\", b"%", b"\n", b"\r", b"<", b">", b"ID ", b"EI",
+        b"BI",
+    ];
+    fuzz::check("pdf_nesting", &seeds, tokens, &crashes(), |bytes| {
+        let ours = crate::pdf::nesting(bytes);
+        let content = bytes.to_vec();
+        let theirs = std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(move || {
+                pdf_extract::content::Content::decode(&content)
+                    .ok()
+                    .map(|c| c.operations.iter().flat_map(|o| &o.operands).map(depth).max())
+            })
+            .and_then(|thread| thread.join().map_err(|_| std::io::Error::other("lopdf panicked")))
+            .ok()
+            .flatten()
+            .flatten();
+        if let Some(theirs) = theirs {
+            assert!(ours >= theirs, "lopdf nests {theirs}, the scan counted {ours}");
+        }
+    });
+}
+
+/// How deeply an object nests arrays and dictionaries.
+fn depth(object: &pdf_extract::Object) -> usize {
+    match object {
+        pdf_extract::Object::Array(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        pdf_extract::Object::Dictionary(dict) => {
+            1 + dict.iter().map(|(_, v)| depth(v)).max().unwrap_or(0)
+        }
+        _ => 0,
+    }
 }
 
 #[test]

@@ -20,9 +20,12 @@ pub mod merchant;
 mod mt940;
 mod ofx;
 mod pdf;
+pub use pdf::{MAX_EXPANDED_BYTES, MAX_STREAM_BYTES};
 mod qif;
 pub mod recurring;
 mod table;
+#[cfg(any(test, feature = "test-pdfs"))]
+pub mod test_pdfs;
 
 use domain::money::Currency;
 use jiff::civil::Date;
@@ -123,6 +126,14 @@ pub enum StatementError {
         "the PDF holds more than {max} characters of text, more than a statement; export a shorter period"
     )]
     PdfTooMuchText { max: usize },
+    #[error(
+        "the PDF unpacks to more than {} MB, more than a statement; export the statement as CSV or OFX, or a shorter period", max / (1024 * 1024)
+    )]
+    PdfTooLarge { max: usize },
+    #[error(
+        "the PDF takes more work to read than a statement (it draws the same things over and over, or holds more objects than a statement does); export the statement as CSV or OFX"
+    )]
+    PdfTooComplex,
     #[error("no transactions found: {0}")]
     NoTable(String),
 }

@@ -4,7 +4,18 @@
 //! amounts becomes a row of date, description and amount, read like a CSV with those three
 //! columns. When most such lines end with two amounts, the last is the running balance and the
 //! one before it the transaction's. A PDF without text is told apart from one that cannot be
-//! opened, and a PDF of more than `MAX_PAGES` pages is refused before it is read.
+//! opened.
+//!
+//! The PDF reader (pdf-extract on lopdf) is never let at a file whose cost is not bounded
+//! first: `file.rs` checks the file before lopdf loads it, `pages.rs` the document before
+//! pdf-extract reads its pages, both in the limits below, so a small file that would unpack
+//! to gigabytes, nest without end or draw the same thing a million times is refused in
+//! milliseconds; `syntax.rs` and `filters.rs` are the reading those checks share.
+
+mod file;
+mod filters;
+mod pages;
+mod syntax;
 
 use pdf_extract::{Document, MediaBox, OutputDev, OutputError, Transform};
 
@@ -17,9 +28,32 @@ use crate::{
 /// The most pages read: a year of a busy account is a few dozen.
 pub(crate) const MAX_PAGES: usize = 500;
 
-/// The most characters read: 500 full pages of small print; a compressed page that unpacks
-/// to more is not a statement.
-pub(crate) const MAX_CHARACTERS: usize = 2_000_000;
+/// The most one stream may unpack to (a page's content, a font, an object stream): a page of
+/// small print is tens of kilobytes, an embedded font hundreds.
+pub const MAX_STREAM_BYTES: usize = 4 << 20;
+
+/// The most a document's streams may unpack to together (images are never unpacked).
+pub const MAX_EXPANDED_BYTES: usize = 16 << 20;
+
+/// The most tokens of objects lopdf may parse: each costs tens of bytes of memory, and a
+/// statement has tens of thousands.
+const MAX_OBJECT_TOKENS: usize = 1_000_000;
+
+/// The most content parsed at once (a page's content streams together, a form's): parsed, an
+/// operator costs up to 120 bytes of memory a byte of content, and pdf-extract reads about a
+/// mebibyte a second; a statement's page is tens of kilobytes.
+pub(crate) const MAX_PAGE_CONTENT: usize = 512 << 10;
+
+/// The most forms drawn within each other.
+const MAX_FORM_DEPTH: usize = 12;
+
+/// The most work one page may cost, and all of them together: bytes parsed or copied, counted
+/// as `pages.rs` says (about a mebibyte a second).
+const MAX_PAGE_WORK: u64 = 4 << 20;
+const MAX_WORK: u64 = 16 << 20;
+
+/// The most characters read: 250 full pages of small print (each kept costs about 70 bytes).
+pub(crate) const MAX_CHARACTERS: usize = 1_000_000;
 
 /// Whether a token is an amount as statements print them ("-12.99", "1,234.50", "12,99-",
 /// "(7.50)", "€9.99").
@@ -124,14 +158,24 @@ impl YearlessDates {
     }
 }
 
-/// One character where the page puts it.
+/// One character where the page puts it (28 bytes: a statement has hundreds of thousands).
+#[derive(Clone, Copy)]
 struct Glyph {
     page: u32,
-    x: f64,
-    y: f64,
-    end: f64,
-    size: f64,
-    text: String,
+    x: f32,
+    y: f32,
+    end: f32,
+    size: f32,
+    /// Where its text is in `Positions::text` (usually one character, sometimes a ligature's
+    /// two or three).
+    start: u32,
+    length: u32,
+}
+
+impl Glyph {
+    fn text(self, all: &str) -> &str {
+        all.get(self.start as usize..(self.start + self.length) as usize).unwrap_or_default()
+    }
 }
 
 /// Collects every character with its position.
@@ -139,6 +183,8 @@ struct Glyph {
 struct Positions {
     page: u32,
     glyphs: Vec<Glyph>,
+    /// Every glyph's text, one after the other.
+    text: String,
 }
 
 impl OutputDev for Positions {
@@ -170,13 +216,16 @@ impl OutputDev for Positions {
         if self.glyphs.len() >= MAX_CHARACTERS {
             return Err(OutputError::FormatError(std::fmt::Error));
         }
+        let start = self.text.len() as u32;
+        self.text.push_str(text);
         self.glyphs.push(Glyph {
             page: self.page,
-            x: trm.m31,
-            y: trm.m32,
-            end: trm.m31 + width * size,
-            size,
-            text: text.to_owned(),
+            x: trm.m31 as f32,
+            y: trm.m32 as f32,
+            end: (trm.m31 + width * size) as f32,
+            size: size as f32,
+            start,
+            length: text.len() as u32,
         });
         Ok(())
     }
@@ -195,19 +244,19 @@ impl OutputDev for Positions {
 #[derive(Clone, Debug)]
 struct Word {
     text: String,
-    x: f64,
-    end: f64,
+    x: f32,
+    end: f32,
 }
 
 impl Word {
-    fn middle(&self) -> f64 {
+    fn middle(&self) -> f32 {
         (self.x + self.end) / 2.0
     }
 }
 
 /// The glyphs as lines of words: page by page, top to bottom, each line's characters left to
 /// right, a word ending at a space or a gap.
-fn lines(mut glyphs: Vec<Glyph>) -> Vec<Vec<Word>> {
+fn lines(mut glyphs: Vec<Glyph>, text: &str) -> Vec<Vec<Word>> {
     glyphs.sort_by(|a, b| a.page.cmp(&b.page).then(b.y.total_cmp(&a.y)).then(a.x.total_cmp(&b.x)));
     let mut lines: Vec<Vec<Glyph>> = Vec::new();
     for glyph in glyphs {
@@ -226,20 +275,23 @@ fn lines(mut glyphs: Vec<Glyph>) -> Vec<Vec<Word>> {
         .map(|mut line| {
             line.sort_by(|a, b| a.x.total_cmp(&b.x));
             let mut words: Vec<Word> = Vec::new();
-            let mut last_end: Option<f64> = None;
+            let mut last_end: Option<f32> = None;
             for glyph in &line {
                 let gap = last_end.is_some_and(|end| glyph.x > end + glyph.size * 0.15);
                 last_end = Some(glyph.end);
-                if glyph.text.trim().is_empty() {
+                let characters = glyph.text(text);
+                if characters.trim().is_empty() {
                     words.push(Word { text: String::new(), x: glyph.end, end: glyph.end });
                     continue;
                 }
                 match words.last_mut() {
                     Some(word) if !gap && !word.text.is_empty() => {
-                        word.text.push_str(&glyph.text);
+                        word.text.push_str(characters);
                         word.end = glyph.end;
                     }
-                    _ => words.push(Word { text: glyph.text.clone(), x: glyph.x, end: glyph.end }),
+                    _ => {
+                        words.push(Word { text: characters.to_owned(), x: glyph.x, end: glyph.end })
+                    }
                 }
             }
             words.retain(|word| !word.text.is_empty());
@@ -274,9 +326,9 @@ const BALANCE_HEADINGS: &[&str] = &["balance", "saldo", "kontostand", "solde"];
 /// of each heading.
 #[derive(Clone, Copy, Debug)]
 struct MoneyColumns {
-    out: f64,
-    into: f64,
-    balance: Option<f64>,
+    out: f32,
+    into: f32,
+    balance: Option<f32>,
 }
 
 impl MoneyColumns {
@@ -315,31 +367,36 @@ impl MoneyColumns {
 /// The lines of a PDF's text as positioned words, or why there are none.
 fn text_lines(bytes: &[u8]) -> Result<Vec<Vec<Word>>, StatementError> {
     // The reader may panic on a malformed file; that is the file's fault, reported as such.
-    let read = std::panic::catch_unwind(|| -> Result<Vec<Glyph>, StatementError> {
+    let read = std::panic::catch_unwind(|| -> Result<Positions, StatementError> {
+        file::check(bytes)?;
         let mut doc = Document::load_mem(bytes).map_err(|_| StatementError::PdfUnreadable)?;
         if doc.is_encrypted() && doc.decrypt("").is_err() {
             return Err(StatementError::PdfUnreadable);
         }
-        let pages = doc.get_pages().len();
-        if pages > MAX_PAGES {
-            return Err(StatementError::TooManyPages { pages, max: MAX_PAGES });
-        }
+        pages::prepare(&mut doc)?;
         let mut positions = Positions::default();
         let read = pdf_extract::output_doc(&doc, &mut positions);
         if positions.glyphs.len() >= MAX_CHARACTERS {
             return Err(StatementError::PdfTooMuchText { max: MAX_CHARACTERS });
         }
         read.map_err(|_| StatementError::PdfUnreadable)?;
-        Ok(positions.glyphs)
+        Ok(positions)
     });
-    let glyphs = match read {
+    let positions = match read {
         Ok(result) => result?,
         Err(_) => return Err(StatementError::PdfUnreadable),
     };
-    if !glyphs.iter().any(|g| g.text.chars().any(char::is_alphanumeric)) {
+    if !positions.text.chars().any(char::is_alphanumeric) {
         return Err(StatementError::Pdf);
     }
-    Ok(lines(glyphs))
+    Ok(lines(positions.glyphs, &positions.text))
+}
+
+/// How deeply a content stream's brackets nest, as the checks count it (for the fuzz test that
+/// compares it with lopdf's parse).
+#[cfg(test)]
+pub(crate) fn nesting(content: &[u8]) -> usize {
+    syntax::scan_text(content).depth
 }
 
 /// The statement lines of a PDF as rows under a date, description and amount header.
@@ -607,14 +664,63 @@ pub(crate) mod tests {
         );
         let pages = vec![pages[0].clone(); MAX_PAGES];
         assert_eq!(rows(&pdf_with_pages(&pages)).unwrap().len(), MAX_PAGES + 1);
-        // One page whose text would never end.
+        // Pages whose text would never end.
         let endless = format!(
             "BT /F1 1 Tf {} ET",
-            "(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa) Tj ".repeat(MAX_CHARACTERS / 40 + 1)
+            "(aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa) Tj ".repeat(MAX_CHARACTERS / 160 + 1)
         );
         assert_eq!(
-            rows(&pdf_with_pages(&[endless])),
+            rows(&pdf_with_pages(&vec![endless; 4])),
             Err(StatementError::PdfTooMuchText { max: MAX_CHARACTERS })
         );
+    }
+
+    #[test]
+    fn every_hostile_pdf_is_refused_with_its_reason() {
+        for hostile in crate::test_pdfs::hostile() {
+            let pdf = (hostile.pdf)();
+            assert!(pdf.len() < 4 << 20, "{}: {} bytes", hostile.name, pdf.len());
+            let refused = rows(&pdf).map(|_| ()).map_err(|e| e.to_string());
+            assert!(
+                refused.as_ref().is_err_and(|e| e.starts_with(hostile.refused)),
+                "{}: {refused:?}",
+                hostile.name
+            );
+        }
+    }
+
+    #[test]
+    fn statements_drawn_the_ways_writers_draw_them_are_read() {
+        use crate::test_pdfs::{HELVETICA, Pdf, flate, stream, text_lines};
+        let lines = text_lines(&["01/02/2026 SPOTIFY AB -10.99", "02/02/2026 NETFLIX.COM -12.99"]);
+        // A compressed content stream, a logo drawn as an image, a heading drawn by a form
+        // three times (within a form), fonts with a ToUnicode map, an ICC colour space.
+        let mut pdf = Pdf::new();
+        let catalog = pdf.reserve();
+        let pages = pdf.reserve();
+        let font = pdf.add(HELVETICA);
+        let logo = pdf.add(stream(
+            "/Type /XObject /Subtype /Image /Width 2 /Height 1 /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode",
+            &flate(&[0, 255]),
+        ));
+        let icc = pdf.add(stream("/N 1 /Filter /FlateDecode", &flate(&[7; 3000])));
+        let inner =
+            pdf.add(stream("/Type /XObject /Subtype /Form /BBox [0 0 100 10]", b"0 0 m 100 0 l S"));
+        let heading = pdf.add(stream(
+            &format!("/Type /XObject /Subtype /Form /BBox [0 0 100 10] /Resources << /XObject << /Rule {inner} 0 R >> >>"),
+            b"/Rule Do /Rule Do /Rule Do",
+        ));
+        let mut content =
+            b"q /CS0 cs 1 0 0 1 10 10 cm /Logo Do Q /Head Do /Head Do /Head Do\n".to_vec();
+        content.extend_from_slice(&lines);
+        let contents = pdf.add(stream("/Filter /FlateDecode", &flate(&content)));
+        let page = pdf.add(format!(
+            "<< /Type /Page /Parent {pages} 0 R /MediaBox [0 0 612 792] /Contents {contents} 0 R /Resources << /Font << /F1 {font} 0 R >> /XObject << /Logo {logo} 0 R /Head {heading} 0 R >> /ColorSpace << /CS0 [/ICCBased {icc} 0 R] >> >> >>"
+        ));
+        pdf.set(catalog, format!("<< /Type /Catalog /Pages {pages} 0 R >>"));
+        pdf.set(pages, format!("<< /Type /Pages /Kids [{page} 0 R] /Count 1 >>"));
+        let read = rows(&pdf.finish(catalog)).unwrap();
+        assert_eq!(read.len(), 3, "{read:?}");
+        assert_eq!(read[2].1, vec!["02/02/2026", "NETFLIX.COM", "-12.99"]);
     }
 }

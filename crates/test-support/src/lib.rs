@@ -309,3 +309,17 @@ impl TestAuthority {
         }
     }
 }
+
+/// A process's resident memory now and at its peak (`VmRSS` and `VmHWM`), in bytes.
+pub fn memory_of(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("a live process");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find(|line| line.starts_with(name))
+            .and_then(|line| line.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .expect("a memory figure in /proc")
+            * 1024
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}

@@ -58,7 +58,7 @@ pub(crate) fn owner_with_token(dir: &TempDir, scope: &str) -> String {
 }
 
 /// Starts `exhale serve` on a free port; its first line of output says where.
-fn spawn_serve(dir: &TempDir) -> std::process::Child {
+pub(crate) fn spawn_serve(dir: &TempDir) -> std::process::Child {
     spawn_serve_with(dir, &[])
 }
 

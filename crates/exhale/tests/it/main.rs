@@ -13,6 +13,7 @@ mod cli;
 mod conformance;
 mod contracts;
 mod fixtures;
+mod hostile_files;
 mod import;
 mod inspector;
 mod isolation;

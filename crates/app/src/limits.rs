@@ -188,10 +188,33 @@ impl Failures {
     }
 }
 
+/// What a per-address limit counts as one client: an IPv4 address, or an IPv6 address's /64
+/// (a household's line or a rented server is given a whole /64, so counting each of its 2^64
+/// addresses apart would let one client count as many). An IPv4 address written in IPv6 is the
+/// IPv4 address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Network(Option<IpAddr>);
+
+impl Network {
+    pub(crate) fn of(address: Option<IpAddr>) -> Self {
+        Self(address.map(|address| match address {
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => {
+                    let mut segments = v6.segments();
+                    segments[4..].fill(0);
+                    IpAddr::V6(segments.into())
+                }
+            },
+            v4 => v4,
+        }))
+    }
+}
+
 #[derive(Default)]
 struct FailureTables {
-    /// By email and client address: a guesser at one address is stopped for the window.
-    by_address: HashMap<(String, Option<IpAddr>), Failures>,
+    /// By email and client network: a guesser at one address is stopped for the window.
+    by_address: HashMap<(String, Network), Failures>,
     /// By email alone: guessers at many addresses are slowed, with a growing delay, without
     /// locking the owner out.
     by_email: HashMap<String, Failures>,
@@ -217,7 +240,7 @@ impl SignInLimiter {
         let current = |f: &Failures| now.duration_since(f.since) < FAILURE_WINDOW;
         tables.by_address.retain(|_, f| current(f));
         tables.by_email.retain(|_, f| current(f));
-        if let Some(f) = tables.by_address.get(&(email.to_owned(), client))
+        if let Some(f) = tables.by_address.get(&(email.to_owned(), Network::of(client)))
             && f.count >= MAX_FAILURES_FROM_ONE_ADDRESS
         {
             let wait = seconds_until(f.since + FAILURE_WINDOW, now);
@@ -257,7 +280,7 @@ impl SignInLimiter {
             tables.by_address.retain(|_, f| f.count >= MAX_FAILURES_FROM_ONE_ADDRESS);
             tables.by_email.retain(|_, f| f.count >= FREE_FAILURES);
         }
-        let pair = (email.to_owned(), client);
+        let pair = (email.to_owned(), Network::of(client));
         if let Some(new) = Failures::add(tables.by_address.get_mut(&pair), now) {
             tables.by_address.insert(pair, new);
         }
@@ -268,7 +291,7 @@ impl SignInLimiter {
 
     pub(crate) fn succeeded(&self, email: &str, client: Option<IpAddr>) {
         let mut tables = locked(&self.0);
-        tables.by_address.remove(&(email.to_owned(), client));
+        tables.by_address.remove(&(email.to_owned(), Network::of(client)));
         tables.by_email.remove(email);
     }
 }
@@ -280,11 +303,11 @@ pub(crate) struct PerAddress {
     pub(crate) window: SignedDuration,
 }
 
-/// Requests of one kind counted per client address, each address's count starting over a
-/// window after its first (the OAuth endpoints' limits). Addresses whose window has passed
-/// are forgotten once the table is large.
+/// Requests of one kind counted per client network (`Network`), each network's count starting
+/// over a window after its first (the OAuth endpoints' limits). Networks whose window has
+/// passed are forgotten once the table is large.
 #[derive(Default)]
-pub(crate) struct AddressLimiter(Mutex<HashMap<Option<IpAddr>, (u32, Timestamp)>>);
+pub(crate) struct AddressLimiter(Mutex<HashMap<Network, (u32, Timestamp)>>);
 
 impl AddressLimiter {
     /// The seconds `from` must wait, when it is at the limit; counts nothing.
@@ -295,7 +318,7 @@ impl AddressLimiter {
         now: Timestamp,
     ) -> Option<u64> {
         let table = locked(&self.0);
-        let (count, since) = *table.get(&from)?;
+        let (count, since) = *table.get(&Network::of(from))?;
         (count >= limit.limit && now.duration_since(since) < limit.window)
             .then(|| seconds_until(since + limit.window, now))
     }
@@ -306,7 +329,7 @@ impl AddressLimiter {
         if table.len() > MAX_ENTRIES {
             table.retain(|_, (_, since)| now.duration_since(*since) < limit.window);
         }
-        let entry = table.entry(from).or_insert((0, now));
+        let entry = table.entry(Network::of(from)).or_insert((0, now));
         if now.duration_since(entry.1) >= limit.window {
             *entry = (0, now);
         }
@@ -333,4 +356,19 @@ impl AddressLimiter {
 /// Whole seconds from `now` to `then`, at least one.
 fn seconds_until(then: Timestamp, now: Timestamp) -> u64 {
     then.duration_since(now).as_secs().max(1).unsigned_abs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_network_is_an_ipv4_address_or_an_ipv6_64() {
+        let of = |text: &str| Network::of(Some(text.parse().unwrap()));
+        assert_eq!(of("2001:db8:1:2:aaaa::1"), of("2001:db8:1:2:ffff:1:2:3"));
+        assert_ne!(of("2001:db8:1:2::1"), of("2001:db8:1:3::1"));
+        assert_eq!(of("::ffff:203.0.113.9"), of("203.0.113.9"));
+        assert_ne!(of("203.0.113.9"), of("203.0.113.10"));
+        assert_eq!(Network::of(None), Network::of(None));
+    }
 }

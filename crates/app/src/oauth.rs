@@ -54,8 +54,9 @@ const REGISTRATIONS: PerAddress = PerAddress { limit: 20, window: SignedDuration
 const TOKEN_FAILURES: PerAddress = PerAddress { limit: 30, window: SignedDuration::from_mins(15) };
 /// Revocations one address may ask for.
 const REVOCATIONS: PerAddress = PerAddress { limit: 50, window: SignedDuration::from_mins(15) };
-/// Registered clients kept at most; past it registration is refused, never evicting a client
-/// someone uses.
+/// Registered clients kept at most. Past it, a new registration takes the place of the oldest
+/// client never granted anything, from the network that registered most such clients (so a
+/// flood displaces itself); it never evicts a client someone uses.
 const MAX_CLIENTS: i64 = 1000;
 /// A registered client nobody granted anything is deleted after this.
 const UNUSED_CLIENT_LIFETIME: SignedDuration = SignedDuration::from_hours(24);
@@ -76,7 +77,7 @@ const CLIENT_ID_PREFIX: &str = "exhclient";
 pub(crate) struct OAuthState {
     origin: RwLock<Option<PublicOrigin>>,
     /// Pairs issued for a rotated refresh token (by its hash), for the retry window.
-    retries: Mutex<HashMap<String, (IssuedTokens, Timestamp)>>,
+    retries: Mutex<HashMap<String, Retry>>,
     /// Held through a whole refresh, so a concurrent refresh of the same token finds the pair
     /// the first one issued (refreshes come once an hour per app; one at a time is plenty).
     refreshing: tokio::sync::Mutex<()>,
@@ -86,6 +87,13 @@ pub(crate) struct OAuthState {
     documents: RwLock<Option<Arc<dyn MetadataDocuments>>>,
     /// Clients read from their metadata documents, until the documents may be fetched again.
     described: Mutex<HashMap<String, (store::oauth::ClientRow, Timestamp)>>,
+}
+
+/// The pair a refresh issued, kept for a retry of the same refresh by the same client.
+struct Retry {
+    pair: IssuedTokens,
+    at: Timestamp,
+    client_id: String,
 }
 
 fn invalid(code: ErrorCode, description: impl Into<String>) -> OAuthError {
@@ -120,6 +128,21 @@ fn parse_list(text: &str) -> Vec<String> {
 
 /// A client's name as a consent page may show it: control characters removed, trimmed, at
 /// most [`MAX_CLIENT_NAME_CHARS`] characters.
+/// Which client a registration past `MAX_CLIENTS` displaces: of the clients never granted
+/// anything (`(id, registered from, created at)`, oldest first), the oldest from the network
+/// (`limits::Network`) that registered the most of them.
+fn displaced_client(unused: &[(String, Option<String>, String)]) -> Option<String> {
+    let network = |from: &Option<String>| {
+        crate::limits::Network::of(from.as_deref().and_then(|ip| ip.parse().ok()))
+    };
+    let mut counts: HashMap<crate::limits::Network, usize> = HashMap::new();
+    for (_, from, _) in unused {
+        *counts.entry(network(from)).or_default() += 1;
+    }
+    let most = counts.values().copied().max()?;
+    unused.iter().find(|(_, from, _)| counts[&network(from)] == most).map(|(id, ..)| id.clone())
+}
+
 fn clean_client_name(name: Option<&str>, redirect_uris: &[String]) -> String {
     let stripped: String = name.unwrap_or_default().chars().filter(|c| !c.is_control()).collect();
     let shortened = domain::validate::shorten(&stripped, MAX_CLIENT_NAME_CHARS);
@@ -165,7 +188,7 @@ impl App {
             .with("why", why)
         };
         if let Some(why) = rules::refuse_document_url(url) {
-            return Err(refused(why));
+            return Err(refused(&why));
         }
         let now = self.clock.now();
         if let Some((row, until)) = locked(&self.oauth.described).get(url)
@@ -330,7 +353,13 @@ impl App {
                     if store::oauth::count_clients(db).map_err(transactions::internal)?
                         >= MAX_CLIENTS
                     {
-                        return Ok(true);
+                        let unused =
+                            store::oauth::ungranted_clients(db).map_err(transactions::internal)?;
+                        let Some(displaced) = displaced_client(&unused) else {
+                            return Ok(true);
+                        };
+                        store::oauth::delete_ungranted_client(db, &displaced)
+                            .map_err(transactions::internal)?;
                     }
                     store::oauth::insert_client(db, &row).map_err(transactions::internal)?;
                     Ok(false)
@@ -342,7 +371,7 @@ impl App {
         if full {
             return Err(invalid(
                 ErrorCode::InvalidClientMetadata,
-                "Exhale has as many registered clients as it keeps; an owner can revoke unused connected apps, or try again tomorrow.",
+                "Exhale has as many registered clients as it keeps, and every one is in use; an owner can revoke connected apps that are no longer used.",
             ));
         }
         Ok(RegisteredClient {
@@ -761,10 +790,16 @@ impl App {
         let hash = hash_token(presented);
         let _one_at_a_time = self.oauth.refreshing.lock().await;
         let now = self.clock.now();
-        if let Some((pair, at)) = locked(&self.oauth.retries).get(&hash)
-            && now.duration_since(*at) < REFRESH_RETRY
+        if let Some(retry) = locked(&self.oauth.retries).get(&hash)
+            && now.duration_since(retry.at) < REFRESH_RETRY
         {
-            return Ok(pair.clone());
+            // The pair goes only to the client it was issued to: another presenting the same
+            // token (it leaked) is refused like any token not its own.
+            if retry.client_id != client.id {
+                tracing::info!("OAuth refresh token retried by another client");
+                return Err(bad());
+            }
+            return Ok(retry.pair.clone());
         }
         let now_text = timestamp_text(now);
         let store = self.store.clone();
@@ -824,15 +859,20 @@ impl App {
         match outcome {
             Refreshed::Issued(old, issued) => {
                 let mut retries = locked(&self.oauth.retries);
-                retries.retain(|_, (_, at)| now.duration_since(*at) < REFRESH_RETRY);
-                retries.insert(old, (issued.clone(), now));
+                retries.retain(|_, retry| now.duration_since(retry.at) < REFRESH_RETRY);
+                let retry = Retry { pair: issued.clone(), at: now, client_id: client.id.clone() };
+                retries.insert(old, retry);
                 Ok(issued)
             }
             Refreshed::Retry(old) => {
                 // Rotated within the window, but its pair is not in memory (Exhale restarted
                 // since): the client must authorize again.
                 let retries = locked(&self.oauth.retries);
-                retries.get(&old).map(|(pair, _)| pair.clone()).ok_or_else(bad)
+                retries
+                    .get(&old)
+                    .filter(|retry| retry.client_id == client.id)
+                    .map(|retry| retry.pair.clone())
+                    .ok_or_else(bad)
             }
             Refreshed::Wider => Err(invalid(
                 ErrorCode::InvalidScope,

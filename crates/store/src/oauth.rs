@@ -98,6 +98,30 @@ pub fn delete_unused_clients(db: &Db<'_>, before: &str) -> Result<usize> {
     )?)
 }
 
+/// Clients never granted anything, oldest first: their ids, where they registered from and
+/// when.
+pub fn ungranted_clients(db: &Db<'_>) -> Result<Vec<(String, Option<String>, String)>> {
+    let mut statement = db.conn.prepare(
+        "SELECT id, registered_from, created_at FROM oauth_clients
+           WHERE kind = 'registered'
+             AND NOT EXISTS (SELECT 1 FROM tokens WHERE tokens.client_id = oauth_clients.id)
+           ORDER BY created_at, id",
+    )?;
+    let rows = statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .collect::<Result<_, _>>()?;
+    Ok(rows)
+}
+
+/// Deletes a client never granted anything (its waiting requests go with it).
+pub fn delete_ungranted_client(db: &Db<'_>, id: &str) -> Result<bool> {
+    Ok(db.conn.execute(
+        "DELETE FROM oauth_clients WHERE id = ?1
+           AND NOT EXISTS (SELECT 1 FROM tokens WHERE tokens.client_id = oauth_clients.id)",
+        [id],
+    )? == 1)
+}
+
 /// An authorization request checked and waiting for the person's decision.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RequestRow {

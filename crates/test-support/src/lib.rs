@@ -149,6 +149,24 @@ impl TestEnv {
 
     /// [`TestEnv::serve`] with the web app's one-time setup link open at `/setup/{secret}`.
     pub async fn serve_with_setup(&self, setup_secret: Option<&str>) -> TestServer {
+        self.serve_with(setup_secret, http::ServeConfig::default()).await
+    }
+
+    /// [`TestEnv::serve`] as if behind a reverse proxy on 127.0.0.1: a request's
+    /// `X-Forwarded-For` is its client's address, as per-address limits count it.
+    pub async fn serve_behind_proxy(&self) -> TestServer {
+        let config = http::ServeConfig {
+            trusted_proxies: vec![std::net::Ipv4Addr::LOCALHOST.into()],
+            ..http::ServeConfig::default()
+        };
+        self.serve_with(None, config).await
+    }
+
+    async fn serve_with(
+        &self,
+        setup_secret: Option<&str>,
+        config: http::ServeConfig,
+    ) -> TestServer {
         let listener =
             tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("a local address").port();
@@ -192,7 +210,7 @@ impl TestEnv {
             .merge(oauth::router(self.app.clone()))
             .merge(::channels::router(catalog, self.app.clone()))
             .merge(web);
-        serve_router(listener, router)
+        serve_router_with(listener, router, config)
     }
 }
 
@@ -230,10 +248,18 @@ pub fn loopback_mcp_config(port: u16) -> mcp::HttpConfig {
 
 /// Serves `router` on `listener` until the returned server is dropped.
 pub fn serve_router(listener: tokio::net::TcpListener, router: axum::Router) -> TestServer {
+    serve_router_with(listener, router, http::ServeConfig::default())
+}
+
+fn serve_router_with(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    config: http::ServeConfig,
+) -> TestServer {
     let addr = listener.local_addr().expect("a local address");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        http::serve(listener, router, http::ServeConfig::default(), async {
+        http::serve(listener, router, config, async {
             let _ = stopped.await;
         })
         .await;

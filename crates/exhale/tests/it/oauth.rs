@@ -457,6 +457,22 @@ async fn authorization_requests_that_cannot_be_trusted_stop_or_go_back_with_the_
         .get(&authorize_path(&client_id, &[("redirect_uri", "http://127.0.0.1:5555/callback")]))
         .await;
     assert_eq!(page.status, StatusCode::OK);
+    // What a browser reads as another host never matches one registered as this computer,
+    // however it is written (the outside test's code went to evil.example).
+    let v6 = public_client_to(&server, "IPv6 app", "http://[::1]/cb").await;
+    for presented in [
+        "http://[::1]@evil.example/cb",
+        "http://[::1]:80@evil.example/cb",
+        "http://[::1]%40evil.example/cb",
+        "http://[::1].evil.example/cb",
+    ] {
+        let page = ana.get(&authorize_path(&v6, &[("redirect_uri", presented)])).await;
+        assert_eq!(page.status, StatusCode::BAD_REQUEST, "{presented}");
+        assert!(page.location.is_none(), "{presented}");
+    }
+    let page = ana.get(&authorize_path(&v6, &[("redirect_uri", "http://[::1]:4242/cb")])).await;
+    assert_eq!(page.status, StatusCode::OK);
+    assert!(page.body.contains("<code>[::1]</code>"), "the consent page names the host");
 
     // Once the client and redirect are known: the error goes back, with state and iss.
     let weird_state = "a+b%c ñ".repeat(100);
@@ -568,6 +584,32 @@ async fn a_refresh_token_used_again_after_a_minute_ends_its_whole_family() {
     let other = public_client(&server, "Thief").await;
     let (status, error) = refresh(&server, &other, second["refresh_token"].as_str().unwrap()).await;
     assert_eq!((status, error["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    // Within the retry window, the rotated token's pair goes to its own client only: neither
+    // another public client nor a confidential one with its own secret gets it.
+    let (status, error) = refresh(&server, &other, first).await;
+    assert_eq!(
+        (status, error["error"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("invalid_grant")),
+        "{error}"
+    );
+    let (_, confidential) = register(
+        &server,
+        json!({"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "client_secret_post"}),
+    )
+    .await;
+    let (status, error) = token(
+        &server,
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", first),
+            ("client_id", confidential["client_id"].as_str().unwrap()),
+            ("client_secret", confidential["client_secret"].as_str().unwrap()),
+        ],
+    )
+    .await;
+    assert_eq!((status, error["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    let (status, retried) = refresh(&server, &client_id, first).await;
+    assert_eq!((status, &retried), (StatusCode::OK, &second), "its own client's retry still works");
     w.env.clock.advance(jiff::SignedDuration::from_secs(61));
     let (status, _) = refresh(&server, &client_id, first).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "replayed after the retry window");
@@ -854,6 +896,9 @@ async fn registration_takes_what_real_clients_send_and_refuses_the_dangerous() {
         "file:///etc/passwd",
         "http://evil.example/cb",
         "https://a.example/cb#x",
+        // Neither is this computer to a browser.
+        "http://[::1].evil.example/cb",
+        "http://[::1]@evil.example/cb",
     ] {
         let (status, error) =
             register(&server, json!({"redirect_uris": ["https://ok.example/cb", uri]})).await;
@@ -933,6 +978,55 @@ async fn registration_takes_what_real_clients_send_and_refuses_the_dangerous() {
         statuses.push(register(&server, json!({"redirect_uris": [REDIRECT]})).await.0);
     }
     assert!(statuses.contains(&StatusCode::TOO_MANY_REQUESTS), "{statuses:?}");
+}
+
+/// A registration as if from `from`, through a proxy Exhale trusts.
+async fn register_from(server: &TestServer, from: &str, name: &str) -> StatusCode {
+    http()
+        .post(server.url("/register"))
+        .header("x-forwarded-for", from)
+        .json(&json!({"client_name": name, "redirect_uris": [REDIRECT]}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+#[tokio::test]
+async fn registration_floods_are_counted_by_network_and_displace_only_unused_clients() {
+    let w = World::new().await;
+    let server = w.env.serve_behind_proxy().await;
+    let used = public_client(&server, "In use").await;
+    let tokens = connected(&server, &used, "write").await;
+
+    // One IPv6 /64 is one client, whichever of its addresses it writes from.
+    let mut statuses = Vec::new();
+    for host in 1..=21 {
+        statuses.push(register_from(&server, &format!("2001:db8:1:1::{host:x}"), "Flood").await);
+    }
+    assert_eq!(statuses[..20], [StatusCode::CREATED; 20]);
+    assert_eq!(statuses[20], StatusCode::TOO_MANY_REQUESTS);
+
+    // The outside test's flood: 20 an hour from each of 55 networks, past the 1,000 kept.
+    // Each new registration takes the place of the oldest unused one of the network that
+    // registered most, so none is refused and the flood displaces itself.
+    for network in 0..55 {
+        for host in 1..=20 {
+            let from = format!("2001:db8:2:{network:x}::{host:x}");
+            assert_eq!(register_from(&server, &from, "Flood").await, StatusCode::CREATED, "{from}");
+        }
+    }
+    let genuine = public_client(&server, "Claude").await;
+    let mut ana = Visitor::at(&server.url(""));
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let page = ana.get(&authorize_path(&genuine, &[])).await;
+    assert_eq!(page.status, StatusCode::OK, "a client registered after the flood can connect");
+    let (status, _) = refresh(&server, &used, tokens["refresh_token"].as_str().unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "a client in use is never displaced");
+    let dump = w.env.dump().await;
+    let clients = dump.split("## oauth_clients\n").nth(1).unwrap();
+    let kept = clients.lines().take_while(|line| !line.starts_with("## ")).count();
+    assert!(kept <= 1000, "{kept} clients kept");
 }
 
 #[tokio::test]

@@ -260,6 +260,18 @@ pub(crate) fn is_view(uri: &str) -> bool {
 /// A write waiting for the person, answered to a host with views: the model reads what would
 /// change and that the person decides on the card; the card gets the id to confirm it with,
 /// and its heading and lines in the person's language (from a second dry run read by them).
+/// A write this host would show without the card (it did not list it, and it was called by
+/// name): the model gets neither the confirmation id nor `confirm_change`, but the way to show
+/// the card, `call_tool` with the same call.
+pub(crate) fn shown_only_on_the_card(op: &OpMeta) -> CallToolResult {
+    let said = Text::new(
+        "confirmation_required: here the person confirms changes on Exhale's card, which shows only with the tools listed to you. Call call_tool with name {name} and the same arguments to show it to them; nothing has changed yet.",
+    )
+    .with("name", op.name())
+    .render();
+    CallToolResult::error(vec![ContentBlock::text(said)])
+}
+
 pub(crate) async fn waiting_for_the_card(
     catalog: &dyn Catalog,
     caller: &Caller,

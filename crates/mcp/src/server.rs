@@ -289,6 +289,8 @@ impl ServerHandler for ExhaleMcp {
                 {
                     Asking::InputRequired(response) => return Ok(response),
                     Asking::Answered(answer) => return self.apply(&caller, answer).await,
+                    // A host with views: the card, never the id, confirms (see README).
+                    Asking::CannotAsk if views => apps::shown_only_on_the_card(meta),
                     Asking::CannotAsk => tools::failure(&OpError::ConfirmationRequired {
                         confirmation_id,
                         message,

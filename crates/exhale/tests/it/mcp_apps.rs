@@ -172,6 +172,34 @@ async fn a_host_with_views_shows_the_card_and_only_the_card_confirms() {
 }
 
 #[tokio::test]
+async fn a_write_called_by_a_name_not_listed_points_at_the_card_never_at_the_id() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let (write, _) = w.env.token(&w.ana, "write").await;
+    let host = host_with_views(server.url("/mcp"), &write).await;
+    let listed = tools(&host).await;
+    assert!(!listed.iter().any(|tool| tool["name"] == "delete_account"), "not in the default set");
+    let before = records(&w).await;
+
+    // Called by its name, which find_tools gives: the host would show no card for a tool it
+    // was not listed, so the model is told how to show one, and given no id to confirm with.
+    let asked = call(&host, "delete_account", json!({"id": w.wallet})).await;
+    assert_eq!(asked.is_error, Some(true));
+    let said = text(&asked);
+    assert!(!said.contains("cf_") && !said.contains("confirm_change"), "{said}");
+    assert!(said.contains("call_tool with name delete_account"), "{said}");
+    assert!(waiting(&asked).is_null(), "no card data either");
+
+    // As told: through call_tool the card shows, with the id for the view only.
+    let shown =
+        call(&host, "call_tool", json!({"name": "delete_account", "arguments": {"id": w.wallet}}))
+            .await;
+    assert!(!text(&shown).contains("cf_"), "{}", text(&shown));
+    assert!(waiting(&shown)["confirmation_id"].as_str().unwrap().starts_with("cf_"));
+    assert!(before == records(&w).await, "nothing changed before the press");
+}
+
+#[tokio::test]
 async fn a_view_reads_only_what_its_caller_may_and_the_card_keeps_a_private_name_private() {
     let w = World::new().await;
     let server = w.env.serve().await;

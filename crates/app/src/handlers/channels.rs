@@ -91,13 +91,22 @@ pub(crate) fn update_reminder_settings(
     reminders::settings_view(ctx)
 }
 
-/// An http(s) URL with a host; plain http and addresses on the local network only when an owner
-/// adds it (`lan`).
-fn checked_url(url: &str, lan: bool, what: Text) -> Result<String, OpError> {
+/// An http(s) URL with a host, read as the senders will read it (`ops::network::read_url`) and
+/// checked by the rule they will apply; plain http and addresses on the local network only
+/// when an owner adds it (`lan`). The URL and its host as read.
+fn checked_url(url: &str, lan: bool, what: Text) -> Result<(String, url::Url), OpError> {
     let url = url.trim();
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    if host.contains('@') {
+    let not_what = || {
+        OpError::invalid(
+            "/address",
+            Text::new("{url} is not {what}.").with("url", url).with("what", what.clone()),
+        )
+    };
+    if url.len() > ops::limits::URL || url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(not_what());
+    }
+    let parsed = ops::network::read_url(url).ok_or_else(not_what)?;
+    if !parsed.username().is_empty() || parsed.password().is_some() {
         return Err(OpError::invalid(
             "/address",
             Text::new(
@@ -105,30 +114,31 @@ fn checked_url(url: &str, lan: bool, what: Text) -> Result<String, OpError> {
             ),
         ));
     }
-    let host_name = host.rsplit_once(':').map_or(host, |(name, _)| name);
-    let allowed_scheme = scheme == "https" || (scheme == "http" && lan);
-    if !allowed_scheme
-        || host_name.is_empty()
-        || url.len() > ops::limits::URL
-        || url.chars().any(|c| c.is_whitespace() || c.is_control())
-    {
-        let message = if scheme == "http" && !lan {
-            Text::new(
-                "{url} is plain http; use https (only an owner may add an http address, for a service on the local network).",
-            )
-        } else {
-            Text::new("{url} is not {what}.").with("what", what)
-        };
-        return Err(OpError::invalid("/address", message.with("url", url)));
+    match parsed.scheme() {
+        "https" => {}
+        "http" if lan => {}
+        "http" => {
+            return Err(OpError::invalid(
+                "/address",
+                Text::new(
+                    "{url} is plain http; use https (only an owner may add an http address, for a service on the local network).",
+                )
+                .with("url", url),
+            ));
+        }
+        _ => return Err(not_what()),
     }
-    if !lan && ops::network::is_local_host(host_name) {
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(not_what());
+    }
+    if !lan && ops::network::is_local_url(&parsed) {
         return Err(OpError::invalid(
             "/address",
             Text::new("{host} is on this machine or the local network; only an owner may add such an address.")
-                .with("host", host_name),
+                .with("host", parsed.host_str().unwrap_or_default()),
         ));
     }
-    Ok(url.to_owned())
+    Ok((url.to_owned(), parsed))
 }
 
 /// A Standard Webhooks secret: `whsec_` and base64 of 24 to 64 random bytes.
@@ -174,35 +184,29 @@ pub(crate) fn add_destination(
     }
     let (address, secret, default_name) = match input.kind {
         DestinationKind::Ntfy => {
-            let url = checked_url(
+            let (url, parsed) = checked_url(
                 &input.address,
                 lan,
                 Text::new("an ntfy topic URL such as https://ntfy.sh/my-topic"),
             )?;
-            let topic_missing = url
-                .split_once("://")
-                .and_then(|(_, rest)| rest.split_once('/'))
-                .is_none_or(|(_, topic)| topic.is_empty());
-            if topic_missing {
+            if parsed.path().trim_start_matches('/').is_empty() {
                 return Err(OpError::invalid(
                     "/address",
                     Text::new("{url} has no topic; add it after the server, e.g. https://ntfy.sh/my-topic.").with("url", &url),
                 ));
             }
-            let host =
-                url.split_once("://").map_or("", |(_, rest)| rest.split('/').next().unwrap_or(""));
+            let host = parsed.host_str().unwrap_or_default();
             let name = ctx.say(&Text::new("ntfy on {host}").with("host", host));
             (url, one_line_secret(input.secret.as_deref())?, name)
         }
         DestinationKind::Webhook => {
-            let url = checked_url(
+            let (url, parsed) = checked_url(
                 &input.address,
                 lan,
                 Text::new("a webhook URL such as https://example.net/hooks/exhale"),
             )?;
             let secret = checked_webhook_secret(input.secret.as_deref())?;
-            let host =
-                url.split_once("://").map_or("", |(_, rest)| rest.split('/').next().unwrap_or(""));
+            let host = parsed.host_str().unwrap_or_default();
             let name = ctx.say(&Text::new("Webhook to {host}").with("host", host));
             (url, Some(secret), name)
         }

@@ -393,6 +393,16 @@ async fn destinations_are_their_members_own_and_agents_cannot_set_them() {
         "http://127.0.0.1:8123/api/webhook/x",
         "https://127.0.0.1/hook",
         "https://homeassistant.local/hook",
+        // This machine and the cloud's metadata address as the outside test wrote them: each
+        // is read as the sender will read it, so refused now rather than when sent.
+        "https://0177.0.0.1/hook",
+        "https://127.1/hook",
+        "https://0x7f.1/hook",
+        "https://127.000.000.001/hook",
+        "https://127.0.0.1%2e/hook",
+        "https://\u{FF11}\u{FF12}\u{FF17}.0.0.1/hook",
+        "https://0251.0376.0251.0376/hook",
+        "https://[::ffff:0:7f00:1]/hook",
     ] {
         let refused = w
             .env
@@ -403,6 +413,11 @@ async fn destinations_are_their_members_own_and_agents_cannot_set_them() {
             )
             .await;
         assert_eq!(code(&refused), "invalid_input", "{address}: {refused:?}");
+        let said = refused.unwrap_err().text().render();
+        assert!(
+            said.contains("is on this machine or the local network") || said.contains("plain http"),
+            "{address}: {said}"
+        );
     }
     let bobs = id(&w
         .env

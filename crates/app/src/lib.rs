@@ -127,8 +127,18 @@ impl App {
     pub async fn restore(&self, source: &Path) -> Result<(), OpError> {
         let store = self.store.clone();
         let source = source.to_owned();
-        transactions::blocking(move || store.restore(&source).map_err(transactions::internal))
-            .await?;
+        transactions::blocking(move || {
+            store.restore(&source).map_err(|err| match err {
+                store::StoreError::InUse { path } => OpError::conflict(
+                    domain::Text::new(
+                        "{database} is open in another Exhale (exhale serve, or exhale mcp for an agent): stop it, then restore again. Nothing was changed.",
+                    )
+                    .with("database", path.display().to_string()),
+                ),
+                other => transactions::internal(other),
+            })
+        })
+        .await?;
         self.tokens.clear();
         Ok(())
     }

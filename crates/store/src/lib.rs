@@ -26,6 +26,7 @@ pub mod snapshot;
 pub mod subscriptions;
 
 use std::{
+    fs::{File, OpenOptions},
     path::{Path, PathBuf},
     sync::Mutex,
     time::Duration,
@@ -58,6 +59,10 @@ pub enum StoreError {
     Migration { name: &'static str, table: String },
     #[error("cannot open the database at {path}: {source}")]
     Open { path: PathBuf, source: rusqlite::Error },
+    #[error("{path} is open in another Exhale (exhale serve, or exhale mcp for an agent)")]
+    InUse { path: PathBuf },
+    #[error("cannot lock {path}: {source}")]
+    Lock { path: PathBuf, source: std::io::Error },
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -91,6 +96,10 @@ pub struct Store {
     path: PathBuf,
     writer: Mutex<Connection>,
     readers: Mutex<Vec<Connection>>,
+    /// A shared lock on the database's lock file (`<database>.lock`) for as long as the store
+    /// is open, in every process (`serve`, `mcp`, the other commands): [`Store::restore`]
+    /// takes it alone, so it never replaces a database another Exhale has open.
+    in_use: File,
 }
 
 /// Read connections kept open between reads. Enough for a busy server's concurrent reads
@@ -101,6 +110,16 @@ const MAX_IDLE_READERS: usize = 16;
 impl Store {
     /// Opens (creating if needed) the database file and applies pending migrations.
     pub fn open(path: &Path) -> Result<Self> {
+        let lock_path = lock_file(path);
+        let locked = |source| StoreError::Lock { path: lock_path.clone(), source };
+        let in_use = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(locked)?;
+        // Waits while a restore runs; never while other Exhales only use the database.
+        in_use.lock_shared().map_err(locked)?;
         let mut writer = Connection::open(path)
             .map_err(|source| StoreError::Open { path: path.to_owned(), source })?;
         configure(&writer)?;
@@ -113,6 +132,7 @@ impl Store {
             path: path.to_owned(),
             writer: Mutex::new(writer),
             readers: Mutex::new(Vec::new()),
+            in_use,
         })
     }
 
@@ -199,8 +219,28 @@ impl Store {
     }
 
     /// Replaces the database's content with a backup made by [`Store::backup`], then applies
-    /// any migrations the backup predates. Refuses files that are not Exhale databases.
+    /// any migrations the backup predates. Refuses files that are not Exhale databases, and
+    /// refuses while another Exhale has the database open (a running server would carry on
+    /// with what it had, and rows written after the backup would vanish under it).
     pub fn restore(&self, source: &Path) -> Result<()> {
+        let locked = |source| StoreError::Lock { path: lock_file(&self.path), source };
+        // This store's own shared lock is let go, so the exclusive one is taken only when no
+        // other process holds one; the shared one comes back whatever happens.
+        self.in_use.unlock().map_err(locked)?;
+        let alone = match self.in_use.try_lock() {
+            Ok(()) => Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                Err(StoreError::InUse { path: self.path.clone() })
+            }
+            Err(std::fs::TryLockError::Error(err)) => Err(locked(err)),
+        };
+        let restored = alone.and_then(|()| self.restore_alone(source));
+        self.in_use.unlock().map_err(locked)?;
+        self.in_use.lock_shared().map_err(locked)?;
+        restored
+    }
+
+    fn restore_alone(&self, source: &Path) -> Result<()> {
         let backup = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .map_err(|err| StoreError::Open { path: source.to_owned(), source: err })?;
         let version: usize = backup.pragma_query_value(None, "user_version", |row| row.get(0))?;
@@ -237,6 +277,13 @@ impl Store {
         configure(&conn)?;
         Ok(conn)
     }
+}
+
+/// The lock file beside a database: `exhale.db.lock` for `exhale.db`.
+fn lock_file(database: &Path) -> PathBuf {
+    let mut name = database.file_name().unwrap_or_default().to_owned();
+    name.push(".lock");
+    database.with_file_name(name)
 }
 
 /// The writer's page cache, in KiB.

@@ -209,6 +209,34 @@ fn a_person_sets_up_exhale_from_the_terminal() {
 }
 
 #[test]
+fn restore_is_refused_while_an_exhale_has_the_database_open() {
+    let dir = TempDir::new();
+    create_owner(&dir, "a long enough password");
+    let copy = dir.path().join("backup.db");
+    stdout(&exhale(&dir, &["backup", copy.to_str().unwrap()], ""));
+    let mut server = spawn_serve(&dir);
+    listening_url(&mut server);
+    // Written after the backup, while the server runs: a restore now would take it away
+    // under the server, which would carry on with what it had.
+    let input =
+        r#"{"name": "Kept", "amount": "5.00", "cycle": "monthly", "next_charge_on": "2026-12-01"}"#;
+    stdout(&exhale(&dir, &["op", "create_subscription", "--json", input], ""));
+    let refused = exhale(&dir, &["restore", copy.to_str().unwrap()], "");
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("is open in another Exhale") && said.contains("stop it"), "{said}");
+    let kept = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
+    assert_eq!(serde_json::from_str::<Value>(&kept).unwrap()["total"], 1, "nothing was replaced");
+
+    // Once the server has stopped, the backup comes back.
+    server.kill().unwrap();
+    server.wait().unwrap();
+    stdout(&exhale(&dir, &["restore", copy.to_str().unwrap()], ""));
+    let back = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
+    assert_eq!(serde_json::from_str::<Value>(&back).unwrap()["total"], 0);
+}
+
+#[test]
 fn demo_data_gives_a_living_household() {
     let dir = TempDir::new();
     let out = stdout(&exhale(&dir, &["demo"], ""));

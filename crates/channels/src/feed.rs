@@ -30,6 +30,10 @@ struct FeedState {
     feeds: Arc<dyn CalendarFeeds>,
 }
 
+/// Paths whose rest is a secret (a calendar feed's address): a log shows the path up to here
+/// and never the rest.
+pub const SECRET_PATHS: &[&str] = &["/cal/"];
+
 /// The calendar feed's route.
 pub fn router(catalog: Arc<dyn Catalog>, feeds: Arc<dyn CalendarFeeds>) -> Router {
     Router::new().route("/cal/{file}", get(feed)).with_state(FeedState { catalog, feeds })

@@ -24,7 +24,7 @@ use ops::{
     channels::{ChatBot, ChatKind, Chats, Delivery, Outbox, Outcome, Target},
 };
 
-pub use feed::router;
+pub use feed::{SECRET_PATHS, router};
 
 /// Messages leased per round.
 const BATCH: usize = 50;

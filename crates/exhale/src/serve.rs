@@ -73,7 +73,36 @@ pub(crate) fn router(
         .merge(oauth::router(app.clone()))
         .merge(channels::router(catalog, app))
         .merge(web)
-        .layer(tower_http::trace::TraceLayer::new_for_http()))
+        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(RequestSpan)))
+}
+
+/// A request's span in the log: its method and path, with the secret some paths carry (the
+/// setup link's, an invitation's, a calendar feed's) and any query (a sign-in's `next` may
+/// hold one of those paths) left out.
+#[derive(Clone, Copy)]
+struct RequestSpan;
+
+impl<B> tower_http::trace::MakeSpan<B> for RequestSpan {
+    fn make_span(&mut self, request: &axum::http::Request<B>) -> tracing::Span {
+        tracing::debug_span!(
+            "request",
+            method = %request.method(),
+            uri = %loggable_path(request.uri()),
+            version = ?request.version(),
+        )
+    }
+}
+
+/// The path as a log may show it: up to a secret path's secret, and `?…` for a query.
+fn loggable_path(uri: &axum::http::Uri) -> String {
+    let path = uri.path();
+    let secret =
+        web::SECRET_PATHS.iter().chain(channels::SECRET_PATHS).find(|p| path.starts_with(**p));
+    let shown = match secret {
+        Some(prefix) => format!("{prefix}…"),
+        None => path.to_owned(),
+    };
+    if uri.query().is_some() { format!("{shown}?…") } else { shown }
 }
 
 /// How an MCP client on this machine starts `exhale mcp` against this server's data.

@@ -56,6 +56,10 @@ pub(crate) struct Web {
     pub(crate) templates: Arc<render::Templates>,
 }
 
+/// Paths whose rest is a secret (the first owner's setup link, an invitation): a log shows the
+/// path up to here and never the rest.
+pub const SECRET_PATHS: &[&str] = &["/setup/", "/invite/"];
+
 /// The web app's routes, for merging into the server's router.
 pub fn router(
     catalog: Arc<dyn Catalog>,

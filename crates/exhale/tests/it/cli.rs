@@ -236,6 +236,43 @@ fn restore_is_refused_while_an_exhale_has_the_database_open() {
     assert_eq!(serde_json::from_str::<Value>(&back).unwrap()["total"], 0);
 }
 
+#[tokio::test]
+async fn secrets_in_paths_never_reach_the_debug_log() {
+    let dir = TempDir::new();
+    create_owner(&dir, "a long enough password");
+    let op = |name: &str, input: &str| -> Value {
+        let out = stdout(&exhale(&dir, &["op", name, "--json", input, "--as", "ana@a.test"], ""));
+        serde_json::from_str(&out).unwrap()
+    };
+    let feed = op("create_calendar_feed", "{}")["path"].as_str().unwrap().to_owned();
+    let invited = op("invite_member", r#"{"name": "Bob", "email": "bob@a.test"}"#);
+    let code = invited["invite_code"].as_str().unwrap().to_owned();
+    let log_path = dir.path().join("serve.log");
+    let log = std::fs::File::create(&log_path).unwrap();
+    let mut server = spawn_serve_logging(&dir, &[("RUST_LOG", "debug")], log);
+    let url = listening_url(&mut server);
+    let client =
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+    let feed_secret = feed.trim_start_matches("/cal/").trim_end_matches(".ics").to_owned();
+    assert_eq!(client.get(format!("{url}{feed}")).send().await.unwrap().status(), 200);
+    for path in [
+        format!("/invite/{code}"),
+        format!("/sign-in?next=/invite/{code}"),
+        "/setup/a-setup-secret-guessed".to_owned(),
+    ] {
+        client.get(format!("{url}{path}")).send().await.unwrap();
+    }
+    std::process::Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
+    server.wait().unwrap();
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    for shown in ["uri=/cal/…", "uri=/invite/…", "uri=/sign-in?…", "uri=/setup/…"] {
+        assert!(log.contains(shown), "{shown} is not in the log: {log}");
+    }
+    for secret in [feed_secret.as_str(), code.as_str(), "a-setup-secret-guessed"] {
+        assert!(!log.contains(secret), "{secret} is in the log");
+    }
+}
+
 #[test]
 fn demo_data_gives_a_living_household() {
     let dir = TempDir::new();

@@ -162,6 +162,11 @@ impl TestEnv {
         self.serve_with(None, config).await
     }
 
+    /// [`TestEnv::serve`] with the server's own limits (a shorter request limit, say).
+    pub async fn serve_with_limits(&self, config: http::ServeConfig) -> TestServer {
+        self.serve_with(None, config).await
+    }
+
     async fn serve_with(
         &self,
         setup_secret: Option<&str>,

@@ -451,6 +451,53 @@ async fn a_provider_failure_is_said_in_a_notice() {
 }
 
 #[tokio::test]
+async fn the_page_without_javascript_answers_a_model_slower_than_the_request_limit() {
+    use test_support::provider::{Answer, fake, openai_text};
+    let w = World::new().await;
+    // A local model that takes 3 s to its first word, behind a server that stops a request
+    // whose response has not started within 2 s (30 s by default; a small model on this kind
+    // of machine takes longer than that).
+    let slow = Answer {
+        thinking: std::time::Duration::from_secs(3),
+        ..openai_text(&["You pay for two: Netflix and Spotify."])
+    };
+    let provider = fake(vec![slow]).await;
+    w.env.app.set_assistant_environment(ProviderFields {
+        provider: Some(ops::assistant::Provider::OpenAiCompatible),
+        model: Some("slow-local-model".into()),
+        base_url: Some(provider.url.clone()),
+        api_key: None,
+    });
+    let limits = http::ServeConfig {
+        request_timeout: std::time::Duration::from_secs(2),
+        ..http::ServeConfig::default()
+    };
+    let server = w.env.serve_with_limits(limits).await;
+    let mut ana = crate::web::Visitor::new(&server);
+    ana.sign_in("ana@a.test", test_support::PASSWORD).await;
+    let csrf = crate::web::Visitor::hidden(&ana.get("/assistant").await, "csrf");
+    let question = "Which streaming services do we pay for?";
+    let mut page = ana.post_unread("/assistant", &[("csrf", &csrf), ("message", question)]).await;
+    assert_eq!(page.status(), 200, "the page started within the request limit");
+    // First the question, with a note that the answer is coming...
+    let first = page.chunk().await.unwrap().unwrap();
+    let first = String::from_utf8_lossy(&first).into_owned();
+    assert!(first.contains(question) && first.contains("Exhale is answering"), "{first}");
+    assert!(!first.contains("Netflix and Spotify"), "{first}");
+    // ...then the conversation with the answer, in the same page.
+    let mut whole = first;
+    while let Some(chunk) = page.chunk().await.unwrap() {
+        whole.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(whole.contains("You pay for two: Netflix and Spotify."), "{whole}");
+    assert!(whole.trim_end().ends_with("</html>"), "one whole page: {whole}");
+    assert_eq!(whole.matches("<html").count(), 1, "{whole}");
+    // And the conversation keeps it.
+    let again = ana.get("/assistant").await;
+    assert!(again.body.contains("You pay for two: Netflix and Spotify."));
+}
+
+#[tokio::test]
 async fn while_off_nothing_is_sent_anywhere() {
     let w = World::new().await;
     let model = Arc::new(Scripted::new([Step::say("never")]));

@@ -85,21 +85,26 @@ impl Visitor {
     }
 
     pub(crate) async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+        let response = self.post_unread(path, form).await;
+        self.finish(response).await
+    }
+
+    /// Posts a form as a browser does and hands back the response before its body is read,
+    /// to read a page as it arrives.
+    pub(crate) async fn post_unread(&self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
         let body: String = form
             .iter()
             .map(|(k, v)| format!("{}={}", encode(k), encode(v)))
             .collect::<Vec<_>>()
             .join("&");
-        let response = self
-            .client
+        self.client
             .post(format!("{}{path}", self.base))
             .header("cookie", self.cookie_header())
             .header("content-type", "application/x-www-form-urlencoded")
             .body(body)
             .send()
             .await
-            .unwrap();
-        self.finish(response).await
+            .unwrap()
     }
 
     /// Posts a multipart form with text fields and one file, as a browser uploads.

@@ -13,7 +13,7 @@ use axum::{
     http::{HeaderMap, HeaderValue, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
-use futures_util::stream;
+use futures_util::{StreamExt as _, stream};
 use ops::{
     OpError, Text,
     accounts::SessionCaller,
@@ -115,16 +115,78 @@ pub(crate) async fn show(
     conversation_page(&web, &headers, &person, StatusCode::OK, json!({})).await
 }
 
-/// A question from the page's form, answered whole.
+/// How long a question from the page's form is waited for before the page goes without its
+/// answer, which then follows in the same page as it is ready: well within the server's
+/// request limit (a response must start within 30 s), however slow the model (a local one may
+/// take longer for its first word; the assistant's own limit is 150 s a question).
+const ANSWER_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Where the page sent before the answer ends, and where the page with the answer takes over
+/// (`assistant.html`).
+const BEFORE_THE_ANSWER: &str = "<!--exhale:answer-->";
+const WITH_THE_ANSWER: &str = "<!--exhale:main-->";
+
+/// A question from the page's form, which works without JavaScript: answered in one page,
+/// sent at once when the answer comes quickly, and otherwise sent in two parts, the question
+/// with a note that the answer is coming, then the conversation with it, which the browser
+/// shows as it arrives.
 pub(crate) async fn ask(
     State(web): State<Web>,
     headers: HeaderMap,
     Posted { person, form }: Posted<AskForm>,
 ) -> Response {
-    match web.assistant.ask(&person.caller, &form.message, &mut |_| {}).await {
+    let (done, mut answered) = tokio::sync::oneshot::channel();
+    let assistant = web.assistant.clone();
+    let (caller, message) = (person.caller.clone(), form.message.clone());
+    // The answer runs to its end even if the browser goes away: its cards are kept, and the
+    // conversation page shows them.
+    tokio::spawn(render::written_in(render::reader(), async move {
+        let _ = done.send(assistant.ask(&caller, &message, &mut |_| {}).await);
+    }));
+    tokio::select! {
+        result = &mut answered => {
+            let result = result.unwrap_or(Err(OpError::Internal));
+            return answer_page(&web, &headers, &person, &form.message, result).await;
+        }
+        () = tokio::time::sleep(ANSWER_WAIT) => {}
+    }
+    let extra = json!({"answering": form.message});
+    let waiting = conversation_page(&web, &headers, &person, StatusCode::OK, extra).await;
+    let (parts, body) = waiting.into_parts();
+    let Ok(page) = axum::body::to_bytes(body, usize::MAX).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let page = String::from_utf8_lossy(&page);
+    let Some(end) = page.find(BEFORE_THE_ANSWER) else {
+        // Not the waiting page (an error page): it goes as it is.
+        return Response::from_parts(parts, Body::from(page.into_owned()));
+    };
+    let first = page[..end].to_owned();
+    let language = render::reader();
+    let rest = render::written_in(language, async move {
+        let result = answered.await.unwrap_or(Err(OpError::Internal));
+        let whole = answer_page(&web, &headers, &person, &form.message, result).await;
+        let whole = axum::body::to_bytes(whole.into_body(), usize::MAX).await.unwrap_or_default();
+        let whole = String::from_utf8_lossy(&whole);
+        let start = whole.find(WITH_THE_ANSWER).unwrap_or(0);
+        Ok::<_, Infallible>(Bytes::from(whole[start..].to_owned()))
+    });
+    let body = stream::iter([Ok::<_, Infallible>(Bytes::from(first))]).chain(stream::once(rest));
+    Response::from_parts(parts, Body::from_stream(body))
+}
+
+/// The conversation page after a question: with the answer, or with why there is none.
+async fn answer_page(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    message: &str,
+    result: Result<Answer, OpError>,
+) -> Response {
+    match result {
         Ok(answer) => {
-            let extra = json!({"answer": answer_view(&web, &person, &answer)});
-            conversation_page(&web, &headers, &person, StatusCode::OK, extra).await
+            let extra = json!({"answer": answer_view(web, person, &answer)});
+            conversation_page(web, headers, person, StatusCode::OK, extra).await
         }
         Err(
             err @ (OpError::InvalidInput { .. }
@@ -136,10 +198,10 @@ pub(crate) async fn ask(
                 OpError::Conflict { .. } => StatusCode::CONFLICT,
                 _ => StatusCode::UNPROCESSABLE_ENTITY,
             };
-            let extra = json!({"error": say(&err.text()), "message": form.message});
-            conversation_page(&web, &headers, &person, status, extra).await
+            let extra = json!({"error": say(&err.text()), "message": message});
+            conversation_page(web, headers, person, status, extra).await
         }
-        Err(err) => op_error(&web, &headers, &person, &err),
+        Err(err) => op_error(web, headers, person, &err),
     }
 }
 

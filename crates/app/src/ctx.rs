@@ -34,6 +34,10 @@ pub(crate) struct Ctx<'a> {
     pub(crate) caps: crate::limits::HouseholdCaps,
     /// The assistant's provider fields the server's environment sets.
     pub(crate) assistant_env: ops::assistant::ProviderFields,
+    /// What reads a statement's PDF, and the PDF of this call's input already read by it,
+    /// before the transaction began (`invoke.rs`): a PDF may take seconds, which no
+    /// transaction should wait for.
+    pub(crate) pdf: crate::statements::PdfReading,
     /// The caller's visible subscriptions, loaded once per call by the reports that all need
     /// them; dropped whenever the call records a change.
     pub(crate) visible:
@@ -77,6 +81,7 @@ impl<'a> Ctx<'a> {
             visible: Default::default(),
             caps: crate::limits::HouseholdCaps::default(),
             assistant_env: ops::assistant::ProviderFields::default(),
+            pdf: crate::statements::PdfReading::default(),
         }
     }
 

@@ -116,6 +116,7 @@ impl App {
         let caller = caller.clone();
         let now = self.clock.now();
         let assistant_env = self.assistant_environment();
+        let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
         transactions::blocking(move || {
             transactions::read(&store, |db| {
                 let household =
@@ -123,6 +124,7 @@ impl App {
                 let mut ctx =
                     Ctx::new(db, store.clone(), &caller, now, household, info.name, String::new());
                 ctx.assistant_env = assistant_env;
+                ctx.pdf = pdf;
                 (handler)(&mut ctx, input, encoding)
             })
         })
@@ -147,6 +149,7 @@ impl App {
         let dry_run = mode == Mode::DryRun;
         let caps = self.household_caps();
         let assistant_env = self.assistant_environment();
+        let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
         let (output, events, resolved_input) = transactions::blocking(move || {
             transactions::write(
                 &store,
@@ -165,6 +168,7 @@ impl App {
                     );
                     ctx.caps = caps;
                     ctx.assistant_env = assistant_env;
+                    ctx.pdf = pdf;
                     // Checked again inside the write transaction, so two concurrent confirms
                     // cannot both apply.
                     if let Some(id) = &confirmation

@@ -26,6 +26,7 @@ mod refs;
 mod reminders;
 mod rules;
 mod setup;
+mod statements;
 mod subscription_rules;
 mod transactions;
 mod views;
@@ -55,6 +56,8 @@ pub struct App {
     oauth: oauth::OAuthState,
     /// The assistant's provider fields from the server's environment.
     assistant_env: std::sync::Mutex<ops::assistant::ProviderFields>,
+    /// What reads a statement's PDF (this process until the server sets one).
+    pdf_reader: std::sync::Mutex<Arc<dyn statement::PdfReader>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -86,7 +89,18 @@ impl App {
             caps: std::sync::Mutex::new(limits::HouseholdCaps::default()),
             oauth: oauth::OAuthState::default(),
             assistant_env: std::sync::Mutex::default(),
+            pdf_reader: std::sync::Mutex::new(Arc::new(statement::InProcess)),
         }))
+    }
+
+    /// Sets what reads statements' PDFs (`exhale` runs each in a process of its own); this
+    /// process reads them until then.
+    pub fn set_pdf_reader(&self, reader: Arc<dyn statement::PdfReader>) {
+        *limits::locked(&self.pdf_reader) = reader;
+    }
+
+    pub(crate) fn pdf_reader(&self) -> Arc<dyn statement::PdfReader> {
+        limits::locked(&self.pdf_reader).clone()
     }
 
     /// Sets how large a household may grow; the defaults apply until then.

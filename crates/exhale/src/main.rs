@@ -9,6 +9,7 @@ mod config;
 mod demo;
 mod import;
 mod logging;
+mod pdf_process;
 mod serve;
 mod telemetry;
 
@@ -115,6 +116,10 @@ enum Command {
         #[arg(long, default_value = "demo@example.com")]
         email: String,
     },
+    /// Read one PDF statement from standard input, within limits, and print its rows as JSON
+    /// (the server runs this for each PDF; see pdf_process.rs).
+    #[command(hide = true)]
+    ReadPdf,
 }
 
 #[derive(Subcommand)]
@@ -181,6 +186,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    if let Command::ReadPdf = cli.command {
+        // Nothing else first: no configuration, no log, no database.
+        return Ok(pdf_process::read_one());
+    }
     let config =
         Config::load(Flags { config: cli.config, data_dir: cli.data_dir, listen: cli.listen })?;
     logging::init(&config.log_filter(), config.collector()?);
@@ -227,6 +236,7 @@ fn open(config: &Config) -> anyhow::Result<Arc<app::App>> {
         burst: config.token_rate_burst.max(1),
     }));
     app.set_assistant_environment(Config::assistant_environment()?);
+    app.set_pdf_reader(Arc::new(pdf_process::ChildReader::this_program()?));
     Ok(app)
 }
 
@@ -371,7 +381,7 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
         Command::Demo { email } => {
             demo::create(&app, &email).await?;
         }
-        Command::Config { .. } | Command::Ops { .. } => {}
+        Command::Config { .. } | Command::Ops { .. } | Command::ReadPdf => {}
     }
     Ok(ExitCode::SUCCESS)
 }

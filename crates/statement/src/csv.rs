@@ -4,7 +4,8 @@
 //! text, as the banks that write them mean.
 
 /// Rows with the line each starts on (1-based); empty lines are skipped.
-pub(crate) type Rows = Vec<(usize, Vec<String>)>;
+/// Rows of cells, each with the line of the file it came from (1-based).
+pub type Rows = Vec<(usize, Vec<String>)>;
 
 fn parse(text: &str, delimiter: u8) -> Rows {
     let bytes = text.as_bytes();

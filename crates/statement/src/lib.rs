@@ -20,6 +20,7 @@ pub mod merchant;
 mod mt940;
 mod ofx;
 mod pdf;
+pub use csv::Rows;
 pub use pdf::{MAX_EXPANDED_BYTES, MAX_STREAM_BYTES};
 mod qif;
 pub mod recurring;
@@ -102,7 +103,7 @@ impl Statement {
 }
 
 /// Why a file could not be read at all.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum StatementError {
     #[error("the file is empty")]
     Empty,
@@ -138,20 +139,72 @@ pub enum StatementError {
     NoTable(String),
 }
 
+/// What reads a PDF's text into rows: `InProcess` (`pdf_rows` in this process), or a reader
+/// that runs it in a process of its own with bounded memory and time, as the server does
+/// (`exhale read-pdf`): PDF readers are large and were never written for hostile files, so
+/// whatever the checks before them miss costs that process, never the server.
+pub trait PdfReader: Send + Sync {
+    fn rows(&self, pdf: &[u8]) -> Result<Rows, StatementError>;
+}
+
+/// Reads PDFs in this process.
+pub struct InProcess;
+
+impl PdfReader for InProcess {
+    fn rows(&self, pdf: &[u8]) -> Result<Rows, StatementError> {
+        pdf_rows(pdf)
+    }
+}
+
+/// Whether the bytes are a PDF, read by a `PdfReader`.
+pub fn is_pdf(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"%PDF")
+}
+
+/// A PDF's statement lines as rows under a date, description and amount header, read in this
+/// process within the limits of `pdf.rs`.
+pub fn pdf_rows(pdf: &[u8]) -> Result<Rows, StatementError> {
+    if pdf.len() > MAX_BYTES {
+        return Err(StatementError::TooLarge { size: pdf.len(), max: MAX_BYTES });
+    }
+    pdf::rows(pdf)
+}
+
 /// Reads a bank export (CSV in any common dialect and encoding, OFX/QFX/QBO, camt.053, MT940,
 /// QIF, or a PDF with text) into transactions; amounts without a currency of their own are in
 /// `default_currency`. Rows with a zero amount, pending rows and balance lines are not
 /// transactions: they are left out and counted in the notes.
 pub fn read(bytes: &[u8], default_currency: Currency) -> Result<Statement, StatementError> {
+    read_with(bytes, default_currency, &InProcess)
+}
+
+/// [`read`], with PDFs read by `pdf`.
+pub fn read_with(
+    bytes: &[u8],
+    default_currency: Currency,
+    pdf: &dyn PdfReader,
+) -> Result<Statement, StatementError> {
     if bytes.len() > MAX_BYTES {
         return Err(StatementError::TooLarge { size: bytes.len(), max: MAX_BYTES });
     }
-    if bytes.starts_with(b"%PDF") {
-        let rows = pdf::rows(bytes)?;
-        let mut statement = table::read(&rows, default_currency)?;
-        statement.notes.insert(0, "PDF text".into());
-        return Ok(statement);
+    if is_pdf(bytes) {
+        statement_of_pdf_rows(pdf.rows(bytes)?, default_currency)
+    } else {
+        read_text(bytes, default_currency)
     }
+}
+
+/// A statement from a PDF's rows (however they were read).
+pub fn statement_of_pdf_rows(
+    rows: Rows,
+    default_currency: Currency,
+) -> Result<Statement, StatementError> {
+    let mut statement = table::read(&rows, default_currency)?;
+    statement.notes.insert(0, "PDF text".into());
+    Ok(statement)
+}
+
+fn read_text(bytes: &[u8], default_currency: Currency) -> Result<Statement, StatementError> {
     let (text, encoding) = decode::decode(bytes)?;
     if text.trim().is_empty() {
         return Err(StatementError::Empty);

@@ -413,7 +413,172 @@ pub fn hostile() -> Vec<Hostile> {
             },
             refused: TOO_LARGE,
         },
+        // Found by reading the checks against lopdf and pdf-extract (a review of the first
+        // version): each once slipped past them.
+        Hostile {
+            name: "a self-drawing form on a page whose own resources are not a dictionary",
+            pdf: || {
+                let mut pdf = Pdf::new();
+                let form = pdf.reserve();
+                pdf.set(
+                    form,
+                    stream(
+                        &format!("/Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /XObject << /X {form} 0 R >> >>"),
+                        b"/X Do",
+                    ),
+                );
+                let contents = pdf.add(stream("", b"/X Do"));
+                let pages = pdf.reserve();
+                let page = pdf.add(format!(
+                    "<< /Type /Page /Parent {pages} 0 R /MediaBox [0 0 612 792] /Contents {contents} 0 R /Resources 0 >>"
+                ));
+                pdf.set(pages, format!("<< /Type /Pages /Kids [{page} 0 R] /Count 1 /Resources << /XObject << /X {form} 0 R >> >> >>"));
+                let catalog = pdf.add(format!("<< /Type /Catalog /Pages {pages} 0 R >>"));
+                pdf.finish(catalog)
+            },
+            refused: UNREADABLE,
+        },
+        Hostile {
+            name: "a ToUnicode map of every 4-byte code that says its clear text is empty",
+            pdf: || {
+                font_with_cmap(
+                    "/Length1 0",
+                    b"1 beginbfrange <00000000> <FFFFFFFF> <0041> endbfrange",
+                )
+            },
+            refused: TOO_COMPLEX,
+        },
+        Hostile {
+            name: "a ToUnicode map of every 4-byte code with its count glued to the operator",
+            pdf: || font_with_cmap("", b"1beginbfrange <00000000> <FFFFFFFF> <0041> endbfrange"),
+            refused: TOO_COMPLEX,
+        },
+        Hostile {
+            name: "a ToUnicode map of 50,000 nested parentheses",
+            pdf: || font_with_cmap("", "(".repeat(50_000).as_bytes()),
+            refused: UNREADABLE,
+        },
+        Hostile {
+            name: "deep brackets after a BI that starts no inline image",
+            pdf: || {
+                let content = format!(
+                    "1 BI /W 1000000 /H 1 /BPC 8 /CS /Gray ID {}{}",
+                    "[".repeat(100_000),
+                    "]".repeat(100_000)
+                );
+                one_page("", content.as_bytes(), "")
+            },
+            refused: UNREADABLE,
+        },
+        Hostile {
+            name: "deep brackets after an inline image whose ID is glued to its data",
+            pdf: || {
+                let content = format!(
+                    "BI /W 2 /H 1 /BPC 8 /CS /Gray IDx( EI {}{}",
+                    "[".repeat(100_000),
+                    "]".repeat(100_000)
+                );
+                one_page("", content.as_bytes(), "")
+            },
+            refused: UNREADABLE,
+        },
+        Hostile {
+            name: "deep nesting behind a header whose generation has six digits",
+            pdf: || {
+                let mut pdf = one_page("", &text_lines(&["01/01/2026 A 1.00"]), "");
+                let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+                let at = pdf.windows(4).rposition(|w| w == b"xref").unwrap_or(pdf.len());
+                pdf.splice(at..at, format!("99 000000 obj\n{deep}\nendobj\n").into_bytes());
+                pdf
+            },
+            refused: UNREADABLE,
+        },
+        Hostile {
+            name: "an ASCII85 group that wraps, in front of a bomb in an object stream",
+            pdf: || {
+                let bomb = flate_bomb(b"9 0 ", 256 << 20);
+                let mut encoded = ascii85(&bomb);
+                // `s8W-"` is over 2^32: lopdf (built for release) lets the sum wrap, keeps
+                // what it decoded, and expands it.
+                encoded.extend_from_slice(b"s8W-\"~>");
+                let mut pdf = Pdf::new();
+                pdf.add(stream(
+                    "/Type /ObjStm /N 1 /First 4 /Filter [/ASCII85Decode /FlateDecode]",
+                    &encoded,
+                ));
+                let catalog = without_pages(&mut pdf);
+                pdf.finish(catalog)
+            },
+            refused: TOO_LARGE,
+        },
+        Hostile {
+            name: "a cross-reference section of one entry followed by 100,000 on one object",
+            pdf: || {
+                let mut pdf = b"%PDF-1.4\n".to_vec();
+                let at = pdf.len();
+                pdf.extend_from_slice(
+                    format!("1 0 obj\n[{}]\nendobj\n", "0 ".repeat(200_000)).as_bytes(),
+                );
+                let xref = pdf.len();
+                pdf.extend_from_slice(b"xref\n0 1\n0000000000 65535 f \n");
+                for _ in 0..100_000 {
+                    pdf.extend_from_slice(format!("{at:010} 00000 n \n").as_bytes());
+                }
+                pdf.extend_from_slice(
+                    format!("trailer\n<< /Size 100001 /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n")
+                        .as_bytes(),
+                );
+                pdf
+            },
+            refused: TOO_COMPLEX,
+        },
     ]
+}
+
+/// PDFs whose cost comes from what pdf-extract does per operator, which the checks do not
+/// model: refused only because the process that reads a PDF is bounded (`exhale read-pdf`).
+/// Never read in a test's own process: they take it past any memory it has.
+pub fn beyond_the_checks() -> Vec<Case> {
+    vec![(
+        "a colour of 100,000 numbers saved 150,000 times (each q copies the graphics state)",
+        || {
+            let mut content = "0 ".repeat(100_000);
+            content.push_str("sc\n");
+            content.push_str(&"q\n".repeat(150_000));
+            one_page("/Filter /FlateDecode", &flate(content.as_bytes()), "")
+        },
+    )]
+}
+
+/// One page whose font has this ToUnicode CMap (its stream's dictionary adds `cmap_dict`).
+fn font_with_cmap(cmap_dict: &str, cmap: &[u8]) -> Vec<u8> {
+    let mut pdf = Pdf::new();
+    let cmap = pdf.add(stream(cmap_dict, cmap));
+    let font = pdf.add(format!(
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode {cmap} 0 R >>"
+    ));
+    page_with(
+        pdf,
+        &stream("", b"BT /F2 10 Tf 50 700 Td (01/01/2026 A 1.00) Tj ET"),
+        &format!("/Font << /F2 {font} 0 R >>"),
+    )
+}
+
+/// ASCII base-85 of `data` (whole groups; a last partial group padded, as encoders do).
+pub fn ascii85(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() * 5 / 4 + 4);
+    for chunk in data.chunks(4) {
+        let mut group = [0u8; 4];
+        group[..chunk.len()].copy_from_slice(chunk);
+        let mut n = u32::from_be_bytes(group);
+        let mut digits = [0u8; 5];
+        for digit in digits.iter_mut().rev() {
+            *digit = b'!' + (n % 85) as u8;
+            n /= 85;
+        }
+        out.extend_from_slice(&digits[..chunk.len() + 1]);
+    }
+    out
 }
 
 /// A PDF made for measuring, by name.

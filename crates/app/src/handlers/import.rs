@@ -34,7 +34,7 @@ pub(crate) fn parse_statement(
         ));
     }
     let bytes = input::statement_bytes(input.content, input.content_base64)?;
-    let read = statement::read(&bytes, ctx.household.currency).map_err(|err| {
+    let read = ctx.pdf.read(&bytes, ctx.household.currency).map_err(|err| {
         OpError::invalid(
             "/content",
             Text::new("The statement cannot be read: {reason}").with("reason", err.to_string()),

@@ -927,7 +927,7 @@ pub(crate) fn import_transactions(
         ));
     }
     let bytes = input::statement_bytes(input.content, input.content_base64)?;
-    let read = statement::read(&bytes, account.currency).map_err(|err| {
+    let read = ctx.pdf.read(&bytes, account.currency).map_err(|err| {
         OpError::invalid(
             "/content",
             Text::new("The statement cannot be read: {reason}").with("reason", err.to_string()),

@@ -4,7 +4,7 @@
 //! another object), and recurses once a level of nesting. So before it runs, this reads the
 //! file as lopdf will and bounds that work:
 //!
-//! - every object, wherever a header (`N G obj`) could start one, is read with nesting bounded
+//! - every object a header (`N G obj`) starts is read with nesting bounded
 //!   (`syntax::MAX_NESTING`), and all of them together within `MAX_OBJECT_TOKENS` tokens and
 //!   within twice the file's bytes of reading, so objects hidden inside each other cannot make
 //!   the work grow with the square of the file;
@@ -12,9 +12,13 @@
 //!   object streams expand within `MAX_STREAM_BYTES` each (decrypted first when the file is
 //!   encrypted), their field widths are sane, and every object an object stream holds is read
 //!   as above;
-//! - no two objects share an offset in the cross-reference tables, and a `/Length` that refers
-//!   to another object refers to a number, so nothing is parsed twice and no chain of lengths
-//!   recurses.
+//! - no two object numbers the cross-reference tables list lead to one object that was read,
+//!   and a `/Length` that refers to another object refers to a number, so no object is parsed
+//!   again and again and no chain of lengths recurses.
+//!
+//! It reads the file as lopdf does where that is cheap to do exactly; where lopdf could read
+//! more (an object hidden where no header was looked for, say), the process that reads the
+//! PDF is bounded anyway (`exhale read-pdf`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -27,20 +31,24 @@ use super::{
 };
 use crate::StatementError;
 
-/// An object as a header starts it. The digits of one number each start a header (lopdf may
-/// be pointed at any of them), and they share the one body, read once.
+/// An object as a header starts it.
 struct Indirect {
     id: (u32, u16),
     /// Where its header starts.
     at: usize,
     /// Where its value starts, after `obj`.
     body: usize,
-    value: std::rc::Rc<Value>,
+    value: Value,
     /// Where a stream's data starts, if it is a stream.
     data: Option<usize>,
     /// Where its value's bytes end.
     end: usize,
 }
+
+/// The most whitespace and comments between the parts of a header (`N`, `G`, `obj`), or
+/// after `startxref`: one space in every file written, and looking further at every digit of
+/// a file would make reading it grow with its square.
+const MAX_GAP: usize = 1024;
 
 /// The file's reading so far, within the bounds.
 #[derive(Default)]
@@ -87,7 +95,7 @@ pub(super) fn check(pdf: &[u8]) -> Result<(), StatementError> {
     lengths_refer_to_numbers(&objects)?;
     every_object_ends(buf, &objects, &reading)?;
 
-    let mut entries = classic_entries(buf);
+    let mut entries = classic_entries(buf, &mut reading)?;
     let starts = xref_starts(buf, &dictionaries);
     let mut expanded = 0usize;
     for object in &objects {
@@ -102,23 +110,21 @@ pub(super) fn check(pdf: &[u8]) -> Result<(), StatementError> {
             continue;
         }
         let filters = filters_of(dict);
+        let data = stream_data(buf, data, dict, &objects);
         let bytes = if is_object_stream && encryption.is_some() {
-            // lopdf decrypts an object stream before it expands it; without the exact
-            // length or a key, lopdf cannot read it either.
+            // lopdf decrypts an object stream before it expands it; without a key, lopdf
+            // cannot read it either.
             let Some(encryption) = &encryption else { continue };
-            let Some(length) = length(dict, &objects) else { continue };
-            let Some(plain) = buf
-                .get(data..data.saturating_add(length))
-                .and_then(|cipher| encryption.decrypt(object.id, dict, cipher))
-            else {
-                continue;
-            };
-            expand(&plain, &filters)?
+            let Some(plain) = encryption.decrypt(object.id, dict, data) else { continue };
+            expand(&plain, &filters)?.map(std::borrow::Cow::into_owned).map(std::borrow::Cow::Owned)
         } else {
-            expand(&buf[data..], &filters)?
+            expand(data, &filters)?
         };
         let Some(bytes) = bytes else { continue };
         expanded += bytes.len();
+        if expanded > 2 * MAX_STREAM_BYTES {
+            return Err(StatementError::PdfTooLarge { max: 2 * MAX_STREAM_BYTES });
+        }
         if is_xref {
             entries.extend(stream_entries(dict, &bytes)?);
         }
@@ -126,18 +132,18 @@ pub(super) fn check(pdf: &[u8]) -> Result<(), StatementError> {
             read_object_stream(dict, &bytes, &mut reading)?;
         }
     }
-    if expanded > 2 * MAX_STREAM_BYTES {
-        return Err(StatementError::PdfTooLarge { max: 2 * MAX_STREAM_BYTES });
-    }
     no_shared_bodies(buf, &objects, &entries)
 }
 
 /// A stream's bytes expanded within `MAX_STREAM_BYTES` (`None` when lopdf keeps them as they
 /// are).
-fn expand(data: &[u8], filters: &Option<Filters>) -> Result<Option<Vec<u8>>, StatementError> {
-    let Some(filters) = filters else { return Ok(Some(data.to_vec())) };
+fn expand<'a>(
+    data: &'a [u8],
+    filters: &Option<Filters>,
+) -> Result<Option<std::borrow::Cow<'a, [u8]>>, StatementError> {
+    let Some(filters) = filters else { return Ok(Some(std::borrow::Cow::Borrowed(data))) };
     match filters::decode(data, filters, MAX_STREAM_BYTES) {
-        Ok(Decoded::Bytes(bytes)) => Ok(Some(bytes)),
+        Ok(Decoded::Bytes(bytes)) => Ok(Some(std::borrow::Cow::Owned(bytes))),
         Ok(Decoded::AsIs) => Ok(None),
         Err(filters::TooLarge) => Err(StatementError::PdfTooLarge { max: MAX_STREAM_BYTES }),
     }
@@ -155,45 +161,47 @@ pub(super) fn find(haystack: &[u8], pattern: &[u8], from: usize) -> Option<usize
     haystack.get(from..)?.windows(pattern.len()).position(|w| w == pattern).map(|at| at + from)
 }
 
-/// Every object a header could start, read within the bounds. A header is a number, space, a
-/// number, space and `obj`, where space may hold comments, as lopdf reads one; every digit is
-/// tried as a start, so an object lopdf finds at any offset is among these.
+/// Every object a header starts, read within the bounds. A header is a number, space, a
+/// number, space and `obj`, where space may hold comments, as lopdf reads one; it is looked
+/// for where a run of digits starts.
 fn objects(buf: &[u8], reading: &mut Reading) -> Result<Vec<Indirect>, StatementError> {
     let mut objects: Vec<Indirect> = Vec::new();
-    let mut read: HashMap<usize, usize> = HashMap::new();
     for at in 0..buf.len() {
-        let Some((id, body)) = header(buf, at) else { continue };
-        if let Some(&same) = read.get(&body) {
-            let first = &objects[same];
-            let (value, data, end) = (first.value.clone(), first.data, first.end);
-            objects.push(Indirect { id, at, body, value, data, end });
+        if at > 0 && buf[at - 1].is_ascii_digit() {
             continue;
         }
+        let Some((id, body)) = header(buf, at) else { continue };
         let Some((value, end)) = reading.value(buf, body)? else { continue };
         let data = matches!(value, Value::Dictionary(_)).then(|| stream_start(buf, end)).flatten();
-        read.insert(body, objects.len());
-        objects.push(Indirect { id, at, body, value: std::rc::Rc::new(value), data, end });
+        objects.push(Indirect { id, at, body, value, data, end });
     }
     Ok(objects)
 }
 
 /// `N G obj` at `at`: the object's number and generation, and where its value starts.
 fn header(buf: &[u8], at: usize) -> Option<((u32, u16), usize)> {
-    let number_end = digits(buf, at, 10)?;
-    let number: u32 = std::str::from_utf8(&buf[at..number_end]).ok()?.parse().ok()?;
-    let mut lexer = Lexer::new(buf, number_end);
-    lexer.skip_space();
-    let generation_end = digits(buf, lexer.at, 5)?;
-    let generation: u16 = std::str::from_utf8(&buf[lexer.at..generation_end]).ok()?.parse().ok()?;
+    let (object, object_end) = number(buf, at)?;
+    let mut lexer = Lexer::new(buf, object_end);
+    lexer.skip_space_within(MAX_GAP)?;
+    let (generation, generation_end) = number(buf, lexer.at)?;
     let mut lexer = Lexer::new(buf, generation_end);
-    lexer.skip_space();
-    buf.get(lexer.at..)?.starts_with(b"obj").then_some(((number, generation), lexer.at + 3))
+    lexer.skip_space_within(MAX_GAP)?;
+    let object = u32::try_from(object).ok()?;
+    let generation = u16::try_from(generation).ok()?;
+    buf.get(lexer.at..)?.starts_with(b"obj").then_some(((object, generation), lexer.at + 3))
 }
 
-/// The end of a run of 1 to `most` digits at `at` (a longer run is no number lopdf reads).
-fn digits(buf: &[u8], at: usize, most: usize) -> Option<usize> {
-    let run = buf.get(at..)?.iter().take(most + 1).take_while(|c| c.is_ascii_digit()).count();
-    (1..=most).contains(&run).then_some(at + run)
+/// The run of digits at `at` as lopdf reads a number (leading zeros and all), and where it
+/// ends; `None` when there is none or it is too large for any object number.
+fn number(buf: &[u8], at: usize) -> Option<(u64, usize)> {
+    let run = buf.get(at..)?.iter().take_while(|c| c.is_ascii_digit()).count();
+    let digits = &buf[at..at + run];
+    let significant = &digits[digits.iter().take_while(|&&c| c == b'0').count()..];
+    if run == 0 || significant.len() > 10 {
+        return None;
+    }
+    let value = std::str::from_utf8(significant).ok()?.parse().unwrap_or(0);
+    Some((value, at + run))
 }
 
 /// Where a stream's data starts after its dictionary ends at `end`: space, `stream`, spaces
@@ -237,9 +245,13 @@ fn xref_starts(buf: &[u8], dictionaries: &[&Dictionary]) -> HashSet<usize> {
     let mut from = 0;
     while let Some(at) = find(buf, b"startxref", from) {
         from = at + 1;
+        // lopdf reads a signed integer there.
         let mut lexer = Lexer::new(buf, at + b"startxref".len());
-        if let Some(Token::Word(word)) = lexer.next_token() {
-            offsets.extend(syntax::unsigned(word));
+        if lexer.skip_space_within(MAX_GAP).is_some() {
+            let sign = usize::from(matches!(buf.get(lexer.at), Some(b'+' | b'-')));
+            if sign == 0 || buf.get(lexer.at) == Some(&b'+') {
+                offsets.extend(number(buf, lexer.at + sign).map(|(n, _)| n as i64));
+            }
         }
     }
     for dict in dictionaries {
@@ -250,10 +262,10 @@ fn xref_starts(buf: &[u8], dictionaries: &[&Dictionary]) -> HashSet<usize> {
         .into_iter()
         .filter_map(|offset| usize::try_from(offset).ok())
         .filter(|&offset| offset < buf.len())
-        .map(|offset| {
+        .filter_map(|offset| {
             let mut lexer = Lexer::new(buf, offset);
-            lexer.skip_space();
-            lexer.at
+            lexer.skip_space_within(MAX_GAP)?;
+            Some(lexer.at)
         })
         .collect()
 }
@@ -285,11 +297,11 @@ fn length(dict: &Dictionary, objects: &[Indirect]) -> Option<usize> {
     let length = match dict.get(b"Length")? {
         Value::Integer(n) => *n,
         Value::Reference(number, generation) => {
-            objects.iter().rev().find(|o| o.id == (*number, *generation)).and_then(|o| match *o
-                .value
-            {
-                Value::Integer(n) => Some(n),
-                _ => None,
+            objects.iter().rev().find(|o| o.id == (*number, *generation)).and_then(|o| {
+                match o.value {
+                    Value::Integer(n) => Some(n),
+                    _ => None,
+                }
             })?
         }
         _ => return None,
@@ -297,11 +309,27 @@ fn length(dict: &Dictionary, objects: &[Indirect]) -> Option<usize> {
     usize::try_from(length).ok()
 }
 
+/// A stream's data as lopdf takes it: `/Length` bytes when that can be worked out (and fits),
+/// else up to `endstream`.
+fn stream_data<'a>(
+    buf: &'a [u8],
+    data: usize,
+    dict: &Dictionary,
+    objects: &[Indirect],
+) -> &'a [u8] {
+    let end = length(dict, objects)
+        .and_then(|length| data.checked_add(length))
+        .filter(|&end| end <= buf.len())
+        .or_else(|| find(buf, b"endstream", data))
+        .unwrap_or(buf.len());
+    &buf[data..end]
+}
+
 /// lopdf resolves a `/Length` that refers to another object by parsing that object, for every
 /// stream, and recursively when it is a stream too: a length must refer to a number.
 fn lengths_refer_to_numbers(objects: &[Indirect]) -> Result<(), StatementError> {
     let kinds: HashMap<(u32, u16), bool> = objects.iter().fold(HashMap::new(), |mut kinds, o| {
-        let is_number = matches!(*o.value, Value::Integer(_));
+        let is_number = matches!(o.value, Value::Integer(_));
         *kinds.entry(o.id).or_insert(true) &= is_number;
         kinds
     });
@@ -348,41 +376,54 @@ fn every_object_ends(
 }
 
 /// The in-use entries of the classic cross-reference tables: each `xref` keyword, then
-/// sections of a first number and a count, each entry an offset, a generation and `n` or `f`.
-fn classic_entries(buf: &[u8]) -> Vec<(u32, usize)> {
+/// sections of a first number and a count, each followed by entries of an offset, a
+/// generation and `n` or `f` for as long as they come (lopdf reads them whatever the count
+/// says), within the budget of reading.
+fn classic_entries(buf: &[u8], reading: &mut Reading) -> Result<Vec<(u32, usize)>, StatementError> {
     let mut entries = Vec::new();
     let mut from = 0;
     while let Some(at) = find(buf, b"xref", from) {
         from = at + 1;
-        if at > 0 && buf[at - 1].is_ascii_alphabetic() {
-            // `startxref`
+        if buf[..at].ends_with(b"start") {
             continue;
         }
         let mut lexer = Lexer::new(buf, at + 4);
-        let word = |lexer: &mut Lexer<'_>| match lexer.next_token() {
-            Some(Token::Word(word)) => Some(word.to_vec()),
-            _ => None,
+        let mut words = 0usize;
+        let mut word = |lexer: &mut Lexer<'_>| {
+            words += 1;
+            match lexer.next_token() {
+                Some(Token::Word(word)) => Some(word.to_vec()),
+                _ => None,
+            }
         };
-        'sections: while let (Some(first), Some(count)) = (word(&mut lexer), word(&mut lexer)) {
-            let (Some(first), Some(count)) = (syntax::unsigned(&first), syntax::unsigned(&count))
-            else {
-                break;
-            };
-            for index in 0..count {
+        while let (Some(first), Some(_count)) = (word(&mut lexer), word(&mut lexer)) {
+            let Some(first) = syntax::unsigned(&first) else { break };
+            let mut index = 0;
+            loop {
+                let mut ahead = lexer.clone();
                 let (Some(offset), Some(_), Some(kind)) =
-                    (word(&mut lexer), word(&mut lexer), word(&mut lexer))
+                    (word(&mut ahead), word(&mut ahead), word(&mut ahead))
                 else {
-                    break 'sections;
+                    break;
                 };
+                if kind != b"n" && kind != b"f" {
+                    break;
+                }
+                lexer = ahead;
                 if kind == b"n"
                     && let Some(offset) = syntax::unsigned(&offset)
                 {
                     entries.push(((first + index) as u32, offset as usize));
                 }
+                index += 1;
             }
         }
+        reading.bytes_read += lexer.at - at;
+        if reading.bytes_read > reading.budget || words > reading.budget {
+            return Err(StatementError::PdfTooComplex);
+        }
     }
-    entries
+    Ok(entries)
 }
 
 /// The in-use entries of a cross-reference stream, as lopdf reads them; field widths lopdf
@@ -409,8 +450,11 @@ fn stream_entries(dict: &Dictionary, bytes: &[u8]) -> Result<Vec<(u32, usize)>, 
     }
     let size = dict.integer(b"Size").unwrap_or(0);
     let sections = integers(b"Index").unwrap_or_else(|| vec![0, size]);
-    let field = |row: &[u8], from: usize, width: i64| -> u64 {
-        row[from..from + width as usize].iter().fold(0, |n, &b| n << 8 | u64::from(b))
+    // lopdf reads a field into 32 bits, the higher bytes falling off.
+    let field = |row: &[u8], from: usize, width: i64| -> u32 {
+        row[from..from + width as usize]
+            .iter()
+            .fold(0u32, |n, &b| (n << 8).wrapping_add(u32::from(b)))
     };
     let row_width = widths.iter().sum::<i64>() as usize;
     let mut rows = bytes.chunks_exact(row_width);
@@ -442,7 +486,9 @@ fn no_shared_bodies(
             continue;
         }
         let mut lexer = Lexer::new(buf, offset);
-        lexer.skip_space();
+        if lexer.skip_space_within(MAX_GAP).is_none() {
+            continue;
+        }
         let Some(&body) = bodies.get(&lexer.at) else { continue };
         if *owners.entry(body).or_insert(number) != number {
             return Err(StatementError::PdfTooComplex);
@@ -482,8 +528,8 @@ struct Encryption {
 
 impl Encryption {
     /// The key for the empty password (the only one a statement is read with), when the file
-    /// is encrypted and lopdf can work it out; `None` otherwise, and then lopdf loads none of
-    /// its object streams either.
+    /// is encrypted and it can be worked out from the last trailer that names one; `None`
+    /// otherwise (lopdf may still read such a file, and the process reading it is bounded).
     fn of(objects: &[Indirect], dictionaries: &[&Dictionary]) -> Option<Self> {
         let trailer = dictionaries.iter().rev().find(|d| d.get(b"Encrypt").is_some())?;
         let Some(Value::Reference(number, generation)) = trailer.get(b"Encrypt") else {

@@ -183,8 +183,8 @@ fn predict(data: Vec<u8>, filters: &Filters, bound: usize) -> Result<Option<Vec<
 
 /// ASCII base-85 as lopdf reads it: `~>` ends it when it is the last thing, whitespace is
 /// skipped, a character outside `!`..`u` stops it, `z` is four zeros between groups, a last
-/// partial group is padded. `None` where lopdf refuses the stream (a `z` inside a group, a
-/// group that overflows).
+/// partial group is padded, and a group too large for 32 bits wraps. `None` where lopdf
+/// refuses the stream (a `z` inside a group, a multiplication that overflows).
 fn ascii85(input: &[u8], bound: usize) -> Result<Option<Vec<u8>>, TooLarge> {
     let input = input.strip_suffix(b"~>").unwrap_or(input);
     let mut output = Vec::new();
@@ -206,11 +206,9 @@ fn ascii85(input: &[u8], bound: usize) -> Result<Option<Vec<u8>>, TooLarge> {
         if !(b'!'..=b'u').contains(&c) {
             break;
         }
-        let Some(next) = group.checked_mul(85).and_then(|g| g.checked_add(u32::from(c - b'!')))
-        else {
-            return Ok(None);
-        };
-        group = next;
+        // lopdf refuses a multiplication that overflows, and lets an addition wrap.
+        let Some(next) = group.checked_mul(85) else { return Ok(None) };
+        group = next.wrapping_add(u32::from(c - b'!'));
         count += 1;
         if count == 5 {
             output.extend_from_slice(&group.to_be_bytes());
@@ -219,10 +217,8 @@ fn ascii85(input: &[u8], bound: usize) -> Result<Option<Vec<u8>>, TooLarge> {
     }
     if count > 0 {
         for _ in count..5 {
-            let Some(next) = group.checked_mul(85).and_then(|g| g.checked_add(84)) else {
-                return Ok(None);
-            };
-            group = next;
+            let Some(next) = group.checked_mul(85) else { return Ok(None) };
+            group = next.wrapping_add(84);
         }
         output.extend_from_slice(&group.to_be_bytes()[..count - 1]);
     }

@@ -31,8 +31,8 @@ use crate::StatementError;
 /// table), so many tiny uses are counted too.
 const USE: u64 = 1024;
 
-/// What a CMap code costs pdf-extract (an entry of a hash map with its string).
-const CMAP_CODE: u64 = 32;
+/// What a CMap code costs pdf-extract (an entry in each of two hash maps, with its string).
+const CMAP_CODE: u64 = 128;
 
 /// The most objects a font's or colour space's cost is counted over.
 const MAX_REACHED: usize = 10_000;
@@ -45,7 +45,8 @@ pub(super) fn prepare(doc: &mut Document) -> Result<(), StatementError> {
     if pages.len() > MAX_PAGES {
         return Err(StatementError::TooManyPages { pages: pages.len(), max: MAX_PAGES });
     }
-    let mut work = Work { doc, forms: HashMap::new(), fonts: HashMap::new(), drawing: Vec::new() };
+    let mut work =
+        Work { doc, forms: HashMap::new(), reached: HashMap::new(), drawing: Vec::new() };
     let mut total = 0u64;
     for &page in pages.values() {
         no_page_is_its_own_ancestor(doc, page)?;
@@ -156,10 +157,11 @@ fn no_page_is_its_own_ancestor(doc: &Document, page: ObjectId) -> Result<(), Sta
 /// The work of pages, counted as pdf-extract will do it, with what is worked out once kept.
 struct Work<'a> {
     doc: &'a Document,
-    /// A form's cost by its id and the resources it draws with.
-    forms: HashMap<(ObjectId, usize), u64>,
-    /// A font's cost by the address of its dictionary.
-    fonts: HashMap<usize, u64>,
+    /// A form's cost, and how many forms deep it draws, by its id and the resources it draws
+    /// with.
+    forms: HashMap<(ObjectId, usize), (u64, usize)>,
+    /// What reading everything an entry reaches costs, by the entry's address.
+    reached: HashMap<usize, u64>,
     /// The forms being drawn, outermost first.
     drawing: Vec<ObjectId>,
 }
@@ -179,41 +181,47 @@ impl<'a> Work<'a> {
             return Err(StatementError::PdfTooComplex);
         }
         let content = streams.concat();
-        let resources = inherited(doc, dict, b"Resources").and_then(|r| r.as_dict().ok());
-        self.content(&content, resources, 0)
+        let resources = inherited_dictionary(doc, dict, b"Resources");
+        Ok(self.content(&content, resources, 0)?.0)
     }
 
-    /// One parse of a content stream with its resources, and everything it draws.
+    /// One parse of a content stream with its resources, and everything it draws: its cost,
+    /// and how many forms deep it draws.
     fn content(
         &mut self,
         content: &[u8],
         resources: Option<&'a Dictionary>,
         depth: usize,
-    ) -> Result<u64, StatementError> {
+    ) -> Result<(u64, usize), StatementError> {
         let scan = syntax::scan_text(content);
         if scan.depth > MAX_NESTING {
             return Err(StatementError::PdfUnreadable);
         }
         let mut work = content.len() as u64 + USE;
-        let Some(resources) = resources else { return Ok(work) };
+        let mut height = 0;
+        let Some(resources) = resources else { return Ok((work, height)) };
         let doc = self.doc;
-        for (category, entries) in resources.iter() {
-            let Ok(entries) = deref(doc, entries).as_dict() else { continue };
-            for (name, entry) in entries.iter() {
-                let uses = scan.names.get(name.as_slice()).copied().unwrap_or(0) as u64;
-                if uses == 0 {
-                    continue;
-                }
-                let entry = deref(doc, entry);
-                let cost = match category.as_slice() {
+        let categories: Vec<(&[u8], &'a Dictionary)> = resources
+            .iter()
+            .filter_map(|(category, entries)| {
+                Some((category.as_slice(), deref(doc, entries).as_dict().ok()?))
+            })
+            .collect();
+        // The names the content holds, looked up in each kind of resource: at most what the
+        // content can use, however many resources there are.
+        for (name, &uses) in &scan.names {
+            for &(category, entries) in &categories {
+                let Ok(entry) = entries.get(name) else { continue };
+                let uses = uses as u64;
+                let cost = match category {
                     // A font is made once a parse, when first selected.
-                    b"Font" => self.font(entry)?,
-                    b"XObject" => uses.saturating_mul(self.xobject(
-                        entries.get(name).ok(),
-                        resources,
-                        depth,
-                    )?),
-                    _ => uses.saturating_mul(self.reached(entry)?),
+                    b"Font" => self.reached(deref(doc, entry))?,
+                    b"XObject" => {
+                        let (cost, deep) = self.xobject(entry, resources, depth)?;
+                        height = height.max(deep);
+                        uses.saturating_mul(cost)
+                    }
+                    _ => uses.saturating_mul(self.reached(deref(doc, entry))?),
                 };
                 work = work.saturating_add(cost);
                 if work > MAX_PAGE_WORK {
@@ -221,82 +229,68 @@ impl<'a> Work<'a> {
                 }
             }
         }
-        Ok(work)
+        Ok((work, height))
     }
 
     /// One drawing of an XObject: a form's content with its own resources (else the caller's),
-    /// an image's (emptied) nothing.
+    /// an image's (emptied) nothing; and how many forms deep it draws.
     fn xobject(
         &mut self,
-        entry: Option<&'a Object>,
+        entry: &'a Object,
         resources: &'a Dictionary,
         depth: usize,
-    ) -> Result<u64, StatementError> {
+    ) -> Result<(u64, usize), StatementError> {
         let doc = self.doc;
-        let Some(Object::Reference(id)) = entry else {
-            // A form written in place has no id to recognise it by: drawn only once, counted so.
-            return match entry.map(|e| deref(doc, e)) {
-                Some(Object::Stream(stream)) => {
-                    let own = stream.dict.get(b"Resources").ok().map(|r| deref(doc, r));
-                    let resources = own.and_then(|r| r.as_dict().ok()).unwrap_or(resources);
-                    self.form_content(&stream.content, resources, depth)
-                }
-                _ => Ok(USE),
-            };
+        let Object::Reference(id) = entry else { return Ok((USE, 0)) };
+        let Ok(stream) = doc.get_object(*id).and_then(Object::as_stream) else {
+            return Ok((USE, 0));
         };
-        let Ok(stream) = doc.get_object(*id).and_then(Object::as_stream) else { return Ok(USE) };
-        if self.drawing.contains(id) || depth >= MAX_FORM_DEPTH {
-            // A form that draws itself, or forms nested without end: pdf-extract would recurse
-            // until the stack overflows.
-            return Err(StatementError::PdfUnreadable);
-        }
         let own = stream.dict.get(b"Resources").ok().map(|r| deref(doc, r));
         let resources = own.and_then(|r| r.as_dict().ok()).unwrap_or(resources);
         let key = (*id, resources as *const Dictionary as usize);
-        if let Some(&cost) = self.forms.get(&key) {
-            return Ok(cost);
+        let drawn = match self.forms.get(&key) {
+            Some(&drawn) => drawn,
+            None => {
+                if self.drawing.contains(id) {
+                    // A form that draws itself: pdf-extract would recurse until the stack
+                    // overflows.
+                    return Err(StatementError::PdfUnreadable);
+                }
+                if stream.content.len() > MAX_PAGE_CONTENT {
+                    return Err(StatementError::PdfTooComplex);
+                }
+                self.drawing.push(*id);
+                let drawn = self.content(&stream.content, Some(resources), depth + 1);
+                self.drawing.pop();
+                let (cost, height) = drawn?;
+                self.forms.insert(key, (cost, height + 1));
+                (cost, height + 1)
+            }
+        };
+        if depth + drawn.1 > MAX_FORM_DEPTH {
+            // Forms nested without end: pdf-extract recurses once a form.
+            return Err(StatementError::PdfUnreadable);
         }
-        self.drawing.push(*id);
-        let cost = self.form_content(&stream.content, resources, depth);
-        self.drawing.pop();
-        let cost = cost?;
-        self.forms.insert(key, cost);
-        Ok(cost)
+        Ok(drawn)
     }
 
-    fn form_content(
-        &mut self,
-        content: &'a [u8],
-        resources: &'a Dictionary,
-        depth: usize,
-    ) -> Result<u64, StatementError> {
-        if content.len() > MAX_PAGE_CONTENT {
-            return Err(StatementError::PdfTooComplex);
-        }
-        self.content(content, Some(resources), depth + 1)
-    }
-
-    /// Making a font: its program and code maps read, each CMap's ranges expanded.
-    fn font(&mut self, font: &'a Object) -> Result<u64, StatementError> {
-        let key = font as *const Object as usize;
-        if let Some(&cost) = self.fonts.get(&key) {
-            return Ok(cost);
-        }
-        let cost = self.reached(font)?;
-        self.fonts.insert(key, cost);
-        Ok(cost)
-    }
-
-    /// What reading everything an entry reaches costs: the bytes of each stream (pdf-extract
-    /// copies a stream each time it uses it) and the codes of CMap ranges; each text it parses
-    /// (a CMap, a Type 1 program's clear text) must not nest too deeply.
+    /// What reading everything an entry reaches costs (making a font, a colour space, a
+    /// pattern): the bytes of each stream (pdf-extract copies a stream each time it uses it)
+    /// and the codes of CMap ranges. What pdf-extract parses as text (a CMap; a Type 1
+    /// program's clear text, `/Length1` bytes) must not nest too deeply; the rest is binary and
+    /// only counted.
     fn reached(&mut self, entry: &'a Object) -> Result<u64, StatementError> {
+        let key = entry as *const Object as usize;
+        if let Some(&cost) = self.reached.get(&key) {
+            return Ok(cost);
+        }
         let doc = self.doc;
         let mut cost = 0u64;
         let mut seen: HashSet<ObjectId> = HashSet::new();
-        let mut pending: Vec<&Object> = vec![entry];
+        // Each object with the key it was reached through.
+        let mut pending: Vec<(&Object, &[u8])> = vec![(entry, b"")];
         let mut visited = 0usize;
-        while let Some(object) = pending.pop() {
+        while let Some((object, key)) = pending.pop() {
             visited += 1;
             if visited > MAX_REACHED {
                 return Err(StatementError::PdfTooComplex);
@@ -306,18 +300,22 @@ impl<'a> Work<'a> {
                     if seen.insert(*id)
                         && let Ok(target) = doc.get_object(*id)
                     {
-                        pending.push(target);
+                        pending.push((target, key));
                     }
                 }
-                Object::Array(items) => pending.extend(items),
-                Object::Dictionary(dict) => pending.extend(dict.iter().map(|(_, v)| v)),
+                Object::Array(items) => pending.extend(items.iter().map(|item| (item, key))),
+                Object::Dictionary(dict) => {
+                    pending.extend(dict.iter().map(|(k, v)| (v, k.as_slice())));
+                }
                 Object::Stream(stream) => {
-                    // A Type 1 program is clear text for `/Length1` bytes, then encrypted.
-                    let text = match stream.dict.get(b"Length1").and_then(Object::as_i64) {
-                        Ok(clear) => {
-                            &stream.content[..(clear.max(0) as usize).min(stream.content.len())]
+                    let text: &[u8] = match key {
+                        b"ToUnicode" | b"Encoding" => &stream.content,
+                        b"FontFile" => {
+                            let clear = stream.dict.get(b"Length1").and_then(Object::as_i64);
+                            let clear = clear.map_or(stream.content.len(), |n| n.max(0) as usize);
+                            &stream.content[..clear.min(stream.content.len())]
                         }
-                        Err(_) => stream.content.as_slice(),
+                        _ => &[],
                     };
                     let scan = syntax::scan_text(text);
                     if scan.depth > MAX_NESTING {
@@ -326,7 +324,7 @@ impl<'a> Work<'a> {
                     cost = cost
                         .saturating_add(stream.content.len() as u64 + USE)
                         .saturating_add(scan.range_codes.saturating_mul(CMAP_CODE));
-                    pending.extend(stream.dict.iter().map(|(_, v)| v));
+                    pending.extend(stream.dict.iter().map(|(k, v)| (v, k.as_slice())));
                 }
                 _ => {}
             }
@@ -334,16 +332,22 @@ impl<'a> Work<'a> {
                 return Err(StatementError::PdfTooComplex);
             }
         }
+        self.reached.insert(key, cost);
         Ok(cost)
     }
 }
 
-/// An entry of a dictionary or of the pages above it, as pdf-extract looks it up.
-fn inherited<'a>(doc: &'a Document, dict: &'a Dictionary, key: &[u8]) -> Option<&'a Object> {
+/// A dictionary of a page or of the pages above it, as pdf-extract looks one up: the first
+/// value under `key` that is a dictionary (one that is not, it passes over).
+fn inherited_dictionary<'a>(
+    doc: &'a Document,
+    dict: &'a Dictionary,
+    key: &[u8],
+) -> Option<&'a Dictionary> {
     let mut current = dict;
     for _ in 0..256 {
-        if let Ok(value) = current.get(key) {
-            return Some(deref(doc, value));
+        if let Some(found) = current.get(key).ok().and_then(|v| deref(doc, v).as_dict().ok()) {
+            return Some(found);
         }
         current = current
             .get(b"Parent")

@@ -1,11 +1,14 @@
 //! PDF syntax as Exhale reads it for the checks made before lopdf or pdf-extract parse
-//! anything (`limits.rs`): tokens, values whose nesting is bounded, and what a text stream (a
-//! page's content, a CMap, a Type 1 font's program) holds that costs work later: how deeply
-//! its brackets nest, how often each name appears, and how many codes its CMap ranges cover.
+//! anything (`file.rs`, `pages.rs`): tokens, values whose nesting is bounded, and what a text
+//! stream (a page's content, a CMap, a Type 1 font's program) holds that costs work later: how
+//! deeply its brackets and strings nest, how often each name appears, and how many codes its
+//! CMap ranges cover.
 //!
 //! It reads as lopdf reads wherever that decides a bound (where a string, a comment or an
-//! inline image's data ends); where the two could part, it counts more, never less: a name
-//! inside a string is counted, and after something lopdf would stop at, reading goes on.
+//! inline image's data ends), and counts a name wherever a slash could start one, strings
+//! included. It is a copy of another program's reading, checked against lopdf's own by a fuzz
+//! test, not a proof: what it misses costs the process that reads the PDF (`exhale read-pdf`,
+//! with bounded memory and time), never the server.
 
 use std::collections::HashMap;
 
@@ -51,11 +54,27 @@ pub(super) enum Token<'a> {
 pub(super) struct Lexer<'a> {
     bytes: &'a [u8],
     pub(super) at: usize,
+    /// The deepest parentheses nested in a literal string read so far (a CMap's and a Type 1
+    /// program's parsers recurse once a level).
+    pub(super) deepest_string: usize,
 }
 
 impl<'a> Lexer<'a> {
     pub(super) fn new(bytes: &'a [u8], at: usize) -> Self {
-        Self { bytes, at }
+        Self { bytes, at, deepest_string: 0 }
+    }
+
+    /// Moves past whitespace and comments, but not beyond `most` bytes: `None` when there is
+    /// more (a header of an object is never spread that far).
+    pub(super) fn skip_space_within(&mut self, most: usize) -> Option<()> {
+        let limit = self.at.saturating_add(most).min(self.bytes.len());
+        let mut within = Lexer::new(&self.bytes[..limit], self.at);
+        within.skip_space();
+        if within.at == limit && limit < self.bytes.len() {
+            return None;
+        }
+        self.at = within.at;
+        Some(())
     }
 
     fn peek(&self) -> Option<u8> {
@@ -147,6 +166,7 @@ impl<'a> Lexer<'a> {
                 b'\\' => self.escape(&mut out),
                 b'(' => {
                     open += 1;
+                    self.deepest_string = self.deepest_string.max(open);
                     out.push(c);
                 }
                 b')' => {
@@ -370,19 +390,46 @@ pub(super) fn scan_text(bytes: &[u8]) -> TextScan {
     let mut scan = TextScan { names: names(bytes), ..TextScan::default() };
     let mut lexer = Lexer::new(bytes, 0);
     let mut depth = 0usize;
-    while let Some(token) = lexer.next_token() {
+    // lopdf starts an inline image only where an operation starts: first, or after an
+    // operator.
+    let mut operation_starts = true;
+    loop {
+        if operation_starts && starts_inline_image(&mut lexer) {
+            skip_inline_image(&mut lexer);
+            continue;
+        }
+        let Some(token) = lexer.next_token() else { break };
+        operation_starts = false;
         match token {
             Token::Open(_) => {
                 depth += 1;
                 scan.depth = scan.depth.max(depth);
             }
             Token::Close(_) => depth = depth.saturating_sub(1),
-            Token::Word(b"BI") => skip_inline_image(&mut lexer),
-            Token::Word(b"beginbfrange") => scan.range_codes += range_codes(&mut lexer),
+            // A CMap parser reads `1beginbfrange` as a number and the operator.
+            Token::Word(word) if word.ends_with(b"beginbfrange") => {
+                scan.range_codes += range_codes(&mut lexer);
+            }
+            Token::Word(word) => {
+                operation_starts = depth == 0
+                    && word.first().is_some_and(|c| c.is_ascii_alphabetic() || b"*'\"".contains(c));
+            }
             _ => {}
         }
     }
+    scan.depth = scan.depth.max(lexer.deepest_string);
     scan
+}
+
+/// Whether an inline image starts here (`BI` where an operation starts, as lopdf's parser
+/// tries it first there), moving past `BI` when it does.
+fn starts_inline_image(lexer: &mut Lexer<'_>) -> bool {
+    lexer.skip_space();
+    let starts = lexer.bytes.get(lexer.at..).is_some_and(|rest| rest.starts_with(b"BI"));
+    if starts {
+        lexer.at += 2;
+    }
+    starts
 }
 
 /// Every name in the bytes, wherever a slash starts one: in strings and image data too, so
@@ -396,20 +443,21 @@ fn names(bytes: &[u8]) -> HashMap<Vec<u8>, usize> {
     names
 }
 
-/// After `BI`: the inline image's dictionary up to `ID`, then its data, whose length lopdf
-/// works out from the width, height, bits and colour space and takes whole. When lopdf
-/// cannot work it out it stops reading the content there, so reading on, as this then does,
-/// only counts more.
+/// After `BI`: the inline image's dictionary up to `ID` (the two bytes, whatever follows
+/// them, as lopdf matches them), then its data, whose length lopdf works out from the width,
+/// height, bits and colour space and takes whole. When lopdf cannot work it out it stops
+/// reading the content there, so reading on, as this then does, only counts more.
 fn skip_inline_image(lexer: &mut Lexer<'_>) {
     let mut entries: Vec<(Vec<u8>, Value)> = Vec::new();
     let mut tokens = 0;
     loop {
+        lexer.skip_space();
+        if lexer.bytes.get(lexer.at..).is_some_and(|rest| rest.starts_with(b"ID")) {
+            lexer.at += 2;
+            break;
+        }
         let mut ahead = lexer.clone();
         match ahead.next_token() {
-            Some(Token::Word(b"ID")) => {
-                *lexer = ahead;
-                break;
-            }
             Some(Token::Name(key)) => {
                 *lexer = ahead;
                 match value(lexer, &mut tokens) {

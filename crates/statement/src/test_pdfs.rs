@@ -371,23 +371,7 @@ pub fn hostile() -> Vec<Hostile> {
         },
         Hostile {
             name: "a cross-reference table pointing 100,000 objects at one big object",
-            pdf: || {
-                let mut pdf = b"%PDF-1.4\n".to_vec();
-                let at = pdf.len();
-                pdf.extend_from_slice(
-                    format!("1 0 obj\n[{}]\nendobj\n", "0 ".repeat(200_000)).as_bytes(),
-                );
-                let xref = pdf.len();
-                pdf.extend_from_slice(b"xref\n0 100001\n0000000000 65535 f \n");
-                for _ in 0..100_000 {
-                    pdf.extend_from_slice(format!("{at:010} 00000 n \n").as_bytes());
-                }
-                pdf.extend_from_slice(
-                    format!("trailer\n<< /Size 100001 /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n")
-                        .as_bytes(),
-                );
-                pdf
-            },
+            pdf: || one_object_listed(100_000, 100_001),
             refused: TOO_COMPLEX,
         },
         Hostile {
@@ -513,23 +497,7 @@ pub fn hostile() -> Vec<Hostile> {
         },
         Hostile {
             name: "a cross-reference section of one entry followed by 100,000 on one object",
-            pdf: || {
-                let mut pdf = b"%PDF-1.4\n".to_vec();
-                let at = pdf.len();
-                pdf.extend_from_slice(
-                    format!("1 0 obj\n[{}]\nendobj\n", "0 ".repeat(200_000)).as_bytes(),
-                );
-                let xref = pdf.len();
-                pdf.extend_from_slice(b"xref\n0 1\n0000000000 65535 f \n");
-                for _ in 0..100_000 {
-                    pdf.extend_from_slice(format!("{at:010} 00000 n \n").as_bytes());
-                }
-                pdf.extend_from_slice(
-                    format!("trailer\n<< /Size 100001 /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n")
-                        .as_bytes(),
-                );
-                pdf
-            },
+            pdf: || one_object_listed(100_000, 1),
             refused: TOO_COMPLEX,
         },
     ]
@@ -548,6 +516,24 @@ pub fn beyond_the_checks() -> Vec<Case> {
             one_page("/Filter /FlateDecode", &flate(content.as_bytes()), "")
         },
     )]
+}
+
+/// A file of one big object that its cross-reference table lists `times` times under
+/// different numbers, in a section that says it has `count` entries (lopdf reads them all).
+fn one_object_listed(times: usize, count: usize) -> Vec<u8> {
+    let mut pdf = b"%PDF-1.4\n".to_vec();
+    let at = pdf.len();
+    pdf.extend_from_slice(format!("1 0 obj\n[{}]\nendobj\n", "0 ".repeat(200_000)).as_bytes());
+    let xref = pdf.len();
+    pdf.extend_from_slice(format!("xref\n0 {count}\n0000000000 65535 f \n").as_bytes());
+    for _ in 0..times {
+        pdf.extend_from_slice(format!("{at:010} 00000 n \n").as_bytes());
+    }
+    pdf.extend_from_slice(
+        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", times + 1)
+            .as_bytes(),
+    );
+    pdf
 }
 
 /// One page whose font has this ToUnicode CMap (its stream's dictionary adds `cmap_dict`).

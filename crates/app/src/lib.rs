@@ -149,6 +149,10 @@ impl App {
                     )
                     .with("database", path.display().to_string()),
                 ),
+                err @ store::StoreError::Lock { .. } => OpError::conflict(
+                    domain::Text::new("{problem}. Nothing was changed.")
+                        .with("problem", err.to_string()),
+                ),
                 other => transactions::internal(other),
             })
         })

@@ -211,6 +211,26 @@ impl Network {
     }
 }
 
+impl Network {
+    /// The networks around an address, narrowest first, by which a flood is told apart from
+    /// a household: an IPv4 address and its /24; an IPv6 /64, /56 and /48 (what providers hand
+    /// a line, a customer and a site).
+    pub(crate) fn around(address: Option<IpAddr>) -> Vec<(u8, Option<IpAddr>)> {
+        let Network(network) = Network::of(address);
+        let masked = |bits: u8| -> Option<IpAddr> {
+            Some(match network? {
+                IpAddr::V4(v4) => IpAddr::V4((u32::from(v4) & (u32::MAX << (32 - bits))).into()),
+                IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & (u128::MAX << (128 - bits))).into()),
+            })
+        };
+        match network {
+            Some(IpAddr::V4(_)) => vec![(32, masked(32)), (24, masked(24))],
+            Some(IpAddr::V6(_)) => vec![(64, masked(64)), (56, masked(56)), (48, masked(48))],
+            None => vec![(0, None)],
+        }
+    }
+}
+
 #[derive(Default)]
 struct FailureTables {
     /// By email and client network: a guesser at one address is stopped for the window.
@@ -296,9 +316,9 @@ impl SignInLimiter {
     }
 }
 
-/// How many requests of one kind one client address may make in a window.
+/// How many requests of one kind one client network (`Network`) may make in a window.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct PerAddress {
+pub(crate) struct PerNetwork {
     pub(crate) limit: u32,
     pub(crate) window: SignedDuration,
 }
@@ -307,13 +327,13 @@ pub(crate) struct PerAddress {
 /// over a window after its first (the OAuth endpoints' limits). Networks whose window has
 /// passed are forgotten once the table is large.
 #[derive(Default)]
-pub(crate) struct AddressLimiter(Mutex<HashMap<Network, (u32, Timestamp)>>);
+pub(crate) struct NetworkLimiter(Mutex<HashMap<Network, (u32, Timestamp)>>);
 
-impl AddressLimiter {
+impl NetworkLimiter {
     /// The seconds `from` must wait, when it is at the limit; counts nothing.
     pub(crate) fn wait(
         &self,
-        limit: PerAddress,
+        limit: PerNetwork,
         from: Option<IpAddr>,
         now: Timestamp,
     ) -> Option<u64> {
@@ -324,7 +344,7 @@ impl AddressLimiter {
     }
 
     /// Counts one request from `from`.
-    pub(crate) fn count(&self, limit: PerAddress, from: Option<IpAddr>, now: Timestamp) {
+    pub(crate) fn count(&self, limit: PerNetwork, from: Option<IpAddr>, now: Timestamp) {
         let mut table = locked(&self.0);
         if table.len() > MAX_ENTRIES {
             table.retain(|_, (_, since)| now.duration_since(*since) < limit.window);
@@ -339,7 +359,7 @@ impl AddressLimiter {
     /// Counts one request from `from` if it is within the limit; otherwise the seconds to wait.
     pub(crate) fn admit(
         &self,
-        limit: PerAddress,
+        limit: PerNetwork,
         from: Option<IpAddr>,
         now: Timestamp,
     ) -> Result<(), u64> {
@@ -370,5 +390,9 @@ mod tests {
         assert_eq!(of("::ffff:203.0.113.9"), of("203.0.113.9"));
         assert_ne!(of("203.0.113.9"), of("203.0.113.10"));
         assert_eq!(Network::of(None), Network::of(None));
+        let around = |text: &str| Network::around(Some(text.parse().unwrap()));
+        assert_eq!(around("2001:db8:1:2::9")[2], around("2001:db8:1:ff::1")[2], "one /48");
+        assert_ne!(around("2001:db8:1:2::9")[1], around("2001:db8:1:100::1")[1], "two /56s");
+        assert_eq!(around("203.0.113.9")[1], around("203.0.113.200")[1], "one /24");
     }
 }

@@ -28,7 +28,7 @@ use crate::{
     App,
     auth::{hash_token, new_secret},
     clock::timestamp_text,
-    limits::{AddressLimiter, PerAddress, locked},
+    limits::{NetworkLimiter, PerNetwork, locked},
     transactions,
 };
 
@@ -47,19 +47,23 @@ const PRUNE_AFTER: SignedDuration = SignedDuration::from_hours(24);
 /// A refresh token presented again within this window gets the pair it was exchanged for (the
 /// client's first answer was lost); after it, the whole family is revoked.
 const REFRESH_RETRY: SignedDuration = SignedDuration::from_secs(60);
-/// Registrations one address may make.
-const REGISTRATIONS: PerAddress = PerAddress { limit: 20, window: SignedDuration::from_hours(1) };
-/// Refused `/token` requests one address may make before it must wait: codes and secrets
+/// Registrations one client network (an address, or an IPv6 /64) may make.
+const REGISTRATIONS: PerNetwork = PerNetwork { limit: 20, window: SignedDuration::from_hours(1) };
+/// Refused `/token` requests one client network may make before it must wait: codes and secrets
 /// cannot be guessed, but each try costs a lookup.
-const TOKEN_FAILURES: PerAddress = PerAddress { limit: 30, window: SignedDuration::from_mins(15) };
-/// Revocations one address may ask for.
-const REVOCATIONS: PerAddress = PerAddress { limit: 50, window: SignedDuration::from_mins(15) };
-/// Registered clients kept at most. Past it, a new registration takes the place of the oldest
-/// client never granted anything, from the network that registered most such clients (so a
-/// flood displaces itself); it never evicts a client someone uses.
+const TOKEN_FAILURES: PerNetwork = PerNetwork { limit: 30, window: SignedDuration::from_mins(15) };
+/// Revocations one client network may ask for.
+const REVOCATIONS: PerNetwork = PerNetwork { limit: 50, window: SignedDuration::from_mins(15) };
+/// Registered clients kept at most. Past it, a new registration takes the place of a client
+/// never granted anything (`displaced_client`: from the network that registered most such
+/// clients, so a flood displaces itself); it never evicts a client someone uses, is deciding
+/// on, or just registered.
 const MAX_CLIENTS: i64 = 1000;
 /// A registered client nobody granted anything is deleted after this.
 const UNUSED_CLIENT_LIFETIME: SignedDuration = SignedDuration::from_hours(24);
+/// A newly registered client is displaced only after older ones of as large a flood: the
+/// person it opened the browser for may be signing in.
+const NEW_CLIENT_GRACE: SignedDuration = SignedDuration::from_mins(10);
 const MAX_CLIENT_NAME_CHARS: usize = 100;
 /// How long a metadata document is kept, whatever its server says (the draft lets an
 /// authorization server clamp it).
@@ -81,9 +85,9 @@ pub(crate) struct OAuthState {
     /// Held through a whole refresh, so a concurrent refresh of the same token finds the pair
     /// the first one issued (refreshes come once an hour per app; one at a time is plenty).
     refreshing: tokio::sync::Mutex<()>,
-    registrations: AddressLimiter,
-    token_failures: AddressLimiter,
-    revocations: AddressLimiter,
+    registrations: NetworkLimiter,
+    token_failures: NetworkLimiter,
+    revocations: NetworkLimiter,
     documents: RwLock<Option<Arc<dyn MetadataDocuments>>>,
     /// Clients read from their metadata documents, until the documents may be fetched again.
     described: Mutex<HashMap<String, (store::oauth::ClientRow, Timestamp)>>,
@@ -126,23 +130,35 @@ fn parse_list(text: &str) -> Vec<String> {
     serde_json::from_str(text).unwrap_or_default()
 }
 
-/// A client's name as a consent page may show it: control characters removed, trimmed, at
-/// most [`MAX_CLIENT_NAME_CHARS`] characters.
-/// Which client a registration past `MAX_CLIENTS` displaces: of the clients never granted
-/// anything (`(id, registered from, created at)`, oldest first), the oldest from the network
-/// (`limits::Network`) that registered the most of them.
-fn displaced_client(unused: &[(String, Option<String>, String)]) -> Option<String> {
-    let network = |from: &Option<String>| {
-        crate::limits::Network::of(from.as_deref().and_then(|ip| ip.parse().ok()))
+/// Which client a registration past `MAX_CLIENTS` displaces, of those never granted anything
+/// (oldest first): never one someone signed in is deciding on; of the rest, one whose network
+/// registered the most, counted at each width (`limits::Network::around`, so a flood from many
+/// /64s of one /48 displaces itself), registered before `recent` (`NEW_CLIENT_GRACE`: the
+/// person a new client opened the browser for may be signing in) when there is one, the
+/// oldest.
+fn displaced_client(unused: &[store::oauth::UngrantedClient], recent: &str) -> Option<String> {
+    let networks = |client: &store::oauth::UngrantedClient| {
+        crate::limits::Network::around(
+            client.registered_from.as_deref().and_then(|ip| ip.parse().ok()),
+        )
     };
-    let mut counts: HashMap<crate::limits::Network, usize> = HashMap::new();
-    for (_, from, _) in unused {
-        *counts.entry(network(from)).or_default() += 1;
+    let mut counts: HashMap<(u8, Option<IpAddr>), usize> = HashMap::new();
+    for client in unused {
+        for network in networks(client) {
+            *counts.entry(network).or_default() += 1;
+        }
     }
-    let most = counts.values().copied().max()?;
-    unused.iter().find(|(_, from, _)| counts[&network(from)] == most).map(|(id, ..)| id.clone())
+    let priority = |client: &store::oauth::UngrantedClient| {
+        let weight = networks(client).iter().map(|network| counts[network]).max().unwrap_or(0);
+        (weight, client.created_at.as_str() < recent)
+    };
+    let candidates = unused.iter().filter(|client| !client.asked);
+    let highest = candidates.clone().map(priority).max()?;
+    candidates.into_iter().find(|client| priority(client) == highest).map(|c| c.id.clone())
 }
 
+/// A client's name as a consent page may show it: control characters removed, trimmed, at
+/// most [`MAX_CLIENT_NAME_CHARS`] characters.
 fn clean_client_name(name: Option<&str>, redirect_uris: &[String]) -> String {
     let stripped: String = name.unwrap_or_default().chars().filter(|c| !c.is_control()).collect();
     let shortened = domain::validate::shorten(&stripped, MAX_CLIENT_NAME_CHARS);
@@ -343,6 +359,7 @@ impl App {
         };
         let store = self.store.clone();
         let unused_before = timestamp_text(now - UNUSED_CLIENT_LIFETIME);
+        let recent = timestamp_text(now - NEW_CLIENT_GRACE);
         let full = transactions::blocking(move || {
             transactions::write(
                 &store,
@@ -355,7 +372,7 @@ impl App {
                     {
                         let unused =
                             store::oauth::ungranted_clients(db).map_err(transactions::internal)?;
-                        let Some(displaced) = displaced_client(&unused) else {
+                        let Some(displaced) = displaced_client(&unused, &recent) else {
                             return Ok(true);
                         };
                         store::oauth::delete_ungranted_client(db, &displaced)
@@ -512,6 +529,7 @@ impl App {
             described_at: described.then(|| rules::redirect_host(&client.id)),
             client_id: client.id,
             redirect_host: rules::redirect_host(&redirect_uri),
+            redirect_source: rules::redirect_source(&redirect_uri),
             redirect_is_loopback: rules::is_loopback_redirect(&redirect_uri),
             redirect_uri,
             offered: ops::oauth::offered_scopes(requested, trusted_apps),
@@ -1107,5 +1125,53 @@ impl ops::oauth::OAuthServer for App {
         client: ClientCredentials,
     ) -> ops::BoxFuture<'_, Result<(), OAuthError>> {
         Box::pin(self.oauth_revoke(token, client))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(
+        id: &str,
+        from: &str,
+        created_at: &str,
+        asked: bool,
+    ) -> store::oauth::UngrantedClient {
+        store::oauth::UngrantedClient {
+            id: id.into(),
+            registered_from: Some(from.into()),
+            created_at: created_at.into(),
+            asked,
+        }
+    }
+
+    #[test]
+    fn a_flood_displaces_itself_and_never_a_client_being_connected() {
+        let old = "2026-12-01T00:00:00Z";
+        let new = "2026-12-04T10:00:00Z";
+        let recent = "2026-12-04T09:50:00Z";
+        // One flood from many /64s of one /48, a household's app, one a person is deciding on.
+        let mut unused = vec![
+            client("household", "203.0.113.9", old, false),
+            client("deciding", "198.51.100.1", old, true),
+        ];
+        unused.extend(
+            (0..5).map(|n| client(&format!("flood{n}"), &format!("2001:db8:2:{n}::1"), new, false)),
+        );
+        assert_eq!(displaced_client(&unused, recent).as_deref(), Some("flood0"));
+        // With no flood, the oldest goes, unless it is being decided on; a new one goes last.
+        let quiet = vec![
+            client("deciding", "198.51.100.1", old, true),
+            client("older", "203.0.113.9", old, false),
+            client("newer", "192.0.2.1", new, false),
+        ];
+        assert_eq!(displaced_client(&quiet, recent).as_deref(), Some("older"));
+        let fresh = vec![
+            client("deciding", "198.51.100.1", old, true),
+            client("newer", "192.0.2.1", new, false),
+        ];
+        assert_eq!(displaced_client(&fresh, recent).as_deref(), Some("newer"));
+        assert_eq!(displaced_client(&fresh[..1], recent), None, "only clients in use: full");
     }
 }

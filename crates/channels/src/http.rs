@@ -152,8 +152,9 @@ impl Http {
         allow_lan: bool,
     ) -> Result<Reply, HttpError> {
         let Outgoing { method, headers, body, max_reply } = outgoing;
-        let parsed = url::Url::parse(url)
-            .map_err(|_| HttpError::Refused("the address is not a URL".into()))?;
+        // Read as the address was checked when it was saved.
+        let parsed = ops::network::read_url(url)
+            .ok_or_else(|| HttpError::Refused("the address is not a URL".into()))?;
         let https = match parsed.scheme() {
             "https" => true,
             "http" => false,

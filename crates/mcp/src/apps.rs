@@ -257,9 +257,6 @@ pub(crate) fn is_view(uri: &str) -> bool {
     VIEWS.iter().any(|view| view.uri == uri)
 }
 
-/// A write waiting for the person, answered to a host with views: the model reads what would
-/// change and that the person decides on the card; the card gets the id to confirm it with,
-/// and its heading and lines in the person's language (from a second dry run read by them).
 /// A write this host would show without the card (it did not list it, and it was called by
 /// name): the model gets neither the confirmation id nor `confirm_change`, but the way to show
 /// the card, `call_tool` with the same call.
@@ -272,6 +269,9 @@ pub(crate) fn shown_only_on_the_card(op: &OpMeta) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(said)])
 }
 
+/// A write waiting for the person, answered to a host with views: the model reads what would
+/// change and that the person decides on the card; the card gets the id to confirm it with,
+/// and its heading and lines in the person's language (from a second dry run read by them).
 pub(crate) async fn waiting_for_the_card(
     catalog: &dyn Catalog,
     caller: &Caller,

@@ -79,7 +79,7 @@ impl Documents {
     /// One GET over HTTP/1.1 and TLS, to an address that passed [`allowed`]: nothing else is
     /// connected to, no proxy is asked, and a redirect is an answer, not followed.
     async fn get(&self, url: &str) -> Result<FetchedDocument, String> {
-        let parsed = url::Url::parse(url).map_err(|_| "it is not a URL".to_owned())?;
+        let parsed = ops::network::read_url(url).ok_or_else(|| "it is not a URL".to_owned())?;
         if parsed.scheme() != "https" {
             return Err("it is not https".into());
         }

@@ -49,8 +49,9 @@ fn public_v6(ip: Ipv6Addr) -> bool {
     let s = ip.segments();
     let special = ip.is_unspecified()
         || ip.is_loopback()
-        // IPv4-translated (64:ff9b::/96, 64:ff9b:1::/48, and SIIT's ::ffff:0:0/96): an IPv4
-        // address in disguise.
+        // IPv4-translated (64:ff9b::/96, 64:ff9b:1::/48, and SIIT's ::ffff:0:a.b.c.d in
+        // ::ffff:0:0:0/96): an IPv4 address in disguise. (IPv4-mapped ::ffff:a.b.c.d is read
+        // as its IPv4 address above.)
         || (s[0] == 0x64 && s[1] == 0xff9b && (s[2..6] == [0; 4] || s[2] == 1))
         || (s[0..4] == [0; 4] && s[4] == 0xffff && s[5] == 0)
         || (s[0] == 0x100 && s[1..4] == [0; 3])
@@ -237,7 +238,7 @@ mod tests {
             let url = read_url(&format!("https://{form}/hook")).unwrap();
             assert!(is_local_url(&url), "{form}");
         }
-        // IPv6 forms of IPv4 addresses, and IPv4-translated ones (SIIT).
+        // IPv6 forms of IPv4 addresses: mapped, compatible, SIIT's translated, NAT64's.
         for form in [
             "[::ffff:127.0.0.1]",
             "[::ffff:7f00:1]",

@@ -178,6 +178,9 @@ pub struct ConsentRequest {
     /// Where the browser goes afterwards, and its host, which the page shows.
     pub redirect_uri: String,
     pub redirect_host: String,
+    /// Where the page's form may send the browser (a CSP `form-action` source): the redirect
+    /// URI's origin, or its scheme for an app's own.
+    pub redirect_source: String,
     /// The redirect goes to a program on the person's own computer.
     pub redirect_is_loopback: bool,
     /// The scopes the page offers, with those the client asked for checked.

@@ -61,7 +61,7 @@ pub enum StoreError {
     Open { path: PathBuf, source: rusqlite::Error },
     #[error("{path} is open in another Exhale (exhale serve, or exhale mcp for an agent)")]
     InUse { path: PathBuf },
-    #[error("cannot lock {path}: {source}")]
+    #[error("cannot lock {path} ({source}); check that this user may read it")]
     Lock { path: PathBuf, source: std::io::Error },
 }
 
@@ -112,12 +112,15 @@ impl Store {
     pub fn open(path: &Path) -> Result<Self> {
         let lock_path = lock_file(path);
         let locked = |source| StoreError::Lock { path: lock_path.clone(), source };
-        let in_use = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(locked)?;
+        // A lock needs the file only open, not writable: one another user created (a backup
+        // run as root, say) still locks for the server's own user.
+        let in_use = match File::open(&lock_path) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path)
+            }
+            opened => opened,
+        }
+        .map_err(locked)?;
         // Waits while a restore runs; never while other Exhales only use the database.
         in_use.lock_shared().map_err(locked)?;
         let mut writer = Connection::open(path)

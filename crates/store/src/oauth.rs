@@ -98,17 +98,35 @@ pub fn delete_unused_clients(db: &Db<'_>, before: &str) -> Result<usize> {
     )?)
 }
 
-/// Clients never granted anything, oldest first: their ids, where they registered from and
-/// when.
-pub fn ungranted_clients(db: &Db<'_>) -> Result<Vec<(String, Option<String>, String)>> {
+/// A registered client never granted anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UngrantedClient {
+    pub id: String,
+    pub registered_from: Option<String>,
+    pub created_at: String,
+    /// Someone signed in is deciding on a request of it now.
+    pub asked: bool,
+}
+
+/// Clients never granted anything, oldest first.
+pub fn ungranted_clients(db: &Db<'_>) -> Result<Vec<UngrantedClient>> {
     let mut statement = db.conn.prepare(
-        "SELECT id, registered_from, created_at FROM oauth_clients
+        "SELECT id, registered_from, created_at,
+                EXISTS (SELECT 1 FROM oauth_requests WHERE oauth_requests.client_id = oauth_clients.id)
+           FROM oauth_clients
            WHERE kind = 'registered'
              AND NOT EXISTS (SELECT 1 FROM tokens WHERE tokens.client_id = oauth_clients.id)
            ORDER BY created_at, id",
     )?;
     let rows = statement
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?
+        .query_map([], |row| {
+            Ok(UngrantedClient {
+                id: row.get(0)?,
+                registered_from: row.get(1)?,
+                created_at: row.get(2)?,
+                asked: row.get(3)?,
+            })
+        })?
         .collect::<Result<_, _>>()?;
     Ok(rows)
 }

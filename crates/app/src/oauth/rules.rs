@@ -99,11 +99,12 @@ pub(crate) fn redirect_matches(registered: &str, presented: &str) -> bool {
         return true;
     }
     let (Some(a), Some(b)) = (read(registered), read(presented)) else { return false };
+    // The browser is sent to the presented URI as written: it must be one Exhale would have
+    // registered (no line breaks a browser drops, no credentials, no fragment).
     is_loopback(&a)
         && is_loopback(&b)
+        && refuse_redirect_uri(presented).is_none()
         && a.host() == b.host()
-        && !has_credentials(&b)
-        && b.fragment().is_none()
         && a.path() == b.path()
         && a.query() == b.query()
 }
@@ -113,16 +114,29 @@ pub(crate) fn is_loopback_redirect(uri: &str) -> bool {
     read(uri).is_some_and(|url| is_loopback(&url))
 }
 
-/// The host a consent page names for a redirect URI (as the browser will go to it), or its
-/// scheme for an app's own scheme.
+/// The host a consent page names for a redirect URI (as the browser will go to it), or the
+/// scheme for an app's own scheme: what follows its `//` is the app's to read, not a host the
+/// browser goes to (`com.evil.app://claude.ai/` is not claude.ai).
 pub(crate) fn redirect_host(uri: &str) -> String {
     match read(uri) {
-        Some(url) => match url.host_str() {
-            Some(host) if !host.is_empty() => host.to_owned(),
-            _ => format!("{}:", url.scheme()),
-        },
+        Some(url) if url.is_special() => url.host_str().unwrap_or_default().to_owned(),
+        Some(url) => format!("{}:", url.scheme()),
         None => uri.to_owned(),
     }
+}
+
+/// Where a form may send the browser for this redirect URI, as a CSP source (`form-action`):
+/// its origin, or the scheme for an app's own scheme; `https:` for anything a CSP source could
+/// not hold, so nothing the app chose can add a directive.
+pub(crate) fn redirect_source(uri: &str) -> String {
+    let source = match read(uri) {
+        Some(url) if url.is_special() => url.origin().ascii_serialization(),
+        Some(url) => format!("{}:", url.scheme()),
+        None => String::new(),
+    };
+    let safe = !source.is_empty()
+        && source.chars().all(|c| c.is_ascii_alphanumeric() || "-.:/[]+".contains(c));
+    if safe { source } else { "https:".to_owned() }
 }
 
 /// Whether `resource` names the MCP endpoint whose canonical URI is `canonical` (an origin
@@ -409,6 +423,17 @@ mod tests {
     }
 
     #[test]
+    fn the_consent_form_may_send_the_browser_to_the_app_and_nowhere_else() {
+        assert_eq!(redirect_source("https://claude.ai/api/mcp/auth_callback"), "https://claude.ai");
+        assert_eq!(redirect_source("http://127.0.0.1:33418/"), "http://127.0.0.1:33418");
+        assert_eq!(redirect_source("http://[::1]:4000/cb"), "http://[::1]:4000");
+        assert_eq!(redirect_source("HTTP://LOCALHOST:80/cb"), "http://localhost");
+        assert_eq!(redirect_source("cursor://anysphere.cursor-mcp/oauth/callback"), "cursor:");
+        assert_eq!(redirect_source("com.example.app:/cb"), "com.example.app:");
+        assert_eq!(redirect_source("not a uri"), "https:");
+    }
+
+    #[test]
     fn redirect_uris_real_clients_register_are_accepted() {
         for uri in [
             "https://claude.ai/api/mcp/auth_callback",
@@ -538,7 +563,7 @@ mod tests {
             }
             for registered in ["http://127.0.0.1/cb", "http://[::1]/cb", "http://localhost/cb"] {
                 if redirect_matches(registered, uri) {
-                    let registered = &as_node_host(registered);
+                    let registered = &host_as_read(registered);
                     assert_eq!(&theirs[3], registered, "{uri} matched a URI of {registered}");
                     assert!(theirs[1].is_empty() && theirs[2].is_empty(), "{uri}");
                 }
@@ -546,7 +571,7 @@ mod tests {
         }
     }
 
-    fn as_node_host(uri: &str) -> String {
+    fn host_as_read(uri: &str) -> String {
         read(uri).and_then(|x| x.host_str().map(str::to_owned)).unwrap_or_default()
     }
 
@@ -562,11 +587,12 @@ mod tests {
         // Other ways of writing this computer are this computer, as the browser reads them.
         assert!(redirect_matches("http://127.0.0.1/cb", "http://127.1:8000/cb"));
         assert_eq!(redirect_host("http://[::1]:4000/cb"), "[::1]");
-        assert_eq!(
-            redirect_host("cursor://anysphere.cursor-mcp/oauth/callback"),
-            "anysphere.cursor-mcp"
-        );
+        assert_eq!(redirect_host("cursor://anysphere.cursor-mcp/oauth/callback"), "cursor:");
+        assert_eq!(redirect_host("com.evil.app://claude.ai/cb"), "com.evil.app:");
         assert_eq!(redirect_host("com.example.app:/oauth2redirect"), "com.example.app:");
+        // What a browser drops from a URL matches nothing: the redirect is written as given.
+        assert!(!redirect_matches("http://127.0.0.1/cb", "http://127.0.0.1:5/c\nb"));
+        assert!(!redirect_matches("http://127.0.0.1/cb", "http://127.0.0.1:5/cb#x"));
     }
 
     #[test]

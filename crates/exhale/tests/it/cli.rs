@@ -449,3 +449,29 @@ fn a_wrong_collector_or_assistant_provider_stops_the_start_with_what_to_write() 
     );
     assert!(!stderr.contains("sk-never-printed") && !shown.contains("sk-never"));
 }
+
+/// Every route whose path holds a secret (a parameter named for one) is one the log leaves out
+/// (`SECRET_PATHS`): a new such route fails here until it is added.
+#[test]
+fn every_route_with_a_secret_in_its_path_is_kept_out_of_the_log() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let secret_paths: Vec<&str> =
+        web::SECRET_PATHS.iter().chain(channels::SECRET_PATHS).copied().collect();
+    let mut checked = 0;
+    for source in
+        ["crates/web/src/lib.rs", "crates/channels/src/feed.rs", "crates/channels/src/lib.rs"]
+    {
+        let text = std::fs::read_to_string(root.join(source)).unwrap();
+        for route in text.split(".route(\"").skip(1) {
+            let path = route.split('"').next().unwrap();
+            if ["{secret}", "{code}", "{file}", "{token}"].iter().any(|p| path.contains(p)) {
+                checked += 1;
+                assert!(
+                    secret_paths.iter().any(|prefix| path.starts_with(prefix)),
+                    "{path} in {source} holds a secret the log would show: add it to SECRET_PATHS"
+                );
+            }
+        }
+    }
+    assert_eq!(checked, 3, "the setup link, invitations and calendar feeds");
+}

@@ -1007,20 +1007,34 @@ async fn registration_floods_are_counted_by_network_and_displace_only_unused_cli
     assert_eq!(statuses[..20], [StatusCode::CREATED; 20]);
     assert_eq!(statuses[20], StatusCode::TOO_MANY_REQUESTS);
 
-    // The outside test's flood: 20 an hour from each of 55 networks, past the 1,000 kept.
-    // Each new registration takes the place of the oldest unused one of the network that
-    // registered most, so none is refused and the flood displaces itself.
+    // A person has an app's consent page open when the flood starts.
+    let early = public_client(&server, "Early").await;
+    let mut ana = Visitor::at(&server.url(""));
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let path = authorize_path(&early, &[]);
+    let deciding = ana.get(&path).await;
+    assert_eq!(deciding.status, StatusCode::OK);
+
+    // The outside test's flood, past the 1,000 kept: 20 an hour from each of 55 networks of
+    // one /48, and then one from each of 200 more. Each new registration takes the place of
+    // an unused client of the widest network that registered most, so none is refused and
+    // the flood displaces itself.
+    let flood = |network: u32, host: u32| format!("2001:db8:2:{network:x}::{host:x}");
     for network in 0..55 {
         for host in 1..=20 {
-            let from = format!("2001:db8:2:{network:x}::{host:x}");
+            let from = flood(network, host);
             assert_eq!(register_from(&server, &from, "Flood").await, StatusCode::CREATED, "{from}");
         }
     }
-    let genuine = public_client(&server, "Claude").await;
-    let mut ana = Visitor::at(&server.url(""));
-    ana.sign_in("ana@a.test", PASSWORD).await;
-    let page = ana.get(&authorize_path(&genuine, &[])).await;
-    assert_eq!(page.status, StatusCode::OK, "a client registered after the flood can connect");
+    let late = public_client(&server, "Claude").await;
+    for network in 100..300 {
+        let from = flood(network, 1);
+        assert_eq!(register_from(&server, &from, "Flood").await, StatusCode::CREATED, "{from}");
+    }
+    let page = ana.get(&authorize_path(&late, &[])).await;
+    assert_eq!(page.status, StatusCode::OK, "a client registered amid the flood can connect");
+    let location = consent(&mut ana, &path, "write", "approve").await;
+    assert!(param(&location, "code").is_some(), "the page open before the flood still works");
     let (status, _) = refresh(&server, &used, tokens["refresh_token"].as_str().unwrap()).await;
     assert_eq!(status, StatusCode::OK, "a client in use is never displaced");
     let dump = w.env.dump().await;

@@ -291,7 +291,9 @@ async fn a_document_on_a_private_address_is_never_fetched() {
         (host.url("/client.json"), private),
         (format!("https://127.0.0.1:{}/client.json", host.port), private),
         ("https://10.0.0.1/client.json".to_owned(), private),
-        // IPv4-translated (SIIT, ::ffff:0:0/96): 127.0.0.1 in disguise.
+        // 127.0.0.1 in disguise: IPv4-mapped, and SIIT's IPv4-translated (::ffff:0:0:0/96),
+        // each written as a browser writes it.
+        ("https://[::ffff:7f00:1]/client.json".to_owned(), private),
         ("https://[::ffff:0:7f00:1]/client.json".to_owned(), private),
         // Other spellings of an address are not the one a browser writes: a client id is
         // compared as written, so it must be written plainly (and 127.0.0.1 is refused above).

@@ -13,7 +13,7 @@ use axum::{
     http::{HeaderMap, HeaderValue, StatusCode, header},
     response::{IntoResponse, Redirect, Response},
 };
-use futures_util::{StreamExt as _, stream};
+use futures_util::stream;
 use ops::{
     OpError, Text,
     accounts::SessionCaller,
@@ -121,6 +121,9 @@ pub(crate) async fn show(
 /// take longer for its first word; the assistant's own limit is 150 s a question).
 const ANSWER_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// How often the page sent before its answer says something (a line break) while it waits.
+const KEEP_ALIVE: std::time::Duration = std::time::Duration::from_secs(15);
+
 /// Where the page sent before the answer ends, and where the page with the answer takes over
 /// (`assistant.html`).
 const BEFORE_THE_ANSWER: &str = "<!--exhale:answer-->";
@@ -163,15 +166,39 @@ pub(crate) async fn ask(
     };
     let first = page[..end].to_owned();
     let language = render::reader();
-    let rest = render::written_in(language, async move {
-        let result = answered.await.unwrap_or(Err(OpError::Internal));
-        let whole = answer_page(&web, &headers, &person, &form.message, result).await;
+    let (chunks, arriving) = tokio::sync::mpsc::channel::<Bytes>(4);
+    // The rest of the page, with a line break every `KEEP_ALIVE` until the answer is ready, so
+    // a proxy in front (nginx gives up on a silent answer after a minute) keeps it open.
+    tokio::spawn(render::written_in(language, async move {
+        let _ = chunks.send(Bytes::from(first)).await;
+        let mut ticks = tokio::time::interval(KEEP_ALIVE);
+        ticks.tick().await;
+        let result = loop {
+            tokio::select! {
+                result = &mut answered => break result.unwrap_or(Err(OpError::Internal)),
+                _ = ticks.tick() => {
+                    if chunks.send(Bytes::from_static(b"\n")).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        };
+        // The page already said 200: whatever went wrong is said within it.
+        let extra = match result {
+            Ok(answer) => json!({"answer": answer_view(&web, &person, &answer)}),
+            Err(err) => json!({"error": say(&err.text()), "message": form.message}),
+        };
+        let whole = conversation_page(&web, &headers, &person, StatusCode::OK, extra).await;
         let whole = axum::body::to_bytes(whole.into_body(), usize::MAX).await.unwrap_or_default();
         let whole = String::from_utf8_lossy(&whole);
-        let start = whole.find(WITH_THE_ANSWER).unwrap_or(0);
-        Ok::<_, Infallible>(Bytes::from(whole[start..].to_owned()))
+        if let Some(start) = whole.find(WITH_THE_ANSWER) {
+            let _ = chunks.send(Bytes::from(whole[start..].to_owned())).await;
+        }
+    }));
+    let body = stream::unfold(arriving, |mut arriving| async move {
+        let chunk = arriving.recv().await?;
+        Some((Ok::<_, Infallible>(chunk), arriving))
     });
-    let body = stream::iter([Ok::<_, Infallible>(Bytes::from(first))]).chain(stream::once(rest));
     Response::from_parts(parts, Body::from_stream(body))
 }
 

@@ -1,7 +1,7 @@
 //! The built-in assistant's rows: a household's provider settings and API key, a member's
 //! conversation memory (turns and proposal cards, as JSON bodies), and usage per question.
 
-use rusqlite::{OptionalExtension, params};
+use crate::db::params;
 
 use crate::{Db, Result};
 
@@ -19,24 +19,22 @@ pub struct SettingsRow {
 }
 
 pub fn get_settings(db: &Db<'_>, household_id: i64) -> Result<Option<SettingsRow>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT provider, model, base_url, prices FROM assistant_settings WHERE household_id = ?1",
-        )?
-        .query_row([household_id], |row| {
+    db.query_opt(
+        "SELECT provider, model, base_url, prices FROM assistant_settings WHERE household_id = ?1",
+        params![household_id],
+        |row| {
             Ok(SettingsRow {
                 provider: row.get(0)?,
                 model: row.get(1)?,
                 base_url: row.get(2)?,
                 prices: row.get(3)?,
             })
-        })
-        .optional()?)
+        },
+    )
 }
 
 pub fn put_settings(db: &Db<'_>, household_id: i64, row: &SettingsRow, now: &str) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO assistant_settings (household_id, provider, model, base_url, prices, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (household_id) DO UPDATE SET provider = ?2, model = ?3, base_url = ?4, prices = ?5, updated_at = ?6",
@@ -68,7 +66,7 @@ pub struct MemoryRow {
 
 /// Removes every memory row of the household that expired before `now`.
 pub fn prune_memory(db: &Db<'_>, household_id: i64, now: &str) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM assistant_memory WHERE household_id = ?1 AND expires_at < ?2",
         params![household_id, now],
     )?;
@@ -77,20 +75,19 @@ pub fn prune_memory(db: &Db<'_>, household_id: i64, now: &str) -> Result<()> {
 
 /// The member's memory rows, oldest first.
 pub fn memory(db: &Db<'_>, household_id: i64, member_id: i64) -> Result<Vec<MemoryRow>> {
-    let mut stmt = db.conn.prepare_cached(
+    let rows = db.query_map(
         "SELECT kind, proposal_id, body, expires_at FROM assistant_memory
          WHERE household_id = ?1 AND member_id = ?2 ORDER BY id",
-    )?;
-    let rows = stmt
-        .query_map(params![household_id, member_id], |row| {
+        params![household_id, member_id],
+        |row| {
             Ok(MemoryRow {
                 kind: row.get(0)?,
                 proposal_id: row.get(1)?,
                 body: row.get(2)?,
                 expires_at: row.get(3)?,
             })
-        })?
-        .collect::<Result<_, _>>()?;
+        },
+    )?;
     Ok(rows)
 }
 
@@ -101,7 +98,7 @@ pub fn insert_memory(
     row: &MemoryRow,
     now: &str,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO assistant_memory (household_id, member_id, kind, proposal_id, body, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![household_id, member_id, row.kind, row.proposal_id, row.body, now, row.expires_at],
@@ -118,7 +115,7 @@ pub fn update_proposal(
     body: &str,
     expires_at: &str,
 ) -> Result<bool> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE assistant_memory SET body = ?4, expires_at = ?5
          WHERE household_id = ?1 AND member_id = ?2 AND proposal_id = ?3",
         params![household_id, member_id, proposal_id, body, expires_at],
@@ -128,7 +125,7 @@ pub fn update_proposal(
 
 /// Removes all but the newest `keep` turns of a member.
 pub fn trim_turns(db: &Db<'_>, household_id: i64, member_id: i64, keep: usize) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM assistant_memory WHERE household_id = ?1 AND member_id = ?2 AND kind = 'turn'
          AND id NOT IN (SELECT id FROM assistant_memory WHERE household_id = ?1 AND member_id = ?2
                         AND kind = 'turn' ORDER BY id DESC LIMIT ?3)",
@@ -155,7 +152,7 @@ pub struct UsageRow {
 
 /// Records a use and removes the household's uses older than `kept_since`.
 pub fn insert_usage(db: &Db<'_>, row: &UsageRow, kept_since: &str) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO assistant_usage (household_id, member_id, at, via, purpose, provider, model, calls, input_tokens, output_tokens, cost_micro_usd)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
@@ -172,7 +169,7 @@ pub fn insert_usage(db: &Db<'_>, row: &UsageRow, kept_since: &str) -> Result<()>
             row.cost_micro_usd
         ],
     )?;
-    db.conn.execute(
+    db.execute(
         "DELETE FROM assistant_usage WHERE household_id = ?1 AND at < ?2",
         params![row.household_id, kept_since],
     )?;
@@ -187,13 +184,12 @@ pub fn usage(
     since: &str,
     limit: u32,
 ) -> Result<Vec<UsageRow>> {
-    let mut stmt = db.conn.prepare_cached(
+    let rows = db.query_map(
         "SELECT household_id, member_id, at, via, purpose, provider, model, calls, input_tokens, output_tokens, cost_micro_usd
          FROM assistant_usage WHERE household_id = ?1 AND (?2 IS NULL OR member_id = ?2) AND at >= ?3
          ORDER BY at DESC, id DESC LIMIT ?4",
-    )?;
-    let rows = stmt
-        .query_map(params![household_id, member_id, since, limit], |row| {
+        params![household_id, member_id, since, limit],
+        |row| {
             Ok(UsageRow {
                 household_id: row.get(0)?,
                 member_id: row.get(1)?,
@@ -207,7 +203,7 @@ pub fn usage(
                 output_tokens: row.get(9)?,
                 cost_micro_usd: row.get(10)?,
             })
-        })?
-        .collect::<Result<_, _>>()?;
+        },
+    )?;
     Ok(rows)
 }

@@ -1,7 +1,7 @@
 //! The audit log (activity). Messages to members are in `channels.rs`.
 
+use crate::db::{Param, Row, params};
 use domain::entities::{ActorKind, ChangeAction, EntityKind};
-use rusqlite::params;
 
 use crate::{Db, Result, sql::parsed};
 
@@ -31,7 +31,7 @@ pub struct AuditRow {
     pub undo_of: Option<i64>,
 }
 
-fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AuditRow> {
+fn from_row(row: &Row<'_>) -> Result<AuditRow> {
     Ok(AuditRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
@@ -63,13 +63,11 @@ const VISIBLE: &str = "a.household_id = ?1 AND (a.private_to IS NULL OR a.privat
 
 /// Writes an entry (its `id` and `member_name` are ignored) and returns its id.
 pub fn insert(db: &Db<'_>, row: &AuditRow) -> Result<i64> {
-    db.conn
-        .prepare_cached(
-            "INSERT INTO audit (household_id, at, actor_kind, member_id, token_id, token_name, client_name, via, op,
+    let id: i64 = db.query_row(
+        "INSERT INTO audit (household_id, at, actor_kind, member_id, token_id, token_name, client_name, via, op,
              entity, entity_id, action, summary, before_state, after_state, batch_id, private_to, undo_of)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-        )?
-        .execute(params![
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18) RETURNING id",
+        params![
             row.household_id,
             row.at,
             row.actor_kind.as_str(),
@@ -88,8 +86,10 @@ pub fn insert(db: &Db<'_>, row: &AuditRow) -> Result<i64> {
             row.batch_id,
             row.private_to,
             row.undo_of,
-        ])?;
-    Ok(db.conn.last_insert_rowid())
+        ],
+        |row| row.get(0),
+    )?;
+    Ok(id)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -117,8 +117,7 @@ pub fn list(
     let condition = format!(
         "{VISIBLE} AND (?3 IS NULL OR a.actor_kind = ?3) AND (?4 IS NULL OR a.member_id = ?4)
          AND (?5 IS NULL OR a.op = ?5) AND (?6 IS NULL OR a.entity = ?6) AND (?7 IS NULL OR a.entity_id = ?7)
-         AND (?8 IS NULL OR a.batch_id = ?8) AND (?9 IS NULL OR a.at >= ?9) AND (?10 IS NULL OR a.at < ?10)
-         AND ?11 IS NOT NULL AND ?12 IS NOT NULL"
+         AND (?8 IS NULL OR a.batch_id = ?8) AND (?9 IS NULL OR a.at >= ?9) AND (?10 IS NULL OR a.at < ?10)"
     );
     let args = params![
         household_id,
@@ -131,26 +130,24 @@ pub fn list(
         filter.batch_id,
         filter.from,
         filter.until,
-        limit,
-        offset as i64,
     ];
-    let total: i64 = db
-        .conn
-        .prepare_cached(&format!("SELECT count(*) FROM audit a WHERE {condition}"))?
-        .query_row(args, |r| r.get(0))?;
+    let total: i64 =
+        db.query_row(&format!("SELECT count(*) FROM audit a WHERE {condition}"), args, |r| {
+            r.get(0)
+        })?;
+    let page: Vec<&dyn Param> = args.iter().chain(params![limit, offset]).copied().collect();
     let sql = format!("{SELECT} WHERE {condition} ORDER BY a.id DESC LIMIT ?11 OFFSET ?12");
-    let rows =
-        db.conn.prepare_cached(&sql)?.query_map(args, from_row)?.collect::<Result<_, _>>()?;
+    let rows = db.query_map(&sql, &page, from_row)?;
     Ok((rows, total as u64))
 }
 
 /// The entries with these ids that the viewer may see.
 pub fn get_many(db: &Db<'_>, household_id: i64, viewer: i64, ids: &[i64]) -> Result<Vec<AuditRow>> {
-    let mut stmt = db.conn.prepare_cached(&format!("{SELECT} WHERE {VISIBLE} AND a.id = ?3"))?;
     let mut rows = Vec::with_capacity(ids.len());
     for id in ids {
-        if let Some(row) = stmt.query_map(params![household_id, viewer, id], from_row)?.next() {
-            rows.push(row?);
+        let sql = format!("{SELECT} WHERE {VISIBLE} AND a.id = ?3");
+        if let Some(row) = db.query_opt(&sql, params![household_id, viewer, id], from_row)? {
+            rows.push(row);
         }
     }
     Ok(rows)
@@ -159,13 +156,10 @@ pub fn get_many(db: &Db<'_>, household_id: i64, viewer: i64, ids: &[i64]) -> Res
 /// The entries of one call that the viewer may see, or that the viewer made (a change of
 /// theirs that touched someone's private item is still theirs to revert).
 pub fn batch(db: &Db<'_>, household_id: i64, viewer: i64, batch_id: &str) -> Result<Vec<AuditRow>> {
-    let mut stmt = db.conn.prepare_cached(&format!(
+    let rows = db.query_map(&format!(
         "{SELECT} WHERE a.household_id = ?1 AND (a.private_to IS NULL OR a.private_to = ?2 OR a.member_id = ?2)
          AND a.batch_id = ?3 ORDER BY a.id"
-    ))?;
-    let rows = stmt
-        .query_map(params![household_id, viewer, batch_id], from_row)?
-        .collect::<Result<_, _>>()?;
+    ), params![household_id, viewer, batch_id], from_row)?;
     Ok(rows)
 }
 
@@ -177,7 +171,7 @@ pub fn make_private(
     entity_id: i64,
     member: i64,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE audit SET private_to = ?4 WHERE household_id = ?1 AND private_to IS NULL
          AND ((entity = ?2 AND entity_id = ?3)
            OR (?2 = 'subscription' AND entity = 'charge'
@@ -189,11 +183,11 @@ pub fn make_private(
 
 /// Clears `undone_by` of an entry whose undo was itself undone.
 pub fn clear_undone(db: &Db<'_>, id: i64) -> Result<()> {
-    db.conn.execute("UPDATE audit SET undone_by = NULL WHERE id = ?1", [id])?;
+    db.execute("UPDATE audit SET undone_by = NULL WHERE id = ?1", params![id])?;
     Ok(())
 }
 
 pub fn mark_undone(db: &Db<'_>, id: i64, undone_by: i64) -> Result<()> {
-    db.conn.execute("UPDATE audit SET undone_by = ?2 WHERE id = ?1", params![id, undone_by])?;
+    db.execute("UPDATE audit SET undone_by = ?2 WHERE id = ?1", params![id, undone_by])?;
     Ok(())
 }

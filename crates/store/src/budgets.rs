@@ -4,8 +4,8 @@
 //! The periods themselves are arithmetic (`domain::budget`); the rules for what may be written
 //! live in `app`.
 
+use crate::db::{Row, SqlValue, as_params, params};
 use domain::{Currency, Date, budget::BudgetPeriod};
-use rusqlite::{OptionalExtension, params, params_from_iter, types::Value as SqlValue};
 
 use crate::{
     Db, Result, StoreError,
@@ -43,7 +43,7 @@ impl BudgetRow {
     }
 }
 
-fn budget_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<BudgetRow> {
+fn budget_from_row(row: &Row<'_>) -> Result<BudgetRow> {
     Ok(BudgetRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
@@ -62,10 +62,7 @@ fn budget_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<BudgetRow> {
 
 fn attach(db: &Db<'_>, row: &mut BudgetRow) -> Result<()> {
     let named = |sql: &str| -> Result<Vec<(i64, String)>> {
-        let mut stmt = db.conn.prepare_cached(sql)?;
-        let rows = stmt
-            .query_map([row.id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        let rows = db.query_map(sql, params![row.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
         Ok(rows)
     };
     row.categories = named(
@@ -76,24 +73,21 @@ fn attach(db: &Db<'_>, row: &mut BudgetRow) -> Result<()> {
         "SELECT l.id, l.name FROM budget_labels b JOIN labels l ON l.id = b.label_id
          WHERE b.budget_id = ?1 ORDER BY l.name COLLATE NOCASE, l.id",
     )?;
-    let mut stmt = db.conn.prepare_cached(
+    row.amounts = db.query_map(
         "SELECT from_date, amount_minor FROM budget_amounts WHERE budget_id = ?1 ORDER BY from_date",
+        params![row.id],
+        |r| Ok((date(r, 0)?, r.get(1)?)),
     )?;
-    row.amounts = stmt
-        .query_map([row.id], |r| Ok((date(r, 0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
     Ok(())
 }
 
 /// The household's budgets, by name.
 pub fn list_budgets(db: &Db<'_>, household_id: i64) -> Result<Vec<BudgetRow>> {
-    let mut rows: Vec<BudgetRow> = db
-        .conn
-        .prepare_cached(
-            "SELECT * FROM budgets WHERE household_id = ?1 ORDER BY name COLLATE NOCASE, id",
-        )?
-        .query_map([household_id], budget_from_row)?
-        .collect::<rusqlite::Result<_>>()?;
+    let mut rows: Vec<BudgetRow> = db.query_map(
+        "SELECT * FROM budgets WHERE household_id = ?1 ORDER BY name COLLATE NOCASE, id",
+        params![household_id],
+        budget_from_row,
+    )?;
     for row in &mut rows {
         attach(db, row)?;
     }
@@ -101,39 +95,38 @@ pub fn list_budgets(db: &Db<'_>, household_id: i64) -> Result<Vec<BudgetRow>> {
 }
 
 pub fn get_budget(db: &Db<'_>, household_id: i64, id: i64) -> Result<BudgetRow> {
-    let mut row = db
-        .conn
-        .prepare_cached("SELECT * FROM budgets WHERE household_id = ?1 AND id = ?2")?
-        .query_row(params![household_id, id], budget_from_row)?;
+    let mut row = db.query_row(
+        "SELECT * FROM budgets WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id],
+        budget_from_row,
+    )?;
     attach(db, &mut row)?;
     Ok(row)
 }
 
 /// The id of the budget with this name, ignoring case.
 pub fn find_budget(db: &Db<'_>, household_id: i64, name: &str) -> Result<Option<i64>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT id FROM budgets WHERE household_id = ?1 AND name = ?2 COLLATE NOCASE",
-        )?
-        .query_row(params![household_id, name], |r| r.get(0))
-        .optional()?)
+    db.query_opt(
+        "SELECT id FROM budgets WHERE household_id = ?1 AND nocase(name) = nocase(?2)",
+        params![household_id, name],
+        |r| r.get(0),
+    )
 }
 
 /// The household's catch-all budget, when it has one.
 pub fn catch_all_budget(db: &Db<'_>, household_id: i64) -> Result<Option<(i64, String)>> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT id, name FROM budgets WHERE household_id = ?1 AND catch_all = 1")?
-        .query_row([household_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+    db.query_opt(
+        "SELECT id, name FROM budgets WHERE household_id = ?1 AND catch_all = 1",
+        params![household_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Writes a new budget with what it tracks and its first amount.
 pub fn insert_budget(db: &Db<'_>, row: &BudgetRow, now: &str) -> Result<i64> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO budgets (household_id, name, period, start_day, starts_on, rollover, catch_all, currency, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
         params![
             row.household_id,
             row.name,
@@ -145,17 +138,17 @@ pub fn insert_budget(db: &Db<'_>, row: &BudgetRow, now: &str) -> Result<i64> {
             row.currency.code(),
             now
         ],
+        |row| row.get(0),
     )?;
-    let id = db.conn.last_insert_rowid();
     for (category, _) in &row.categories {
-        db.conn.execute(
-            "INSERT OR IGNORE INTO budget_categories (budget_id, category_id) VALUES (?1, ?2)",
+        db.execute(
+            "INSERT INTO budget_categories (budget_id, category_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             params![id, category],
         )?;
     }
     for (label, _) in &row.labels {
-        db.conn.execute(
-            "INSERT OR IGNORE INTO budget_labels (budget_id, label_id) VALUES (?1, ?2)",
+        db.execute(
+            "INSERT INTO budget_labels (budget_id, label_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             params![id, label],
         )?;
     }
@@ -166,7 +159,7 @@ pub fn insert_budget(db: &Db<'_>, row: &BudgetRow, now: &str) -> Result<i64> {
 }
 
 pub fn rename_budget(db: &Db<'_>, household_id: i64, id: i64, name: &str) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE budgets SET name = ?3 WHERE household_id = ?1 AND id = ?2",
         params![household_id, id, name],
     )?;
@@ -178,11 +171,11 @@ pub fn rename_budget(db: &Db<'_>, household_id: i64, id: i64, name: &str) -> Res
 
 /// Sets the amount from the period starting `from` on, dropping later changes it overrides.
 pub fn set_amount(db: &Db<'_>, budget_id: i64, from: Date, minor: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM budget_amounts WHERE budget_id = ?1 AND from_date > ?2",
         params![budget_id, from.to_string()],
     )?;
-    db.conn.execute(
+    db.execute(
         "INSERT INTO budget_amounts (budget_id, from_date, amount_minor) VALUES (?1, ?2, ?3)
          ON CONFLICT (budget_id, from_date) DO UPDATE SET amount_minor = excluded.amount_minor",
         params![budget_id, from.to_string(), minor],
@@ -191,7 +184,7 @@ pub fn set_amount(db: &Db<'_>, budget_id: i64, from: Date, minor: i64) -> Result
 }
 
 pub fn delete_budget(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM budgets WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )?;
@@ -213,8 +206,7 @@ pub fn budgets_tracking_label(db: &Db<'_>, label_id: i64) -> Result<Vec<i64>> {
 }
 
 fn ids(db: &Db<'_>, sql: &str, id: i64) -> Result<Vec<i64>> {
-    let mut stmt = db.conn.prepare_cached(sql)?;
-    let ids = stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let ids = db.query_map(sql, params![id], |r| r.get(0))?;
     Ok(ids)
 }
 
@@ -275,16 +267,9 @@ pub fn spending_by_day(
         from.to_string().into(),
         to.to_string().into(),
     ];
-    let mut stmt = db.conn.prepare(&sql)?;
-    let rows = stmt
-        .query_map(params_from_iter(values), |row| {
-            Ok((
-                date(row, 0)?,
-                parsed(row, 1, |code| Currency::parse(code).ok())?,
-                row.get::<_, i64>(2)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let rows = db.query_map_once(&sql, &as_params(&values), |row| {
+        Ok((date(row, 0)?, parsed(row, 1, |code| Currency::parse(code).ok())?, row.get::<i64>(2)?))
+    })?;
     Ok(rows.into_iter().filter(|(_, _, sum)| *sum != 0).collect())
 }
 
@@ -295,13 +280,13 @@ pub fn move_tracked_category(
     from: i64,
     to: Option<i64>,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM budget_categories WHERE budget_id = ?1 AND category_id = ?2",
         params![budget_id, from],
     )?;
     if let Some(to) = to {
-        db.conn.execute(
-            "INSERT OR IGNORE INTO budget_categories (budget_id, category_id) VALUES (?1, ?2)",
+        db.execute(
+            "INSERT INTO budget_categories (budget_id, category_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             params![budget_id, to],
         )?;
     }
@@ -310,7 +295,7 @@ pub fn move_tracked_category(
 
 /// Stops a budget tracking a label.
 pub fn untrack_label(db: &Db<'_>, budget_id: i64, label_id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM budget_labels WHERE budget_id = ?1 AND label_id = ?2",
         params![budget_id, label_id],
     )?;

@@ -3,7 +3,7 @@
 //! household's mail server. Secrets (destination secrets, the mail password) live in `secrets`
 //! and are read only to send.
 
-use rusqlite::{OptionalExtension, params};
+use crate::db::{Row, params};
 
 use crate::{
     Db, Result,
@@ -46,13 +46,11 @@ impl Default for PreferencesRow {
 }
 
 pub fn preferences(db: &Db<'_>, member_id: i64) -> Result<Option<PreferencesRow>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest
+    db.query_opt(
+        "SELECT days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest
              FROM reminder_preferences WHERE member_id = ?1",
-        )?
-        .query_row([member_id], |r| {
+        params![member_id],
+        |r| {
             Ok(PreferencesRow {
                 days_before: r.get(0)?,
                 time_of_day: r.get(1)?,
@@ -62,18 +60,16 @@ pub fn preferences(db: &Db<'_>, member_id: i64) -> Result<Option<PreferencesRow>
                 price_rises: r.get(5)?,
                 weekly_digest: r.get(6)?,
             })
-        })
-        .optional()?)
+        },
+    )
 }
 
 pub fn put_preferences(db: &Db<'_>, member_id: i64, row: &PreferencesRow, now: &str) -> Result<()> {
-    db.conn.execute(
-        "INSERT INTO reminder_preferences
+    db.execute("INSERT INTO reminder_preferences
            (member_id, days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
          ON CONFLICT (member_id) DO UPDATE SET days_before = ?2, time_of_day = ?3, covers = ?4,
-           trial_endings = ?5, card_expiry = ?6, price_rises = ?7, weekly_digest = ?8, updated_at = ?9",
-        params![
+           trial_endings = ?5, card_expiry = ?6, price_rises = ?7, weekly_digest = ?8, updated_at = ?9", params![
             member_id,
             row.days_before,
             row.time_of_day,
@@ -83,8 +79,7 @@ pub fn put_preferences(db: &Db<'_>, member_id: i64, row: &PreferencesRow, now: &
             row.price_rises,
             row.weekly_digest,
             now
-        ],
-    )?;
+        ])?;
     Ok(())
 }
 
@@ -110,7 +105,7 @@ const DESTINATION_COLUMNS: &str =
     d.agent_changes, d.allow_lan, h.last_sent_at, h.last_error, h.disabled_at
     FROM destinations d LEFT JOIN destination_health h ON h.destination_id = d.id";
 
-fn destination_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DestinationRow> {
+fn destination_row(r: &Row<'_>) -> Result<DestinationRow> {
     Ok(DestinationRow {
         id: r.get(0)?,
         household_id: r.get(1)?,
@@ -130,18 +125,14 @@ fn destination_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<DestinationRow> {
 /// A member's destinations, oldest first.
 pub fn destinations(db: &Db<'_>, member_id: i64) -> Result<Vec<DestinationRow>> {
     let sql = format!("SELECT {DESTINATION_COLUMNS} WHERE d.member_id = ?1 ORDER BY d.id");
-    let rows = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map([member_id], destination_row)?
-        .collect::<Result<_, _>>()?;
+    let rows = db.query_map(&sql, params![member_id], destination_row)?;
     Ok(rows)
 }
 
 /// One destination of a member; `None` for anyone else's.
 pub fn destination(db: &Db<'_>, member_id: i64, id: i64) -> Result<Option<DestinationRow>> {
     let sql = format!("SELECT {DESTINATION_COLUMNS} WHERE d.member_id = ?1 AND d.id = ?2");
-    Ok(db.conn.prepare_cached(&sql)?.query_row([member_id, id], destination_row).optional()?)
+    db.query_opt(&sql, params![member_id, id], destination_row)
 }
 
 pub struct NewDestination<'a> {
@@ -157,9 +148,9 @@ pub struct NewDestination<'a> {
 
 /// Adds a destination; `None` when the member already has this address.
 pub fn insert_destination(db: &Db<'_>, new: &NewDestination<'_>, now: &str) -> Result<Option<i64>> {
-    let inserted = db.conn.execute(
+    db.query_opt(
         "INSERT INTO destinations (household_id, member_id, kind, name, address, reminders, agent_changes, allow_lan, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (member_id, kind, address) DO NOTHING",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (member_id, kind, address) DO NOTHING RETURNING id",
         params![
             new.household_id,
             new.member_id,
@@ -171,15 +162,15 @@ pub fn insert_destination(db: &Db<'_>, new: &NewDestination<'_>, now: &str) -> R
             new.allow_lan,
             now
         ],
-    )?;
-    Ok((inserted == 1).then(|| db.conn.last_insert_rowid()))
+        |row| row.get(0),
+    )
 }
 
 /// Deletes a destination with its messages (and, by the trigger, its secret).
 pub fn delete_destination(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM destinations WHERE household_id = ?1 AND id = ?2",
-        [household_id, id],
+        params![household_id, id],
     )?;
     Ok(())
 }
@@ -199,19 +190,18 @@ pub fn set_destination_secret(
 
 /// Records a message the destination accepted.
 pub fn record_sent(db: &Db<'_>, destination_id: i64, now: &str) -> Result<()> {
-    db.conn.execute(
-        "INSERT INTO destination_health (destination_id, last_sent_at) VALUES (?1, ?2)
-         ON CONFLICT (destination_id) DO UPDATE SET last_sent_at = ?2, last_error = NULL, last_error_at = NULL",
-        params![destination_id, now],
-    )?;
+    db.execute("INSERT INTO destination_health (destination_id, last_sent_at) VALUES (?1, ?2)
+         ON CONFLICT (destination_id) DO UPDATE SET last_sent_at = ?2, last_error = NULL, last_error_at = NULL", params![destination_id, now])?;
     Ok(())
 }
 
 /// Forgets how sending to a destination went, so a destination the service had said was gone
 /// takes messages again.
 pub fn clear_health(db: &Db<'_>, destination_id: i64) -> Result<()> {
-    db.conn
-        .execute("DELETE FROM destination_health WHERE destination_id = ?1", [destination_id])?;
+    db.execute(
+        "DELETE FROM destination_health WHERE destination_id = ?1",
+        params![destination_id],
+    )?;
     Ok(())
 }
 
@@ -223,7 +213,7 @@ pub fn record_error(
     now: &str,
     gone: bool,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO destination_health (destination_id, last_error, last_error_at, disabled_at)
          VALUES (?1, ?2, ?3, CASE WHEN ?4 THEN ?3 END)
          ON CONFLICT (destination_id) DO UPDATE SET last_error = ?2, last_error_at = ?3,
@@ -246,13 +236,10 @@ pub struct NewMessage<'a> {
 
 /// Adds a message unless one with its key exists; returns whether it was added.
 pub fn enqueue(db: &Db<'_>, message: &NewMessage<'_>, now: &str) -> Result<bool> {
-    let inserted = db
-        .conn
-        .prepare_cached(
-            "INSERT INTO outbox (household_id, member_id, destination_id, key, kind, payload, due_at, created_at)
+    let inserted = db.execute(
+        "INSERT INTO outbox (household_id, member_id, destination_id, key, kind, payload, due_at, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (key) DO NOTHING",
-        )?
-        .execute(params![
+        params![
             message.household_id,
             message.member_id,
             message.destination_id,
@@ -261,7 +248,8 @@ pub fn enqueue(db: &Db<'_>, message: &NewMessage<'_>, now: &str) -> Result<bool>
             message.payload,
             message.due_at,
             now
-        ])?;
+        ],
+    )?;
     Ok(inserted == 1)
 }
 
@@ -283,7 +271,7 @@ pub struct MessageRow {
 
 const MESSAGE_COLUMNS: &str = "id, household_id, member_id, destination_id, key, kind, payload, due_at, status, attempts, last_error";
 
-fn message_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageRow> {
+fn message_row(r: &Row<'_>) -> Result<MessageRow> {
     Ok(MessageRow {
         id: r.get(0)?,
         household_id: r.get(1)?,
@@ -314,14 +302,11 @@ pub fn claim_due(
                       ORDER BY due_at, id LIMIT ?3)
          RETURNING {MESSAGE_COLUMNS}"
     );
-    let mut rows: Vec<MessageRow> = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(
-            params![now, lease_until, i64::try_from(limit).unwrap_or(i64::MAX)],
-            message_row,
-        )?
-        .collect::<Result<_, _>>()?;
+    let mut rows: Vec<MessageRow> = db.query_map(
+        &sql,
+        params![now, lease_until, i64::try_from(limit).unwrap_or(i64::MAX)],
+        message_row,
+    )?;
     rows.sort_by(|a, b| (&a.due_at, a.id).cmp(&(&b.due_at, b.id)));
     Ok(rows)
 }
@@ -329,7 +314,7 @@ pub fn claim_due(
 /// Fails the messages whose lease ended after `max_attempts` attempts (their worker stopped
 /// each time), saying so.
 pub fn give_up_abandoned(db: &Db<'_>, now: &str, max_attempts: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE outbox SET status = 'failed', lease_until = NULL,
            last_error = coalesce(last_error, 'the sender stopped while sending it, every time')
          WHERE status = 'sending' AND lease_until <= ?1 AND attempts >= ?2",
@@ -347,7 +332,7 @@ pub fn finish(
     external_id: Option<&str>,
     error: Option<&str>,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE outbox SET status = ?2, lease_until = NULL, external_id = ?4, last_error = ?5,
            sent_at = CASE WHEN ?2 = 'sent' THEN ?3 END
          WHERE id = ?1",
@@ -358,7 +343,7 @@ pub fn finish(
 
 /// Puts a message back to be tried again at `due_at`.
 pub fn retry(db: &Db<'_>, id: i64, due_at: &str, error: &str) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE outbox SET status = 'pending', lease_until = NULL, due_at = ?2, last_error = ?3 WHERE id = ?1",
         params![id, due_at, error],
     )?;
@@ -367,18 +352,17 @@ pub fn retry(db: &Db<'_>, id: i64, due_at: &str, error: &str) -> Result<()> {
 
 pub fn message(db: &Db<'_>, id: i64) -> Result<Option<MessageRow>> {
     let sql = format!("SELECT {MESSAGE_COLUMNS} FROM outbox WHERE id = ?1");
-    Ok(db.conn.prepare_cached(&sql)?.query_row([id], message_row).optional()?)
+    db.query_opt(&sql, params![id], message_row)
 }
 
 /// When the next pending message falls due, if any.
 pub fn next_due(db: &Db<'_>) -> Result<Option<String>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT min(CASE status WHEN 'pending' THEN due_at ELSE lease_until END) FROM outbox
+    db.query_row(
+        "SELECT min(CASE status WHEN 'pending' THEN due_at ELSE lease_until END) FROM outbox
              WHERE status IN ('pending', 'sending')",
-        )?
-        .query_row([], |r| r.get(0))?)
+        params![],
+        |r| r.get(0),
+    )
 }
 
 /// A member's pending messages, soonest first.
@@ -386,21 +370,21 @@ pub fn pending_of(db: &Db<'_>, member_id: i64, limit: usize) -> Result<Vec<Messa
     let sql = format!(
         "SELECT {MESSAGE_COLUMNS} FROM outbox WHERE member_id = ?1 AND status = 'pending' ORDER BY due_at, id LIMIT ?2"
     );
-    let rows = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(params![member_id, i64::try_from(limit).unwrap_or(i64::MAX)], message_row)?
-        .collect::<Result<_, _>>()?;
+    let rows = db.query_map(
+        &sql,
+        params![member_id, i64::try_from(limit).unwrap_or(i64::MAX)],
+        message_row,
+    )?;
     Ok(rows)
 }
 
 /// Drops a member's pending reminders (not agent-change or test messages), for the planner to
 /// plan them again after the member's timing changed.
 pub fn drop_pending_reminders(db: &Db<'_>, member_id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM outbox WHERE member_id = ?1 AND status = 'pending'
            AND kind NOT IN ('agent_change', 'test')",
-        [member_id],
+        params![member_id],
     )?;
     Ok(())
 }
@@ -408,15 +392,13 @@ pub fn drop_pending_reminders(db: &Db<'_>, member_id: i64) -> Result<()> {
 /// Every member with at least one destination that takes reminders, as
 /// `(household_id, member_id)`.
 pub fn members_with_reminders(db: &Db<'_>) -> Result<Vec<(i64, i64)>> {
-    let rows = db
-        .conn
-        .prepare_cached(
-            "SELECT DISTINCT d.household_id, d.member_id FROM destinations d
+    let rows = db.query_map(
+        "SELECT DISTINCT d.household_id, d.member_id FROM destinations d
              LEFT JOIN destination_health h ON h.destination_id = d.id
              WHERE d.reminders = 1 AND h.disabled_at IS NULL ORDER BY d.household_id, d.member_id",
-        )?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
+        params![],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     Ok(rows)
 }
 
@@ -430,28 +412,24 @@ pub struct FeedRow {
 }
 
 pub fn feed_of(db: &Db<'_>, member_id: i64) -> Result<Option<FeedRow>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT f.member_id, m.household_id, f.show_amounts, f.created_at FROM calendar_feeds f
+    db.query_opt(
+        "SELECT f.member_id, m.household_id, f.show_amounts, f.created_at FROM calendar_feeds f
              JOIN members m ON m.id = f.member_id WHERE f.member_id = ?1",
-        )?
-        .query_row([member_id], feed_row)
-        .optional()?)
+        params![member_id],
+        feed_row,
+    )
 }
 
 pub fn feed_by_hash(db: &Db<'_>, token_hash: &str) -> Result<Option<FeedRow>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT f.member_id, m.household_id, f.show_amounts, f.created_at FROM calendar_feeds f
+    db.query_opt(
+        "SELECT f.member_id, m.household_id, f.show_amounts, f.created_at FROM calendar_feeds f
              JOIN members m ON m.id = f.member_id WHERE f.token_hash = ?1",
-        )?
-        .query_row([token_hash], feed_row)
-        .optional()?)
+        params![token_hash],
+        feed_row,
+    )
 }
 
-fn feed_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FeedRow> {
+fn feed_row(r: &Row<'_>) -> Result<FeedRow> {
     Ok(FeedRow {
         member_id: r.get(0)?,
         household_id: r.get(1)?,
@@ -468,7 +446,7 @@ pub fn put_feed(
     show_amounts: bool,
     now: &str,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO calendar_feeds (member_id, token_hash, show_amounts, created_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (member_id) DO UPDATE SET token_hash = ?2, show_amounts = ?3, created_at = ?4",
         params![member_id, token_hash, show_amounts, now],
@@ -477,7 +455,7 @@ pub fn put_feed(
 }
 
 pub fn delete_feed(db: &Db<'_>, member_id: i64) -> Result<()> {
-    db.conn.execute("DELETE FROM calendar_feeds WHERE member_id = ?1", [member_id])?;
+    db.execute("DELETE FROM calendar_feeds WHERE member_id = ?1", params![member_id])?;
     Ok(())
 }
 
@@ -492,12 +470,10 @@ pub struct MailServerRow {
 }
 
 pub fn mail_server(db: &Db<'_>, household_id: i64) -> Result<Option<MailServerRow>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT host, port, security, username, from_address FROM mail_servers WHERE household_id = ?1",
-        )?
-        .query_row([household_id], |r| {
+    db.query_opt(
+        "SELECT host, port, security, username, from_address FROM mail_servers WHERE household_id = ?1",
+        params![household_id],
+        |r| {
             Ok(MailServerRow {
                 host: r.get(0)?,
                 port: r.get(1)?,
@@ -505,8 +481,8 @@ pub fn mail_server(db: &Db<'_>, household_id: i64) -> Result<Option<MailServerRo
                 username: r.get(3)?,
                 from_address: r.get(4)?,
             })
-        })
-        .optional()?)
+        },
+    )
 }
 
 /// Saves the mail server, or removes it (and its password) with `None`.
@@ -517,7 +493,7 @@ pub fn put_mail_server(
     now: &str,
 ) -> Result<()> {
     match row {
-        Some(row) => db.conn.execute(
+        Some(row) => db.execute(
             "INSERT INTO mail_servers (household_id, host, port, security, username, from_address, updated_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
              ON CONFLICT (household_id) DO UPDATE SET host = ?2, port = ?3, security = ?4, username = ?5,
@@ -526,7 +502,7 @@ pub fn put_mail_server(
         )?,
         None => {
             set_mail_password(db, household_id, None)?;
-            db.conn.execute("DELETE FROM mail_servers WHERE household_id = ?1", [household_id])?
+            db.execute("DELETE FROM mail_servers WHERE household_id = ?1", params![household_id])?
         }
     };
     Ok(())
@@ -542,19 +518,19 @@ pub fn set_mail_password(db: &Db<'_>, household_id: i64, value: Option<&str>) ->
 
 /// How many test messages a member asked for since `since`.
 pub fn tests_since(db: &Db<'_>, member_id: i64, since: &str) -> Result<i64> {
-    Ok(db.conn.query_row(
+    db.query_row(
         "SELECT count(*) FROM outbox WHERE member_id = ?1 AND kind = 'test' AND created_at >= ?2",
         params![member_id, since],
         |r| r.get(0),
-    )?)
+    )
 }
 
 /// Removes finished messages due before `before`; the planner never plans that far back, so
 /// their keys are not needed.
 pub fn prune_finished(db: &Db<'_>, before: &str) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM outbox WHERE status IN ('sent', 'failed', 'obsolete', 'missed') AND due_at < ?1",
-        [before],
+        params![before],
     )?;
     Ok(())
 }
@@ -579,7 +555,7 @@ pub fn set_bot_webhook(
     secret: Option<&str>,
 ) -> Result<()> {
     set_secret(db, household_id, TELEGRAM_WEBHOOK_SECRET, secret)?;
-    db.conn.execute(
+    db.execute(
         "UPDATE chat_bots SET webhook = ?3 WHERE household_id = ?1 AND kind = ?2",
         params![household_id, kind, secret.is_some()],
     )?;
@@ -611,7 +587,7 @@ pub fn set_bot_token(
 ) -> Result<()> {
     set_secret(db, household_id, &bot_token_name(kind), token)?;
     match token {
-        Some(_) => db.conn.execute(
+        Some(_) => db.execute(
             "INSERT INTO chat_bots (household_id, kind, updated_at) VALUES (?1, ?2, ?3)
              ON CONFLICT (household_id, kind) DO UPDATE SET username = NULL, last_error = NULL,
                update_offset = 0, updated_at = ?3",
@@ -621,7 +597,7 @@ pub fn set_bot_token(
             if kind == "telegram" {
                 set_secret(db, household_id, TELEGRAM_WEBHOOK_SECRET, None)?;
             }
-            db.conn.execute(
+            db.execute(
                 "DELETE FROM chat_bots WHERE household_id = ?1 AND kind = ?2",
                 params![household_id, kind],
             )?
@@ -641,7 +617,7 @@ pub struct BotRow {
     pub webhook: bool,
 }
 
-fn bot_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BotRow> {
+fn bot_row(r: &Row<'_>) -> Result<BotRow> {
     Ok(BotRow {
         household_id: r.get(0)?,
         kind: r.get(1)?,
@@ -653,25 +629,21 @@ fn bot_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<BotRow> {
 }
 
 pub fn bots(db: &Db<'_>) -> Result<Vec<BotRow>> {
-    let rows = db
-        .conn
-        .prepare_cached(
-            "SELECT household_id, kind, username, last_error, update_offset, webhook FROM chat_bots ORDER BY household_id, kind",
-        )?
-        .query_map([], bot_row)?
-        .collect::<Result<_, _>>()?;
+    let rows = db.query_map(
+        "SELECT household_id, kind, username, last_error, update_offset, webhook FROM chat_bots ORDER BY household_id, kind",
+        params![],
+        bot_row,
+    )?;
     Ok(rows)
 }
 
 pub fn bot(db: &Db<'_>, household_id: i64, kind: &str) -> Result<Option<BotRow>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT household_id, kind, username, last_error, update_offset, webhook FROM chat_bots
+    db.query_opt(
+        "SELECT household_id, kind, username, last_error, update_offset, webhook FROM chat_bots
              WHERE household_id = ?1 AND kind = ?2",
-        )?
-        .query_row(params![household_id, kind], bot_row)
-        .optional()?)
+        params![household_id, kind],
+        bot_row,
+    )
 }
 
 pub fn set_bot_status(
@@ -682,7 +654,7 @@ pub fn set_bot_status(
     error: Option<&str>,
     now: &str,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE chat_bots SET username = coalesce(?3, username), last_error = ?4, updated_at = ?5
          WHERE household_id = ?1 AND kind = ?2",
         params![household_id, kind, username, error, now],
@@ -691,8 +663,8 @@ pub fn set_bot_status(
 }
 
 pub fn set_bot_offset(db: &Db<'_>, household_id: i64, kind: &str, offset: i64) -> Result<()> {
-    db.conn.execute(
-        "UPDATE chat_bots SET update_offset = max(update_offset, ?3) WHERE household_id = ?1 AND kind = ?2",
+    db.execute(
+        "UPDATE chat_bots SET update_offset = CASE WHEN ?3 > update_offset THEN ?3 ELSE update_offset END WHERE household_id = ?1 AND kind = ?2",
         params![household_id, kind, offset],
     )?;
     Ok(())
@@ -706,7 +678,7 @@ pub fn insert_link_code(
     kind: &str,
     expires_at: &str,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO chat_link_codes (code_hash, household_id, member_id, kind, expires_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![code_hash, household_id, member_id, kind, expires_at],
     )?;
@@ -722,15 +694,13 @@ pub fn take_link_code(
     kind: &str,
     now: &str,
 ) -> Result<Option<i64>> {
-    db.conn.execute("DELETE FROM chat_link_codes WHERE expires_at <= ?1", [now])?;
-    Ok(db
-        .conn
-        .prepare_cached(
-            "DELETE FROM chat_link_codes WHERE code_hash = ?1 AND household_id = ?2 AND kind = ?3
+    db.execute("DELETE FROM chat_link_codes WHERE expires_at <= ?1", params![now])?;
+    db.query_opt(
+        "DELETE FROM chat_link_codes WHERE code_hash = ?1 AND household_id = ?2 AND kind = ?3
              RETURNING member_id",
-        )?
-        .query_row(params![code_hash, household_id, kind], |r| r.get(0))
-        .optional()?)
+        params![code_hash, household_id, kind],
+        |r| r.get(0),
+    )
 }
 
 /// The destination of a linked chat in a household.
@@ -744,9 +714,5 @@ pub fn chat_destination(
         "SELECT {DESTINATION_COLUMNS} WHERE d.household_id = ?1 AND d.kind = ?2 AND d.address = ?3
          AND h.disabled_at IS NULL ORDER BY d.id LIMIT 1"
     );
-    Ok(db
-        .conn
-        .prepare_cached(&sql)?
-        .query_row(params![household_id, kind, address], destination_row)
-        .optional()?)
+    db.query_opt(&sql, params![household_id, kind, address], destination_row)
 }

@@ -1,10 +1,10 @@
 //! Recorded charges. A charge is visible when its subscription is.
 
+use crate::db::{Row, SqlValue, as_params, params};
 use domain::{
     Currency, Date,
     entities::{ChargeStatus, Visibility},
 };
-use rusqlite::params;
 
 use crate::{
     Db, Result, StoreError,
@@ -33,7 +33,7 @@ const SELECT: &str = "SELECT c.*, s.name AS subscription_name, s.owner_id AS sub
 const VISIBLE: &str =
     "c.household_id = ?1 AND (?2 IS NULL OR s.visibility = 'household' OR s.owner_id = ?2)";
 
-fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ChargeRow> {
+fn from_row(row: &Row<'_>) -> Result<ChargeRow> {
     Ok(ChargeRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
@@ -58,12 +58,12 @@ pub fn insert_if_absent(
     amount_minor: i64,
     currency: Currency,
 ) -> Result<Option<i64>> {
-    let inserted = db.conn.prepare_cached(
-        "INSERT OR IGNORE INTO charges (household_id, subscription_id, charged_on, amount_minor, currency, status)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'paid')",
-    )?
-    .execute(params![household_id, subscription_id, date_text(charged_on), amount_minor, currency.code()])?;
-    Ok((inserted > 0).then(|| db.conn.last_insert_rowid()))
+    db.query_opt(
+        "INSERT INTO charges (household_id, subscription_id, charged_on, amount_minor, currency, status)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'paid') ON CONFLICT DO NOTHING RETURNING id",
+        params![household_id, subscription_id, date_text(charged_on), amount_minor, currency.code()],
+        |row| row.get(0),
+    )
 }
 
 #[derive(Clone, Debug, Default)]
@@ -92,46 +92,43 @@ pub fn list(
     } else {
         VISIBLE.to_owned()
     };
-    let mut args: Vec<Box<dyn rusqlite::ToSql>> = vec![Box::new(household_id), Box::new(viewer)];
-    let mut add = |sql: &str, value: Box<dyn rusqlite::ToSql>| {
+    let mut args: Vec<SqlValue> = vec![household_id.into(), viewer.into()];
+    let mut add = |sql: &str, value: SqlValue| {
         args.push(value);
         condition.push_str(&format!(" AND {sql} ?{}", args.len()));
     };
     if let Some(id) = filter.subscription_id {
-        add("c.subscription_id =", Box::new(id));
+        add("c.subscription_id =", id.into());
     }
 
     if let Some(from) = filter.from {
-        add("c.charged_on >=", Box::new(date_text(from)));
+        add("c.charged_on >=", from.into());
     }
     if let Some(to) = filter.to {
-        add("c.charged_on <=", Box::new(date_text(to)));
+        add("c.charged_on <=", to.into());
     }
     if let Some(status) = filter.status {
-        add("c.status =", Box::new(status.as_str()));
+        add("c.status =", status.as_str().into());
     }
-    let total: i64 = db
-        .conn
-        .prepare_cached(&format!("SELECT count(*) FROM charges c JOIN subscriptions s ON s.id = c.subscription_id WHERE {condition}"))?
-        .query_row(rusqlite::params_from_iter(args.iter()), |r| r.get(0))?;
+    let total: i64 = db.query_row(
+        &format!("SELECT count(*) FROM charges c JOIN subscriptions s ON s.id = c.subscription_id WHERE {condition}"),
+        &as_params(&args),
+        |r| r.get(0),
+    )?;
     let sql = format!(
         "{SELECT} WHERE {condition} ORDER BY c.charged_on DESC, c.id DESC LIMIT {limit} OFFSET {offset}"
     );
-    let rows = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(rusqlite::params_from_iter(args.iter()), from_row)?
-        .collect::<Result<_, _>>()?;
+    let rows = db.query_map(&sql, &as_params(&args), from_row)?;
     Ok((rows, total as u64))
 }
 
 pub fn get(db: &Db<'_>, household_id: i64, viewer: Option<i64>, id: i64) -> Result<ChargeRow> {
     let sql = format!("{SELECT} WHERE {VISIBLE} AND c.id = ?3");
-    Ok(db.conn.prepare_cached(&sql)?.query_row(params![household_id, viewer, id], from_row)?)
+    db.query_row(&sql, params![household_id, viewer, id], from_row)
 }
 
 pub fn update(db: &Db<'_>, row: &ChargeRow) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE charges SET amount_minor = ?3, status = ?4, note = ?5 WHERE household_id = ?1 AND id = ?2",
         params![row.household_id, row.id, row.amount_minor, row.status.as_str(), row.note],
     )?;

@@ -1,10 +1,10 @@
 //! Households, their exchange rates, and members.
 
+use crate::db::{Row, params};
 use domain::{
     Currency,
     entities::{Role, WeekStart},
 };
-use rusqlite::{OptionalExtension, params};
 
 use crate::{Db, Result, StoreError, sql::parsed};
 
@@ -23,7 +23,7 @@ pub struct HouseholdRow {
     pub created_at: String,
 }
 
-fn household_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HouseholdRow> {
+fn household_from_row(row: &Row<'_>) -> Result<HouseholdRow> {
     Ok(HouseholdRow {
         id: row.get("id")?,
         name: row.get("name")?,
@@ -45,28 +45,25 @@ pub fn insert_household(
     language: &str,
     now: &str,
 ) -> Result<i64> {
-    db.conn.execute(
-        "INSERT INTO households (name, currency, time_zone, language, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+    let id: i64 = db.query_row(
+        "INSERT INTO households (name, currency, time_zone, language, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
         params![name, currency.code(), time_zone, language, now],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 pub fn get_household(db: &Db<'_>, id: i64) -> Result<HouseholdRow> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT * FROM households WHERE id = ?1")?
-        .query_row([id], household_from_row)?)
+    db.query_row("SELECT * FROM households WHERE id = ?1", params![id], household_from_row)
 }
 
 pub fn household_ids(db: &Db<'_>) -> Result<Vec<i64>> {
-    let mut stmt = db.conn.prepare_cached("SELECT id FROM households ORDER BY id")?;
-    let ids = stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
+    let ids = db.query_map("SELECT id FROM households ORDER BY id", params![], |row| row.get(0))?;
     Ok(ids)
 }
 
 pub fn update_household(db: &Db<'_>, row: &HouseholdRow) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE households SET name = ?2, currency = ?3, time_zone = ?4, language = ?5, week_start = ?6,
          reminder_days_before = ?7, trusted_apps = ?8 WHERE id = ?1",
         params![
@@ -85,14 +82,13 @@ pub fn update_household(db: &Db<'_>, row: &HouseholdRow) -> Result<()> {
 
 /// Exchange rates as (currency, millionths of the main currency per unit), by currency.
 pub fn exchange_rates(db: &Db<'_>, household_id: i64) -> Result<Vec<(Currency, i64)>> {
-    let mut stmt = db
-        .conn
-        .prepare_cached("SELECT currency, rate_micros FROM exchange_rates WHERE household_id = ?1 ORDER BY currency")?;
-    let rows = stmt
-        .query_map([household_id], |row| {
+    let rows = db.query_map(
+        "SELECT currency, rate_micros FROM exchange_rates WHERE household_id = ?1 ORDER BY currency",
+        params![household_id],
+        |row| {
             Ok((parsed(row, "currency", |s| Currency::parse(s).ok())?, row.get(1)?))
-        })?
-        .collect::<Result<_, _>>()?;
+        },
+    )?;
     Ok(rows)
 }
 
@@ -103,12 +99,12 @@ pub fn set_exchange_rate(
     rate_micros: Option<i64>,
 ) -> Result<()> {
     match rate_micros {
-        Some(rate) => db.conn.execute(
+        Some(rate) => db.execute(
             "INSERT INTO exchange_rates (household_id, currency, rate_micros) VALUES (?1, ?2, ?3)
              ON CONFLICT (household_id, currency) DO UPDATE SET rate_micros = excluded.rate_micros",
             params![household_id, currency.code(), rate],
         )?,
-        None => db.conn.execute(
+        None => db.execute(
             "DELETE FROM exchange_rates WHERE household_id = ?1 AND currency = ?2",
             params![household_id, currency.code()],
         )?,
@@ -129,7 +125,7 @@ pub struct MemberRow {
     pub has_password: bool,
 }
 
-fn member_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<MemberRow> {
+fn member_from_row(row: &Row<'_>) -> Result<MemberRow> {
     Ok(MemberRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
@@ -137,7 +133,7 @@ fn member_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<MemberRow> {
         email: row.get("email")?,
         role: parsed(row, "role", Role::parse)?,
         language: row.get("language")?,
-        has_password: row.get::<_, Option<String>>("password_hash")?.is_some(),
+        has_password: row.get::<Option<String>>("password_hash")?.is_some(),
     })
 }
 
@@ -153,9 +149,9 @@ pub struct NewMember<'a> {
 }
 
 pub fn insert_member(db: &Db<'_>, member: &NewMember<'_>, now: &str) -> Result<i64> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO members (household_id, name, email, role, language, password_hash, invite_hash,
-         invite_expires_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         invite_expires_at, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
         params![
             member.household_id,
             member.name,
@@ -167,21 +163,25 @@ pub fn insert_member(db: &Db<'_>, member: &NewMember<'_>, now: &str) -> Result<i
             member.invite_expires_at,
             now
         ],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 pub fn get_member(db: &Db<'_>, household_id: i64, id: i64) -> Result<MemberRow> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT * FROM members WHERE household_id = ?1 AND id = ?2")?
-        .query_row([household_id, id], member_from_row)?)
+    db.query_row(
+        "SELECT * FROM members WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id],
+        member_from_row,
+    )
 }
 
 pub fn list_members(db: &Db<'_>, household_id: i64) -> Result<Vec<MemberRow>> {
-    let mut stmt =
-        db.conn.prepare_cached("SELECT * FROM members WHERE household_id = ?1 ORDER BY id")?;
-    let rows = stmt.query_map([household_id], member_from_row)?.collect::<Result<_, _>>()?;
+    let rows = db.query_map(
+        "SELECT * FROM members WHERE household_id = ?1 ORDER BY id",
+        params![household_id],
+        member_from_row,
+    )?;
     Ok(rows)
 }
 
@@ -190,19 +190,28 @@ pub fn find_member_by_email(
     db: &Db<'_>,
     email: &str,
 ) -> Result<Option<(MemberRow, Option<String>)>> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT * FROM members WHERE email = ?1")?
-        .query_row([email], |row| Ok((member_from_row(row)?, row.get("password_hash")?)))
-        .optional()?)
+    db.query_opt(
+        db.pick(
+            "SELECT * FROM members WHERE email = ?1",
+            "SELECT * FROM members WHERE nocase(email) = nocase(?1)",
+        ),
+        params![email],
+        |row| Ok((member_from_row(row)?, row.get("password_hash")?)),
+    )
 }
 
 pub fn email_taken(db: &Db<'_>, email: &str) -> Result<bool> {
-    Ok(db.conn.prepare_cached("SELECT 1 FROM members WHERE email = ?1")?.exists([email])?)
+    db.exists(
+        db.pick(
+            "SELECT 1 FROM members WHERE email = ?1",
+            "SELECT 1 FROM members WHERE nocase(email) = nocase(?1)",
+        ),
+        params![email],
+    )
 }
 
 pub fn update_member(db: &Db<'_>, row: &MemberRow) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE members SET name = ?3, role = ?4, language = ?5 WHERE household_id = ?1 AND id = ?2",
         params![row.household_id, row.id, row.name, row.role.as_str(), row.language],
     )?;
@@ -214,7 +223,7 @@ pub fn update_member(db: &Db<'_>, row: &MemberRow) -> Result<()> {
 
 /// Sets a member's password and spends any invitation they had.
 pub fn set_password(db: &Db<'_>, member_id: i64, password_hash: &str) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE members SET password_hash = ?2, invite_hash = NULL, invite_expires_at = NULL WHERE id = ?1",
         params![member_id, password_hash],
     )?;
@@ -222,7 +231,7 @@ pub fn set_password(db: &Db<'_>, member_id: i64, password_hash: &str) -> Result<
 }
 
 pub fn delete_member(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM members WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )?;
@@ -261,26 +270,29 @@ pub fn count(db: &Db<'_>, household_id: i64, what: Counted) -> Result<i64> {
             "SELECT count(*) FROM tokens WHERE household_id = ?1 AND kind = 'api' AND revoked_at IS NULL"
         }
     };
-    Ok(db.conn.prepare_cached(sql)?.query_row([household_id], |row| row.get(0))?)
+    db.query_row(sql, params![household_id], |row| row.get(0))
 }
 
 pub fn count_owners(db: &Db<'_>, household_id: i64) -> Result<i64> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT count(*) FROM members WHERE household_id = ?1 AND role = 'owner'")?
-        .query_row([household_id], |row| row.get(0))?)
+    db.query_row(
+        "SELECT count(*) FROM members WHERE household_id = ?1 AND role = 'owner'",
+        params![household_id],
+        |row| row.get(0),
+    )
 }
 
 /// Whether any member exists at all (the CLI and `serve` explain setup when none does).
 pub fn any_member(db: &Db<'_>) -> Result<bool> {
-    Ok(db.conn.prepare_cached("SELECT 1 FROM members LIMIT 1")?.exists([])?)
+    db.exists("SELECT 1 FROM members LIMIT 1", params![])
 }
 
 /// Every owner in the instance (the CLI acts as the sole owner when there is one).
 pub fn owners(db: &Db<'_>) -> Result<Vec<MemberRow>> {
-    let mut stmt =
-        db.conn.prepare_cached("SELECT * FROM members WHERE role = 'owner' ORDER BY id")?;
-    let rows = stmt.query_map([], member_from_row)?.collect::<Result<_, _>>()?;
+    let rows = db.query_map(
+        "SELECT * FROM members WHERE role = 'owner' ORDER BY id",
+        params![],
+        member_from_row,
+    )?;
     Ok(rows)
 }
 
@@ -290,21 +302,18 @@ pub fn find_member_by_invite(
     invite_hash: &str,
     now: &str,
 ) -> Result<Option<MemberRow>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT * FROM members WHERE invite_hash = ?1 AND (invite_expires_at IS NULL OR invite_expires_at > ?2)",
-        )?
-        .query_row([invite_hash, now], member_from_row)
-        .optional()?)
+    db.query_opt(
+        "SELECT * FROM members WHERE invite_hash = ?1 AND (invite_expires_at IS NULL OR invite_expires_at > ?2)",
+        params![invite_hash, now],
+        member_from_row,
+    )
 }
 
 /// The member's password hash, if they have set a password.
 pub fn password_hash(db: &Db<'_>, member_id: i64) -> Result<Option<String>> {
     Ok(db
-        .conn
-        .prepare_cached("SELECT password_hash FROM members WHERE id = ?1")?
-        .query_row([member_id], |row| row.get(0))
-        .optional()?
+        .query_opt("SELECT password_hash FROM members WHERE id = ?1", params![member_id], |row| {
+            row.get(0)
+        })?
         .flatten())
 }

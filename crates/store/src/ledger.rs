@@ -3,15 +3,14 @@
 //! A transaction is visible to a member when its account is: a private account and everything
 //! on it exist only for its owner. Rules about what may be written live in `app`.
 
+use crate::{
+    Db, Dialect, Result, StoreError,
+    db::{Cache, Flow, Row, SqlValue, as_params, params},
+    sql::{date, parsed},
+};
 use domain::{
     Currency, Date,
     entities::{AccountKind, Visibility},
-};
-use rusqlite::{OptionalExtension, params, params_from_iter, types::Value as SqlValue};
-
-use crate::{
-    Db, Result, StoreError,
-    sql::{date, parsed},
 };
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,8 +37,8 @@ const ACCOUNT_SELECT: &str = "SELECT a.*, m.name AS owner_name,
 const ACCOUNT_VISIBLE: &str =
     "a.household_id = ?1 AND (a.visibility = 'household' OR a.owner_id = ?2)";
 
-fn account_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AccountRow> {
-    let balance = match row.get::<_, Option<i64>>("balance_minor")? {
+fn account_from_row(row: &Row<'_>) -> Result<AccountRow> {
+    let balance = match row.get::<Option<i64>>("balance_minor")? {
         Some(minor) => Some((date(row, "balance_on")?, minor)),
         None => None,
     };
@@ -53,7 +52,7 @@ fn account_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AccountRow> {
         currency: parsed(row, "currency", |code| Currency::parse(code).ok())?,
         visibility: parsed(row, "visibility", Visibility::parse)?,
         archived: row.get("archived")?,
-        transaction_count: row.get::<_, i64>("transaction_count")? as u64,
+        transaction_count: row.get::<i64>("transaction_count")? as u64,
         balance,
     })
 }
@@ -62,26 +61,19 @@ fn account_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<AccountRow> {
 pub fn list_accounts(db: &Db<'_>, household_id: i64, viewer: i64) -> Result<Vec<AccountRow>> {
     let sql =
         format!("{ACCOUNT_SELECT} WHERE {ACCOUNT_VISIBLE} ORDER BY a.name COLLATE NOCASE, a.id");
-    let rows = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(params![household_id, viewer], account_from_row)?
-        .collect::<Result<_, _>>()?;
+    let rows = db.query_map(&sql, params![household_id, viewer], account_from_row)?;
     Ok(rows)
 }
 
 pub fn get_account(db: &Db<'_>, household_id: i64, viewer: i64, id: i64) -> Result<AccountRow> {
     let sql = format!("{ACCOUNT_SELECT} WHERE {ACCOUNT_VISIBLE} AND a.id = ?3");
-    Ok(db
-        .conn
-        .prepare_cached(&sql)?
-        .query_row(params![household_id, viewer, id], account_from_row)?)
+    db.query_row(&sql, params![household_id, viewer, id], account_from_row)
 }
 
 pub fn insert_account(db: &Db<'_>, row: &AccountRow, now: &str) -> Result<i64> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO accounts (household_id, owner_id, name, kind, currency, visibility, archived, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
         params![
             row.household_id,
             row.owner_id,
@@ -92,12 +84,13 @@ pub fn insert_account(db: &Db<'_>, row: &AccountRow, now: &str) -> Result<i64> {
             row.archived,
             now
         ],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 pub fn update_account(db: &Db<'_>, row: &AccountRow) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE accounts SET name = ?3, kind = ?4, visibility = ?5, archived = ?6
          WHERE household_id = ?1 AND id = ?2",
         params![
@@ -116,7 +109,7 @@ pub fn update_account(db: &Db<'_>, row: &AccountRow) -> Result<()> {
 }
 
 pub fn delete_account(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM accounts WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )?;
@@ -125,7 +118,7 @@ pub fn delete_account(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
 
 /// Records what the account held at the end of `on`, replacing a balance of the same day.
 pub fn set_balance(db: &Db<'_>, account_id: i64, on: Date, minor: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO account_balances (account_id, on_date, amount_minor) VALUES (?1, ?2, ?3)
          ON CONFLICT (account_id, on_date) DO UPDATE SET amount_minor = excluded.amount_minor",
         params![account_id, on.to_string(), minor],
@@ -135,12 +128,11 @@ pub fn set_balance(db: &Db<'_>, account_id: i64, on: Date, minor: i64) -> Result
 
 /// An account's recorded balances, oldest first.
 pub fn balances(db: &Db<'_>, account_id: i64) -> Result<Vec<(Date, i64)>> {
-    let mut stmt = db.conn.prepare_cached(
+    let rows = db.query_map(
         "SELECT on_date, amount_minor FROM account_balances WHERE account_id = ?1 ORDER BY on_date",
+        params![account_id],
+        |row| Ok((date(row, 0)?, row.get(1)?)),
     )?;
-    let rows = stmt
-        .query_map([account_id], |row| Ok((date(row, 0)?, row.get(1)?)))?
-        .collect::<Result<_, _>>()?;
     Ok(rows)
 }
 
@@ -159,44 +151,35 @@ const LABEL_SELECT: &str = "SELECT l.*, (SELECT count(*) FROM transaction_labels
     WHERE tl.label_id = l.id AND (a.visibility = 'household' OR a.owner_id = ?2)) AS transaction_count
     FROM labels l";
 
-fn label_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<LabelRow> {
+fn label_from_row(row: &Row<'_>) -> Result<LabelRow> {
     Ok(LabelRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
         name: row.get("name")?,
         colour: row.get("colour")?,
-        transaction_count: row.get::<_, i64>("transaction_count")? as u64,
+        transaction_count: row.get::<i64>("transaction_count")? as u64,
     })
 }
 
 pub fn list_labels(db: &Db<'_>, household_id: i64, viewer: i64) -> Result<Vec<LabelRow>> {
     let sql =
         format!("{LABEL_SELECT} WHERE l.household_id = ?1 ORDER BY l.name COLLATE NOCASE, l.id");
-    let rows = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(params![household_id, viewer], label_from_row)?
-        .collect::<Result<_, _>>()?;
+    let rows = db.query_map(&sql, params![household_id, viewer], label_from_row)?;
     Ok(rows)
 }
 
 pub fn get_label(db: &Db<'_>, household_id: i64, viewer: i64, id: i64) -> Result<LabelRow> {
     let sql = format!("{LABEL_SELECT} WHERE l.household_id = ?1 AND l.id = ?3");
-    Ok(db
-        .conn
-        .prepare_cached(&sql)?
-        .query_row(params![household_id, viewer, id], label_from_row)?)
+    db.query_row(&sql, params![household_id, viewer, id], label_from_row)
 }
 
 /// The id of the label with this name, ignoring case.
 pub fn find_label(db: &Db<'_>, household_id: i64, name: &str) -> Result<Option<i64>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT id FROM labels WHERE household_id = ?1 AND name = ?2 COLLATE NOCASE",
-        )?
-        .query_row(params![household_id, name], |r| r.get(0))
-        .optional()?)
+    db.query_opt(
+        "SELECT id FROM labels WHERE household_id = ?1 AND nocase(name) = nocase(?2)",
+        params![household_id, name],
+        |r| r.get(0),
+    )
 }
 
 pub fn insert_label(
@@ -206,15 +189,16 @@ pub fn insert_label(
     colour: &str,
     now: &str,
 ) -> Result<i64> {
-    db.conn.execute(
-        "INSERT INTO labels (household_id, name, colour, created_at) VALUES (?1, ?2, ?3, ?4)",
+    let id: i64 = db.query_row(
+        "INSERT INTO labels (household_id, name, colour, created_at) VALUES (?1, ?2, ?3, ?4) RETURNING id",
         params![household_id, name, colour, now],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 pub fn update_label(db: &Db<'_>, row: &LabelRow) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE labels SET name = ?3, colour = ?4 WHERE household_id = ?1 AND id = ?2",
         params![row.household_id, row.id, row.name, row.colour],
     )?;
@@ -225,7 +209,7 @@ pub fn update_label(db: &Db<'_>, row: &LabelRow) -> Result<()> {
 }
 
 pub fn delete_label(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM labels WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )?;
@@ -234,10 +218,11 @@ pub fn delete_label(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
 
 /// Ids of every transaction (visible or not: the label is the household's) carrying a label.
 pub fn transactions_with_label(db: &Db<'_>, label_id: i64) -> Result<Vec<i64>> {
-    let mut stmt = db.conn.prepare_cached(
+    let ids = db.query_map(
         "SELECT transaction_id FROM transaction_labels WHERE label_id = ?1 ORDER BY transaction_id",
+        params![label_id],
+        |r| r.get(0),
     )?;
-    let ids = stmt.query_map([label_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
     Ok(ids)
 }
 
@@ -319,7 +304,7 @@ const TRANSACTION_VISIBLE: &str =
     "t.household_id = ?1 AND t.account_id IN (SELECT v.id FROM accounts v
     WHERE v.household_id = ?1 AND (v.visibility = 'household' OR v.owner_id = ?2))";
 
-fn transaction_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<TransactionRow> {
+fn transaction_from_row(row: &Row<'_>) -> Result<TransactionRow> {
     Ok(TransactionRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
@@ -347,36 +332,36 @@ fn attach_labels(db: &Db<'_>, rows: &mut [TransactionRow]) -> Result<()> {
     if rows.is_empty() {
         return Ok(());
     }
-    let placeholders = vec!["?"; rows.len()].join(", ");
+    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
     let sql = format!(
         "SELECT tl.transaction_id, l.id, l.name FROM transaction_labels tl JOIN labels l ON l.id = tl.label_id
-         WHERE tl.transaction_id IN ({placeholders}) ORDER BY l.name COLLATE NOCASE, l.id"
+         WHERE tl.transaction_id {} ORDER BY l.name COLLATE NOCASE, l.id",
+        db.in_ids(1)
     );
-    let mut stmt = db.conn.prepare(&sql)?;
-    let mut found = stmt.query(params_from_iter(rows.iter().map(|r| r.id)))?;
-    while let Some(row) = found.next()? {
+    db.each(Cache::Keep, &sql, params![ids], &mut |row| {
         let transaction: i64 = row.get(0)?;
         if let Some(target) = rows.iter_mut().find(|r| r.id == transaction) {
             target.labels.push((row.get(1)?, row.get(2)?));
         }
-    }
+        Ok(Flow::Continue)
+    })?;
     let sql = format!(
         "SELECT s.transaction_id, s.amount_minor, s.category_id, c.name, s.note
          FROM transaction_splits s LEFT JOIN categories c ON c.id = s.category_id
-         WHERE s.transaction_id IN ({placeholders}) ORDER BY s.id"
+         WHERE s.transaction_id {} ORDER BY s.id",
+        db.in_ids(1)
     );
-    let mut stmt = db.conn.prepare(&sql)?;
-    let mut found = stmt.query(params_from_iter(rows.iter().map(|r| r.id)))?;
-    while let Some(row) = found.next()? {
+    db.each(Cache::Keep, &sql, params![ids], &mut |row| {
         let transaction: i64 = row.get(0)?;
         if let Some(target) = rows.iter_mut().find(|r| r.id == transaction) {
-            let category = match row.get::<_, Option<i64>>(2)? {
-                Some(id) => Some((id, row.get::<_, Option<String>>(3)?.unwrap_or_default())),
+            let category = match row.get::<Option<i64>>(2)? {
+                Some(id) => Some((id, row.get::<Option<String>>(3)?.unwrap_or_default())),
                 None => None,
             };
             target.splits.push(SplitRow { amount_minor: row.get(1)?, category, note: row.get(4)? });
         }
-    }
+        Ok(Flow::Continue)
+    })?;
     Ok(())
 }
 
@@ -389,10 +374,7 @@ pub fn get_transaction(
     let sql = format!(
         "{TRANSACTION_COLUMNS} FROM transactions t{TRANSACTION_JOINS} WHERE {TRANSACTION_VISIBLE} AND t.id = ?3"
     );
-    let row = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_row(params![household_id, viewer, id], transaction_from_row)?;
+    let row = db.query_row(&sql, params![household_id, viewer, id], transaction_from_row)?;
     let mut rows = [row];
     attach_labels(db, &mut rows)?;
     let [row] = rows;
@@ -421,11 +403,13 @@ pub struct TransactionFilter {
     pub import_id: Option<i64>,
 }
 
-/// The text index's query for `text`: one phrase, so every character in it is searched for as
-/// written. `None` for text shorter than a trigram, which the index cannot narrow.
-fn text_phrase(text: &str) -> Option<String> {
+/// SQLite's text index's query for a search's text: one phrase, so every character in it is
+/// searched for as written. `None` for text shorter than a trigram, which the index cannot
+/// narrow, and on PostgreSQL, whose planner picks its trigram index by itself.
+fn text_phrase(db: &Db<'_>, filter: &TransactionFilter) -> Option<String> {
+    let text = filter.text.as_deref()?;
     // The index's query stops at a NUL; LIKE alone reads such a text.
-    (text.chars().count() >= 3 && !text.contains('\0'))
+    (db.dialect() == Dialect::Sqlite && text.chars().count() >= 3 && !text.contains('\0'))
         .then(|| format!("\"{}\"", text.replace('"', "\"\"")))
 }
 
@@ -440,16 +424,14 @@ const FEW_TEXT_MATCHES: i64 = 1000;
 /// fewer than [`FEW_TEXT_MATCHES`]: a page or a count then reads those rows alone, and the
 /// index is asked once. `None` when there are more, or no text the index can look up.
 fn few_text_matches(db: &Db<'_>, filter: &TransactionFilter) -> Result<Option<String>> {
-    let Some(phrase) = filter.text.as_deref().and_then(text_phrase) else {
+    let Some(phrase) = text_phrase(db, filter) else {
         return Ok(None);
     };
-    let ids: Vec<i64> = db
-        .conn
-        .prepare_cached(
-            "SELECT rowid FROM transaction_text WHERE transaction_text MATCH ?1 LIMIT ?2",
-        )?
-        .query_map(params![phrase, FEW_TEXT_MATCHES], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
+    let ids: Vec<i64> = db.query_map(
+        "SELECT rowid FROM transaction_text WHERE transaction_text MATCH ?1 LIMIT ?2",
+        params![phrase, FEW_TEXT_MATCHES],
+        |row| row.get(0),
+    )?;
     if ids.len() as i64 >= FEW_TEXT_MATCHES {
         return Ok(None);
     }
@@ -468,6 +450,27 @@ fn like_pattern(text: &str) -> String {
     }
     pattern.push('%');
     pattern
+}
+
+/// `column` holds the text bound at `#`, as SQLite's LIKE decides: ASCII letters in either
+/// case match, other letters only as written. PostgreSQL's LIKE tells case apart, so there both
+/// sides are folded as `nocase` folds (the pattern by [`like_value`]).
+fn contains_clause(dialect: Dialect, column: &str) -> String {
+    match dialect {
+        Dialect::Sqlite => format!("{column} LIKE # ESCAPE '\\'"),
+        Dialect::Postgres => format!("nocase({column}) LIKE # ESCAPE '\\'"),
+    }
+}
+
+/// The pattern [`contains_clause`] binds for `text`; `None` when nothing can hold it
+/// (PostgreSQL stores no NUL, so no text there contains one).
+fn like_value(dialect: Dialect, text: &str) -> Option<SqlValue> {
+    match dialect {
+        Dialect::Sqlite => Some(like_pattern(text).into()),
+        Dialect::Postgres => {
+            (!text.contains('\0')).then(|| like_pattern(text).to_ascii_lowercase().into())
+        }
+    }
 }
 
 /// Where a page of a search starts: after this transaction in the search's order (date, then
@@ -491,10 +494,11 @@ impl After {
 /// account's): amounts in different currencies compare with one bound. Only the currencies
 /// not in hundredths are named, usually none, because the expression runs once per row.
 fn per_milli(db: &Db<'_>, household_id: i64) -> Result<String> {
-    let mut stmt =
-        db.conn.prepare_cached("SELECT DISTINCT currency FROM accounts WHERE household_id = ?1")?;
-    let codes: Vec<String> =
-        stmt.query_map([household_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let codes: Vec<String> = db.query_map(
+        "SELECT DISTINCT currency FROM accounts WHERE household_id = ?1",
+        params![household_id],
+        |r| r.get(0),
+    )?;
     let mut sql = String::from("(CASE t.currency");
     for currency in codes.iter().filter_map(|code| Currency::parse(code).ok()) {
         if currency.exponent() != 2 {
@@ -530,7 +534,7 @@ fn transaction_where(
         bind(&mut sql, " AND t.account_id = #", account.into());
     }
     if let Some(after) = after {
-        bind(&mut sql, " AND (t.on_date, t.id) < (#", after.on_date.to_string().into());
+        bind(&mut sql, " AND (t.on_date, t.id) < (#", after.on_date.into());
         bind(&mut sql, ", #)", after.id.into());
     }
     // The category is in the date index; split parts, few, are a set read once.
@@ -554,10 +558,10 @@ fn transaction_where(
         ));
     }
     if let Some(from) = filter.from {
-        bind(&mut sql, " AND t.on_date >= #", from.to_string().into());
+        bind(&mut sql, " AND t.on_date >= #", from.into());
     }
     if let Some(to) = filter.to {
-        bind(&mut sql, " AND t.on_date <= #", to.to_string().into());
+        bind(&mut sql, " AND t.on_date <= #", to.into());
     }
     if filter.min_milli.is_some() || filter.max_milli.is_some() {
         let scale = per_milli(db, household_id)?;
@@ -568,23 +572,34 @@ fn transaction_where(
             bind(&mut sql, &format!(" AND t.amount_minor * {scale} <= #"), max.into());
         }
     }
+    let dialect = db.dialect();
+    let contains = |columns: &[&str]| {
+        let each: Vec<String> =
+            columns.iter().map(|column| contains_clause(dialect, column)).collect();
+        format!(" AND ({})", each.join(" OR "))
+    };
     if let Some(text) = &filter.text {
-        bind(
-            &mut sql,
-            " AND (t.payee LIKE # ESCAPE '\\' OR t.description LIKE # ESCAPE '\\' OR t.notes LIKE # ESCAPE '\\')",
-            like_pattern(text).into(),
-        );
+        match like_value(dialect, text) {
+            Some(pattern) => {
+                bind(&mut sql, &contains(&["t.payee", "t.description", "t.notes"]), pattern)
+            }
+            None => sql.push_str(" AND FALSE"),
+        }
         // The index finds every row LIKE does and some more (it folds case beyond ASCII), so
         // LIKE above still decides.
-        if let Some(phrase) = text_phrase(text).filter(|_| from_text_index) {
+        if let Some(phrase) = text_phrase(db, filter).filter(|_| from_text_index) {
             bind(&mut sql, " AND f.transaction_text MATCH #", phrase.into());
         }
     }
-    if let Some(text) = &filter.payee_contains {
-        bind(&mut sql, " AND t.payee LIKE # ESCAPE '\\'", like_pattern(text).into());
-    }
-    if let Some(text) = &filter.description_contains {
-        bind(&mut sql, " AND t.description LIKE # ESCAPE '\\'", like_pattern(text).into());
+    for (column, text) in
+        [("t.payee", &filter.payee_contains), ("t.description", &filter.description_contains)]
+    {
+        if let Some(text) = text {
+            match like_value(dialect, text) {
+                Some(pattern) => bind(&mut sql, &contains(&[column]), pattern),
+                None => sql.push_str(" AND FALSE"),
+            }
+        }
     }
     if let Some(import) = filter.import_id {
         bind(&mut sql, " AND t.import_id = #", import.into());
@@ -608,23 +623,23 @@ pub fn apply_to_matching(
     if let Some(category) = category_id {
         let mut values = values.clone();
         values.push(category.into());
-        db.conn.execute(
+        db.execute(
             &format!(
                 "UPDATE transactions SET category_id = ?{} WHERE id IN ({matching})",
                 values.len()
             ),
-            params_from_iter(values),
+            &as_params(&values),
         )?;
     }
     for label in label_ids {
         let mut values = values.clone();
         values.push((*label).into());
         let sql = format!(
-            "INSERT OR IGNORE INTO transaction_labels (transaction_id, label_id)
-             SELECT m.id, ?{} FROM ({matching}) m",
+            "INSERT INTO transaction_labels (transaction_id, label_id)
+             SELECT m.id, ?{} FROM ({matching}) m WHERE true ON CONFLICT DO NOTHING",
             values.len()
         );
-        db.conn.execute(&sql, params_from_iter(values))?;
+        db.execute(&sql, &as_params(&values))?;
     }
     Ok(())
 }
@@ -652,11 +667,8 @@ pub fn search_transactions(
         "{TRANSACTION_COLUMNS}{from}{TRANSACTION_JOINS}{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT ?{}",
         values.len()
     );
-    let mut rows: Vec<TransactionRow> = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(values), transaction_from_row)?
-        .collect::<Result<_, _>>()?;
+    let mut rows: Vec<TransactionRow> =
+        db.query_map(&sql, &as_params(&values), transaction_from_row)?;
     attach_labels(db, &mut rows)?;
     Ok(rows)
 }
@@ -679,13 +691,9 @@ pub fn position_at(
         "SELECT t.on_date, t.id FROM transactions t{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT 1 OFFSET ?{}",
         values.len()
     );
-    let found = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_row(params_from_iter(values), |row| {
-            Ok(After { on_date: date(row, "on_date")?, id: row.get("id")? })
-        })
-        .optional()?;
+    let found = db.query_opt(&sql, &as_params(&values), |row| {
+        Ok(After { on_date: date(row, "on_date")?, id: row.get("id")? })
+    })?;
     // Past the end: a position before every transaction, so the page is empty.
     Ok(Some(found.unwrap_or(After { on_date: Date::MIN, id: 0 })))
 }
@@ -705,9 +713,8 @@ pub fn count_transactions(
     // otherwise read from the index, the last added first, usually the newest, so a count
     // from a recent day stops soonest). Each reads those rows alone rather than every date.
     let few = if filter.label_ids.is_empty() { few_text_matches(db, filter)? } else { None };
-    let from_text_index = few.is_none()
-        && filter.label_ids.is_empty()
-        && filter.text.as_deref().and_then(text_phrase).is_some();
+    let from_text_index =
+        few.is_none() && filter.label_ids.is_empty() && text_phrase(db, filter).is_some();
     let (clause, mut values) =
         transaction_where(db, household_id, viewer, filter, after, from_text_index)?;
     let listed = few.map(|ids| {
@@ -731,16 +738,15 @@ pub fn count_transactions(
         )
     };
     let sql = format!("SELECT count(*) FROM ({from}{clause}{order} LIMIT ?{})", values.len());
-    let count: i64 =
-        db.conn.prepare_cached(&sql)?.query_row(params_from_iter(values), |row| row.get(0))?;
+    let count: i64 = db.query_row(&sql, &as_params(&values), |row| row.get(0))?;
     Ok(count as u64)
 }
 
 pub fn insert_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Result<i64> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO transactions (household_id, account_id, on_date, amount_minor, currency, payee,
            description, notes, category_id, transfer_id, charge_id, source, import_key, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14) RETURNING id",
         params![
             row.household_id,
             row.account_id,
@@ -757,12 +763,13 @@ pub fn insert_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Resul
             row.import_key,
             now
         ],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 pub fn update_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE transactions SET account_id = ?3, on_date = ?4, amount_minor = ?5, currency = ?6,
            payee = ?7, description = ?8, notes = ?9, category_id = ?10, transfer_id = ?11,
            charge_id = ?12, updated_at = ?13
@@ -791,20 +798,22 @@ pub fn update_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Resul
 
 /// Sets exactly these labels on a transaction.
 pub fn set_transaction_labels(db: &Db<'_>, transaction_id: i64, label_ids: &[i64]) -> Result<()> {
-    db.conn
-        .execute("DELETE FROM transaction_labels WHERE transaction_id = ?1", [transaction_id])?;
-    let mut stmt = db.conn.prepare_cached(
-        "INSERT OR IGNORE INTO transaction_labels (transaction_id, label_id) VALUES (?1, ?2)",
+    db.execute(
+        "DELETE FROM transaction_labels WHERE transaction_id = ?1",
+        params![transaction_id],
     )?;
     for label in label_ids {
-        stmt.execute(params![transaction_id, label])?;
+        db.execute(
+            "INSERT INTO transaction_labels (transaction_id, label_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            params![transaction_id, label],
+        )?;
     }
     Ok(())
 }
 
 /// Matches a transaction to the subscription charge it paid (None: to none).
 pub fn set_charge(db: &Db<'_>, transaction_id: i64, charge_id: Option<i64>) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE transactions SET charge_id = ?2 WHERE id = ?1",
         params![transaction_id, charge_id],
     )?;
@@ -813,28 +822,30 @@ pub fn set_charge(db: &Db<'_>, transaction_id: i64, charge_id: Option<i64>) -> R
 
 /// The transaction matched to a charge, if any.
 pub fn transaction_for_charge(db: &Db<'_>, charge_id: i64) -> Result<Option<i64>> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT id FROM transactions WHERE charge_id = ?1 LIMIT 1")?
-        .query_row([charge_id], |r| r.get(0))
-        .optional()?)
+    db.query_opt(
+        "SELECT id FROM transactions WHERE charge_id = ?1 LIMIT 1",
+        params![charge_id],
+        |r| r.get(0),
+    )
 }
 
 /// Replaces a transaction's parts (none: it is whole again).
 pub fn set_splits(db: &Db<'_>, transaction_id: i64, parts: &[SplitRow]) -> Result<()> {
-    db.conn
-        .execute("DELETE FROM transaction_splits WHERE transaction_id = ?1", [transaction_id])?;
-    let mut stmt = db.conn.prepare_cached(
-        "INSERT INTO transaction_splits (transaction_id, amount_minor, category_id, note)
-         VALUES (?1, ?2, ?3, ?4)",
+    db.execute(
+        "DELETE FROM transaction_splits WHERE transaction_id = ?1",
+        params![transaction_id],
     )?;
     for part in parts {
-        stmt.execute(params![
-            transaction_id,
-            part.amount_minor,
-            part.category.as_ref().map(|(id, _)| id),
-            part.note
-        ])?;
+        db.execute(
+            "INSERT INTO transaction_splits (transaction_id, amount_minor, category_id, note)
+         VALUES (?1, ?2, ?3, ?4)",
+            params![
+                transaction_id,
+                part.amount_minor,
+                part.category.as_ref().map(|(id, _)| id),
+                part.note
+            ],
+        )?;
     }
     Ok(())
 }
@@ -842,29 +853,23 @@ pub fn set_splits(db: &Db<'_>, transaction_id: i64, parts: &[SplitRow]) -> Resul
 /// Pairs two transactions as the two sides of one transfer, or (`other` None) unpairs `id`
 /// and whatever it was paired with.
 pub fn set_transfer(db: &Db<'_>, id: i64, other: Option<i64>) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE transactions SET transfer_id = NULL WHERE id = ?1 OR transfer_id = ?1",
-        [id],
+        params![id],
     )?;
     if let Some(other) = other {
-        db.conn.execute(
+        db.execute(
             "UPDATE transactions SET transfer_id = NULL WHERE id = ?1 OR transfer_id = ?1",
-            [other],
+            params![other],
         )?;
-        db.conn.execute(
-            "UPDATE transactions SET transfer_id = ?2 WHERE id = ?1",
-            params![id, other],
-        )?;
-        db.conn.execute(
-            "UPDATE transactions SET transfer_id = ?2 WHERE id = ?1",
-            params![other, id],
-        )?;
+        db.execute("UPDATE transactions SET transfer_id = ?2 WHERE id = ?1", params![id, other])?;
+        db.execute("UPDATE transactions SET transfer_id = ?2 WHERE id = ?1", params![other, id])?;
     }
     Ok(())
 }
 
 pub fn delete_transaction(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM transactions WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )?;
@@ -878,11 +883,11 @@ pub fn move_to_category(
     from: i64,
     to: Option<i64>,
 ) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE transactions SET category_id = ?3 WHERE id = ?1 AND category_id = ?2",
         params![transaction_id, from, to],
     )?;
-    db.conn.execute(
+    db.execute(
         "UPDATE transaction_splits SET category_id = ?3 WHERE transaction_id = ?1 AND category_id = ?2",
         params![transaction_id, from, to],
     )?;
@@ -891,11 +896,12 @@ pub fn move_to_category(
 
 /// Ids of every transaction (visible or not) in a category, directly or through a split.
 pub fn transactions_in_category(db: &Db<'_>, category_id: i64) -> Result<Vec<i64>> {
-    let mut stmt = db.conn.prepare_cached(
+    let ids = db.query_map(
         "SELECT id FROM transactions WHERE category_id = ?1
          UNION SELECT transaction_id FROM transaction_splits WHERE category_id = ?1 ORDER BY 1",
+        params![category_id],
+        |r| r.get(0),
     )?;
-    let ids = stmt.query_map([category_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
     Ok(ids)
 }
 
@@ -905,19 +911,16 @@ pub fn accounts_of(
     household_id: i64,
     owner_id: i64,
 ) -> Result<Vec<(i64, Visibility)>> {
-    let mut stmt = db.conn.prepare_cached(
+    let rows = db.query_map(
         "SELECT id, visibility FROM accounts WHERE household_id = ?1 AND owner_id = ?2 ORDER BY id",
+        params![household_id, owner_id],
+        |row| Ok((row.get(0)?, parsed(row, 1, Visibility::parse)?)),
     )?;
-    let rows = stmt
-        .query_map(params![household_id, owner_id], |row| {
-            Ok((row.get(0)?, parsed(row, 1, Visibility::parse)?))
-        })?
-        .collect::<Result<_, _>>()?;
     Ok(rows)
 }
 
 pub fn set_account_owner(db: &Db<'_>, household_id: i64, id: i64, owner_id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE accounts SET owner_id = ?3 WHERE household_id = ?1 AND id = ?2",
         params![household_id, id, owner_id],
     )?;
@@ -942,12 +945,13 @@ pub fn import_transactions(
     rows: &[ImportedRow<'_>],
     now: &str,
 ) -> Result<(Option<i64>, u64)> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO imports (household_id, account_id, member_id, transaction_count, created_at)
-         VALUES (?1, ?2, ?3, 0, ?4)",
+         VALUES (?1, ?2, ?3, 0, ?4) RETURNING id",
         params![account.household_id, account.id, member_id, now],
+        |row| row.get(0),
     )?;
-    let import_id = db.conn.last_insert_rowid();
+    let import_id = id;
     // One statement for all the rows, in their order: the text index's triggers flush its
     // pending writes once a statement, and a statement a row cost seconds over 100,000.
     let rows: Vec<(String, i64, &str, &str, &str)> = rows
@@ -958,13 +962,22 @@ pub fn import_transactions(
         .collect();
     let rows_json =
         serde_json::to_string(&rows).map_err(|err| StoreError::Corrupt(err.to_string()))?;
-    // OR IGNORE skips a row whose import key the account has: the unique index decides.
-    let added = db.conn.execute(
-        "INSERT OR IGNORE INTO transactions (household_id, account_id, on_date, amount_minor, currency,
+    // A row whose import key the account has is skipped: the unique index decides.
+    let insert = db.pick(
+        "INSERT INTO transactions (household_id, account_id, on_date, amount_minor, currency,
            payee, description, source, import_key, import_id, created_at, updated_at)
          SELECT ?1, ?2, r.value ->> 0, r.value ->> 1, ?3, r.value ->> 2, r.value ->> 3, 'import',
            r.value ->> 4, ?4, ?5, ?5
-         FROM json_each(?6) r ORDER BY r.key",
+         FROM json_each(?6) r WHERE true ORDER BY r.key ON CONFLICT DO NOTHING",
+        "INSERT INTO transactions (household_id, account_id, on_date, amount_minor, currency,
+           payee, description, source, import_key, import_id, created_at, updated_at)
+         SELECT ?1, ?2, (r.value ->> 0)::date, (r.value ->> 1)::bigint, ?3, r.value ->> 2,
+           r.value ->> 3, 'import', r.value ->> 4, ?4, ?5, ?5
+         FROM jsonb_array_elements(?6::jsonb) WITH ORDINALITY r (value, n) ORDER BY r.n
+         ON CONFLICT DO NOTHING",
+    );
+    let added = db.execute(
+        insert,
         params![
             account.household_id,
             account.id,
@@ -975,10 +988,10 @@ pub fn import_transactions(
         ],
     )? as u64;
     if added == 0 {
-        db.conn.execute("DELETE FROM imports WHERE id = ?1", [import_id])?;
+        db.execute("DELETE FROM imports WHERE id = ?1", params![import_id])?;
         return Ok((None, 0));
     }
-    db.conn.execute(
+    db.execute(
         "UPDATE imports SET transaction_count = ?2 WHERE id = ?1",
         params![import_id, added as i64],
     )?;

@@ -3,8 +3,8 @@
 //! household's accounts are left out of spending and cashflow; converting currencies and
 //! grouping days into periods happen in `app`.
 
+use crate::db::{SqlValue, as_params, params};
 use domain::{Currency, Date, entities::AccountKind};
-use rusqlite::{params, params_from_iter, types::Value as SqlValue};
 
 use crate::{
     Db, Result,
@@ -65,24 +65,22 @@ pub fn category_totals(
          WHERE p.amount < 0 OR p.category_id IS NOT NULL
          GROUP BY p.category_id, p.currency"
     );
-    let mut stmt = db.conn.prepare_cached(&sql)?;
-    let rows = stmt
-        .query_map(
-            params_from_iter(range_values(household_id, viewer, from, to, account)),
-            |row| {
-                let category = match row.get::<_, Option<i64>>(0)? {
-                    Some(id) => Some((id, row.get::<_, Option<String>>(1)?.unwrap_or_default())),
-                    None => None,
-                };
-                Ok(CategoryTotal {
-                    category,
-                    currency: parsed(row, 2, |code| Currency::parse(code).ok())?,
-                    sum: row.get(3)?,
-                    transactions: row.get::<_, i64>(4)? as u64,
-                })
-            },
-        )?
-        .collect::<rusqlite::Result<_>>()?;
+    let rows = db.query_map(
+        &sql,
+        &as_params(&range_values(household_id, viewer, from, to, account)),
+        |row| {
+            let category = match row.get::<Option<i64>>(0)? {
+                Some(id) => Some((id, row.get::<Option<String>>(1)?.unwrap_or_default())),
+                None => None,
+            };
+            Ok(CategoryTotal {
+                category,
+                currency: parsed(row, 2, |code| Currency::parse(code).ok())?,
+                sum: row.get(3)?,
+                transactions: row.get::<i64>(4)? as u64,
+            })
+        },
+    )?;
     Ok(rows)
 }
 
@@ -101,17 +99,18 @@ pub fn daily_flows(
          FROM transactions t WHERE {IN_RANGE}
          GROUP BY t.on_date, t.currency ORDER BY t.on_date"
     );
-    let mut stmt = db.conn.prepare_cached(&sql)?;
-    let rows = stmt
-        .query_map(params_from_iter(range_values(household_id, viewer, from, to, None)), |row| {
+    let rows = db.query_map(
+        &sql,
+        &as_params(&range_values(household_id, viewer, from, to, None)),
+        |row| {
             Ok((
                 date(row, 0)?,
                 parsed(row, 1, |code| Currency::parse(code).ok())?,
                 row.get(2)?,
                 row.get(3)?,
             ))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
+        },
+    )?;
     Ok(rows)
 }
 
@@ -134,13 +133,12 @@ pub fn account_histories(
     household_id: i64,
     viewer: i64,
 ) -> Result<Vec<AccountHistory>> {
-    let mut stmt = db.conn.prepare_cached(
+    let mut accounts: Vec<AccountHistory> = db.query_map(
         "SELECT id, name, kind, currency FROM accounts
          WHERE household_id = ?1 AND (visibility = 'household' OR owner_id = ?2)
          ORDER BY name COLLATE NOCASE, id",
-    )?;
-    let mut accounts: Vec<AccountHistory> = stmt
-        .query_map(params![household_id, viewer], |row| {
+        params![household_id, viewer],
+        |row| {
             Ok(AccountHistory {
                 id: row.get(0)?,
                 name: row.get(1)?,
@@ -149,22 +147,20 @@ pub fn account_histories(
                 balances: Vec::new(),
                 daily: Vec::new(),
             })
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    let mut balances = db.conn.prepare_cached(
-        "SELECT on_date, amount_minor FROM account_balances WHERE account_id = ?1 ORDER BY on_date",
-    )?;
-    let mut daily = db.conn.prepare_cached(
-        "SELECT on_date, sum(amount_minor) FROM transactions WHERE account_id = ?1
-         GROUP BY on_date ORDER BY on_date",
+        },
     )?;
     for account in &mut accounts {
-        account.balances = balances
-            .query_map([account.id], |row| Ok((date(row, 0)?, row.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
-        account.daily = daily
-            .query_map([account.id], |row| Ok((date(row, 0)?, row.get(1)?)))?
-            .collect::<rusqlite::Result<_>>()?;
+        account.balances = db.query_map(
+            "SELECT on_date, amount_minor FROM account_balances WHERE account_id = ?1 ORDER BY on_date",
+            params![account.id],
+            |row| Ok((date(row, 0)?, row.get(1)?)),
+        )?;
+        account.daily = db.query_map(
+            "SELECT on_date, sum(amount_minor) FROM transactions WHERE account_id = ?1
+         GROUP BY on_date ORDER BY on_date",
+            params![account.id],
+            |row| Ok((date(row, 0)?, row.get(1)?)),
+        )?;
     }
     Ok(accounts)
 }

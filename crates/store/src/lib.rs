@@ -1,13 +1,20 @@
-//! SQLite storage: the only crate that knows SQL.
+//! Storage on embedded SQLite or on PostgreSQL: the only crate that knows SQL.
 //!
-//! [`Store`] owns one writer connection and a few read-only readers on one database file in
-//! WAL mode. Callers run closures over a [`Db`] inside a transaction: [`Store::read`] on a
-//! read-only connection, [`Store::write`] on the writer, committed or rolled back as the caller
-//! decides (that is how dry runs work). The modules hold the queries per aggregate and map rows
-//! to plain structs; business rules live in `app`, not here.
+//! [`Store`] is one database: a SQLite file (one writer, a few read-only readers, WAL mode) or
+//! a PostgreSQL database (a pool of connections). Callers run closures over a [`Db`] inside a
+//! transaction: [`Store::read`] over one snapshot, [`Store::write`] one writer at a time,
+//! committed or rolled back as the caller decides (that is how dry runs work). The modules hold
+//! the queries per aggregate and map rows to plain structs; business rules live in `app`, not
+//! here.
+//!
+//! Layers, lowest first: `sql` (value helpers), `db` (the connection and its values),
+//! `sqlite` and `postgres` (the two engines), `migrations`, then the modules per aggregate.
 
+mod db;
 mod migrations;
+mod postgres;
 mod sql;
+mod sqlite;
 
 pub mod access;
 pub mod assistant;
@@ -25,16 +32,11 @@ pub mod rules;
 pub mod snapshot;
 pub mod subscriptions;
 
-use std::{
-    fs::{File, OpenOptions},
-    path::{Path, PathBuf},
-    sync::Mutex,
-    time::Duration,
-};
+use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags, TransactionBehavior};
-
+pub use db::{Db, Dialect};
 pub use migrations::schema_snapshot;
+pub use postgres::DEFAULT_MAX_CONNECTIONS;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -49,6 +51,17 @@ pub enum StoreError {
     Corrupt(String),
     #[error("database error: {0}")]
     Sqlite(#[source] rusqlite::Error),
+    #[error("database error: {0}")]
+    Postgres(#[source] ::postgres::Error),
+    /// The database cannot be reached now; the same request may work in a moment.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The configuration names a database Exhale cannot use.
+    #[error("{0}")]
+    Config(String),
+    /// What this database cannot do, and what to do instead.
+    #[error("{0}")]
+    Unsupported(String),
     #[error(
         "the database was written by a newer Exhale (schema version {found}; this one knows {known}); upgrade Exhale, or restore a backup"
     )]
@@ -85,83 +98,63 @@ impl From<rusqlite::Error> for StoreError {
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
-/// A connection inside a transaction, handed to the closures of [`Store::read`] and
-/// [`Store::write`]. Only this crate can see the connection.
-pub struct Db<'a> {
-    conn: &'a Connection,
+/// Where the database is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    /// An SQLite file, created if missing.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database (`postgres://…`), with at most this many connections.
+    Postgres { url: String, max_connections: usize },
 }
 
-/// The database: one writer and a pool of read-only readers.
+/// One database, on either engine.
 pub struct Store {
-    path: PathBuf,
-    writer: Mutex<Connection>,
-    readers: Mutex<Vec<Connection>>,
-    /// A shared lock on the database's lock file (`<database>.lock`) for as long as the store
-    /// is open, in every process (`serve`, `mcp`, the other commands): [`Store::restore`]
-    /// takes it alone, so it never replaces a database another Exhale has open.
-    in_use: File,
+    engine: Engine,
 }
 
-/// Read connections kept open between reads. Enough for a busy server's concurrent reads
-/// (16 agents at once in the benchmark): a connection closed and reopened loses its prepared
-/// statements, which showed as 4% of an MCP read under that load. Each costs well under 1 MB.
-const MAX_IDLE_READERS: usize = 16;
+enum Engine {
+    Sqlite(sqlite::SqliteStore),
+    Postgres(postgres::PgStore),
+}
 
 impl Store {
-    /// Opens (creating if needed) the database file and applies pending migrations.
+    /// Opens (creating if needed) an SQLite database file and applies pending migrations.
     pub fn open(path: &Path) -> Result<Self> {
-        let lock_path = lock_file(path);
-        let locked = |source| StoreError::Lock { path: lock_path.clone(), source };
-        // A lock needs the file only open, not writable: one another user created (a backup
-        // run as root, say) still locks for the server's own user.
-        let in_use = match File::open(&lock_path) {
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path)
-            }
-            opened => opened,
+        Ok(Self { engine: Engine::Sqlite(sqlite::SqliteStore::open(path)?) })
+    }
+
+    /// Opens the database at `location` and applies pending migrations.
+    pub fn open_at(location: &Location) -> Result<Self> {
+        match location {
+            Location::Sqlite(path) => Self::open(path),
+            Location::Postgres { url, max_connections } => Ok(Self {
+                engine: Engine::Postgres(postgres::PgStore::connect(url, *max_connections)?),
+            }),
         }
-        .map_err(locked)?;
-        // Waits while a restore runs; never while other Exhales only use the database.
-        in_use.lock_shared().map_err(locked)?;
-        let mut writer = Connection::open(path)
-            .map_err(|source| StoreError::Open { path: path.to_owned(), source })?;
-        configure(&writer)?;
-        writer.pragma_update(None, "journal_mode", "WAL")?;
-        // One writer, so its page cache can be larger than a reader's: an import of 100,000
-        // transactions touches every index, and a smaller cache spills them mid-transaction.
-        writer.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
-        migrations::apply(&mut writer)?;
-        Ok(Self {
-            path: path.to_owned(),
-            writer: Mutex::new(writer),
-            readers: Mutex::new(Vec::new()),
-            in_use,
-        })
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
+    pub fn dialect(&self) -> Dialect {
+        match self.engine {
+            Engine::Sqlite(_) => Dialect::Sqlite,
+            Engine::Postgres(_) => Dialect::Postgres,
+        }
     }
 
-    /// Runs `f` in a read transaction on a read-only connection. The outer result is the
-    /// store's own failure; the inner one is `f`'s.
+    /// The database file, for SQLite.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.engine {
+            Engine::Sqlite(store) => Some(store.path()),
+            Engine::Postgres(_) => None,
+        }
+    }
+
+    /// Runs `f` in a read transaction over one snapshot. The outer result is the store's own
+    /// failure; the inner one is `f`'s.
     pub fn read<T, E>(&self, f: impl FnOnce(&Db<'_>) -> Result<T, E>) -> Result<Result<T, E>> {
-        let conn = match self.readers.lock().map_err(|_| StoreError::Busy)?.pop() {
-            Some(conn) => conn,
-            None => self.open_reader()?,
-        };
-        let result = (|| {
-            let tx = conn.unchecked_transaction()?;
-            let value = f(&Db { conn: &tx });
-            tx.rollback()?;
-            Ok(value)
-        })();
-        if let Ok(mut readers) = self.readers.lock()
-            && readers.len() < MAX_IDLE_READERS
-        {
-            readers.push(conn);
+        match &self.engine {
+            Engine::Sqlite(store) => store.read(f),
+            Engine::Postgres(store) => store.read(f),
         }
-        result
     }
 
     /// Runs `f` in a write transaction; commits when `commit` approves its result, rolls back
@@ -171,177 +164,42 @@ impl Store {
         commit: impl FnOnce(&Result<T, E>) -> bool,
         f: impl FnOnce(&Db<'_>) -> Result<T, E>,
     ) -> Result<Result<T, E>> {
-        // A panic in an earlier write dropped (rolled back) its transaction, so the connection
-        // is fine to reuse.
-        let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let value = f(&Db { conn: &tx });
-        if commit(&value) {
-            tx.commit()?;
-        } else {
-            tx.rollback()?;
+        match &self.engine {
+            Engine::Sqlite(store) => store.write(commit, f),
+            Engine::Postgres(store) => store.write(commit, f),
         }
-        Ok(value)
     }
 
     /// Writes a consistent copy of the database to `target`, while the app keeps running.
     pub fn backup(&self, target: &Path) -> Result<()> {
-        let source = self.open_reader()?;
-        let mut destination = Connection::open(target)
-            .map_err(|source| StoreError::Open { path: target.to_owned(), source })?;
-        let backup = rusqlite::backup::Backup::new(&source, &mut destination)?;
-        backup.run_to_completion(256, Duration::from_millis(0), None)?;
-        Ok(())
+        match &self.engine {
+            Engine::Sqlite(store) => store.backup(target),
+            Engine::Postgres(_) => Err(postgres_tool("back up", "pg_dump")),
+        }
     }
 
-    /// SQLite's own checks of the file (`integrity_check`) and of every reference
-    /// (`foreign_key_check`): what they found, empty when the database is sound.
+    /// SQLite's own checks of the file and of every reference: what they found, empty when
+    /// the database is sound.
     pub fn check(&self) -> Result<Vec<String>> {
-        let reader = self.open_reader()?;
-        let mut problems = Vec::new();
-        let mut integrity = reader.prepare("PRAGMA integrity_check")?;
-        for row in integrity.query_map([], |row| row.get::<_, String>(0))? {
-            let row = row?;
-            if row != "ok" {
-                problems.push(row);
-            }
+        match &self.engine {
+            Engine::Sqlite(store) => store.check(),
+            // The server checks references as it writes; there is no file to check.
+            Engine::Postgres(_) => Ok(Vec::new()),
         }
-        let mut references = reader.prepare("PRAGMA foreign_key_check")?;
-        let dangling = references.query_map([], |row| {
-            Ok(format!(
-                "{} row {} refers to a missing {}",
-                row.get::<_, String>(0)?,
-                row.get::<_, Option<i64>>(1)?.unwrap_or_default(),
-                row.get::<_, String>(2)?
-            ))
-        })?;
-        for row in dangling {
-            problems.push(row?);
-        }
-        Ok(problems)
     }
 
-    /// Replaces the database's content with a backup made by [`Store::backup`], then applies
-    /// any migrations the backup predates. Refuses files that are not Exhale databases, and
-    /// refuses while another Exhale has the database open (a running server would carry on
-    /// with what it had, and rows written after the backup would vanish under it).
+    /// Replaces the database's content with a backup made by [`Store::backup`]; see
+    /// `SqliteStore::restore`.
     pub fn restore(&self, source: &Path) -> Result<()> {
-        let locked = |source| StoreError::Lock { path: lock_file(&self.path), source };
-        // This store's own shared lock is let go, so the exclusive one is taken only when no
-        // other process holds one; the shared one comes back whatever happens.
-        self.in_use.unlock().map_err(locked)?;
-        let alone = match self.in_use.try_lock() {
-            Ok(()) => Ok(()),
-            Err(std::fs::TryLockError::WouldBlock) => {
-                Err(StoreError::InUse { path: self.path.clone() })
-            }
-            Err(std::fs::TryLockError::Error(err)) => Err(locked(err)),
-        };
-        let restored = alone.and_then(|()| self.restore_alone(source));
-        self.in_use.unlock().map_err(locked)?;
-        self.in_use.lock_shared().map_err(locked)?;
-        restored
-    }
-
-    fn restore_alone(&self, source: &Path) -> Result<()> {
-        let backup = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|err| StoreError::Open { path: source.to_owned(), source: err })?;
-        let version: usize = backup.pragma_query_value(None, "user_version", |row| row.get(0))?;
-        let is_exhale: bool = backup
-            .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'households'")?
-            .exists([])?;
-        if !is_exhale || version == 0 {
-            return Err(StoreError::Corrupt(format!(
-                "{} is not an Exhale backup",
-                source.display()
-            )));
+        match &self.engine {
+            Engine::Sqlite(store) => store.restore(source),
+            Engine::Postgres(_) => Err(postgres_tool("restore", "pg_restore")),
         }
-        let mut writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        rusqlite::backup::Backup::new(&backup, &mut writer)?.run_to_completion(
-            256,
-            Duration::from_millis(0),
-            None,
-        )?;
-        migrations::apply(&mut writer)?;
-        if let Ok(mut readers) = self.readers.lock() {
-            readers.clear();
-        }
-        Ok(())
-    }
-
-    fn open_reader(&self) -> Result<Connection> {
-        let conn = Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX
-                | OpenFlags::SQLITE_OPEN_URI,
-        )
-        .map_err(|source| StoreError::Open { path: self.path.clone(), source })?;
-        configure(&conn)?;
-        Ok(conn)
     }
 }
 
-/// The lock file beside a database: `exhale.db.lock` for `exhale.db`.
-fn lock_file(database: &Path) -> PathBuf {
-    let mut name = database.file_name().unwrap_or_default().to_owned();
-    name.push(".lock");
-    database.with_file_name(name)
-}
-
-/// The writer's page cache, in KiB.
-const WRITER_CACHE_KIB: i64 = 32 * 1024;
-
-/// How much of the file connections read through a memory map: every reader then shares the
-/// operating system's cache of the file instead of copying pages into its own small cache
-/// with a system call each (measured: most of a search over 100,000 transactions went there).
-const MMAP_BYTES: i64 = 256 * 1024 * 1024;
-
-fn configure(conn: &Connection) -> Result<()> {
-    conn.busy_timeout(Duration::from_secs(5))?;
-    conn.pragma_update(None, "foreign_keys", "ON")?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
-    // The pragma answers with the size it took, or nothing where maps are not built in.
-    conn.prepare(&format!("PRAGMA mmap_size = {MMAP_BYTES}"))?.query([])?.next()?;
-    conn.set_prepared_statement_cache_capacity(64);
-    Ok(())
-}
-
-impl Db<'_> {
-    /// Every row of every table, in a stable order, for comparing database content
-    /// (dry-run tests). Timestamps of token use are included: a dry run must not touch them.
-    pub fn logical_dump(&self) -> Result<String> {
-        let mut out = String::new();
-        let mut tables = self.conn.prepare(
-            // Ordinary tables only: a full-text index's own tables hold how it is stored, not
-            // what it holds, which its content table already shows.
-            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-        )?;
-        let names: Vec<String> =
-            tables.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
-        for name in names {
-            out.push_str(&format!("## {name}\n"));
-            let mut stmt = self.conn.prepare(&format!("SELECT * FROM \"{name}\" ORDER BY 1, 2"))?;
-            let columns = stmt.column_count();
-            let mut rows = stmt.query([])?;
-            while let Some(row) = rows.next()? {
-                let values: Vec<String> = (0..columns)
-                    .map(|i| {
-                        row.get_ref(i).map(|value| match value {
-                            rusqlite::types::ValueRef::Null => "NULL".to_owned(),
-                            rusqlite::types::ValueRef::Integer(i) => i.to_string(),
-                            rusqlite::types::ValueRef::Real(f) => f.to_string(),
-                            rusqlite::types::ValueRef::Text(t) => {
-                                format!("{:?}", String::from_utf8_lossy(t))
-                            }
-                            rusqlite::types::ValueRef::Blob(b) => format!("blob {b:?}"),
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-                out.push_str(&values.join(" | "));
-                out.push('\n');
-            }
-        }
-        Ok(out)
-    }
+fn postgres_tool(what: &str, tool: &str) -> StoreError {
+    StoreError::Unsupported(format!(
+        "Exhale does not {what} a PostgreSQL database itself; use {tool} (see docs/install/postgres.md)"
+    ))
 }

@@ -1,37 +1,82 @@
-//! Embedded migrations, applied in order with `PRAGMA user_version` as the marker.
+//! Embedded migrations: SQLite's in order with `PRAGMA user_version` as the marker,
+//! PostgreSQL's by name in a `schema_migrations` table.
 //!
+//! PostgreSQL starts at [`POSTGRES`]' first entry, the whole schema SQLite had reached by then;
+//! every later migration is a pair of files under one name, `sqlite/` and `postgres/`.
 //! Never edit a migration once it has landed: add a new file and a new entry.
 
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::{Result, StoreError};
 
+/// SQLite's migrations, in order.
 const MIGRATIONS: &[(&str, &str)] = &[
-    ("0001_init", include_str!("../migrations/0001_init.sql")),
-    ("0002_sessions", include_str!("../migrations/0002_sessions.sql")),
-    ("0003_token_tools", include_str!("../migrations/0003_token_tools.sql")),
-    ("0004_oauth", include_str!("../migrations/0004_oauth.sql")),
-    ("0005_assistant", include_str!("../migrations/0005_assistant.sql")),
-    ("0006_channels", include_str!("../migrations/0006_channels.sql")),
-    ("0007_ledger", include_str!("../migrations/0007_ledger.sql")),
-    ("0008_transaction_search", include_str!("../migrations/0008_transaction_search.sql")),
-    ("0009_budgets", include_str!("../migrations/0009_budgets.sql")),
-    ("0010_rules", include_str!("../migrations/0010_rules.sql")),
+    ("0001_init", include_str!("../migrations/sqlite/0001_init.sql")),
+    ("0002_sessions", include_str!("../migrations/sqlite/0002_sessions.sql")),
+    ("0003_token_tools", include_str!("../migrations/sqlite/0003_token_tools.sql")),
+    ("0004_oauth", include_str!("../migrations/sqlite/0004_oauth.sql")),
+    ("0005_assistant", include_str!("../migrations/sqlite/0005_assistant.sql")),
+    ("0006_channels", include_str!("../migrations/sqlite/0006_channels.sql")),
+    ("0007_ledger", include_str!("../migrations/sqlite/0007_ledger.sql")),
+    ("0008_transaction_search", include_str!("../migrations/sqlite/0008_transaction_search.sql")),
+    ("0009_budgets", include_str!("../migrations/sqlite/0009_budgets.sql")),
+    ("0010_rules", include_str!("../migrations/sqlite/0010_rules.sql")),
     (
         "0011_transaction_search_cover",
-        include_str!("../migrations/0011_transaction_search_cover.sql"),
+        include_str!("../migrations/sqlite/0011_transaction_search_cover.sql"),
     ),
-    ("0012_transaction_text", include_str!("../migrations/0012_transaction_text.sql")),
+    ("0012_transaction_text", include_str!("../migrations/sqlite/0012_transaction_text.sql")),
     (
         "0013_transaction_transfer_index",
-        include_str!("../migrations/0013_transaction_transfer_index.sql"),
+        include_str!("../migrations/sqlite/0013_transaction_transfer_index.sql"),
     ),
     (
         "0014_member_language_follows_household",
-        include_str!("../migrations/0014_member_language_follows_household.sql"),
+        include_str!("../migrations/sqlite/0014_member_language_follows_household.sql"),
     ),
-    ("0015_token_tool_sets", include_str!("../migrations/0015_token_tool_sets.sql")),
+    ("0015_token_tool_sets", include_str!("../migrations/sqlite/0015_token_tool_sets.sql")),
 ];
+
+/// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
+const POSTGRES: &[(&str, &str)] =
+    &[("0015_token_tool_sets", include_str!("../migrations/postgres/0015_token_tool_sets.sql"))];
+
+/// Applies the PostgreSQL migrations the database has not had, each in a transaction of its
+/// own, under an advisory lock so that instances starting together take turns.
+pub(crate) fn apply_postgres(client: &mut postgres::Client, lock: i64) -> Result<()> {
+    client.batch_execute(&format!("SELECT pg_advisory_lock({lock})"))?;
+    let applied = apply_postgres_locked(client);
+    let unlocked = client.batch_execute(&format!("SELECT pg_advisory_unlock({lock})"));
+    applied?;
+    Ok(unlocked?)
+}
+
+fn apply_postgres_locked(client: &mut postgres::Client) -> Result<()> {
+    client.batch_execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+            name TEXT COLLATE \"C\" PRIMARY KEY,
+            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+        )",
+    )?;
+    let done: Vec<String> = client
+        .query("SELECT name FROM schema_migrations", &[])?
+        .iter()
+        .map(|row| row.get(0))
+        .collect();
+    if done.iter().any(|name| !POSTGRES.iter().any(|(known, _)| known == name)) {
+        return Err(StoreError::NewerSchema { found: done.len(), known: POSTGRES.len() });
+    }
+    for (name, sql) in POSTGRES {
+        if done.iter().any(|applied| applied == name) {
+            continue;
+        }
+        let mut tx = client.transaction()?;
+        tx.batch_execute(sql)?;
+        tx.execute("INSERT INTO schema_migrations (name) VALUES ($1)", &[name])?;
+        tx.commit()?;
+    }
+    Ok(())
+}
 
 /// Applies the migrations the database has not had. Foreign keys are off meanwhile (SQLite's
 /// way to rebuild a table others refer to: dropping it would otherwise delete their rows), and
@@ -73,6 +118,7 @@ fn apply_first(conn: &mut Connection, count: usize) -> Result<()> {
 /// this with `crates/store/schema.sql`.
 pub fn schema_snapshot() -> Result<String> {
     let mut conn = Connection::open_in_memory()?;
+    crate::sqlite::add_functions(&conn)?;
     apply(&mut conn)?;
     let mut stmt = conn.prepare(
         "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, name",
@@ -135,6 +181,28 @@ mod tests {
         // Deleting a grant still takes its tokens with it.
         conn.execute("DELETE FROM tokens WHERE id = 2", []).unwrap();
         assert_eq!(count("SELECT COUNT(*) FROM oauth_tokens"), 0);
+    }
+
+    #[test]
+    fn postgres_migrations_pair_with_sqlite_ones_from_the_first_on() {
+        let names: Vec<&str> = super::MIGRATIONS.iter().map(|(name, _)| *name).collect();
+        let first = names.iter().position(|name| *name == super::POSTGRES[0].0).unwrap();
+        let postgres: Vec<&str> = super::POSTGRES.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            postgres,
+            names[first..],
+            "every migration from {} on has both files",
+            names[first]
+        );
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/migrations/postgres");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| {
+                entry.unwrap().file_name().to_string_lossy().trim_end_matches(".sql").to_owned()
+            })
+            .collect();
+        files.sort();
+        assert_eq!(files, postgres, "every file in migrations/postgres is listed");
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The names of what a member can see, by kind, for reading a name where an id is expected
 //! (`ops::resolve`). Only ids and names: matching happens in `domain::names`.
 
+use crate::db::params;
 use domain::entities::EntityKind;
-use rusqlite::params;
 
 use crate::{Db, Result};
 
@@ -55,9 +55,7 @@ pub fn visible(
         | EntityKind::Token
         | EntityKind::Destination => return Ok(Vec::new()),
     };
-    let mut stmt = db.conn.prepare_cached(sql)?;
-    let rows = stmt
-        .query_map(params![household_id, viewer], |row| Ok((row.get(0)?, row.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+    let rows =
+        db.query_map(sql, params![household_id, viewer], |row| Ok((row.get(0)?, row.get(1)?)))?;
     Ok(rows)
 }

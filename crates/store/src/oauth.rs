@@ -3,7 +3,7 @@
 //! SHA-256, computed by the caller; which request, code or token is acceptable is decided in
 //! `app`, not here.
 
-use rusqlite::{OptionalExtension, params};
+use crate::db::{Row, params};
 
 use crate::{Db, Result};
 
@@ -24,7 +24,7 @@ pub struct ClientRow {
     pub created_at: String,
 }
 
-fn client_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRow> {
+fn client_from_row(row: &Row<'_>) -> Result<ClientRow> {
     Ok(ClientRow {
         id: row.get("id")?,
         kind: row.get("kind")?,
@@ -55,12 +55,10 @@ pub fn upsert_client(db: &Db<'_>, client: &ClientRow) -> Result<()> {
 }
 
 fn write_client(db: &Db<'_>, client: &ClientRow, on_conflict: &str) -> Result<()> {
-    db.conn.execute(
-        &format!(
+    db.execute(&format!(
             "INSERT INTO oauth_clients (id, kind, name, redirect_uris, auth_method, secret_hash, grant_types, application_type, registered_from, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) {on_conflict}"
-        ),
-        params![
+        ), params![
             client.id,
             client.kind,
             client.name,
@@ -71,31 +69,26 @@ fn write_client(db: &Db<'_>, client: &ClientRow, on_conflict: &str) -> Result<()
             client.application_type,
             client.registered_from,
             client.created_at
-        ],
-    )?;
+        ])?;
     Ok(())
 }
 
 pub fn get_client(db: &Db<'_>, id: &str) -> Result<Option<ClientRow>> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT * FROM oauth_clients WHERE id = ?1")?
-        .query_row([id], client_from_row)
-        .optional()?)
+    db.query_opt("SELECT * FROM oauth_clients WHERE id = ?1", params![id], client_from_row)
 }
 
 pub fn count_clients(db: &Db<'_>) -> Result<i64> {
-    Ok(db.conn.query_row("SELECT count(*) FROM oauth_clients", [], |row| row.get(0))?)
+    db.query_row("SELECT count(*) FROM oauth_clients", params![], |row| row.get(0))
 }
 
 /// Deletes clients registered before `before` that were never granted anything: every fresh
 /// connection of some clients registers anew.
 pub fn delete_unused_clients(db: &Db<'_>, before: &str) -> Result<usize> {
-    Ok(db.conn.execute(
+    db.execute(
         "DELETE FROM oauth_clients WHERE created_at < ?1
            AND NOT EXISTS (SELECT 1 FROM tokens WHERE tokens.client_id = oauth_clients.id)",
-        [before],
-    )?)
+        params![before],
+    )
 }
 
 /// A registered client never granted anything.
@@ -110,33 +103,28 @@ pub struct UngrantedClient {
 
 /// Clients never granted anything, oldest first.
 pub fn ungranted_clients(db: &Db<'_>) -> Result<Vec<UngrantedClient>> {
-    let mut statement = db.conn.prepare(
-        "SELECT id, registered_from, created_at,
+    let rows = db.query_map_once("SELECT id, registered_from, created_at,
                 EXISTS (SELECT 1 FROM oauth_requests WHERE oauth_requests.client_id = oauth_clients.id)
            FROM oauth_clients
            WHERE kind = 'registered'
              AND NOT EXISTS (SELECT 1 FROM tokens WHERE tokens.client_id = oauth_clients.id)
-           ORDER BY created_at, id",
-    )?;
-    let rows = statement
-        .query_map([], |row| {
+           ORDER BY created_at, id", params![], |row| {
             Ok(UngrantedClient {
                 id: row.get(0)?,
                 registered_from: row.get(1)?,
                 created_at: row.get(2)?,
                 asked: row.get(3)?,
             })
-        })?
-        .collect::<Result<_, _>>()?;
+        })?;
     Ok(rows)
 }
 
 /// Deletes a client never granted anything (its waiting requests go with it).
 pub fn delete_ungranted_client(db: &Db<'_>, id: &str) -> Result<bool> {
-    Ok(db.conn.execute(
+    Ok(db.execute(
         "DELETE FROM oauth_clients WHERE id = ?1
            AND NOT EXISTS (SELECT 1 FROM tokens WHERE tokens.client_id = oauth_clients.id)",
-        [id],
+        params![id],
     )? == 1)
 }
 
@@ -156,7 +144,7 @@ pub struct RequestRow {
 }
 
 pub fn insert_request(db: &Db<'_>, request: &RequestRow) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO oauth_requests (id_hash, client_id, member_id, redirect_uri, redirect_explicit, state, code_challenge, scope, resource, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
@@ -177,10 +165,10 @@ pub fn insert_request(db: &Db<'_>, request: &RequestRow) -> Result<()> {
 
 /// Removes and returns a waiting request: a decision is taken once.
 pub fn take_request(db: &Db<'_>, id_hash: &str) -> Result<Option<RequestRow>> {
-    Ok(db
-        .conn
-        .prepare_cached("DELETE FROM oauth_requests WHERE id_hash = ?1 RETURNING *")?
-        .query_row([id_hash], |row| {
+    db.query_opt(
+        "DELETE FROM oauth_requests WHERE id_hash = ?1 RETURNING *",
+        params![id_hash],
+        |row| {
             Ok(RequestRow {
                 id_hash: row.get("id_hash")?,
                 client_id: row.get("client_id")?,
@@ -193,21 +181,23 @@ pub fn take_request(db: &Db<'_>, id_hash: &str) -> Result<Option<RequestRow>> {
                 resource: row.get("resource")?,
                 expires_at: row.get("expires_at")?,
             })
-        })
-        .optional()?)
+        },
+    )
 }
 
 pub fn prune_requests(db: &Db<'_>, now: &str) -> Result<()> {
-    db.conn.execute("DELETE FROM oauth_requests WHERE expires_at <= ?1", [now])?;
-    db.conn
-        .execute("DELETE FROM oauth_codes WHERE expires_at <= ?1 AND consumed_at IS NULL", [now])?;
+    db.execute("DELETE FROM oauth_requests WHERE expires_at <= ?1", params![now])?;
+    db.execute(
+        "DELETE FROM oauth_codes WHERE expires_at <= ?1 AND consumed_at IS NULL",
+        params![now],
+    )?;
     Ok(())
 }
 
 /// Deletes all but the `keep` newest authorization requests waiting on `member_id`: a page that
 /// makes the person's browser open `/authorize` again and again cannot fill the table.
 pub fn keep_newest_requests(db: &Db<'_>, member_id: i64, keep: u32) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM oauth_requests WHERE member_id = ?1 AND id_hash NOT IN
            (SELECT id_hash FROM oauth_requests WHERE member_id = ?1
             ORDER BY expires_at DESC, rowid DESC LIMIT ?2)",
@@ -229,12 +219,13 @@ pub struct NewGrant<'a> {
 }
 
 pub fn insert_grant(db: &Db<'_>, grant: &NewGrant<'_>, now: &str) -> Result<i64> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO tokens (household_id, member_id, kind, name, prefix, scope, created_at, client_id, resource, tools)
-         VALUES (?1, ?2, 'oauth', ?3, '', ?4, ?5, ?6, ?7, ?8)",
+         VALUES (?1, ?2, 'oauth', ?3, '', ?4, ?5, ?6, ?7, ?8) RETURNING id",
         params![grant.household_id, grant.member_id, grant.name, grant.scope, now, grant.client_id, grant.resource, grant.tools],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -254,7 +245,7 @@ pub struct GrantRow {
     pub revoked_at: Option<String>,
 }
 
-fn grant_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<GrantRow> {
+fn grant_from_row(row: &Row<'_>) -> Result<GrantRow> {
     Ok(GrantRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
@@ -271,30 +262,30 @@ fn grant_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<GrantRow> {
 }
 
 pub fn get_grant(db: &Db<'_>, id: i64) -> Result<Option<GrantRow>> {
-    Ok(db
-        .conn
-        .prepare_cached("SELECT * FROM tokens WHERE id = ?1 AND kind = 'oauth'")?
-        .query_row([id], grant_from_row)
-        .optional()?)
+    db.query_opt(
+        "SELECT * FROM tokens WHERE id = ?1 AND kind = 'oauth'",
+        params![id],
+        grant_from_row,
+    )
 }
 
 /// The member's grants that are not revoked, newest first.
 pub fn list_grants(db: &Db<'_>, household_id: i64, member_id: i64) -> Result<Vec<GrantRow>> {
-    let mut stmt = db.conn.prepare_cached(
+    db.query_map(
         "SELECT * FROM tokens WHERE household_id = ?1 AND member_id = ?2 AND kind = 'oauth'
            AND revoked_at IS NULL ORDER BY id DESC",
-    )?;
-    let rows = stmt.query_map([household_id, member_id], grant_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        params![household_id, member_id],
+        grant_from_row,
+    )
 }
 
 /// Revokes a grant and every token issued under it.
 pub fn revoke_grant(db: &Db<'_>, grant_id: i64, now: &str) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE tokens SET revoked_at = ?2 WHERE id = ?1 AND kind = 'oauth' AND revoked_at IS NULL",
         params![grant_id, now],
     )?;
-    db.conn.execute(
+    db.execute(
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE grant_id = ?1 AND revoked_at IS NULL",
         params![grant_id, now],
     )?;
@@ -313,7 +304,7 @@ pub struct CodeRow {
 }
 
 pub fn insert_code(db: &Db<'_>, code: &CodeRow) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO oauth_codes (hash, grant_id, redirect_uri, redirect_explicit, code_challenge, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
@@ -331,10 +322,8 @@ pub fn insert_code(db: &Db<'_>, code: &CodeRow) -> Result<()> {
 /// Marks a code used and returns it as it was before: whatever happens next, a code is
 /// presented once.
 pub fn consume_code(db: &Db<'_>, hash: &str, now: &str) -> Result<Option<CodeRow>> {
-    let found = db
-        .conn
-        .prepare_cached("SELECT * FROM oauth_codes WHERE hash = ?1")?
-        .query_row([hash], |row| {
+    let found =
+        db.query_opt("SELECT * FROM oauth_codes WHERE hash = ?1", params![hash], |row| {
             Ok(CodeRow {
                 hash: row.get("hash")?,
                 grant_id: row.get("grant_id")?,
@@ -344,10 +333,9 @@ pub fn consume_code(db: &Db<'_>, hash: &str, now: &str) -> Result<Option<CodeRow
                 expires_at: row.get("expires_at")?,
                 consumed_at: row.get("consumed_at")?,
             })
-        })
-        .optional()?;
+        })?;
     if found.as_ref().is_some_and(|code| code.consumed_at.is_none()) {
-        db.conn.execute(
+        db.execute(
             "UPDATE oauth_codes SET consumed_at = ?2 WHERE hash = ?1 AND consumed_at IS NULL",
             params![hash, now],
         )?;
@@ -371,12 +359,10 @@ pub struct TokenRow {
 }
 
 pub fn insert_token(db: &Db<'_>, token: &TokenRow) -> Result<()> {
-    db.conn
-        .prepare_cached(
-            "INSERT INTO oauth_tokens (hash, kind, grant_id, family, scope, created_at, expires_at)
+    db.execute(
+        "INSERT INTO oauth_tokens (hash, kind, grant_id, family, scope, created_at, expires_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![
+        params![
             token.hash,
             token.kind,
             token.grant_id,
@@ -384,23 +370,22 @@ pub fn insert_token(db: &Db<'_>, token: &TokenRow) -> Result<()> {
             token.scope,
             token.created_at,
             token.expires_at
-        ])?;
+        ],
+    )?;
     Ok(())
 }
 
 /// A token by the hash of its secret, with its grant.
 pub fn find_token(db: &Db<'_>, hash: &str) -> Result<Option<(TokenRow, GrantRow)>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT t.hash AS t_hash, t.kind AS t_kind, t.grant_id AS t_grant_id, t.family AS t_family,
+    db.query_opt(
+        "SELECT t.hash AS t_hash, t.kind AS t_kind, t.grant_id AS t_grant_id, t.family AS t_family,
                     t.scope AS t_scope, t.created_at AS t_created_at, t.expires_at AS t_expires_at,
                     t.rotated_at AS t_rotated_at, t.successor AS t_successor,
                     t.revoked_at AS t_revoked_at, g.*
              FROM oauth_tokens t JOIN tokens g ON g.id = t.grant_id AND g.kind = 'oauth'
              WHERE t.hash = ?1",
-        )?
-        .query_row([hash], |row| {
+        params![hash],
+        |row| {
             let token = TokenRow {
                 hash: row.get("t_hash")?,
                 kind: row.get("t_kind")?,
@@ -414,14 +399,14 @@ pub fn find_token(db: &Db<'_>, hash: &str) -> Result<Option<(TokenRow, GrantRow)
                 revoked_at: row.get("t_revoked_at")?,
             };
             Ok((token, grant_from_row(row)?))
-        })
-        .optional()?)
+        },
+    )
 }
 
 /// Marks a refresh token exchanged for `successor`; false when another exchange got there
 /// first (two refreshes of one token at once: one wins).
 pub fn rotate_refresh_token(db: &Db<'_>, hash: &str, successor: &str, now: &str) -> Result<bool> {
-    Ok(db.conn.execute(
+    Ok(db.execute(
         "UPDATE oauth_tokens SET rotated_at = ?3, successor = ?2
          WHERE hash = ?1 AND kind = 'refresh' AND rotated_at IS NULL AND revoked_at IS NULL",
         params![hash, successor, now],
@@ -431,7 +416,7 @@ pub fn rotate_refresh_token(db: &Db<'_>, hash: &str, successor: &str, now: &str)
 /// Revokes every token of a family: a refresh token presented again after its retry window
 /// means it leaked.
 pub fn revoke_family(db: &Db<'_>, family: &str, now: &str) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE family = ?1 AND revoked_at IS NULL",
         params![family, now],
     )?;
@@ -441,16 +426,15 @@ pub fn revoke_family(db: &Db<'_>, family: &str, now: &str) -> Result<()> {
 /// Revokes one token (RFC 7009). Revoking a refresh token ends the grant: the client gave up
 /// its way back, so the connection goes from the person's list of connected apps.
 pub fn revoke_token(db: &Db<'_>, hash: &str, now: &str) -> Result<()> {
-    let found: Option<(String, i64)> = db
-        .conn
-        .query_row("SELECT kind, grant_id FROM oauth_tokens WHERE hash = ?1", [hash], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
-        .optional()?;
+    let found: Option<(String, i64)> = db.query_opt(
+        "SELECT kind, grant_id FROM oauth_tokens WHERE hash = ?1",
+        params![hash],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
     match found {
         Some((kind, grant_id)) if kind == "refresh" => revoke_grant(db, grant_id, now),
         Some(_) => {
-            db.conn.execute(
+            db.execute(
                 "UPDATE oauth_tokens SET revoked_at = ?2 WHERE hash = ?1 AND revoked_at IS NULL",
                 params![hash, now],
             )?;
@@ -462,7 +446,7 @@ pub fn revoke_token(db: &Db<'_>, hash: &str, now: &str) -> Result<()> {
 
 /// Deletes tokens expired before `before`, so the table holds live tokens and recent history.
 pub fn prune_tokens(db: &Db<'_>, before: &str) -> Result<()> {
-    db.conn.execute("DELETE FROM oauth_tokens WHERE expires_at < ?1", [before])?;
-    db.conn.execute("DELETE FROM oauth_codes WHERE expires_at < ?1", [before])?;
+    db.execute("DELETE FROM oauth_tokens WHERE expires_at < ?1", params![before])?;
+    db.execute("DELETE FROM oauth_codes WHERE expires_at < ?1", params![before])?;
     Ok(())
 }

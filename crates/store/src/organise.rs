@@ -1,7 +1,7 @@
 //! Categories, payment methods and tags.
 
+use crate::db::{Row, params};
 use domain::entities::{PaymentMethodKind, Visibility};
-use rusqlite::{OptionalExtension, params};
 
 use crate::{Db, Result, StoreError, sql::parsed};
 
@@ -16,14 +16,14 @@ pub struct CategoryRow {
     pub subscription_count: u64,
 }
 
-fn category_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<CategoryRow> {
+fn category_from_row(row: &Row<'_>) -> Result<CategoryRow> {
     Ok(CategoryRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
         name: row.get("name")?,
         emoji: row.get("emoji")?,
         colour: row.get("colour")?,
-        subscription_count: row.get::<_, i64>("subscription_count")? as u64,
+        subscription_count: row.get::<i64>("subscription_count")? as u64,
     })
 }
 
@@ -37,11 +37,7 @@ pub fn list_categories(
 ) -> Result<Vec<CategoryRow>> {
     let sql =
         format!("{CATEGORY_SELECT} WHERE c.household_id = ?1 ORDER BY c.name COLLATE NOCASE, c.id");
-    let rows = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(params![household_id, viewer], category_from_row)?
-        .collect::<Result<_, _>>()?;
+    let rows = db.query_map(&sql, params![household_id, viewer], category_from_row)?;
     Ok(rows)
 }
 
@@ -52,21 +48,16 @@ pub fn get_category(
     id: i64,
 ) -> Result<CategoryRow> {
     let sql = format!("{CATEGORY_SELECT} WHERE c.household_id = ?1 AND c.id = ?3");
-    Ok(db
-        .conn
-        .prepare_cached(&sql)?
-        .query_row(params![household_id, viewer, id], category_from_row)?)
+    db.query_row(&sql, params![household_id, viewer, id], category_from_row)
 }
 
 /// The id of the category with this name, ignoring case.
 pub fn find_category(db: &Db<'_>, household_id: i64, name: &str) -> Result<Option<i64>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT id FROM categories WHERE household_id = ?1 AND name = ?2 COLLATE NOCASE",
-        )?
-        .query_row(params![household_id, name], |r| r.get(0))
-        .optional()?)
+    db.query_opt(
+        "SELECT id FROM categories WHERE household_id = ?1 AND nocase(name) = nocase(?2)",
+        params![household_id, name],
+        |r| r.get(0),
+    )
 }
 
 pub fn insert_category(
@@ -77,15 +68,16 @@ pub fn insert_category(
     colour: &str,
     now: &str,
 ) -> Result<i64> {
-    db.conn.execute(
-        "INSERT INTO categories (household_id, name, emoji, colour, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+    let id: i64 = db.query_row(
+        "INSERT INTO categories (household_id, name, emoji, colour, created_at) VALUES (?1, ?2, ?3, ?4, ?5) RETURNING id",
         params![household_id, name, emoji, colour, now],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 pub fn update_category(db: &Db<'_>, row: &CategoryRow) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE categories SET name = ?3, emoji = ?4, colour = ?5 WHERE household_id = ?1 AND id = ?2",
         params![row.household_id, row.id, row.name, row.emoji, row.colour],
     )?;
@@ -96,7 +88,7 @@ pub fn update_category(db: &Db<'_>, row: &CategoryRow) -> Result<()> {
 }
 
 pub fn delete_category(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM categories WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )?;
@@ -105,10 +97,11 @@ pub fn delete_category(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
 
 /// Ids of every subscription (visible or not) in a category.
 pub fn subscriptions_in_category(db: &Db<'_>, category_id: i64) -> Result<Vec<i64>> {
-    let mut stmt = db
-        .conn
-        .prepare_cached("SELECT id FROM subscriptions WHERE category_id = ?1 ORDER BY id")?;
-    let ids = stmt.query_map([category_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let ids = db.query_map(
+        "SELECT id FROM subscriptions WHERE category_id = ?1 ORDER BY id",
+        params![category_id],
+        |r| r.get(0),
+    )?;
     Ok(ids)
 }
 
@@ -133,7 +126,7 @@ const PAYMENT_SELECT: &str = "SELECT p.*, m.name AS owner_name, (SELECT count(*)
 const PAYMENT_VISIBLE: &str =
     "p.household_id = ?1 AND (?2 IS NULL OR p.visibility = 'household' OR p.owner_id = ?2)";
 
-fn payment_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentMethodRow> {
+fn payment_from_row(row: &Row<'_>) -> Result<PaymentMethodRow> {
     Ok(PaymentMethodRow {
         id: row.get("id")?,
         household_id: row.get("household_id")?,
@@ -144,7 +137,7 @@ fn payment_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<PaymentMethodRo
         last4: row.get("last4")?,
         expires: row.get("expires")?,
         visibility: parsed(row, "visibility", Visibility::parse)?,
-        subscription_count: row.get::<_, i64>("subscription_count")? as u64,
+        subscription_count: row.get::<i64>("subscription_count")? as u64,
     })
 }
 
@@ -155,11 +148,7 @@ pub fn list_payment_methods(
 ) -> Result<Vec<PaymentMethodRow>> {
     let sql =
         format!("{PAYMENT_SELECT} WHERE {PAYMENT_VISIBLE} ORDER BY p.name COLLATE NOCASE, p.id");
-    let rows = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(params![household_id, viewer], payment_from_row)?
-        .collect::<Result<_, _>>()?;
+    let rows = db.query_map(&sql, params![household_id, viewer], payment_from_row)?;
     Ok(rows)
 }
 
@@ -170,23 +159,21 @@ pub fn get_payment_method(
     id: i64,
 ) -> Result<PaymentMethodRow> {
     let sql = format!("{PAYMENT_SELECT} WHERE {PAYMENT_VISIBLE} AND p.id = ?3");
-    Ok(db
-        .conn
-        .prepare_cached(&sql)?
-        .query_row(params![household_id, viewer, id], payment_from_row)?)
+    db.query_row(&sql, params![household_id, viewer, id], payment_from_row)
 }
 
 pub fn insert_payment_method(db: &Db<'_>, row: &PaymentMethodRow, now: &str) -> Result<i64> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO payment_methods (household_id, owner_id, name, kind, last4, expires, visibility, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) RETURNING id",
         params![row.household_id, row.owner_id, row.name, row.kind.as_str(), row.last4, row.expires, row.visibility.as_str(), now],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 pub fn update_payment_method(db: &Db<'_>, row: &PaymentMethodRow) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE payment_methods SET owner_id = ?3, name = ?4, kind = ?5, last4 = ?6, expires = ?7, visibility = ?8
          WHERE household_id = ?1 AND id = ?2",
         params![
@@ -207,7 +194,7 @@ pub fn update_payment_method(db: &Db<'_>, row: &PaymentMethodRow) -> Result<()> 
 }
 
 pub fn delete_payment_method(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM payment_methods WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )?;
@@ -216,19 +203,21 @@ pub fn delete_payment_method(db: &Db<'_>, household_id: i64, id: i64) -> Result<
 
 /// Ids of every subscription (visible or not) paid with a payment method.
 pub fn subscriptions_with_payment_method(db: &Db<'_>, payment_method_id: i64) -> Result<Vec<i64>> {
-    let mut stmt = db
-        .conn
-        .prepare_cached("SELECT id FROM subscriptions WHERE payment_method_id = ?1 ORDER BY id")?;
-    let ids = stmt.query_map([payment_method_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let ids = db.query_map(
+        "SELECT id FROM subscriptions WHERE payment_method_id = ?1 ORDER BY id",
+        params![payment_method_id],
+        |r| r.get(0),
+    )?;
     Ok(ids)
 }
 
 /// Ids of payment methods owned by a member.
 pub fn payment_methods_of(db: &Db<'_>, household_id: i64, member_id: i64) -> Result<Vec<i64>> {
-    let mut stmt = db.conn.prepare_cached(
+    let ids = db.query_map(
         "SELECT id FROM payment_methods WHERE household_id = ?1 AND owner_id = ?2 ORDER BY id",
+        params![household_id, member_id],
+        |r| r.get(0),
     )?;
-    let ids = stmt.query_map([household_id, member_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
     Ok(ids)
 }
 
@@ -238,14 +227,13 @@ pub fn list_tags(
     household_id: i64,
     viewer: Option<i64>,
 ) -> Result<Vec<(String, u64)>> {
-    let mut stmt = db.conn.prepare_cached(
-        "SELECT min(t.tag), count(*) FROM subscription_tags t JOIN subscriptions s ON s.id = t.subscription_id
+    let rows = db.query_map(
+        "SELECT min(t.tag COLLATE BINARY), count(*) FROM subscription_tags t JOIN subscriptions s ON s.id = t.subscription_id
          WHERE s.household_id = ?1 AND (?2 IS NULL OR s.visibility = 'household' OR s.owner_id = ?2)
          GROUP BY t.tag COLLATE NOCASE ORDER BY t.tag COLLATE NOCASE",
+        params![household_id, viewer],
+        |r| Ok((r.get(0)?, r.get::<i64>(1)? as u64)),
     )?;
-    let rows = stmt
-        .query_map(params![household_id, viewer], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as u64)))?
-        .collect::<Result<_, _>>()?;
     Ok(rows)
 }
 
@@ -256,13 +244,12 @@ pub fn subscriptions_with_tag(
     viewer: Option<i64>,
     tag: &str,
 ) -> Result<Vec<i64>> {
-    let mut stmt = db.conn.prepare_cached(
+    let ids = db.query_map(
         "SELECT s.id FROM subscription_tags t JOIN subscriptions s ON s.id = t.subscription_id
          WHERE s.household_id = ?1 AND (?2 IS NULL OR s.visibility = 'household' OR s.owner_id = ?2)
-         AND t.tag = ?3 COLLATE NOCASE ORDER BY s.id",
+         AND nocase(t.tag) = nocase(?3) ORDER BY s.id",
+        params![household_id, viewer, tag],
+        |r| r.get(0),
     )?;
-    let ids = stmt
-        .query_map(params![household_id, viewer, tag], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
     Ok(ids)
 }

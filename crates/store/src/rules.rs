@@ -2,7 +2,7 @@
 //! transaction search (`ledger::TransactionFilter`), so a rule finds exactly what a search
 //! with the same conditions finds; what a rule may hold is checked in `app`.
 
-use rusqlite::{OptionalExtension, params};
+use crate::db::{Row, params};
 
 use crate::{Db, Result, StoreError};
 
@@ -26,7 +26,7 @@ const RULE_SELECT: &str = "SELECT r.*, a.name AS account_name, c.name AS categor
     FROM rules r LEFT JOIN accounts a ON a.id = r.account_id
     LEFT JOIN categories c ON c.id = r.set_category_id";
 
-fn rule_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RuleRow> {
+fn rule_from_row(row: &Row<'_>) -> Result<RuleRow> {
     let named = |id: Option<i64>, name: Option<String>| id.map(|id| (id, name.unwrap_or_default()));
     Ok(RuleRow {
         id: row.get("id")?,
@@ -43,13 +43,12 @@ fn rule_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<RuleRow> {
 }
 
 fn attach_labels(db: &Db<'_>, row: &mut RuleRow) -> Result<()> {
-    let mut stmt = db.conn.prepare_cached(
+    row.labels = db.query_map(
         "SELECT l.id, l.name FROM rule_labels r JOIN labels l ON l.id = r.label_id
          WHERE r.rule_id = ?1 ORDER BY l.name COLLATE NOCASE, l.id",
+        params![row.id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    row.labels = stmt
-        .query_map([row.id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<rusqlite::Result<_>>()?;
     Ok(())
 }
 
@@ -61,11 +60,8 @@ pub fn list_rules(db: &Db<'_>, household_id: i64, viewer: i64) -> Result<Vec<Rul
          AND (r.account_id IS NULL OR a.visibility = 'household' OR a.owner_id = ?2)
          ORDER BY r.name COLLATE NOCASE, r.id"
     );
-    let mut rows: Vec<RuleRow> = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_map(params![household_id, viewer], rule_from_row)?
-        .collect::<rusqlite::Result<_>>()?;
+    let mut rows: Vec<RuleRow> =
+        db.query_map(&sql, params![household_id, viewer], rule_from_row)?;
     for row in &mut rows {
         attach_labels(db, row)?;
     }
@@ -77,30 +73,25 @@ pub fn get_rule(db: &Db<'_>, household_id: i64, viewer: i64, id: i64) -> Result<
         "{RULE_SELECT} WHERE r.household_id = ?1 AND r.id = ?3
          AND (r.account_id IS NULL OR a.visibility = 'household' OR a.owner_id = ?2)"
     );
-    let mut row = db
-        .conn
-        .prepare_cached(&sql)?
-        .query_row(params![household_id, viewer, id], rule_from_row)?;
+    let mut row = db.query_row(&sql, params![household_id, viewer, id], rule_from_row)?;
     attach_labels(db, &mut row)?;
     Ok(row)
 }
 
 /// The id of the rule with this name, ignoring case.
 pub fn find_rule(db: &Db<'_>, household_id: i64, name: &str) -> Result<Option<i64>> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT id FROM rules WHERE household_id = ?1 AND name = ?2 COLLATE NOCASE",
-        )?
-        .query_row(params![household_id, name], |r| r.get(0))
-        .optional()?)
+    db.query_opt(
+        "SELECT id FROM rules WHERE household_id = ?1 AND nocase(name) = nocase(?2)",
+        params![household_id, name],
+        |r| r.get(0),
+    )
 }
 
 fn write_labels(db: &Db<'_>, rule_id: i64, labels: &[(i64, String)]) -> Result<()> {
-    db.conn.execute("DELETE FROM rule_labels WHERE rule_id = ?1", [rule_id])?;
+    db.execute("DELETE FROM rule_labels WHERE rule_id = ?1", params![rule_id])?;
     for (label, _) in labels {
-        db.conn.execute(
-            "INSERT OR IGNORE INTO rule_labels (rule_id, label_id) VALUES (?1, ?2)",
+        db.execute(
+            "INSERT INTO rule_labels (rule_id, label_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
             params![rule_id, label],
         )?;
     }
@@ -108,10 +99,10 @@ fn write_labels(db: &Db<'_>, rule_id: i64, labels: &[(i64, String)]) -> Result<(
 }
 
 pub fn insert_rule(db: &Db<'_>, row: &RuleRow, now: &str) -> Result<i64> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO rules (household_id, name, payee_contains, description_contains, min_milli,
            max_milli, account_id, set_category_id, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
         params![
             row.household_id,
             row.name,
@@ -123,14 +114,14 @@ pub fn insert_rule(db: &Db<'_>, row: &RuleRow, now: &str) -> Result<i64> {
             row.set_category.as_ref().map(|(id, _)| id),
             now
         ],
+        |row| row.get(0),
     )?;
-    let id = db.conn.last_insert_rowid();
     write_labels(db, id, &row.labels)?;
     Ok(id)
 }
 
 pub fn update_rule(db: &Db<'_>, row: &RuleRow) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE rules SET name = ?3, payee_contains = ?4, description_contains = ?5, min_milli = ?6,
            max_milli = ?7, account_id = ?8, set_category_id = ?9
          WHERE household_id = ?1 AND id = ?2",
@@ -153,16 +144,12 @@ pub fn update_rule(db: &Db<'_>, row: &RuleRow) -> Result<()> {
 }
 
 pub fn delete_rule(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
-        "DELETE FROM rules WHERE household_id = ?1 AND id = ?2",
-        params![household_id, id],
-    )?;
+    db.execute("DELETE FROM rules WHERE household_id = ?1 AND id = ?2", params![household_id, id])?;
     Ok(())
 }
 
 fn ids(db: &Db<'_>, sql: &str, id: i64) -> Result<Vec<i64>> {
-    let mut stmt = db.conn.prepare_cached(sql)?;
-    let ids = stmt.query_map([id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let ids = db.query_map(sql, params![id], |r| r.get(0))?;
     Ok(ids)
 }
 
@@ -178,22 +165,23 @@ pub fn rules_adding_label(db: &Db<'_>, label_id: i64) -> Result<Vec<i64>> {
 
 /// Names of the rules whose condition is an account (it cannot be deleted while they are).
 pub fn rules_on_account(db: &Db<'_>, account_id: i64) -> Result<Vec<String>> {
-    let mut stmt = db.conn.prepare_cached(
+    let names = db.query_map(
         "SELECT name FROM rules WHERE account_id = ?1 ORDER BY name COLLATE NOCASE",
+        params![account_id],
+        |r| r.get(0),
     )?;
-    let names = stmt.query_map([account_id], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
     Ok(names)
 }
 
 /// Points a rule that sets one category at another (None: it sets none).
 pub fn move_set_category(db: &Db<'_>, rule_id: i64, to: Option<i64>) -> Result<()> {
-    db.conn.execute("UPDATE rules SET set_category_id = ?2 WHERE id = ?1", params![rule_id, to])?;
+    db.execute("UPDATE rules SET set_category_id = ?2 WHERE id = ?1", params![rule_id, to])?;
     Ok(())
 }
 
 /// Stops a rule adding a label.
 pub fn drop_label(db: &Db<'_>, rule_id: i64, label_id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM rule_labels WHERE rule_id = ?1 AND label_id = ?2",
         params![rule_id, label_id],
     )?;

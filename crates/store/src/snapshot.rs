@@ -6,10 +6,12 @@
 //! are restored when a deleted entity comes back but are not compared, because the
 //! background job adds them without it being a change by anyone.
 
-use rusqlite::{params_from_iter, types::ValueRef};
 use serde_json::{Map, Value, json};
 
-use crate::{Db, Result, StoreError};
+use crate::{
+    Db, Dialect, Result, StoreError,
+    db::{SqlValue, Value as SqlRef, as_params, params},
+};
 
 struct Spec {
     entity: &'static str,
@@ -169,29 +171,29 @@ pub fn is_known(entity: &str) -> bool {
     SPECS.iter().any(|s| s.entity == entity)
 }
 
-fn to_json(value: ValueRef<'_>) -> Value {
+/// A stored value as JSON, the same on both databases: flags are the integers SQLite holds,
+/// dates their 'YYYY-MM-DD' text.
+fn to_json(value: SqlRef<'_>) -> Value {
     match value {
-        ValueRef::Null => Value::Null,
-        ValueRef::Integer(i) => json!(i),
-        ValueRef::Real(f) => json!(f),
-        ValueRef::Text(t) => Value::String(String::from_utf8_lossy(t).into_owned()),
-        ValueRef::Blob(b) => Value::String(b.iter().map(|byte| format!("{byte:02x}")).collect()),
+        SqlRef::Null => Value::Null,
+        SqlRef::Int(i) => json!(i),
+        SqlRef::Bool(b) => json!(i64::from(b)),
+        SqlRef::Real(f) => json!(f),
+        SqlRef::Text(t) => Value::String(t.to_owned()),
+        SqlRef::Date(d) => Value::String(d.to_string()),
+        SqlRef::Blob(b) => Value::String(b.iter().map(|byte| format!("{byte:02x}")).collect()),
+        SqlRef::Ints(ids) => json!(ids),
     }
 }
 
 fn rows(db: &Db<'_>, sql: &str, id: i64) -> Result<Vec<Value>> {
-    let mut stmt = db.conn.prepare_cached(sql)?;
-    let names: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
-    let mut result = stmt.query([id])?;
-    let mut out = Vec::new();
-    while let Some(row) = result.next()? {
+    db.query_map(sql, params![id], |row| {
         let mut map = Map::new();
-        for (i, name) in names.iter().enumerate() {
-            map.insert(name.clone(), to_json(row.get_ref(i)?));
+        for i in 0..row.column_count() {
+            map.insert(row.name(i).to_owned(), to_json(row.value(i)?));
         }
-        out.push(Value::Object(map));
-    }
-    Ok(out)
+        Ok(Value::Object(map))
+    })
 }
 
 /// The entity's current state, or None when it does not exist in this household.
@@ -230,7 +232,7 @@ fn read(
             (*table).into(),
             Value::Array(rows(
                 db,
-                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY rowid"),
+                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY {}", row_order(table, fk)),
                 id,
             )?),
         );
@@ -241,12 +243,23 @@ fn read(
             (*table).into(),
             Value::Array(rows(
                 db,
-                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY rowid"),
+                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY {}", row_order(table, fk)),
                 id,
             )?),
         );
     }
     Ok(Some(json!({"row": row, "children": children, "kept": kept})))
+}
+
+/// The order a child table's rows are read in: by id where rows have one.
+fn row_order<'a>(table: &str, fk: &'a str) -> &'a str {
+    match table {
+        "subscription_tags" => "tag",
+        "exchange_rates" => "currency",
+        // One row per parent.
+        "reminder_preferences" | "assistant_settings" | "mail_servers" => fk,
+        _ => "id",
+    }
 }
 
 /// The part of a snapshot that counts as the entity's state (for conflict checks).
@@ -263,6 +276,13 @@ pub fn comparable(entity: &str, snapshot: &Value) -> Result<Value> {
     let mut children = snapshot.get("children").cloned().unwrap_or(Value::Null);
     if let Value::Object(map) = &mut children {
         map.retain(|_, rows| rows.as_array().is_none_or(|rows| !rows.is_empty()));
+        // Rows in any order are the same state: a snapshot read by SQLite's row order compares
+        // equal to one read by id or name.
+        for rows in map.values_mut() {
+            if let Value::Array(rows) = rows {
+                rows.sort_by_cached_key(Value::to_string);
+            }
+        }
     }
     Ok(json!({"row": row, "children": children}))
 }
@@ -276,16 +296,16 @@ fn check_column(name: &str) -> Result<()> {
     Ok(())
 }
 
-fn sql_value(value: &Value) -> rusqlite::types::Value {
+fn sql_value(value: &Value) -> SqlValue {
     match value {
-        Value::Null => rusqlite::types::Value::Null,
-        Value::Bool(b) => rusqlite::types::Value::Integer(i64::from(*b)),
+        Value::Null => SqlValue::Null,
+        Value::Bool(b) => SqlValue::Int(i64::from(*b)),
         Value::Number(n) => match n.as_i64() {
-            Some(i) => rusqlite::types::Value::Integer(i),
-            None => rusqlite::types::Value::Real(n.as_f64().unwrap_or_default()),
+            Some(i) => SqlValue::Int(i),
+            None => SqlValue::Real(n.as_f64().unwrap_or_default()),
         },
-        Value::String(s) => rusqlite::types::Value::Text(s.clone()),
-        other => rusqlite::types::Value::Text(other.to_string()),
+        Value::String(s) => SqlValue::Text(s.clone()),
+        other => SqlValue::Text(other.to_string()),
     }
 }
 
@@ -306,7 +326,7 @@ fn insert_row(db: &Db<'_>, table: &str, row: &Value) -> Result<()> {
         columns.join(", "),
         placeholders.join(", ")
     );
-    db.conn.execute(&sql, params_from_iter(values))?;
+    db.execute(&sql, &as_params(&values))?;
     Ok(())
 }
 
@@ -330,16 +350,26 @@ fn insert_rows(db: &Db<'_>, table: &str, rows: &[Value]) -> Result<()> {
     for name in &columns {
         check_column(name)?;
     }
-    // `->>` reads a JSON value as SQL the way `sql_value` turns it into one.
-    let values: Vec<String> =
-        columns.iter().map(|name| format!("r.value ->> '$.{name}'")).collect();
-    let sql = format!(
-        "INSERT INTO {table} ({}) SELECT {} FROM json_each(?1) r ORDER BY r.key",
-        columns.join(", "),
-        values.join(", ")
-    );
+    let sql = match db.dialect() {
+        // `->>` reads a JSON value as SQL the way `sql_value` turns it into one.
+        Dialect::Sqlite => {
+            let values: Vec<String> =
+                columns.iter().map(|name| format!("r.value ->> '$.{name}'")).collect();
+            format!(
+                "INSERT INTO {table} ({}) SELECT {} FROM json_each(?1) r ORDER BY r.key",
+                columns.join(", "),
+                values.join(", ")
+            )
+        }
+        // Each value is read as its column's type reads text ('1' as a flag, '2026-01-31' as
+        // a date).
+        Dialect::Postgres => format!(
+            "INSERT INTO {table} ({0}) SELECT {0} FROM jsonb_populate_recordset(NULL::{table}, ?1::jsonb) WITH ORDINALITY r ORDER BY r.ordinality",
+            columns.join(", ")
+        ),
+    };
     let json = serde_json::to_string(rows).map_err(|err| StoreError::Corrupt(err.to_string()))?;
-    db.conn.execute(&sql, [json])?;
+    db.execute(&sql, params![json])?;
     Ok(())
 }
 
@@ -364,7 +394,7 @@ pub fn restore(
     let exists = snapshot_in_place(db, household_id, entity, id)?.is_some();
     let Some(target) = target else {
         if exists {
-            db.conn.execute(&format!("DELETE FROM {} WHERE id = ?1", spec.table), [id])?;
+            db.execute(&format!("DELETE FROM {} WHERE id = ?1", spec.table), params![id])?;
         }
         return Ok(());
     };
@@ -389,10 +419,10 @@ pub fn restore(
             values.push(sql_value(value));
             sets.push(format!("{name} = ?{}", values.len()));
         }
-        values.push(rusqlite::types::Value::Integer(id));
+        values.push(SqlValue::Int(id));
         let sql =
             format!("UPDATE {} SET {} WHERE id = ?{}", spec.table, sets.join(", "), values.len());
-        db.conn.execute(&sql, params_from_iter(values))?;
+        db.execute(&sql, &as_params(&values))?;
     } else {
         insert_row(db, spec.table, row)?;
         for (table, _) in spec.kept {
@@ -404,7 +434,7 @@ pub fn restore(
         if target.get("children").and_then(|c| c.get(table)).is_none() {
             continue;
         }
-        db.conn.execute(&format!("DELETE FROM {table} WHERE {fk} = ?1"), [id])?;
+        db.execute(&format!("DELETE FROM {table} WHERE {fk} = ?1"), params![id])?;
         insert_rows(db, table, rows_of(target, "children", table))?;
     }
     Ok(())

@@ -1,21 +1,11 @@
-//! Small helpers for mapping SQLite values to domain values.
+//! Small helpers for mapping stored values to domain values.
 
 use domain::Date;
-use rusqlite::{
-    Row,
-    types::{FromSql, FromSqlError, FromSqlResult, ValueRef},
+
+use crate::{
+    Result, StoreError,
+    db::{ColumnIndex, Row, Value},
 };
-
-/// A calendar date stored as 'YYYY-MM-DD'.
-pub(crate) struct SqlDate(pub(crate) Date);
-
-impl FromSql for SqlDate {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        parse_date(value.as_str()?)
-            .map(SqlDate)
-            .ok_or_else(|| FromSqlError::Other("not a YYYY-MM-DD date".into()))
-    }
-}
 
 /// Parses the 'YYYY-MM-DD' this crate writes, without the generic parser's cost.
 pub(crate) fn parse_date(text: &str) -> Option<Date> {
@@ -32,34 +22,30 @@ pub(crate) fn parse_date(text: &str) -> Option<Date> {
         .ok()
 }
 
-pub(crate) fn date<I: rusqlite::RowIndex>(row: &Row<'_>, column: I) -> rusqlite::Result<Date> {
-    Ok(row.get::<_, SqlDate>(column)?.0)
+pub(crate) fn date(row: &Row<'_>, column: impl ColumnIndex) -> Result<Date> {
+    row.get(column)
 }
 
-pub(crate) fn opt_date<I: rusqlite::RowIndex>(
-    row: &Row<'_>,
-    column: I,
-) -> rusqlite::Result<Option<Date>> {
-    Ok(row.get::<_, Option<SqlDate>>(column)?.map(|d| d.0))
+pub(crate) fn opt_date(row: &Row<'_>, column: impl ColumnIndex) -> Result<Option<Date>> {
+    row.get(column)
 }
 
 /// Parses a stored enum-like text column with `parse`, failing on unknown values.
-pub(crate) fn parsed<T, I: rusqlite::RowIndex + std::fmt::Debug + Copy>(
+pub(crate) fn parsed<T>(
     row: &Row<'_>,
-    column: I,
+    column: impl ColumnIndex,
     parse: impl FnOnce(&str) -> Option<T>,
-) -> rusqlite::Result<T> {
-    let value = row.get_ref(column)?;
-    let text = value.as_str().map_err(|err| {
-        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(err))
-    })?;
-    parse(text).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            0,
-            rusqlite::types::Type::Text,
-            format!("unexpected value {text:?} in column {column:?}").into(),
-        )
-    })
+) -> Result<T> {
+    let index = column.index(row)?;
+    match row.value(index)? {
+        Value::Text(text) => parse(text).ok_or_else(|| {
+            StoreError::Corrupt(format!("unexpected value {text:?} in column {}", row.name(index)))
+        }),
+        other => Err(StoreError::Corrupt(format!(
+            "column {} holds {other:?}, not text",
+            row.name(index)
+        ))),
+    }
 }
 
 pub(crate) fn date_text(date: Date) -> String {

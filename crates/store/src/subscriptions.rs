@@ -5,11 +5,11 @@
 
 use std::collections::HashMap;
 
+use crate::db::{Cache, Flow, Param, Row, params};
 use domain::{
     Currency, Cycle, CycleUnit, Date,
     entities::{SubscriptionStatus, Visibility},
 };
-use rusqlite::params;
 
 use crate::{
     Db, Result, StoreError,
@@ -66,7 +66,7 @@ const SELECT: &str = "SELECT s.id, s.household_id, s.owner_id, m.name, s.name, s
     LEFT JOIN payment_methods p ON p.id = s.payment_method_id
         AND (?2 IS NULL OR p.visibility = 'household' OR p.owner_id = ?2)";
 
-fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SubscriptionRow> {
+fn from_row(row: &Row<'_>) -> Result<SubscriptionRow> {
     let every: i64 = row.get(8)?;
     let unit = parsed(row, 9, CycleUnit::parse)?;
     Ok(SubscriptionRow {
@@ -109,9 +109,8 @@ pub fn list(db: &Db<'_>, household_id: i64, viewer: Option<i64>) -> Result<Vec<S
         "{SELECT} WHERE s.household_id = ?1 AND (?2 IS NULL OR s.visibility = 'household' OR s.owner_id = ?2)
          ORDER BY s.name COLLATE NOCASE, s.id"
     );
-    let mut stmt = db.conn.prepare_cached(&sql)?;
     let mut rows: Vec<SubscriptionRow> =
-        stmt.query_map(params![household_id, viewer], from_row)?.collect::<Result<_, _>>()?;
+        db.query_map(&sql, params![household_id, viewer], from_row)?;
     attach_children(db, household_id, &mut rows)?;
     Ok(rows)
 }
@@ -127,34 +126,34 @@ pub fn get(
         "{SELECT} WHERE s.household_id = ?1 AND s.id = ?3
          AND (?2 IS NULL OR s.visibility = 'household' OR s.owner_id = ?2)"
     );
-    let mut row =
-        db.conn.prepare_cached(&sql)?.query_row(params![household_id, viewer, id], from_row)?;
+    let mut row = db.query_row(&sql, params![household_id, viewer, id], from_row)?;
     load_children(db, &mut row)?;
     Ok(row)
 }
 
 fn load_children(db: &Db<'_>, row: &mut SubscriptionRow) -> Result<()> {
-    let mut stmt = db.conn.prepare_cached(
+    row.tags = db.query_map(
         "SELECT tag FROM subscription_tags WHERE subscription_id = ?1 ORDER BY tag COLLATE NOCASE",
-    )?;
-    row.tags = stmt.query_map([row.id], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    let mut stmt = db.conn.prepare_cached(
-        "SELECT effective_on, amount_minor FROM price_points WHERE subscription_id = ?1 ORDER BY effective_on",
+        params![row.id],
+        |r| r.get(0),
     )?;
     row.prices =
-        stmt.query_map([row.id], |r| Ok((date(r, 0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-    let mut stmt = db.conn.prepare_cached(
+        db.query_map(
+            "SELECT effective_on, amount_minor FROM price_points WHERE subscription_id = ?1 ORDER BY effective_on",
+            params![row.id],
+            |r| Ok((date(r, 0)?, r.get(1)?)),
+        )?;
+    row.pauses = db.query_map(
         "SELECT id, from_on, until_on FROM pauses WHERE subscription_id = ?1 ORDER BY from_on, id",
-    )?;
-    row.pauses = stmt
-        .query_map([row.id], |r| {
+        params![row.id],
+        |r| {
             Ok(PauseRow {
                 id: r.get(0)?,
                 from: date(r, "from_on")?,
                 until: opt_date(r, "until_on")?,
             })
-        })?
-        .collect::<Result<_, _>>()?;
+        },
+    )?;
     Ok(())
 }
 
@@ -202,31 +201,25 @@ pub fn list_page(
         PageOrder::Created => "s.id",
     };
     let visibility = filter.visibility.map(|v| v.as_str());
-    let matching: [&dyn rusqlite::ToSql; 7] = [
-        &household_id,
-        &viewer,
-        &filter.category_id,
-        &filter.uncategorised,
-        &filter.payment_method_id,
-        &filter.owner_id,
-        &visibility,
+    let matching = params![
+        household_id,
+        viewer,
+        filter.category_id,
+        filter.uncategorised,
+        filter.payment_method_id,
+        filter.owner_id,
+        visibility,
     ];
-    let total: u64 = db
-        .conn
-        .prepare_cached(&format!(
+    let total: u64 = db.query_row(&format!(
             "SELECT count(*) FROM subscriptions s LEFT JOIN payment_methods p ON p.id = s.payment_method_id
              AND (?2 IS NULL OR p.visibility = 'household' OR p.owner_id = ?2) WHERE {MATCHING}"
-        ))?
-        .query_row(&matching[..], |r| r.get(0))?;
+        ), matching, |r| r.get(0))?;
     let offset = i64::try_from(offset).unwrap_or(i64::MAX);
-    let window: [&dyn rusqlite::ToSql; 2] = [&limit, &offset];
-    let page: Vec<&dyn rusqlite::ToSql> = matching.into_iter().chain(window).collect();
+    let page: Vec<&dyn Param> = matching.iter().chain(params![limit, offset]).copied().collect();
     let sql = format!("{SELECT} WHERE {MATCHING} ORDER BY {order_by} LIMIT ?8 OFFSET ?9");
-    let mut rows: Vec<SubscriptionRow> =
-        db.conn.prepare_cached(&sql)?.query_map(&page[..], from_row)?.collect::<Result<_, _>>()?;
-    let ids: Vec<String> = rows.iter().map(|row| row.id.to_string()).collect();
-    let ids = format!("[{}]", ids.join(","));
-    attach(db, &mut rows, "WHERE x.subscription_id IN (SELECT value FROM json_each(?1))", &ids)?;
+    let mut rows: Vec<SubscriptionRow> = db.query_map(&sql, &page, from_row)?;
+    let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
+    attach(db, &mut rows, &format!("WHERE x.subscription_id {}", db.in_ids(1)), &ids)?;
     Ok((rows, total))
 }
 
@@ -242,54 +235,49 @@ fn attach_children(db: &Db<'_>, household_id: i64, rows: &mut [SubscriptionRow])
 
 /// Adds to `rows` the tags, prices and pauses that `which` (a join or condition on the child
 /// table `x`, with `param` as `?1`) selects.
-fn attach(
-    db: &Db<'_>,
-    rows: &mut [SubscriptionRow],
-    which: &str,
-    param: &dyn rusqlite::ToSql,
-) -> Result<()> {
+fn attach(db: &Db<'_>, rows: &mut [SubscriptionRow], which: &str, param: &dyn Param) -> Result<()> {
     let index: HashMap<i64, usize> = rows.iter().enumerate().map(|(i, row)| (row.id, i)).collect();
-    let mut stmt = db.conn.prepare_cached(&format!(
+    let sql = format!(
         "SELECT x.subscription_id, x.tag FROM subscription_tags x {which} ORDER BY x.tag COLLATE NOCASE"
-    ))?;
-    let mut result = stmt.query([param])?;
-    while let Some(r) = result.next()? {
-        if let Some(&i) = index.get(&r.get::<_, i64>(0)?) {
+    );
+    db.each(Cache::Keep, &sql, params![param], &mut |r| {
+        if let Some(&i) = index.get(&r.get::<i64>(0)?) {
             rows[i].tags.push(r.get(1)?);
         }
-    }
-    let mut stmt = db.conn.prepare_cached(&format!(
+        Ok(Flow::Continue)
+    })?;
+    let sql = format!(
         "SELECT x.subscription_id, x.effective_on, x.amount_minor FROM price_points x {which} ORDER BY x.effective_on"
-    ))?;
-    let mut result = stmt.query([param])?;
-    while let Some(r) = result.next()? {
-        if let Some(&i) = index.get(&r.get::<_, i64>(0)?) {
+    );
+    db.each(Cache::Keep, &sql, params![param], &mut |r| {
+        if let Some(&i) = index.get(&r.get::<i64>(0)?) {
             rows[i].prices.push((date(r, 1)?, r.get(2)?));
         }
-    }
-    let mut stmt = db.conn.prepare_cached(&format!(
+        Ok(Flow::Continue)
+    })?;
+    let sql = format!(
         "SELECT x.subscription_id, x.id, x.from_on, x.until_on FROM pauses x {which} ORDER BY x.from_on, x.id"
-    ))?;
-    let mut result = stmt.query([param])?;
-    while let Some(r) = result.next()? {
-        if let Some(&i) = index.get(&r.get::<_, i64>(0)?) {
+    );
+    db.each(Cache::Keep, &sql, params![param], &mut |r| {
+        if let Some(&i) = index.get(&r.get::<i64>(0)?) {
             rows[i].pauses.push(PauseRow {
                 id: r.get(1)?,
                 from: date(r, 2)?,
                 until: opt_date(r, 3)?,
             });
         }
-    }
+        Ok(Flow::Continue)
+    })?;
     Ok(())
 }
 
 /// Inserts the main row from `row` (its id, owner_name, category_name, payment_method_name,
 /// charged_through and children are ignored) and returns the new id.
 pub fn insert(db: &Db<'_>, row: &SubscriptionRow) -> Result<i64> {
-    db.conn.execute(
+    let id: i64 = db.query_row(
         "INSERT INTO subscriptions (household_id, owner_id, name, url, notes, currency, cycle_every, cycle_unit,
          anchor_on, status, trial_ends_on, ends_on, category_id, payment_method_id, visibility, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) RETURNING id",
         params![
             row.household_id,
             row.owner_id,
@@ -309,13 +297,14 @@ pub fn insert(db: &Db<'_>, row: &SubscriptionRow) -> Result<i64> {
             row.created_at,
             row.updated_at,
         ],
+        |row| row.get(0),
     )?;
-    Ok(db.conn.last_insert_rowid())
+    Ok(id)
 }
 
 /// Writes the main row's editable columns.
 pub fn update(db: &Db<'_>, row: &SubscriptionRow) -> Result<()> {
-    let changed = db.conn.execute(
+    let changed = db.execute(
         "UPDATE subscriptions SET owner_id = ?3, name = ?4, url = ?5, notes = ?6, currency = ?7, cycle_every = ?8,
          cycle_unit = ?9, anchor_on = ?10, status = ?11, trial_ends_on = ?12, ends_on = ?13, category_id = ?14,
          payment_method_id = ?15, visibility = ?16, updated_at = ?17
@@ -347,19 +336,19 @@ pub fn update(db: &Db<'_>, row: &SubscriptionRow) -> Result<()> {
 }
 
 pub fn set_tags(db: &Db<'_>, id: i64, tags: &[String]) -> Result<()> {
-    db.conn.execute("DELETE FROM subscription_tags WHERE subscription_id = ?1", [id])?;
-    let mut stmt = db.conn.prepare_cached(
-        "INSERT OR IGNORE INTO subscription_tags (subscription_id, tag) VALUES (?1, ?2)",
-    )?;
+    db.execute("DELETE FROM subscription_tags WHERE subscription_id = ?1", params![id])?;
     for tag in tags {
-        stmt.execute(params![id, tag])?;
+        db.execute(
+            "INSERT INTO subscription_tags (subscription_id, tag) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+            params![id, tag],
+        )?;
     }
     Ok(())
 }
 
 /// Sets the price from a date (replacing a price point on the same date).
 pub fn set_price(db: &Db<'_>, id: i64, effective_on: Date, amount_minor: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO price_points (subscription_id, effective_on, amount_minor) VALUES (?1, ?2, ?3)
          ON CONFLICT (subscription_id, effective_on) DO UPDATE SET amount_minor = excluded.amount_minor",
         params![id, date_text(effective_on), amount_minor],
@@ -368,7 +357,7 @@ pub fn set_price(db: &Db<'_>, id: i64, effective_on: Date, amount_minor: i64) ->
 }
 
 pub fn add_pause(db: &Db<'_>, id: i64, from: Date, until: Option<Date>) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "INSERT INTO pauses (subscription_id, from_on, until_on) VALUES (?1, ?2, ?3)",
         params![id, date_text(from), opt_date_text(until)],
     )?;
@@ -376,7 +365,7 @@ pub fn add_pause(db: &Db<'_>, id: i64, from: Date, until: Option<Date>) -> Resul
 }
 
 pub fn set_pause_until(db: &Db<'_>, pause_id: i64, until: Option<Date>) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE pauses SET until_on = ?2 WHERE id = ?1",
         params![pause_id, opt_date_text(until)],
     )?;
@@ -384,12 +373,12 @@ pub fn set_pause_until(db: &Db<'_>, pause_id: i64, until: Option<Date>) -> Resul
 }
 
 pub fn delete_pause(db: &Db<'_>, pause_id: i64) -> Result<()> {
-    db.conn.execute("DELETE FROM pauses WHERE id = ?1", [pause_id])?;
+    db.execute("DELETE FROM pauses WHERE id = ?1", params![pause_id])?;
     Ok(())
 }
 
 pub fn delete(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "DELETE FROM subscriptions WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )?;
@@ -397,7 +386,7 @@ pub fn delete(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
 }
 
 pub fn set_charged_through(db: &Db<'_>, id: i64, through: Date) -> Result<()> {
-    db.conn.execute(
+    db.execute(
         "UPDATE subscriptions SET charged_through = ?2 WHERE id = ?1",
         params![id, date_text(through)],
     )?;
@@ -406,10 +395,9 @@ pub fn set_charged_through(db: &Db<'_>, id: i64, through: Date) -> Result<()> {
 
 /// Moves every subscription of `from_member` to `to_member` (member removal).
 pub fn count_private_of(db: &Db<'_>, household_id: i64, member_id: i64) -> Result<i64> {
-    Ok(db
-        .conn
-        .prepare_cached(
-            "SELECT count(*) FROM subscriptions WHERE household_id = ?1 AND owner_id = ?2 AND visibility = 'private'",
-        )?
-        .query_row([household_id, member_id], |r| r.get(0))?)
+    db.query_row(
+        "SELECT count(*) FROM subscriptions WHERE household_id = ?1 AND owner_id = ?2 AND visibility = 'private'",
+        params![household_id, member_id],
+        |r| r.get(0),
+    )
 }

@@ -1,0 +1,616 @@
+//! The connection every query runs on, inside a transaction, on either database.
+//!
+//! The other modules write SQL once, in SQLite's spelling with numbered `?N` placeholders, and
+//! run it through [`Db`]'s few methods: they bind [`Param`]s and read [`Row`]s the same way on
+//! SQLite and on PostgreSQL. What PostgreSQL spells differently is translated once per
+//! statement (see `postgres::translate`); what cannot be translated is written twice and
+//! chosen with [`Db::pick`].
+
+use std::cell::RefCell;
+
+use domain::Date;
+
+use crate::{Result, StoreError, postgres::Session, sql::parse_date};
+
+/// The database engine under a [`Db`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// A connection inside a transaction, handed to the closures of `Store::read` and
+/// `Store::write`. Only this crate can see the connection.
+pub struct Db<'a> {
+    pub(crate) conn: Conn<'a>,
+}
+
+pub(crate) enum Conn<'a> {
+    Sqlite(&'a rusqlite::Connection),
+    Postgres(Box<RefCell<Session>>),
+}
+
+/// Whether a statement is kept prepared for the next time. Statements whose text depends on
+/// their input (a list of placeholders as long as a list) are not: they would push out the
+/// ones used on every request.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cache {
+    Keep,
+    Once,
+}
+
+impl<'a> Db<'a> {
+    pub fn dialect(&self) -> Dialect {
+        match self.conn {
+            Conn::Sqlite(_) => Dialect::Sqlite,
+            Conn::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// The statement written for this database, where the two cannot share one.
+    pub(crate) fn pick<'s>(&self, sqlite: &'s str, postgres: &'s str) -> &'s str {
+        match self.dialect() {
+            Dialect::Sqlite => sqlite,
+            Dialect::Postgres => postgres,
+        }
+    }
+
+    /// `IN` the list of ids bound at `?{n}` (a [`Value::Ints`]), as each database reads one.
+    pub(crate) fn in_ids(&self, n: usize) -> String {
+        match self.dialect() {
+            Dialect::Sqlite => format!("IN (SELECT value FROM json_each(?{n}))"),
+            Dialect::Postgres => format!("= ANY(?{n})"),
+        }
+    }
+
+    /// Runs a statement that returns no rows; how many rows it changed.
+    pub(crate) fn execute(&self, sql: &str, params: &[&dyn Param]) -> Result<usize> {
+        self.execute_with(Cache::Keep, sql, params)
+    }
+
+    fn execute_with(&self, cache: Cache, sql: &str, params: &[&dyn Param]) -> Result<usize> {
+        match &self.conn {
+            Conn::Sqlite(conn) => {
+                let values = sqlite_values(params);
+                let changed = match cache {
+                    Cache::Keep => conn.prepare_cached(sql)?.execute(values)?,
+                    Cache::Once => conn.prepare(sql)?.execute(values)?,
+                };
+                Ok(changed)
+            }
+            Conn::Postgres(session) => session.borrow_mut().execute(cache, sql, params),
+        }
+    }
+
+    /// The first row's value, or [`StoreError::NotFound`] when there is none.
+    pub(crate) fn query_row<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        f: impl FnOnce(&Row<'_>) -> Result<T>,
+    ) -> Result<T> {
+        self.query_opt(sql, params, f)?.ok_or(StoreError::NotFound)
+    }
+
+    /// The first row's value, if there is a row.
+    pub(crate) fn query_opt<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        f: impl FnOnce(&Row<'_>) -> Result<T>,
+    ) -> Result<Option<T>> {
+        let mut f = Some(f);
+        let mut value = None;
+        self.each(Cache::Keep, sql, params, &mut |row| {
+            if let Some(f) = f.take() {
+                value = Some(f(row)?);
+            }
+            Ok(Flow::Stop)
+        })?;
+        Ok(value)
+    }
+
+    /// Whether the statement returns any row.
+    pub(crate) fn exists(&self, sql: &str, params: &[&dyn Param]) -> Result<bool> {
+        Ok(self.query_opt(sql, params, |_| Ok(()))?.is_some())
+    }
+
+    /// Every row's value, in the statement's order.
+    pub(crate) fn query_map<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        f: impl FnMut(&Row<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        self.query_map_with(Cache::Keep, sql, params, f)
+    }
+
+    /// [`Db::query_map`] for a statement whose text is made for this call.
+    pub(crate) fn query_map_once<T>(
+        &self,
+        sql: &str,
+        params: &[&dyn Param],
+        f: impl FnMut(&Row<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        self.query_map_with(Cache::Once, sql, params, f)
+    }
+
+    fn query_map_with<T>(
+        &self,
+        cache: Cache,
+        sql: &str,
+        params: &[&dyn Param],
+        mut f: impl FnMut(&Row<'_>) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut values = Vec::new();
+        self.each(cache, sql, params, &mut |row| {
+            values.push(f(row)?);
+            Ok(Flow::Continue)
+        })?;
+        Ok(values)
+    }
+
+    /// Calls `f` with each row, for as long as it says to go on.
+    pub(crate) fn each(
+        &self,
+        cache: Cache,
+        sql: &str,
+        params: &[&dyn Param],
+        f: &mut dyn FnMut(&Row<'_>) -> Result<Flow>,
+    ) -> Result<()> {
+        match &self.conn {
+            Conn::Sqlite(conn) => {
+                let values = sqlite_values(params);
+                let mut cached;
+                let mut once;
+                let statement: &mut rusqlite::Statement<'_> = match cache {
+                    Cache::Keep => {
+                        cached = conn.prepare_cached(sql)?;
+                        &mut cached
+                    }
+                    Cache::Once => {
+                        once = conn.prepare(sql)?;
+                        &mut once
+                    }
+                };
+                let mut rows = statement.query(values)?;
+                while let Some(row) = rows.next()? {
+                    if f(&Row::Sqlite(row))? == Flow::Stop {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+            Conn::Postgres(session) => {
+                // The rows are read whole before `f` sees them, so `f` may query again.
+                let rows = session.borrow_mut().query(cache, sql, params)?;
+                for row in &rows {
+                    if f(&Row::Postgres(row))? == Flow::Stop {
+                        break;
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Whether [`Db::each`] reads on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    Continue,
+    Stop,
+}
+
+fn sqlite_values<'p>(
+    params: &'p [&dyn Param],
+) -> rusqlite::ParamsFromIter<impl Iterator<Item = Value<'p>>> {
+    rusqlite::params_from_iter(params.iter().map(|param| param.value()))
+}
+
+/// A value on its way into a statement, or out of a row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Value<'v> {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(&'v str),
+    Bool(bool),
+    /// A calendar date: 'YYYY-MM-DD' text on SQLite, `date` on PostgreSQL.
+    Date(Date),
+    Blob(&'v [u8]),
+    /// A list of ids: a JSON array on SQLite (for `json_each`), `bigint[]` on PostgreSQL.
+    Ints(&'v [i64]),
+}
+
+/// What can be bound to a placeholder.
+pub(crate) trait Param {
+    fn value(&self) -> Value<'_>;
+}
+
+/// Binds a list of values: `params![household_id, name]`.
+macro_rules! params {
+    () => {
+        &[] as &[&dyn $crate::db::Param]
+    };
+    ($($param:expr),+ $(,)?) => {
+        &[$(&$param as &dyn $crate::db::Param),+] as &[&dyn $crate::db::Param]
+    };
+}
+pub(crate) use params;
+
+impl Param for i64 {
+    fn value(&self) -> Value<'_> {
+        Value::Int(*self)
+    }
+}
+
+macro_rules! small_int_param {
+    ($($t:ty),*) => {$(
+        impl Param for $t {
+            fn value(&self) -> Value<'_> {
+                Value::Int(i64::from(*self))
+            }
+        }
+    )*};
+}
+small_int_param!(i32, u32, u16, u8);
+
+/// Counts and offsets: one past `i64::MAX` is as far as any row.
+impl Param for u64 {
+    fn value(&self) -> Value<'_> {
+        Value::Int(i64::try_from(*self).unwrap_or(i64::MAX))
+    }
+}
+
+impl Param for usize {
+    fn value(&self) -> Value<'_> {
+        Value::Int(i64::try_from(*self).unwrap_or(i64::MAX))
+    }
+}
+
+impl Param for bool {
+    fn value(&self) -> Value<'_> {
+        Value::Bool(*self)
+    }
+}
+
+impl Param for f64 {
+    fn value(&self) -> Value<'_> {
+        Value::Real(*self)
+    }
+}
+
+impl Param for str {
+    fn value(&self) -> Value<'_> {
+        Value::Text(self)
+    }
+}
+
+impl Param for String {
+    fn value(&self) -> Value<'_> {
+        Value::Text(self)
+    }
+}
+
+impl Param for Date {
+    fn value(&self) -> Value<'_> {
+        Value::Date(*self)
+    }
+}
+
+impl Param for [i64] {
+    fn value(&self) -> Value<'_> {
+        Value::Ints(self)
+    }
+}
+
+impl Param for Vec<i64> {
+    fn value(&self) -> Value<'_> {
+        Value::Ints(self)
+    }
+}
+
+impl<T: Param + ?Sized> Param for &T {
+    fn value(&self) -> Value<'_> {
+        (**self).value()
+    }
+}
+
+impl<T: Param> Param for Option<T> {
+    fn value(&self) -> Value<'_> {
+        self.as_ref().map_or(Value::Null, Param::value)
+    }
+}
+
+impl Param for Value<'_> {
+    fn value(&self) -> Value<'_> {
+        *self
+    }
+}
+
+/// An owned value, for statements whose values are gathered as they are written.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum SqlValue {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+    Date(Date),
+}
+
+impl Param for SqlValue {
+    fn value(&self) -> Value<'_> {
+        match self {
+            Self::Null => Value::Null,
+            Self::Int(i) => Value::Int(*i),
+            Self::Real(f) => Value::Real(*f),
+            Self::Text(s) => Value::Text(s),
+            Self::Date(d) => Value::Date(*d),
+        }
+    }
+}
+
+impl From<i64> for SqlValue {
+    fn from(value: i64) -> Self {
+        Self::Int(value)
+    }
+}
+
+impl From<String> for SqlValue {
+    fn from(value: String) -> Self {
+        Self::Text(value)
+    }
+}
+
+impl From<&str> for SqlValue {
+    fn from(value: &str) -> Self {
+        Self::Text(value.to_owned())
+    }
+}
+
+impl From<Date> for SqlValue {
+    fn from(value: Date) -> Self {
+        Self::Date(value)
+    }
+}
+
+impl<T: Into<SqlValue>> From<Option<T>> for SqlValue {
+    fn from(value: Option<T>) -> Self {
+        value.map_or(Self::Null, Into::into)
+    }
+}
+
+/// A list of owned values as parameters.
+pub(crate) fn as_params(values: &[SqlValue]) -> Vec<&dyn Param> {
+    values.iter().map(|value| value as &dyn Param).collect()
+}
+
+impl rusqlite::ToSql for Value<'_> {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        use rusqlite::types::{ToSqlOutput, Value as Owned, ValueRef};
+        Ok(match *self {
+            Value::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+            Value::Int(i) => ToSqlOutput::Borrowed(ValueRef::Integer(i)),
+            Value::Real(f) => ToSqlOutput::Borrowed(ValueRef::Real(f)),
+            Value::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+            Value::Bool(b) => ToSqlOutput::Borrowed(ValueRef::Integer(i64::from(b))),
+            Value::Date(d) => ToSqlOutput::Owned(Owned::Text(d.to_string())),
+            Value::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+            Value::Ints(ids) => ToSqlOutput::Owned(Owned::Text(
+                serde_json::to_string(ids)
+                    .map_err(|err| rusqlite::Error::ToSqlConversionFailure(Box::new(err)))?,
+            )),
+        })
+    }
+}
+
+/// One row of a result.
+pub(crate) enum Row<'r> {
+    Sqlite(&'r rusqlite::Row<'r>),
+    Postgres(&'r postgres::Row),
+}
+
+impl Row<'_> {
+    /// The column's value as `T`; a column is named by position or by name.
+    pub(crate) fn get<T: Column>(&self, column: impl ColumnIndex) -> Result<T> {
+        let index = column.index(self)?;
+        let value = self.value(index)?;
+        T::from_value(value).ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "column {} holds {value:?}, not a {}",
+                self.name(index),
+                std::any::type_name::<T>()
+            ))
+        })
+    }
+
+    pub(crate) fn column_count(&self) -> usize {
+        match self {
+            Self::Sqlite(row) => row.as_ref().column_count(),
+            Self::Postgres(row) => row.len(),
+        }
+    }
+
+    pub(crate) fn name(&self, index: usize) -> &str {
+        match self {
+            Self::Sqlite(row) => row.as_ref().column_name(index).unwrap_or("?"),
+            Self::Postgres(row) => row.columns().get(index).map_or("?", |c| c.name()),
+        }
+    }
+
+    /// The column's value as the database holds it.
+    pub(crate) fn value(&self, index: usize) -> Result<Value<'_>> {
+        match self {
+            Self::Sqlite(row) => {
+                use rusqlite::types::ValueRef;
+                Ok(match row.get_ref(index)? {
+                    ValueRef::Null => Value::Null,
+                    ValueRef::Integer(i) => Value::Int(i),
+                    ValueRef::Real(f) => Value::Real(f),
+                    ValueRef::Text(t) => Value::Text(std::str::from_utf8(t).map_err(|_| {
+                        StoreError::Corrupt(format!("column {} is not UTF-8", self.name(index)))
+                    })?),
+                    ValueRef::Blob(b) => Value::Blob(b),
+                })
+            }
+            Self::Postgres(row) => crate::postgres::value(row, index),
+        }
+    }
+}
+
+/// How a column is named: by position (`usize`) or by name (`&str`).
+pub(crate) trait ColumnIndex {
+    fn index(&self, row: &Row<'_>) -> Result<usize>;
+}
+
+impl ColumnIndex for usize {
+    fn index(&self, _: &Row<'_>) -> Result<usize> {
+        Ok(*self)
+    }
+}
+
+impl ColumnIndex for &str {
+    fn index(&self, row: &Row<'_>) -> Result<usize> {
+        let found = match row {
+            Row::Sqlite(row) => row.as_ref().column_index(self).ok(),
+            Row::Postgres(row) => row.columns().iter().position(|c| c.name() == *self),
+        };
+        found.ok_or_else(|| StoreError::Corrupt(format!("no column named {self}")))
+    }
+}
+
+/// What a column can be read as.
+pub(crate) trait Column: Sized {
+    /// `None` when the value is not of this type.
+    fn from_value(value: Value<'_>) -> Option<Self>;
+}
+
+impl Column for i64 {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        match value {
+            Value::Int(i) => Some(i),
+            Value::Bool(b) => Some(i64::from(b)),
+            _ => None,
+        }
+    }
+}
+
+impl Column for u16 {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        i64::from_value(value).and_then(|i| u16::try_from(i).ok())
+    }
+}
+
+impl Column for u32 {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        i64::from_value(value).and_then(|i| u32::try_from(i).ok())
+    }
+}
+
+impl Column for u64 {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        i64::from_value(value).and_then(|i| u64::try_from(i).ok())
+    }
+}
+
+impl Column for bool {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        match value {
+            Value::Bool(b) => Some(b),
+            Value::Int(i) => Some(i != 0),
+            _ => None,
+        }
+    }
+}
+
+impl Column for f64 {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        match value {
+            Value::Real(f) => Some(f),
+            #[allow(clippy::cast_precision_loss)]
+            Value::Int(i) => Some(i as f64),
+            _ => None,
+        }
+    }
+}
+
+impl Column for String {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        match value {
+            Value::Text(s) => Some(s.to_owned()),
+            Value::Date(d) => Some(d.to_string()),
+            _ => None,
+        }
+    }
+}
+
+impl Column for Date {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        match value {
+            Value::Date(d) => Some(d),
+            Value::Text(s) => parse_date(s),
+            _ => None,
+        }
+    }
+}
+
+impl<T: Column> Column for Option<T> {
+    fn from_value(value: Value<'_>) -> Option<Self> {
+        match value {
+            Value::Null => Some(None),
+            value => T::from_value(value).map(Some),
+        }
+    }
+}
+
+impl Db<'_> {
+    /// Every row of every table, in a stable order, for comparing database content
+    /// (dry-run tests). Timestamps of token use are included: a dry run must not touch them.
+    pub fn logical_dump(&self) -> Result<String> {
+        let tables = self.query_map(
+            self.pick(
+                // Ordinary tables only: a full-text index's own tables hold how it is stored,
+                // not what it holds, which its content table already shows.
+                "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1",
+            ),
+            params![],
+            |row| row.get::<String>(0),
+        )?;
+        let mut out = String::new();
+        for name in tables {
+            out.push_str(&format!("## {name}\n"));
+            self.each(
+                Cache::Once,
+                &format!("SELECT * FROM \"{name}\" ORDER BY 1, 2"),
+                params![],
+                &mut |row| {
+                    let values: Vec<String> = (0..row.column_count())
+                        .map(|i| row.value(i).map(|value| value.dump()))
+                        .collect::<Result<_>>()?;
+                    out.push_str(&values.join(" | "));
+                    out.push('\n');
+                    Ok(Flow::Continue)
+                },
+            )?;
+        }
+        Ok(out)
+    }
+}
+
+impl Value<'_> {
+    /// The value as [`Db::logical_dump`] writes it.
+    fn dump(&self) -> String {
+        match *self {
+            Self::Null => "NULL".to_owned(),
+            Self::Int(i) => i.to_string(),
+            Self::Real(f) => f.to_string(),
+            Self::Text(t) => format!("{t:?}"),
+            Self::Bool(b) => i64::from(b).to_string(),
+            Self::Date(d) => format!("{:?}", d.to_string()),
+            Self::Blob(b) => format!("blob {b:?}"),
+            Self::Ints(ids) => format!("{ids:?}"),
+        }
+    }
+}

@@ -1,0 +1,593 @@
+//! PostgreSQL: a pool of connections, transactions as the store's callers expect them, the
+//! translation of the store's SQL, and values in and out.
+//!
+//! Writes run at READ COMMITTED after taking a transaction-scoped advisory lock, so they
+//! follow one another as SQLite's single writer does, and a read-check-write (undo's "changed
+//! since?") never loses a concurrent edit. Reads run at REPEATABLE READ READ ONLY: one
+//! snapshot, like a read transaction on SQLite's WAL.
+//!
+//! The synchronous client runs a small runtime of its own per connection, so it must never be
+//! used on an async worker thread: the store is only used from blocking threads.
+
+use std::{
+    cell::RefCell,
+    collections::HashMap,
+    error::Error as StdError,
+    sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError},
+    time::{Duration, Instant},
+};
+
+use bytes::{BufMut, BytesMut};
+use postgres::{
+    Client, NoTls, Statement,
+    error::SqlState,
+    types::{FromSql, IsNull, ToSql, Type, to_sql_checked},
+};
+
+use crate::{
+    Result, StoreError,
+    db::{Cache, Conn, Db, Param, Value},
+    sql::parse_date,
+};
+
+/// The advisory lock every write takes first: one writer at a time, as on SQLite.
+const WRITE_LOCK: i64 = 0x4578_6861_6c65_0001;
+/// The advisory lock migrations run under, so two instances starting at once take turns.
+const MIGRATION_LOCK: i64 = 0x4578_6861_6c65_0002;
+/// How long a request waits for a connection, or for another write's lock, before it is
+/// told the database is busy.
+const WAIT: Duration = Duration::from_secs(5);
+/// The oldest server Exhale runs on (`server_version_num`).
+const OLDEST_SERVER: i64 = 150_000;
+
+/// Connections one instance keeps by default: enough for its blocking threads' concurrent
+/// reads; writes take turns whatever the number.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 10;
+
+/// Connections to one PostgreSQL database.
+pub(crate) struct PgStore {
+    config: postgres::Config,
+    pool: Arc<Pool>,
+}
+
+struct Pool {
+    state: Mutex<PoolState>,
+    returned: Condvar,
+    max_connections: usize,
+}
+
+struct PoolState {
+    idle: Vec<Connection>,
+    /// Connections open, idle or lent.
+    open: usize,
+}
+
+impl Pool {
+    fn locked(&self) -> MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A connection with the statements prepared on it.
+struct Connection {
+    client: Client,
+    statements: HashMap<String, Statement>,
+}
+
+/// A connection lent from the pool. Dropped, it goes back, unless a transaction on it never
+/// ended (a panic): then it is closed, which ends the transaction on the server.
+struct Lease {
+    conn: Option<Connection>,
+    pool: Arc<Pool>,
+    in_transaction: bool,
+}
+
+impl Lease {
+    fn conn(&mut self) -> Result<&mut Connection> {
+        self.conn.as_mut().ok_or(StoreError::Busy)
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let mut state = self.pool.locked();
+        match self.conn.take() {
+            Some(conn) if !self.in_transaction && !conn.client.is_closed() => {
+                state.idle.push(conn);
+            }
+            _ => state.open -= 1,
+        }
+        drop(state);
+        self.pool.returned.notify_one();
+    }
+}
+
+impl PgStore {
+    /// Connects, checks the server and applies pending migrations.
+    pub(crate) fn connect(url: &str, max_connections: usize) -> Result<Self> {
+        let config: postgres::Config = url.parse().map_err(|err: postgres::Error| {
+            StoreError::Config(format!(
+                "EXHALE_DATABASE_URL is not a PostgreSQL URL ({err}); write it as postgres://user:password@host:5432/database"
+            ))
+        })?;
+        let store = Self {
+            config,
+            pool: Arc::new(Pool {
+                state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }),
+                returned: Condvar::new(),
+                max_connections: max_connections.max(1),
+            }),
+        };
+        let mut lease = store.lease()?;
+        let conn = lease.conn()?;
+        check_server(&mut conn.client)?;
+        crate::migrations::apply_postgres(&mut conn.client, MIGRATION_LOCK)?;
+        Ok(store)
+    }
+
+    /// A connection from the pool, a new one while the pool has room, or the first one
+    /// returned within [`WAIT`].
+    fn lease(&self) -> Result<Lease> {
+        let deadline = Instant::now() + WAIT;
+        let mut state = self.pool.locked();
+        loop {
+            if let Some(conn) = state.idle.pop() {
+                if conn.client.is_closed() {
+                    state.open -= 1;
+                    continue;
+                }
+                return Ok(self.lent(Some(conn)));
+            }
+            if state.open < self.pool.max_connections {
+                state.open += 1;
+                drop(state);
+                // Counted before it is open; a failure gives the place back as the lease
+                // drops.
+                let mut lease = self.lent(None);
+                let client = self
+                    .config
+                    .connect(NoTls)
+                    .map_err(|err| unreachable_server(&self.config, &err))?;
+                lease.conn = Some(Connection { client, statements: HashMap::new() });
+                return Ok(lease);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(StoreError::Busy);
+            }
+            state = self
+                .pool
+                .returned
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    fn lent(&self, conn: Option<Connection>) -> Lease {
+        Lease { conn, pool: self.pool.clone(), in_transaction: false }
+    }
+
+    /// Runs `f` in a read-only transaction over one snapshot.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Db<'_>) -> T) -> Result<T> {
+        let session =
+            Session::begin(self.lease()?, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+        let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
+        let value = f(&db);
+        Session::of(db)?.end("ROLLBACK")?;
+        Ok(value)
+    }
+
+    /// Runs `f` in a write transaction, after every earlier write has ended; commits when
+    /// `commit` approves its result.
+    pub(crate) fn write<T>(
+        &self,
+        commit: impl FnOnce(&T) -> bool,
+        f: impl FnOnce(&Db<'_>) -> T,
+    ) -> Result<T> {
+        let begin = format!(
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}s'; SELECT pg_advisory_xact_lock({WRITE_LOCK})",
+            WAIT.as_secs()
+        );
+        let session = Session::begin(self.lease()?, &begin)?;
+        let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
+        let value = f(&db);
+        let session = Session::of(db)?;
+        if !commit(&value) {
+            session.end("ROLLBACK")?;
+        } else if session.failed {
+            // PostgreSQL would answer COMMIT with a rollback: say so instead of reporting a
+            // write that did not happen.
+            session.end("ROLLBACK")?;
+            return Err(StoreError::Corrupt(
+                "a statement failed inside a write that was then to be committed".into(),
+            ));
+        } else {
+            session.end("COMMIT")?;
+        }
+        Ok(value)
+    }
+}
+
+/// Refuses servers older than [`OLDEST_SERVER`].
+fn check_server(client: &mut Client) -> Result<()> {
+    let row = client.query_one("SELECT current_setting('server_version_num')::bigint", &[])?;
+    let version: i64 = row.get(0);
+    if version < OLDEST_SERVER {
+        return Err(StoreError::Config(format!(
+            "the PostgreSQL server is version {}.{}; Exhale needs 15 or later. Upgrade the server, or leave EXHALE_DATABASE_URL unset to use SQLite",
+            version / 10_000,
+            version % 10_000
+        )));
+    }
+    Ok(())
+}
+
+fn unreachable_server(config: &postgres::Config, err: &postgres::Error) -> StoreError {
+    let hosts: Vec<String> = config
+        .get_hosts()
+        .iter()
+        .map(|host| match host {
+            postgres::config::Host::Tcp(name) => name.clone(),
+            postgres::config::Host::Unix(path) => path.display().to_string(),
+        })
+        .collect();
+    let cause = err.as_db_error().map_or_else(|| err.to_string(), |db| db.message().to_owned());
+    StoreError::Unavailable(format!(
+        "cannot connect to PostgreSQL at {} ({cause}); check that the server runs and that EXHALE_DATABASE_URL names the right host, user, password and database",
+        hosts.join(", ")
+    ))
+}
+
+/// A transaction on a leased connection.
+pub(crate) struct Session {
+    lease: Lease,
+    /// A statement failed: PostgreSQL refuses everything after it in this transaction.
+    failed: bool,
+}
+
+impl Session {
+    fn begin(mut lease: Lease, begin: &str) -> Result<Self> {
+        lease.in_transaction = true;
+        lease.conn()?.client.batch_execute(begin)?;
+        Ok(Self { lease, failed: false })
+    }
+
+    fn of(db: Db<'_>) -> Result<Self> {
+        match db.conn {
+            Conn::Postgres(session) => Ok(session.into_inner()),
+            Conn::Sqlite(_) => {
+                Err(StoreError::Corrupt("a SQLite connection in a PostgreSQL store".into()))
+            }
+        }
+    }
+
+    /// Ends the transaction with `COMMIT` or `ROLLBACK`; the connection goes back to the pool.
+    fn end(mut self, how: &str) -> Result<()> {
+        self.lease.conn()?.client.batch_execute(how)?;
+        self.lease.in_transaction = false;
+        Ok(())
+    }
+
+    pub(crate) fn query(
+        &mut self,
+        cache: Cache,
+        sql: &str,
+        params: &[&dyn Param],
+    ) -> Result<Vec<postgres::Row>> {
+        self.run(cache, sql, params, |client, statement, bound| client.query(statement, bound))
+    }
+
+    pub(crate) fn execute(
+        &mut self,
+        cache: Cache,
+        sql: &str,
+        params: &[&dyn Param],
+    ) -> Result<usize> {
+        let changed = self
+            .run(cache, sql, params, |client, statement, bound| client.execute(statement, bound))?;
+        Ok(usize::try_from(changed).unwrap_or(usize::MAX))
+    }
+
+    /// Runs the statement for `sql` with `params` bound; a failure is remembered, because
+    /// PostgreSQL refuses the rest of the transaction after it.
+    fn run<T>(
+        &mut self,
+        cache: Cache,
+        sql: &str,
+        params: &[&dyn Param],
+        run: impl FnOnce(
+            &mut Client,
+            &Statement,
+            &[&(dyn ToSql + Sync)],
+        ) -> std::result::Result<T, postgres::Error>,
+    ) -> Result<T> {
+        let values: Vec<Value<'_>> = params.iter().map(|param| param.value()).collect();
+        let bound: Vec<&(dyn ToSql + Sync)> =
+            values.iter().map(|value| value as &(dyn ToSql + Sync)).collect();
+        let result = self
+            .statement(cache, sql)
+            .and_then(|statement| Ok(run(&mut self.lease.conn()?.client, &statement, &bound)?));
+        self.failed |= result.is_err();
+        result
+    }
+
+    /// The prepared statement for `sql`: kept on the connection for next time, or not.
+    fn statement(&mut self, cache: Cache, sql: &str) -> Result<Statement> {
+        let conn = self.lease.conn()?;
+        if let Some(statement) = conn.statements.get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = conn.client.prepare(&translate(sql))?;
+        if cache == Cache::Keep {
+            conn.statements.insert(sql.to_owned(), statement.clone());
+        }
+        Ok(statement)
+    }
+}
+
+/// The store's SQL in PostgreSQL's spelling: placeholders `?N` (and bare `?`, numbered in
+/// order) become `$N`, and `x COLLATE NOCASE` becomes `nocase(x)`, the migration's function
+/// that folds ASCII letters as SQLite's NOCASE does, so both sort alike. (Only orders are
+/// written with COLLATE NOCASE: a comparison is written `nocase(a) = nocase(b)` on both,
+/// where SQLite's `nocase` is the store's own function.)
+pub(crate) fn translate(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut chars = sql.chars().peekable();
+    let mut next_bare = 0;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                out.push(c);
+                for inner in chars.by_ref() {
+                    out.push(inner);
+                    if inner == c {
+                        break;
+                    }
+                }
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                out.push(c);
+                for inner in chars.by_ref() {
+                    out.push(inner);
+                    if inner == '\n' {
+                        break;
+                    }
+                }
+            }
+            '?' => {
+                out.push('$');
+                let mut digits = false;
+                while let Some(d) = chars.peek().copied().filter(char::is_ascii_digit) {
+                    out.push(d);
+                    chars.next();
+                    digits = true;
+                }
+                if !digits {
+                    next_bare += 1;
+                    out.push_str(&next_bare.to_string());
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    fold_nocase(&out)
+}
+
+/// Rewrites each `operand COLLATE NOCASE` as `nocase(operand)`; the operand is a name, a
+/// placeholder or a parenthesised call.
+fn fold_nocase(sql: &str) -> String {
+    const MARK: &str = " COLLATE NOCASE";
+    // Every text column compares bytes already, as BINARY does.
+    let mut out = sql.replace(" COLLATE BINARY", "");
+    while let Some(at) = out.find(MARK) {
+        let before = &out[..at];
+        let start = operand_start(before);
+        let operand = before[start..].to_owned();
+        out.replace_range(start..at + MARK.len(), &format!("nocase({operand})"));
+    }
+    out
+}
+
+fn operand_start(before: &str) -> usize {
+    let bytes = before.as_bytes();
+    let mut i = bytes.len();
+    if i > 0 && bytes[i - 1] == b')' {
+        let mut depth = 0;
+        while i > 0 {
+            i -= 1;
+            match bytes[i] {
+                b')' => depth += 1,
+                b'(' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    while i > 0
+        && (bytes[i - 1].is_ascii_alphanumeric() || matches!(bytes[i - 1], b'_' | b'.' | b'$'))
+    {
+        i -= 1;
+    }
+    i
+}
+
+/// A column of a PostgreSQL row as a [`Value`].
+pub(crate) fn value(row: &postgres::Row, index: usize) -> Result<Value<'_>> {
+    let column = row
+        .columns()
+        .get(index)
+        .ok_or_else(|| StoreError::Corrupt(format!("no column {index}")))?;
+    let value = match *column.type_() {
+        Type::INT8 => row.try_get::<_, Option<i64>>(index)?.map(Value::Int),
+        Type::INT4 => row.try_get::<_, Option<i32>>(index)?.map(|i| Value::Int(i.into())),
+        Type::INT2 => row.try_get::<_, Option<i16>>(index)?.map(|i| Value::Int(i.into())),
+        Type::BOOL => row.try_get::<_, Option<bool>>(index)?.map(Value::Bool),
+        Type::FLOAT8 => row.try_get::<_, Option<f64>>(index)?.map(Value::Real),
+        Type::FLOAT4 => row.try_get::<_, Option<f32>>(index)?.map(|f| Value::Real(f.into())),
+        Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME => {
+            row.try_get::<_, Option<&str>>(index)?.map(Value::Text)
+        }
+        Type::DATE => row.try_get::<_, Option<domain::Date>>(index)?.map(Value::Date),
+        Type::BYTEA => row.try_get::<_, Option<&[u8]>>(index)?.map(Value::Blob),
+        Type::NUMERIC => row.try_get::<_, Option<WholeNumber>>(index)?.map(|n| Value::Int(n.0)),
+        ref other => {
+            return Err(StoreError::Corrupt(format!(
+                "column {} is of type {other}, which the store does not read (cast it in the query)",
+                column.name()
+            )));
+        }
+    };
+    Ok(value.unwrap_or(Value::Null))
+}
+
+type BoxError = Box<dyn StdError + Sync + Send>;
+
+/// A whole number PostgreSQL computed as `numeric`: the `sum` of `bigint`s is one, where
+/// SQLite's is an integer.
+struct WholeNumber(i64);
+
+impl<'a> FromSql<'a> for WholeNumber {
+    fn from_sql(_: &Type, raw: &'a [u8]) -> std::result::Result<Self, BoxError> {
+        // The binary form: digit count, weight, sign, display scale, then base-10000 digits,
+        // the first worth 10000^weight.
+        let word = |i: usize| -> std::result::Result<u16, BoxError> {
+            let bytes = raw.get(2 * i..2 * i + 2).ok_or("a numeric value is cut short")?;
+            Ok(u16::from_be_bytes([bytes[0], bytes[1]]))
+        };
+        let count = usize::from(word(0)?);
+        let weight = i64::from(word(1)?.cast_signed());
+        let sign = word(2)?;
+        let mut value: i128 = 0;
+        for i in 0..count {
+            let digit = i128::from(word(4 + i)?);
+            let power = weight - i64::try_from(i)?;
+            if power < 0 {
+                if digit != 0 {
+                    return Err("a numeric value is not a whole number".into());
+                }
+                continue;
+            }
+            let scale = 10_000i128.checked_pow(u32::try_from(power)?).ok_or("too large")?;
+            value =
+                digit.checked_mul(scale).and_then(|d| value.checked_add(d)).ok_or("too large")?;
+        }
+        let value = match sign {
+            0x0000 => value,
+            0x4000 => -value,
+            _ => return Err("a numeric value is not a number".into()),
+        };
+        Ok(Self(i64::try_from(value)?))
+    }
+
+    fn accepts(ty: &Type) -> bool {
+        *ty == Type::NUMERIC
+    }
+}
+
+/// Values bind to what the statement's placeholder is, as SQLite binds them to anything:
+/// an integer to any integer type (range checked), a flag to a boolean or an integer, a date
+/// to a date or text, text to text, JSON or a date.
+impl ToSql for Value<'_> {
+    fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> std::result::Result<IsNull, BoxError> {
+        match (*self, ty) {
+            (Value::Null, _) => Ok(IsNull::Yes),
+            (Value::Int(i), &Type::INT8) => i.to_sql(ty, out),
+            (Value::Int(i), &Type::INT4) => i32::try_from(i)?.to_sql(ty, out),
+            (Value::Int(i), &Type::INT2) => i16::try_from(i)?.to_sql(ty, out),
+            #[allow(clippy::cast_precision_loss)]
+            (Value::Int(i), &Type::FLOAT8) => (i as f64).to_sql(ty, out),
+            (Value::Int(i), &Type::BOOL) => (i != 0).to_sql(ty, out),
+            (Value::Bool(b), &Type::BOOL) => b.to_sql(ty, out),
+            (Value::Bool(b), &Type::INT8 | &Type::INT4 | &Type::INT2) => {
+                Value::Int(i64::from(b)).to_sql(ty, out)
+            }
+            (Value::Real(f), &Type::FLOAT8) => f.to_sql(ty, out),
+            (Value::Text(s), &Type::TEXT | &Type::VARCHAR | &Type::BPCHAR | &Type::NAME)
+            | (Value::Text(s), &Type::UNKNOWN | &Type::JSON) => {
+                out.put_slice(s.as_bytes());
+                Ok(IsNull::No)
+            }
+            (Value::Text(s), &Type::JSONB) => {
+                out.put_u8(1);
+                out.put_slice(s.as_bytes());
+                Ok(IsNull::No)
+            }
+            (Value::Text(s), &Type::DATE) => {
+                parse_date(s).ok_or_else(|| format!("{s:?} is not a date"))?.to_sql(ty, out)
+            }
+            (Value::Date(d), &Type::DATE) => d.to_sql(ty, out),
+            (Value::Date(d), &Type::TEXT | &Type::VARCHAR | &Type::UNKNOWN) => {
+                out.put_slice(d.to_string().as_bytes());
+                Ok(IsNull::No)
+            }
+            (Value::Blob(b), &Type::BYTEA) => b.to_sql(ty, out),
+            (Value::Ints(ids), &Type::INT8_ARRAY) => ids.to_sql(ty, out),
+            (value, ty) => Err(format!("cannot bind {value:?} to a parameter of type {ty}").into()),
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+impl From<postgres::Error> for StoreError {
+    fn from(err: postgres::Error) -> Self {
+        if err.is_closed() {
+            return Self::Unavailable(format!("the connection to PostgreSQL was lost ({err})"));
+        }
+        let Some(db) = err.as_db_error() else {
+            return Self::Postgres(err);
+        };
+        let state = db.code();
+        if *state == SqlState::UNIQUE_VIOLATION
+            || *state == SqlState::FOREIGN_KEY_VIOLATION
+            || *state == SqlState::CHECK_VIOLATION
+            || *state == SqlState::NOT_NULL_VIOLATION
+            || *state == SqlState::EXCLUSION_VIOLATION
+        {
+            return Self::Constraint(db.message().to_owned());
+        }
+        if *state == SqlState::T_R_SERIALIZATION_FAILURE
+            || *state == SqlState::T_R_DEADLOCK_DETECTED
+            || *state == SqlState::LOCK_NOT_AVAILABLE
+        {
+            return Self::Busy;
+        }
+        if *state == SqlState::ADMIN_SHUTDOWN
+            || *state == SqlState::CRASH_SHUTDOWN
+            || *state == SqlState::CANNOT_CONNECT_NOW
+        {
+            return Self::Unavailable(db.message().to_owned());
+        }
+        Self::Postgres(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::translate;
+
+    #[test]
+    fn placeholders_and_nocase_are_translated_outside_quotes() {
+        assert_eq!(
+            translate("SELECT ?1, '?2', \"a?\" FROM t WHERE x = ?12 -- ?3\n AND y IN (?, ?)"),
+            "SELECT $1, '?2', \"a?\" FROM t WHERE x = $12 -- ?3\n AND y IN ($1, $2)"
+        );
+        assert_eq!(
+            translate("ORDER BY s.name COLLATE NOCASE, s.id"),
+            "ORDER BY nocase(s.name), s.id"
+        );
+        assert_eq!(
+            translate("GROUP BY t.tag COLLATE NOCASE ORDER BY min(t.tag) COLLATE NOCASE"),
+            "GROUP BY nocase(t.tag) ORDER BY nocase(min(t.tag))"
+        );
+    }
+}

@@ -1,0 +1,257 @@
+//! SQLite: one writer connection and a few read-only readers on one database file in WAL
+//! mode, and what only a file can do (a backup while running, SQLite's own checks, a restore).
+
+use std::{
+    fs::{File, OpenOptions},
+    path::{Path, PathBuf},
+    sync::Mutex,
+    time::Duration,
+};
+
+use rusqlite::{Connection, OpenFlags, TransactionBehavior, functions::FunctionFlags};
+
+use crate::{
+    Result, StoreError,
+    db::{Conn, Db},
+    migrations,
+};
+
+/// The database: one writer and a pool of read-only readers.
+pub(crate) struct SqliteStore {
+    path: PathBuf,
+    writer: Mutex<Connection>,
+    readers: Mutex<Vec<Connection>>,
+    /// A shared lock on the database's lock file (`<database>.lock`) for as long as the store
+    /// is open, in every process (`serve`, `mcp`, the other commands): [`Store::restore`]
+    /// takes it alone, so it never replaces a database another Exhale has open.
+    in_use: File,
+}
+
+/// Read connections kept open between reads. Enough for a busy server's concurrent reads
+/// (16 agents at once in the benchmark): a connection closed and reopened loses its prepared
+/// statements, which showed as 4% of an MCP read under that load. Each costs well under 1 MB.
+const MAX_IDLE_READERS: usize = 16;
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database file and applies pending migrations.
+    pub(crate) fn open(path: &Path) -> Result<Self> {
+        let lock_path = lock_file(path);
+        let locked = |source| StoreError::Lock { path: lock_path.clone(), source };
+        // A lock needs the file only open, not writable: one another user created (a backup
+        // run as root, say) still locks for the server's own user.
+        let in_use = match File::open(&lock_path) {
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                OpenOptions::new().create(true).truncate(false).write(true).open(&lock_path)
+            }
+            opened => opened,
+        }
+        .map_err(locked)?;
+        // Waits while a restore runs; never while other Exhales only use the database.
+        in_use.lock_shared().map_err(locked)?;
+        let mut writer = Connection::open(path)
+            .map_err(|source| StoreError::Open { path: path.to_owned(), source })?;
+        configure(&writer)?;
+        writer.pragma_update(None, "journal_mode", "WAL")?;
+        // One writer, so its page cache can be larger than a reader's: an import of 100,000
+        // transactions touches every index, and a smaller cache spills them mid-transaction.
+        writer.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
+        migrations::apply(&mut writer)?;
+        Ok(Self {
+            path: path.to_owned(),
+            writer: Mutex::new(writer),
+            readers: Mutex::new(Vec::new()),
+            in_use,
+        })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` in a read transaction on a read-only connection. The outer result is the
+    /// store's own failure; the inner one is `f`'s.
+    pub(crate) fn read<T, E>(
+        &self,
+        f: impl FnOnce(&Db<'_>) -> Result<T, E>,
+    ) -> Result<Result<T, E>> {
+        let conn = match self.readers.lock().map_err(|_| StoreError::Busy)?.pop() {
+            Some(conn) => conn,
+            None => self.open_reader()?,
+        };
+        let result = (|| {
+            let tx = conn.unchecked_transaction()?;
+            let value = f(&Db { conn: Conn::Sqlite(&tx) });
+            tx.rollback()?;
+            Ok(value)
+        })();
+        if let Ok(mut readers) = self.readers.lock()
+            && readers.len() < MAX_IDLE_READERS
+        {
+            readers.push(conn);
+        }
+        result
+    }
+
+    /// Runs `f` in a write transaction; commits when `commit` approves its result, rolls back
+    /// otherwise (dry runs, failures).
+    pub(crate) fn write<T, E>(
+        &self,
+        commit: impl FnOnce(&Result<T, E>) -> bool,
+        f: impl FnOnce(&Db<'_>) -> Result<T, E>,
+    ) -> Result<Result<T, E>> {
+        // A panic in an earlier write dropped (rolled back) its transaction, so the connection
+        // is fine to reuse.
+        let mut conn = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = f(&Db { conn: Conn::Sqlite(&tx) });
+        if commit(&value) {
+            tx.commit()?;
+        } else {
+            tx.rollback()?;
+        }
+        Ok(value)
+    }
+
+    /// Writes a consistent copy of the database to `target`, while the app keeps running.
+    pub(crate) fn backup(&self, target: &Path) -> Result<()> {
+        let source = self.open_reader()?;
+        let mut destination = Connection::open(target)
+            .map_err(|source| StoreError::Open { path: target.to_owned(), source })?;
+        let backup = rusqlite::backup::Backup::new(&source, &mut destination)?;
+        backup.run_to_completion(256, Duration::from_millis(0), None)?;
+        Ok(())
+    }
+
+    /// SQLite's own checks of the file (`integrity_check`) and of every reference
+    /// (`foreign_key_check`): what they found, empty when the database is sound.
+    pub(crate) fn check(&self) -> Result<Vec<String>> {
+        let reader = self.open_reader()?;
+        let mut problems = Vec::new();
+        let mut integrity = reader.prepare("PRAGMA integrity_check")?;
+        for row in integrity.query_map([], |row| row.get::<_, String>(0))? {
+            let row = row?;
+            if row != "ok" {
+                problems.push(row);
+            }
+        }
+        let mut references = reader.prepare("PRAGMA foreign_key_check")?;
+        let dangling = references.query_map([], |row| {
+            Ok(format!(
+                "{} row {} refers to a missing {}",
+                row.get::<_, String>(0)?,
+                row.get::<_, Option<i64>>(1)?.unwrap_or_default(),
+                row.get::<_, String>(2)?
+            ))
+        })?;
+        for row in dangling {
+            problems.push(row?);
+        }
+        Ok(problems)
+    }
+
+    /// Replaces the database's content with a backup made by [`Store::backup`], then applies
+    /// any migrations the backup predates. Refuses files that are not Exhale databases, and
+    /// refuses while another Exhale has the database open (a running server would carry on
+    /// with what it had, and rows written after the backup would vanish under it).
+    pub(crate) fn restore(&self, source: &Path) -> Result<()> {
+        let locked = |source| StoreError::Lock { path: lock_file(&self.path), source };
+        // This store's own shared lock is let go, so the exclusive one is taken only when no
+        // other process holds one; the shared one comes back whatever happens.
+        self.in_use.unlock().map_err(locked)?;
+        let alone = match self.in_use.try_lock() {
+            Ok(()) => Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                Err(StoreError::InUse { path: self.path.clone() })
+            }
+            Err(std::fs::TryLockError::Error(err)) => Err(locked(err)),
+        };
+        let restored = alone.and_then(|()| self.restore_alone(source));
+        self.in_use.unlock().map_err(locked)?;
+        self.in_use.lock_shared().map_err(locked)?;
+        restored
+    }
+
+    fn restore_alone(&self, source: &Path) -> Result<()> {
+        let backup = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .map_err(|err| StoreError::Open { path: source.to_owned(), source: err })?;
+        let version: usize = backup.pragma_query_value(None, "user_version", |row| row.get(0))?;
+        let is_exhale: bool = backup
+            .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'households'")?
+            .exists([])?;
+        if !is_exhale || version == 0 {
+            return Err(StoreError::Corrupt(format!(
+                "{} is not an Exhale backup",
+                source.display()
+            )));
+        }
+        let mut writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        rusqlite::backup::Backup::new(&backup, &mut writer)?.run_to_completion(
+            256,
+            Duration::from_millis(0),
+            None,
+        )?;
+        migrations::apply(&mut writer)?;
+        if let Ok(mut readers) = self.readers.lock() {
+            readers.clear();
+        }
+        Ok(())
+    }
+
+    fn open_reader(&self) -> Result<Connection> {
+        let conn = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+                | OpenFlags::SQLITE_OPEN_URI,
+        )
+        .map_err(|source| StoreError::Open { path: self.path.clone(), source })?;
+        configure(&conn)?;
+        Ok(conn)
+    }
+}
+
+/// The lock file beside a database: `exhale.db.lock` for `exhale.db`.
+fn lock_file(database: &Path) -> PathBuf {
+    let mut name = database.file_name().unwrap_or_default().to_owned();
+    name.push(".lock");
+    database.with_file_name(name)
+}
+
+/// The writer's page cache, in KiB.
+const WRITER_CACHE_KIB: i64 = 32 * 1024;
+
+/// How much of the file connections read through a memory map: every reader then shares the
+/// operating system's cache of the file instead of copying pages into its own small cache
+/// with a system call each (measured: most of a search over 100,000 transactions went there).
+const MMAP_BYTES: i64 = 256 * 1024 * 1024;
+
+fn configure(conn: &Connection) -> Result<()> {
+    conn.busy_timeout(Duration::from_secs(5))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // The pragma answers with the size it took, or nothing where maps are not built in.
+    conn.prepare(&format!("PRAGMA mmap_size = {MMAP_BYTES}"))?.query([])?.next()?;
+    conn.set_prepared_statement_cache_capacity(64);
+    add_functions(conn)
+}
+
+/// `nocase(text)`: the text with ASCII letters in lower case, as the NOCASE collation compares
+/// it. Written as a function, a comparison reads the same on PostgreSQL, whose migration
+/// defines one alike.
+pub(crate) fn add_functions(conn: &Connection) -> Result<()> {
+    conn.create_scalar_function(
+        "nocase",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            Ok(match ctx.get_raw(0) {
+                rusqlite::types::ValueRef::Text(text) => {
+                    rusqlite::types::Value::Text(String::from_utf8_lossy(text).to_ascii_lowercase())
+                }
+                rusqlite::types::ValueRef::Null => rusqlite::types::Value::Null,
+                other => rusqlite::types::Value::from(other),
+            })
+        },
+    )?;
+    Ok(())
+}

@@ -69,9 +69,17 @@ pub enum OpenError {
 }
 
 impl App {
-    /// Opens the database (creating and migrating it as needed).
+    /// Opens an SQLite database file (creating and migrating it as needed).
     pub fn open(database: &Path, clock: Arc<dyn Clock>) -> Result<Arc<Self>, OpenError> {
-        let store = Arc::new(Store::open(database)?);
+        Self::open_at(&store::Location::Sqlite(database.to_owned()), clock)
+    }
+
+    /// Opens the database at `location` (creating and migrating it as needed).
+    pub fn open_at(
+        location: &store::Location,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Arc<Self>, OpenError> {
+        let store = Arc::new(Store::open_at(location)?);
         let handlers = handlers::registry();
         if let Some(meta) = ops::all().iter().find(|meta| !handlers.contains(meta.name())) {
             return Err(OpenError::MissingHandler(meta.name()));

@@ -11,6 +11,11 @@ use serde::{Deserialize, Serialize};
 pub(crate) struct Config {
     /// Where the database lives.
     pub(crate) data_dir: PathBuf,
+    /// A PostgreSQL database to use instead of the SQLite file in `data_dir`, as
+    /// postgres://user:password@host:5432/database (see docs/install/postgres.md).
+    pub(crate) database_url: Option<DatabaseUrl>,
+    /// Connections to PostgreSQL this instance keeps at most.
+    pub(crate) database_pool: usize,
     /// Address `serve` listens on.
     pub(crate) listen: SocketAddr,
     /// Log filter, as RUST_LOG.
@@ -56,11 +61,63 @@ pub(crate) struct Config {
     pub(crate) otlp_endpoint: Option<String>,
 }
 
+/// A PostgreSQL URL. It may hold a password, so it is shown, printed and logged without one.
+#[derive(Clone, Deserialize)]
+#[serde(transparent)]
+pub(crate) struct DatabaseUrl(String);
+
+impl std::fmt::Display for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&without_password(&self.0))
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DatabaseUrl({self})")
+    }
+}
+
+impl Serialize for DatabaseUrl {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// `url` with any password in it (`user:password@` or `password=…`) written `***`.
+fn without_password(url: &str) -> String {
+    let mut shown = url.to_owned();
+    if let Some(scheme_end) = shown.find("://").map(|at| at + 3) {
+        let authority_end =
+            shown[scheme_end..].find(['/', '?']).map_or(shown.len(), |at| scheme_end + at);
+        if let Some(at) = shown[scheme_end..authority_end].rfind('@').map(|at| scheme_end + at)
+            && let Some(colon) = shown[scheme_end..at].find(':').map(|c| scheme_end + c)
+        {
+            shown.replace_range(colon + 1..at, "***");
+        }
+    }
+    let mut from = 0;
+    while let Some(found) = shown[from..].find("password=").map(|at| from + at + "password=".len())
+    {
+        let rest = &shown[found..];
+        let end = if let Some(quoted) = rest.strip_prefix('\'') {
+            quoted.find('\'').map_or(rest.len(), |q| q + 2)
+        } else {
+            rest.find(['&', ' ']).unwrap_or(rest.len())
+        };
+        shown.replace_range(found..found + end, "***");
+        from = found + 3;
+    }
+    shown
+}
+
 /// The TOML file: every key optional.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileConfig {
     data_dir: Option<PathBuf>,
+    database_url: Option<DatabaseUrl>,
+    database_pool: Option<usize>,
     listen: Option<SocketAddr>,
     log: Option<String>,
     max_request_bytes: Option<usize>,
@@ -159,6 +216,8 @@ impl Config {
         let caps = app::HouseholdCaps::default();
         let mut config = Self {
             data_dir: default_data_dir(),
+            database_url: None,
+            database_pool: store::DEFAULT_MAX_CONNECTIONS,
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             log: "info".into(),
             max_request_bytes: 1024 * 1024,
@@ -201,6 +260,7 @@ impl Config {
                 config,
                 file,
                 data_dir,
+                database_pool,
                 listen,
                 log,
                 max_request_bytes,
@@ -227,12 +287,22 @@ impl Config {
             if file.public_origin.is_some() {
                 config.public_origin = file.public_origin;
             }
+            if file.database_url.is_some() {
+                config.database_url = file.database_url;
+            }
             if file.otlp_endpoint.is_some() {
                 config.otlp_endpoint = file.otlp_endpoint;
             }
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();
+        }
+        if let Some(url) = env("EXHALE_DATABASE_URL") {
+            config.database_url = Some(DatabaseUrl(url));
+        }
+        parse_env("EXHALE_DATABASE_POOL", "a whole number", &mut config.database_pool)?;
+        if config.database_pool == 0 {
+            anyhow::bail!("database_pool must be at least 1");
         }
         if let Some(listen) = env("EXHALE_LISTEN") {
             config.listen = listen.parse().with_context(|| {
@@ -360,8 +430,25 @@ impl Config {
         }
     }
 
-    pub(crate) fn database(&self) -> PathBuf {
-        self.data_dir.join("exhale.db")
+    /// Where the database is: PostgreSQL when `database_url` is set, else the SQLite file in
+    /// `data_dir`.
+    pub(crate) fn location(&self) -> store::Location {
+        match &self.database_url {
+            Some(url) => store::Location::Postgres {
+                url: url.0.clone(),
+                max_connections: self.database_pool,
+            },
+            None => store::Location::Sqlite(self.data_dir.join("exhale.db")),
+        }
+    }
+
+    /// The database as people read its name: the SQLite file, or the PostgreSQL URL without
+    /// its password.
+    pub(crate) fn database_name(&self) -> String {
+        match &self.database_url {
+            Some(url) => url.to_string(),
+            None => self.data_dir.join("exhale.db").display().to_string(),
+        }
     }
 
     /// The built-in assistant's provider fields from `EXHALE_ASSISTANT_PROVIDER`, `_MODEL`,
@@ -407,7 +494,32 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
-    use super::checked_origin;
+    use super::{checked_origin, without_password};
+
+    #[test]
+    fn a_database_url_is_shown_without_its_password() {
+        for (url, shown) in [
+            (
+                "postgres://exhale:s3cret@db.example:5432/exhale",
+                "postgres://exhale:***@db.example:5432/exhale",
+            ),
+            (
+                "postgresql://exhale:p@ss@db/exhale?sslmode=require",
+                "postgresql://exhale:***@db/exhale?sslmode=require",
+            ),
+            (
+                "postgres://exhale@db/exhale?password=s3cret&sslmode=require",
+                "postgres://exhale@db/exhale?password=***&sslmode=require",
+            ),
+            (
+                "host=/run/pg user=exhale password='a b' dbname=exhale",
+                "host=/run/pg user=exhale password=*** dbname=exhale",
+            ),
+            ("postgres://db/exhale", "postgres://db/exhale"),
+        ] {
+            assert_eq!(without_password(url), shown);
+        }
+    }
 
     #[test]
     fn a_public_origin_is_https_and_a_host_or_http_on_this_computer() {

@@ -226,10 +226,13 @@ fn op_error(err: ops::OpError) -> anyhow::Error {
 }
 
 fn open(config: &Config) -> anyhow::Result<Arc<app::App>> {
-    std::fs::create_dir_all(&config.data_dir).with_context(|| {
-        format!("cannot create the data directory {}", config.data_dir.display())
-    })?;
-    let app = app::App::open(&config.database(), Arc::new(app::SystemClock))?;
+    let location = config.location();
+    if let store::Location::Sqlite(_) = location {
+        std::fs::create_dir_all(&config.data_dir).with_context(|| {
+            format!("cannot create the data directory {}", config.data_dir.display())
+        })?;
+    }
+    let app = app::App::open_at(&location, Arc::new(app::SystemClock))?;
     app.set_household_caps(config.household_caps());
     app.set_token_rate_limit((config.token_rate_per_second > 0).then_some(app::RateLimit {
         per_second: config.token_rate_per_second,
@@ -247,6 +250,13 @@ fn read_stdin() -> anyhow::Result<String> {
 }
 
 async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode> {
+    if let (Command::Backup { .. } | Command::Restore { .. }, Some(url)) =
+        (&command, &config.database_url)
+    {
+        anyhow::bail!(
+            "exhale backup and restore work on the SQLite file; {url} is PostgreSQL: back it up with pg_dump and restore it with pg_restore (docs/install/postgres.md)"
+        );
+    }
     let app = open(&config)?;
     match command {
         Command::Serve => {
@@ -349,11 +359,7 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
         }
         Command::Backup { path } => {
             app.backup(&path).await.map_err(op_error)?;
-            println!(
-                "Wrote a consistent copy of {} to {}",
-                config.database().display(),
-                path.display()
-            );
+            println!("Wrote a consistent copy of {} to {}", config.database_name(), path.display());
         }
         Command::Check => {
             let problems = app.check().await.map_err(op_error)?;
@@ -363,11 +369,11 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
                 }
                 anyhow::bail!(
                     "{} has {} problem(s); restore a backup with `exhale restore`",
-                    config.database().display(),
+                    config.database_name(),
                     problems.len()
                 );
             }
-            println!("{} is sound.", config.database().display());
+            println!("{} is sound.", config.database_name());
         }
         Command::Restore { path } => {
             app.restore(&path).await.map_err(|err| match err {
@@ -376,7 +382,7 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
                 }
                 other => op_error(other),
             })?;
-            println!("Restored {} from {}", config.database().display(), path.display());
+            println!("Restored {} from {}", config.database_name(), path.display());
         }
         Command::Demo { email } => {
             demo::create(&app, &email).await?;

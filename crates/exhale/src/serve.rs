@@ -123,7 +123,7 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         .with_context(|| format!("cannot listen on {}", config.listen))?;
     let address = listener.local_addr()?;
     println!("Exhale is listening on http://{address}");
-    println!("Data: {}", config.database().display());
+    println!("Data: {}", config.database_name());
     let mut setup_secret = None;
     if !app.has_members().await.map_err(|e| anyhow::anyhow!("{e}"))? {
         // Whoever can read this terminal may create the first owner; the link works once.

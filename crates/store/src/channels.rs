@@ -217,7 +217,7 @@ pub fn record_error(
         "INSERT INTO destination_health (destination_id, last_error, last_error_at, disabled_at)
          VALUES (?1, ?2, ?3, CASE WHEN ?4 THEN ?3 END)
          ON CONFLICT (destination_id) DO UPDATE SET last_error = ?2, last_error_at = ?3,
-           disabled_at = CASE WHEN ?4 THEN ?3 ELSE disabled_at END",
+           disabled_at = CASE WHEN ?4 THEN ?3 ELSE destination_health.disabled_at END",
         params![destination_id, error, now, gone],
     )?;
     Ok(())

@@ -212,6 +212,9 @@ fn sqlite_values<'p>(
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Value<'v> {
     Null,
+    /// A NULL of a known kind (an `Option` that is `None`): PostgreSQL needs to be told the
+    /// type of a placeholder whose only use is `?N IS NULL`.
+    NullOf(Kind),
     Int(i64),
     Real(f64),
     Text(&'v str),
@@ -226,6 +229,38 @@ pub(crate) enum Value<'v> {
 /// What can be bound to a placeholder.
 pub(crate) trait Param {
     fn value(&self) -> Value<'_>;
+}
+
+/// The kinds of value a placeholder takes. Flags are integers on both databases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Int,
+    Real,
+    Text,
+    Date,
+    Ints,
+}
+
+/// A parameter type whose `None` still has a kind.
+pub(crate) trait Typed {
+    const KIND: Kind;
+}
+
+macro_rules! typed {
+    ($kind:ident: $($t:ty),*) => {$(
+        impl Typed for $t {
+            const KIND: Kind = Kind::$kind;
+        }
+    )*};
+}
+typed!(Int: i64, i32, u32, u16, u8, u64, usize, bool);
+typed!(Real: f64);
+typed!(Text: str, String);
+typed!(Date: Date);
+typed!(Ints: Vec<i64>, [i64]);
+
+impl<T: Typed + ?Sized> Typed for &T {
+    const KIND: Kind = T::KIND;
 }
 
 /// Binds a list of values: `params![household_id, name]`.
@@ -317,9 +352,9 @@ impl<T: Param + ?Sized> Param for &T {
     }
 }
 
-impl<T: Param> Param for Option<T> {
+impl<T: Param + Typed> Param for Option<T> {
     fn value(&self) -> Value<'_> {
-        self.as_ref().map_or(Value::Null, Param::value)
+        self.as_ref().map_or(Value::NullOf(T::KIND), Param::value)
     }
 }
 
@@ -332,7 +367,7 @@ impl Param for Value<'_> {
 /// An owned value, for statements whose values are gathered as they are written.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum SqlValue {
-    Null,
+    Null(Kind),
     Int(i64),
     Real(f64),
     Text(String),
@@ -342,7 +377,7 @@ pub(crate) enum SqlValue {
 impl Param for SqlValue {
     fn value(&self) -> Value<'_> {
         match self {
-            Self::Null => Value::Null,
+            Self::Null(kind) => Value::NullOf(*kind),
             Self::Int(i) => Value::Int(*i),
             Self::Real(f) => Value::Real(*f),
             Self::Text(s) => Value::Text(s),
@@ -375,9 +410,9 @@ impl From<Date> for SqlValue {
     }
 }
 
-impl<T: Into<SqlValue>> From<Option<T>> for SqlValue {
+impl<T: Into<SqlValue> + Typed> From<Option<T>> for SqlValue {
     fn from(value: Option<T>) -> Self {
-        value.map_or(Self::Null, Into::into)
+        value.map_or(Self::Null(T::KIND), Into::into)
     }
 }
 
@@ -390,7 +425,7 @@ impl rusqlite::ToSql for Value<'_> {
     fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
         use rusqlite::types::{ToSqlOutput, Value as Owned, ValueRef};
         Ok(match *self {
-            Value::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+            Value::Null | Value::NullOf(_) => ToSqlOutput::Borrowed(ValueRef::Null),
             Value::Int(i) => ToSqlOutput::Borrowed(ValueRef::Integer(i)),
             Value::Real(f) => ToSqlOutput::Borrowed(ValueRef::Real(f)),
             Value::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
@@ -603,7 +638,7 @@ impl Value<'_> {
     /// The value as [`Db::logical_dump`] writes it.
     fn dump(&self) -> String {
         match *self {
-            Self::Null => "NULL".to_owned(),
+            Self::Null | Self::NullOf(_) => "NULL".to_owned(),
             Self::Int(i) => i.to_string(),
             Self::Real(f) => f.to_string(),
             Self::Text(t) => format!("{t:?}"),

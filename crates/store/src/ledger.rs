@@ -673,6 +673,10 @@ pub fn search_transactions(
     Ok(rows)
 }
 
+/// Earlier than any transaction's date, and a date both databases hold (PostgreSQL's begin in
+/// 4713 BC, so not `Date::MIN`).
+const BEFORE_EVERY_DATE: Date = Date::constant(1, 1, 1);
+
 /// The position after the first `offset` transactions of a search (an offset cursor turned
 /// into a position): `None` at the start, and past the end the last one's.
 pub fn position_at(
@@ -695,7 +699,7 @@ pub fn position_at(
         Ok(After { on_date: date(row, "on_date")?, id: row.get("id")? })
     })?;
     // Past the end: a position before every transaction, so the page is empty.
-    Ok(Some(found.unwrap_or(After { on_date: Date::MIN, id: 0 })))
+    Ok(Some(found.unwrap_or(After { on_date: BEFORE_EVERY_DATE, id: 0 })))
 }
 
 /// How many transactions `viewer` can see pass `filter` (`after` a position, when given),
@@ -737,7 +741,8 @@ pub fn count_transactions(
             "",
         )
     };
-    let sql = format!("SELECT count(*) FROM ({from}{clause}{order} LIMIT ?{})", values.len());
+    let sql =
+        format!("SELECT count(*) FROM ({from}{clause}{order} LIMIT ?{}) counted", values.len());
     let count: i64 = db.query_row(&sql, &as_params(&values), |row| row.get(0))?;
     Ok(count as u64)
 }

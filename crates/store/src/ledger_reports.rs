@@ -30,7 +30,7 @@ fn range_values(
         viewer.into(),
         from.to_string().into(),
         to.to_string().into(),
-        account.map_or(SqlValue::Null, SqlValue::from),
+        account.into(),
     ]
 }
 
@@ -63,7 +63,7 @@ pub fn category_totals(
            JOIN transactions t ON t.id = s.transaction_id WHERE {IN_RANGE}
          ) p LEFT JOIN categories c ON c.id = p.category_id
          WHERE p.amount < 0 OR p.category_id IS NOT NULL
-         GROUP BY p.category_id, p.currency"
+         GROUP BY p.category_id, c.name, p.currency"
     );
     let rows = db.query_map(
         &sql,

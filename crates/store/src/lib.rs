@@ -35,7 +35,7 @@ pub mod subscriptions;
 use std::path::{Path, PathBuf};
 
 pub use db::{Db, Dialect};
-pub use migrations::schema_snapshot;
+pub use migrations::{postgres_schema_fingerprint, schema_snapshot};
 pub use postgres::DEFAULT_MAX_CONNECTIONS;
 
 #[derive(Debug, thiserror::Error)]
@@ -51,8 +51,12 @@ pub enum StoreError {
     Corrupt(String),
     #[error("database error: {0}")]
     Sqlite(#[source] rusqlite::Error),
-    #[error("database error: {0}")]
-    Postgres(#[source] ::postgres::Error),
+    #[error("database error: {message}")]
+    Postgres {
+        message: String,
+        #[source]
+        source: ::postgres::Error,
+    },
     /// The database cannot be reached now; the same request may work in a moment.
     #[error("{0}")]
     Unavailable(String),
@@ -185,6 +189,14 @@ impl Store {
             Engine::Sqlite(store) => store.check(),
             // The server checks references as it writes; there is no file to check.
             Engine::Postgres(_) => Ok(Vec::new()),
+        }
+    }
+
+    /// Closes the store's connections now, on this thread (which must not be an async worker
+    /// thread), rather than on threads of their own as dropping it does.
+    pub fn close(self) {
+        if let Engine::Postgres(store) = self.engine {
+            store.close();
         }
     }
 

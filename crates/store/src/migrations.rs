@@ -41,6 +41,15 @@ const MIGRATIONS: &[(&str, &str)] = &[
 const POSTGRES: &[(&str, &str)] =
     &[("0015_token_tool_sets", include_str!("../migrations/postgres/0015_token_tool_sets.sql"))];
 
+/// A name for the PostgreSQL schema the migrations make, different whenever they change (a
+/// template database made by tests is kept per schema).
+pub fn postgres_schema_fingerprint() -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    POSTGRES.hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
+}
+
 /// Applies the PostgreSQL migrations the database has not had, each in a transaction of its
 /// own, under an advisory lock so that instances starting together take turns.
 pub(crate) fn apply_postgres(client: &mut postgres::Client, lock: i64) -> Result<()> {
@@ -55,7 +64,7 @@ fn apply_postgres_locked(client: &mut postgres::Client) -> Result<()> {
     client.batch_execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations (
             name TEXT COLLATE \"C\" PRIMARY KEY,
-            applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+            applied_at TEXT COLLATE \"C\" NOT NULL
         )",
     )?;
     let done: Vec<String> = client
@@ -72,7 +81,11 @@ fn apply_postgres_locked(client: &mut postgres::Client) -> Result<()> {
         }
         let mut tx = client.transaction()?;
         tx.batch_execute(sql)?;
-        tx.execute("INSERT INTO schema_migrations (name) VALUES ($1)", &[name])?;
+        tx.execute(
+            "INSERT INTO schema_migrations (name, applied_at)
+             VALUES ($1, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))",
+            &[name],
+        )?;
         tx.commit()?;
     }
     Ok(())

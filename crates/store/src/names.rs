@@ -1,10 +1,9 @@
 //! The names of what a member can see, by kind, for reading a name where an id is expected
 //! (`ops::resolve`). Only ids and names: matching happens in `domain::names`.
 
-use crate::db::params;
 use domain::entities::EntityKind;
 
-use crate::{Db, Result};
+use crate::{Db, Result, db::params};
 
 /// Every (id, name) of this kind in the household that `viewer` can see: another member's
 /// private subscriptions and payment methods are left out. Kinds without names give none.
@@ -14,13 +13,14 @@ pub fn visible(
     viewer: i64,
     kind: EntityKind,
 ) -> Result<Vec<(i64, String)>> {
+    // Every statement binds the viewer, used or not (`?2 IS NOT NULL` where it is not).
     let sql = match kind {
         EntityKind::Subscription => {
             "SELECT id, name FROM subscriptions WHERE household_id = ?1
              AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
         }
         EntityKind::Category => {
-            "SELECT id, name FROM categories WHERE household_id = ?1 AND ?2 = ?2
+            "SELECT id, name FROM categories WHERE household_id = ?1 AND ?2 IS NOT NULL
              ORDER BY name COLLATE NOCASE, id"
         }
         EntityKind::PaymentMethod => {
@@ -28,14 +28,14 @@ pub fn visible(
              AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
         }
         EntityKind::Member => {
-            "SELECT id, name FROM members WHERE household_id = ?1 AND ?2 = ?2 ORDER BY id"
+            "SELECT id, name FROM members WHERE household_id = ?1 AND ?2 IS NOT NULL ORDER BY id"
         }
         EntityKind::Account => {
             "SELECT id, name FROM accounts WHERE household_id = ?1
              AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
         }
         EntityKind::Label => {
-            "SELECT id, name FROM labels WHERE household_id = ?1 AND ?2 = ?2
+            "SELECT id, name FROM labels WHERE household_id = ?1 AND ?2 IS NOT NULL
              ORDER BY name COLLATE NOCASE, id"
         }
         EntityKind::Rule => {
@@ -45,7 +45,7 @@ pub fn visible(
              ORDER BY r.name COLLATE NOCASE, r.id"
         }
         EntityKind::Budget => {
-            "SELECT id, name FROM budgets WHERE household_id = ?1 AND ?2 = ?2
+            "SELECT id, name FROM budgets WHERE household_id = ?1 AND ?2 IS NOT NULL
              ORDER BY name COLLATE NOCASE, id"
         }
         EntityKind::Charge

@@ -198,9 +198,14 @@ pub fn prune_requests(db: &Db<'_>, now: &str) -> Result<()> {
 /// makes the person's browser open `/authorize` again and again cannot fill the table.
 pub fn keep_newest_requests(db: &Db<'_>, member_id: i64, keep: u32) -> Result<()> {
     db.execute(
-        "DELETE FROM oauth_requests WHERE member_id = ?1 AND id_hash NOT IN
-           (SELECT id_hash FROM oauth_requests WHERE member_id = ?1
-            ORDER BY expires_at DESC, rowid DESC LIMIT ?2)",
+        db.pick(
+            "DELETE FROM oauth_requests WHERE member_id = ?1 AND id_hash NOT IN
+               (SELECT id_hash FROM oauth_requests WHERE member_id = ?1
+                ORDER BY expires_at DESC, rowid DESC LIMIT ?2)",
+            "DELETE FROM oauth_requests WHERE member_id = ?1 AND id_hash NOT IN
+               (SELECT id_hash FROM oauth_requests WHERE member_id = ?1
+                ORDER BY expires_at DESC, seq DESC LIMIT ?2)",
+        ),
         params![member_id, keep],
     )?;
     Ok(())

@@ -6,8 +6,10 @@
 //! since?") never loses a concurrent edit. Reads run at REPEATABLE READ READ ONLY: one
 //! snapshot, like a read transaction on SQLite's WAL.
 //!
-//! The synchronous client runs a small runtime of its own per connection, so it must never be
-//! used on an async worker thread: the store is only used from blocking threads.
+//! The synchronous client runs a small runtime of its own per connection, so a connection must
+//! never be used on an async worker thread: the store is only used from blocking threads. It
+//! must not be opened or dropped on one either, so those happen on threads of their own
+//! ([`PgStore::connect`], [`close`]).
 
 use std::{
     cell::RefCell,
@@ -26,7 +28,7 @@ use postgres::{
 
 use crate::{
     Result, StoreError,
-    db::{Cache, Conn, Db, Param, Value},
+    db::{Cache, Conn, Db, Kind, Param, Value},
     sql::parse_date,
 };
 
@@ -72,6 +74,8 @@ impl Pool {
 struct Connection {
     client: Client,
     statements: HashMap<String, Statement>,
+    /// Each table's id sequence, once asked for (`None`: it has none).
+    sequences: HashMap<String, Option<String>>,
 }
 
 /// A connection lent from the pool. Dropped, it goes back, unless a transaction on it never
@@ -95,16 +99,43 @@ impl Drop for Lease {
             Some(conn) if !self.in_transaction && !conn.client.is_closed() => {
                 state.idle.push(conn);
             }
-            _ => state.open -= 1,
+            gone => {
+                state.open -= 1;
+                close(gone);
+            }
         }
         drop(state);
         self.pool.returned.notify_one();
     }
 }
 
+impl Drop for PgStore {
+    fn drop(&mut self) {
+        close(std::mem::take(&mut self.pool.locked().idle));
+    }
+}
+
+/// Drops connections on a thread of their own: each owns a small runtime, which may not be
+/// dropped on an async worker thread, where the last handle to a store may go.
+fn close<T: Send + 'static>(connections: T) {
+    // If no thread can be had, they are dropped here, as they would be anyway.
+    let _ = std::thread::Builder::new().name("exhale-pg-close".into()).spawn(move || {
+        drop(connections);
+    });
+}
+
 impl PgStore {
-    /// Connects, checks the server and applies pending migrations.
+    /// Connects, checks the server and applies pending migrations, on a thread of its own (the
+    /// caller may be an async task).
     pub(crate) fn connect(url: &str, max_connections: usize) -> Result<Self> {
+        std::thread::scope(|scope| {
+            scope.spawn(|| Self::connect_here(url, max_connections)).join().unwrap_or_else(|_| {
+                Err(StoreError::Corrupt("connecting to PostgreSQL panicked".into()))
+            })
+        })
+    }
+
+    fn connect_here(url: &str, max_connections: usize) -> Result<Self> {
         let config: postgres::Config = url.parse().map_err(|err: postgres::Error| {
             StoreError::Config(format!(
                 "EXHALE_DATABASE_URL is not a PostgreSQL URL ({err}); write it as postgres://user:password@host:5432/database"
@@ -123,6 +154,12 @@ impl PgStore {
         check_server(&mut conn.client)?;
         crate::migrations::apply_postgres(&mut conn.client, MIGRATION_LOCK)?;
         Ok(store)
+    }
+
+    /// Closes the idle connections on this thread.
+    pub(crate) fn close(self) {
+        let idle = std::mem::take(&mut self.pool.locked().idle);
+        drop(idle);
     }
 
     /// A connection from the pool, a new one while the pool has room, or the first one
@@ -148,7 +185,11 @@ impl PgStore {
                     .config
                     .connect(NoTls)
                     .map_err(|err| unreachable_server(&self.config, &err))?;
-                lease.conn = Some(Connection { client, statements: HashMap::new() });
+                lease.conn = Some(Connection {
+                    client,
+                    statements: HashMap::new(),
+                    sequences: HashMap::new(),
+                });
                 return Ok(lease);
             }
             let now = Instant::now();
@@ -170,8 +211,11 @@ impl PgStore {
 
     /// Runs `f` in a read-only transaction over one snapshot.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&Db<'_>) -> T) -> Result<T> {
-        let session =
-            Session::begin(self.lease()?, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?;
+        let session = Session::begin(
+            self.lease()?,
+            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+            false,
+        )?;
         let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
         let value = f(&db);
         Session::of(db)?.end("ROLLBACK")?;
@@ -189,16 +233,16 @@ impl PgStore {
             "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}s'; SELECT pg_advisory_xact_lock({WRITE_LOCK})",
             WAIT.as_secs()
         );
-        let session = Session::begin(self.lease()?, &begin)?;
+        let session = Session::begin(self.lease()?, &begin, true)?;
         let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
         let value = f(&db);
         let session = Session::of(db)?;
         if !commit(&value) {
-            session.end("ROLLBACK")?;
+            session.roll_back()?;
         } else if session.failed {
             // PostgreSQL would answer COMMIT with a rollback: say so instead of reporting a
             // write that did not happen.
-            session.end("ROLLBACK")?;
+            session.roll_back()?;
             return Err(StoreError::Corrupt(
                 "a statement failed inside a write that was then to be committed".into(),
             ));
@@ -244,13 +288,90 @@ pub(crate) struct Session {
     lease: Lease,
     /// A statement failed: PostgreSQL refuses everything after it in this transaction.
     failed: bool,
+    /// In a write: the tables it inserted into, with where their id sequences stood before.
+    inserted: Option<Vec<Inserted>>,
+}
+
+/// A table a write inserted into.
+struct Inserted {
+    table: String,
+    /// Its id sequence, if it has one, and the sequence's value before the write's first
+    /// insert (`None`: never used).
+    sequence: Option<(String, Option<i64>)>,
 }
 
 impl Session {
-    fn begin(mut lease: Lease, begin: &str) -> Result<Self> {
+    fn begin(mut lease: Lease, begin: &str, writing: bool) -> Result<Self> {
         lease.in_transaction = true;
         lease.conn()?.client.batch_execute(begin)?;
-        Ok(Self { lease, failed: false })
+        Ok(Self { lease, failed: false, inserted: writing.then(Vec::new) })
+    }
+
+    /// Rolls a write back with its ids: a sequence is not rolled back with a transaction, so
+    /// after a dry run the ids it showed would go to nobody and the real change would get
+    /// others. Each sequence it used is set back while this write still holds the write lock,
+    /// so no other write has taken one since. (A failed write keeps the gap: it showed no id.)
+    fn roll_back(mut self) -> Result<()> {
+        let mut batch = String::new();
+        if !self.failed {
+            for inserted in self.inserted.take().unwrap_or_default() {
+                let Some((sequence, before)) = inserted.sequence else { continue };
+                let sequence = sequence.replace('\'', "''");
+                batch.push_str(&match before {
+                    Some(value) => format!("SELECT setval('{sequence}', {value}, true); "),
+                    None => format!("SELECT setval('{sequence}', 1, false); "),
+                });
+            }
+        }
+        batch.push_str("ROLLBACK");
+        self.end(&batch)
+    }
+
+    /// Before a write's first insert into a table, notes where the table's id sequence stands.
+    fn note_insert(&mut self, sql: &str) -> Result<()> {
+        let Some(inserted) = &self.inserted else { return Ok(()) };
+        let Some(table) = sql
+            .trim_start()
+            .strip_prefix("INSERT INTO ")
+            .and_then(|rest| rest.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).next())
+        else {
+            return Ok(());
+        };
+        if inserted.iter().any(|noted| noted.table == table) {
+            return Ok(());
+        }
+        let conn = self.lease.conn()?;
+        let name = match conn.sequences.get(table) {
+            Some(name) => name.clone(),
+            None => {
+                let name: Option<String> = conn
+                    .client
+                    .query_opt(
+                        "SELECT pg_get_serial_sequence(quote_ident(table_name), 'id')
+                         FROM information_schema.columns
+                         WHERE table_schema = current_schema() AND table_name = $1
+                           AND column_name = 'id'",
+                        &[&table],
+                    )?
+                    .and_then(|row| row.get(0));
+                conn.sequences.insert(table.to_owned(), name.clone());
+                name
+            }
+        };
+        let sequence = match name {
+            Some(name) => {
+                let before: Option<i64> = conn
+                    .client
+                    .query_one("SELECT pg_sequence_last_value($1::text::regclass)", &[&name])?
+                    .get(0);
+                Some((name, before))
+            }
+            None => None,
+        };
+        if let Some(inserted) = &mut self.inserted {
+            inserted.push(Inserted { table: table.to_owned(), sequence });
+        }
+        Ok(())
     }
 
     fn of(db: Db<'_>) -> Result<Self> {
@@ -306,19 +427,37 @@ impl Session {
         let bound: Vec<&(dyn ToSql + Sync)> =
             values.iter().map(|value| value as &(dyn ToSql + Sync)).collect();
         let result = self
-            .statement(cache, sql)
+            .note_insert(sql)
+            .and_then(|()| self.statement(cache, sql, &values))
             .and_then(|statement| Ok(run(&mut self.lease.conn()?.client, &statement, &bound)?));
         self.failed |= result.is_err();
-        result
+        // The statement (never its values) goes with a failure into the log.
+        result.map_err(|err| match err {
+            StoreError::Postgres { message, source } => {
+                let statement: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+                StoreError::Postgres { message: format!("{message}, in: {statement}"), source }
+            }
+            other => other,
+        })
     }
 
     /// The prepared statement for `sql`: kept on the connection for next time, or not.
-    fn statement(&mut self, cache: Cache, sql: &str) -> Result<Statement> {
+    fn statement(&mut self, cache: Cache, sql: &str, values: &[Value<'_>]) -> Result<Statement> {
         let conn = self.lease.conn()?;
         if let Some(statement) = conn.statements.get(sql) {
             return Ok(statement.clone());
         }
-        let statement = conn.client.prepare(&translate(sql))?;
+        let translated = translate(sql);
+        // PostgreSQL infers each placeholder's type from where it stands, except where it
+        // stands alone (`$2 IS NULL OR owner_id = $2` fails on the first `$2`): those are
+        // given the type of the value bound this time.
+        let types: Vec<Type> = (1..=values.len())
+            .map(|n| match values.get(n - 1) {
+                Some(value) if null_checked(&translated, n) => declared_type(*value),
+                _ => unspecified(),
+            })
+            .collect();
+        let statement = conn.client.prepare_typed(&translated, &types)?;
         if cache == Cache::Keep {
             conn.statements.insert(sql.to_owned(), statement.clone());
         }
@@ -372,6 +511,43 @@ pub(crate) fn translate(sql: &str) -> String {
         }
     }
     fold_nocase(&out)
+}
+
+/// Whether placeholder `$n` stands in an `IS NULL` or `IS NOT NULL` test in `sql`.
+fn null_checked(sql: &str, n: usize) -> bool {
+    let placeholder = format!("${n} IS ");
+    sql.match_indices(&placeholder).any(|(at, found)| {
+        let before_is_digit = sql[..at].ends_with(|c: char| c.is_ascii_digit());
+        let rest = &sql[at + found.len()..];
+        !before_is_digit && (rest.starts_with("NULL") || rest.starts_with("NOT NULL"))
+    })
+}
+
+/// The type PostgreSQL is told a placeholder has, from the value bound to it.
+fn declared_type(value: Value<'_>) -> Type {
+    let kind = match value {
+        Value::Null => return unspecified(),
+        Value::NullOf(kind) => kind,
+        Value::Int(_) | Value::Bool(_) => Kind::Int,
+        Value::Real(_) => Kind::Real,
+        Value::Text(_) => Kind::Text,
+        Value::Date(_) => Kind::Date,
+        Value::Blob(_) => return Type::BYTEA,
+        Value::Ints(_) => Kind::Ints,
+    };
+    match kind {
+        Kind::Int => Type::INT8,
+        Kind::Real => Type::FLOAT8,
+        Kind::Text => Type::TEXT,
+        Kind::Date => Type::DATE,
+        Kind::Ints => Type::INT8_ARRAY,
+    }
+}
+
+/// "Infer it": the type a statement is prepared with for a placeholder PostgreSQL types
+/// itself (object id 0).
+fn unspecified() -> Type {
+    Type::new("unspecified".into(), 0, postgres::types::Kind::Pseudo, "pg_catalog".into())
 }
 
 /// Rewrites each `operand COLLATE NOCASE` as `nocase(operand)`; the operand is a name, a
@@ -495,7 +671,7 @@ impl<'a> FromSql<'a> for WholeNumber {
 impl ToSql for Value<'_> {
     fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> std::result::Result<IsNull, BoxError> {
         match (*self, ty) {
-            (Value::Null, _) => Ok(IsNull::Yes),
+            (Value::Null | Value::NullOf(_), _) => Ok(IsNull::Yes),
             (Value::Int(i), &Type::INT8) => i.to_sql(ty, out),
             (Value::Int(i), &Type::INT4) => i32::try_from(i)?.to_sql(ty, out),
             (Value::Int(i), &Type::INT2) => i16::try_from(i)?.to_sql(ty, out),
@@ -544,7 +720,12 @@ impl From<postgres::Error> for StoreError {
             return Self::Unavailable(format!("the connection to PostgreSQL was lost ({err})"));
         }
         let Some(db) = err.as_db_error() else {
-            return Self::Postgres(err);
+            // "error serializing parameter 2" says which; its source says why.
+            let message = match err.source() {
+                Some(cause) => format!("{err}: {cause}"),
+                None => err.to_string(),
+            };
+            return Self::Postgres { message, source: err };
         };
         let state = db.code();
         if *state == SqlState::UNIQUE_VIOLATION
@@ -567,13 +748,30 @@ impl From<postgres::Error> for StoreError {
         {
             return Self::Unavailable(db.message().to_owned());
         }
-        Self::Postgres(err)
+        // The server's own words: "db error" alone says nothing in a log.
+        let mut message = format!("{} ({})", db.message(), state.code());
+        if let Some(detail) = db.detail() {
+            message.push_str(&format!("; {detail}"));
+        }
+        if let Some(hint) = db.hint() {
+            message.push_str(&format!("; {hint}"));
+        }
+        Self::Postgres { message, source: err }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::translate;
+
+    #[test]
+    fn placeholders_tested_for_null_are_found() {
+        let sql = "WHERE ($2 IS NULL OR x = $2) AND $13 IS NOT NULL AND $3 = 1";
+        assert!(super::null_checked(sql, 2));
+        assert!(super::null_checked(sql, 13));
+        assert!(!super::null_checked(sql, 3));
+        assert!(!super::null_checked(sql, 1));
+    }
 
     #[test]
     fn placeholders_and_nocase_are_translated_outside_quotes() {

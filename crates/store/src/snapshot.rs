@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     Db, Dialect, Result, StoreError,
-    db::{SqlValue, Value as SqlRef, as_params, params},
+    db::{Kind, SqlValue, Value as SqlRef, as_params, params},
 };
 
 struct Spec {
@@ -175,7 +175,7 @@ pub fn is_known(entity: &str) -> bool {
 /// dates their 'YYYY-MM-DD' text.
 fn to_json(value: SqlRef<'_>) -> Value {
     match value {
-        SqlRef::Null => Value::Null,
+        SqlRef::Null | SqlRef::NullOf(_) => Value::Null,
         SqlRef::Int(i) => json!(i),
         SqlRef::Bool(b) => json!(i64::from(b)),
         SqlRef::Real(f) => json!(f),
@@ -298,7 +298,8 @@ fn check_column(name: &str) -> Result<()> {
 
 fn sql_value(value: &Value) -> SqlValue {
     match value {
-        Value::Null => SqlValue::Null,
+        // A column's type is the table's: PostgreSQL reads it from there.
+        Value::Null => SqlValue::Null(Kind::Text),
         Value::Bool(b) => SqlValue::Int(i64::from(*b)),
         Value::Number(n) => match n.as_i64() {
             Some(i) => SqlValue::Int(i),

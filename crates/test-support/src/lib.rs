@@ -1,5 +1,5 @@
 //! Dev-only helpers for the integration tests: a temporary data directory, the real app on a
-//! real SQLite file with a fixed clock, households, members and tokens made through the
+//! real database (SQLite, or PostgreSQL in the tests' PostgreSQL pass) with a fixed clock, households, members and tokens made through the
 //! catalog, the HTTP server on 127.0.0.1:0, and a certificate authority of the tests' own for
 //! local HTTPS servers.
 //!
@@ -11,6 +11,7 @@
 )]
 
 pub mod channels;
+pub mod database;
 pub mod provider;
 
 use std::{
@@ -73,10 +74,12 @@ impl Drop for TempDir {
     }
 }
 
-/// The app on a fresh database file with a fixed clock.
+/// The app on a fresh database (see [`database`]) with a fixed clock.
 pub struct TestEnv {
     pub app: Arc<App>,
     pub clock: Arc<FixedClock>,
+    /// Dropped after the app, so a PostgreSQL database goes once nothing uses it.
+    pub database: database::TestDatabase,
     pub dir: TempDir,
 }
 
@@ -84,8 +87,14 @@ impl TestEnv {
     pub fn new() -> Self {
         let dir = TempDir::new();
         let clock = Arc::new(FixedClock::new(START.parse().expect("a valid timestamp")));
-        let app = App::open(&dir.path().join("exhale.db"), clock.clone()).expect("open the app");
-        Self { app, clock, dir }
+        let database = database::TestDatabase::new(dir.path());
+        let app = App::open_at(database.location(), clock.clone()).expect("open the app");
+        Self { app, clock, database, dir }
+    }
+
+    /// The app again on the same database, as a restarted server would open it.
+    pub fn reopen(&self) -> Arc<App> {
+        App::open_at(self.database.location(), self.clock.clone()).expect("open the app again")
     }
 
     /// Creates a household (EUR, Europe/Madrid) and returns its owner acting on the web.

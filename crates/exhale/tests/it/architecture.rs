@@ -211,7 +211,7 @@ fn rule_text(krate: &str) -> &'static str {
     }
 }
 
-const DOMAIN_FORBIDDEN: &[&str] = &["tokio", "rusqlite", "axum", "reqwest", "hyper"];
+const DOMAIN_FORBIDDEN: &[&str] = &["tokio", "rusqlite", "postgres", "axum", "reqwest", "hyper"];
 
 /// Every forbidden edge in these manifests, as messages.
 fn violations(manifests: &BTreeMap<String, Manifest>) -> Vec<String> {
@@ -246,6 +246,13 @@ fn violations(manifests: &BTreeMap<String, Manifest>) -> Vec<String> {
             if dep == "rusqlite" && krate != "store" {
                 problems.push(format!(
                     "{edge}: store is the only crate that knows SQL and the only one with rusqlite"
+                ));
+                continue;
+            }
+            // test-support makes the PostgreSQL pass's databases (an admin's work, no query).
+            if dep == "postgres" && krate != "store" && krate != "test-support" {
+                problems.push(format!(
+                    "{edge}: store is the only crate that knows SQL and the only one with postgres"
                 ));
                 continue;
             }
@@ -332,7 +339,7 @@ fn the_rules_catch_forbidden_edges() {
         sample("http", "[dependencies]\nops.workspace = true\n"),
         sample("mcp", "[dependencies]\nops.workspace = true\nhttp.workspace = true\n"),
         sample("store", "[dependencies]\ndomain.workspace = true\nrusqlite.workspace = true\n"),
-        sample("app", "[dependencies]\nstore.workspace = true\n"),
+        sample("app", "[dependencies]\nstore.workspace = true\npostgres.workspace = true\n"),
         sample("test-support", "[dependencies]\napp.workspace = true\n"),
         sample("exhale", "[dependencies]\napp.workspace = true\n[dev-dependencies]\ntest-support.workspace = true\nrusqlite = \"0.37\"\n"),
         sample("gadget", "[dependencies]\nops.workspace = true\n"),
@@ -348,6 +355,7 @@ fn the_rules_catch_forbidden_edges() {
         "crates/api/Cargo.toml: api -> store",
         "crates/api/Cargo.toml: api -> mcp",
         "crates/exhale/Cargo.toml: exhale -> rusqlite",
+        "crates/app/Cargo.toml: app -> postgres",
         "crates/gadget/Cargo.toml: crate gadget has no dependency rule",
     ];
     for edge in expected {

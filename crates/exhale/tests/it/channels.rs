@@ -82,7 +82,7 @@ async fn a_reminder_goes_out_once_at_nine_local_across_a_restart_and_a_dst_chang
 
     // Restarted on the same file: nothing is sent twice.
     drop(delivery);
-    let reopened = app::App::open(&env.dir.path().join("exhale.db"), env.clock.clone()).unwrap();
+    let reopened = env.reopen();
     let delivery = Channels::new(reopened.clone(), ChannelsConfig::default()).unwrap();
     assert_eq!(delivery.deliver_due().await.unwrap(), 0);
     env.clock.advance(SignedDuration::from_hours(1));

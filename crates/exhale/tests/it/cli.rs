@@ -475,3 +475,59 @@ fn every_route_with_a_secret_in_its_path_is_kept_out_of_the_log() {
     }
     assert_eq!(checked, 3, "the setup link, invitations and calendar feeds");
 }
+
+/// Runs the binary with `EXHALE_DATABASE_URL` set to `url`.
+fn with_database_url(dir: &TempDir, url: &str, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .args(["--data-dir", dir.path().to_str().unwrap()])
+        .args(args)
+        .env("HOME", dir.path())
+        .env_remove("RUST_LOG")
+        .env("EXHALE_DATABASE_URL", url)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_database_url_that_cannot_work_is_refused_at_start_with_the_fix_and_its_password_never_shown() {
+    let dir = TempDir::new();
+    let stderr = |output: &Output| {
+        assert!(!output.status.success(), "{}", String::from_utf8_lossy(&output.stdout));
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let malformed = stderr(&with_database_url(
+        &dir,
+        "postgres://exhale:pw@db:notaport/x",
+        &["op", "list_subscriptions"],
+    ));
+    assert!(
+        malformed.contains("not a PostgreSQL URL")
+            && malformed.contains("postgres://user:password@host:5432/database"),
+        "{malformed}"
+    );
+    // A socket directory where no server listens.
+    let nowhere = dir.path().join("no-server");
+    std::fs::create_dir(&nowhere).unwrap();
+    let url = format!("host={} user=exhale password=s3cret-pw dbname=exhale", nowhere.display());
+    let unreachable = stderr(&with_database_url(&dir, &url, &["op", "list_subscriptions"]));
+    assert!(
+        unreachable.contains("cannot connect to PostgreSQL at")
+            && unreachable.contains("check that the server runs"),
+        "{unreachable}"
+    );
+    assert!(!unreachable.contains("s3cret-pw"), "{unreachable}");
+    assert!(!dir.path().join("exhale.db").exists(), "nothing fell back to SQLite");
+    // Backups are PostgreSQL's own tools' work; nothing is opened to say so.
+    let backup = stderr(&with_database_url(&dir, &url, &["backup", "/tmp/never.db"]));
+    assert!(backup.contains("pg_dump") && backup.contains("pg_restore"), "{backup}");
+    assert!(!backup.contains("s3cret-pw"), "{backup}");
+    let restore = stderr(&with_database_url(&dir, &url, &["restore", "/tmp/never.db"]));
+    assert!(restore.contains("pg_restore"), "{restore}");
+    let shown = stdout(&with_database_url(
+        &dir,
+        "postgres://exhale:s3cret-pw@db.example/exhale",
+        &["config", "show"],
+    ));
+    assert!(shown.contains("postgres://exhale:***@db.example/exhale"), "{shown}");
+    assert!(!shown.contains("s3cret-pw"), "{shown}");
+}

@@ -347,7 +347,9 @@ CREATE TABLE oauth_requests (
     code_challenge TEXT COLLATE "C" NOT NULL,
     scope TEXT COLLATE "C" NOT NULL,
     resource TEXT COLLATE "C" NOT NULL,
-    expires_at TEXT COLLATE "C" NOT NULL
+    expires_at TEXT COLLATE "C" NOT NULL,
+    -- The order requests came in, which SQLite's rowid gives.
+    seq BIGINT GENERATED ALWAYS AS IDENTITY
 );
 CREATE TABLE oauth_tokens (
     hash TEXT COLLATE "C" PRIMARY KEY,

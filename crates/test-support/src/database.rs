@@ -1,0 +1,127 @@
+//! The database a test runs on: a fresh SQLite file, or, when `EXHALE_TEST_PG` names a
+//! PostgreSQL cluster (`scripts/test` starts one and sets it for the PostgreSQL pass), a fresh
+//! database cloned from a migrated template, dropped when the test ends.
+//!
+//! The template is made once per schema by whichever test process comes first, under an
+//! advisory lock; each test's database is then a copy of it (tens of milliseconds), not a
+//! migration. PostgreSQL's synchronous client may not run on an async worker thread, so every
+//! step here runs on a thread of its own.
+
+use std::{
+    path::Path,
+    sync::atomic::{AtomicU64, Ordering},
+};
+
+use store::{Location, Store};
+
+/// The variable naming the cluster, as a connection string for its superuser.
+pub const TEST_PG: &str = "EXHALE_TEST_PG";
+
+/// A test's database, removed when dropped.
+pub struct TestDatabase {
+    location: Location,
+    /// On PostgreSQL: the cluster's superuser connection string and the database's name.
+    postgres: Option<(String, String)>,
+}
+
+impl TestDatabase {
+    /// A fresh database: `exhale.db` in `dir`, or a PostgreSQL database when the tests run on
+    /// PostgreSQL.
+    pub fn new(dir: &Path) -> Self {
+        match cluster() {
+            None => Self { location: Location::Sqlite(dir.join("exhale.db")), postgres: None },
+            Some(admin) => {
+                static NEXT: AtomicU64 = AtomicU64::new(0);
+                let name = format!(
+                    "exhale_test_{}_{}",
+                    std::process::id(),
+                    NEXT.fetch_add(1, Ordering::Relaxed)
+                );
+                on_own_thread(|| create_from_template(&admin, &name));
+                let url = format!("{admin} dbname={name}");
+                Self {
+                    location: Location::Postgres { url, max_connections: 8 },
+                    postgres: Some((admin, name)),
+                }
+            }
+        }
+    }
+
+    pub fn location(&self) -> &Location {
+        &self.location
+    }
+
+    /// Whether this is PostgreSQL.
+    pub fn is_postgres(&self) -> bool {
+        self.postgres.is_some()
+    }
+
+    /// What a child `exhale` process needs to use this database: with `EXHALE_DATA_DIR` set
+    /// to the test's directory, nothing for SQLite; `EXHALE_DATABASE_URL` for PostgreSQL.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        match &self.location {
+            Location::Sqlite(_) => Vec::new(),
+            Location::Postgres { url, .. } => vec![("EXHALE_DATABASE_URL", url.clone())],
+        }
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = self.postgres.take() {
+            on_own_thread(move || {
+                // FORCE ends connections a test left open (a killed `exhale serve`).
+                let _ = admin_client(&admin)
+                    .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+            });
+        }
+    }
+}
+
+/// The cluster the tests run on, if they run on PostgreSQL.
+#[expect(clippy::disallowed_methods, reason = "the tests' own setting, not Exhale's configuration")]
+pub fn cluster() -> Option<String> {
+    std::env::var(TEST_PG).ok().filter(|value| !value.is_empty())
+}
+
+fn admin_client(admin: &str) -> postgres::Client {
+    postgres::Client::connect(admin, postgres::NoTls)
+        .unwrap_or_else(|err| panic!("connect to the test cluster ({TEST_PG}={admin}): {err}"))
+}
+
+fn on_own_thread<T: Send>(work: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|scope| scope.spawn(work).join().expect("a database step panicked"))
+}
+
+/// Creates `name` as a copy of the template for the current schema, making the template
+/// first if no test has.
+fn create_from_template(admin: &str, name: &str) {
+    let template = format!("exhale_template_{}", store::postgres_schema_fingerprint());
+    let mut client = admin_client(admin);
+    // One process makes the template; the others wait for it.
+    client.batch_execute("SELECT pg_advisory_lock(4242)").expect("lock the template");
+    let exists = client
+        .query_opt("SELECT 1 FROM pg_database WHERE datname = $1", &[&template])
+        .expect("look for the template")
+        .is_some();
+    if !exists {
+        let building = format!("{template}_building");
+        // One statement a call: a list of them would run as one transaction, which neither
+        // statement may be in.
+        client
+            .batch_execute(&format!("DROP DATABASE IF EXISTS {building}"))
+            .expect("remove a template left half made");
+        client.batch_execute(&format!("CREATE DATABASE {building}")).expect("create the template");
+        let url = format!("{admin} dbname={building}");
+        Store::open_at(&Location::Postgres { url, max_connections: 1 })
+            .expect("migrate the template")
+            .close();
+        client
+            .batch_execute(&format!("ALTER DATABASE {building} RENAME TO {template}"))
+            .expect("name the template");
+    }
+    client.batch_execute("SELECT pg_advisory_unlock(4242)").expect("unlock the template");
+    client
+        .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
+        .expect("copy the template");
+}

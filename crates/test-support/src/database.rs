@@ -29,7 +29,7 @@ impl TestDatabase {
     /// PostgreSQL.
     pub fn new(dir: &Path) -> Self {
         match cluster() {
-            None => Self { location: Location::Sqlite(dir.join("exhale.db")), postgres: None },
+            None => Self::sqlite(dir),
             Some(admin) => {
                 static NEXT: AtomicU64 = AtomicU64::new(0);
                 let name = format!(
@@ -45,6 +45,12 @@ impl TestDatabase {
                 }
             }
         }
+    }
+
+    /// `exhale.db` in `dir`, whichever pass this is: for what only an SQLite file does
+    /// (backup, restore, the file's own checks).
+    pub fn sqlite(dir: &Path) -> Self {
+        Self { location: Location::Sqlite(dir.join("exhale.db")), postgres: None }
     }
 
     pub fn location(&self) -> &Location {
@@ -124,4 +130,39 @@ fn create_from_template(admin: &str, name: &str) {
     client
         .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
         .expect("copy the template");
+}
+
+/// A data directory for the `exhale` binary, with the test's database: `exhale.db` in it, or
+/// a PostgreSQL database its commands are pointed at ([`DataDir::env`]).
+pub struct DataDir {
+    pub database: TestDatabase,
+    dir: crate::TempDir,
+}
+
+impl DataDir {
+    pub fn new() -> Self {
+        let dir = crate::TempDir::new();
+        Self { database: TestDatabase::new(dir.path()), dir }
+    }
+
+    /// A data directory whose database is its SQLite file in either pass.
+    pub fn sqlite() -> Self {
+        let dir = crate::TempDir::new();
+        Self { database: TestDatabase::sqlite(dir.path()), dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// The environment a child `exhale` needs besides `--data-dir`.
+    pub fn env(&self) -> Vec<(&'static str, String)> {
+        self.database.env()
+    }
+}
+
+impl Default for DataDir {
+    fn default() -> Self {
+        Self::new()
+    }
 }

@@ -12,6 +12,8 @@
 
 pub mod channels;
 pub mod database;
+
+pub use database::DataDir;
 pub mod provider;
 
 use std::{

@@ -7,16 +7,17 @@ use std::{
 };
 
 use serde_json::{Value, json};
-use test_support::TempDir;
+use test_support::{DataDir, TempDir};
 
-/// Runs the real binary on a data directory, feeding `stdin`.
-pub(crate) fn exhale(dir: &TempDir, args: &[&str], stdin: &str) -> Output {
+/// Runs the real binary on a data directory (and its database), feeding `stdin`.
+pub(crate) fn exhale(dir: &DataDir, args: &[&str], stdin: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_exhale"))
         .arg("--data-dir")
         .arg(dir.path())
         .args(args)
         .env_remove("RUST_LOG")
         .env("HOME", dir.path())
+        .envs(dir.env())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -39,7 +40,7 @@ pub(crate) fn stdout(output: &Output) -> String {
 
 /// Creates the owner ana@a.test and a token for her; returns the token.
 /// Ana, the first owner, created at the terminal with `password`.
-pub(crate) fn create_owner(dir: &TempDir, password: &str) {
+pub(crate) fn create_owner(dir: &DataDir, password: &str) {
     stdout(&exhale(
         dir,
         &["member", "create-owner", "--email", "ana@a.test", "--name", "Ana", "--password-stdin"],
@@ -47,7 +48,7 @@ pub(crate) fn create_owner(dir: &TempDir, password: &str) {
     ));
 }
 
-pub(crate) fn owner_with_token(dir: &TempDir, scope: &str) -> String {
+pub(crate) fn owner_with_token(dir: &DataDir, scope: &str) -> String {
     create_owner(dir, "a long enough password");
     let token = stdout(&exhale(
         dir,
@@ -58,18 +59,18 @@ pub(crate) fn owner_with_token(dir: &TempDir, scope: &str) -> String {
 }
 
 /// Starts `exhale serve` on a free port; its first line of output says where.
-pub(crate) fn spawn_serve(dir: &TempDir) -> std::process::Child {
+pub(crate) fn spawn_serve(dir: &DataDir) -> std::process::Child {
     spawn_serve_with(dir, &[])
 }
 
 /// [`spawn_serve`] with more environment, e.g. `EXHALE_MAX_CONNECTIONS`.
-pub(crate) fn spawn_serve_with(dir: &TempDir, env: &[(&str, &str)]) -> std::process::Child {
+pub(crate) fn spawn_serve_with(dir: &DataDir, env: &[(&str, &str)]) -> std::process::Child {
     spawn_serve_logging(dir, env, Stdio::null())
 }
 
 /// [`spawn_serve_with`], its log going to `log`.
 pub(crate) fn spawn_serve_logging(
-    dir: &TempDir,
+    dir: &DataDir,
     env: &[(&str, &str)],
     log: impl Into<Stdio>,
 ) -> std::process::Child {
@@ -79,6 +80,7 @@ pub(crate) fn spawn_serve_logging(
         .args(["serve", "--listen", "127.0.0.1:0"])
         .env("HOME", dir.path())
         .env_remove("RUST_LOG")
+        .envs(dir.env())
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(log)
@@ -97,7 +99,7 @@ pub(crate) fn listening_url(child: &mut std::process::Child) -> String {
 
 #[test]
 fn a_person_sets_up_exhale_from_the_terminal() {
-    let dir = TempDir::new();
+    let dir = DataDir::sqlite();
     let created = exhale(
         &dir,
         &[
@@ -184,7 +186,7 @@ fn a_person_sets_up_exhale_from_the_terminal() {
 
     let copy = dir.path().join("backup.db");
     stdout(&exhale(&dir, &["backup", copy.to_str().unwrap()], ""));
-    let other = TempDir::new();
+    let other = DataDir::sqlite();
     std::fs::copy(&copy, other.path().join("exhale.db")).unwrap();
     let restored = stdout(&exhale(&other, &["op", "list_subscriptions"], ""));
     assert_eq!(serde_json::from_str::<Value>(&restored).unwrap()["total"], 1);
@@ -210,7 +212,7 @@ fn a_person_sets_up_exhale_from_the_terminal() {
 
 #[test]
 fn restore_is_refused_while_an_exhale_has_the_database_open() {
-    let dir = TempDir::new();
+    let dir = DataDir::sqlite();
     create_owner(&dir, "a long enough password");
     let copy = dir.path().join("backup.db");
     stdout(&exhale(&dir, &["backup", copy.to_str().unwrap()], ""));
@@ -238,7 +240,7 @@ fn restore_is_refused_while_an_exhale_has_the_database_open() {
 
 #[tokio::test]
 async fn secrets_in_paths_never_reach_the_debug_log() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     create_owner(&dir, "a long enough password");
     let op = |name: &str, input: &str| -> Value {
         let out = stdout(&exhale(&dir, &["op", name, "--json", input, "--as", "ana@a.test"], ""));
@@ -275,7 +277,7 @@ async fn secrets_in_paths_never_reach_the_debug_log() {
 
 #[test]
 fn demo_data_gives_a_living_household() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     let out = stdout(&exhale(&dir, &["demo"], ""));
     assert!(out.contains("recorded charges"), "{out}");
     let summary = stdout(&exhale(&dir, &["op", "get_spending_summary"], ""));
@@ -294,7 +296,7 @@ fn demo_data_gives_a_living_household() {
 
 #[tokio::test]
 async fn serve_answers_until_sigterm_then_exits_cleanly() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     let token = owner_with_token(&dir, "read");
     let mut child = spawn_serve(&dir);
     let url = listening_url(&mut child);
@@ -353,7 +355,7 @@ fn configuration_layers_defaults_file_environment_and_flags() {
 
 #[tokio::test]
 async fn serve_prints_a_setup_link_that_opens_the_first_run_page() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     let mut child = spawn_serve(&dir);
     let lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut seen = Vec::new();
@@ -380,7 +382,7 @@ async fn serve_prints_a_setup_link_that_opens_the_first_run_page() {
 
 #[test]
 fn exhale_import_shows_the_review_list_and_imports_only_with_apply() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     owner_with_token(&dir, "read");
     // A German export in Windows-1252: semicolons, decimal commas, account lines on top.
     let mut export = String::from("Konto;DE12\n\nBuchungstag;Empfänger;Betrag\n");
@@ -418,7 +420,7 @@ fn exhale_import_shows_the_review_list_and_imports_only_with_apply() {
 
 #[test]
 fn a_wrong_collector_or_assistant_provider_stops_the_start_with_what_to_write() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     let config = dir.path().join(".config/exhale");
     std::fs::create_dir_all(&config).unwrap();
     std::fs::write(config.join("config.toml"), "otlp_endpoint = \"https://collector.example\"\n")

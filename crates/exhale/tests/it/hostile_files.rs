@@ -55,7 +55,7 @@ async fn a_read_token_s_bomb_over_mcp_is_answered_with_what_to_send_instead() {
 
 #[tokio::test]
 async fn four_bombs_at_once_leave_the_real_server_small_and_answering() {
-    let dir = test_support::TempDir::new();
+    let dir = test_support::DataDir::new();
     let token = owner_with_token(&dir, "read");
     let mut child = spawn_serve(&dir);
     let url = listening_url(&mut child);
@@ -106,7 +106,7 @@ fn the_ops_that_read_statements_state_the_reader_s_limits() {
 
 #[tokio::test]
 async fn what_the_checks_miss_stops_only_the_process_that_reads_the_pdf() {
-    let dir = test_support::TempDir::new();
+    let dir = test_support::DataDir::new();
     let token = owner_with_token(&dir, "read");
     let mut child = spawn_serve(&dir);
     let url = listening_url(&mut child);
@@ -140,7 +140,7 @@ async fn what_the_checks_miss_stops_only_the_process_that_reads_the_pdf() {
 /// apart as a bank's are, and the real server reads it in the reader's own process.
 #[tokio::test]
 async fn a_statement_printed_to_pdf_by_chromium_is_read_by_the_real_server() {
-    let dir = test_support::TempDir::new();
+    let dir = test_support::DataDir::new();
     let mut rows = String::new();
     for month in 1..=4 {
         rows.push_str(&format!(

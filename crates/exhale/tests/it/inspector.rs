@@ -108,7 +108,7 @@ async fn the_inspector_cli_works_over_http_with_a_bearer_token() {
 
 #[test]
 fn the_inspector_cli_works_over_stdio() {
-    let dir = TempDir::new();
+    let dir = test_support::DataDir::new();
     let token = crate::cli::owner_with_token(&dir, "read");
     let created = crate::cli::stdout(&crate::cli::exhale(
         &dir,
@@ -124,20 +124,22 @@ fn the_inspector_cli_works_over_stdio() {
     let home = TempDir::new();
     let data_dir = dir.path().to_str().unwrap().to_owned();
     let env_token = format!("EXHALE_TOKEN={token}");
-    check_every_method(
-        &home,
-        &[
-            env!("CARGO_BIN_EXE_exhale"),
-            "--data-dir",
-            &data_dir,
-            "mcp",
-            "-e",
-            &env_token,
-            "-e",
-            "RUST_LOG=warn",
-        ],
-        netflix,
-    );
+    let database: Vec<String> =
+        dir.env().into_iter().map(|(name, value)| format!("{name}={value}")).collect();
+    let mut target = vec![
+        env!("CARGO_BIN_EXE_exhale"),
+        "--data-dir",
+        &data_dir,
+        "mcp",
+        "-e",
+        &env_token,
+        "-e",
+        "RUST_LOG=warn",
+    ];
+    for variable in &database {
+        target.extend(["-e", variable.as_str()]);
+    }
+    check_every_method(&home, &target, netflix);
 }
 
 /// The Inspector's MCP Apps checks, as a host that renders views (`--advertise-apps`): every

@@ -13,7 +13,6 @@ use rmcp::{
     },
 };
 use serde_json::{Value, json};
-use test_support::TempDir;
 
 use crate::fixtures::{World, id};
 
@@ -41,7 +40,7 @@ pub(crate) async fn http_client(url: String, token: &str, name: &str) -> Client 
 /// A client of the real `exhale mcp` process over stdio, on the data in `dir`, with `token`
 /// and `extra` arguments after `mcp`.
 pub(crate) async fn stdio_client(
-    dir: &TempDir,
+    dir: &test_support::DataDir,
     token: &str,
     extra: &[&str],
     config: ClientConfig,
@@ -53,6 +52,7 @@ pub(crate) async fn stdio_client(
                 .arg("mcp")
                 .args(extra)
                 .env("EXHALE_TOKEN", token)
+                .envs(dir.env())
                 .env_remove("RUST_LOG");
         }),
     )
@@ -339,7 +339,7 @@ async fn every_refusal_on_mcp_is_a_json_rpc_error_with_the_stable_code() {
 
 #[tokio::test]
 async fn stdio_serves_the_token_holder() {
-    let dir = TempDir::new();
+    let dir = test_support::DataDir::new();
     let token = crate::cli::owner_with_token(&dir, "trusted");
     let client = stdio_client(&dir, &token, &[], client_info("Cursor")).await;
     let tools = client.list_all_tools().await.unwrap();

@@ -7,7 +7,6 @@ use rmcp::{
     model::{ClientCapabilities, ClientConfig, Implementation, ReadResourceRequestParams},
 };
 use serde_json::{Value, json};
-use test_support::TempDir;
 
 use crate::{
     fixtures::World,
@@ -231,7 +230,7 @@ async fn a_view_reads_only_what_its_caller_may_and_the_card_keeps_a_private_name
 /// `confirm_change` path stays, even to a client that declares the extension.
 #[tokio::test]
 async fn stdio_offers_no_views_and_keeps_confirm_change() {
-    let dir = TempDir::new();
+    let dir = test_support::DataDir::new();
     let token = crate::cli::owner_with_token(&dir, "write");
     let client = crate::mcp::stdio_client(&dir, &token, &[], renders_views()).await;
     let listed = tools(&client).await;

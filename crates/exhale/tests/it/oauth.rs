@@ -1169,7 +1169,7 @@ async fn the_official_python_client_named_by_its_metadata_document_connects_the_
 
 #[tokio::test]
 async fn no_token_code_or_secret_of_the_flow_reaches_the_log() {
-    let dir = test_support::TempDir::new();
+    let dir = test_support::DataDir::new();
     crate::cli::create_owner(&dir, PASSWORD);
     let log_path = dir.path().join("serve.log");
     let log = std::fs::File::create(&log_path).unwrap();

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use test_support::TempDir;
+use test_support::DataDir;
 use tokio::{
     io::{AsyncReadExt as _, AsyncWriteExt as _},
     net::TcpStream,
@@ -19,7 +19,7 @@ const SLOW_CLIENTS: usize = 300;
 
 #[tokio::test]
 async fn hundreds_of_slow_clients_do_not_stop_healthz() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     // Fewer connections than slow clients: the server must shed them to answer.
     let mut child = spawn_serve_with(&dir, &[("EXHALE_MAX_CONNECTIONS", "100")]);
     let url = listening_url(&mut child);
@@ -46,7 +46,7 @@ async fn hundreds_of_slow_clients_do_not_stop_healthz() {
 
 #[tokio::test]
 async fn text_from_requests_is_cut_and_escaped_in_the_log() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     let token = owner_with_token(&dir, "read");
     let log_path = dir.path().join("serve.log");
     let log = std::fs::File::create(&log_path).unwrap();
@@ -114,7 +114,7 @@ const ROUNDS: usize = 5;
 const WRITES_BEFORE_KILL: usize = 150;
 
 /// Every subscription id in the data directory, read page by page through the CLI.
-fn stored_ids(dir: &TempDir) -> std::collections::HashSet<i64> {
+fn stored_ids(dir: &DataDir) -> std::collections::HashSet<i64> {
     let mut ids = std::collections::HashSet::new();
     let mut cursor = None;
     loop {
@@ -139,7 +139,7 @@ fn stored_ids(dir: &TempDir) -> std::collections::HashSet<i64> {
 
 #[tokio::test]
 async fn every_acknowledged_write_survives_kill_9_under_concurrent_writers() {
-    let dir = TempDir::new();
+    let dir = DataDir::new();
     let token = owner_with_token(&dir, "trusted");
     let no_limit = [("EXHALE_TOKEN_RATE_PER_SECOND", "0")];
     let client = reqwest::Client::new();

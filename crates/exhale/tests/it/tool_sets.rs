@@ -5,7 +5,6 @@
 //! for a client that does not follow a changed list, is called through `call_tool`.
 
 use serde_json::{Value, json};
-use test_support::TempDir;
 
 use crate::{
     fixtures::World,
@@ -90,7 +89,7 @@ async fn a_read_token_asking_for_compact_tools_sees_and_finds_only_reads() {
 
 #[tokio::test]
 async fn stdio_lists_the_compact_set_when_asked() {
-    let dir = TempDir::new();
+    let dir = test_support::DataDir::new();
     let token = crate::cli::owner_with_token(&dir, "write");
     let info = rmcp::model::ClientConfig::new(
         rmcp::model::ClientCapabilities::default(),

@@ -1349,7 +1349,7 @@ async fn a_form_over_the_request_limit_is_refused_and_a_statement_may_be_larger(
 
 #[tokio::test]
 async fn behind_https_the_cookies_are_secure_and_for_this_host_alone() {
-    let dir = test_support::TempDir::new();
+    let dir = test_support::DataDir::new();
     crate::cli::create_owner(&dir, PASSWORD);
     let mut child = crate::cli::spawn_serve_with(&dir, &[("EXHALE_SECURE_COOKIES", "true")]);
     let url = crate::cli::listening_url(&mut child);

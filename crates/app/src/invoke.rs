@@ -5,7 +5,7 @@
 //! connection) or a write transaction, record audit entries in that transaction, commit or
 //! roll back (dry run), then publish change events.
 
-use domain::{Text, entities::EntityKind};
+use domain::Text;
 use ops::{
     Actor, Caller, Mode, OpError, OpInfo,
     common::{Change, Receipt},
@@ -150,6 +150,7 @@ impl App {
         let caps = self.household_caps();
         let assistant_env = self.assistant_environment();
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
+        let instance = self.instance.clone();
         let (output, events, resolved_input) = transactions::blocking(move || {
             transactions::write(
                 &store,
@@ -186,6 +187,8 @@ impl App {
                         crate::outbox::announce_change(db, &caller, &batch_id, &ctx.changes, now)
                             .or_internal()?;
                     }
+                    // Told when this commits; a dry run's rollback tells nobody.
+                    crate::instances::tell(db, &instance, &ctx.events).or_internal()?;
                     let batch = (!dry_run && !ctx.changes.is_empty()).then_some(batch_id.as_str());
                     let output =
                         with_receipt(output, batch, std::mem::take(&mut ctx.changes), dry_run)?;
@@ -195,13 +198,7 @@ impl App {
         })
         .await?;
         if !dry_run {
-            if events.iter().any(|e| matches!(e.entity, EntityKind::Token | EntityKind::Member)) {
-                self.tokens.clear();
-            }
-            for event in events {
-                let _ = self.events.send(event);
-            }
-            self.outbox_wake.notify_one();
+            self.after_changes(events);
         }
         Ok(Written { output, resolved_input })
     }

@@ -17,6 +17,7 @@ mod ctx;
 mod directory;
 mod handlers;
 mod input;
+mod instances;
 mod invoke;
 mod jobs;
 mod limits;
@@ -58,6 +59,8 @@ pub struct App {
     assistant_env: std::sync::Mutex<ops::assistant::ProviderFields>,
     /// What reads a statement's PDF (this process until the server sets one).
     pdf_reader: std::sync::Mutex<Arc<dyn statement::PdfReader>>,
+    /// This instance among those on one database (`instances.rs`): random, for this process.
+    instance: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +69,8 @@ pub enum OpenError {
     Store(#[from] store::StoreError),
     #[error("op {0} has no handler")]
     MissingHandler(&'static str),
+    #[error("the operating system gave no random bytes")]
+    NoRandomness,
 }
 
 impl App {
@@ -98,6 +103,7 @@ impl App {
             oauth: oauth::OAuthState::default(),
             assistant_env: std::sync::Mutex::default(),
             pdf_reader: std::sync::Mutex::new(Arc::new(statement::InProcess)),
+            instance: auth::random_hex(8).map_err(|_| OpenError::NoRandomness)?,
         }))
     }
 

@@ -105,8 +105,12 @@ fn loggable_path(uri: &axum::http::Uri) -> String {
     if uri.query().is_some() { format!("{shown}?…") } else { shown }
 }
 
-/// How an MCP client on this machine starts `exhale mcp` against this server's data.
+/// How an MCP client on this machine starts `exhale mcp` against this server's data: none on
+/// PostgreSQL, whose URL (and password) a page must not show.
 fn mcp_command(config: &Config) -> Option<(String, Vec<String>)> {
+    if config.database_url.is_some() {
+        return None;
+    }
     let exe = std::env::current_exe().ok()?;
     let args =
         vec!["--data-dir".to_owned(), config.data_dir.display().to_string(), "mcp".to_owned()];
@@ -138,7 +142,6 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         );
         setup_secret = Some(secret);
     }
-    let jobs = app.spawn_jobs();
     let catalog: Arc<dyn ops::Catalog> = app.clone();
     let assistant: Arc<dyn ops::assistant::Ask> = Arc::new(
         assistant::Assistant::new(
@@ -153,15 +156,48 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         channels::Channels::new(outbox, channels::ChannelsConfig::default())
             .map_err(|err| anyhow::anyhow!("{err}"))?,
     );
-    let delivery = channels.clone().spawn();
-    let chats = channels.clone().spawn_chats(app.clone(), catalog, assistant.clone());
+    // Other instances on the same database tell this one of their changes.
+    let _hearing = app.hear_other_instances();
+    let (_leading, leader) = app.lead();
+    let background = tokio::spawn(run_background_work(
+        leader,
+        app.clone(),
+        channels.clone(),
+        catalog,
+        assistant.clone(),
+    ));
     let router = router(app, assistant, &config, address.port(), setup_secret)?
         .merge(channels.webhook_router());
     http::serve(listener, router, config.serving(), shutdown_signal(terminate)).await;
-    jobs.abort();
-    delivery.abort();
-    chats.abort();
+    background.abort();
     Ok(())
+}
+
+/// Runs the background work (due charges, reminders and their delivery, the chat bots) while
+/// this instance leads it: one instance on a database does, and when it stops another takes
+/// over (`App::lead`).
+async fn run_background_work(
+    mut leader: tokio::sync::watch::Receiver<bool>,
+    app: Arc<app::App>,
+    channels: Arc<channels::Channels>,
+    catalog: Arc<dyn ops::Catalog>,
+    assistant: Arc<dyn ops::assistant::Ask>,
+) {
+    loop {
+        if leader.wait_for(|leading| *leading).await.is_err() {
+            return;
+        }
+        let jobs = app.spawn_jobs();
+        let delivery = channels.clone().spawn();
+        let chats = channels.clone().spawn_chats(app.clone(), catalog.clone(), assistant.clone());
+        let stopped = leader.wait_for(|leading| !*leading).await.is_err();
+        jobs.abort();
+        delivery.abort();
+        chats.abort();
+        if stopped {
+            return;
+        }
+    }
 }
 
 async fn shutdown_signal(mut terminate: tokio::signal::unix::Signal) {

@@ -63,6 +63,17 @@ impl<'a> Db<'a> {
         }
     }
 
+    /// Sends `payload` on `channel` to every instance's listeners (`Store::listen`) when this
+    /// write commits; nothing when it rolls back. SQLite has no other instance to tell.
+    pub fn notify(&self, channel: &str, payload: &str) -> Result<()> {
+        match self.dialect() {
+            Dialect::Sqlite => Ok(()),
+            Dialect::Postgres => {
+                self.execute("SELECT pg_notify(?1, ?2)", params![channel, payload]).map(drop)
+            }
+        }
+    }
+
     /// Runs a statement that returns no rows; how many rows it changed.
     pub(crate) fn execute(&self, sql: &str, params: &[&dyn Param]) -> Result<usize> {
         self.execute_with(Cache::Keep, sql, params)

@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 pub use db::{Db, Dialect};
 pub use migrations::{postgres_schema_fingerprint, schema_snapshot};
-pub use postgres::DEFAULT_MAX_CONNECTIONS;
+pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -171,6 +171,33 @@ impl Store {
         match &self.engine {
             Engine::Sqlite(store) => store.write(commit, f),
             Engine::Postgres(store) => store.write(commit, f),
+        }
+    }
+
+    /// Calls `deliver` with the payload of every [`Db::notify`] on `channel` that commits, made
+    /// by any instance (this one included), until the handle is dropped. SQLite has one
+    /// instance, which hears its own changes without this: nothing is delivered there.
+    pub fn listen(
+        &self,
+        channel: &'static str,
+        deliver: impl Fn(String) + Send + 'static,
+    ) -> Background {
+        match &self.engine {
+            Engine::Sqlite(_) => Background::nothing(),
+            Engine::Postgres(store) => store.listen(channel, deliver),
+        }
+    }
+
+    /// Tells `lead` whenever this instance starts or stops leading the background work, which
+    /// one instance runs at a time on a database. On SQLite, the one instance leads from now.
+    /// Until the handle is dropped.
+    pub fn lead(&self, lead: impl Fn(bool) + Send + 'static) -> Background {
+        match &self.engine {
+            Engine::Sqlite(_) => {
+                lead(true);
+                Background::nothing()
+            }
+            Engine::Postgres(store) => store.lead(lead),
         }
     }
 

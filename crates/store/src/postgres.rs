@@ -15,11 +15,15 @@ use std::{
     cell::RefCell,
     collections::HashMap,
     error::Error as StdError,
-    sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError},
+    sync::{
+        Arc, Condvar, Mutex, MutexGuard, PoisonError,
+        atomic::{AtomicBool, Ordering},
+    },
     time::{Duration, Instant},
 };
 
 use bytes::{BufMut, BytesMut};
+use fallible_iterator::FallibleIterator as _;
 use postgres::{
     Client, NoTls, Statement,
     error::SqlState,
@@ -36,6 +40,10 @@ use crate::{
 const WRITE_LOCK: i64 = 0x4578_6861_6c65_0001;
 /// The advisory lock migrations run under, so two instances starting at once take turns.
 const MIGRATION_LOCK: i64 = 0x4578_6861_6c65_0002;
+/// The advisory lock the instance that runs the background work holds.
+const LEAD_LOCK: i64 = 0x4578_6861_6c65_0003;
+/// How often a listener checks that it should go on, and a standby instance tries to lead.
+const POLL: Duration = Duration::from_secs(1);
 /// How long a request waits for a connection, or for another write's lock, before it is
 /// told the database is busy.
 const WAIT: Duration = Duration::from_secs(5);
@@ -250,6 +258,108 @@ impl PgStore {
             session.end("COMMIT")?;
         }
         Ok(value)
+    }
+}
+
+impl PgStore {
+    /// Calls `deliver` with the payload of every notification on `channel`, from any
+    /// instance, on a thread of its own with a connection of its own, reconnecting after a
+    /// failure, until the returned handle is dropped.
+    pub(crate) fn listen(
+        &self,
+        channel: &'static str,
+        deliver: impl Fn(String) + Send + 'static,
+    ) -> Background {
+        let config = self.config.clone();
+        Background::start("exhale-pg-listen", move |running| {
+            while running.load(Ordering::Relaxed) {
+                let listened = (|| -> std::result::Result<(), postgres::Error> {
+                    let mut client = config.connect(NoTls)?;
+                    client.batch_execute(&format!("LISTEN {channel}"))?;
+                    while running.load(Ordering::Relaxed) {
+                        let mut notifications = client.notifications();
+                        let mut waiting = notifications.timeout_iter(POLL);
+                        while let Some(notification) = waiting.next()? {
+                            deliver(notification.payload().to_owned());
+                        }
+                    }
+                    Ok(())
+                })();
+                if let Err(err) = listened {
+                    tracing::warn!(error = %StoreError::from(err), "listening for changes failed; trying again");
+                    std::thread::sleep(POLL);
+                }
+            }
+        })
+    }
+
+    /// Tells `lead` whether this instance leads the background work: the one that holds a
+    /// session-level advisory lock on a connection of its own. When that instance stops or
+    /// its connection breaks, the server lets the lock go and another takes it within
+    /// [`POLL`]. Stops when the returned handle is dropped.
+    pub(crate) fn lead(&self, lead: impl Fn(bool) + Send + 'static) -> Background {
+        let config = self.config.clone();
+        Background::start("exhale-pg-lead", move |running| {
+            let mut leading = false;
+            while running.load(Ordering::Relaxed) {
+                let held = (|| -> std::result::Result<(), postgres::Error> {
+                    let mut client = config.connect(NoTls)?;
+                    while running.load(Ordering::Relaxed) {
+                        let now = if leading {
+                            // Still connected is still leading: the lock is the session's.
+                            client.batch_execute("SELECT 1").map(|()| true)?
+                        } else {
+                            client
+                                .query_one("SELECT pg_try_advisory_lock($1)", &[&LEAD_LOCK])?
+                                .get(0)
+                        };
+                        if now != leading {
+                            leading = now;
+                            lead(leading);
+                        }
+                        std::thread::sleep(POLL);
+                    }
+                    Ok(())
+                })();
+                if leading {
+                    leading = false;
+                    lead(false);
+                }
+                if let Err(err) = held {
+                    tracing::warn!(error = %StoreError::from(err), "leading background work failed; trying again");
+                    std::thread::sleep(POLL);
+                }
+            }
+        })
+    }
+}
+
+/// A thread of the store's own, stopped (within [`POLL`]) when this is dropped; or nothing,
+/// where there is nothing to run.
+pub struct Background {
+    running: Option<Arc<AtomicBool>>,
+}
+
+impl Background {
+    fn start(name: &str, work: impl FnOnce(Arc<AtomicBool>) + Send + 'static) -> Self {
+        let running = Arc::new(AtomicBool::new(true));
+        let flag = running.clone();
+        if let Err(err) = std::thread::Builder::new().name(name.into()).spawn(move || work(flag)) {
+            tracing::error!(error = %err, "cannot start a thread for the database");
+        }
+        Self { running: Some(running) }
+    }
+
+    pub(crate) fn nothing() -> Self {
+        Self { running: None }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        if let Some(running) = &self.running {
+            running.store(false, Ordering::Relaxed);
+        }
     }
 }
 

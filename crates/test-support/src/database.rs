@@ -30,20 +30,20 @@ impl TestDatabase {
     pub fn new(dir: &Path) -> Self {
         match cluster() {
             None => Self::sqlite(dir),
-            Some(admin) => {
-                static NEXT: AtomicU64 = AtomicU64::new(0);
-                let name = format!(
-                    "exhale_test_{}_{}",
-                    std::process::id(),
-                    NEXT.fetch_add(1, Ordering::Relaxed)
-                );
-                on_own_thread(|| create_from_template(&admin, &name));
-                let url = format!("{admin} dbname={name}");
-                Self {
-                    location: Location::Postgres { url, max_connections: 8 },
-                    postgres: Some((admin, name)),
-                }
-            }
+            Some(admin) => Self::postgres_in(admin),
+        }
+    }
+
+    /// A fresh PostgreSQL database in the cluster `admin` names.
+    fn postgres_in(admin: String) -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let name =
+            format!("exhale_test_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        on_own_thread(|| create_from_template(&admin, &name));
+        let url = format!("{admin} dbname={name}");
+        Self {
+            location: Location::Postgres { url, max_connections: 8 },
+            postgres: Some((admin, name)),
         }
     }
 
@@ -136,19 +136,36 @@ fn create_from_template(admin: &str, name: &str) {
 /// a PostgreSQL database its commands are pointed at ([`DataDir::env`]).
 pub struct DataDir {
     pub database: TestDatabase,
+    /// A cluster of this test's own, stopped once its database is dropped.
+    cluster: Option<PrivateCluster>,
     dir: crate::TempDir,
 }
 
 impl DataDir {
     pub fn new() -> Self {
         let dir = crate::TempDir::new();
-        Self { database: TestDatabase::new(dir.path()), dir }
+        Self { database: TestDatabase::new(dir.path()), cluster: None, dir }
     }
 
     /// A data directory whose database is its SQLite file in either pass.
     pub fn sqlite() -> Self {
         let dir = crate::TempDir::new();
-        Self { database: TestDatabase::sqlite(dir.path()), dir }
+        Self { database: TestDatabase::sqlite(dir.path()), cluster: None, dir }
+    }
+
+    /// A data directory on PostgreSQL in either pass, for what only PostgreSQL does (several
+    /// instances on one database): the PostgreSQL pass's cluster, or outside it a throwaway
+    /// cluster of this test's own (`scripts/postgres-cluster`).
+    pub fn postgres() -> Self {
+        let dir = crate::TempDir::new();
+        let (admin, cluster) = match cluster() {
+            Some(admin) => (admin, None),
+            None => {
+                let own = PrivateCluster::start();
+                (own.admin.clone(), Some(own))
+            }
+        };
+        Self { database: TestDatabase::postgres_in(admin), cluster, dir }
     }
 
     pub fn path(&self) -> &Path {
@@ -158,6 +175,48 @@ impl DataDir {
     /// The environment a child `exhale` needs besides `--data-dir`.
     pub fn env(&self) -> Vec<(&'static str, String)> {
         self.database.env()
+    }
+}
+
+impl Drop for DataDir {
+    fn drop(&mut self) {
+        // The database goes before its cluster.
+        drop(std::mem::replace(&mut self.database, TestDatabase::sqlite(self.dir.path())));
+        drop(self.cluster.take());
+    }
+}
+
+/// A throwaway cluster started by `scripts/postgres-cluster` for one test.
+struct PrivateCluster {
+    dir: String,
+    admin: String,
+}
+
+impl PrivateCluster {
+    fn script() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres-cluster")
+    }
+
+    fn start() -> Self {
+        let output = std::process::Command::new(Self::script())
+            .arg("start")
+            .output()
+            .expect("run scripts/postgres-cluster");
+        let printed = String::from_utf8_lossy(&output.stdout).into_owned();
+        let mut lines = printed.lines();
+        match (output.status.success(), lines.next(), lines.next()) {
+            (true, Some(dir), Some(admin)) => Self { dir: dir.to_owned(), admin: admin.to_owned() },
+            _ => panic!(
+                "scripts/postgres-cluster could not start a cluster: {}",
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        }
+    }
+}
+
+impl Drop for PrivateCluster {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new(Self::script()).args(["stop", &self.dir]).status();
     }
 }
 

@@ -30,6 +30,7 @@ mod rest;
 mod rules;
 mod schemathesis;
 mod serving;
+mod several_instances;
 mod slack;
 mod telegram;
 mod tool_sets;

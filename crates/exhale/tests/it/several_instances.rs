@@ -1,0 +1,197 @@
+//! Two real `exhale serve` processes on one PostgreSQL database, as behind a load balancer:
+//! whatever a person or an agent does through one, the other knows, and one dying loses
+//! nothing. These run on PostgreSQL in both passes (`DataDir::postgres`): SQLite is one
+//! instance's database.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use test_support::DataDir;
+
+use crate::{
+    cli::{exhale, listening_url, owner_with_token, spawn_serve_with, stdout},
+    web::{Visitor, read_events},
+};
+
+/// The password `owner_with_token` gives Ana.
+const ANA_PASSWORD: &str = "a long enough password";
+
+/// Two instances on one database, killed when dropped.
+struct Pair {
+    urls: [String; 2],
+    children: [std::process::Child; 2],
+}
+
+impl Pair {
+    fn start(dir: &DataDir) -> Self {
+        let no_limit = [("EXHALE_TOKEN_RATE_PER_SECOND", "0")];
+        let mut first = spawn_serve_with(dir, &no_limit);
+        let mut second = spawn_serve_with(dir, &no_limit);
+        let urls = [listening_url(&mut first), listening_url(&mut second)];
+        Self { urls, children: [first, second] }
+    }
+}
+
+impl Drop for Pair {
+    fn drop(&mut self) {
+        for child in &mut self.children {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// What `heard` gives, or a failure after ten seconds: what another instance did is heard
+/// within a moment or not at all.
+async fn within<T>(heard: impl std::future::Future<Output = T>) -> T {
+    match tokio::time::timeout(std::time::Duration::from_secs(10), heard).await {
+        Ok(value) => value,
+        Err(_) => panic!("nothing was heard from the other instance within ten seconds"),
+    }
+}
+
+async fn post(url: &str, op: &str, token: &str, body: Value) -> (StatusCode, Value) {
+    let response = reqwest::Client::new()
+        .post(format!("{url}/api/v1/ops/{op}"))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (response.status(), response.json().await.unwrap_or(Value::Null))
+}
+
+fn create_subscription(dir: &DataDir, name: &str) -> i64 {
+    let input =
+        json!({"name": name, "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-20"});
+    let created =
+        stdout(&exhale(dir, &["op", "create_subscription", "--json", &input.to_string()], ""));
+    serde_json::from_str::<Value>(&created).unwrap()["id"].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn a_write_through_one_instance_reaches_the_pages_and_mcp_subscriptions_of_the_other() {
+    use rmcp::model::{ServerNotification, SubscriptionFilter};
+    let dir = DataDir::postgres();
+    let token = owner_with_token(&dir, "write");
+    let netflix = create_subscription(&dir, "Netflix");
+    let pair = Pair::start(&dir);
+    let [first, second] = &pair.urls;
+
+    // Ana's open page and an agent's MCP subscription are served by the second instance.
+    let mut ana = Visitor::at(second);
+    ana.sign_in("ana@a.test", ANA_PASSWORD).await;
+    let mut stream = ana.events("/events").await;
+    assert_eq!(read_events(&mut stream, 1).await[0].0, "ready");
+    let netflix_uri = format!("exhale://subscriptions/{netflix}");
+    let watcher = crate::mcp::modern_http_client(format!("{second}/mcp"), &token, "Watcher").await;
+    let filter = SubscriptionFilter::builder().resource_subscription(netflix_uri.clone()).build();
+    let mut listening = watcher.listen(filter).await.unwrap();
+
+    // An agent changes Netflix through the first.
+    let (status, updated) =
+        post(first, "update_subscription", &token, json!({"id": netflix, "notes": "4K"})).await;
+    assert_eq!(status, StatusCode::OK, "{updated}");
+
+    let events = within(read_events(&mut stream, 1)).await;
+    assert_eq!(events[0].0, "change", "{events:?}");
+    assert!(events[0].1.contains("update_subscription"), "{events:?}");
+    let notification = within(listening.next()).await.unwrap().unwrap();
+    let ServerNotification::ResourceUpdatedNotification(heard) = notification else {
+        panic!("{notification:?}")
+    };
+    assert_eq!(heard.params.uri, netflix_uri);
+    watcher.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_change_asked_for_on_one_instance_is_confirmed_on_the_other_once() {
+    let dir = DataDir::postgres();
+    let token = owner_with_token(&dir, "write");
+    let netflix = create_subscription(&dir, "Netflix");
+    let pair = Pair::start(&dir);
+    let [first, second] = &pair.urls;
+
+    let (status, asked) = post(first, "delete_subscription", &token, json!({"id": netflix})).await;
+    assert_eq!(status, StatusCode::PRECONDITION_REQUIRED, "{asked}");
+    let confirmation = asked["confirmation_id"].as_str().unwrap().to_owned();
+    let (status, deleted) =
+        post(second, "confirm_change", &token, json!({"confirmation_id": confirmation})).await;
+    assert_eq!(status, StatusCode::OK, "{deleted}");
+    let (status, again) =
+        post(first, "confirm_change", &token, json!({"confirmation_id": confirmation})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "a confirmation applies once: {again}");
+    let (_, list) = post(first, "list_subscriptions", &token, json!({})).await;
+    assert_eq!(list["total"], 0, "{list}");
+}
+
+#[tokio::test]
+async fn one_instance_killed_under_concurrent_writes_loses_no_acknowledged_write_and_the_other_answers()
+ {
+    let dir = DataDir::postgres();
+    let token = owner_with_token(&dir, "trusted");
+    let mut pair = Pair::start(&dir);
+    let urls = pair.urls.clone();
+    let (acks, mut heard) = tokio::sync::mpsc::unbounded_channel::<i64>();
+    // Three writers on each instance.
+    let writers: Vec<_> = (0..6)
+        .map(|writer: usize| {
+            let (url, token, acks) = (urls[writer % 2].clone(), token.clone(), acks.clone());
+            tokio::spawn(async move {
+                let client = reqwest::Client::new();
+                for n in 0..1000 {
+                    let input = json!({"name": format!("W{writer} #{n}"), "amount": "1.00",
+                        "cycle": "monthly", "next_charge_on": "2026-12-20"});
+                    let sent = client
+                        .post(format!("{url}/api/v1/ops/create_subscription"))
+                        .bearer_auth(&token)
+                        .json(&input)
+                        .send()
+                        .await;
+                    // A writer on the killed instance stops; the others go on.
+                    let Ok(response) = sent else { return };
+                    if response.status() != StatusCode::OK {
+                        continue;
+                    }
+                    let Ok(created) = response.json::<Value>().await else { return };
+                    let _ = acks.send(created["id"].as_i64().unwrap());
+                    if n >= 40 && writer % 2 == 1 {
+                        return;
+                    }
+                }
+            })
+        })
+        .collect();
+    drop(acks);
+    let mut acknowledged = Vec::new();
+    for _ in 0..60 {
+        acknowledged.push(heard.recv().await.unwrap());
+    }
+    // The first instance dies mid-write, with its connections to the database.
+    let first = &mut pair.children[0];
+    std::process::Command::new("kill").args(["-KILL", &first.id().to_string()]).status().unwrap();
+    first.wait().unwrap();
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    while let Ok(id) = heard.try_recv() {
+        acknowledged.push(id);
+    }
+    // The second still answers, and holds every write either acknowledged.
+    let mut stored = std::collections::HashSet::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut input = json!({"limit": 500});
+        if let Some(cursor) = &cursor {
+            input["cursor"] = json!(cursor);
+        }
+        let (status, page) = post(&urls[1], "list_subscriptions", &token, input).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        stored.extend(page["items"].as_array().unwrap().iter().map(|s| s["id"].as_i64().unwrap()));
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    let lost: Vec<_> = acknowledged.iter().filter(|id| !stored.contains(id)).collect();
+    assert!(acknowledged.len() >= 60 && lost.is_empty(), "acknowledged writes lost: {lost:?}");
+}

@@ -241,6 +241,14 @@ CREATE TABLE labels (
     colour TEXT NOT NULL DEFAULT '#8a8f98',
     created_at TEXT NOT NULL
 );
+CREATE TABLE limit_counts (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    since TEXT NOT NULL,
+    last TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+);
 CREATE TABLE mail_servers (
     household_id INTEGER PRIMARY KEY REFERENCES households(id) ON DELETE CASCADE,
     host TEXT NOT NULL,
@@ -309,7 +317,7 @@ CREATE TABLE oauth_tokens (
     rotated_at TEXT,
     successor TEXT,
     revoked_at TEXT
-);
+, retry_pair TEXT);
 CREATE TABLE outbox (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -400,6 +408,10 @@ CREATE TABLE sessions (
     csrf TEXT NOT NULL,
     created_at TEXT NOT NULL,
     expires_at TEXT NOT NULL
+);
+CREATE TABLE setup_links (
+    hash TEXT PRIMARY KEY,
+    created_at TEXT NOT NULL
 );
 CREATE TABLE subscription_tags (
     subscription_id INTEGER NOT NULL REFERENCES subscriptions(id) ON DELETE CASCADE,
@@ -509,6 +521,7 @@ CREATE UNIQUE INDEX budgets_name ON budgets(household_id, name COLLATE NOCASE);
 CREATE UNIQUE INDEX categories_name ON categories(household_id, name COLLATE NOCASE);
 CREATE INDEX charges_household_date ON charges(household_id, charged_on);
 CREATE UNIQUE INDEX labels_name ON labels(household_id, name COLLATE NOCASE);
+CREATE INDEX limit_counts_since ON limit_counts(kind, since);
 CREATE INDEX members_household ON members(household_id);
 CREATE INDEX oauth_clients_created ON oauth_clients(created_at);
 CREATE INDEX oauth_tokens_family ON oauth_tokens(family);

@@ -26,6 +26,21 @@ impl Accounts for App {
         Box::pin(async move { Ok(!self.has_members().await?) })
     }
 
+    fn setup_link_opens<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<bool, OpError>> {
+        Box::pin(async move {
+            let hash = auth::hash_token(secret);
+            let store = self.store.clone();
+            transactions::blocking(move || {
+                transactions::read(&store, |db| {
+                    Ok(store::access::setup_link_exists(db, &hash)
+                        .map_err(transactions::internal)?
+                        && !store::households::any_member(db).map_err(transactions::internal)?)
+                })
+            })
+            .await
+        })
+    }
+
     fn set_up(&self, new: NewHousehold) -> BoxFuture<'_, Result<Caller, OpError>> {
         Box::pin(async move { self.create_first_household(new).await.map(web) })
     }

@@ -332,7 +332,7 @@ impl App {
 
     /// Checks a password for sign-in; the same answer, after the same work, for an unknown
     /// email and a wrong password. Failures are limited by email and `client` address (see
-    /// [`crate::limits::SignInLimiter`]).
+    /// [`crate::limits::sign_in`]).
     pub async fn sign_in(
         &self,
         email: &str,
@@ -341,7 +341,8 @@ impl App {
         via: Via,
     ) -> Result<Caller, OpError> {
         let key = normalise_email(email);
-        self.sign_in_limit.check(&key, client, self.clock.now())?;
+        let (checked, now) = (key.clone(), self.clock.now());
+        self.limited(move |db| crate::limits::sign_in::check(db, &checked, client, now)).await?;
         let found = self.member_by_email(email).await?;
         let (member, hash) = match found {
             Some((member, Some(hash))) => (Some(member), hash),
@@ -352,12 +353,13 @@ impl App {
         let password = password.to_owned();
         let ok = password_work(move || verify_password(&password, &hash)).await.unwrap_or(false);
         let Some(member) = member.filter(|_| ok) else {
-            self.sign_in_limit.failed(&key, client, self.clock.now());
+            let now = self.clock.now();
+            self.limited(move |db| crate::limits::sign_in::failed(db, &key, client, now)).await?;
             return Err(OpError::Unauthenticated {
                 message: Text::new("Wrong email or password."),
             });
         };
-        self.sign_in_limit.succeeded(&key, client);
+        self.limited(move |db| crate::limits::sign_in::succeeded(db, &key, client)).await?;
         Ok(Caller::person(member.household_id, member.id, member.role, via))
     }
 }

@@ -51,7 +51,6 @@ pub struct App {
     /// Woken after every commit so the outbox worker delivers without polling.
     outbox_wake: Arc<tokio::sync::Notify>,
     limiter: limits::Limiter,
-    sign_in_limit: limits::SignInLimiter,
     tokens: auth::TokenCache,
     caps: std::sync::Mutex<limits::HouseholdCaps>,
     oauth: oauth::OAuthState,
@@ -97,7 +96,6 @@ impl App {
             events,
             outbox_wake: Arc::new(tokio::sync::Notify::new()),
             limiter: limits::Limiter::new(Some(RateLimit::default())),
-            sign_in_limit: limits::SignInLimiter::default(),
             tokens: auth::TokenCache::default(),
             caps: std::sync::Mutex::new(limits::HouseholdCaps::default()),
             oauth: oauth::OAuthState::default(),

@@ -5,7 +5,10 @@
 //! sign-in limit (failed passwords per email and client address), and counts per client
 //! address for the OAuth endpoints.
 //!
-//! Both fail closed: a lock poisoned by a panic elsewhere keeps its counts and keeps limiting.
+//! The sign-in limit and the per-network counts are kept in the database, so every instance
+//! on it counts alike; the token bucket is this instance's (a token's calls spread over two
+//! instances may reach twice the rate). The in-memory one fails closed: a lock poisoned by a
+//! panic elsewhere keeps its counts and keeps limiting.
 
 use std::{
     collections::HashMap,
@@ -15,6 +18,9 @@ use std::{
 
 use jiff::{SignedDuration, Timestamp};
 use ops::{Actor, Caller, OpError, Text};
+use store::Db;
+
+use crate::{clock::timestamp_text, transactions::StoreExt};
 
 /// The lock's data, also after a panic while it was held: the counts are still right.
 pub(crate) fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -165,28 +171,6 @@ const FREE_FAILURES: u32 = 5;
 const MAX_DELAY_SECS: u64 = 60;
 /// How long failures count, from the first.
 const FAILURE_WINDOW: SignedDuration = SignedDuration::from_mins(15);
-/// Entries kept at most; past it, entries below the thresholds are forgotten first.
-const MAX_ENTRIES: usize = 50_000;
-
-#[derive(Clone, Copy)]
-struct Failures {
-    count: u32,
-    since: Timestamp,
-    last: Timestamp,
-}
-
-impl Failures {
-    fn add(entry: Option<&mut Self>, now: Timestamp) -> Option<Self> {
-        match entry {
-            Some(failures) => {
-                failures.count += 1;
-                failures.last = now;
-                None
-            }
-            None => Some(Self { count: 1, since: now, last: now }),
-        }
-    }
-}
 
 /// What a per-address limit counts as one client: an IPv4 address, or an IPv6 address's /64
 /// (a household's line or a rented server is given a whole /64, so counting each of its 2^64
@@ -231,36 +215,83 @@ impl Network {
     }
 }
 
-#[derive(Default)]
-struct FailureTables {
-    /// By email and client network: a guesser at one address is stopped for the window.
-    by_address: HashMap<(String, Network), Failures>,
-    /// By email alone: guessers at many addresses are slowed, with a growing delay, without
-    /// locking the owner out.
-    by_email: HashMap<String, Failures>,
+/// The kinds of count the sign-in limit keeps (`store::limits`).
+const FAILED_FROM_ADDRESS: &str = "sign_in_address";
+const FAILED_FOR_EMAIL: &str = "sign_in_email";
+
+/// A stored count as times.
+struct Count {
+    count: u32,
+    since: Timestamp,
+    last: Timestamp,
 }
 
-/// Failed sign-ins. An address that failed [`MAX_FAILURES_FROM_ONE_ADDRESS`] times for an
-/// email within [`FAILURE_WINDOW`] is refused for that email until the window has passed,
-/// whatever the password. Past [`FREE_FAILURES`] for an email from anywhere, each try must
-/// wait 1, 2, 4… seconds (at most [`MAX_DELAY_SECS`]) after the last failure. Emails are
-/// compared as given: the caller normalises them.
-#[derive(Default)]
-pub(crate) struct SignInLimiter(Mutex<FailureTables>);
+impl Count {
+    fn read(db: &Db<'_>, kind: &str, key: &str) -> Result<Option<Self>, OpError> {
+        let Some(row) = store::limits::get(db, kind, key).or_internal()? else { return Ok(None) };
+        let time = |text: &str| text.parse::<Timestamp>().map_err(|_| OpError::Internal);
+        Ok(Some(Self { count: row.count, since: time(&row.since)?, last: time(&row.last)? }))
+    }
 
-impl SignInLimiter {
+    fn write(&self, db: &Db<'_>, kind: &str, key: &str) -> Result<(), OpError> {
+        let row = store::limits::CountRow {
+            count: self.count,
+            since: timestamp_text(self.since),
+            last: timestamp_text(self.last),
+        };
+        store::limits::set(db, kind, key, &row).or_internal()
+    }
+
+    /// One more at `now`, within `window` of the first, or a new count.
+    fn one_more(
+        db: &Db<'_>,
+        kind: &str,
+        key: &str,
+        window: SignedDuration,
+        now: Timestamp,
+    ) -> Result<(), OpError> {
+        store::limits::forget_before(db, kind, &timestamp_text(now - window)).or_internal()?;
+        let count = match Self::read(db, kind, key)? {
+            Some(current) if now.duration_since(current.since) < window => {
+                Self { count: current.count + 1, since: current.since, last: now }
+            }
+            _ => Self { count: 1, since: now, last: now },
+        };
+        count.write(db, kind, key)
+    }
+}
+
+/// What a per-address count is kept under: the client's network.
+fn network_key(client: Option<IpAddr>) -> String {
+    match Network::of(client).0 {
+        Some(address) => address.to_string(),
+        None => "unknown".into(),
+    }
+}
+
+/// Failed sign-ins, counted in the database, so every instance on it counts alike. An address
+/// that failed [`MAX_FAILURES_FROM_ONE_ADDRESS`] times for an email within [`FAILURE_WINDOW`]
+/// is refused for that email until the window has passed, whatever the password. Past
+/// [`FREE_FAILURES`] for an email from anywhere, each try must wait 1, 2, 4… seconds (at most
+/// [`MAX_DELAY_SECS`]) after the last failure. Emails are compared as given: the caller
+/// normalises them.
+pub(crate) mod sign_in {
+    use super::*;
+
+    fn address_key(email: &str, client: Option<IpAddr>) -> String {
+        format!("{email} {}", network_key(client))
+    }
+
     /// Refuses a try that comes too soon, saying when to try again.
     pub(crate) fn check(
-        &self,
+        db: &Db<'_>,
         email: &str,
         client: Option<IpAddr>,
         now: Timestamp,
     ) -> Result<(), OpError> {
-        let mut tables = locked(&self.0);
-        let current = |f: &Failures| now.duration_since(f.since) < FAILURE_WINDOW;
-        tables.by_address.retain(|_, f| current(f));
-        tables.by_email.retain(|_, f| current(f));
-        if let Some(f) = tables.by_address.get(&(email.to_owned(), Network::of(client)))
+        let current = |f: &Count| now.duration_since(f.since) < FAILURE_WINDOW;
+        if let Some(f) = Count::read(db, FAILED_FROM_ADDRESS, &address_key(email, client))?
+            && current(&f)
             && f.count >= MAX_FAILURES_FROM_ONE_ADDRESS
         {
             let wait = seconds_until(f.since + FAILURE_WINDOW, now);
@@ -272,7 +303,8 @@ impl SignInLimiter {
                 .with("minutes", wait.div_ceil(60)),
             });
         }
-        if let Some(f) = tables.by_email.get(email)
+        if let Some(f) = Count::read(db, FAILED_FOR_EMAIL, email)?
+            && current(&f)
             && f.count >= FREE_FAILURES
         {
             let delay = 1u64
@@ -294,81 +326,72 @@ impl SignInLimiter {
         Ok(())
     }
 
-    pub(crate) fn failed(&self, email: &str, client: Option<IpAddr>, now: Timestamp) {
-        let mut tables = locked(&self.0);
-        if tables.by_address.len() + tables.by_email.len() > MAX_ENTRIES {
-            tables.by_address.retain(|_, f| f.count >= MAX_FAILURES_FROM_ONE_ADDRESS);
-            tables.by_email.retain(|_, f| f.count >= FREE_FAILURES);
-        }
-        let pair = (email.to_owned(), Network::of(client));
-        if let Some(new) = Failures::add(tables.by_address.get_mut(&pair), now) {
-            tables.by_address.insert(pair, new);
-        }
-        if let Some(new) = Failures::add(tables.by_email.get_mut(email), now) {
-            tables.by_email.insert(email.to_owned(), new);
-        }
+    pub(crate) fn failed(
+        db: &Db<'_>,
+        email: &str,
+        client: Option<IpAddr>,
+        now: Timestamp,
+    ) -> Result<(), OpError> {
+        let by_address = address_key(email, client);
+        Count::one_more(db, FAILED_FROM_ADDRESS, &by_address, FAILURE_WINDOW, now)?;
+        Count::one_more(db, FAILED_FOR_EMAIL, email, FAILURE_WINDOW, now)
     }
 
-    pub(crate) fn succeeded(&self, email: &str, client: Option<IpAddr>) {
-        let mut tables = locked(&self.0);
-        tables.by_address.remove(&(email.to_owned(), Network::of(client)));
-        tables.by_email.remove(email);
+    pub(crate) fn succeeded(
+        db: &Db<'_>,
+        email: &str,
+        client: Option<IpAddr>,
+    ) -> Result<(), OpError> {
+        store::limits::remove(db, FAILED_FROM_ADDRESS, &address_key(email, client))
+            .or_internal()?;
+        store::limits::remove(db, FAILED_FOR_EMAIL, email).or_internal()
     }
 }
 
-/// How many requests of one kind one client network (`Network`) may make in a window.
+/// How many requests of one kind one client network (`Network`) may make in a window, each
+/// network's count starting over a window after its first (the OAuth endpoints' limits),
+/// counted in the database.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PerNetwork {
+    /// What the counts are kept under (`store::limits`).
+    pub(crate) kind: &'static str,
     pub(crate) limit: u32,
     pub(crate) window: SignedDuration,
 }
 
-/// Requests of one kind counted per client network (`Network`), each network's count starting
-/// over a window after its first (the OAuth endpoints' limits). Networks whose window has
-/// passed are forgotten once the table is large.
-#[derive(Default)]
-pub(crate) struct NetworkLimiter(Mutex<HashMap<Network, (u32, Timestamp)>>);
-
-impl NetworkLimiter {
+impl PerNetwork {
     /// The seconds `from` must wait, when it is at the limit; counts nothing.
     pub(crate) fn wait(
-        &self,
-        limit: PerNetwork,
+        self,
+        db: &Db<'_>,
         from: Option<IpAddr>,
         now: Timestamp,
-    ) -> Option<u64> {
-        let table = locked(&self.0);
-        let (count, since) = *table.get(&Network::of(from))?;
-        (count >= limit.limit && now.duration_since(since) < limit.window)
-            .then(|| seconds_until(since + limit.window, now))
+    ) -> Result<Option<u64>, OpError> {
+        let Some(count) = Count::read(db, self.kind, &network_key(from))? else { return Ok(None) };
+        Ok((count.count >= self.limit && now.duration_since(count.since) < self.window)
+            .then(|| seconds_until(count.since + self.window, now)))
     }
 
     /// Counts one request from `from`.
-    pub(crate) fn count(&self, limit: PerNetwork, from: Option<IpAddr>, now: Timestamp) {
-        let mut table = locked(&self.0);
-        if table.len() > MAX_ENTRIES {
-            table.retain(|_, (_, since)| now.duration_since(*since) < limit.window);
-        }
-        let entry = table.entry(Network::of(from)).or_insert((0, now));
-        if now.duration_since(entry.1) >= limit.window {
-            *entry = (0, now);
-        }
-        entry.0 += 1;
+    pub(crate) fn count(
+        self,
+        db: &Db<'_>,
+        from: Option<IpAddr>,
+        now: Timestamp,
+    ) -> Result<(), OpError> {
+        Count::one_more(db, self.kind, &network_key(from), self.window, now)
     }
 
     /// Counts one request from `from` if it is within the limit; otherwise the seconds to wait.
     pub(crate) fn admit(
-        &self,
-        limit: PerNetwork,
+        self,
+        db: &Db<'_>,
         from: Option<IpAddr>,
         now: Timestamp,
-    ) -> Result<(), u64> {
-        match self.wait(limit, from, now) {
-            Some(wait) => Err(wait),
-            None => {
-                self.count(limit, from, now);
-                Ok(())
-            }
+    ) -> Result<Result<(), u64>, OpError> {
+        match self.wait(db, from, now)? {
+            Some(wait) => Ok(Err(wait)),
+            None => self.count(db, from, now).map(Ok),
         }
     }
 }
@@ -376,6 +399,18 @@ impl NetworkLimiter {
 /// Whole seconds from `now` to `then`, at least one.
 fn seconds_until(then: Timestamp, now: Timestamp) -> u64 {
     then.duration_since(now).as_secs().max(1).unsigned_abs()
+}
+
+impl crate::App {
+    /// Runs `f` over the limits' counts, in a write of its own: a count is kept whatever
+    /// becomes of what it counted.
+    pub(crate) async fn limited<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Db<'_>) -> Result<T, OpError> + Send + 'static,
+    ) -> Result<T, OpError> {
+        let store = self.store.clone();
+        crate::transactions::blocking(move || crate::transactions::write(&store, |_| true, f)).await
+    }
 }
 
 #[cfg(test)]

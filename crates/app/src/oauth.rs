@@ -28,7 +28,7 @@ use crate::{
     App,
     auth::{hash_token, new_secret},
     clock::timestamp_text,
-    limits::{NetworkLimiter, PerNetwork, locked},
+    limits::{PerNetwork, locked},
     transactions,
 };
 
@@ -48,12 +48,15 @@ const PRUNE_AFTER: SignedDuration = SignedDuration::from_hours(24);
 /// client's first answer was lost); after it, the whole family is revoked.
 const REFRESH_RETRY: SignedDuration = SignedDuration::from_secs(60);
 /// Registrations one client network (an address, or an IPv6 /64) may make.
-const REGISTRATIONS: PerNetwork = PerNetwork { limit: 20, window: SignedDuration::from_hours(1) };
+const REGISTRATIONS: PerNetwork =
+    PerNetwork { kind: "oauth_registration", limit: 20, window: SignedDuration::from_hours(1) };
 /// Refused `/token` requests one client network may make before it must wait: codes and secrets
 /// cannot be guessed, but each try costs a lookup.
-const TOKEN_FAILURES: PerNetwork = PerNetwork { limit: 30, window: SignedDuration::from_mins(15) };
+const TOKEN_FAILURES: PerNetwork =
+    PerNetwork { kind: "oauth_token_refused", limit: 30, window: SignedDuration::from_mins(15) };
 /// Revocations one client network may ask for.
-const REVOCATIONS: PerNetwork = PerNetwork { limit: 50, window: SignedDuration::from_mins(15) };
+const REVOCATIONS: PerNetwork =
+    PerNetwork { kind: "oauth_revocation", limit: 50, window: SignedDuration::from_mins(15) };
 /// Registered clients kept at most. Past it, a new registration takes the place of a client
 /// never granted anything (`displaced_client`: from the network that registered most such
 /// clients, so a flood displaces itself); it never evicts a client someone uses, is deciding
@@ -76,28 +79,16 @@ const MAX_DESCRIBED_CLIENTS: usize = 1000;
 const ACCESS_TOKEN_PREFIX: &str = "exha";
 const CLIENT_ID_PREFIX: &str = "exhclient";
 
-/// What the authorization server keeps in memory.
+/// What the authorization server keeps in memory: configuration, and a cache of metadata
+/// documents each instance may keep for itself. Everything a client's next request may need
+/// on another instance (requests, codes, tokens, a refresh's retry pair, the per-network
+/// counts) is in the database.
 #[derive(Default)]
 pub(crate) struct OAuthState {
     origin: RwLock<Option<PublicOrigin>>,
-    /// Pairs issued for a rotated refresh token (by its hash), for the retry window.
-    retries: Mutex<HashMap<String, Retry>>,
-    /// Held through a whole refresh, so a concurrent refresh of the same token finds the pair
-    /// the first one issued (refreshes come once an hour per app; one at a time is plenty).
-    refreshing: tokio::sync::Mutex<()>,
-    registrations: NetworkLimiter,
-    token_failures: NetworkLimiter,
-    revocations: NetworkLimiter,
     documents: RwLock<Option<Arc<dyn MetadataDocuments>>>,
     /// Clients read from their metadata documents, until the documents may be fetched again.
     described: Mutex<HashMap<String, (store::oauth::ClientRow, Timestamp)>>,
-}
-
-/// The pair a refresh issued, kept for a retry of the same refresh by the same client.
-struct Retry {
-    pair: IssuedTokens,
-    at: Timestamp,
-    client_id: String,
 }
 
 fn invalid(code: ErrorCode, description: impl Into<String>) -> OAuthError {
@@ -331,7 +322,12 @@ impl App {
             return Err(metadata("application_type is web or native.".into()));
         }
         let now = self.clock.now();
-        if self.oauth.registrations.admit(REGISTRATIONS, from, now).is_err() {
+        if self
+            .limited(move |db| REGISTRATIONS.admit(db, from, now))
+            .await
+            .map_err(server_error)?
+            .is_err()
+        {
             return Err(invalid(
                 ErrorCode::SlowDown,
                 "Too many registrations from this address; try again in an hour.",
@@ -678,12 +674,17 @@ impl App {
     /// The token endpoint, for an address within its limit of refused requests.
     async fn limited_token(&self, request: TokenRequest) -> Result<IssuedTokens, OAuthError> {
         let from = request.client.from;
-        if let Some(wait) = self.oauth.token_failures.wait(TOKEN_FAILURES, from, self.clock.now()) {
+        let now = self.clock.now();
+        let wait = self.limited(move |db| TOKEN_FAILURES.wait(db, from, now)).await;
+        if let Some(wait) = wait.map_err(server_error)? {
             return Err(slow_down(wait));
         }
         let answer = self.oauth_token(request).await;
         if answer.as_ref().is_err_and(|err| err.code != ErrorCode::ServerError) {
-            self.oauth.token_failures.count(TOKEN_FAILURES, from, self.clock.now());
+            let now = self.clock.now();
+            self.limited(move |db| TOKEN_FAILURES.count(db, from, now))
+                .await
+                .map_err(server_error)?;
         }
         answer
     }
@@ -804,27 +805,17 @@ impl App {
                 "The refresh token is not valid: it may be revoked, expired, used already or for another client. Authorize again.",
             )
         };
-        let presented = request.refresh_token.as_deref().ok_or_else(bad)?;
-        let hash = hash_token(presented);
-        let _one_at_a_time = self.oauth.refreshing.lock().await;
+        let presented = request.refresh_token.clone().ok_or_else(bad)?;
+        let hash = hash_token(&presented);
         let now = self.clock.now();
-        if let Some(retry) = locked(&self.oauth.retries).get(&hash)
-            && now.duration_since(retry.at) < REFRESH_RETRY
-        {
-            // The pair goes only to the client it was issued to: another presenting the same
-            // token (it leaked) is refused like any token not its own.
-            if retry.client_id != client.id {
-                tracing::info!("OAuth refresh token retried by another client");
-                return Err(bad());
-            }
-            return Ok(retry.pair.clone());
-        }
         let now_text = timestamp_text(now);
         let store = self.store.clone();
         let client_id = client.id.clone();
         let tokens = NewPair::generate().map_err(server_error)?;
         let scope_asked = request.scope.clone();
         let retry_window = timestamp_text(now - REFRESH_RETRY);
+        // Two refreshes of one token at once, on any instances, take turns in the database:
+        // the second finds the token rotated and gets the first one's pair.
         let outcome = transactions::blocking(move || {
             transactions::write(
                 &store,
@@ -840,7 +831,9 @@ impl App {
                     }
                     if let Some(rotated) = &token.rotated_at {
                         if *rotated > retry_window {
-                            return Ok(Refreshed::Retry(hash));
+                            let sealed = store::oauth::retry_pair(db, &hash)
+                                .map_err(transactions::internal)?;
+                            return Ok(Refreshed::Retry(sealed));
                         }
                         // Used again after the retry window: it leaked; the line of tokens ends.
                         store::oauth::revoke_family(db, &token.family, &now_text)
@@ -865,32 +858,25 @@ impl App {
                     if !store::oauth::rotate_refresh_token(db, &hash, &successor, &now_text)
                         .map_err(transactions::internal)?
                     {
-                        return Ok(Refreshed::Retry(hash));
+                        return Ok(Refreshed::Refused("rotated or revoked meanwhile"));
                     }
                     tokens.store(db, &grant, scope, &token.family, now)?;
-                    Ok(Refreshed::Issued(hash, tokens.issued(scope)))
+                    let issued = tokens.issued(scope);
+                    let sealed = retry::seal(&presented, &issued)?;
+                    store::oauth::set_retry_pair(db, &hash, &sealed)
+                        .map_err(transactions::internal)?;
+                    Ok(Refreshed::Issued(issued))
                 },
             )
         })
         .await
         .map_err(server_error)?;
+        let presented = request.refresh_token.as_deref().unwrap_or_default();
         match outcome {
-            Refreshed::Issued(old, issued) => {
-                let mut retries = locked(&self.oauth.retries);
-                retries.retain(|_, retry| now.duration_since(retry.at) < REFRESH_RETRY);
-                let retry = Retry { pair: issued.clone(), at: now, client_id: client.id.clone() };
-                retries.insert(old, retry);
-                Ok(issued)
-            }
-            Refreshed::Retry(old) => {
-                // Rotated within the window, but its pair is not in memory (Exhale restarted
-                // since): the client must authorize again.
-                let retries = locked(&self.oauth.retries);
-                retries
-                    .get(&old)
-                    .filter(|retry| retry.client_id == client.id)
-                    .map(|retry| retry.pair.clone())
-                    .ok_or_else(bad)
+            Refreshed::Issued(issued) => Ok(issued),
+            // Rotated within the window: the pair it was exchanged for, opened with the token.
+            Refreshed::Retry(sealed) => {
+                sealed.and_then(|sealed| retry::open(presented, &sealed)).ok_or_else(bad)
             }
             Refreshed::Wider => Err(invalid(
                 ErrorCode::InvalidScope,
@@ -908,7 +894,9 @@ impl App {
         token: String,
         client: ClientCredentials,
     ) -> Result<(), OAuthError> {
-        if let Err(wait) = self.oauth.revocations.admit(REVOCATIONS, client.from, self.clock.now())
+        let (from, now) = (client.from, self.clock.now());
+        if let Err(wait) =
+            self.limited(move |db| REVOCATIONS.admit(db, from, now)).await.map_err(server_error)?
         {
             return Err(slow_down(wait));
         }
@@ -1005,11 +993,93 @@ impl App {
 
 /// What one refresh came to.
 enum Refreshed {
-    Issued(String, IssuedTokens),
-    /// The token was just exchanged: the answer is the pair it was exchanged for.
-    Retry(String),
+    Issued(IssuedTokens),
+    /// The token was just exchanged: the answer is the pair it was exchanged for, sealed.
+    Retry(Option<String>),
     Wider,
     Refused(&'static str),
+}
+
+/// The pair a refresh issued, sealed for the database with a key only the refresh token it
+/// replaced gives: a retry of that refresh within the window, on any instance, presents the
+/// token and gets the same pair, while the database alone cannot open it.
+mod retry {
+    use base64::Engine as _;
+    use ops::{OpError, oauth::IssuedTokens};
+    use ring::aead::{Aad, CHACHA20_POLY1305, LessSafeKey, Nonce, UnboundKey};
+    use serde::{Deserialize, Serialize};
+    use sha2::{Digest, Sha256};
+
+    #[derive(Serialize, Deserialize)]
+    struct Pair {
+        access_token: String,
+        refresh_token: String,
+        expires_in: i64,
+        scope: String,
+    }
+
+    /// The key for the pair that replaced `presented`. Each refresh token is exchanged once,
+    /// so each key seals one message, and its nonce can be fixed.
+    fn key(presented: &str) -> Option<LessSafeKey> {
+        let digest = Sha256::new().chain_update(b"exhale refresh retry\0").chain_update(presented);
+        Some(LessSafeKey::new(UnboundKey::new(&CHACHA20_POLY1305, &digest.finalize()).ok()?))
+    }
+
+    pub(super) fn seal(presented: &str, issued: &IssuedTokens) -> Result<String, OpError> {
+        let pair = Pair {
+            access_token: issued.access_token.clone(),
+            refresh_token: issued.refresh_token.clone(),
+            expires_in: issued.expires_in,
+            scope: issued.scope.as_str().to_owned(),
+        };
+        let mut bytes = serde_json::to_vec(&pair).map_err(|_| OpError::Internal)?;
+        key(presented)
+            .ok_or(OpError::Internal)?
+            .seal_in_place_append_tag(
+                Nonce::assume_unique_for_key([0; 12]),
+                Aad::empty(),
+                &mut bytes,
+            )
+            .map_err(|_| OpError::Internal)?;
+        Ok(base64::engine::general_purpose::STANDARD_NO_PAD.encode(bytes))
+    }
+
+    /// The pair, when `sealed` was sealed for `presented` and is intact.
+    pub(super) fn open(presented: &str, sealed: &str) -> Option<IssuedTokens> {
+        let mut bytes = base64::engine::general_purpose::STANDARD_NO_PAD.decode(sealed).ok()?;
+        let plain = key(presented)?
+            .open_in_place(Nonce::assume_unique_for_key([0; 12]), Aad::empty(), &mut bytes)
+            .ok()?;
+        let pair: Pair = serde_json::from_slice(plain).ok()?;
+        Some(IssuedTokens {
+            access_token: pair.access_token,
+            expires_in: pair.expires_in,
+            refresh_token: pair.refresh_token,
+            scope: ops::Scope::parse(&pair.scope)?,
+        })
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn only_the_replaced_token_opens_its_pair() {
+            let issued = ops::oauth::IssuedTokens {
+                access_token: "exha_new".into(),
+                expires_in: 3600,
+                refresh_token: "exhrefresh_new".into(),
+                scope: ops::Scope::Write,
+            };
+            let sealed = super::seal("exhrefresh_old", &issued).unwrap();
+            assert!(!sealed.contains("exha_new") && !sealed.contains("exhrefresh_new"));
+            let opened = super::open("exhrefresh_old", &sealed).unwrap();
+            assert_eq!(opened.refresh_token, "exhrefresh_new");
+            assert_eq!(opened.access_token, "exha_new");
+            assert!(super::open("exhrefresh_other", &sealed).is_none());
+            let mut tampered = sealed.clone();
+            tampered.replace_range(0..1, if sealed.starts_with('A') { "B" } else { "A" });
+            assert!(super::open("exhrefresh_old", &tampered).is_none());
+        }
+    }
 }
 
 /// A new access and refresh token, before they are stored.

@@ -7,6 +7,25 @@ use ops::{Caller, OpError, Via, accounts::NewHousehold};
 use crate::{App, auth, clock, input, transactions};
 
 impl App {
+    /// Keeps a setup link `exhale serve` prints while nobody has an account (its hash), so
+    /// the link opens the setup page on any instance on the database.
+    pub async fn open_setup_link(&self, secret: &str) -> Result<(), OpError> {
+        let hash = auth::hash_token(secret);
+        let store = self.store.clone();
+        let now = clock::timestamp_text(self.clock.now());
+        transactions::blocking(move || {
+            transactions::write(
+                &store,
+                |_| true,
+                |db| {
+                    store::access::insert_setup_link(db, &hash, &now)
+                        .map_err(transactions::internal)
+                },
+            )
+        })
+        .await
+    }
+
     /// Creates a household, seeds its default categories, and creates its owner. Returns the
     /// owner as a person caller.
     pub async fn create_household(&self, new: NewHousehold) -> Result<Caller, OpError> {
@@ -51,6 +70,8 @@ impl App {
                             "Exhale is already set up; sign in instead.",
                         )));
                     }
+                    // Someone has an account from now on: no setup link opens anything.
+                    store::access::delete_setup_links(db).map_err(transactions::internal)?;
                     if store::households::email_taken(db, &email).map_err(transactions::internal)? {
                         return Err(OpError::invalid(
                             "/email",

@@ -14,7 +14,6 @@ pub(crate) fn router(
     assistant: Arc<dyn ops::assistant::Ask>,
     config: &Config,
     port: u16,
-    setup_secret: Option<String>,
 ) -> anyhow::Result<axum::Router> {
     let catalog: Arc<dyn ops::Catalog> = app.clone();
     let origin = config.oauth_origin(port);
@@ -35,7 +34,6 @@ pub(crate) fn router(
         app.clone(),
         assistant,
         web::WebConfig {
-            setup_secret,
             secure_cookies: config.secure_cookies,
             mcp_command: mcp_command(config),
             max_request_bytes: config.max_request_bytes,
@@ -128,7 +126,6 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
     let address = listener.local_addr()?;
     println!("Exhale is listening on http://{address}");
     println!("Data: {}", config.database_name());
-    let mut setup_secret = None;
     if !app.has_members().await.map_err(|e| anyhow::anyhow!("{e}"))? {
         // Whoever can read this terminal may create the first owner; the link works once.
         let mut bytes = [0u8; 16];
@@ -140,7 +137,7 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
             "or on the command line: exhale --data-dir {} member create-owner --email you@example.com --name You --password-stdin",
             config.data_dir.display()
         );
-        setup_secret = Some(secret);
+        app.open_setup_link(&secret).await.map_err(|e| anyhow::anyhow!("{}", e.text().render()))?;
     }
     let catalog: Arc<dyn ops::Catalog> = app.clone();
     let assistant: Arc<dyn ops::assistant::Ask> = Arc::new(
@@ -166,8 +163,7 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         catalog,
         assistant.clone(),
     ));
-    let router = router(app, assistant, &config, address.port(), setup_secret)?
-        .merge(channels.webhook_router());
+    let router = router(app, assistant, &config, address.port())?.merge(channels.webhook_router());
     http::serve(listener, router, config.serving(), shutdown_signal(terminate)).await;
     background.abort();
     Ok(())

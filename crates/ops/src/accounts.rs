@@ -43,6 +43,11 @@ pub trait Accounts: Send + Sync {
     /// Whether nobody has an account yet, so the one-time setup page is open.
     fn needs_setup(&self) -> BoxFuture<'_, Result<bool, OpError>>;
 
+    /// Whether `secret` is a setup link an instance printed (`exhale serve`, while nobody had
+    /// an account) and nobody has an account yet: the one-time setup page opens for it on any
+    /// instance.
+    fn setup_link_opens<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<bool, OpError>>;
+
     /// Creates the household and its owner; fails once anyone has an account.
     fn set_up(&self, new: NewHousehold) -> BoxFuture<'_, Result<Caller, OpError>>;
 

@@ -170,6 +170,25 @@ pub fn prune_confirmations(db: &Db<'_>, before: &str) -> Result<()> {
     Ok(())
 }
 
+/// Keeps a setup link's hash (`setup_links`).
+pub fn insert_setup_link(db: &Db<'_>, hash: &str, now: &str) -> Result<()> {
+    db.execute(
+        "INSERT INTO setup_links (hash, created_at) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+        params![hash, now],
+    )?;
+    Ok(())
+}
+
+pub fn setup_link_exists(db: &Db<'_>, hash: &str) -> Result<bool> {
+    db.exists("SELECT 1 FROM setup_links WHERE hash = ?1", params![hash])
+}
+
+/// Forgets every setup link: someone has an account now.
+pub fn delete_setup_links(db: &Db<'_>) -> Result<()> {
+    db.execute("DELETE FROM setup_links", params![])?;
+    Ok(())
+}
+
 /// Names of the secrets a household has set; values never leave this crate through here.
 pub fn secret_names(db: &Db<'_>, household_id: i64) -> Result<Vec<String>> {
     // A destination's secret belongs to one member; Settings lists the household's.

@@ -25,6 +25,7 @@ pub mod charges;
 pub mod households;
 pub mod ledger;
 pub mod ledger_reports;
+pub mod limits;
 pub mod names;
 pub mod oauth;
 pub mod organise;

@@ -35,11 +35,14 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/sqlite/0014_member_language_follows_household.sql"),
     ),
     ("0015_token_tool_sets", include_str!("../migrations/sqlite/0015_token_tool_sets.sql")),
+    ("0016_shared_limits", include_str!("../migrations/sqlite/0016_shared_limits.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
-const POSTGRES: &[(&str, &str)] =
-    &[("0015_token_tool_sets", include_str!("../migrations/postgres/0015_token_tool_sets.sql"))];
+const POSTGRES: &[(&str, &str)] = &[
+    ("0015_token_tool_sets", include_str!("../migrations/postgres/0015_token_tool_sets.sql")),
+    ("0016_shared_limits", include_str!("../migrations/postgres/0016_shared_limits.sql")),
+];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a
 /// template database made by tests is kept per schema).

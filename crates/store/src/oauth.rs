@@ -418,6 +418,21 @@ pub fn rotate_refresh_token(db: &Db<'_>, hash: &str, successor: &str, now: &str)
     )? == 1)
 }
 
+/// Keeps the sealed pair a refresh issued with the refresh token it replaced (`retry_pair`).
+pub fn set_retry_pair(db: &Db<'_>, hash: &str, sealed: &str) -> Result<()> {
+    db.execute("UPDATE oauth_tokens SET retry_pair = ?2 WHERE hash = ?1", params![hash, sealed])?;
+    Ok(())
+}
+
+/// The sealed pair kept with a rotated refresh token, if any.
+pub fn retry_pair(db: &Db<'_>, hash: &str) -> Result<Option<String>> {
+    Ok(db
+        .query_opt("SELECT retry_pair FROM oauth_tokens WHERE hash = ?1", params![hash], |row| {
+            row.get::<Option<String>>(0)
+        })?
+        .flatten())
+}
+
 /// Revokes every token of a family: a refresh token presented again after its retry window
 /// means it leaked.
 pub fn revoke_family(db: &Db<'_>, family: &str, now: &str) -> Result<()> {

@@ -183,6 +183,12 @@ impl TestEnv {
         setup_secret: Option<&str>,
         config: http::ServeConfig,
     ) -> TestServer {
+        if let Some(secret) = setup_secret {
+            self.app.open_setup_link(secret).await.expect("keep the setup link");
+        }
+        if let Some(secret) = setup_secret {
+            self.app.open_setup_link(secret).await.expect("keep the setup link");
+        }
         let listener =
             tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
         let port = listener.local_addr().expect("a local address").port();
@@ -213,7 +219,6 @@ impl TestEnv {
             self.app.clone(),
             Arc::new(assistant),
             web::WebConfig {
-                setup_secret: setup_secret.map(str::to_owned),
                 secure_cookies: false,
                 mcp_command: None,
                 max_request_bytes: 1024 * 1024,

@@ -31,9 +31,6 @@ use ops::{Catalog, accounts::Accounts, oauth::OAuthServer};
 /// What the web app is configured with.
 #[derive(Clone, Debug, Default)]
 pub struct WebConfig {
-    /// The secret of the one-time setup link `exhale serve` prints while nobody has an
-    /// account; `None` once set up.
-    pub setup_secret: Option<String>,
     /// Mark cookies `Secure` (Exhale is served over HTTPS, directly or behind a proxy).
     pub secure_cookies: bool,
     /// The command and arguments that start `exhale mcp` on this machine, for the stdio

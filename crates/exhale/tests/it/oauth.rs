@@ -16,9 +16,9 @@ use crate::{
 };
 
 /// RFC 7636 appendix B.
-const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+pub(crate) const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
 const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
-const REDIRECT: &str = "http://127.0.0.1:9999/callback";
+pub(crate) const REDIRECT: &str = "http://127.0.0.1:9999/callback";
 
 /// A running Exhale: the in-process test server, or a spawned `exhale serve` at its URL.
 pub(crate) trait Served {
@@ -57,7 +57,7 @@ fn query(pairs: &[(&str, &str)]) -> String {
 }
 
 /// The value of `name` in a URL's query, decoded.
-fn param(url: &str, name: &str) -> Option<String> {
+pub(crate) fn param(url: &str, name: &str) -> Option<String> {
     let query = url.split_once('?')?.1;
     let pairs: Vec<(String, String)> = serde_urlencoded::from_str(query).ok()?;
     pairs.into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
@@ -86,7 +86,7 @@ pub(crate) async fn public_client_to(server: &impl Served, name: &str, redirect:
 }
 
 /// The authorization URL a client builds, with `extra` replacing or adding parameters.
-fn authorize_path(client_id: &str, extra: &[(&str, &str)]) -> String {
+pub(crate) fn authorize_path(client_id: &str, extra: &[(&str, &str)]) -> String {
     let mut pairs = vec![
         ("response_type", "code"),
         ("client_id", client_id),
@@ -107,7 +107,12 @@ fn authorize_path(client_id: &str, extra: &[(&str, &str)]) -> String {
 
 /// Signs in (if needed), opens the consent page and answers it; the `Location` the browser is
 /// sent to.
-async fn consent(visitor: &mut Visitor, path: &str, scope: &str, decision: &str) -> String {
+pub(crate) async fn consent(
+    visitor: &mut Visitor,
+    path: &str,
+    scope: &str,
+    decision: &str,
+) -> String {
     let page = visitor.get(path).await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.body);
     let answered = visitor
@@ -125,7 +130,7 @@ async fn consent(visitor: &mut Visitor, path: &str, scope: &str, decision: &str)
     answered.location.unwrap()
 }
 
-async fn token(server: &impl Served, form: &[(&str, &str)]) -> (StatusCode, Value) {
+pub(crate) async fn token(server: &impl Served, form: &[(&str, &str)]) -> (StatusCode, Value) {
     let response = http()
         .post(server.url("/token"))
         .header("content-type", "application/x-www-form-urlencoded")
@@ -155,7 +160,7 @@ async fn exchange(server: &impl Served, client_id: &str, code: &str) -> (StatusC
     .await
 }
 
-async fn refresh(
+pub(crate) async fn refresh(
     server: &impl Served,
     client_id: &str,
     refresh_token: &str,

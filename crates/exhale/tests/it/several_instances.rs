@@ -195,3 +195,89 @@ async fn one_instance_killed_under_concurrent_writes_loses_no_acknowledged_write
     let lost: Vec<_> = acknowledged.iter().filter(|id| !stored.contains(id)).collect();
     assert!(acknowledged.len() >= 60 && lost.is_empty(), "acknowledged writes lost: {lost:?}");
 }
+
+#[tokio::test]
+async fn sign_in_failures_on_one_instance_count_on_the_other() {
+    let dir = DataDir::postgres();
+    owner_with_token(&dir, "read");
+    let pair = Pair::start(&dir);
+    let [first, second] = &pair.urls;
+    let mut guesser = Visitor::at(first);
+    for _ in 0..5 {
+        let page = guesser.sign_in("ana@a.test", "guess guess guess").await;
+        assert_eq!(page.status, StatusCode::UNAUTHORIZED);
+    }
+    // The same address, now at the other instance, with the right password.
+    let blocked = Visitor::at(second).sign_in("ana@a.test", ANA_PASSWORD).await;
+    assert_eq!(blocked.status, StatusCode::TOO_MANY_REQUESTS, "{}", blocked.body);
+    assert!(blocked.body.contains("Try again in 15 min"), "{}", blocked.body);
+}
+
+#[tokio::test]
+async fn an_oauth_code_from_one_instance_is_redeemed_at_the_other_and_a_refresh_retried_there_gets_the_same_pair()
+ {
+    use crate::oauth::{REDIRECT, VERIFIER, authorize_path, consent, param, public_client_to};
+    let dir = DataDir::postgres();
+    owner_with_token(&dir, "read");
+    // Both answer as one public origin, as behind a load balancer: the first's address.
+    let mut first_child = spawn_serve_with(&dir, &[]);
+    let first = listening_url(&mut first_child);
+    let mut second_child = spawn_serve_with(&dir, &[("EXHALE_PUBLIC_ORIGIN", first.as_str())]);
+    let second = listening_url(&mut second_child);
+    let _pair =
+        Pair { urls: [first.clone(), second.clone()], children: [first_child, second_child] };
+    let resource = format!("{first}/mcp");
+
+    let client_id = public_client_to(&second, "Claude", REDIRECT).await;
+    let mut ana = Visitor::at(&first);
+    ana.sign_in("ana@a.test", ANA_PASSWORD).await;
+    let back = consent(&mut ana, &authorize_path(&client_id, &[]), "write", "approve").await;
+    let code = param(&back, "code").unwrap();
+    let (status, tokens) = crate::oauth::token(
+        &second,
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", REDIRECT),
+            ("code_verifier", VERIFIER),
+            ("client_id", &client_id),
+            ("resource", &resource),
+        ],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "the code the first issued works at the second: {tokens}");
+    let refresh_token = tokens["refresh_token"].as_str().unwrap();
+
+    let (status, refreshed) = crate::oauth::refresh(&first, &client_id, refresh_token).await;
+    assert_eq!(status, StatusCode::OK, "{refreshed}");
+    // The client's answer was lost; it retries at the other instance within the minute.
+    let (status, retried) = crate::oauth::refresh(&second, &client_id, refresh_token).await;
+    assert_eq!(status, StatusCode::OK, "{retried}");
+    assert_eq!(retried["access_token"], refreshed["access_token"]);
+    assert_eq!(retried["refresh_token"], refreshed["refresh_token"]);
+    // Another client presenting it gets nothing.
+    let other = public_client_to(&first, "Other", REDIRECT).await;
+    let (status, _) = crate::oauth::refresh(&second, &other, refresh_token).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+}
+
+#[tokio::test]
+async fn a_setup_link_one_instance_printed_opens_on_the_other() {
+    use std::io::BufRead as _;
+    let dir = DataDir::postgres();
+    let mut first = spawn_serve_with(&dir, &[]);
+    let printed: Vec<String> = std::io::BufReader::new(first.stdout.take().unwrap())
+        .lines()
+        .map_while(Result::ok)
+        .take_while(|line| !line.starts_with("or on the command line"))
+        .collect();
+    let link = printed.iter().find_map(|line| line.trim().split_once("/setup/")).unwrap().1;
+    let mut second = spawn_serve_with(&dir, &[]);
+    let second_url = listening_url(&mut second);
+    let _pair = Pair { urls: [String::new(), second_url.clone()], children: [first, second] };
+    let mut visitor = Visitor::at(&second_url);
+    let page = visitor.get(&format!("/setup/{link}")).await;
+    assert_eq!(page.status, StatusCode::OK, "{printed:?}: {}", page.body);
+    let guessed = visitor.get("/setup/0123456789abcdef0123456789abcdef").await;
+    assert_eq!(guessed.status, StatusCode::NOT_FOUND);
+}

@@ -60,11 +60,8 @@ pub(crate) async fn signed_in(web: &Web, caller: &ops::Caller, to: &str) -> Resp
     }
 }
 
-fn setup_open(web: &Web, secret: &str) -> bool {
-    web.config
-        .setup_secret
-        .as_deref()
-        .is_some_and(|expected| session::same_secret(expected, secret))
+async fn setup_open(web: &Web, secret: &str) -> bool {
+    web.accounts.setup_link_opens(secret).await.unwrap_or(false)
 }
 
 fn setup_closed(web: &Web) -> Response {
@@ -81,7 +78,7 @@ pub(crate) async fn setup_form(
     headers: HeaderMap,
     Path(secret): Path<String>,
 ) -> Response {
-    if !setup_open(&web, &secret) || !web.accounts.needs_setup().await.unwrap_or(false) {
+    if !setup_open(&web, &secret).await {
         return setup_closed(&web);
     }
     form_page(
@@ -111,7 +108,7 @@ pub(crate) async fn set_up(
     Path(secret): Path<String>,
     Form(form): Form<SetupForm>,
 ) -> Response {
-    if !setup_open(&web, &secret) {
+    if !setup_open(&web, &secret).await {
         return setup_closed(&web);
     }
     if let Err(refused) = session::check_form_token(&web, &headers, &form.form_token) {

@@ -281,3 +281,42 @@ async fn a_setup_link_one_instance_printed_opens_on_the_other() {
     let guessed = visitor.get("/setup/0123456789abcdef0123456789abcdef").await;
     assert_eq!(guessed.status, StatusCode::NOT_FOUND);
 }
+
+/// A 2025-protocol MCP session lives in the instance that began it. Another instance answers
+/// a request in it as the protocol says for a session the server does not know, 404, and the
+/// client begins a new one there (docs/install/postgres.md: route by `Mcp-Session-Id`, or use
+/// the 2026 protocol, which has no sessions).
+#[tokio::test]
+async fn a_2025_mcp_session_from_one_instance_is_unknown_to_the_other_which_begins_a_new_one() {
+    let dir = DataDir::postgres();
+    let token = owner_with_token(&dir, "read");
+    let pair = Pair::start(&dir);
+    let [first, second] = &pair.urls;
+    let send = |url: String, session: Option<String>, body: Value| {
+        let token = token.clone();
+        async move {
+            let mut request = reqwest::Client::new()
+                .post(format!("{url}/mcp"))
+                .bearer_auth(token)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(body.to_string());
+            if let Some(session) = session {
+                request = request.header("mcp-session-id", session);
+            }
+            request.send().await.unwrap()
+        }
+    };
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}});
+    let began = send(first.clone(), None, initialize.clone()).await;
+    assert_eq!(began.status(), StatusCode::OK);
+    let session = began.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let elsewhere = send(second.clone(), Some(session), list).await;
+    assert_eq!(elsewhere.status(), StatusCode::NOT_FOUND);
+    let again = send(second.clone(), None, initialize).await;
+    assert_eq!(again.status(), StatusCode::OK);
+    assert!(again.headers().contains_key("mcp-session-id"));
+}

@@ -21,6 +21,7 @@ mod instances;
 mod invoke;
 mod jobs;
 mod limits;
+mod migrate;
 mod oauth;
 mod outbox;
 mod refs;
@@ -40,6 +41,7 @@ use tokio::sync::broadcast;
 
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use limits::{HouseholdCaps, RateLimit};
+pub use migrate::{MigrateError, Migrated};
 pub use ops::accounts::NewHousehold;
 
 /// Exhale's core: the store, the handlers, the clock and the event bus.

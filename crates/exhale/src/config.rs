@@ -84,6 +84,17 @@ impl Serialize for DatabaseUrl {
     }
 }
 
+impl DatabaseUrl {
+    pub(crate) fn new(url: String) -> Self {
+        Self(url)
+    }
+
+    /// The URL itself, password included: for connecting, never for showing.
+    pub(crate) fn secret(&self) -> &str {
+        &self.0
+    }
+}
+
 /// `url` with any password in it (`user:password@` or `password=…`) written `***`.
 fn without_password(url: &str) -> String {
     let mut shown = url.to_owned();
@@ -438,8 +449,14 @@ impl Config {
                 url: url.0.clone(),
                 max_connections: self.database_pool,
             },
-            None => store::Location::Sqlite(self.data_dir.join("exhale.db")),
+            None => store::Location::Sqlite(self.sqlite_path()),
         }
+    }
+
+    /// The SQLite file in `data_dir`: the database unless `database_url` is set, and what
+    /// `exhale migrate` copies from.
+    pub(crate) fn sqlite_path(&self) -> std::path::PathBuf {
+        self.data_dir.join("exhale.db")
     }
 
     /// The database as people read its name: the SQLite file, or the PostgreSQL URL without
@@ -447,7 +464,7 @@ impl Config {
     pub(crate) fn database_name(&self) -> String {
         match &self.database_url {
             Some(url) => url.to_string(),
-            None => self.data_dir.join("exhale.db").display().to_string(),
+            None => self.sqlite_path().display().to_string(),
         }
     }
 

@@ -106,6 +106,15 @@ enum Command {
     Restore { path: PathBuf },
     /// Check the database file and its references (after a crash or a power cut).
     Check,
+    /// Copy the SQLite database in the data directory into an empty PostgreSQL database,
+    /// every row and the history, in one transaction, and check the copy (stop `exhale serve`
+    /// first).
+    Migrate {
+        /// The PostgreSQL URL, postgres://user:password@host:5432/database; default:
+        /// EXHALE_DATABASE_URL (which keeps the password out of the process list).
+        #[arg(long)]
+        to: Option<String>,
+    },
     /// Show the effective configuration.
     Config {
         #[command(subcommand)]
@@ -257,6 +266,9 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
             "exhale backup and restore work on the SQLite file; {url} is PostgreSQL: back it up with pg_dump and restore it with pg_restore (docs/install/postgres.md)"
         );
     }
+    if let Command::Migrate { to } = command {
+        return migrate(&config, to).await;
+    }
     let app = open(&config)?;
     match command {
         Command::Serve => {
@@ -387,7 +399,42 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
         Command::Demo { email } => {
             demo::create(&app, &email).await?;
         }
-        Command::Config { .. } | Command::Ops { .. } | Command::ReadPdf => {}
+        Command::Config { .. }
+        | Command::Ops { .. }
+        | Command::ReadPdf
+        | Command::Migrate { .. } => {}
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `exhale migrate`: the SQLite file in the data directory, copied into PostgreSQL.
+async fn migrate(config: &Config, to: Option<String>) -> anyhow::Result<ExitCode> {
+    let target = to.map(config::DatabaseUrl::new).or_else(|| config.database_url.clone()).ok_or_else(|| {
+        anyhow!("say where to copy to: --to postgres://user:password@host:5432/database, or EXHALE_DATABASE_URL")
+    })?;
+    let source = config.sqlite_path();
+    if !source.is_file() {
+        anyhow::bail!(
+            "there is no SQLite database at {}: point --data-dir (or EXHALE_DATA_DIR) at the directory that holds exhale.db",
+            source.display()
+        );
+    }
+    let app =
+        app::App::open_at(&store::Location::Sqlite(source.clone()), Arc::new(app::SystemClock))?;
+    let migrated = app.migrate_to_postgres(target.secret()).await?;
+    let rows: u64 = migrated.tables.iter().map(|(_, rows)| rows).sum();
+    println!(
+        "Copied {} to {target}: {} tables, {rows} rows; the exports of {} read the same from both.",
+        source.display(),
+        migrated.tables.len(),
+        match migrated.members_checked {
+            1 => "the 1 member".to_owned(),
+            n => format!("{n} members"),
+        },
+    );
+    println!(
+        "Exhale uses PostgreSQL once EXHALE_DATABASE_URL (or database_url in the configuration file) is set to it; {} stays as it was.",
+        source.display()
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -8,8 +8,10 @@
 //! here.
 //!
 //! Layers, lowest first: `sql` (value helpers), `db` (the connection and its values),
-//! `sqlite` and `postgres` (the two engines), `migrations`, then the modules per aggregate.
+//! `sqlite` and `postgres` (the two engines), `migrations`, `copy` (SQLite into PostgreSQL),
+//! then the modules per aggregate.
 
+mod copy;
 mod db;
 mod migrations;
 mod postgres;
@@ -35,6 +37,7 @@ pub mod subscriptions;
 
 use std::path::{Path, PathBuf};
 
+pub use copy::Copied;
 pub use db::{Db, Dialect};
 pub use migrations::{postgres_schema_fingerprint, schema_snapshot};
 pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS};
@@ -199,6 +202,26 @@ impl Store {
                 Background::nothing()
             }
             Engine::Postgres(store) => store.lead(lead),
+        }
+    }
+
+    /// Copies this SQLite database, schema and every row, into the empty PostgreSQL
+    /// database at `url`, in one transaction (see `copy.rs`).
+    pub fn copy_to_postgres(&self, url: &str) -> Result<Copied> {
+        match &self.engine {
+            Engine::Sqlite(store) => copy::sqlite_to_postgres(store, url),
+            Engine::Postgres(_) => Err(StoreError::Unsupported(
+                "exhale migrate copies an SQLite database; this one is PostgreSQL already".into(),
+            )),
+        }
+    }
+
+    /// Empties a PostgreSQL database of what Exhale made in it (a copy found wrong after it
+    /// was committed): every table in its schema, and Exhale's functions.
+    pub fn empty_postgres(&self) -> Result<()> {
+        match &self.engine {
+            Engine::Sqlite(_) => Err(StoreError::Unsupported("this is an SQLite database".into())),
+            Engine::Postgres(store) => store.empty(),
         }
     }
 

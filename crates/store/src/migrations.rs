@@ -36,12 +36,20 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ),
     ("0015_token_tool_sets", include_str!("../migrations/sqlite/0015_token_tool_sets.sql")),
     ("0016_shared_limits", include_str!("../migrations/sqlite/0016_shared_limits.sql")),
+    (
+        "0017_deferrable_references",
+        include_str!("../migrations/sqlite/0017_deferrable_references.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
 const POSTGRES: &[(&str, &str)] = &[
     ("0015_token_tool_sets", include_str!("../migrations/postgres/0015_token_tool_sets.sql")),
     ("0016_shared_limits", include_str!("../migrations/postgres/0016_shared_limits.sql")),
+    (
+        "0017_deferrable_references",
+        include_str!("../migrations/postgres/0017_deferrable_references.sql"),
+    ),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a
@@ -64,12 +72,7 @@ pub(crate) fn apply_postgres(client: &mut postgres::Client, lock: i64) -> Result
 }
 
 fn apply_postgres_locked(client: &mut postgres::Client) -> Result<()> {
-    client.batch_execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (
-            name TEXT COLLATE \"C\" PRIMARY KEY,
-            applied_at TEXT COLLATE \"C\" NOT NULL
-        )",
-    )?;
+    client.batch_execute(MIGRATIONS_TABLE)?;
     let done: Vec<String> = client
         .query("SELECT name FROM schema_migrations", &[])?
         .iter()
@@ -83,13 +86,34 @@ fn apply_postgres_locked(client: &mut postgres::Client) -> Result<()> {
             continue;
         }
         let mut tx = client.transaction()?;
-        tx.batch_execute(sql)?;
-        tx.execute(
-            "INSERT INTO schema_migrations (name, applied_at)
-             VALUES ($1, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))",
-            &[name],
-        )?;
+        apply_one(&mut tx, name, sql)?;
         tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Where PostgreSQL's migrations are recorded.
+const MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
+    name TEXT COLLATE \"C\" PRIMARY KEY,
+    applied_at TEXT COLLATE \"C\" NOT NULL
+)";
+
+fn apply_one(tx: &mut postgres::Transaction<'_>, name: &str, sql: &str) -> Result<()> {
+    tx.batch_execute(sql)?;
+    tx.execute(
+        "INSERT INTO schema_migrations (name, applied_at)
+         VALUES ($1, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'))",
+        &[&name],
+    )?;
+    Ok(())
+}
+
+/// Makes the whole PostgreSQL schema inside `tx`, in an empty database (`exhale migrate`,
+/// which copies into it in the same transaction).
+pub(crate) fn create_postgres_schema(tx: &mut postgres::Transaction<'_>) -> Result<()> {
+    tx.batch_execute(MIGRATIONS_TABLE)?;
+    for (name, sql) in POSTGRES {
+        apply_one(tx, name, sql)?;
     }
     Ok(())
 }

@@ -144,11 +144,7 @@ impl PgStore {
     }
 
     fn connect_here(url: &str, max_connections: usize) -> Result<Self> {
-        let config: postgres::Config = url.parse().map_err(|err: postgres::Error| {
-            StoreError::Config(format!(
-                "EXHALE_DATABASE_URL is not a PostgreSQL URL ({err}); write it as postgres://user:password@host:5432/database"
-            ))
-        })?;
+        let config = parse_url(url)?;
         let store = Self {
             config,
             pool: Arc::new(Pool {
@@ -162,6 +158,21 @@ impl PgStore {
         check_server(&mut conn.client)?;
         crate::migrations::apply_postgres(&mut conn.client, MIGRATION_LOCK)?;
         Ok(store)
+    }
+
+    /// Drops every table in the schema, and Exhale's functions.
+    pub(crate) fn empty(&self) -> Result<()> {
+        let mut lease = self.lease()?;
+        lease.conn()?.client.batch_execute(
+            "DO $$ DECLARE t record; BEGIN
+                 FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() LOOP
+                     EXECUTE format('DROP TABLE IF EXISTS %I CASCADE', t.tablename);
+                 END LOOP;
+             END $$;
+             DROP FUNCTION IF EXISTS nocase(text);
+             DROP FUNCTION IF EXISTS destination_secret_removed();",
+        )?;
+        Ok(())
     }
 
     /// Closes the idle connections on this thread.
@@ -363,6 +374,23 @@ impl Drop for Background {
     }
 }
 
+/// One connection to the database at `url`, alone, after the checks a store's first one has:
+/// for `exhale migrate`, which makes the schema and copies into it in one transaction.
+pub(crate) fn connect_alone(url: &str) -> Result<Client> {
+    let config = parse_url(url)?;
+    let mut client = config.connect(NoTls).map_err(|err| unreachable_server(&config, &err))?;
+    check_server(&mut client)?;
+    Ok(client)
+}
+
+fn parse_url(url: &str) -> Result<postgres::Config> {
+    url.parse().map_err(|err: postgres::Error| {
+        StoreError::Config(format!(
+            "the database URL is not a PostgreSQL URL ({err}); write it as postgres://user:password@host:5432/database"
+        ))
+    })
+}
+
 /// Refuses servers older than [`OLDEST_SERVER`].
 fn check_server(client: &mut Client) -> Result<()> {
     let row = client.query_one("SELECT current_setting('server_version_num')::bigint", &[])?;
@@ -388,7 +416,7 @@ fn unreachable_server(config: &postgres::Config, err: &postgres::Error) -> Store
         .collect();
     let cause = err.as_db_error().map_or_else(|| err.to_string(), |db| db.message().to_owned());
     StoreError::Unavailable(format!(
-        "cannot connect to PostgreSQL at {} ({cause}); check that the server runs and that EXHALE_DATABASE_URL names the right host, user, password and database",
+        "cannot connect to PostgreSQL at {} ({cause}); check that the server runs and that the database URL (EXHALE_DATABASE_URL) names the right host, user, password and database",
         hosts.join(", ")
     ))
 }

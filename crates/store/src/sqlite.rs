@@ -154,9 +154,14 @@ impl SqliteStore {
     /// refuses while another Exhale has the database open (a running server would carry on
     /// with what it had, and rows written after the backup would vanish under it).
     pub(crate) fn restore(&self, source: &Path) -> Result<()> {
+        self.alone(|| self.restore_alone(source))
+    }
+
+    /// Runs `f` while no other process has the database open (`StoreError::InUse` if one
+    /// has): this store's own shared lock is let go, so the exclusive one is taken only when
+    /// no other process holds one; the shared one comes back whatever happens.
+    pub(crate) fn alone<T>(&self, f: impl FnOnce() -> Result<T>) -> Result<T> {
         let locked = |source| StoreError::Lock { path: lock_file(&self.path), source };
-        // This store's own shared lock is let go, so the exclusive one is taken only when no
-        // other process holds one; the shared one comes back whatever happens.
         self.in_use.unlock().map_err(locked)?;
         let alone = match self.in_use.try_lock() {
             Ok(()) => Ok(()),
@@ -165,10 +170,10 @@ impl SqliteStore {
             }
             Err(std::fs::TryLockError::Error(err)) => Err(locked(err)),
         };
-        let restored = alone.and_then(|()| self.restore_alone(source));
+        let done = alone.and_then(|()| f());
         self.in_use.unlock().map_err(locked)?;
         self.in_use.lock_shared().map_err(locked)?;
-        restored
+        done
     }
 
     fn restore_alone(&self, source: &Path) -> Result<()> {
@@ -197,7 +202,7 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn open_reader(&self) -> Result<Connection> {
+    pub(crate) fn open_reader(&self) -> Result<Connection> {
         let conn = Connection::open_with_flags(
             &self.path,
             OpenFlags::SQLITE_OPEN_READ_ONLY

@@ -14,6 +14,15 @@ use std::{
 
 use store::{Location, Store};
 
+/// What a new PostgreSQL database holds.
+#[derive(Clone, Copy)]
+enum Schema {
+    /// Exhale's tables, migrated.
+    Migrated,
+    /// Nothing: what `exhale migrate` copies into.
+    None,
+}
+
 /// The variable naming the cluster, as a connection string for its superuser.
 pub const TEST_PG: &str = "EXHALE_TEST_PG";
 
@@ -30,16 +39,21 @@ impl TestDatabase {
     pub fn new(dir: &Path) -> Self {
         match cluster() {
             None => Self::sqlite(dir),
-            Some(admin) => Self::postgres_in(admin),
+            Some(admin) => Self::postgres_in(admin, Schema::Migrated),
         }
     }
 
     /// A fresh PostgreSQL database in the cluster `admin` names.
-    fn postgres_in(admin: String) -> Self {
+    fn postgres_in(admin: String, schema: Schema) -> Self {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let name =
             format!("exhale_test_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        on_own_thread(|| create_from_template(&admin, &name));
+        on_own_thread(|| match schema {
+            Schema::Migrated => create_from_template(&admin, &name),
+            Schema::None => admin_client(&admin)
+                .batch_execute(&format!("CREATE DATABASE {name}"))
+                .expect("create an empty database"),
+        });
         let url = format!("{admin} dbname={name}");
         Self {
             location: Location::Postgres { url, max_connections: 8 },
@@ -157,6 +171,16 @@ impl DataDir {
     /// instances on one database): the PostgreSQL pass's cluster, or outside it a throwaway
     /// cluster of this test's own (`scripts/postgres-cluster`).
     pub fn postgres() -> Self {
+        Self::postgres_with(Schema::Migrated)
+    }
+
+    /// [`DataDir::postgres`] with an empty database, not even Exhale's tables: what
+    /// `exhale migrate` copies into.
+    pub fn empty_postgres() -> Self {
+        Self::postgres_with(Schema::None)
+    }
+
+    fn postgres_with(schema: Schema) -> Self {
         let dir = crate::TempDir::new();
         let (admin, cluster) = match cluster() {
             Some(admin) => (admin, None),
@@ -165,11 +189,19 @@ impl DataDir {
                 (own.admin.clone(), Some(own))
             }
         };
-        Self { database: TestDatabase::postgres_in(admin), cluster, dir }
+        Self { database: TestDatabase::postgres_in(admin, schema), cluster, dir }
     }
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// Runs `sql` on this directory's SQLite file past Exhale, as an older version or another
+    /// program might have written it: what Exhale itself refuses to write.
+    pub fn write_past_exhale(&self, sql: &str) {
+        rusqlite::Connection::open(self.dir.path().join("exhale.db"))
+            .and_then(|file| file.execute_batch(sql))
+            .unwrap_or_else(|err| panic!("{sql}: {err}"));
     }
 
     /// The environment a child `exhale` needs besides `--data-dir`.

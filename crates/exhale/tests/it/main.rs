@@ -22,6 +22,7 @@ mod ledger_reports;
 mod ledger_rules;
 mod mcp;
 mod mcp_apps;
+mod migrate;
 mod names_and_dates;
 mod oauth;
 mod oauth_documents;

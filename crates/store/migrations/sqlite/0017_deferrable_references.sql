@@ -1,0 +1,3 @@
+-- Nothing here: PostgreSQL's references become deferrable so `exhale migrate` can copy into
+-- it in one transaction (see the PostgreSQL migration of the same name). SQLite is what that
+-- copies from.

@@ -249,6 +249,12 @@ CREATE TABLE limit_counts (
     last TEXT NOT NULL,
     PRIMARY KEY (kind, key)
 );
+CREATE TABLE limit_paces (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    due INTEGER NOT NULL,
+    PRIMARY KEY (kind, key)
+);
 CREATE TABLE mail_servers (
     household_id INTEGER PRIMARY KEY REFERENCES households(id) ON DELETE CASCADE,
     host TEXT NOT NULL,

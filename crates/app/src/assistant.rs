@@ -54,7 +54,22 @@ fn parse_card(body: &str) -> Result<Card, OpError> {
     serde_json::from_str(body).map_err(|_| OpError::Internal)
 }
 
+/// What the assistant's messages are paced under, per member.
+const ASSISTANT_MESSAGES: &str = "assistant_messages";
+
 impl AssistantStore for App {
+    fn take_message<'a>(
+        &'a self,
+        caller: &'a Caller,
+    ) -> BoxFuture<'a, Result<Result<(), u64>, OpError>> {
+        use ops::assistant::limits::{BURST, REFILL_SECS};
+        Box::pin(async move {
+            let key = format!("{}:{}", caller.household_id, caller.member_id);
+            let pace = crate::limits::pace(std::time::Duration::from_secs(REFILL_SECS), BURST);
+            self.paces.take(ASSISTANT_MESSAGES, key, pace, self.clock.now()).await
+        })
+    }
+
     fn provider(
         &self,
         household_id: i64,

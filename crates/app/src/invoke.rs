@@ -77,7 +77,7 @@ impl App {
             if let Some(refusal) = ops::policy::refusal(caller, info) {
                 return Err(refusal);
             }
-            self.limiter.check(caller, self.clock.now())?;
+            self.limiter.check(&self.paces, caller, self.clock.now()).await?;
             let result = match self.handlers.route(info.name)? {
                 Route::Confirmation => {
                     self.run_confirmation(caller, input, mode).await.map(Encoded::Value)

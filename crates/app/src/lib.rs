@@ -53,6 +53,8 @@ pub struct App {
     /// Woken after every commit so the outbox worker delivers without polling.
     outbox_wake: Arc<tokio::sync::Notify>,
     limiter: limits::Limiter,
+    /// Paces: tokens' calls and the assistant's messages (`limits.rs`).
+    paces: limits::Paces,
     tokens: auth::TokenCache,
     caps: std::sync::Mutex<limits::HouseholdCaps>,
     oauth: oauth::OAuthState,
@@ -91,6 +93,7 @@ impl App {
             return Err(OpenError::MissingHandler(meta.name()));
         }
         let (events, _) = broadcast::channel(1024);
+        let paces = limits::Paces::for_store(&store);
         Ok(Arc::new(Self {
             store,
             clock,
@@ -98,6 +101,7 @@ impl App {
             events,
             outbox_wake: Arc::new(tokio::sync::Notify::new()),
             limiter: limits::Limiter::new(Some(RateLimit::default())),
+            paces,
             tokens: auth::TokenCache::default(),
             caps: std::sync::Mutex::new(limits::HouseholdCaps::default()),
             oauth: oauth::OAuthState::default(),

@@ -1,24 +1,23 @@
 //! Limits: how large one household may grow (`HouseholdCaps`, so memory stays bounded on a
 //! small machine whatever a household or a runaway agent does), and, on the injected clock,
-//! the per-token rate limit (a token bucket per API token, so one
-//! runaway agent cannot monopolise a small machine; people are not limited by it) and the
-//! sign-in limit (failed passwords per email and client address), and counts per client
-//! address for the OAuth endpoints.
+//! paces (the per-token rate limit, so one runaway agent cannot monopolise a small machine,
+//! people not limited by it; and the assistant's messages per member), the sign-in limit
+//! (failed passwords per email and client address), and counts per client address for the
+//! OAuth endpoints.
 //!
 //! The sign-in limit and the per-network counts are kept in the database, so every instance
-//! on it counts alike; the token bucket is this instance's (a token's calls spread over two
-//! instances may reach twice the rate). The in-memory one fails closed: a lock poisoned by a
-//! panic elsewhere keeps its counts and keeps limiting.
+//! on it counts alike; so are paces on PostgreSQL ([`Paces`]). What is kept in memory fails
+//! closed: a lock poisoned by a panic elsewhere keeps its counts and keeps limiting.
 
 use std::{
     collections::HashMap,
     net::IpAddr,
-    sync::{Mutex, MutexGuard, PoisonError},
+    sync::{Arc, Mutex, MutexGuard, PoisonError},
 };
 
 use jiff::{SignedDuration, Timestamp};
 use ops::{Actor, Caller, OpError, Text};
-use store::Db;
+use store::{Db, Store, limits::Pace};
 
 use crate::{clock::timestamp_text, transactions::StoreExt};
 
@@ -118,43 +117,96 @@ impl Default for RateLimit {
     }
 }
 
-struct Bucket {
-    tokens: f64,
-    at: Timestamp,
+/// Where paces are kept (`store::limits::Pace`: when a key's next call is due). On PostgreSQL
+/// in the database, so a token's calls through every instance count together; on SQLite, which
+/// one process serves, in this process's memory, sparing every call a write.
+pub(crate) enum Paces {
+    Memory(Mutex<HashMap<(&'static str, String), i64>>),
+    Database(Arc<Store>),
 }
 
+impl Paces {
+    pub(crate) fn for_store(store: &Arc<Store>) -> Self {
+        match store.dialect() {
+            store::Dialect::Sqlite => Self::Memory(Mutex::default()),
+            store::Dialect::Postgres => Self::Database(store.clone()),
+        }
+    }
+
+    /// Takes one call of `kind` for `key` at `now`, or says in how many whole seconds (at
+    /// least one) one is let through.
+    pub(crate) async fn take(
+        &self,
+        kind: &'static str,
+        key: String,
+        pace: Pace,
+        now: Timestamp,
+    ) -> Result<Result<(), u64>, OpError> {
+        let now_us = now.as_microsecond();
+        let waiting = match self {
+            Self::Memory(paces) => {
+                let mut paces = locked(paces);
+                let due = paces.get(&(kind, key.clone())).copied();
+                match pace.next(due, now_us) {
+                    Ok(next) => {
+                        paces.insert((kind, key), next);
+                        None
+                    }
+                    Err(wait) => Some(wait),
+                }
+            }
+            Self::Database(store) => {
+                let store = store.clone();
+                crate::transactions::blocking(move || {
+                    store.take_pace(kind, &key, pace, now_us).or_internal()
+                })
+                .await?
+            }
+        };
+        Ok(match waiting {
+            None => Ok(()),
+            Some(wait_us) => Err(u64::try_from(wait_us).unwrap_or(1).div_ceil(1_000_000).max(1)),
+        })
+    }
+}
+
+/// A pace of one call each `interval`, `burst` at once.
+pub(crate) fn pace(interval: std::time::Duration, burst: u32) -> Pace {
+    let interval_us = i64::try_from(interval.as_micros()).unwrap_or(i64::MAX).max(1);
+    Pace { interval_us, tolerance_us: interval_us.saturating_mul(i64::from(burst.max(1) - 1)) }
+}
+
+/// The per-token rate limit, over [`Paces`].
 pub(crate) struct Limiter {
     limit: Mutex<Option<RateLimit>>,
-    buckets: Mutex<HashMap<i64, Bucket>>,
 }
+
+/// What a token's calls are paced under.
+const TOKEN_CALLS: &str = "token_calls";
 
 impl Limiter {
     pub(crate) fn new(limit: Option<RateLimit>) -> Self {
-        Self { limit: Mutex::new(limit), buckets: Mutex::new(HashMap::new()) }
+        Self { limit: Mutex::new(limit) }
     }
 
     pub(crate) fn set(&self, limit: Option<RateLimit>) {
         *locked(&self.limit) = limit;
     }
 
-    /// Takes one call from the caller's bucket, or says when to try again.
-    pub(crate) fn check(&self, caller: &Caller, now: Timestamp) -> Result<(), OpError> {
+    /// Takes one call of the caller's token, or says when to try again.
+    pub(crate) async fn check(
+        &self,
+        paces: &Paces,
+        caller: &Caller,
+        now: Timestamp,
+    ) -> Result<(), OpError> {
         let Actor::Token { token_id, .. } = caller.actor else { return Ok(()) };
         let Some(limit) = *locked(&self.limit) else { return Ok(()) };
-        let mut buckets = locked(&self.buckets);
-        let bucket =
-            buckets.entry(token_id).or_insert(Bucket { tokens: f64::from(limit.burst), at: now });
-        let elapsed = now.duration_since(bucket.at).as_secs_f64().max(0.0);
-        bucket.tokens =
-            (bucket.tokens + elapsed * f64::from(limit.per_second)).min(f64::from(limit.burst));
-        bucket.at = now;
-        if bucket.tokens >= 1.0 {
-            bucket.tokens -= 1.0;
-            return Ok(());
-        }
-        let wait = ((1.0 - bucket.tokens) / f64::from(limit.per_second.max(1))).ceil().max(1.0);
-        Err(OpError::RateLimited {
-            retry_after_secs: wait as u64,
+        let every = std::time::Duration::from_secs(1) / limit.per_second.max(1);
+        let taken =
+            paces.take(TOKEN_CALLS, token_id.to_string(), pace(every, limit.burst), now).await?;
+        taken.map_err(|wait| OpError::RateLimited {
+            retry_after_secs: wait,
             message: Text::new("Too many calls with this token: at most {rate} a second. Wait {wait} s and try again.")
                 .with("rate", limit.per_second)
                 .with("wait", wait),

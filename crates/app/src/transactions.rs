@@ -7,7 +7,8 @@ use ops::OpError;
 use store::StoreError;
 
 /// Maps store errors at the boundary: "not found" becomes `not_found` with the caller's text,
-/// everything else is logged and becomes `internal`.
+/// a busy or unreachable database something to try again, everything else is logged and
+/// becomes `internal`.
 pub(crate) trait StoreExt<T> {
     fn or_internal(self) -> Result<T, OpError>;
     fn or_not_found(self, message: impl FnOnce() -> Text) -> Result<T, OpError>;
@@ -30,6 +31,17 @@ pub(crate) fn internal(err: StoreError) -> OpError {
     match err {
         StoreError::Busy => {
             OpError::conflict(Text::new("The database is busy; try again in a moment."))
+        }
+        // The connection was lost or the server is restarting: the transaction did not
+        // commit (or, lost during its COMMIT, may have), and the pool connects again.
+        StoreError::Unavailable(detail) => {
+            tracing::warn!(%detail, "database unavailable");
+            OpError::Unavailable {
+                retry_after_secs: 1,
+                message: Text::new(
+                    "The database cannot be reached just now; try again in a moment. A change asked for just now is in list_activity if it was made.",
+                ),
+            }
         }
         StoreError::Constraint(detail) => {
             tracing::warn!(%detail, "constraint violated");

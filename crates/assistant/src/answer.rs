@@ -109,13 +109,13 @@ impl Spent {
 
 impl Assistant {
     /// Counts one message of the member, or refuses it with when to try again.
-    pub(crate) fn take_message(&self, caller: &Caller) -> Result<(), OpError> {
-        self.limiter.take(caller.household_id, caller.member_id, Instant::now()).map_err(|wait| {
-            OpError::RateLimited {
-                retry_after_secs: wait,
-                message: Text::new("Too many messages in a row: the assistant takes one every 15 seconds after a burst of 12. Try again in {secs} s.")
-                    .with("secs", wait),
-            }
+    pub(crate) async fn take_message(&self, caller: &Caller) -> Result<(), OpError> {
+        self.store.take_message(caller).await?.map_err(|wait| OpError::RateLimited {
+            retry_after_secs: wait,
+            message: Text::new("Too many messages in a row: the assistant takes one every {every} seconds after a burst of {burst}. Try again in {secs} s.")
+                .with("every", limits::REFILL_SECS)
+                .with("burst", limits::BURST)
+                .with("secs", wait),
         })
     }
 
@@ -154,7 +154,7 @@ impl Assistant {
                     .with("max", limits::MESSAGE_BYTES),
             ));
         }
-        self.take_message(caller)?;
+        self.take_message(caller).await?;
         let settings = self.settings(caller).await?;
         let provider = self.provider_for(&settings)?;
         let conversation = self.store.conversation(caller).await?;

@@ -196,7 +196,7 @@ impl Assistant {
         &self,
         caller: &Caller,
     ) -> Result<(ProviderSettings, std::sync::Arc<dyn Provider>), OpError> {
-        self.take_message(caller)?;
+        self.take_message(caller).await?;
         let settings = self.settings(caller).await?;
         let provider = self.provider_for(&settings)?;
         Ok((settings, provider))

@@ -12,10 +12,10 @@
 //! - `prompt.rs`: the static rules, and the data blocks with their brackets neutralised.
 //! - `cards.rs`: the card a person confirms, written by Exhale from the dry run.
 //! - `screens.rs`: `show_screen`, whose screens Exhale draws from the database.
-//! - `rate.rs`: the per-member message limit.
 //! - `scripted`: a provider that replays a script and records what it was sent, for tests.
 //!
-//! What the assistant keeps (settings, conversation, proposals, usage) is stored by the catalog
+//! What the assistant keeps (settings, conversation, proposals, usage, the member's pace of
+//! messages) is stored by the catalog
 //! implementation through `ops::assistant::AssistantStore`; this crate never touches a database.
 
 mod answer;
@@ -23,7 +23,6 @@ mod cards;
 mod documents;
 pub mod llm;
 mod prompt;
-mod rate;
 mod screens;
 pub mod scripted;
 mod tools;
@@ -84,7 +83,6 @@ pub struct Assistant {
     catalog: Arc<dyn Catalog>,
     store: Arc<dyn AssistantStore>,
     connect: Arc<dyn Connect>,
-    limiter: rate::MessageLimiter,
     tool_set: ToolSet,
 }
 
@@ -106,13 +104,7 @@ impl Assistant {
         if !unguarded.is_empty() {
             return Err(StartError::WritesWithoutACard(unguarded));
         }
-        Ok(Self {
-            catalog,
-            store,
-            connect,
-            limiter: rate::MessageLimiter::default(),
-            tool_set: ToolSet::Compact,
-        })
+        Ok(Self { catalog, store, connect, tool_set: ToolSet::Compact })
     }
 
     /// Offers the model this tool set (compact unless told).

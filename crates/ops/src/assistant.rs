@@ -492,6 +492,14 @@ pub trait AssistantStore: Send + Sync {
         household_id: i64,
     ) -> BoxFuture<'_, Result<Option<ProviderSettings>, OpError>>;
 
+    /// Counts one message of the member at the assistant's pace ([`limits::BURST`], then one
+    /// every [`limits::REFILL_SECS`]), alike on every instance; `Err` holds the whole seconds
+    /// until one is let through.
+    fn take_message<'a>(
+        &'a self,
+        caller: &'a Caller,
+    ) -> BoxFuture<'a, Result<Result<(), u64>, OpError>>;
+
     /// The member's conversation, after removing what has expired.
     fn conversation<'a>(
         &'a self,

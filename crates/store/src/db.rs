@@ -613,13 +613,15 @@ impl<T: Column> Column for Option<T> {
 impl Db<'_> {
     /// Every row of every table, in a stable order, for comparing database content
     /// (dry-run tests). Timestamps of token use are included: a dry run must not touch them.
+    /// A token's pace (`limit_paces`) is not: every call counts against its rate, a dry run
+    /// too, whatever becomes of the call.
     pub fn logical_dump(&self) -> Result<String> {
         let tables = self.query_map(
             self.pick(
                 // Ordinary tables only: a full-text index's own tables hold how it is stored,
                 // not what it holds, which its content table already shows.
-                "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY 1",
+                "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'limit_paces' ORDER BY name",
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'limit_paces' ORDER BY 1",
             ),
             params![],
             |row| row.get::<String>(0),

@@ -178,6 +178,22 @@ impl Store {
         }
     }
 
+    /// Takes one call of `kind` for `key` at its pace (see [`limits::take_pace`]), on every
+    /// instance alike: on PostgreSQL in a write of its own that does not wait for the others.
+    pub fn take_pace(
+        &self,
+        kind: &str,
+        key: &str,
+        pace: limits::Pace,
+        now_us: i64,
+    ) -> Result<Option<i64>> {
+        let take = |db: &Db<'_>| limits::take_pace(db, kind, key, pace, now_us);
+        match &self.engine {
+            Engine::Sqlite(store) => store.write(|_| true, take)?,
+            Engine::Postgres(store) => store.write_apart(take),
+        }
+    }
+
     /// Calls `deliver` with the payload of every [`Db::notify`] on `channel` that commits, made
     /// by any instance (this one included), until the handle is dropped. SQLite has one
     /// instance, which hears its own changes without this: nothing is delivered there.

@@ -40,6 +40,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0017_deferrable_references",
         include_str!("../migrations/sqlite/0017_deferrable_references.sql"),
     ),
+    ("0018_limit_paces", include_str!("../migrations/sqlite/0018_limit_paces.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -50,6 +51,7 @@ const POSTGRES: &[(&str, &str)] = &[
         "0017_deferrable_references",
         include_str!("../migrations/postgres/0017_deferrable_references.sql"),
     ),
+    ("0018_limit_paces", include_str!("../migrations/postgres/0018_limit_paces.sql")),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

@@ -273,6 +273,30 @@ impl PgStore {
 }
 
 impl PgStore {
+    /// Runs `f`, whose statements are each atomic by themselves (a counter's upsert), in a
+    /// transaction that does not wait for the writes before it: a limit checked on every call
+    /// must not queue behind every household's changes.
+    pub(crate) fn write_apart<T>(&self, f: impl FnOnce(&Db<'_>) -> Result<T>) -> Result<T> {
+        let session = Session::begin(self.lease()?, "BEGIN ISOLATION LEVEL READ COMMITTED", false)?;
+        let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
+        let value = f(&db);
+        let session = Session::of(db)?;
+        match value {
+            Ok(value) if !session.failed => {
+                session.end("COMMIT")?;
+                Ok(value)
+            }
+            Ok(_) => {
+                session.end("ROLLBACK")?;
+                Err(StoreError::Corrupt("a statement failed inside a counter's write".into()))
+            }
+            Err(err) => {
+                session.end("ROLLBACK")?;
+                Err(err)
+            }
+        }
+    }
+
     /// Calls `deliver` with the payload of every notification on `channel`, from any
     /// instance, on a thread of its own with a connection of its own, reconnecting after a
     /// failure, until the returned handle is dropped.
@@ -858,6 +882,12 @@ impl From<postgres::Error> for StoreError {
             return Self::Unavailable(format!("the connection to PostgreSQL was lost ({err})"));
         }
         let Some(db) = err.as_db_error() else {
+            // A socket broken by the server going away (a reset, a broken pipe): the same as
+            // a connection lost, to be tried again once the pool has connected anew.
+            if let Some(io) = err.source().and_then(|cause| cause.downcast_ref::<std::io::Error>())
+            {
+                return Self::Unavailable(format!("the connection to PostgreSQL was lost ({io})"));
+            }
             // "error serializing parameter 2" says which; its source says why.
             let message = match err.source() {
                 Some(cause) => format!("{err}: {cause}"),

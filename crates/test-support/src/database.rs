@@ -185,11 +185,32 @@ impl DataDir {
         let (admin, cluster) = match cluster() {
             Some(admin) => (admin, None),
             None => {
-                let own = PrivateCluster::start();
+                let own = PrivateCluster::start(false);
                 (own.admin.clone(), Some(own))
             }
         };
         Self { database: TestDatabase::postgres_in(admin, schema), cluster, dir }
+    }
+
+    /// A data directory on a PostgreSQL cluster of this test's own in either pass, which the
+    /// test may crash and restart ([`DataDir::restart_database`]) without disturbing others;
+    /// durable, so the crash loses no commit that was acknowledged.
+    pub fn postgres_to_restart() -> Self {
+        let dir = crate::TempDir::new();
+        let own = PrivateCluster::start(true);
+        let database = TestDatabase::postgres_in(own.admin.clone(), Schema::Migrated);
+        Self { database, cluster: Some(own), dir }
+    }
+
+    /// Crashes this directory's own PostgreSQL server (an immediate shutdown, as when it is
+    /// killed) and starts it again; returns once it accepts connections.
+    pub fn restart_database(&self) {
+        let cluster = self.cluster.as_ref().expect("a cluster of the test's own");
+        let status = std::process::Command::new(PrivateCluster::script())
+            .args(["restart", &cluster.dir])
+            .status()
+            .expect("run scripts/postgres-cluster");
+        assert!(status.success(), "scripts/postgres-cluster could not restart the cluster");
     }
 
     pub fn path(&self) -> &Path {
@@ -229,9 +250,10 @@ impl PrivateCluster {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres-cluster")
     }
 
-    fn start() -> Self {
+    fn start(durable: bool) -> Self {
         let output = std::process::Command::new(Self::script())
             .arg("start")
+            .args(durable.then_some("--durable"))
             .output()
             .expect("run scripts/postgres-cluster");
         let printed = String::from_utf8_lossy(&output.stdout).into_owned();

@@ -990,3 +990,31 @@ async fn a_tool_called_through_call_tool_is_called_by_its_name_with_the_same_rul
     assert!(results[3].1 && results[3].0.contains("find_tools"), "{results:?}");
     assert!(results[4].1 && results[4].0.starts_with("not_found:"), "{results:?}");
 }
+
+#[tokio::test]
+async fn a_member_sends_a_burst_of_messages_then_one_every_fifteen_seconds_on_every_instance() {
+    use ops::assistant::limits::{BURST, REFILL_SECS};
+    let steps = (0..=BURST + 1).map(|_| Step::say("Noted.")).collect();
+    let s = setup(steps).await;
+    for _ in 0..BURST {
+        s.ask(&s.w.ana, "hello").await.unwrap();
+    }
+    let refused = s.ask(&s.w.ana, "hello").await.unwrap_err();
+    let OpError::RateLimited { retry_after_secs, message } = &refused else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(*retry_after_secs, REFILL_SECS);
+    assert!(message.render().contains("one every 15 seconds after a burst of 12"), "{refused:?}");
+    // The pace is the member's: Bob still has his burst.
+    s.ask(&s.w.bob, "hello").await.unwrap();
+    // On PostgreSQL another instance on the database keeps the same pace (on SQLite one
+    // process serves the file, and keeps paces in memory).
+    if s.w.env.database.is_postgres() {
+        let app = s.w.env.reopen();
+        let other = Assistant::new(app.clone(), app, Arc::new(ToScript(s.model.clone()))).unwrap();
+        let elsewhere = other.ask(&s.w.ana, "hello", &mut |_| {}).await.unwrap_err();
+        assert_eq!(elsewhere.code(), "rate_limited", "{elsewhere:?}");
+    }
+    s.w.env.clock.advance(jiff::SignedDuration::from_secs(REFILL_SECS.try_into().unwrap()));
+    s.ask(&s.w.ana, "hello").await.unwrap();
+}

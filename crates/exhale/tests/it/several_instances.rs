@@ -23,9 +23,12 @@ struct Pair {
 
 impl Pair {
     fn start(dir: &DataDir) -> Self {
-        let no_limit = [("EXHALE_TOKEN_RATE_PER_SECOND", "0")];
-        let mut first = spawn_serve_with(dir, &no_limit);
-        let mut second = spawn_serve_with(dir, &no_limit);
+        Self::start_with(dir, &[("EXHALE_TOKEN_RATE_PER_SECOND", "0")])
+    }
+
+    fn start_with(dir: &DataDir, env: &[(&str, &str)]) -> Self {
+        let mut first = spawn_serve_with(dir, env);
+        let mut second = spawn_serve_with(dir, env);
         let urls = [listening_url(&mut first), listening_url(&mut second)];
         Self { urls, children: [first, second] }
     }
@@ -177,6 +180,13 @@ async fn one_instance_killed_under_concurrent_writes_loses_no_acknowledged_write
         acknowledged.push(id);
     }
     // The second still answers, and holds every write either acknowledged.
+    let stored = stored_subscriptions(&urls[1], &token).await;
+    let lost: Vec<_> = acknowledged.iter().filter(|id| !stored.contains(id)).collect();
+    assert!(acknowledged.len() >= 60 && lost.is_empty(), "acknowledged writes lost: {lost:?}");
+}
+
+/// Every subscription's id, page after page, through `url`.
+async fn stored_subscriptions(url: &str, token: &str) -> std::collections::HashSet<i64> {
     let mut stored = std::collections::HashSet::new();
     let mut cursor: Option<String> = None;
     loop {
@@ -184,16 +194,110 @@ async fn one_instance_killed_under_concurrent_writes_loses_no_acknowledged_write
         if let Some(cursor) = &cursor {
             input["cursor"] = json!(cursor);
         }
-        let (status, page) = post(&urls[1], "list_subscriptions", &token, input).await;
+        let (status, page) = post(url, "list_subscriptions", token, input).await;
         assert_eq!(status, StatusCode::OK, "{page}");
         stored.extend(page["items"].as_array().unwrap().iter().map(|s| s["id"].as_i64().unwrap()));
         match page["next_cursor"].as_str() {
             Some(next) => cursor = Some(next.to_owned()),
-            None => break,
+            None => return stored,
         }
     }
+}
+
+#[tokio::test]
+async fn the_database_crashing_under_concurrent_writes_loses_no_acknowledged_write_and_both_instances_carry_on()
+ {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicBool, Ordering},
+    };
+    let dir = DataDir::postgres_to_restart();
+    let token = owner_with_token(&dir, "trusted");
+    let pair = Pair::start(&dir);
+    let urls = pair.urls.clone();
+    let (answers, mut heard) = tokio::sync::mpsc::unbounded_channel::<(usize, StatusCode, Value)>();
+    let running = Arc::new(AtomicBool::new(true));
+    // Two writers on each instance, until told to stop. An instance that died would fail the
+    // writer's request, and the test with it.
+    let writers: Vec<_> = (0..4)
+        .map(|writer: usize| {
+            let (url, token) = (urls[writer % 2].clone(), token.clone());
+            let (answers, running) = (answers.clone(), running.clone());
+            tokio::spawn(async move {
+                let client = reqwest::Client::new();
+                let mut n = 0;
+                while running.load(Ordering::Relaxed) {
+                    n += 1;
+                    let input = json!({"name": format!("W{writer} #{n}"), "amount": "1.00",
+                        "cycle": "monthly", "next_charge_on": "2026-12-20"});
+                    let response = client
+                        .post(format!("{url}/api/v1/ops/create_subscription"))
+                        .bearer_auth(&token)
+                        .json(&input)
+                        .send()
+                        .await
+                        .unwrap();
+                    let status = response.status();
+                    let retry_after = response.headers().get("retry-after").cloned();
+                    let mut body = response.json::<Value>().await.unwrap();
+                    if let Some(value) = retry_after {
+                        body["retry-after header"] = json!(value.to_str().unwrap());
+                    }
+                    let _ = answers.send((writer % 2, status, body));
+                }
+            })
+        })
+        .collect();
+    drop(answers);
+    let mut acknowledged = Vec::new();
+    let mut refused = Vec::new();
+    // Acknowledged writes through each instance.
+    let mut through = [0usize; 2];
+    let mut take = |(instance, status, body): (usize, StatusCode, Value)| {
+        if status == StatusCode::OK {
+            acknowledged.push(body["id"].as_i64().unwrap());
+            through[instance] += 1;
+        } else {
+            refused.push((status, body));
+        }
+        through
+    };
+    let mut at_restart = [0; 2];
+    while at_restart.iter().sum::<usize>() < 30 {
+        at_restart = take(within(heard.recv()).await.unwrap());
+    }
+    // The server crashes mid-write and recovers, as after a kill or a power cut of its own.
+    let dir = tokio::task::spawn_blocking(move || {
+        dir.restart_database();
+        dir
+    })
+    .await
+    .unwrap();
+    // Both instances connect again and write: ten more through each.
+    loop {
+        let now = take(within(heard.recv()).await.unwrap());
+        if now[0] >= at_restart[0] + 10 && now[1] >= at_restart[1] + 10 {
+            break;
+        }
+    }
+    running.store(false, Ordering::Relaxed);
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    while let Ok(answer) = heard.try_recv() {
+        take(answer);
+    }
+    // What failed meanwhile failed as something to try again, never as a broken server.
+    for (status, body) in &refused {
+        assert_eq!(*status, StatusCode::SERVICE_UNAVAILABLE, "{body}");
+        assert_eq!(body["code"], "unavailable", "{body}");
+        assert_eq!(body["retry-after header"], "1", "{body}");
+    }
+    let stored = stored_subscriptions(&urls[0], &token).await;
     let lost: Vec<_> = acknowledged.iter().filter(|id| !stored.contains(id)).collect();
-    assert!(acknowledged.len() >= 60 && lost.is_empty(), "acknowledged writes lost: {lost:?}");
+    assert!(lost.is_empty(), "acknowledged writes lost: {lost:?}");
+    drop(pair);
+    drop(dir);
 }
 
 #[tokio::test]
@@ -211,6 +315,25 @@ async fn sign_in_failures_on_one_instance_count_on_the_other() {
     let blocked = Visitor::at(second).sign_in("ana@a.test", ANA_PASSWORD).await;
     assert_eq!(blocked.status, StatusCode::TOO_MANY_REQUESTS, "{}", blocked.body);
     assert!(blocked.body.contains("Try again in 15 min"), "{}", blocked.body);
+}
+
+#[tokio::test]
+async fn a_tokens_calls_on_both_instances_count_against_one_rate() {
+    let dir = DataDir::postgres();
+    let token = owner_with_token(&dir, "read");
+    // One call a second, three at once: the four calls below take a few milliseconds.
+    let pair = Pair::start_with(
+        &dir,
+        &[("EXHALE_TOKEN_RATE_PER_SECOND", "1"), ("EXHALE_TOKEN_RATE_BURST", "3")],
+    );
+    let [first, second] = &pair.urls;
+    for url in [first, second, first] {
+        let (status, body) = post(url, "list_subscriptions", &token, json!({})).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+    let (status, body) = post(second, "list_subscriptions", &token, json!({})).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS, "{body}");
+    assert_eq!(body["code"], "rate_limited", "{body}");
 }
 
 #[tokio::test]

@@ -118,7 +118,7 @@ impl App {
         let assistant_env = self.assistant_environment();
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
         transactions::blocking(move || {
-            transactions::read(&store, |db| {
+            transactions::read_in(&store, caller.household_id, |db| {
                 let household =
                     store::households::get_household(db, caller.household_id).or_internal()?;
                 let mut ctx =
@@ -152,8 +152,9 @@ impl App {
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
         let instance = self.instance.clone();
         let (output, events, resolved_input) = transactions::blocking(move || {
-            transactions::write(
+            transactions::write_in(
                 &store,
+                caller.household_id,
                 |result: &Result<_, OpError>| !dry_run && result.is_ok(),
                 |db| {
                     let household =

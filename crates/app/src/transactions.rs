@@ -56,12 +56,33 @@ pub(crate) fn internal(err: StoreError) -> OpError {
     }
 }
 
-/// A read transaction whose store failures become `OpError`s.
+/// A read transaction seeing every household's rows (work that spans them: sign-in, tokens,
+/// OAuth, jobs), whose store failures become `OpError`s.
 pub(crate) fn read<T>(
     store: &store::Store,
     f: impl FnOnce(&store::Db<'_>) -> Result<T, OpError>,
 ) -> Result<T, OpError> {
     store.read(f).map_err(internal)?
+}
+
+/// [`read`] seeing only `household`'s rows: an op's own reads (on PostgreSQL row-level
+/// security then holds every other household's rows back, whatever a query asks).
+pub(crate) fn read_in<T>(
+    store: &store::Store,
+    household: i64,
+    f: impl FnOnce(&store::Db<'_>) -> Result<T, OpError>,
+) -> Result<T, OpError> {
+    store.read_in(household, f).map_err(internal)?
+}
+
+/// [`write`] seeing and writing only `household`'s rows: an op's own writes.
+pub(crate) fn write_in<T>(
+    store: &store::Store,
+    household: i64,
+    commit: impl FnOnce(&Result<T, OpError>) -> bool,
+    f: impl FnOnce(&store::Db<'_>) -> Result<T, OpError>,
+) -> Result<T, OpError> {
+    store.write_in(household, commit, f).map_err(internal)?
 }
 
 /// A write transaction, committed when `commit` approves; store failures become `OpError`s.

@@ -54,15 +54,12 @@ fn copy(source: &sqlite::SqliteStore, url: &str) -> Result<Copied> {
     }
     let mut reader = source.open_reader()?;
     let snapshot = reader.transaction()?;
-    let tables: Vec<String> = snapshot
-        .prepare(
-            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-        )?
-        .query_map([], |row| row.get(0))?
-        .collect::<Result<_, _>>()?;
+    let tables = parents_first(&snapshot)?;
     let mut tx = client.transaction()?;
     migrations::create_postgres_schema(&mut tx)?;
     tx.batch_execute("SET CONSTRAINTS ALL DEFERRED")?;
+    // Every household's rows, past row-level security.
+    tx.batch_execute(&postgres::Rows::Every.setting())?;
     let mut copied = Vec::with_capacity(tables.len());
     for table in &tables {
         let rows = copy_table(&snapshot, &mut tx, table).map_err(|err| match err {
@@ -75,6 +72,44 @@ fn copy(source: &sqlite::SqliteStore, url: &str) -> Result<Copied> {
     tx.batch_execute("SET CONSTRAINTS ALL IMMEDIATE")?;
     tx.commit()?;
     Ok(Copied { tables: copied })
+}
+
+/// The tables, each after the tables it refers to (by name among equals), so a row's
+/// parent is there before it: row-level security lets a row without a household column in
+/// only when its parent is visible. A table referring to itself, or tables referring to
+/// each other, rely on the references being checked at the end.
+fn parents_first(source: &rusqlite::Transaction<'_>) -> Result<Vec<String>> {
+    let mut left: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        std::collections::BTreeMap::new();
+    let names: Vec<String> = source
+        .prepare(
+            "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+        )?
+        .query_map([], |row| row.get(0))?
+        .collect::<Result<_, _>>()?;
+    for name in &names {
+        let parents: std::collections::BTreeSet<String> = source
+            .prepare("SELECT DISTINCT \"table\" FROM pragma_foreign_key_list(?1)")?
+            .query_map([name], |row| row.get::<_, String>(0))?
+            .collect::<Result<_, _>>()?;
+        left.insert(
+            name.clone(),
+            parents.into_iter().filter(|parent| parent != name && names.contains(parent)).collect(),
+        );
+    }
+    let mut ordered = Vec::with_capacity(names.len());
+    while !left.is_empty() {
+        // The first table whose parents are all placed; in a circle, the first left.
+        let next = left
+            .iter()
+            .find(|(_, parents)| parents.iter().all(|parent| !left.contains_key(parent)))
+            .or_else(|| left.iter().next())
+            .map(|(name, _)| name.clone())
+            .ok_or_else(|| StoreError::Corrupt("no table left to order".into()))?;
+        left.remove(&next);
+        ordered.push(next);
+    }
+    Ok(ordered)
 }
 
 /// Copies one table's rows, sets its id sequence after SQLite's, and checks the count.

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 pub use copy::Copied;
 pub use db::{Db, Dialect};
 pub use migrations::{postgres_schema_fingerprint, schema_snapshot};
-pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS};
+pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS, Rows};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -156,25 +156,64 @@ impl Store {
         }
     }
 
-    /// Runs `f` in a read transaction over one snapshot. The outer result is the store's own
-    /// failure; the inner one is `f`'s.
+    /// Runs `f` in a read transaction over one snapshot, seeing every household's rows (work
+    /// that spans households; an op's reads use [`Store::read_in`]). The outer result is the
+    /// store's own failure; the inner one is `f`'s.
     pub fn read<T, E>(&self, f: impl FnOnce(&Db<'_>) -> Result<T, E>) -> Result<Result<T, E>> {
+        self.read_rows(Rows::Every, f)
+    }
+
+    /// [`Store::read`] seeing only `household`'s rows on PostgreSQL, where row-level security
+    /// holds the others back whatever a query asks (on SQLite every query's own condition
+    /// does).
+    pub fn read_in<T, E>(
+        &self,
+        household: i64,
+        f: impl FnOnce(&Db<'_>) -> Result<T, E>,
+    ) -> Result<Result<T, E>> {
+        self.read_rows(Rows::Household(household), f)
+    }
+
+    fn read_rows<T, E>(
+        &self,
+        rows: Rows,
+        f: impl FnOnce(&Db<'_>) -> Result<T, E>,
+    ) -> Result<Result<T, E>> {
         match &self.engine {
             Engine::Sqlite(store) => store.read(f),
-            Engine::Postgres(store) => store.read(f),
+            Engine::Postgres(store) => store.read(rows, f),
         }
     }
 
-    /// Runs `f` in a write transaction; commits when `commit` approves its result, rolls back
-    /// otherwise (dry runs, failures).
+    /// Runs `f` in a write transaction seeing every household's rows; commits when `commit`
+    /// approves its result, rolls back otherwise (dry runs, failures).
     pub fn write<T, E>(
         &self,
         commit: impl FnOnce(&Result<T, E>) -> bool,
         f: impl FnOnce(&Db<'_>) -> Result<T, E>,
     ) -> Result<Result<T, E>> {
+        self.write_rows(Rows::Every, commit, f)
+    }
+
+    /// [`Store::write`] seeing and writing only `household`'s rows on PostgreSQL.
+    pub fn write_in<T, E>(
+        &self,
+        household: i64,
+        commit: impl FnOnce(&Result<T, E>) -> bool,
+        f: impl FnOnce(&Db<'_>) -> Result<T, E>,
+    ) -> Result<Result<T, E>> {
+        self.write_rows(Rows::Household(household), commit, f)
+    }
+
+    fn write_rows<T, E>(
+        &self,
+        rows: Rows,
+        commit: impl FnOnce(&Result<T, E>) -> bool,
+        f: impl FnOnce(&Db<'_>) -> Result<T, E>,
+    ) -> Result<Result<T, E>> {
         match &self.engine {
             Engine::Sqlite(store) => store.write(commit, f),
-            Engine::Postgres(store) => store.write(commit, f),
+            Engine::Postgres(store) => store.write(rows, commit, f),
         }
     }
 

@@ -41,6 +41,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/sqlite/0017_deferrable_references.sql"),
     ),
     ("0018_limit_paces", include_str!("../migrations/sqlite/0018_limit_paces.sql")),
+    ("0019_row_level_security", include_str!("../migrations/sqlite/0019_row_level_security.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -52,6 +53,7 @@ const POSTGRES: &[(&str, &str)] = &[
         include_str!("../migrations/postgres/0017_deferrable_references.sql"),
     ),
     ("0018_limit_paces", include_str!("../migrations/postgres/0018_limit_paces.sql")),
+    ("0019_row_level_security", include_str!("../migrations/postgres/0019_row_level_security.sql")),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a
@@ -74,6 +76,11 @@ pub(crate) fn apply_postgres(client: &mut postgres::Client, lock: i64) -> Result
 }
 
 fn apply_postgres_locked(client: &mut postgres::Client) -> Result<()> {
+    let recorded: bool =
+        client.query_one("SELECT to_regclass('schema_migrations') IS NOT NULL", &[])?.get(0);
+    if !recorded {
+        may_create_tables(client)?;
+    }
     client.batch_execute(MIGRATIONS_TABLE)?;
     let done: Vec<String> = client
         .query("SELECT name FROM schema_migrations", &[])?
@@ -82,6 +89,9 @@ fn apply_postgres_locked(client: &mut postgres::Client) -> Result<()> {
         .collect();
     if done.iter().any(|name| !POSTGRES.iter().any(|(known, _)| known == name)) {
         return Err(StoreError::NewerSchema { found: done.len(), known: POSTGRES.len() });
+    }
+    if recorded && POSTGRES.iter().any(|(name, _)| !done.iter().any(|applied| applied == name)) {
+        may_create_tables(client)?;
     }
     for (name, sql) in POSTGRES {
         if done.iter().any(|applied| applied == name) {
@@ -94,6 +104,21 @@ fn apply_postgres_locked(client: &mut postgres::Client) -> Result<()> {
     Ok(())
 }
 
+/// Refuses, with the fix, a role that may not create what the migrations make.
+fn may_create_tables(client: &mut postgres::Client) -> Result<()> {
+    let row = client.query_one(
+        "SELECT current_user::text, current_schema()::text, has_schema_privilege(current_schema(), 'CREATE')",
+        &[],
+    )?;
+    let (role, schema, may): (String, String, bool) = (row.get(0), row.get(1), row.get(2));
+    if !may {
+        return Err(StoreError::Config(format!(
+            "the PostgreSQL role {role} may not create tables in schema {schema}, where Exhale keeps its own: make the role the database's owner (ALTER DATABASE … OWNER TO {role}) or GRANT CREATE ON SCHEMA {schema} TO {role}"
+        )));
+    }
+    Ok(())
+}
+
 /// Where PostgreSQL's migrations are recorded.
 const MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
     name TEXT COLLATE \"C\" PRIMARY KEY,
@@ -101,6 +126,8 @@ const MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
 )";
 
 fn apply_one(tx: &mut postgres::Transaction<'_>, name: &str, sql: &str) -> Result<()> {
+    // A migration's own statements see and change every household's rows.
+    tx.batch_execute(&crate::postgres::Rows::Every.setting())?;
     tx.batch_execute(sql)?;
     tx.execute(
         "INSERT INTO schema_migrations (name, applied_at)

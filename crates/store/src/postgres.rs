@@ -78,6 +78,28 @@ impl Pool {
     }
 }
 
+/// Which rows a transaction sees on PostgreSQL, where row-level security holds each
+/// household's rows apart (migration `0019_row_level_security`): one household's, or every
+/// household's, for the work that spans them (sign-in, tokens, OAuth, the background jobs,
+/// migrations). A transaction that says neither sees no household's rows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rows {
+    Household(i64),
+    Every,
+}
+
+impl Rows {
+    /// The statement that tells the server, for this transaction only.
+    pub(crate) fn setting(self) -> String {
+        match self {
+            Self::Household(id) => {
+                format!("SELECT set_config('exhale.household_id', '{id}', true)")
+            }
+            Self::Every => "SELECT set_config('exhale.every_household', 'on', true)".into(),
+        }
+    }
+}
+
 /// A connection with the statements prepared on it.
 struct Connection {
     client: Client,
@@ -228,13 +250,10 @@ impl PgStore {
         Lease { conn, pool: self.pool.clone(), in_transaction: false }
     }
 
-    /// Runs `f` in a read-only transaction over one snapshot.
-    pub(crate) fn read<T>(&self, f: impl FnOnce(&Db<'_>) -> T) -> Result<T> {
-        let session = Session::begin(
-            self.lease()?,
-            "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-            false,
-        )?;
+    /// Runs `f` in a read-only transaction over one snapshot, seeing `rows`.
+    pub(crate) fn read<T>(&self, rows: Rows, f: impl FnOnce(&Db<'_>) -> T) -> Result<T> {
+        let begin = format!("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; {}", rows.setting());
+        let session = Session::begin(self.lease()?, &begin, false)?;
         let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
         let value = f(&db);
         Session::of(db)?.end("ROLLBACK")?;
@@ -245,12 +264,14 @@ impl PgStore {
     /// `commit` approves its result.
     pub(crate) fn write<T>(
         &self,
+        rows: Rows,
         commit: impl FnOnce(&T) -> bool,
         f: impl FnOnce(&Db<'_>) -> T,
     ) -> Result<T> {
         let begin = format!(
-            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}s'; SELECT pg_advisory_xact_lock({WRITE_LOCK})",
-            WAIT.as_secs()
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}s'; SELECT pg_advisory_xact_lock({WRITE_LOCK}); {}",
+            WAIT.as_secs(),
+            rows.setting()
         );
         let session = Session::begin(self.lease()?, &begin, true)?;
         let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
@@ -277,7 +298,8 @@ impl PgStore {
     /// transaction that does not wait for the writes before it: a limit checked on every call
     /// must not queue behind every household's changes.
     pub(crate) fn write_apart<T>(&self, f: impl FnOnce(&Db<'_>) -> Result<T>) -> Result<T> {
-        let session = Session::begin(self.lease()?, "BEGIN ISOLATION LEVEL READ COMMITTED", false)?;
+        let begin = format!("BEGIN ISOLATION LEVEL READ COMMITTED; {}", Rows::Every.setting());
+        let session = Session::begin(self.lease()?, &begin, false)?;
         let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
         let value = f(&db);
         let session = Session::of(db)?;
@@ -424,6 +446,22 @@ fn check_server(client: &mut Client) -> Result<()> {
             "the PostgreSQL server is version {}.{}; Exhale needs 15 or later. Upgrade the server, or leave EXHALE_DATABASE_URL unset to use SQLite",
             version / 10_000,
             version % 10_000
+        )));
+    }
+    // Row-level security holds households apart a second time; these roles pass it by.
+    let row = client.query_one(
+        "SELECT current_user::text, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user",
+        &[],
+    )?;
+    let (role, superuser, bypasses): (String, bool, bool) = (row.get(0), row.get(1), row.get(2));
+    if superuser || bypasses {
+        return Err(StoreError::Config(format!(
+            "the PostgreSQL role {role} is {}, which row-level security (what keeps households apart a second time) does not hold back; connect as a role of Exhale's own that owns its database: CREATE ROLE exhale LOGIN PASSWORD '…'; CREATE DATABASE exhale OWNER exhale (docs/install/postgres.md)",
+            if superuser {
+                "a superuser"
+            } else {
+                "allowed to bypass row-level security (BYPASSRLS)"
+            }
         )));
     }
     Ok(())

@@ -23,6 +23,24 @@ enum Schema {
     None,
 }
 
+/// The role Exhale connects as in the tests: the databases' owner, neither a superuser nor
+/// one that bypasses row-level security, as `docs/install/postgres.md` sets Exhale up.
+pub const ROLE: &str = "exhale_test";
+
+/// Creates [`ROLE`] unless the cluster has it (under the template's lock).
+fn create_role(client: &mut postgres::Client) {
+    client
+        .batch_execute(&format!(
+            "DO $$ BEGIN
+                 IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '{ROLE}') THEN
+                     CREATE ROLE {ROLE} LOGIN;
+                 END IF;
+             EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+             END $$"
+        ))
+        .expect("create the test role");
+}
+
 /// The variable naming the cluster, as a connection string for its superuser.
 pub const TEST_PG: &str = "EXHALE_TEST_PG";
 
@@ -50,11 +68,15 @@ impl TestDatabase {
             format!("exhale_test_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         on_own_thread(|| match schema {
             Schema::Migrated => create_from_template(&admin, &name),
-            Schema::None => admin_client(&admin)
-                .batch_execute(&format!("CREATE DATABASE {name}"))
-                .expect("create an empty database"),
+            Schema::None => {
+                let mut client = admin_client(&admin);
+                create_role(&mut client);
+                client
+                    .batch_execute(&format!("CREATE DATABASE {name} OWNER {ROLE}"))
+                    .expect("create an empty database");
+            }
         });
-        let url = format!("{admin} dbname={name}");
+        let url = format!("{admin} dbname={name} user={ROLE}");
         Self {
             location: Location::Postgres { url, max_connections: 8 },
             postgres: Some((admin, name)),
@@ -131,8 +153,11 @@ fn create_from_template(admin: &str, name: &str) {
         client
             .batch_execute(&format!("DROP DATABASE IF EXISTS {building}"))
             .expect("remove a template left half made");
-        client.batch_execute(&format!("CREATE DATABASE {building}")).expect("create the template");
-        let url = format!("{admin} dbname={building}");
+        create_role(&mut client);
+        client
+            .batch_execute(&format!("CREATE DATABASE {building} OWNER {ROLE}"))
+            .expect("create the template");
+        let url = format!("{admin} dbname={building} user={ROLE}");
         Store::open_at(&Location::Postgres { url, max_connections: 1 })
             .expect("migrate the template")
             .close();
@@ -142,7 +167,7 @@ fn create_from_template(admin: &str, name: &str) {
     }
     client.batch_execute("SELECT pg_advisory_unlock(4242)").expect("unlock the template");
     client
-        .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
+        .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE {template} OWNER {ROLE}"))
         .expect("copy the template");
 }
 
@@ -215,6 +240,62 @@ impl DataDir {
 
     pub fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    /// This directory's PostgreSQL database as the cluster's superuser would reach it, and the
+    /// superuser's connection string: for what Exhale must refuse, and for setting up roles.
+    pub fn superuser_url(&self) -> (String, String) {
+        let (admin, name) = self.database.postgres.clone().expect("a PostgreSQL data directory");
+        (format!("{admin} dbname={name}"), admin)
+    }
+
+    /// Runs `setup`, then `sql`, a query of one number, in one transaction on a connection of
+    /// the test's own as Exhale's role: what the database itself lets that role see.
+    pub fn count_as_exhale(&self, setup: &str, sql: &str) -> i64 {
+        self.as_exhale(setup, |tx| {
+            tx.query_one(sql, &[]).unwrap_or_else(|err| panic!("{sql}: {err}")).get(0)
+        })
+    }
+
+    /// The server's refusal of `sql` after `setup`, as Exhale's role, in its words.
+    pub fn refusal_as_exhale(&self, setup: &str, sql: &str) -> String {
+        self.as_exhale(setup, |tx| {
+            let err = tx.batch_execute(sql).expect_err("the server should have refused it");
+            err.as_db_error().map_or_else(|| err.to_string(), |db| db.message().to_owned())
+        })
+    }
+
+    /// `f` after `setup`, in a transaction on a connection of the test's own as Exhale's role.
+    fn as_exhale<T: Send>(
+        &self,
+        setup: &str,
+        f: impl FnOnce(&mut postgres::Transaction<'_>) -> T + Send,
+    ) -> T {
+        let url = self.exhale_url();
+        on_own_thread(|| {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+            let mut tx = client.transaction().expect("begin");
+            tx.batch_execute(setup).expect("the setup");
+            f(&mut tx)
+        })
+    }
+
+    /// Runs each statement, one at a time, as the cluster's superuser (roles, databases).
+    pub fn as_superuser(&self, statements: &[&str]) {
+        let (_, admin) = self.superuser_url();
+        on_own_thread(|| {
+            let mut client = admin_client(&admin);
+            for statement in statements {
+                client.batch_execute(statement).unwrap_or_else(|err| panic!("{statement}: {err}"));
+            }
+        });
+    }
+
+    fn exhale_url(&self) -> String {
+        match self.database.location() {
+            Location::Postgres { url, .. } => url.clone(),
+            Location::Sqlite(_) => panic!("a PostgreSQL data directory"),
+        }
     }
 
     /// Runs `sql` on this directory's SQLite file past Exhale, as an older version or another

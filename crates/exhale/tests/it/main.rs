@@ -28,6 +28,7 @@ mod oauth;
 mod oauth_documents;
 mod policy;
 mod rest;
+mod row_security;
 mod rules;
 mod schemathesis;
 mod serving;

@@ -1,0 +1,99 @@
+//! Households apart a second time, on PostgreSQL: row-level security holds back every other
+//! household's rows from a transaction that names its household, and every household's from
+//! one that names none (a bug); and Exhale refuses the roles that would pass it by. These run
+//! on PostgreSQL in both passes (`DataDir::postgres`).
+
+use serde_json::json;
+use test_support::DataDir;
+
+use crate::cli::{exhale, owner_with_token, stdout};
+
+/// Two households through the real binary, each with a subscription.
+fn two_households(dir: &DataDir) {
+    owner_with_token(dir, "write");
+    stdout(&exhale(
+        dir,
+        &["member", "create-owner", "--email", "cai@b.test", "--name", "Cai", "--password-stdin"],
+        "another long password\n",
+    ));
+    for (member, name) in [("ana@a.test", "Netflix"), ("cai@b.test", "Gym")] {
+        let input = json!({"name": name, "amount": "9.99", "cycle": "monthly",
+            "next_charge_on": "2026-12-20"});
+        stdout(&exhale(
+            dir,
+            &["op", "create_subscription", "--as", member, "--json", &input.to_string()],
+            "",
+        ));
+    }
+}
+
+#[test]
+fn a_query_that_names_no_household_sees_no_rows_and_one_household_never_sees_another() {
+    let dir = DataDir::postgres();
+    two_households(&dir);
+    let every = "SELECT set_config('exhale.every_household', 'on', true)";
+    let first = "SELECT set_config('exhale.household_id', '1', true)";
+    assert_eq!(dir.count_as_exhale(every, "SELECT count(*) FROM subscriptions"), 2);
+    assert_eq!(dir.count_as_exhale(every, "SELECT count(*) FROM price_points"), 2);
+    // A bug: a query in a transaction that says nothing of its household.
+    for table in ["subscriptions", "price_points", "members", "households", "audit"] {
+        assert_eq!(dir.count_as_exhale("", &format!("SELECT count(*) FROM {table}")), 0, "{table}");
+    }
+    // A bug: a query that forgets its household's condition, or asks for another's.
+    assert_eq!(dir.count_as_exhale(first, "SELECT count(*) FROM subscriptions"), 1);
+    assert_eq!(
+        dir.count_as_exhale(first, "SELECT count(*) FROM subscriptions WHERE household_id = 2"),
+        0
+    );
+    assert_eq!(dir.count_as_exhale(first, "SELECT count(*) FROM price_points"), 1);
+    assert_eq!(dir.count_as_exhale(first, "SELECT count(*) FROM members"), 1);
+    // Nor can it write into another household, or move a row there.
+    let planted = dir.refusal_as_exhale(
+        first,
+        "INSERT INTO categories (household_id, name, emoji, colour, created_at)
+         VALUES (2, 'Planted', '', '#000000', '2026-12-05T00:00:00Z')",
+    );
+    assert!(planted.contains("row-level security"), "{planted}");
+    let moved = dir.refusal_as_exhale(first, "UPDATE subscriptions SET household_id = 2");
+    assert!(moved.contains("row-level security"), "{moved}");
+}
+
+/// `exhale check` on the database at `url`, as a person would run it.
+fn check_at(dir: &DataDir, url: &str) -> (Option<i32>, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("check")
+        .env("HOME", dir.path())
+        .env_remove("RUST_LOG")
+        .env("EXHALE_DATABASE_URL", url)
+        .output()
+        .unwrap();
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn exhale_refuses_a_superuser_and_a_role_that_may_not_create_its_tables() {
+    let dir = DataDir::postgres();
+    let (as_superuser, admin) = dir.superuser_url();
+    let (code, said) = check_at(&dir, &as_superuser);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("is a superuser"), "{said}");
+    assert!(said.contains("CREATE DATABASE exhale OWNER exhale"), "{said}");
+
+    // A role of its own, in a database someone else owns: it may not create tables there.
+    let visitor = format!("exhale_visitor_{}", std::process::id());
+    let database = format!("{visitor}_db");
+    dir.as_superuser(&[
+        &format!("CREATE ROLE {visitor} LOGIN"),
+        &format!("CREATE DATABASE {database}"),
+    ]);
+    let (code, said) = check_at(&dir, &format!("{admin} dbname={database} user={visitor}"));
+    dir.as_superuser(&[
+        &format!("DROP DATABASE {database} WITH (FORCE)"),
+        &format!("DROP ROLE {visitor}"),
+    ]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("may not create tables in schema public"), "{said}");
+    assert!(said.contains(&format!("OWNER TO {visitor}")), "{said}");
+}

@@ -1,0 +1,3 @@
+-- Nothing here: PostgreSQL holds households apart a second time with row-level security (see
+-- the PostgreSQL migration of the same name). SQLite has no such thing; one household's
+-- Exhale usually keeps one household, and every query names its household.

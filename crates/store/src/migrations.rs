@@ -42,6 +42,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ),
     ("0018_limit_paces", include_str!("../migrations/sqlite/0018_limit_paces.sql")),
     ("0019_row_level_security", include_str!("../migrations/sqlite/0019_row_level_security.sql")),
+    ("0020_transaction_search", include_str!("../migrations/sqlite/0020_transaction_search.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -54,6 +55,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ),
     ("0018_limit_paces", include_str!("../migrations/postgres/0018_limit_paces.sql")),
     ("0019_row_level_security", include_str!("../migrations/postgres/0019_row_level_security.sql")),
+    ("0020_transaction_search", include_str!("../migrations/postgres/0020_transaction_search.sql")),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

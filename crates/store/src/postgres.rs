@@ -192,7 +192,10 @@ impl PgStore {
                  END LOOP;
              END $$;
              DROP FUNCTION IF EXISTS nocase(text);
-             DROP FUNCTION IF EXISTS destination_secret_removed();",
+             DROP FUNCTION IF EXISTS destination_secret_removed();
+             DROP FUNCTION IF EXISTS exhale_household();
+             DROP FUNCTION IF EXISTS exhale_every_household();
+             DROP FUNCTION IF EXISTS transaction_search_kept();",
         )?;
         Ok(())
     }

@@ -1,0 +1,3 @@
+-- Nothing here: PostgreSQL keeps a search's text in a table of its own, because row-level
+-- security keeps it from using an index for LIKE (see the PostgreSQL migration of the same
+-- name). SQLite's search has its own index, `transaction_text` (0008, 0012).

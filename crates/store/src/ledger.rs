@@ -677,10 +677,21 @@ pub fn search_transactions(
         "{TRANSACTION_COLUMNS}{from}{TRANSACTION_JOINS}{clause} ORDER BY t.on_date DESC, t.id DESC LIMIT ?{}",
         values.len()
     );
-    let mut rows: Vec<TransactionRow> =
-        db.query_map(&sql, &as_params(&values), transaction_from_row)?;
+    let mut rows: Vec<TransactionRow> = if planned_for_values(db, filter) {
+        db.query_map_once(&sql, &as_params(&values), transaction_from_row)?
+    } else {
+        db.query_map(&sql, &as_params(&values), transaction_from_row)?
+    };
     attach_labels(db, &mut rows)?;
     Ok(rows)
+}
+
+/// Whether a search's statements are planned for their values each time. PostgreSQL plans a
+/// kept statement once for every value after five runs; with a text or labels, how many rows
+/// match depends on the value, and the one plan walked a household's rows for a rare text
+/// (227 ms over 100,000, against 6.5 ms planned for it). SQLite keeps its statements.
+fn planned_for_values(db: &Db<'_>, filter: &TransactionFilter) -> bool {
+    db.dialect() == Dialect::Postgres && (filter.text.is_some() || !filter.label_ids.is_empty())
 }
 
 /// Earlier than any transaction's date, and a date both databases hold (PostgreSQL's begin in
@@ -756,7 +767,12 @@ pub fn count_transactions(
     };
     let sql =
         format!("SELECT count(*) FROM ({from}{clause}{order} LIMIT ?{}) counted", values.len());
-    let count: i64 = db.query_row(&sql, &as_params(&values), |row| row.get(0))?;
+    let count: i64 = if planned_for_values(db, filter) {
+        let counted = db.query_map_once(&sql, &as_params(&values), |row| row.get(0))?;
+        counted.first().copied().unwrap_or(0)
+    } else {
+        db.query_row(&sql, &as_params(&values), |row| row.get(0))?
+    };
     Ok(count as u64)
 }
 

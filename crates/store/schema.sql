@@ -168,6 +168,14 @@ CREATE TABLE chat_bots (
     updated_at TEXT NOT NULL,
     PRIMARY KEY (household_id, kind)
 );
+CREATE TABLE chat_imports (
+    id TEXT PRIMARY KEY,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    -- The import_subscriptions items, as JSON.
+    items TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+);
 CREATE TABLE chat_link_codes (
     code_hash TEXT PRIMARY KEY,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -526,6 +534,7 @@ CREATE UNIQUE INDEX budgets_catch_all ON budgets(household_id) WHERE catch_all =
 CREATE UNIQUE INDEX budgets_name ON budgets(household_id, name COLLATE NOCASE);
 CREATE UNIQUE INDEX categories_name ON categories(household_id, name COLLATE NOCASE);
 CREATE INDEX charges_household_date ON charges(household_id, charged_on);
+CREATE INDEX chat_imports_expiry ON chat_imports(expires_at);
 CREATE UNIQUE INDEX labels_name ON labels(household_id, name COLLATE NOCASE);
 CREATE INDEX limit_counts_since ON limit_counts(kind, since);
 CREATE INDEX members_household ON members(household_id);

@@ -6,6 +6,7 @@
 use ops::{
     BoxFuture, Caller, OpError, Via,
     channels::{BotWebhook, ChatBot, ChatKind, Chats, Secret, telegram_webhook_path},
+    import::ImportItem,
 };
 use store::channels::{self as rows, NewDestination};
 
@@ -22,44 +23,82 @@ fn chat_name(kind: ChatKind) -> String {
 impl Chats for App {
     fn chat_bots(&self) -> BoxFuture<'_, Result<Vec<ChatBot>, OpError>> {
         let store = self.store.clone();
-        // A webhook needs an address Telegram can reach: the public origin, over https.
-        let origin = self.public_origin().map(|o| o.origin).filter(|o| o.starts_with("https://"));
+        let origin = self.webhook_origin();
         Box::pin(transactions::blocking(move || {
             transactions::read(&store, |db| {
                 let mut bots = Vec::new();
                 for row in rows::bots(db).map_err(transactions::internal)? {
-                    let Some(kind) = ChatKind::parse(&row.kind) else { continue };
-                    let token = rows::bot_token(db, row.household_id, &row.kind)
-                        .map_err(transactions::internal)?;
-                    let app_token = match kind {
-                        ChatKind::Slack => rows::slack_app_token(db, row.household_id)
-                            .map_err(transactions::internal)?
-                            .map(Secret::new),
-                        ChatKind::Telegram => None,
-                    };
-                    let webhook = match (&origin, row.webhook) {
-                        (Some(origin), true) => rows::bot_webhook_secret(db, row.household_id)
-                            .map_err(transactions::internal)?
-                            .map(|secret| BotWebhook {
-                                url: format!("{origin}{}", telegram_webhook_path(row.household_id)),
-                                secret: Secret::new(secret),
-                            }),
-                        _ => None,
-                    };
-                    if let Some(token) = token {
-                        bots.push(ChatBot {
-                            household_id: row.household_id,
-                            kind,
-                            token: Secret::new(token),
-                            app_token,
-                            offset: row.update_offset,
-                            webhook,
-                        });
-                    }
+                    bots.extend(chat_bot(db, row, origin.as_deref())?);
                 }
                 Ok(bots)
             })
         }))
+    }
+
+    fn chat_bot(
+        &self,
+        household_id: i64,
+        kind: ChatKind,
+    ) -> BoxFuture<'_, Result<Option<ChatBot>, OpError>> {
+        let store = self.store.clone();
+        let origin = self.webhook_origin();
+        Box::pin(transactions::blocking(move || {
+            transactions::read(&store, |db| {
+                match rows::bot(db, household_id, kind.as_str()).map_err(transactions::internal)? {
+                    Some(row) => chat_bot(db, row, origin.as_deref()),
+                    None => Ok(None),
+                }
+            })
+        }))
+    }
+
+    fn hold_import<'a>(
+        &'a self,
+        caller: &'a Caller,
+        items: &'a [ImportItem],
+    ) -> BoxFuture<'a, Result<String, OpError>> {
+        Box::pin(async move {
+            let key = auth::random_hex(16)?;
+            self.keep_import(caller, key.clone(), items).await?;
+            Ok(key)
+        })
+    }
+
+    fn put_back_import<'a>(
+        &'a self,
+        caller: &'a Caller,
+        key: &'a str,
+        items: &'a [ImportItem],
+    ) -> BoxFuture<'a, Result<(), OpError>> {
+        Box::pin(self.keep_import(caller, key.to_owned(), items))
+    }
+
+    fn take_import<'a>(
+        &'a self,
+        caller: &'a Caller,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<ImportItem>>, OpError>> {
+        let store = self.store.clone();
+        let now = clock::timestamp_text(self.clock.now());
+        let (household_id, member_id, key) =
+            (caller.household_id, caller.member_id, key.to_owned());
+        Box::pin(async move {
+            let taken = transactions::blocking(move || {
+                transactions::write_in(
+                    &store,
+                    household_id,
+                    |_| true,
+                    |db| {
+                        rows::take_chat_import(db, &key, household_id, member_id, &now)
+                            .map_err(transactions::internal)
+                    },
+                )
+            })
+            .await?;
+            taken
+                .map(|items| serde_json::from_str(&items).map_err(|_| OpError::Internal))
+                .transpose()
+        })
     }
 
     fn bot_status(
@@ -233,5 +272,82 @@ impl Chats for App {
                 Ok(Some(caller.reading(language)))
             })
         }))
+    }
+}
+
+/// A bot as the chat task runs it, from its row: `None` when its token is gone.
+fn chat_bot(
+    db: &store::Db<'_>,
+    row: rows::BotRow,
+    webhook_origin: Option<&str>,
+) -> Result<Option<ChatBot>, OpError> {
+    let Some(kind) = ChatKind::parse(&row.kind) else { return Ok(None) };
+    let token = rows::bot_token(db, row.household_id, &row.kind).map_err(transactions::internal)?;
+    let app_token = match kind {
+        ChatKind::Slack => rows::slack_app_token(db, row.household_id)
+            .map_err(transactions::internal)?
+            .map(Secret::new),
+        ChatKind::Telegram => None,
+    };
+    let webhook = match (webhook_origin, row.webhook) {
+        (Some(origin), true) => rows::bot_webhook_secret(db, row.household_id)
+            .map_err(transactions::internal)?
+            .map(|secret| BotWebhook {
+                url: format!("{origin}{}", telegram_webhook_path(row.household_id)),
+                secret: Secret::new(secret),
+            }),
+        _ => None,
+    };
+    Ok(token.map(|token| ChatBot {
+        household_id: row.household_id,
+        kind,
+        token: Secret::new(token),
+        app_token,
+        offset: row.update_offset,
+        webhook,
+    }))
+}
+
+impl App {
+    /// Where Telegram can post updates: the public origin, when it is https.
+    fn webhook_origin(&self) -> Option<String> {
+        self.public_origin().map(|o| o.origin).filter(|o| o.starts_with("https://"))
+    }
+
+    /// Keeps a chat's import under `key` for `ops::channels::CHAT_IMPORT_MINUTES`.
+    async fn keep_import(
+        &self,
+        caller: &Caller,
+        key: String,
+        items: &[ImportItem],
+    ) -> Result<(), OpError> {
+        let store = self.store.clone();
+        let now = self.clock.now();
+        let expires = now
+            .checked_add(jiff::SignedDuration::from_mins(ops::channels::CHAT_IMPORT_MINUTES))
+            .map_err(|_| OpError::Internal)?;
+        let (now, expires) = (clock::timestamp_text(now), clock::timestamp_text(expires));
+        let items = serde_json::to_string(items).map_err(|_| OpError::Internal)?;
+        let (household_id, member_id) = (caller.household_id, caller.member_id);
+        transactions::blocking(move || {
+            transactions::write_in(
+                &store,
+                household_id,
+                |_| true,
+                |db| {
+                    rows::hold_chat_import(
+                        db,
+                        &key,
+                        household_id,
+                        member_id,
+                        &items,
+                        &expires,
+                        &now,
+                    )
+                    .map_err(transactions::internal)
+                },
+            )
+        })
+        .await
     }
 }

@@ -5,20 +5,15 @@
 //! cards as Confirm, Discard and Undo buttons. A press is acted on as the member who pressed,
 //! so a button from someone else's message does nothing they may not do.
 
-use std::{
-    cell::Cell,
-    collections::HashMap,
-    sync::{Arc, Mutex},
-    time::{Duration, Instant},
-};
+use std::{cell::Cell, sync::Arc, time::Duration};
 
 use i18n::Language;
 
 use ops::{
     Caller, Catalog, Mode, OpError, Text,
-    activity::{ListActivity, ListActivityInput},
+    activity::{ListActivity, ListActivityInput, Undo, UndoInput},
     assistant::{Ask, Card, ProposalAction, ProposalStatus, Reading, Said},
-    channels::Message,
+    channels::{Chats, Message},
     charges::{ListUpcomingCharges, ListUpcomingInput},
     import::{ImportItem, ImportSubscriptions, ImportSubscriptionsInput},
     reports::{GetSpendingSummary, SpendingSummaryInput},
@@ -197,37 +192,23 @@ pub(crate) fn not_linked() -> Reply {
     )))
 }
 
-/// How long a document's candidates wait for the person's Import.
-const IMPORT_WAITS: Duration = Duration::from_secs(30 * 60);
-
-/// What a document sent to the chat was found to hold, waiting for the person who sent it.
-struct PendingImport {
-    member_id: i64,
-    household_id: i64,
-    items: Vec<ImportItem>,
-    since: Instant,
-}
-
 /// The catalog and the assistant, as a chat reaches them.
 #[derive(Clone)]
 pub(crate) struct Glue {
     pub(crate) catalog: Arc<dyn Catalog>,
     pub(crate) assistant: Arc<dyn Ask>,
-    /// Kept in memory: after a restart the person sends the document again.
-    imports: Arc<Mutex<HashMap<String, PendingImport>>>,
-}
-
-/// A key no one else's press will hit by chance (the press is checked against its member too).
-fn import_key() -> String {
-    use std::hash::{BuildHasher as _, Hasher as _};
-    let a = std::collections::hash_map::RandomState::new().build_hasher().finish();
-    let b = std::collections::hash_map::RandomState::new().build_hasher().finish();
-    format!("{a:016x}{b:016x}")
+    /// Where a document's import waits for its Import button, on whichever instance the press
+    /// lands.
+    chats: Arc<dyn Chats>,
 }
 
 impl Glue {
-    pub(crate) fn new(catalog: Arc<dyn Catalog>, assistant: Arc<dyn Ask>) -> Self {
-        Self { catalog, assistant, imports: Arc::default() }
+    pub(crate) fn new(
+        catalog: Arc<dyn Catalog>,
+        assistant: Arc<dyn Ask>,
+        chats: Arc<dyn Chats>,
+    ) -> Self {
+        Self { catalog, assistant, chats }
     }
 
     /// A file the member sent: read as the web's import reads it, and offered for import behind
@@ -286,20 +267,14 @@ impl Glue {
             surface.send(&reply).await;
             return;
         }
-        let key = import_key();
         let count = new.len();
-        if let Ok(mut imports) = self.imports.lock() {
-            imports.retain(|_, pending| pending.since.elapsed() < IMPORT_WAITS);
-            imports.insert(
-                key.clone(),
-                PendingImport {
-                    member_id: caller.member_id,
-                    household_id: caller.household_id,
-                    items: new,
-                    since: Instant::now(),
-                },
-            );
-        }
+        let key = match self.chats.hold_import(caller, &new).await {
+            Ok(key) => key,
+            Err(err) => {
+                surface.send(&Reply::text(say(&err.text()))).await;
+                return;
+            }
+        };
         let reply = Reply {
             title: Some(say(&Text::new("{count, plural, one {Found # subscription to add} other {Found # subscriptions to add}}").with("count", count))),
             lines,
@@ -493,8 +468,8 @@ impl Glue {
         let (kind, id) = data.split_once(':').unwrap_or(("", ""));
         match kind {
             "u" => {
-                let input = serde_json::json!({"batch_id": id});
-                match self.catalog.call_json(caller, "undo", input, Mode::Apply).await {
+                let input = UndoInput { batch_id: Some(id.to_owned()), ..UndoInput::default() };
+                match ops::call::<Undo>(&*self.catalog, caller, &input, Mode::Apply).await {
                     Ok(_) => Ok(Reply::text(say(&Text::new("Undone.")))),
                     Err(err) => Err(say(&err.text())),
                 }
@@ -512,20 +487,16 @@ impl Glue {
                     .map_err(|err| say(&err.text()))
             }
             "i" => {
-                let pending = self.imports.lock().ok().and_then(|mut imports| {
-                    let fresh = imports.get(id).is_some_and(|p| {
-                        p.member_id == caller.member_id
-                            && p.household_id == caller.household_id
-                            && p.since.elapsed() < IMPORT_WAITS
-                    });
-                    if fresh { imports.remove(id) } else { None }
-                });
-                let Some(pending) = pending else {
-                    return Err(say(&Text::new(
-                        "That import is no longer waiting; send the file again.",
-                    )));
+                let items = match self.chats.take_import(caller, id).await {
+                    Ok(Some(items)) => items,
+                    Ok(None) => {
+                        return Err(say(&Text::new(
+                            "That import is no longer waiting; send the file again.",
+                        )));
+                    }
+                    Err(err) => return Err(say(&err.text())),
                 };
-                let input = ImportSubscriptionsInput { items: pending.items };
+                let input = ImportSubscriptionsInput { items };
                 match ops::call::<ImportSubscriptions>(&*self.catalog, caller, &input, Mode::Apply)
                     .await
                 {
@@ -534,7 +505,11 @@ impl Glue {
                             .with("created", result.created.len())
                             .with("skipped", result.skipped.len()))))
                     }
-                    Err(err) => Err(say(&err.text())),
+                    Err(err) => {
+                        // Nothing was imported: the button works again, for another try.
+                        let _ = self.chats.put_back_import(caller, id, &input.items).await;
+                        Err(say(&err.text()))
+                    }
                 }
             }
             _ => Err(say(&Text::new("That button is not Exhale's."))),

@@ -77,8 +77,6 @@ pub enum ChannelsError {
 
 /// The delivery worker.
 pub struct Channels {
-    /// Telegram bots in webhook mode, by household, for the webhook route.
-    hooks: std::sync::Mutex<HashMap<i64, Arc<telegram::Bot>>>,
     outbox: Arc<dyn Outbox>,
     http: Arc<http::Http>,
     telegram: telegram::Api,
@@ -91,7 +89,7 @@ impl Channels {
         let http = Arc::new(http::Http::new(&config.extra_roots).map_err(ChannelsError::Setup)?);
         let telegram = telegram::Api::new(http.clone(), &config.telegram_api);
         let slack = slack::Api::new(http.clone(), &config.slack_api);
-        Ok(Self { hooks: std::sync::Mutex::default(), outbox, http, telegram, slack, config })
+        Ok(Self { outbox, http, telegram, slack, config })
     }
 
     /// A household's Telegram bot, answering its chats through the catalog and the assistant.
@@ -102,7 +100,8 @@ impl Channels {
         catalog: Arc<dyn Catalog>,
         assistant: Arc<dyn Ask>,
     ) -> telegram::Bot {
-        telegram::Bot::new(self.telegram.clone(), bot, chats, chat::Glue::new(catalog, assistant))
+        let glue = chat::Glue::new(catalog, assistant, chats.clone());
+        telegram::Bot::new(self.telegram.clone(), bot, chats, glue)
     }
 
     /// A household's Slack app, answering direct messages through the catalog and the
@@ -114,13 +113,8 @@ impl Channels {
         catalog: Arc<dyn Catalog>,
         assistant: Arc<dyn Ask>,
     ) -> slack::App {
-        slack::App::new(
-            self.slack.clone(),
-            self.http.clone(),
-            bot,
-            chats,
-            chat::Glue::new(catalog, assistant),
-        )
+        let glue = chat::Glue::new(catalog, assistant, chats.clone());
+        slack::App::new(self.slack.clone(), self.http.clone(), bot, chats, glue)
     }
 
     /// Runs every household's bot, starting the ones an owner adds and stopping the ones they
@@ -136,16 +130,7 @@ impl Channels {
             loop {
                 match chats.chat_bots().await {
                     Ok(bots) => {
-                        running.retain(|key, (seen, _)| {
-                            let kept = bots.iter().any(|b| same_bot(b, seen));
-                            if !kept
-                                && key.1 == ChatKind::Telegram
-                                && let Ok(mut hooks) = self.hooks.lock()
-                            {
-                                hooks.remove(&key.0);
-                            }
-                            kept
-                        });
+                        running.retain(|_, (seen, _)| bots.iter().any(|b| same_bot(b, seen)));
                         for bot in bots {
                             let key = (bot.household_id, bot.kind);
                             if running.contains_key(&key) {
@@ -156,11 +141,11 @@ impl Channels {
                                 (chats.clone(), catalog.clone(), assistant.clone());
                             let task = match bot.kind {
                                 ChatKind::Telegram if bot.webhook.is_some() => {
-                                    let runner =
-                                        Arc::new(self.telegram_bot(bot, chats, catalog, assistant));
-                                    self.hook(key.0, runner.clone());
-                                    // Registered again now and then: Telegram may have been
-                                    // unreachable, or the webhook dropped.
+                                    // Updates arrive at the webhook route of any instance;
+                                    // this instance, leading, registers it with Telegram, and
+                                    // again now and then: Telegram may have been unreachable,
+                                    // or the webhook dropped.
+                                    let runner = self.telegram_bot(bot, chats, catalog, assistant);
                                     tokio::spawn(async move {
                                         loop {
                                             if let Err(err) = runner.start().await {
@@ -190,23 +175,35 @@ impl Channels {
         })
     }
 
-    /// The route Telegram posts updates to in webhook mode (`ops::channels::telegram_webhook_path`):
-    /// `403` unless the secret header is the household's bot's.
-    pub fn webhook_router(self: Arc<Self>) -> axum::Router {
+    /// The route Telegram posts updates to in webhook mode (`ops::channels::telegram_webhook_path`),
+    /// served by every instance: the household's bot is read from the database for each post,
+    /// so an instance that is not running the bots answers as well as the one that is. `404`
+    /// for a household without a bot in webhook mode, `403` unless the secret header is its
+    /// bot's, `503` while the database is away (Telegram posts again).
+    pub fn webhook_router(
+        self: Arc<Self>,
+        chats: Arc<dyn Chats>,
+        catalog: Arc<dyn Catalog>,
+        assistant: Arc<dyn Ask>,
+    ) -> axum::Router {
         use axum::{
             extract::{Path, State},
             http::{HeaderMap, StatusCode},
             routing::post,
         };
+        type Parts = (Arc<Channels>, Arc<dyn Chats>, Arc<dyn Catalog>, Arc<dyn Ask>);
         async fn receive(
-            State(channels): State<Arc<Channels>>,
+            State((channels, chats, catalog, assistant)): State<Parts>,
             Path(household_id): Path<i64>,
             headers: HeaderMap,
             axum::Json(update): axum::Json<serde_json::Value>,
         ) -> StatusCode {
-            let bot =
-                channels.hooks.lock().ok().and_then(|hooks| hooks.get(&household_id).cloned());
-            let Some(bot) = bot else { return StatusCode::NOT_FOUND };
+            let bot = match chats.chat_bot(household_id, ChatKind::Telegram).await {
+                Ok(Some(bot)) if bot.webhook.is_some() => bot,
+                Ok(_) => return StatusCode::NOT_FOUND,
+                Err(_) => return StatusCode::SERVICE_UNAVAILABLE,
+            };
+            let bot = channels.telegram_bot(bot, chats, catalog, assistant);
             let secret =
                 headers.get("x-telegram-bot-api-secret-token").and_then(|v| v.to_str().ok());
             if !bot.accepts(secret) {
@@ -218,15 +215,7 @@ impl Channels {
         }
         axum::Router::new()
             .route("/telegram/{household_id}/updates", post(receive))
-            .with_state(self)
-    }
-
-    /// Registers a Telegram bot in webhook mode with the webhook route (the chat supervisor
-    /// does this for every such bot).
-    pub fn hook(&self, household_id: i64, bot: Arc<telegram::Bot>) {
-        if let Ok(mut hooks) = self.hooks.lock() {
-            hooks.insert(household_id, bot);
-        }
+            .with_state((self, chats, catalog, assistant))
     }
 
     /// Sends what is due now, one round; returns how many messages were tried.

@@ -160,10 +160,11 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         leader,
         app.clone(),
         channels.clone(),
-        catalog,
+        catalog.clone(),
         assistant.clone(),
     ));
-    let router = router(app, assistant, &config, address.port())?.merge(channels.webhook_router());
+    let webhooks = channels.webhook_router(app.clone(), catalog, assistant.clone());
+    let router = router(app, assistant, &config, address.port())?.merge(webhooks);
     http::serve(listener, router, config.serving(), shutdown_signal(terminate)).await;
     background.abort();
     Ok(())

@@ -406,6 +406,9 @@ settings:
 /// How long a chat link code works.
 pub const CHAT_LINK_MINUTES: i64 = 10;
 
+/// How long what a document sent to a chat holds waits for its sender's Import button.
+pub const CHAT_IMPORT_MINUTES: i64 = 30;
+
 pub struct CreateChatLink;
 impl Op for CreateChatLink {
     const INFO: OpInfo = OpInfo::write(
@@ -632,6 +635,13 @@ pub fn telegram_webhook_path(household_id: i64) -> String {
 pub trait Chats: Send + Sync {
     /// Every household's configured bot.
     fn chat_bots(&self) -> BoxFuture<'_, Result<Vec<ChatBot>, OpError>>;
+    /// One household's bot of a kind, read now (a Telegram webhook post checks its secret
+    /// against this, on whichever instance it lands).
+    fn chat_bot(
+        &self,
+        household_id: i64,
+        kind: ChatKind,
+    ) -> BoxFuture<'_, Result<Option<ChatBot>, OpError>>;
     /// Records how reaching a bot went: its username, or why it failed.
     fn bot_status(
         &self,
@@ -656,6 +666,29 @@ pub trait Chats: Send + Sync {
         code: &'a str,
         address: &'a str,
     ) -> BoxFuture<'a, Result<Option<String>, OpError>>;
+    /// Keeps the import a document sent by `caller` was found to hold, for
+    /// [`CHAT_IMPORT_MINUTES`], in the database so any instance honours the Import button; the
+    /// button's key.
+    fn hold_import<'a>(
+        &'a self,
+        caller: &'a crate::Caller,
+        items: &'a [crate::import::ImportItem],
+    ) -> BoxFuture<'a, Result<String, OpError>>;
+    /// Keeps an import taken with [`Chats::take_import`] again under its key, after importing
+    /// it failed (the database was away a moment): pressing again tries again.
+    fn put_back_import<'a>(
+        &'a self,
+        caller: &'a crate::Caller,
+        key: &'a str,
+        items: &'a [crate::import::ImportItem],
+    ) -> BoxFuture<'a, Result<(), OpError>>;
+    /// Takes the import waiting under `key` (once): `None` when it is unknown, expired or
+    /// someone else's.
+    fn take_import<'a>(
+        &'a self,
+        caller: &'a crate::Caller,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<crate::import::ImportItem>>, OpError>>;
     /// The member a linked chat belongs to, acting as themselves through the chat; `None` for a
     /// chat linked to nobody in this household. They read their own language, else their
     /// household's, else the one their chat client asks for (`client_language`, a code such as

@@ -703,6 +703,47 @@ pub fn take_link_code(
     )
 }
 
+/// Keeps what a document sent to a chat was found to hold (`items`, JSON) under `id`, for
+/// `member_id` to import before `expires_at`. The household's expired ones are removed.
+pub fn hold_chat_import(
+    db: &Db<'_>,
+    id: &str,
+    household_id: i64,
+    member_id: i64,
+    items: &str,
+    expires_at: &str,
+    now: &str,
+) -> Result<()> {
+    db.execute(
+        "DELETE FROM chat_imports WHERE household_id = ?1 AND expires_at <= ?2",
+        params![household_id, now],
+    )?;
+    db.execute(
+        "INSERT INTO chat_imports (id, household_id, member_id, items, expires_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![id, household_id, member_id, items, expires_at],
+    )?;
+    Ok(())
+}
+
+/// Takes a waiting import (once): its items, unless it is unknown, another member's or
+/// expired before `now`.
+pub fn take_chat_import(
+    db: &Db<'_>,
+    id: &str,
+    household_id: i64,
+    member_id: i64,
+    now: &str,
+) -> Result<Option<String>> {
+    db.query_opt(
+        "DELETE FROM chat_imports
+             WHERE id = ?1 AND household_id = ?2 AND member_id = ?3 AND expires_at > ?4
+             RETURNING items",
+        params![id, household_id, member_id, now],
+        |r| r.get(0),
+    )
+}
+
 /// The destination of a linked chat in a household.
 pub fn chat_destination(
     db: &Db<'_>,

@@ -43,6 +43,8 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0018_limit_paces", include_str!("../migrations/sqlite/0018_limit_paces.sql")),
     ("0019_row_level_security", include_str!("../migrations/sqlite/0019_row_level_security.sql")),
     ("0020_transaction_search", include_str!("../migrations/sqlite/0020_transaction_search.sql")),
+    ("0021_chat_imports", include_str!("../migrations/sqlite/0021_chat_imports.sql")),
+    ("0022_oauth_row_security", include_str!("../migrations/sqlite/0022_oauth_row_security.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -56,6 +58,8 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0018_limit_paces", include_str!("../migrations/postgres/0018_limit_paces.sql")),
     ("0019_row_level_security", include_str!("../migrations/postgres/0019_row_level_security.sql")),
     ("0020_transaction_search", include_str!("../migrations/postgres/0020_transaction_search.sql")),
+    ("0021_chat_imports", include_str!("../migrations/postgres/0021_chat_imports.sql")),
+    ("0022_oauth_row_security", include_str!("../migrations/postgres/0022_oauth_row_security.sql")),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

@@ -419,6 +419,12 @@ impl TelegramFake {
         self.arrived.notify_waiters();
     }
 
+    /// The updates for the bot with `token` that no poll has fetched, taken: what Telegram
+    /// posts to a bot's webhook instead.
+    pub async fn take_updates(&self, token: &str) -> Vec<Value> {
+        self.state.lock().await.updates.remove(token).unwrap_or_default()
+    }
+
     pub async fn calls(&self) -> Vec<BotCall> {
         self.state.lock().await.calls.clone()
     }

@@ -18,7 +18,7 @@ struct Chat {
     env: TestEnv,
     ana: ops::Caller,
     fake: fakes::TelegramFake,
-    _api: test_support::TestServer,
+    api: test_support::TestServer,
     channels: Arc<Channels>,
 }
 
@@ -30,7 +30,7 @@ impl Chat {
         env.call(&ana, "set_channel_settings", json!({"telegram_bot_token": TOKEN})).await.unwrap();
         let config = ChannelsConfig { telegram_api: api.url(""), ..ChannelsConfig::default() };
         let channels = Arc::new(Channels::new(env.app.clone(), config).unwrap());
-        Self { env, ana, fake, _api: api, channels }
+        Self { env, ana, fake, api, channels }
     }
 
     /// The household's bot, as the chat supervisor would start it.
@@ -418,11 +418,30 @@ async fn a_bank_export_sent_to_the_bot_is_offered_for_import_and_imported_with_a
     );
 }
 
+/// The Telegram webhook route of an instance on `app`, as `exhale serve` merges it into its
+/// router: nothing from the instance that started the bot.
+fn webhook_route(chat: &Chat, app: Arc<app::App>) -> test_support::TestServer {
+    let config = ChannelsConfig { telegram_api: chat.api.url(""), ..ChannelsConfig::default() };
+    let channels = Arc::new(Channels::new(app.clone(), config).unwrap());
+    let assistant = assistant::Assistant::new(
+        app.clone(),
+        app.clone(),
+        Arc::new(assistant::Providers::default()),
+    )
+    .unwrap();
+    let router = channels.webhook_router(app.clone(), app, Arc::new(assistant));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    test_support::serve_router(tokio::net::TcpListener::from_std(listener).unwrap(), router)
+}
+
 #[tokio::test]
-async fn in_webhook_mode_updates_arrive_with_the_secret_header_and_anything_else_is_refused() {
+async fn in_webhook_mode_updates_arrive_at_any_instance_with_the_secret_header_and_anything_else_is_refused()
+ {
     let chat = Chat::new().await;
     let origin = "https://exhale.example.net";
-    chat.env.app.set_public_origin(Some(ops::oauth::PublicOrigin { origin: origin.into() }));
+    let public = || Some(ops::oauth::PublicOrigin { origin: origin.into() });
+    chat.env.app.set_public_origin(public());
     chat.env
         .call(&chat.ana, "set_channel_settings", json!({"telegram_webhook": true}))
         .await
@@ -443,35 +462,68 @@ async fn in_webhook_mode_updates_arrive_with_the_secret_header_and_anything_else
             .to_string()
             .contains(&secret)
     );
-    chat.channels.hook(household, Arc::new(bot));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let server = test_support::serve_router(listener, chat.channels.clone().webhook_router());
-    let link =
-        chat.env.call(&chat.ana, "create_chat_link", json!({"kind": "telegram"})).await.unwrap();
-    let update = json!({"update_id": 1, "message": {"message_id": 5, "date": 1_796_112_000,
-        "from": {"id": ANA, "is_bot": false, "first_name": "Ana"}, "chat": {"id": ANA, "type": "private"},
-        "text": format!("/start {}", link["code"].as_str().unwrap())}});
+    // Two instances behind one public origin; neither is running the bot.
+    drop(bot);
+    let first = webhook_route(&chat, chat.env.app.clone());
+    let other_app = chat.env.reopen();
+    other_app.set_public_origin(public());
+    let second = webhook_route(&chat, other_app);
     let client = reqwest::Client::new();
-    let post = |path: String, secret: Option<&str>| {
-        let mut request = client.post(server.url(&path)).json(&update);
+    let post = |server: &test_support::TestServer,
+                path: &str,
+                secret: Option<&str>,
+                update: &serde_json::Value| {
+        let mut request = client.post(server.url(path)).json(update);
         if let Some(secret) = secret {
             request = request.header("x-telegram-bot-api-secret-token", secret);
         }
         request.send()
     };
     let path = format!("/telegram/{household}/updates");
-    assert_eq!(post(path.clone(), None).await.unwrap().status(), 403);
-    assert_eq!(post(path.clone(), Some("not-the-secret")).await.unwrap().status(), 403);
-    assert_eq!(
-        post(format!("/telegram/{}/updates", household + 1), Some(&secret)).await.unwrap().status(),
-        404
-    );
+
+    let link =
+        chat.env.call(&chat.ana, "create_chat_link", json!({"kind": "telegram"})).await.unwrap();
+    chat.fake.message(TOKEN, ANA, &format!("/start {}", link["code"].as_str().unwrap())).await;
+    let [update] = <[serde_json::Value; 1]>::try_from(chat.fake.take_updates(TOKEN).await).unwrap();
+    for server in [&first, &second] {
+        assert_eq!(post(server, &path, None, &update).await.unwrap().status(), 403);
+        assert_eq!(
+            post(server, &path, Some("not-the-secret"), &update).await.unwrap().status(),
+            403
+        );
+        let elsewhere = format!("/telegram/{}/updates", household + 1);
+        assert_eq!(post(server, &elsewhere, Some(&secret), &update).await.unwrap().status(), 404);
+    }
     assert!(chat.fake.calls_of("sendMessage").await.is_empty(), "nothing was handled");
-    assert_eq!(post(path, Some(&secret)).await.unwrap().status(), 200);
+    assert_eq!(post(&first, &path, Some(&secret), &update).await.unwrap().status(), 200);
     chat.fake.until(|calls| calls.iter().any(|c| c.method == "sendMessage")).await;
     assert!(
         chat.last_to(ANA).await.starts_with("Linked to Exhale as Home owner"),
         "{}",
         chat.last_to(ANA).await
     );
+
+    // A bank export arrives at the second instance; its Import button is pressed at the
+    // first, which never saw the file: what waits for the press is in the database.
+    chat.fake.file(TOKEN, ANA, "export.csv", crate::import::uk_export().as_bytes(), false).await;
+    for update in chat.fake.take_updates(TOKEN).await {
+        assert_eq!(post(&second, &path, Some(&secret), &update).await.unwrap().status(), 200);
+    }
+    chat.fake
+        .until(|calls| {
+            calls.iter().any(|c| {
+                c.method == "sendMessage"
+                    && c.body["text"].as_str().is_some_and(|t| t.starts_with("<b>Found "))
+            })
+        })
+        .await;
+    let (message_id, data) = first_button(&chat.fake, ANA).await;
+    assert!(data.starts_with("i:"), "{data}");
+    chat.fake.press(TOKEN, ANA, message_id, &data).await;
+    for update in chat.fake.take_updates(TOKEN).await {
+        assert_eq!(post(&first, &path, Some(&secret), &update).await.unwrap().status(), 200);
+    }
+    chat.fake.until(|calls| calls.iter().any(|c| c.method == "answerCallbackQuery")).await;
+    let listed = chat.env.call(&chat.ana, "list_subscriptions", json!({})).await.unwrap();
+    assert!(listed["total"].as_u64().unwrap() > 0, "imported through the other instance: {listed}");
 }

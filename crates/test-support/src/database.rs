@@ -257,6 +257,16 @@ impl DataDir {
         })
     }
 
+    /// The first column of every row `sql` gives after `setup`, as Exhale's role, sorted.
+    pub fn texts_as_exhale(&self, setup: &str, sql: &str) -> Vec<String> {
+        let mut texts: Vec<String> = self.as_exhale(setup, |tx| {
+            let rows = tx.query(sql, &[]).unwrap_or_else(|err| panic!("{sql}: {err}"));
+            rows.iter().map(|row| row.get(0)).collect()
+        });
+        texts.sort();
+        texts
+    }
+
     /// The server's refusal of `sql` after `setup`, as Exhale's role, in its words.
     pub fn refusal_as_exhale(&self, setup: &str, sql: &str) -> String {
         self.as_exhale(setup, |tx| {

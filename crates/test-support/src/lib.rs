@@ -186,53 +186,63 @@ impl TestEnv {
         if let Some(secret) = setup_secret {
             self.app.open_setup_link(secret).await.expect("keep the setup link");
         }
-        if let Some(secret) = setup_secret {
-            self.app.open_setup_link(secret).await.expect("keep the setup link");
-        }
-        let listener =
-            tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
-        let port = listener.local_addr().expect("a local address").port();
-        let catalog: Arc<dyn ops::Catalog> = self.app.clone();
-        // As `exhale serve` on loopback with no public origin configured.
-        let origin = ops::oauth::PublicOrigin { origin: format!("http://127.0.0.1:{port}") };
-        self.app.set_public_origin(Some(origin.clone()));
-        let mcp = mcp::router(
-            catalog.clone(),
-            &mcp::HttpConfig {
-                allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
-                allowed_origins: vec!["http://localhost:3000".into()],
-                max_request_bytes: 1024 * 1024,
-                oauth: Some(origin),
-            }
-            .with_own_origins(port),
-        )
-        .expect("set up /mcp");
-        let assistant = assistant::Assistant::new(
-            catalog.clone(),
-            self.app.clone(),
-            Arc::new(assistant::Providers::default()),
-        )
-        .expect("start the assistant");
-        let web = web::router(
-            catalog.clone(),
-            self.app.clone(),
-            self.app.clone(),
-            Arc::new(assistant),
-            web::WebConfig {
-                secure_cookies: false,
-                mcp_command: None,
-                max_request_bytes: 1024 * 1024,
-            },
-        )
-        .expect("set up the web app");
-        let router = api::router(1024 * 1024)
-            .with_state(http::AppState::new(catalog.clone()))
-            .merge(mcp)
-            .merge(oauth::router(self.app.clone()))
-            .merge(::channels::router(catalog, self.app.clone()))
-            .merge(web);
-        serve_router_with(listener, router, config)
+        serve_app(&self.app, config, None).await
     }
+
+    /// A second instance on the same database (and clock), answering as the same public
+    /// origin as `first`, as two instances behind one load balancer do.
+    pub async fn serve_another_instance(&self, first: &TestServer) -> TestServer {
+        let origin = ops::oauth::PublicOrigin { origin: first.url("") };
+        serve_app(&self.reopen(), http::ServeConfig::default(), Some(origin)).await
+    }
+}
+
+/// Serves `app` as `exhale serve` does, on 127.0.0.1:0, answering as `origin` or else as its
+/// own loopback address.
+async fn serve_app(
+    app: &Arc<App>,
+    config: http::ServeConfig,
+    origin: Option<ops::oauth::PublicOrigin>,
+) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+    let port = listener.local_addr().expect("a local address").port();
+    let catalog: Arc<dyn ops::Catalog> = app.clone();
+    // Unless given one, as `exhale serve` on loopback with no public origin configured.
+    let origin = origin
+        .unwrap_or_else(|| ops::oauth::PublicOrigin { origin: format!("http://127.0.0.1:{port}") });
+    app.set_public_origin(Some(origin.clone()));
+    let mcp = mcp::router(
+        catalog.clone(),
+        &mcp::HttpConfig {
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
+            allowed_origins: vec!["http://localhost:3000".into()],
+            max_request_bytes: 1024 * 1024,
+            oauth: Some(origin),
+        }
+        .with_own_origins(port),
+    )
+    .expect("set up /mcp");
+    let assistant = assistant::Assistant::new(
+        catalog.clone(),
+        app.clone(),
+        Arc::new(assistant::Providers::default()),
+    )
+    .expect("start the assistant");
+    let web = web::router(
+        catalog.clone(),
+        app.clone(),
+        app.clone(),
+        Arc::new(assistant),
+        web::WebConfig { secure_cookies: false, mcp_command: None, max_request_bytes: 1024 * 1024 },
+    )
+    .expect("set up the web app");
+    let router = api::router(1024 * 1024)
+        .with_state(http::AppState::new(catalog.clone()))
+        .merge(mcp)
+        .merge(oauth::router(app.clone()))
+        .merge(::channels::router(catalog, app.clone()))
+        .merge(web);
+    serve_router_with(listener, router, config)
 }
 
 impl Default for TestEnv {

@@ -579,6 +579,35 @@ async fn authorization_requests_that_cannot_be_trusted_stop_or_go_back_with_the_
 }
 
 #[tokio::test]
+async fn a_refresh_token_replayed_at_another_instance_after_its_minute_ends_the_family_on_both() {
+    let w = World::new().await;
+    let first = w.env.serve().await;
+    let second = w.env.serve_another_instance(&first).await;
+    let client_id = public_client(&first, "Leaky").await;
+    let tokens = connected(&first, &client_id, "write").await;
+    let stolen = tokens["refresh_token"].as_str().unwrap();
+    let (status, rotated) = refresh(&first, &client_id, stolen).await;
+    assert_eq!(status, StatusCode::OK, "{rotated}");
+    let access = rotated["access_token"].as_str().unwrap();
+    for server in [&first, &second] {
+        assert_eq!(rest(server, access, "list_categories", json!({})).await.0, StatusCode::OK);
+    }
+    w.env.clock.advance(jiff::SignedDuration::from_secs(61));
+    let (status, error) = refresh(&second, &client_id, stolen).await;
+    assert_eq!((status, error["error"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_grant")));
+    // The replay, seen by one instance, ends what the family gave on both.
+    for server in [&first, &second] {
+        assert_eq!(
+            rest(server, access, "list_categories", json!({})).await.0,
+            StatusCode::UNAUTHORIZED
+        );
+        let successor = rotated["refresh_token"].as_str().unwrap();
+        let (status, _) = refresh(server, &client_id, successor).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "the successor went with the family");
+    }
+}
+
+#[tokio::test]
 async fn a_refresh_token_used_again_after_a_minute_ends_its_whole_family() {
     let w = World::new().await;
     let server = w.env.serve().await;

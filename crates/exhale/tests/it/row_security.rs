@@ -58,6 +58,34 @@ fn a_query_that_names_no_household_sees_no_rows_and_one_household_never_sees_ano
     assert!(moved.contains("row-level security"), "{moved}");
 }
 
+#[test]
+fn every_table_is_fenced_by_household_but_the_few_that_belong_to_no_household() {
+    let dir = DataDir::postgres();
+    owner_with_token(&dir, "read");
+    let unfenced = dir.texts_as_exhale(
+        "",
+        "SELECT c.relname::text FROM pg_class c
+         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+           AND NOT (c.relrowsecurity AND c.relforcerowsecurity)",
+    );
+    // A new table with a household's rows gets its policy in its own migration (as
+    // 0021_chat_imports does); one that belongs to nobody is named here, with why.
+    let of_nobody = [
+        // Per-address and per-token limits, kept by hashes and addresses, not households.
+        "limit_counts",
+        "limit_paces",
+        // Clients that registered themselves, before anyone granted them anything.
+        "oauth_clients",
+        // Which migrations ran.
+        "schema_migrations",
+        // The one-time link `exhale serve` prints to create the first household.
+        "setup_links",
+        // The folded text of transactions, read only joined to `transactions` (fenced).
+        "transaction_search",
+    ];
+    assert_eq!(unfenced, of_nobody);
+}
+
 /// `exhale check` on the database at `url`, as a person would run it.
 fn check_at(dir: &DataDir, url: &str) -> (Option<i32>, String) {
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"))

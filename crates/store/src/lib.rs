@@ -13,6 +13,7 @@
 
 mod copy;
 mod db;
+mod endpoint;
 mod migrations;
 mod postgres;
 mod sql;

@@ -25,7 +25,7 @@ use std::{
 use bytes::{BufMut, BytesMut};
 use fallible_iterator::FallibleIterator as _;
 use postgres::{
-    Client, NoTls, Statement,
+    Client, Statement,
     error::SqlState,
     types::{FromSql, IsNull, ToSql, Type, to_sql_checked},
 };
@@ -33,6 +33,7 @@ use postgres::{
 use crate::{
     Result, StoreError,
     db::{Cache, Conn, Db, Kind, Param, Value},
+    endpoint::Endpoint,
     sql::parse_date,
 };
 
@@ -56,7 +57,7 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 10;
 
 /// Connections to one PostgreSQL database.
 pub(crate) struct PgStore {
-    config: postgres::Config,
+    endpoint: Endpoint,
     pool: Arc<Pool>,
 }
 
@@ -166,9 +167,12 @@ impl PgStore {
     }
 
     fn connect_here(url: &str, max_connections: usize) -> Result<Self> {
-        let config = parse_url(url)?;
+        let endpoint = Endpoint::parse(url)?;
+        if let Some(warning) = endpoint.unchecked_remote_server() {
+            tracing::warn!("{warning}");
+        }
         let store = Self {
-            config,
+            endpoint,
             pool: Arc::new(Pool {
                 state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }),
                 returned: Condvar::new(),
@@ -225,10 +229,8 @@ impl PgStore {
                 // Counted before it is open; a failure gives the place back as the lease
                 // drops.
                 let mut lease = self.lent(None);
-                let client = self
-                    .config
-                    .connect(NoTls)
-                    .map_err(|err| unreachable_server(&self.config, &err))?;
+                let client =
+                    self.endpoint.connect().map_err(|err| self.endpoint.unreachable(&err))?;
                 lease.conn = Some(Connection {
                     client,
                     statements: HashMap::new(),
@@ -330,11 +332,11 @@ impl PgStore {
         channel: &'static str,
         deliver: impl Fn(String) + Send + 'static,
     ) -> Background {
-        let config = self.config.clone();
+        let endpoint = self.endpoint.clone();
         Background::start("exhale-pg-listen", move |running| {
             while running.load(Ordering::Relaxed) {
                 let listened = (|| -> std::result::Result<(), postgres::Error> {
-                    let mut client = config.connect(NoTls)?;
+                    let mut client = endpoint.connect()?;
                     client.batch_execute(&format!("LISTEN {channel}"))?;
                     while running.load(Ordering::Relaxed) {
                         let mut notifications = client.notifications();
@@ -358,12 +360,12 @@ impl PgStore {
     /// its connection breaks, the server lets the lock go and another takes it within
     /// [`POLL`]. Stops when the returned handle is dropped.
     pub(crate) fn lead(&self, lead: impl Fn(bool) + Send + 'static) -> Background {
-        let config = self.config.clone();
+        let endpoint = self.endpoint.clone();
         Background::start("exhale-pg-lead", move |running| {
             let mut leading = false;
             while running.load(Ordering::Relaxed) {
                 let held = (|| -> std::result::Result<(), postgres::Error> {
-                    let mut client = config.connect(NoTls)?;
+                    let mut client = endpoint.connect()?;
                     while running.load(Ordering::Relaxed) {
                         let now = if leading {
                             // Still connected is still leading: the lock is the session's.
@@ -426,18 +428,10 @@ impl Drop for Background {
 /// One connection to the database at `url`, alone, after the checks a store's first one has:
 /// for `exhale migrate`, which makes the schema and copies into it in one transaction.
 pub(crate) fn connect_alone(url: &str) -> Result<Client> {
-    let config = parse_url(url)?;
-    let mut client = config.connect(NoTls).map_err(|err| unreachable_server(&config, &err))?;
+    let endpoint = Endpoint::parse(url)?;
+    let mut client = endpoint.connect().map_err(|err| endpoint.unreachable(&err))?;
     check_server(&mut client)?;
     Ok(client)
-}
-
-fn parse_url(url: &str) -> Result<postgres::Config> {
-    url.parse().map_err(|err: postgres::Error| {
-        StoreError::Config(format!(
-            "the database URL is not a PostgreSQL URL ({err}); write it as postgres://user:password@host:5432/database"
-        ))
-    })
 }
 
 /// Refuses servers older than [`OLDEST_SERVER`].
@@ -468,22 +462,6 @@ fn check_server(client: &mut Client) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-fn unreachable_server(config: &postgres::Config, err: &postgres::Error) -> StoreError {
-    let hosts: Vec<String> = config
-        .get_hosts()
-        .iter()
-        .map(|host| match host {
-            postgres::config::Host::Tcp(name) => name.clone(),
-            postgres::config::Host::Unix(path) => path.display().to_string(),
-        })
-        .collect();
-    let cause = err.as_db_error().map_or_else(|| err.to_string(), |db| db.message().to_owned());
-    StoreError::Unavailable(format!(
-        "cannot connect to PostgreSQL at {} ({cause}); check that the server runs and that the database URL (EXHALE_DATABASE_URL) names the right host, user, password and database",
-        hosts.join(", ")
-    ))
 }
 
 /// A transaction on a leased connection.

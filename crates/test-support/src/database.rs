@@ -210,7 +210,7 @@ impl DataDir {
         let (admin, cluster) = match cluster() {
             Some(admin) => (admin, None),
             None => {
-                let own = PrivateCluster::start(false);
+                let own = PrivateCluster::start(&[]);
                 (own.admin.clone(), Some(own))
             }
         };
@@ -222,9 +222,29 @@ impl DataDir {
     /// durable, so the crash loses no commit that was acknowledged.
     pub fn postgres_to_restart() -> Self {
         let dir = crate::TempDir::new();
-        let own = PrivateCluster::start(true);
+        let own = PrivateCluster::start(&["--durable"]);
         let database = TestDatabase::postgres_in(own.admin.clone(), Schema::Migrated);
         Self { database, cluster: Some(own), dir }
+    }
+
+    /// A directory whose PostgreSQL database is in a cluster of its own that takes
+    /// connections on localhost only over TLS, with a certificate for `localhost` that
+    /// `authority` signed (its PEM files, `ca.pem` among them, written into the directory);
+    /// and the database's address there, without TLS parameters.
+    pub fn postgres_over_tls(authority: &crate::TestAuthority) -> (Self, String) {
+        let dir = crate::TempDir::new();
+        authority.write_pem_files(dir.path());
+        // A port free a moment ago; PostgreSQL cannot be asked to choose one.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        let certificates = dir.path().display().to_string();
+        let own = PrivateCluster::start(&["--tls", &certificates, &port.to_string()]);
+        let database = TestDatabase::postgres_in(own.admin.clone(), Schema::Migrated);
+        let (_, name) = database.postgres.clone().expect("a PostgreSQL database");
+        let url = format!("host=localhost port={port} dbname={name} user={ROLE}");
+        (Self { database, cluster: Some(own), dir }, url)
     }
 
     /// Crashes this directory's own PostgreSQL server (an immediate shutdown, as when it is
@@ -341,10 +361,10 @@ impl PrivateCluster {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/postgres-cluster")
     }
 
-    fn start(durable: bool) -> Self {
+    fn start(options: &[&str]) -> Self {
         let output = std::process::Command::new(Self::script())
             .arg("start")
-            .args(durable.then_some("--durable"))
+            .args(options)
             .output()
             .expect("run scripts/postgres-cluster");
         let printed = String::from_utf8_lossy(&output.stdout).into_owned();

@@ -334,6 +334,9 @@ pub struct TestAuthority {
     /// The authority's certificate (DER), for the client to trust.
     pub der: Vec<u8>,
     pub acceptor: tokio_rustls::TlsAcceptor,
+    /// The server's certificate and its PKCS #8 key (DER), for a server of another program.
+    pub server_der: Vec<u8>,
+    pub server_key_der: Vec<u8>,
 }
 
 impl TestAuthority {
@@ -363,6 +366,30 @@ impl TestAuthority {
         Self {
             der: authority.der().to_vec(),
             acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
+            server_der: certificate.der().to_vec(),
+            server_key_der: key.serialize_der(),
+        }
+    }
+
+    /// Writes the authority's certificate (`ca.pem`), the server's (`server.crt`) and its key
+    /// (`server.key`) into `dir`, as PEM files.
+    pub fn write_pem_files(&self, dir: &Path) {
+        use base64::Engine as _;
+        let pem = |label: &str, der: &[u8]| {
+            let text = base64::engine::general_purpose::STANDARD.encode(der);
+            let lines: Vec<&str> = text
+                .as_bytes()
+                .chunks(64)
+                .map(|line| std::str::from_utf8(line).expect("base64 is ASCII"))
+                .collect();
+            format!("-----BEGIN {label}-----\n{}\n-----END {label}-----\n", lines.join("\n"))
+        };
+        for (name, label, der) in [
+            ("ca.pem", "CERTIFICATE", &self.der),
+            ("server.crt", "CERTIFICATE", &self.server_der),
+            ("server.key", "PRIVATE KEY", &self.server_key_der),
+        ] {
+            std::fs::write(dir.join(name), pem(label, der)).expect("write a PEM file");
         }
     }
 }

@@ -533,3 +533,17 @@ fn a_database_url_that_cannot_work_is_refused_at_start_with_the_fix_and_its_pass
     assert!(shown.contains("postgres://exhale:***@db.example/exhale"), "{shown}");
     assert!(!shown.contains("s3cret-pw"), "{shown}");
 }
+
+/// `exhale check` on the database at `url`, as a person would run it.
+pub(crate) fn check_at(dir: &DataDir, url: &str) -> (Option<i32>, String) {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .arg("check")
+        .env("HOME", dir.path())
+        .env_remove("RUST_LOG")
+        .env("EXHALE_DATABASE_URL", url)
+        .output()
+        .unwrap();
+    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
+}

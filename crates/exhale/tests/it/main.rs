@@ -12,6 +12,7 @@ mod channels;
 mod cli;
 mod conformance;
 mod contracts;
+mod database_tls;
 mod fixtures;
 mod hostile_files;
 mod import;

@@ -6,7 +6,7 @@
 use serde_json::json;
 use test_support::DataDir;
 
-use crate::cli::{exhale, owner_with_token, stdout};
+use crate::cli::{check_at, exhale, owner_with_token, stdout};
 
 /// Two households through the real binary, each with a subscription.
 fn two_households(dir: &DataDir) {
@@ -84,20 +84,6 @@ fn every_table_is_fenced_by_household_but_the_few_that_belong_to_no_household() 
         "transaction_search",
     ];
     assert_eq!(unfenced, of_nobody);
-}
-
-/// `exhale check` on the database at `url`, as a person would run it.
-fn check_at(dir: &DataDir, url: &str) -> (Option<i32>, String) {
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .arg("check")
-        .env("HOME", dir.path())
-        .env_remove("RUST_LOG")
-        .env("EXHALE_DATABASE_URL", url)
-        .output()
-        .unwrap();
-    (output.status.code(), String::from_utf8_lossy(&output.stderr).into_owned())
 }
 
 #[test]

@@ -27,14 +27,15 @@ pub(crate) fn check_labels(
 ) -> Result<Vec<i64>, OpError> {
     let mut checked = Vec::with_capacity(ids.len());
     for (i, id) in ids.iter().enumerate() {
-        let found = store::ledger::get_label(ctx.db, ctx.household_id(), ctx.me(), id.get())
-            .or_not_found(|| {
+        if !store::ledger::label_exists(ctx.db, ctx.household_id(), id.get()).or_internal()? {
+            return Err(OpError::invalid(
+                format!("{pointer}/{i}"),
                 Text::new("No label with id {id}. Call list_labels to find ids, or pass its name.")
-                    .with("id", id.get())
-            });
-        let label = referenced(format!("{pointer}/{i}"), found)?;
-        if !checked.contains(&label.id) {
-            checked.push(label.id);
+                    .with("id", id.get()),
+            ));
+        }
+        if !checked.contains(&id.get()) {
+            checked.push(id.get());
         }
     }
     Ok(checked)
@@ -56,8 +57,8 @@ pub(crate) fn check_account(
     ctx: &Ctx<'_>,
     pointer: &str,
     id: AccountId,
-) -> Result<store::ledger::AccountRow, OpError> {
-    let found = store::ledger::get_account(ctx.db, ctx.household_id(), ctx.me(), id.get())
+) -> Result<store::ledger::AccountRef, OpError> {
+    let found = store::ledger::account_ref(ctx.db, ctx.household_id(), ctx.me(), id.get())
         .or_not_found(|| {
             Text::new("No account with id {id}. Call list_accounts to find ids, or pass its name.")
                 .with("id", id.get())

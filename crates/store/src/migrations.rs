@@ -45,6 +45,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0020_transaction_search", include_str!("../migrations/sqlite/0020_transaction_search.sql")),
     ("0021_chat_imports", include_str!("../migrations/sqlite/0021_chat_imports.sql")),
     ("0022_oauth_row_security", include_str!("../migrations/sqlite/0022_oauth_row_security.sql")),
+    (
+        "0023_transaction_labels_through_labels",
+        include_str!("../migrations/sqlite/0023_transaction_labels_through_labels.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -60,6 +64,10 @@ const POSTGRES: &[(&str, &str)] = &[
     ("0020_transaction_search", include_str!("../migrations/postgres/0020_transaction_search.sql")),
     ("0021_chat_imports", include_str!("../migrations/postgres/0021_chat_imports.sql")),
     ("0022_oauth_row_security", include_str!("../migrations/postgres/0022_oauth_row_security.sql")),
+    (
+        "0023_transaction_labels_through_labels",
+        include_str!("../migrations/postgres/0023_transaction_labels_through_labels.sql"),
+    ),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

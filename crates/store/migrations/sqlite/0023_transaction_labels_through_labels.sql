@@ -1,0 +1,2 @@
+-- Row-level security for transaction_labels is PostgreSQL's (see the PostgreSQL migration of
+-- the same name); SQLite has none, so nothing changes here.

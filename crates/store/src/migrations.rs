@@ -49,6 +49,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0023_transaction_labels_through_labels",
         include_str!("../migrations/sqlite/0023_transaction_labels_through_labels.sql"),
     ),
+    (
+        "0024_household_references",
+        include_str!("../migrations/sqlite/0024_household_references.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -67,6 +71,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0023_transaction_labels_through_labels",
         include_str!("../migrations/postgres/0023_transaction_labels_through_labels.sql"),
+    ),
+    (
+        "0024_household_references",
+        include_str!("../migrations/postgres/0024_household_references.sql"),
     ),
 ];
 

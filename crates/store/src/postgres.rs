@@ -199,7 +199,13 @@ impl PgStore {
              DROP FUNCTION IF EXISTS destination_secret_removed();
              DROP FUNCTION IF EXISTS exhale_household();
              DROP FUNCTION IF EXISTS exhale_every_household();
-             DROP FUNCTION IF EXISTS transaction_search_kept();",
+             DROP FUNCTION IF EXISTS transaction_search_kept();
+             DROP FUNCTION IF EXISTS budget_categories_same_household();
+             DROP FUNCTION IF EXISTS budget_labels_same_household();
+             DROP FUNCTION IF EXISTS rule_labels_same_household();
+             DROP FUNCTION IF EXISTS transaction_labels_same_household();
+             DROP FUNCTION IF EXISTS transaction_splits_same_household();
+             DROP FUNCTION IF EXISTS transactions_same_household();",
         )?;
         Ok(())
     }

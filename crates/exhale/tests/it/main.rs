@@ -15,6 +15,7 @@ mod contracts;
 mod database_tls;
 mod fixtures;
 mod hostile_files;
+mod household_references;
 mod import;
 mod inspector;
 mod isolation;

@@ -11,7 +11,10 @@
 //! - The web app's overview and subscriptions list: server time per page and page weight.
 //!
 //! Run: `cargo bench -p exhale --bench core` (or `-- --quick` for a short run; `-- --only LABEL`
-//! for one loopback row, e.g. under `perf record`).
+//! for one loopback row, e.g. under `perf record`). With `EXHALE_TEST_PG` naming a cluster
+//! (`scripts/postgres-cluster start`) the household is seeded on PostgreSQL, and the loopback
+//! rows set Exhale on PostgreSQL against Exhale on SQLite instead of the floor:
+//! the same seed on both, the same calls checked byte-identical, then alternated.
 
 #![expect(
     clippy::print_stdout,
@@ -587,6 +590,9 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let env = TestEnv::new();
+        if env.database.is_postgres() {
+            return stores(env, quick).await;
+        }
         let started = Instant::now();
         let owner = seed(&env).await;
         let charges = env.call(&owner, "list_charges", json!({"limit": 1})).await.unwrap()["total"].as_u64().unwrap();
@@ -720,6 +726,120 @@ fn main() {
 
         web_pages(&exhale, quick).await;
     });
+}
+
+/// `exhale serve` on `env`'s database (SQLite in its directory, or PostgreSQL by URL), with a
+/// token that may call thousands of times a second.
+fn serve(env: &TestEnv) -> Server {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"));
+    command
+        .arg("--data-dir")
+        .arg(env.dir.path())
+        .args(["serve", "--listen", "127.0.0.1:0"])
+        .env("HOME", env.dir.path())
+        .envs(env.database.env())
+        .env("EXHALE_TOKEN_RATE_PER_SECOND", "0")
+        .env_remove("RUST_LOG")
+        .stderr(std::process::Stdio::null());
+    Server::start(command)
+}
+
+/// The two stores side by side: the household seeded alike on PostgreSQL (`postgres`) and on
+/// SQLite, each served by `exhale serve`, the same calls checked byte-identical on both, then
+/// alternated under the same load. CPU per call is Exhale's process alone: on PostgreSQL the
+/// server's own work is in its processes, uncounted.
+async fn stores(postgres: TestEnv, quick: bool) {
+    let sqlite = TestEnv::on_sqlite();
+    let started = Instant::now();
+    let (on_postgres, on_sqlite) = (seed(&postgres).await, seed(&sqlite).await);
+    println!(
+        "Seeded {SUBSCRIPTIONS} subscriptions on each store in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let runs = if quick { 20 } else { 200 };
+    println!(
+        "\nIn-process, through the catalog's text path ({runs} runs each; median, p99; PostgreSQL, then SQLite):"
+    );
+    for (op, input) in [
+        ("get_subscription", json!({"id": 250})),
+        ("list_subscriptions", json!({"limit": 50})),
+        ("list_subscriptions", json!({"limit": 500})),
+        ("get_spending_summary", json!({})),
+    ] {
+        let (pg50, pg99, pg_bytes) =
+            in_process(&postgres, &on_postgres, op, input.clone(), runs).await;
+        let (lite50, lite99, lite_bytes) =
+            in_process(&sqlite, &on_sqlite, op, input.clone(), runs).await;
+        assert_eq!(pg_bytes, lite_bytes, "{op} {input}: the two stores answer alike");
+        println!(
+            "  {:<40} {:>10} {:>10}   {:>10} {:>10}  {:>5.1}x",
+            format!("{op} {input}"),
+            ms(pg50),
+            ms(pg99),
+            ms(lite50),
+            ms(lite99),
+            pg50.as_secs_f64() / lite50.as_secs_f64()
+        );
+    }
+    let (pg_token, _) = postgres.token(&on_postgres, "write").await;
+    let (lite_token, _) = sqlite.token(&on_sqlite, "write").await;
+    let (pg, lite) = (serve(&postgres), serve(&sqlite));
+    let get = json!({"id": 250});
+    let list = json!({"limit": 50});
+    let both = |path: &str, body: &Value| {
+        (
+            Target::plain(pg.url(path), Some(&pg_token), body.to_string()),
+            Target::plain(lite.url(path), Some(&lite_token), body.to_string()),
+        )
+    };
+    let mcp = |name: &str, arguments: &Value| {
+        let params = json!({"name": name, "arguments": arguments});
+        (
+            mcp_request(pg.url("/mcp"), &pg_token, "tools/call", params.clone()),
+            mcp_request(lite.url("/mcp"), &lite_token, "tools/call", params),
+        )
+    };
+    let cases = [
+        ("REST get_subscription", both("/api/v1/ops/get_subscription", &get)),
+        ("MCP get_subscription", mcp("get_subscription", &get)),
+        ("REST list_subscriptions, 50", both("/api/v1/ops/list_subscriptions", &list)),
+        ("MCP list_subscriptions, 50", mcp("list_subscriptions", &list)),
+    ];
+    let (rounds, seconds) = if quick { (1, 1.0) } else { (3, 3.0) };
+    println!(
+        "\nOver loopback, {CLIENTS} concurrent clients; `exhale serve` on PostgreSQL against `exhale serve` on SQLite (answers checked byte-identical first); medians of {rounds} runs of {seconds} s each, alternating:"
+    );
+    println!(
+        "  {:<28} {:>9} {:>9} {:>7}  {:>9} {:>9}  {:>9} {:>9}  {:>8} {:>8}",
+        "call", "PG/s", "SQLite/s", "ratio", "p50", "SQLite", "p99", "SQLite", "CPU/call", "SQLite"
+    );
+    for (label, (at_pg, at_lite)) in &cases {
+        let (theirs, ours) = (at_pg.answer().await, at_lite.answer().await);
+        assert!(
+            theirs == ours,
+            "{label}: the stores answer differently, {}",
+            first_difference(&theirs, &ours)
+        );
+        let (mut pg_runs, mut lite_runs) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            lite_runs.push(load(&lite, at_lite, seconds).await);
+            pg_runs.push(load(&pg, at_pg, seconds).await);
+        }
+        let (p, l) = (medians(&pg_runs), medians(&lite_runs));
+        let us = |d: Duration| format!("{:.0} µs", d.as_secs_f64() * 1e6);
+        println!(
+            "  {label:<28} {:>9.0} {:>9.0} {:>7.2}  {:>9} {:>9}  {:>9} {:>9}  {:>8} {:>8}",
+            p.calls_per_second,
+            l.calls_per_second,
+            p.calls_per_second / l.calls_per_second,
+            ms(p.p50),
+            ms(l.p50),
+            ms(p.p99),
+            ms(l.p99),
+            us(p.cpu_per_call),
+            us(l.cpu_per_call)
+        );
+    }
 }
 
 /// What `tools/list` hands a model (names, descriptions and input schemas) and the whole list,

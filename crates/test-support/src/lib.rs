@@ -88,8 +88,20 @@ pub struct TestEnv {
 impl TestEnv {
     pub fn new() -> Self {
         let dir = TempDir::new();
-        let clock = Arc::new(FixedClock::new(START.parse().expect("a valid timestamp")));
         let database = database::TestDatabase::new(dir.path());
+        Self::on(dir, database)
+    }
+
+    /// [`TestEnv::new`] on an SQLite file whichever the pass: for a benchmark that sets the
+    /// two stores side by side.
+    pub fn on_sqlite() -> Self {
+        let dir = TempDir::new();
+        let database = database::TestDatabase::sqlite(dir.path());
+        Self::on(dir, database)
+    }
+
+    fn on(dir: TempDir, database: database::TestDatabase) -> Self {
+        let clock = Arc::new(FixedClock::new(START.parse().expect("a valid timestamp")));
         let app = App::open_at(database.location(), clock.clone()).expect("open the app");
         Self { app, clock, database, dir }
     }

@@ -87,6 +87,7 @@ impl Chats for App {
                 transactions::write_in(
                     &store,
                     household_id,
+                    store::Writing::Change,
                     |_| true,
                     |db| {
                         rows::take_chat_import(db, &key, household_id, member_id, &now)
@@ -333,6 +334,7 @@ impl App {
             transactions::write_in(
                 &store,
                 household_id,
+                store::Writing::Change,
                 |_| true,
                 |db| {
                     rows::hold_chat_import(

@@ -152,9 +152,11 @@ impl App {
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
         let instance = self.instance.clone();
         let (output, events, resolved_input) = transactions::blocking(move || {
+            let writing = if dry_run { store::Writing::DryRun } else { store::Writing::Change };
             transactions::write_in(
                 &store,
                 caller.household_id,
+                writing,
                 |result: &Result<_, OpError>| !dry_run && result.is_ok(),
                 |db| {
                     let household =

@@ -75,14 +75,16 @@ pub(crate) fn read_in<T>(
     store.read_in(household, f).map_err(internal)?
 }
 
-/// [`write`] seeing and writing only `household`'s rows: an op's own writes.
+/// [`write`] seeing and writing only `household`'s rows: an op's own writes, beside other
+/// households' unless it is a dry run (`store::Writing`).
 pub(crate) fn write_in<T>(
     store: &store::Store,
     household: i64,
+    writing: store::Writing,
     commit: impl FnOnce(&Result<T, OpError>) -> bool,
     f: impl FnOnce(&store::Db<'_>) -> Result<T, OpError>,
 ) -> Result<T, OpError> {
-    store.write_in(household, commit, f).map_err(internal)?
+    store.write_in(household, writing, commit, f).map_err(internal)?
 }
 
 /// A write transaction, committed when `commit` approves; store failures become `OpError`s.

@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 pub use copy::Copied;
 pub use db::{Db, Dialect};
 pub use migrations::{postgres_schema_fingerprint, schema_snapshot};
-pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS, Rows};
+pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS, Rows, Writing, household_turn};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -193,28 +193,32 @@ impl Store {
         commit: impl FnOnce(&Result<T, E>) -> bool,
         f: impl FnOnce(&Db<'_>) -> Result<T, E>,
     ) -> Result<Result<T, E>> {
-        self.write_rows(Rows::Every, commit, f)
+        self.write_rows(Rows::Every, true, commit, f)
     }
 
-    /// [`Store::write`] seeing and writing only `household`'s rows on PostgreSQL.
+    /// [`Store::write`] seeing and writing only `household`'s rows on PostgreSQL, where it
+    /// waits only for the household's other writes unless it is a dry run ([`Writing`]).
     pub fn write_in<T, E>(
         &self,
         household: i64,
+        writing: Writing,
         commit: impl FnOnce(&Result<T, E>) -> bool,
         f: impl FnOnce(&Db<'_>) -> Result<T, E>,
     ) -> Result<Result<T, E>> {
-        self.write_rows(Rows::Household(household), commit, f)
+        let alone = writing == Writing::DryRun;
+        self.write_rows(Rows::Household(household), alone, commit, f)
     }
 
     fn write_rows<T, E>(
         &self,
         rows: Rows,
+        alone: bool,
         commit: impl FnOnce(&Result<T, E>) -> bool,
         f: impl FnOnce(&Db<'_>) -> Result<T, E>,
     ) -> Result<Result<T, E>> {
         match &self.engine {
             Engine::Sqlite(store) => store.write(commit, f),
-            Engine::Postgres(store) => store.write(rows, commit, f),
+            Engine::Postgres(store) => store.write(rows, alone, commit, f),
         }
     }
 

@@ -37,8 +37,13 @@ use crate::{
     sql::parse_date,
 };
 
-/// The advisory lock every write takes first: one writer at a time, as on SQLite.
+/// The advisory lock every write takes first: shared by the writes of one household each,
+/// which then take their household's lock ([`HOUSEHOLD_LOCKS`]); alone by a write that spans
+/// households or is a dry run, which so has the database to itself, as SQLite's one writer.
 const WRITE_LOCK: i64 = 0x4578_6861_6c65_0001;
+/// A household's writes take the lock `HOUSEHOLD_LOCKS + household id` in turn, so they follow
+/// one another as before while other households' writes go on beside them.
+const HOUSEHOLD_LOCKS: i64 = 0x4578_0000_0000_0000;
 /// The advisory lock migrations run under, so two instances starting at once take turns.
 const MIGRATION_LOCK: i64 = 0x4578_6861_6c65_0002;
 /// The advisory lock the instance that runs the background work holds.
@@ -54,6 +59,24 @@ const OLDEST_SERVER: i64 = 150_000;
 /// Connections one instance keeps by default: enough for its blocking threads' concurrent
 /// reads; writes take turns whatever the number.
 pub const DEFAULT_MAX_CONNECTIONS: usize = 10;
+
+/// The statements a change of `household` takes its turn with, in its transaction: the write
+/// lock shared, then the household's own. Public so that a test can stand in for such a write.
+pub fn household_turn(household: i64) -> String {
+    format!(
+        "SELECT pg_advisory_xact_lock_shared({WRITE_LOCK}); SELECT pg_advisory_xact_lock({})",
+        HOUSEHOLD_LOCKS.wrapping_add(household)
+    )
+}
+
+/// What a household's write is for: a change takes its turn among its household's writes,
+/// beside other households'; a dry run waits until no other write runs and gives back the ids
+/// it took, so its preview shows the ids the change will get.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writing {
+    Change,
+    DryRun,
+}
 
 /// Connections to one PostgreSQL database.
 pub(crate) struct PgStore {
@@ -271,20 +294,27 @@ impl PgStore {
         Ok(value)
     }
 
-    /// Runs `f` in a write transaction, after every earlier write has ended; commits when
-    /// `commit` approves its result.
+    /// Runs `f` in a write transaction, after the earlier writes of its household have ended
+    /// (with `alone`, or seeing every household: after every earlier write, and before any
+    /// later one starts); commits when `commit` approves its result.
     pub(crate) fn write<T>(
         &self,
         rows: Rows,
+        alone: bool,
         commit: impl FnOnce(&T) -> bool,
         f: impl FnOnce(&Db<'_>) -> T,
     ) -> Result<T> {
+        let turn = match rows {
+            Rows::Household(id) if !alone => household_turn(id),
+            _ => format!("SELECT pg_advisory_xact_lock({WRITE_LOCK})"),
+        };
+        let alone = alone || rows == Rows::Every;
         let begin = format!(
-            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}s'; SELECT pg_advisory_xact_lock({WRITE_LOCK}); {}",
+            "BEGIN ISOLATION LEVEL READ COMMITTED; SET LOCAL lock_timeout = '{}s'; {turn}; {}",
             WAIT.as_secs(),
             rows.setting()
         );
-        let session = Session::begin(self.lease()?, &begin, true)?;
+        let session = Session::begin(self.lease()?, &begin, alone)?;
         let db = Db { conn: Conn::Postgres(Box::new(RefCell::new(session))) };
         let value = f(&db);
         let session = Session::of(db)?;
@@ -488,16 +518,19 @@ struct Inserted {
 }
 
 impl Session {
-    fn begin(mut lease: Lease, begin: &str, writing: bool) -> Result<Self> {
+    /// Begins a transaction; one that `gives_ids_back` notes where each sequence it uses
+    /// stood, for [`Session::roll_back`].
+    fn begin(mut lease: Lease, begin: &str, gives_ids_back: bool) -> Result<Self> {
         lease.in_transaction = true;
         lease.conn()?.client.batch_execute(begin)?;
-        Ok(Self { lease, failed: false, inserted: writing.then(Vec::new) })
+        Ok(Self { lease, failed: false, inserted: gives_ids_back.then(Vec::new) })
     }
 
     /// Rolls a write back with its ids: a sequence is not rolled back with a transaction, so
     /// after a dry run the ids it showed would go to nobody and the real change would get
-    /// others. Each sequence it used is set back while this write still holds the write lock,
-    /// so no other write has taken one since. (A failed write keeps the gap: it showed no id.)
+    /// others. Each sequence it used is set back while this write still holds the write lock
+    /// alone, so no other write has taken one since. (A write that ran beside others, or
+    /// failed, keeps the gap: it showed no id.)
     fn roll_back(mut self) -> Result<()> {
         let mut batch = String::new();
         if !self.failed {

@@ -310,6 +310,13 @@ impl DataDir {
         })
     }
 
+    /// Runs `f` while a change of `household` is under way on PostgreSQL: a transaction of the
+    /// test's own, as Exhale's role, holding that write's turn (`store::household_turn`) until
+    /// `f` returns.
+    pub fn during_a_write_of<T: Send>(&self, household: i64, f: impl FnOnce() -> T + Send) -> T {
+        self.as_exhale(&store::household_turn(household), |_| f())
+    }
+
     /// Runs each statement, one at a time, as the cluster's superuser (roles, databases).
     pub fn as_superuser(&self, statements: &[&str]) {
         let (_, admin) = self.superuser_url();

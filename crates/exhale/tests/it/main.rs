@@ -42,3 +42,4 @@ mod translations;
 mod validation;
 mod web;
 mod web_money;
+mod write_turns;

@@ -146,8 +146,17 @@ impl Lease {
     }
 }
 
+thread_local! {
+    /// Connections this thread holds now. A transaction opened while another is open on the
+    /// same thread (the names an op's input holds, read while the op's transaction is open)
+    /// must not wait for a connection: with every connection held by such an outer
+    /// transaction, each would wait for the others until it gave up.
+    static LEASES_HERE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 impl Drop for Lease {
     fn drop(&mut self) {
+        LEASES_HERE.with(|held| held.set(held.get().saturating_sub(1)));
         let mut state = self.pool.locked();
         match self.conn.take() {
             Some(conn) if !self.in_transaction && !conn.client.is_closed() => {
@@ -252,7 +261,12 @@ impl PgStore {
                 }
                 return Ok(self.lent(Some(conn)));
             }
-            if state.open < self.pool.max_connections {
+            // A transaction nested in one this thread holds may go past the pool's size (by as
+            // much again at most) rather than wait for it.
+            let nested = LEASES_HERE.with(std::cell::Cell::get) > 0;
+            let room =
+                if nested { self.pool.max_connections * 2 } else { self.pool.max_connections };
+            if state.open < room {
                 state.open += 1;
                 drop(state);
                 // Counted before it is open; a failure gives the place back as the lease
@@ -281,6 +295,7 @@ impl PgStore {
     }
 
     fn lent(&self, conn: Option<Connection>) -> Lease {
+        LEASES_HERE.with(|held| held.set(held.get() + 1));
         Lease { conn, pool: self.pool.clone(), in_transaction: false }
     }
 

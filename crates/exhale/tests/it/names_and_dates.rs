@@ -581,3 +581,29 @@ async fn a_confirmation_applies_the_date_and_the_entity_its_preview_read() {
     assert_eq!(applied["id"], w.netflix);
     assert_eq!(applied["paused_until"], "2026-12-02");
 }
+
+/// Names are read in a transaction of their own while the op's is open. Many such calls at
+/// once, more than the database has connections for (8 in the tests), each still gets its
+/// second connection instead of waiting for the others' (which waited five seconds, then
+/// answered that the database was busy).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn many_calls_at_once_that_name_things_do_not_wait_for_each_others_connections() {
+    use ops::Catalog as _;
+    let env = test_support::TestEnv::new();
+    let ana = env.household("Home", "ana@a.test").await;
+    let netflix = json!({"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-20"});
+    env.call(&ana, "create_subscription", netflix).await.unwrap();
+    let calls: Vec<_> = (0..32)
+        .map(|_| {
+            let (app, ana) = (env.app.clone(), ana.clone());
+            tokio::spawn(async move {
+                let input = json!({"id": "Netflix"});
+                app.call_json(&ana, "get_subscription", input, ops::Mode::Apply).await
+            })
+        })
+        .collect();
+    for call in calls {
+        let found = call.await.unwrap().unwrap();
+        assert_eq!(found["name"], "Netflix");
+    }
+}

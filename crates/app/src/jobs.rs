@@ -52,27 +52,35 @@ impl App {
         let store = self.store.clone();
         let now = self.clock.now();
         transactions::blocking(move || {
-            crate::transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    let mut count = 0;
-                    for household_id in
-                        store::households::household_ids(db).map_err(transactions::internal)?
-                    {
+            let households = transactions::read(&store, |db| {
+                store::households::household_ids(db).map_err(transactions::internal)
+            })?;
+            // One household at a time, each in its own turn: the others' changes go on
+            // meanwhile, on PostgreSQL, where a job over every household in one write held
+            // them all back for as long as it ran.
+            let mut count = 0;
+            for household_id in households {
+                count += transactions::write_in(
+                    &store,
+                    household_id,
+                    store::Writing::Change,
+                    |_| true,
+                    |db| {
                         let household = store::households::get_household(db, household_id)
                             .map_err(transactions::internal)?;
                         let today = clock::today_in(&household, now);
+                        let mut count = 0;
                         for row in store::subscriptions::list(db, household_id, None)
                             .map_err(transactions::internal)?
                         {
                             count += materialise_subscription(db, &row, today)
                                 .map_err(transactions::internal)?;
                         }
-                    }
-                    Ok::<_, OpError>(count)
-                },
-            )
+                        Ok::<_, OpError>(count)
+                    },
+                )?;
+            }
+            Ok(count)
         })
         .await
     }

@@ -231,10 +231,17 @@ impl Store {
         pace: limits::Pace,
         now_us: i64,
     ) -> Result<Option<i64>> {
-        let take = |db: &Db<'_>| limits::take_pace(db, kind, key, pace, now_us);
+        self.write_apart(|db| limits::take_pace(db, kind, key, pace, now_us))
+    }
+
+    /// Runs `f`, whose statements are each atomic by themselves (a counter's upsert, a token's
+    /// last use), in a write that waits for no other: on PostgreSQL beside every write, seeing
+    /// every household. Something checked or noted on every call must not queue behind
+    /// changes, nor behind the background work that spans households.
+    pub fn write_apart<T>(&self, f: impl FnOnce(&Db<'_>) -> Result<T>) -> Result<T> {
         match &self.engine {
-            Engine::Sqlite(store) => store.write(|_| true, take)?,
-            Engine::Postgres(store) => store.write_apart(take),
+            Engine::Sqlite(store) => store.write(|_| true, f)?,
+            Engine::Postgres(store) => store.write_apart(f),
         }
     }
 

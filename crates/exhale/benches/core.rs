@@ -189,17 +189,28 @@ fn clock_ticks_per_second() -> f64 {
 }
 
 async fn load(server: &Server, target: &Target, seconds: f64) -> Load {
+    load_spread(&[server], std::slice::from_ref(target), seconds).await
+}
+
+/// [`load`] over several targets (several households, on one or several servers): each client
+/// takes the next target for each call, the clients starting apart; CPU is every server's.
+async fn load_spread(servers: &[&Server], targets: &[Target], seconds: f64) -> Load {
     let client = reqwest::Client::builder().pool_max_idle_per_host(CLIENTS).build().unwrap();
-    let cpu_before = server.cpu();
+    let cpu = || servers.iter().map(|server| server.cpu()).sum::<Duration>();
+    let cpu_before = cpu();
     let deadline = Instant::now() + Duration::from_secs_f64(seconds);
     let started = Instant::now();
     let mut tasks = Vec::new();
-    for _ in 0..CLIENTS {
+    let targets = std::sync::Arc::new(targets.to_vec());
+    for first in 0..CLIENTS {
         let client = client.clone();
-        let target = target.clone();
+        let targets = targets.clone();
         tasks.push(tokio::spawn(async move {
             let mut times = Vec::new();
+            let mut next = first * targets.len() / CLIENTS;
             while Instant::now() < deadline {
+                let target = &targets[next % targets.len()];
+                next += 1;
                 let start = Instant::now();
                 let response = target.request(&client).send().await.unwrap();
                 assert!(response.status().is_success(), "{}", response.status());
@@ -209,7 +220,8 @@ async fn load(server: &Server, target: &Target, seconds: f64) -> Load {
                 assert!(
                     !times.is_empty()
                         || !String::from_utf8_lossy(&body).contains("\"isError\":true"),
-                    "a failed call"
+                    "a failed call: {}",
+                    String::from_utf8_lossy(&body)
                 );
                 times.push(start.elapsed());
             }
@@ -221,7 +233,7 @@ async fn load(server: &Server, target: &Target, seconds: f64) -> Load {
         times.extend(task.await.unwrap());
     }
     let elapsed = started.elapsed().as_secs_f64();
-    let cpu = server.cpu().saturating_sub(cpu_before);
+    let cpu = cpu().saturating_sub(cpu_before);
     times.sort();
     Load {
         calls_per_second: times.len() as f64 / elapsed,
@@ -590,6 +602,9 @@ fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     runtime.block_on(async {
         let env = TestEnv::new();
+        if let Some(count) = args.iter().skip_while(|a| *a != "--households").nth(1) {
+            return many_households(env, count.parse().unwrap(), quick).await;
+        }
         if env.database.is_postgres() {
             return stores(env, quick).await;
         }
@@ -838,6 +853,119 @@ async fn stores(postgres: TestEnv, quick: bool) {
             ms(l.p99),
             us(p.cpu_per_call),
             us(l.cpu_per_call)
+        );
+    }
+}
+
+/// Transactions and subscriptions of each household in [`many_households`].
+const HOUSEHOLD_TRANSACTIONS: usize = 5_000;
+const HOUSEHOLD_SUBSCRIPTIONS: usize = 50;
+
+/// `-- --households N` (on PostgreSQL with `EXHALE_TEST_PG`): N households of 50 subscriptions
+/// and 5,000 transactions on one database, a read token each; 16 clients calling for the
+/// households in turn, against one `exhale serve`, then spread over two on the same database.
+async fn many_households(env: TestEnv, count: usize, quick: bool) {
+    let started = Instant::now();
+    let mut statement = String::from("Date,Description,Amount\n");
+    for i in 0..HOUSEHOLD_TRANSACTIONS {
+        let day = jiff::civil::date(2024, 1, 1)
+            .checked_add(jiff::Span::new().days((i / 5) as i64))
+            .unwrap();
+        statement.push_str(&format!(
+            "{day},SHOP {} {},-{}.{:02}\n",
+            i % 13,
+            i % 97,
+            1 + i % 80,
+            i % 100
+        ));
+    }
+    let mut tokens = Vec::with_capacity(count);
+    for h in 0..count {
+        let owner = env.household(&format!("Home {h}"), &format!("home{h}@example.com")).await;
+        let account = env
+            .call(&owner, "create_account", json!({"name": "Current", "kind": "checking"}))
+            .await
+            .unwrap();
+        let imported = env
+            .call(
+                &owner,
+                "import_transactions",
+                json!({"account_id": account["id"], "content": statement}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(imported["imported"], HOUSEHOLD_TRANSACTIONS, "{imported}");
+        for i in 0..HOUSEHOLD_SUBSCRIPTIONS {
+            let input = json!({"name": format!("Service {i:02}"), "amount": format!("{}.99", 3 + i % 20), "cycle": "monthly", "next_charge_on": format!("2026-12-{:02}", 1 + i % 28)});
+            env.call(&owner, "create_subscription", input).await.unwrap();
+        }
+        let (token, _) = env.token(&owner, "read").await;
+        tokens.push(token);
+        if (h + 1) % 100 == 0 {
+            println!("  {} households seeded, {:.0} s", h + 1, started.elapsed().as_secs_f64());
+        }
+    }
+    println!(
+        "Seeded {count} households of {HOUSEHOLD_SUBSCRIPTIONS} subscriptions and {HOUSEHOLD_TRANSACTIONS} transactions in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    let (first, second) = (serve(&env), serve(&env));
+    let calls: [(&str, &str, Value); 3] = [
+        ("MCP get_subscription", "get_subscription", json!({"id": "Service 25"})),
+        ("MCP list_subscriptions, 50", "list_subscriptions", json!({"limit": 50})),
+        (
+            "MCP search_transactions \"shop 7\"",
+            "search_transactions",
+            json!({"text": "shop 7", "limit": 50}),
+        ),
+    ];
+    let (rounds, seconds) = if quick { (1, 2.0) } else { (3, 5.0) };
+    println!(
+        "\nOver loopback, {CLIENTS} concurrent clients, each call for the next of the {count} households; medians of {rounds} runs of {seconds} s:"
+    );
+    println!(
+        "  {:<36} {:>12} {:>9} {:>9} {:>12} {:>9} {:>9}",
+        "call", "one/s", "p50", "p99", "two/s", "p50", "p99"
+    );
+    for (label, tool, arguments) in &calls {
+        let on = |server: &Server, token: &str| {
+            mcp_request(
+                server.url("/mcp"),
+                token,
+                "tools/call",
+                json!({"name": tool, "arguments": arguments}),
+            )
+        };
+        let one: Vec<Target> = tokens.iter().map(|token| on(&first, token)).collect();
+        let two: Vec<Target> = tokens
+            .iter()
+            .enumerate()
+            .map(|(h, token)| on(if h % 2 == 0 { &first } else { &second }, token))
+            .collect();
+        assert_eq!(
+            one[1].answer().await,
+            two[1].answer().await,
+            "{label}: both instances answer alike"
+        );
+        // Each household called once on each instance first, one at a time, each answer
+        // checked: the load then measures calls, not the first sight of every token.
+        for target in one.iter().chain(&two) {
+            assert!(!target.answer().await.contains("\"isError\":true"), "{label}: a failed call");
+        }
+        let (mut alone, mut spread) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            alone.push(load_spread(&[&first], &one, seconds).await);
+            spread.push(load_spread(&[&first, &second], &two, seconds).await);
+        }
+        let (a, b) = (medians(&alone), medians(&spread));
+        println!(
+            "  {label:<36} {:>12.0} {:>9} {:>9} {:>12.0} {:>9} {:>9}",
+            a.calls_per_second,
+            ms(a.p50),
+            ms(a.p99),
+            b.calls_per_second,
+            ms(b.p50),
+            ms(b.p99)
         );
     }
 }

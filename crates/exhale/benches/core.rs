@@ -653,17 +653,7 @@ fn main() {
         println!("  briefing markdown: {} bytes", context["markdown"].as_str().unwrap().len());
 
         let (token, _) = env.token(&owner, "write").await;
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_exhale"));
-        command
-            .arg("--data-dir")
-            .arg(env.dir.path())
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .env("HOME", env.dir.path())
-            // The load below is one token at thousands of calls a second, on purpose.
-            .env("EXHALE_TOKEN_RATE_PER_SECOND", "0")
-            .env_remove("RUST_LOG")
-            .stderr(std::process::Stdio::null());
-        let exhale = Server::start(command);
+        let exhale = serve(&env);
         let (idle_rss, _) = exhale.rss_mb();
         let household = Target::plain(exhale.url("/api/v1/ops/get_household"), Some(&token), "{}".into()).answer().await;
         let today = serde_json::from_str::<Value>(&household).unwrap()["today"].as_str().unwrap().to_owned();
@@ -753,6 +743,7 @@ fn serve(env: &TestEnv) -> Server {
         .args(["serve", "--listen", "127.0.0.1:0"])
         .env("HOME", env.dir.path())
         .envs(env.database.env())
+        // The load is one token at thousands of calls a second, on purpose.
         .env("EXHALE_TOKEN_RATE_PER_SECOND", "0")
         .env_remove("RUST_LOG")
         .stderr(std::process::Stdio::null());

@@ -90,10 +90,62 @@ struct Pool {
     max_connections: usize,
 }
 
-struct PoolState {
-    idle: Vec<Connection>,
+struct PoolState<C = Connection> {
+    idle: Vec<C>,
     /// Connections open, idle or lent.
     open: usize,
+    /// Connections lent to a thread that held none: at most the pool's size, so that each
+    /// can still have the one nested transaction it may open (see [`LEASES_HERE`]).
+    outer: usize,
+}
+
+/// What a lease gets now.
+enum Place<C> {
+    Idle(C),
+    /// A new connection, counted as open already.
+    New,
+    Wait,
+}
+
+/// A pooled connection that the server may have closed meanwhile.
+trait Pooled {
+    fn is_closed(&self) -> bool;
+}
+
+impl Pooled for Connection {
+    fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+}
+
+impl<C: Pooled> PoolState<C> {
+    /// Lends an idle connection, or a place for a new one while there is room, to an `outer`
+    /// lease or a nested one in a pool of `size` connections.
+    ///
+    /// A transaction nested in one its thread holds may take the pool past its size (by as much
+    /// again at most) rather than wait. Outer transactions stay within the size even when such
+    /// extra connections lie idle: were all of them outer, each would wait for a nested
+    /// connection that no one gives back.
+    fn place(&mut self, outer: bool, size: usize) -> Place<C> {
+        if outer && self.outer >= size {
+            return Place::Wait;
+        }
+        let place = loop {
+            match self.idle.pop() {
+                Some(conn) if conn.is_closed() => self.open -= 1,
+                Some(conn) => break Place::Idle(conn),
+                None if self.open < size * 2 => {
+                    self.open += 1;
+                    break Place::New;
+                }
+                None => return Place::Wait,
+            }
+        };
+        if outer {
+            self.outer += 1;
+        }
+        place
+    }
 }
 
 impl Pool {
@@ -138,6 +190,8 @@ struct Lease {
     conn: Option<Connection>,
     pool: Arc<Pool>,
     in_transaction: bool,
+    /// Lent to a thread that held no other.
+    outer: bool,
 }
 
 impl Lease {
@@ -158,6 +212,9 @@ impl Drop for Lease {
     fn drop(&mut self) {
         LEASES_HERE.with(|held| held.set(held.get().saturating_sub(1)));
         let mut state = self.pool.locked();
+        if self.outer {
+            state.outer -= 1;
+        }
         match self.conn.take() {
             Some(conn) if !self.in_transaction && !conn.client.is_closed() => {
                 state.idle.push(conn);
@@ -168,7 +225,8 @@ impl Drop for Lease {
             }
         }
         drop(state);
-        self.pool.returned.notify_one();
+        // Outer and nested leases wait for different things: wake both kinds.
+        self.pool.returned.notify_all();
     }
 }
 
@@ -206,7 +264,7 @@ impl PgStore {
         let store = Self {
             endpoint,
             pool: Arc::new(Pool {
-                state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }),
+                state: Mutex::new(PoolState { idle: Vec::new(), open: 0, outer: 0 }),
                 returned: Condvar::new(),
                 max_connections: max_connections.max(1),
             }),
@@ -249,37 +307,29 @@ impl PgStore {
     }
 
     /// A connection from the pool, a new one while the pool has room, or the first one
-    /// returned within [`WAIT`].
+    /// returned within [`WAIT`] (see [`PoolState::place`]).
     fn lease(&self) -> Result<Lease> {
         let deadline = Instant::now() + WAIT;
+        let outer = LEASES_HERE.with(std::cell::Cell::get) == 0;
         let mut state = self.pool.locked();
         loop {
-            if let Some(conn) = state.idle.pop() {
-                if conn.client.is_closed() {
-                    state.open -= 1;
-                    continue;
+            match state.place(outer, self.pool.max_connections) {
+                Place::Idle(conn) => return Ok(self.lent(outer, Some(conn))),
+                Place::New => {
+                    drop(state);
+                    // Counted before it is open; a failure gives the place back as the lease
+                    // drops.
+                    let mut lease = self.lent(outer, None);
+                    let client =
+                        self.endpoint.connect().map_err(|err| self.endpoint.unreachable(&err))?;
+                    lease.conn = Some(Connection {
+                        client,
+                        statements: HashMap::new(),
+                        sequences: HashMap::new(),
+                    });
+                    return Ok(lease);
                 }
-                return Ok(self.lent(Some(conn)));
-            }
-            // A transaction nested in one this thread holds may go past the pool's size (by as
-            // much again at most) rather than wait for it.
-            let nested = LEASES_HERE.with(std::cell::Cell::get) > 0;
-            let room =
-                if nested { self.pool.max_connections * 2 } else { self.pool.max_connections };
-            if state.open < room {
-                state.open += 1;
-                drop(state);
-                // Counted before it is open; a failure gives the place back as the lease
-                // drops.
-                let mut lease = self.lent(None);
-                let client =
-                    self.endpoint.connect().map_err(|err| self.endpoint.unreachable(&err))?;
-                lease.conn = Some(Connection {
-                    client,
-                    statements: HashMap::new(),
-                    sequences: HashMap::new(),
-                });
-                return Ok(lease);
+                Place::Wait => {}
             }
             let now = Instant::now();
             if now >= deadline {
@@ -294,9 +344,9 @@ impl PgStore {
         }
     }
 
-    fn lent(&self, conn: Option<Connection>) -> Lease {
+    fn lent(&self, outer: bool, conn: Option<Connection>) -> Lease {
         LEASES_HERE.with(|held| held.set(held.get() + 1));
-        Lease { conn, pool: self.pool.clone(), in_transaction: false }
+        Lease { conn, pool: self.pool.clone(), in_transaction: false, outer }
     }
 
     /// Runs `f` in a read-only transaction over one snapshot, seeing `rows`.
@@ -1003,7 +1053,41 @@ impl From<postgres::Error> for StoreError {
 
 #[cfg(test)]
 mod tests {
-    use super::translate;
+    use super::{Place, PoolState, Pooled, translate};
+
+    struct Open;
+
+    impl Pooled for Open {
+        fn is_closed(&self) -> bool {
+            false
+        }
+    }
+
+    /// What a lease gets, as a word, keeping the idle connection it takes.
+    fn place(state: &mut PoolState<Open>, outer: bool) -> &'static str {
+        match state.place(outer, 1) {
+            Place::Idle(_) => "idle",
+            Place::New => "new",
+            Place::Wait => "wait",
+        }
+    }
+
+    /// The pool deadlock CI once hit: connections opened for nested transactions lay idle, outer
+    /// transactions took every one of them, and each then waited for a nested connection.
+    #[test]
+    fn outer_leases_leave_room_for_the_nested_ones_they_open() {
+        let mut state = PoolState::<Open> { idle: Vec::new(), open: 0, outer: 0 };
+        assert_eq!(place(&mut state, true), "new");
+        assert_eq!(place(&mut state, false), "new");
+        assert_eq!(place(&mut state, false), "wait", "twice the size at most");
+        // Both go back: two idle connections in a pool of one.
+        state.outer = 0;
+        state.idle = vec![Open, Open];
+        assert_eq!(place(&mut state, true), "idle");
+        assert_eq!(place(&mut state, true), "wait", "a second outer lease would hold the last");
+        assert_eq!(place(&mut state, false), "idle");
+        assert_eq!((state.open, state.outer), (2, 1));
+    }
 
     #[test]
     fn placeholders_tested_for_null_are_found() {

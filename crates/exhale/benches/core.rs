@@ -303,9 +303,10 @@ fn first_difference(a: &str, b: &str) -> String {
 
 /// The floor: a bare axum server in its own process that answers the benchmark's requests from
 /// the same SQLite rows with hand-written JSON, byte for byte what Exhale answers (the benchmark
-/// checks before it measures). It does the work the answer needs and nothing else: no
-/// authentication, no invoker, no schema, no serde of the output. It computes what the
-/// benchmark's rows hold (active subscriptions with tags, no category, card, pause or end date).
+/// checks before it measures). It does the work the answer needs and nothing else: the bearer
+/// token looked up and checked in the read transaction, then the rows; no invoker, no schema,
+/// no serde of the output. It computes what the benchmark's rows hold (active subscriptions
+/// with tags, no category, card, pause or end date).
 mod floor {
     use std::sync::Arc;
 
@@ -352,13 +353,28 @@ mod floor {
         Series { anchor: row.anchor_on, cycle: row.cycle, end_on: row.ends_on, pauses: &[], prices }
     }
 
+    /// Whether `bearer` is a live API token of the floor's member, read in `db`.
+    fn admitted(floor: &Floor, db: &store::Db<'_>, bearer: &str) -> store::Result<bool> {
+        use sha2::Digest as _;
+        let hash: String =
+            sha2::Sha256::digest(bearer.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        // Today's start stands for now: the benchmark's token does not expire.
+        let now = floor.today.to_string();
+        Ok(store::access::find_token_by_hash(db, &hash)?.is_some_and(|token| {
+            token.revoked_at.is_none()
+                && token.expires_at.is_none_or(|at| at > now)
+                && (token.household_id, token.member_id) == (floor.household_id, floor.member_id)
+        }))
+    }
+
     impl Floor {
         /// `list_subscriptions` with `limit`: the first page, read as Exhale reads it (only the
         /// page's rows, and the count of all).
-        pub(crate) fn list(&self, limit: usize) -> String {
+        pub(crate) fn list(&self, bearer: &str, limit: usize) -> String {
             let (rows, total) = self
                 .store
                 .read(|db| {
+                    assert!(admitted(self, db, bearer)?, "the floor refused the token");
                     let filter = store::subscriptions::PageFilter::default();
                     let order = store::subscriptions::PageOrder::Name;
                     store::subscriptions::list_page(
@@ -409,10 +425,11 @@ mod floor {
         }
 
         /// `get_subscription`: the subscription, its price history and its last 12 charges.
-        pub(crate) fn one(&self, id: i64) -> String {
+        pub(crate) fn one(&self, bearer: &str, id: i64) -> String {
             let (row, charges) = self
                 .store
                 .read(|db| {
+                    assert!(admitted(self, db, bearer)?, "the floor refused the token");
                     let row =
                         store::subscriptions::get(db, self.household_id, Some(self.member_id), id)?;
                     let filter = store::charges::ChargeFilter {
@@ -512,26 +529,28 @@ mod floor {
 
         /// A JSON-RPC request to `/mcp`, answered as a tool result whose structured content
         /// and text are the same JSON.
-        fn mcp(&self, request: &Value) -> String {
+        fn mcp(&self, bearer: &str, request: &Value) -> String {
             let id = &request["id"];
             let params = &request["params"];
             if request["method"] == "tools/list" {
+                let admitted = self.store.read(|db| admitted(self, db, bearer)).unwrap().unwrap();
+                assert!(admitted, "the floor refused the token");
                 return format!(
                     "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{}}}",
                     self.tools_list
                 );
             }
-            let output = self.tool(params["name"].as_str().unwrap(), &params["arguments"]);
+            let output = self.tool(bearer, params["name"].as_str().unwrap(), &params["arguments"]);
             let text = serde_json::to_string(&output).unwrap();
             format!(
                 "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"resultType\":\"complete\",\"content\":[{{\"type\":\"text\",\"text\":{text}}}],\"structuredContent\":{output},\"isError\":false}}}}"
             )
         }
 
-        fn tool(&self, name: &str, arguments: &Value) -> String {
+        fn tool(&self, bearer: &str, name: &str, arguments: &Value) -> String {
             match name {
-                "get_subscription" => self.one(arguments["id"].as_i64().unwrap()),
-                _ => self.list(arguments["limit"].as_u64().unwrap() as usize),
+                "get_subscription" => self.one(bearer, arguments["id"].as_i64().unwrap()),
+                _ => self.list(bearer, arguments["limit"].as_u64().unwrap() as usize),
             }
         }
     }
@@ -544,12 +563,15 @@ mod floor {
             // Answers with JSON written in a read transaction, off the async threads.
             async fn answer(
                 floor: Arc<Floor>,
+                headers: axum::http::HeaderMap,
                 body: axum::body::Bytes,
-                write: fn(&Floor, &Value) -> String,
+                write: fn(&Floor, &str, &Value) -> String,
             ) -> ([(&'static str, &'static str); 1], String) {
                 let body = tokio::task::spawn_blocking(move || {
+                    let authorization = headers.get("authorization").unwrap().to_str().unwrap();
+                    let bearer = authorization.strip_prefix("Bearer ").unwrap();
                     let request: Value = serde_json::from_slice(&body).unwrap();
-                    write(&floor, &request)
+                    write(&floor, bearer, &request)
                 })
                 .await
                 .unwrap();
@@ -559,21 +581,25 @@ mod floor {
             let router = axum::Router::new()
                 .route(
                     "/rest/get_subscription",
-                    axum::routing::post(move |body| {
-                        answer(one.clone(), body, |f, r| f.one(r["id"].as_i64().unwrap()))
+                    axum::routing::post(move |headers, body| {
+                        answer(one.clone(), headers, body, |f, b, r| {
+                            f.one(b, r["id"].as_i64().unwrap())
+                        })
                     }),
                 )
                 .route(
                     "/rest/list_subscriptions",
-                    axum::routing::post(move |body| {
-                        answer(list.clone(), body, |f, r| {
-                            f.list(r["limit"].as_u64().unwrap() as usize)
+                    axum::routing::post(move |headers, body| {
+                        answer(list.clone(), headers, body, |f, b, r| {
+                            f.list(b, r["limit"].as_u64().unwrap() as usize)
                         })
                     }),
                 )
                 .route(
                     "/mcp",
-                    axum::routing::post(move |body| answer(mcp.clone(), body, Floor::mcp)),
+                    axum::routing::post(move |headers, body| {
+                        answer(mcp.clone(), headers, body, Floor::mcp)
+                    }),
                 );
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             println!("The floor is listening on http://{}", listener.local_addr().unwrap());
@@ -673,12 +699,12 @@ fn main() {
         let get = json!({"id": 250});
         let list = json!({"limit": 50});
         let cases = [
-            ("REST get_subscription", Target::plain(exhale.url("/api/v1/ops/get_subscription"), Some(&token), get.to_string()), Target::plain(floor.url("/rest/get_subscription"), None, get.to_string())),
+            ("REST get_subscription", Target::plain(exhale.url("/api/v1/ops/get_subscription"), Some(&token), get.to_string()), Target::plain(floor.url("/rest/get_subscription"), Some(&token), get.to_string())),
             ("MCP get_subscription", mcp_request(exhale.url("/mcp"), &token, "tools/call", json!({"name": "get_subscription", "arguments": get})), mcp_request(floor.url("/mcp"), &token, "tools/call", json!({"name": "get_subscription", "arguments": get}))),
             // The same call with an `Accept` weight, which only rmcp reads: what its per-request
             // service (a oneshot transport and a spawned task) costs next to the hot path.
             ("MCP get_subscription, rmcp", via_rmcp(mcp_request(exhale.url("/mcp"), &token, "tools/call", json!({"name": "get_subscription", "arguments": get}))), mcp_request(floor.url("/mcp"), &token, "tools/call", json!({"name": "get_subscription", "arguments": get}))),
-            ("REST list_subscriptions, 50", Target::plain(exhale.url("/api/v1/ops/list_subscriptions"), Some(&token), list.to_string()), Target::plain(floor.url("/rest/list_subscriptions"), None, list.to_string())),
+            ("REST list_subscriptions, 50", Target::plain(exhale.url("/api/v1/ops/list_subscriptions"), Some(&token), list.to_string()), Target::plain(floor.url("/rest/list_subscriptions"), Some(&token), list.to_string())),
             ("MCP list_subscriptions, 50", mcp_request(exhale.url("/mcp"), &token, "tools/call", json!({"name": "list_subscriptions", "arguments": list})), mcp_request(floor.url("/mcp"), &token, "tools/call", json!({"name": "list_subscriptions", "arguments": list}))),
             ("MCP tools/list", mcp_request(exhale.url("/mcp"), &token, "tools/list", json!({})), mcp_request(floor.url("/mcp"), &token, "tools/list", json!({}))),
         ];

@@ -619,6 +619,15 @@ fn floor_main(args: &[String]) {
     });
 }
 
+/// The input `--profile OP` calls its op with.
+fn profile_input(op: &str) -> Value {
+    match op {
+        "get_subscription" => json!({"id": 250}),
+        "list_subscriptions" => json!({"limit": 500}),
+        _ => json!({}),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(at) = args.iter().position(|a| a == "--floor") {
@@ -631,22 +640,18 @@ fn main() {
         if let Some(count) = args.iter().skip_while(|a| *a != "--households").nth(1) {
             return many_households(env, count.parse().unwrap(), quick).await;
         }
+        let profile = args.iter().skip_while(|a| *a != "--profile").nth(1);
         if env.database.is_postgres() {
-            return stores(env, quick).await;
+            return stores(env, quick, profile.map(String::as_str)).await;
         }
         let started = Instant::now();
         let owner = seed(&env).await;
         let charges = env.call(&owner, "list_charges", json!({"limit": 1})).await.unwrap()["total"].as_u64().unwrap();
         println!("Seeded {SUBSCRIPTIONS} subscriptions and {charges} charges in {:.1} s", started.elapsed().as_secs_f64());
 
-        if let Some(op) = args.iter().skip_while(|a| *a != "--profile").nth(1) {
+        if let Some(op) = profile {
             // For `perf record`: only this op, many times.
-            let input = match op.as_str() {
-                "get_subscription" => json!({"id": 250}),
-                "list_subscriptions" => json!({"limit": 500}),
-                _ => json!({}),
-            };
-            let (p50, _, _) = in_process(&env, &owner, op, input, 3000).await;
+            let (p50, _, _) = in_process(&env, &owner, op, profile_input(op), 3000).await;
             println!("{op}: median {}", ms(p50));
             return;
         }
@@ -780,7 +785,14 @@ fn serve(env: &TestEnv) -> Server {
 /// SQLite, each served by `exhale serve`, the same calls checked byte-identical on both, then
 /// alternated under the same load. CPU per call is Exhale's process alone: on PostgreSQL the
 /// server's own work is in its processes, uncounted.
-async fn stores(postgres: TestEnv, quick: bool) {
+async fn stores(postgres: TestEnv, quick: bool, profile: Option<&str>) {
+    if let Some(op) = profile {
+        // For `perf record`: only this op on PostgreSQL, many times.
+        let owner = seed(&postgres).await;
+        let (p50, _, _) = in_process(&postgres, &owner, op, profile_input(op), 3000).await;
+        println!("{op} on PostgreSQL: median {}", ms(p50));
+        return;
+    }
     let sqlite = TestEnv::on_sqlite();
     let started = Instant::now();
     let (on_postgres, on_sqlite) = (seed(&postgres).await, seed(&sqlite).await);

@@ -63,6 +63,14 @@ impl<'a> Db<'a> {
         }
     }
 
+    /// Asks for the tables a transaction search reads to be vacuumed and their statistics
+    /// renewed once this write commits (PostgreSQL; SQLite needs neither).
+    pub(crate) fn tidy_after_commit(&self) {
+        if let Conn::Postgres(session) = &self.conn {
+            session.borrow_mut().tidy_after = true;
+        }
+    }
+
     /// Sends `payload` on `channel` to every instance's listeners (`Store::listen`) when this
     /// write commits; nothing when it rolls back. SQLite has no other instance to tell.
     pub fn notify(&self, channel: &str, payload: &str) -> Result<()> {

@@ -1085,21 +1085,19 @@ pub fn import_transactions(
         "UPDATE imports SET transaction_count = ?2 WHERE id = ?1",
         params![import_id, added as i64],
     )?;
-    // PostgreSQL plans from statistics its autovacuum renews a minute or so after a large
-    // change; until then a search over a freshly imported statement may walk every row (130
-    // ms where 0.2 would do, over 100,000). An import that large renews them now (a sample,
-    // about 100 ms), with those of what a search reads beside them: the text
-    // (`transaction_search`), without which a search for a rare word walked every row, and the
-    // small tables autovacuum renews only after 50 changes, without which the server guesses
-    // a household's three accounts are 186. SQLite's plans do not depend on such statistics.
-    if db.dialect() == crate::Dialect::Postgres && added >= ANALYZE_AFTER {
-        db.execute(
-            "ANALYZE transactions, transaction_search, accounts, categories, labels, transaction_labels",
-            params![],
-        )?;
+    // PostgreSQL plans from statistics, and answers an index-only read from its visibility
+    // map, that its autovacuum renews a minute or so after a large change; until then a search
+    // over a freshly imported statement may walk every row (130 ms where 0.2 would do, over
+    // 100,000). An import that large has them renewed as it commits (`Db::tidy_after_commit`),
+    // with those of what a search reads beside them: the text (`transaction_search`), without
+    // which a search for a rare word walked every row, and the small tables autovacuum renews
+    // only after 50 changes, without which the server guesses a household's three accounts
+    // are 186. SQLite's plans do not depend on such statistics.
+    if added >= TIDY_AFTER {
+        db.tidy_after_commit();
     }
     Ok((Some(import_id), added))
 }
 
 /// Rows an import adds at least for PostgreSQL to renew the transactions' statistics at once.
-const ANALYZE_AFTER: u64 = 1000;
+const TIDY_AFTER: u64 = 1000;

@@ -143,3 +143,49 @@ fn exhale_refuses_a_superuser_and_a_role_that_may_not_create_its_tables() {
     assert!(said.contains("may not create tables in schema public"), "{said}");
     assert!(said.contains(&format!("OWNER TO {visitor}")), "{said}");
 }
+
+/// A large import leaves what a search reads vacuumed and its statistics renewed as it
+/// commits, so the next search does not visit every new row's page (see
+/// `Db::tidy_after_commit`); a small one leaves that to autovacuum.
+#[test]
+fn a_large_import_is_vacuumed_as_it_commits() {
+    let dir = DataDir::postgres();
+    two_households(&dir);
+    let account = json!({"name": "Current", "kind": "checking"});
+    stdout(&exhale(
+        &dir,
+        &["op", "create_account", "--as", "ana@a.test", "--json", &account.to_string()],
+        "",
+    ));
+    let vacuumed = "SELECT count(*) FROM pg_stat_user_tables
+        WHERE relname IN ('transactions', 'transaction_search') AND last_vacuum IS NOT NULL";
+    let statement = |rows: usize, payee: &str| {
+        let mut csv = String::from("Date,Description,Amount\n");
+        for i in 0..rows {
+            csv.push_str(&format!(
+                "2026-{:02}-{:02},{payee} {i},-{}.50\n",
+                1 + i % 12,
+                1 + i % 28,
+                1 + i % 90
+            ));
+        }
+        json!({"account_id": "Current", "content": csv}).to_string()
+    };
+    let import = |input: String| {
+        stdout(&exhale(
+            &dir,
+            &["op", "import_transactions", "--as", "ana@a.test", "--json", &input],
+            "",
+        ))
+    };
+    import(statement(20, "CORNER CAFE"));
+    assert_eq!(dir.count_as_exhale("", vacuumed), 0, "twenty rows are autovacuum's");
+    import(statement(1_200, "FARMACIA LOPEZ"));
+    assert_eq!(dir.count_as_exhale("", vacuumed), 2);
+    let found = stdout(&exhale(
+        &dir,
+        &["op", "search_transactions", "--as", "ana@a.test", "--json", r#"{"text": "lopez 1199"}"#],
+        "",
+    ));
+    assert!(found.contains("\"total\": 1") || found.contains("\"total\":1"), "{found}");
+}

@@ -53,6 +53,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0024_household_references",
         include_str!("../migrations/sqlite/0024_household_references.sql"),
     ),
+    (
+        "0025_search_text_kept_when_changed",
+        include_str!("../migrations/sqlite/0025_search_text_kept_when_changed.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -75,6 +79,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0024_household_references",
         include_str!("../migrations/postgres/0024_household_references.sql"),
+    ),
+    (
+        "0025_search_text_kept_when_changed",
+        include_str!("../migrations/postgres/0025_search_text_kept_when_changed.sql"),
     ),
 ];
 

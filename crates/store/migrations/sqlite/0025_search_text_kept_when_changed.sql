@@ -1,0 +1,2 @@
+-- The search text's trigger is PostgreSQL's (see the PostgreSQL migration of the same name);
+-- SQLite's FTS5 triggers are unchanged, so nothing changes here.

@@ -244,6 +244,40 @@ async fn load_spread(servers: &[&Server], targets: &[Target], seconds: f64) -> L
 }
 
 /// The median of each figure over several runs.
+/// Loads `first` and `second` in turn, `rounds` times each (`second` first in each round);
+/// the medians of each.
+async fn alternate(
+    first: (&Server, &Target),
+    second: (&Server, &Target),
+    rounds: usize,
+    seconds: f64,
+) -> (Load, Load) {
+    let (mut first_runs, mut second_runs) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        second_runs.push(load(second.0, second.1, seconds).await);
+        first_runs.push(load(first.0, first.1, seconds).await);
+    }
+    (medians(&first_runs), medians(&second_runs))
+}
+
+/// One side against the other, as a row's columns: calls per second, their ratio, p50, p99
+/// and CPU per call.
+fn compared(a: &Load, b: &Load) -> String {
+    let us = |d: Duration| format!("{:.0} µs", d.as_secs_f64() * 1e6);
+    format!(
+        "{:>9.0} {:>9.0} {:>7.2}  {:>9} {:>9}  {:>9} {:>9}  {:>8} {:>8}",
+        a.calls_per_second,
+        b.calls_per_second,
+        a.calls_per_second / b.calls_per_second,
+        ms(a.p50),
+        ms(b.p50),
+        ms(a.p99),
+        ms(b.p99),
+        us(a.cpu_per_call),
+        us(b.cpu_per_call)
+    )
+}
+
 fn medians(runs: &[Load]) -> Load {
     fn median<T: Copy + PartialOrd>(mut values: Vec<T>) -> T {
         values.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -731,26 +765,8 @@ fn main() {
             } else {
                 assert!(mine == theirs, "{label}: the floor's answer is not Exhale's, {}", first_difference(&mine, &theirs));
             }
-            let (mut exhale_runs, mut floor_runs) = (Vec::new(), Vec::new());
-            for _ in 0..rounds {
-                floor_runs.push(load(&floor, at_floor, seconds).await);
-                exhale_runs.push(load(&exhale, at_exhale, seconds).await);
-            }
-            let (e, f) = (medians(&exhale_runs), medians(&floor_runs));
-            let us = |d: Duration| format!("{:.0} µs", d.as_secs_f64() * 1e6);
-            println!(
-                "  {label:<28} {:>9.0} {:>9.0} {:>7.2}  {:>9} {:>9}  {:>9} {:>9}  {:>8} {:>8}  {:>7}",
-                e.calls_per_second,
-                f.calls_per_second,
-                e.calls_per_second / f.calls_per_second,
-                ms(e.p50),
-                ms(f.p50),
-                ms(e.p99),
-                ms(f.p99),
-                us(e.cpu_per_call),
-                us(f.cpu_per_call),
-                mine.len()
-            );
+            let (e, f) = alternate((&exhale, at_exhale), (&floor, at_floor), rounds, seconds).await;
+            println!("  {label:<28} {}  {:>7}", compared(&e, &f), mine.len());
         }
         let (rss, peak) = exhale.rss_mb();
         let (_, floor_peak) = floor.rss_mb();
@@ -864,25 +880,8 @@ async fn stores(postgres: TestEnv, quick: bool, profile: Option<&str>) {
             "{label}: the stores answer differently, {}",
             first_difference(&theirs, &ours)
         );
-        let (mut pg_runs, mut lite_runs) = (Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            lite_runs.push(load(&lite, at_lite, seconds).await);
-            pg_runs.push(load(&pg, at_pg, seconds).await);
-        }
-        let (p, l) = (medians(&pg_runs), medians(&lite_runs));
-        let us = |d: Duration| format!("{:.0} µs", d.as_secs_f64() * 1e6);
-        println!(
-            "  {label:<28} {:>9.0} {:>9.0} {:>7.2}  {:>9} {:>9}  {:>9} {:>9}  {:>8} {:>8}",
-            p.calls_per_second,
-            l.calls_per_second,
-            p.calls_per_second / l.calls_per_second,
-            ms(p.p50),
-            ms(l.p50),
-            ms(p.p99),
-            ms(l.p99),
-            us(p.cpu_per_call),
-            us(l.cpu_per_call)
-        );
+        let (p, l) = alternate((&pg, at_pg), (&lite, at_lite), rounds, seconds).await;
+        println!("  {label:<28} {}", compared(&p, &l));
     }
 }
 

@@ -63,11 +63,11 @@ impl<'a> Db<'a> {
         }
     }
 
-    /// Asks for the tables a transaction search reads to be vacuumed and their statistics
-    /// renewed once this write commits (PostgreSQL; SQLite needs neither).
-    pub(crate) fn tidy_after_commit(&self) {
+    /// Asks for the tables a transaction search in `household_id` reads to be vacuumed and
+    /// their statistics renewed once this write commits (PostgreSQL; SQLite needs neither).
+    pub(crate) fn tidy_after_commit(&self, household_id: i64) {
         if let Conn::Postgres(session) = &self.conn {
-            session.borrow_mut().tidy_after = true;
+            session.borrow_mut().tidy_after = Some(household_id);
         }
     }
 
@@ -629,7 +629,8 @@ impl Db<'_> {
                 // Ordinary tables only: a full-text index's own tables hold how it is stored,
                 // not what it holds, which its content table already shows.
                 "SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'limit_paces' ORDER BY name",
-                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'limit_paces' ORDER BY 1",
+                // A partitioned table's rows once, under its own name, not again in its parts.
+                "SELECT c.relname::text FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND c.relname <> 'limit_paces' ORDER BY 1",
             ),
             params![],
             |row| row.get::<String>(0),

@@ -57,6 +57,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0025_search_text_kept_when_changed",
         include_str!("../migrations/sqlite/0025_search_text_kept_when_changed.sql"),
     ),
+    (
+        "0026_transaction_search_by_household",
+        include_str!("../migrations/sqlite/0026_transaction_search_by_household.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -83,6 +87,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0025_search_text_kept_when_changed",
         include_str!("../migrations/postgres/0025_search_text_kept_when_changed.sql"),
+    ),
+    (
+        "0026_transaction_search_by_household",
+        include_str!("../migrations/postgres/0026_transaction_search_by_household.sql"),
     ),
 ];
 

@@ -290,6 +290,7 @@ impl PgStore {
              DROP FUNCTION IF EXISTS exhale_household();
              DROP FUNCTION IF EXISTS exhale_every_household();
              DROP FUNCTION IF EXISTS transaction_search_kept();
+             DROP FUNCTION IF EXISTS transaction_search_removed();
              DROP FUNCTION IF EXISTS budget_categories_same_household();
              DROP FUNCTION IF EXISTS budget_labels_same_household();
              DROP FUNCTION IF EXISTS rule_labels_same_household();
@@ -572,9 +573,9 @@ pub(crate) struct Session {
     failed: bool,
     /// In a write: the tables it inserted into, with where their id sequences stood before.
     inserted: Option<Vec<Inserted>>,
-    /// The write added many transactions: once it commits, the tables a search reads are
-    /// vacuumed (see [`Session::commit`]).
-    pub(crate) tidy_after: bool,
+    /// The write added many transactions to this household: once it commits, the tables a
+    /// search there reads are vacuumed (see [`Session::commit`]).
+    pub(crate) tidy_after: Option<i64>,
 }
 
 /// A table a write inserted into.
@@ -591,12 +592,7 @@ impl Session {
     fn begin(mut lease: Lease, begin: &str, gives_ids_back: bool) -> Result<Self> {
         lease.in_transaction = true;
         lease.conn()?.client.batch_execute(begin)?;
-        Ok(Self {
-            lease,
-            failed: false,
-            inserted: gives_ids_back.then(Vec::new),
-            tidy_after: false,
-        })
+        Ok(Self { lease, failed: false, inserted: gives_ids_back.then(Vec::new), tidy_after: None })
     }
 
     /// Rolls a write back with its ids: a sequence is not rolled back with a transaction, so
@@ -689,13 +685,10 @@ impl Session {
         let tidy = self.tidy_after;
         self.lease.conn()?.client.batch_execute("COMMIT")?;
         self.lease.in_transaction = false;
-        if tidy {
-            let vacuumed = self.lease.conn()?.client.batch_execute(
-                "VACUUM (ANALYZE, SKIP_LOCKED) transactions, transaction_search, transaction_labels, accounts, categories, labels",
-            );
-            if let Err(err) = vacuumed {
-                tracing::warn!("vacuuming after a large import: {err}");
-            }
+        if let Some(household) = tidy
+            && let Err(err) = tidy_for_search(&mut self.lease.conn()?.client, household)
+        {
+            tracing::warn!("vacuuming after a large import: {err}");
         }
         Ok(())
     }
@@ -780,6 +773,25 @@ impl Session {
         }
         Ok(statement)
     }
+}
+
+/// Vacuums and analyses what a search in `household` reads: the transactions, the part of
+/// the search text that holds the household's (migration 0026; the other parts are left
+/// alone), and the small tables a search joins.
+fn tidy_for_search(
+    client: &mut Client,
+    household: i64,
+) -> std::result::Result<(), postgres::Error> {
+    let part: Option<String> = client
+        .query_opt(
+            "SELECT tableoid::regclass::text FROM transaction_search WHERE household_id = $1 LIMIT 1",
+            &[&household],
+        )?
+        .map(|row| row.get(0));
+    let part = part.map(|part| format!("{part}, ")).unwrap_or_default();
+    client.batch_execute(&format!(
+        "VACUUM (ANALYZE, SKIP_LOCKED) transactions, {part}transaction_labels, accounts, categories, labels"
+    ))
 }
 
 /// The store's SQL in PostgreSQL's spelling: placeholders `?N` (and bare `?`, numbered in

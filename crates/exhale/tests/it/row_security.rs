@@ -66,8 +66,8 @@ fn every_table_is_fenced_by_household_but_the_few_that_belong_to_no_household() 
     let unfenced = dir.texts_as_exhale(
         "",
         "SELECT c.relname::text FROM pg_class c
-         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
-           AND NOT (c.relrowsecurity AND c.relforcerowsecurity)",
+         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
+           AND NOT c.relispartition AND NOT (c.relrowsecurity AND c.relforcerowsecurity)",
     );
     // A new table with a household's rows gets its policy in its own migration (as
     // 0021_chat_imports does); one that belongs to nobody is named here, with why.
@@ -81,7 +81,8 @@ fn every_table_is_fenced_by_household_but_the_few_that_belong_to_no_household() 
         "schema_migrations",
         // The one-time link `exhale serve` prints to create the first household.
         "setup_links",
-        // The folded text of transactions, read only joined to `transactions` (fenced).
+        // The folded text of transactions, read only joined to `transactions` (fenced); its
+        // parts by household (0026) are not listed apart.
         "transaction_search",
     ];
     assert_eq!(unfenced, of_nobody);
@@ -110,8 +111,6 @@ fn every_reference_between_two_households_tables_carries_the_household() {
     // A new reference between two tables with a household is written as (household_id,
     // column), as migration 0024 made the others; these two are checked otherwise.
     let checked_otherwise = [
-        // Kept from transactions by Exhale's own trigger (0020).
-        "transaction_search.id",
         // A transfer's other side, checked by the trigger same_household (0024).
         "transactions.transfer_id",
     ];
@@ -157,8 +156,11 @@ fn a_large_import_is_vacuumed_as_it_commits() {
         &["op", "create_account", "--as", "ana@a.test", "--json", &account.to_string()],
         "",
     ));
+    // The transactions, and of the search text's parts (0026) the household's alone.
     let vacuumed = "SELECT count(*) FROM pg_stat_user_tables
-        WHERE relname IN ('transactions', 'transaction_search') AND last_vacuum IS NOT NULL";
+        WHERE (relname = 'transactions'
+               OR relid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'transaction_search'::regclass))
+          AND last_vacuum IS NOT NULL";
     let statement = |rows: usize, payee: &str| {
         let mut csv = String::from("Date,Description,Amount\n");
         for i in 0..rows {
@@ -188,4 +190,65 @@ fn a_large_import_is_vacuumed_as_it_commits() {
         "",
     ));
     assert!(found.contains("\"total\": 1") || found.contains("\"total\":1"), "{found}");
+}
+
+/// The search text (0026, split by household) follows its transactions: written with them in
+/// their household's part, rewritten when their text changes, deleted with them.
+#[test]
+fn the_search_text_follows_its_transactions_in_their_households_part() {
+    let dir = DataDir::postgres();
+    two_households(&dir);
+    let op = |member: &str, name: &str, input: serde_json::Value| -> serde_json::Value {
+        let out =
+            stdout(&exhale(&dir, &["op", name, "--as", member, "--json", &input.to_string()], ""));
+        serde_json::from_str(&out).unwrap_or_else(|err| panic!("{name}: {err}: {out}"))
+    };
+    for member in ["ana@a.test", "cai@b.test"] {
+        op(member, "create_account", json!({"name": "Current", "kind": "checking"}));
+    }
+    let csv = "Date,Description,Amount\n2026-11-01,FARMACIA LOPEZ,-4.50\n2026-11-02,BAR LA ESQUINA,-3.00\n2026-11-03,IKEA MURCIA,-80.00\n";
+    op("ana@a.test", "import_transactions", json!({"account_id": "Current", "content": csv}));
+    let imported =
+        op("cai@b.test", "import_transactions", json!({"account_id": "Current", "content": csv}));
+    let every = "SELECT set_config('exhale.every_household', 'on', true)";
+    let texts = || {
+        dir.texts_as_exhale(
+            every,
+            // The payee, as the import took it from the description.
+            "SELECT s.household_id || ' ' || s.payee FROM transaction_search s
+             JOIN transactions t ON t.id = s.id AND t.household_id = s.household_id",
+        )
+    };
+    let parts = "SELECT count(DISTINCT tableoid) FROM transaction_search";
+    assert_eq!(dir.count_as_exhale(every, "SELECT count(*) FROM transaction_search"), 6);
+    assert_eq!(dir.count_as_exhale(every, parts), 2, "each household's text in its own part");
+
+    let search = |text: &str| {
+        op("ana@a.test", "search_transactions", json!({"text": text}))["total"].as_u64().unwrap()
+    };
+    let found = op("ana@a.test", "search_transactions", json!({"text": "farmacia"}));
+    let id = found["items"][0]["id"].clone();
+    assert_eq!(search("HERBORISTERía"), 0);
+    op("ana@a.test", "update_transaction", json!({"id": id, "payee": "Herboristería Sol"}));
+    // The statement's description keeps the old text.
+    assert_eq!((search("farmacia"), search("HERBORISTERía")), (1, 1));
+    let bar = op("ana@a.test", "search_transactions", json!({"text": "esquina"}))["items"][0]["id"]
+        .clone();
+    op("ana@a.test", "delete_transaction", json!({"id": bar}));
+    assert_eq!(dir.count_as_exhale(every, "SELECT count(*) FROM transaction_search"), 5);
+    let mut expected = vec![
+        "1 herboristería sol".to_owned(),
+        "1 ikea".to_owned(),
+        "2 bar la".to_owned(),
+        "2 farmacia".to_owned(),
+        "2 ikea".to_owned(),
+    ];
+    expected.sort();
+    assert_eq!(texts(), expected);
+
+    // Undoing cai's import takes its transactions away, and their text; ana's stays.
+    op("cai@b.test", "undo", json!({"batch_id": imported["batch_id"]}));
+    assert_eq!(dir.count_as_exhale(every, "SELECT count(*) FROM transaction_search"), 2);
+    assert_eq!(op("cai@b.test", "search_transactions", json!({"text": "murcia"}))["total"], 0);
+    assert_eq!(search("murcia"), 1);
 }

@@ -1,0 +1,2 @@
+-- The search text split by household is PostgreSQL's (see the PostgreSQL migration of the
+-- same name); SQLite's FTS5 index is one per database, so nothing changes here.

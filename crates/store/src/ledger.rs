@@ -173,9 +173,14 @@ pub struct LabelRow {
     pub transaction_count: u64,
 }
 
-const LABEL_SELECT: &str = "SELECT l.*, (SELECT count(*) FROM transaction_labels tl
-    JOIN transactions t ON t.id = tl.transaction_id JOIN accounts a ON a.id = t.account_id
-    WHERE tl.label_id = l.id AND (a.visibility = 'household' OR a.owner_id = ?2)) AS transaction_count
+/// A label's count is of the transactions the viewer (?2) sees: all that carry it, less those
+/// in accounts of the household (?1) private to someone else, usually none. Counted the other
+/// way, each labelled transaction was looked up for its account (16 ms for 5,000 on
+/// PostgreSQL).
+const LABEL_SELECT: &str = "SELECT l.*, (SELECT count(*) FROM transaction_labels tl WHERE tl.label_id = l.id)
+    - (SELECT count(*) FROM accounts h JOIN transactions t ON t.account_id = h.id
+       JOIN transaction_labels tl ON tl.transaction_id = t.id AND tl.label_id = l.id
+       WHERE h.household_id = ?1 AND h.visibility <> 'household' AND h.owner_id <> ?2) AS transaction_count
     FROM labels l";
 
 fn label_from_row(row: &Row<'_>) -> Result<LabelRow> {
@@ -335,6 +340,19 @@ fn from_listed_matches(n: usize) -> String {
 const TRANSACTION_VISIBLE: &str =
     "t.household_id = ?1 AND t.account_id IN (SELECT v.id FROM accounts v
     WHERE v.household_id = ?1 AND (v.visibility = 'household' OR v.owner_id = ?2))";
+
+/// [`TRANSACTION_VISIBLE`] with the visible accounts read once for the whole statement, for a
+/// count that looks rows up one by one: as a set, PostgreSQL read every household's accounts
+/// again for each row (with 100 households, a count of 385 rows took 8 to 20 ms).
+fn visible_read_once(clause: &str) -> String {
+    debug_assert!(clause.contains(TRANSACTION_VISIBLE), "a search's clause starts with it");
+    clause.replacen(
+        TRANSACTION_VISIBLE,
+        "t.household_id = ?1 AND t.account_id = ANY(ARRAY(SELECT v.id FROM accounts v
+    WHERE v.household_id = ?1 AND (v.visibility = 'household' OR v.owner_id = ?2)))",
+        1,
+    )
+}
 
 fn transaction_from_row(row: &Row<'_>) -> Result<TransactionRow> {
     Ok(TransactionRow {
@@ -835,7 +853,8 @@ pub fn count_transactions(
         values.push(i64::try_from(cap).unwrap_or(i64::MAX).into());
         let sql = format!(
             "SELECT count(*) FROM (SELECT 1 FROM ({matches}) m
-             CROSS JOIN LATERAL (SELECT 1 FROM transactions t{clause} AND t.id = m.id OFFSET 0) found LIMIT ?{}) counted",
+             CROSS JOIN LATERAL (SELECT 1 FROM transactions t{} AND t.id = m.id OFFSET 0) found LIMIT ?{}) counted",
+            visible_read_once(&clause),
             values.len()
         );
         let counted = db.query_map_once(&sql, &as_params(&values), |row| row.get(0))?;
@@ -877,7 +896,8 @@ pub fn count_transactions(
             Dialect::Postgres => {
                 let sql = format!(
                     "SELECT count(*) FROM (SELECT 1 FROM (SELECT DISTINCT l.transaction_id FROM transaction_labels l WHERE l.label_id IN ({list})) m
-                     CROSS JOIN LATERAL (SELECT 1 FROM transactions t{clause} AND t.id = m.transaction_id OFFSET 0) found LIMIT ?{}) counted",
+                     CROSS JOIN LATERAL (SELECT 1 FROM transactions t{} AND t.id = m.transaction_id OFFSET 0) found LIMIT ?{}) counted",
+                    visible_read_once(&clause),
                     values.len()
                 );
                 let counted = db.query_map_once(&sql, &as_params(&values), |row| row.get(0))?;

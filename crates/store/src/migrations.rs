@@ -61,6 +61,10 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0026_transaction_search_by_household",
         include_str!("../migrations/sqlite/0026_transaction_search_by_household.sql"),
     ),
+    (
+        "0027_account_counts_from_the_index",
+        include_str!("../migrations/sqlite/0027_account_counts_from_the_index.sql"),
+    ),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -91,6 +95,10 @@ const POSTGRES: &[(&str, &str)] = &[
     (
         "0026_transaction_search_by_household",
         include_str!("../migrations/postgres/0026_transaction_search_by_household.sql"),
+    ),
+    (
+        "0027_account_counts_from_the_index",
+        include_str!("../migrations/postgres/0027_account_counts_from_the_index.sql"),
     ),
 ];
 

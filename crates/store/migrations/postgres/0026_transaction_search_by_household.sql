@@ -4,11 +4,13 @@
 -- text is now split by household into 32 parts (hash partitions), each with its own trigram
 -- index, so a search reads the index of one part: its household and about 1/32 of the others.
 --
--- A partition's key must be in its primary key, so the key is (id, household_id), id first
--- for lookups by id. A reference from a partitioned table would delete each removed
--- transaction's text by probing every part (no household to choose one by), so the reference
--- goes: a statement trigger deletes the text of deleted transactions, in their household's
--- parts. A transaction never changes household, so its text stays in its part.
+-- A partition's key must be in its primary key, so the key is (household_id, id): household
+-- first, so that a search may also read its household's rows of a part alone, where a text
+-- is too common for the trigram index to narrow it. A reference from a partitioned table
+-- would delete each removed transaction's text by probing every part (no household to choose
+-- one by), so the reference goes: a statement trigger deletes the text of deleted
+-- transactions, in their household's parts. A transaction never changes household, so its
+-- text stays in its part.
 
 ALTER TABLE transaction_search RENAME TO transaction_search_before;
 ALTER INDEX transaction_search_text RENAME TO transaction_search_before_text;
@@ -19,7 +21,7 @@ CREATE TABLE transaction_search (
     payee TEXT COLLATE "C" NOT NULL,
     description TEXT COLLATE "C" NOT NULL,
     notes TEXT COLLATE "C",
-    PRIMARY KEY (id, household_id)
+    PRIMARY KEY (household_id, id)
 ) PARTITION BY HASH (household_id);
 
 DO $$
@@ -44,7 +46,7 @@ CREATE OR REPLACE FUNCTION transaction_search_kept() RETURNS trigger LANGUAGE pl
 BEGIN
     INSERT INTO transaction_search (id, household_id, payee, description, notes)
     SELECT id, household_id, nocase(payee), nocase(description), nocase(notes) FROM written
-    ON CONFLICT (id, household_id) DO UPDATE SET
+    ON CONFLICT (household_id, id) DO UPDATE SET
         payee = EXCLUDED.payee, description = EXCLUDED.description, notes = EXCLUDED.notes
     WHERE (transaction_search.payee, transaction_search.description, transaction_search.notes)
         IS DISTINCT FROM (EXCLUDED.payee, EXCLUDED.description, EXCLUDED.notes);

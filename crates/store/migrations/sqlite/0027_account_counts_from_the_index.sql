@@ -1,0 +1,2 @@
+-- PostgreSQL's index for an account's transactions now carries the household, for row-level
+-- security (see the PostgreSQL migration of the same name); SQLite has no such check.

@@ -4,8 +4,6 @@
 //! stepping), so a monthly cycle anchored on 31 January gives 28/29 February, 31 March and
 //! 30 April: it never drifts.
 
-use std::fmt;
-
 use jiff::civil::Date;
 
 use crate::money::div_round;
@@ -118,58 +116,6 @@ impl Cycle {
         CyclePreset::ALL.iter().copied().find(|preset| preset.cycle() == *self)
     }
 
-    /// The cycle in words for people, as a sentence a reader's language says: "daily",
-    /// "weekly", "monthly", "yearly", "quarterly", "every 3 weeks", "every 10 days".
-    pub fn words(&self) -> crate::Text {
-        let every = u64::from(self.every);
-        match (self.every, self.unit) {
-            (1, CycleUnit::Day) => crate::Text::new("daily"),
-            (1, CycleUnit::Week) => crate::Text::new("weekly"),
-            (1, CycleUnit::Month) => crate::Text::new("monthly"),
-            (1, CycleUnit::Year) => crate::Text::new("yearly"),
-            (3, CycleUnit::Month) => crate::Text::new("quarterly"),
-            (_, CycleUnit::Day) => {
-                crate::Text::new("{n, plural, one {every # day} other {every # days}}")
-                    .with("n", every)
-            }
-            (_, CycleUnit::Week) => {
-                crate::Text::new("{n, plural, one {every # week} other {every # weeks}}")
-                    .with("n", every)
-            }
-            (_, CycleUnit::Month) => {
-                crate::Text::new("{n, plural, one {every # month} other {every # months}}")
-                    .with("n", every)
-            }
-            (_, CycleUnit::Year) => {
-                crate::Text::new("{n, plural, one {every # year} other {every # years}}")
-                    .with("n", every)
-            }
-        }
-    }
-
-    /// [`Cycle::words`] in English, as agents read it.
-    pub fn describe(&self) -> String {
-        self.words().render()
-    }
-
-    /// The cycle an English [`Cycle::describe`] names, for an edge that shows an op's words
-    /// in another language; `None` for other text.
-    pub fn from_description(words: &str) -> Option<Cycle> {
-        let named = match words {
-            "daily" => Some(Cycle { every: 1, unit: CycleUnit::Day }),
-            "weekly" => Some(Cycle { every: 1, unit: CycleUnit::Week }),
-            "monthly" => Some(Cycle { every: 1, unit: CycleUnit::Month }),
-            "yearly" => Some(Cycle { every: 1, unit: CycleUnit::Year }),
-            "quarterly" => Some(Cycle { every: 3, unit: CycleUnit::Month }),
-            _ => None,
-        };
-        named.or_else(|| {
-            let (every, unit) = words.strip_prefix("every ")?.split_once(' ')?;
-            let cycle = Cycle::new(every.parse().ok()?, CycleUnit::parse(unit)?).ok()?;
-            (cycle.describe() == words).then_some(cycle)
-        })
-    }
-
     /// The `n`-th date of the cycle: `anchor + n × cycle`, computed from the anchor.
     ///
     /// Months and years clamp the day to the month's end (31 January monthly gives 28 or 29
@@ -226,12 +172,6 @@ impl Cycle {
         // n ≈ days × cycles-per-year / 365.25
         let n = i128::from(days) * num * 100 / (den * 36_525);
         u32::try_from(n).unwrap_or(u32::MAX)
-    }
-}
-
-impl fmt::Display for Cycle {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.describe())
     }
 }
 

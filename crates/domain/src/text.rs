@@ -250,6 +250,65 @@ impl fmt::Display for Text {
     }
 }
 
+/// A cycle in words is a `Text` (and a `Text` may hold a cycle), so its words live here, above
+/// `cycle.rs`'s arithmetic.
+impl Cycle {
+    /// The cycle in words for people, as a sentence a reader's language says: "daily",
+    /// "weekly", "monthly", "yearly", "quarterly", "every 3 weeks", "every 10 days".
+    pub fn words(&self) -> Text {
+        let every = u64::from(self.every());
+        match (self.every(), self.unit()) {
+            (1, CycleUnit::Day) => Text::new("daily"),
+            (1, CycleUnit::Week) => Text::new("weekly"),
+            (1, CycleUnit::Month) => Text::new("monthly"),
+            (1, CycleUnit::Year) => Text::new("yearly"),
+            (3, CycleUnit::Month) => Text::new("quarterly"),
+            (_, CycleUnit::Day) => {
+                Text::new("{n, plural, one {every # day} other {every # days}}").with("n", every)
+            }
+            (_, CycleUnit::Week) => {
+                Text::new("{n, plural, one {every # week} other {every # weeks}}").with("n", every)
+            }
+            (_, CycleUnit::Month) => {
+                Text::new("{n, plural, one {every # month} other {every # months}}")
+                    .with("n", every)
+            }
+            (_, CycleUnit::Year) => {
+                Text::new("{n, plural, one {every # year} other {every # years}}").with("n", every)
+            }
+        }
+    }
+
+    /// [`Cycle::words`] in English, as agents read it.
+    pub fn describe(&self) -> String {
+        self.words().render()
+    }
+
+    /// The cycle an English [`Cycle::describe`] names, for an edge that shows an op's words
+    /// in another language; `None` for other text.
+    pub fn from_description(words: &str) -> Option<Cycle> {
+        let named = match words {
+            "daily" => Cycle::new(1, CycleUnit::Day).ok(),
+            "weekly" => Cycle::new(1, CycleUnit::Week).ok(),
+            "monthly" => Cycle::new(1, CycleUnit::Month).ok(),
+            "yearly" => Cycle::new(1, CycleUnit::Year).ok(),
+            "quarterly" => Cycle::new(3, CycleUnit::Month).ok(),
+            _ => None,
+        };
+        named.or_else(|| {
+            let (every, unit) = words.strip_prefix("every ")?.split_once(' ')?;
+            let cycle = Cycle::new(every.parse().ok()?, CycleUnit::parse(unit)?).ok()?;
+            (cycle.describe() == words).then_some(cycle)
+        })
+    }
+}
+
+impl fmt::Display for Cycle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

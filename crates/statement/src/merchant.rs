@@ -6,7 +6,8 @@
 //! Kept: the plan after a merchant that sells more than one thing ("AMAZON PRIME" is not
 //! "AMAZON MKTPLACE"). Also here: what a description says the money was, when it is never a
 //! subscription (`not_a_subscription`: cash, own-account transfers, card repayments, taxes,
-//! salary) or is a bill whose amount varies (`is_bill`).
+//! salary) or is a bill whose amount varies (`is_bill`), and the category of a merchant of
+//! a known kind (`category_of`).
 
 /// Prefixes banks and payment processors put before the merchant.
 const PREFIXES: &[&str] = &[
@@ -304,7 +305,7 @@ const BILL_WORDS: &[&str] = &[
 /// Whether a merchant's charges are bills that vary with use: its name or its descriptions
 /// say energy, water, phone or an instalment.
 pub fn is_bill(merchant_key: &str, descriptions: &[&str]) -> bool {
-    crate::recurring::is_billing_merchant(merchant_key)
+    is_billing_merchant(merchant_key)
         || descriptions.iter().any(|d| {
             let upper = d.to_uppercase();
             upper_words(&upper).iter().any(|w| BILL_WORDS.contains(w))
@@ -326,6 +327,108 @@ pub fn display_name(description: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// Kinds of merchant and their category (one of `domain::categories::DEFAULT_CATEGORIES`).
+const KNOWN: &[(&str, &str)] = &[
+    ("NETFLIX", "Streaming"),
+    ("DISNEY", "Streaming"),
+    ("HBO", "Streaming"),
+    ("HULU", "Streaming"),
+    ("PRIME", "Streaming"),
+    ("DAZN", "Streaming"),
+    ("YOUTUBE", "Streaming"),
+    ("PARAMOUNT", "Streaming"),
+    ("CRUNCHYROLL", "Streaming"),
+    ("SPOTIFY", "Music"),
+    ("DEEZER", "Music"),
+    ("TIDAL", "Music"),
+    ("AUDIBLE", "Music"),
+    ("ADOBE", "Software"),
+    ("MICROSOFT", "Software"),
+    ("JETBRAINS", "Software"),
+    ("GITHUB", "Software"),
+    ("NOTION", "Software"),
+    ("1PASSWORD", "Software"),
+    ("OPENAI", "Software"),
+    ("CHATGPT", "Software"),
+    ("ANTHROPIC", "Software"),
+    ("CLAUDE", "Software"),
+    ("DROPBOX", "Cloud & storage"),
+    ("ICLOUD", "Cloud & storage"),
+    ("GOOGLE", "Cloud & storage"),
+    ("BACKBLAZE", "Cloud & storage"),
+    ("TIMES", "News & magazines"),
+    ("GUARDIAN", "News & magazines"),
+    ("ECONOMIST", "News & magazines"),
+    ("NYTIMES", "News & magazines"),
+    ("VODAFONE", "Phone & internet"),
+    ("TELEKOM", "Phone & internet"),
+    ("ORANGE", "Phone & internet"),
+    ("MOVISTAR", "Phone & internet"),
+    ("O2", "Phone & internet"),
+    ("EE", "Phone & internet"),
+    ("BT", "Phone & internet"),
+    ("FIBER", "Phone & internet"),
+    ("ENERGY", "Utilities"),
+    ("ELECTRIC", "Utilities"),
+    ("WATER", "Utilities"),
+    ("GAS", "Utilities"),
+    ("VATTENFALL", "Utilities"),
+    ("IBERDROLA", "Utilities"),
+    ("ENDESA", "Utilities"),
+    ("NATURGY", "Utilities"),
+    ("EDF", "Utilities"),
+    ("ENGIE", "Utilities"),
+    ("EON", "Utilities"),
+    ("STADTWERKE", "Utilities"),
+    ("OCTOPUS", "Utilities"),
+    ("ENBW", "Utilities"),
+    ("VERIZON", "Phone & internet"),
+    ("COMCAST", "Phone & internet"),
+    ("XFINITY", "Phone & internet"),
+    ("INSURANCE", "Insurance"),
+    ("ALLIANZ", "Insurance"),
+    ("AXA", "Insurance"),
+    ("VERSICHERUNG", "Insurance"),
+    ("MAPFRE", "Insurance"),
+    ("GYM", "Fitness & health"),
+    ("FITNESS", "Fitness & health"),
+    ("GYMPOWER", "Fitness & health"),
+    ("PELOTON", "Fitness & health"),
+    ("STRAVA", "Fitness & health"),
+    ("XBOX", "Gaming"),
+    ("PLAYSTATION", "Gaming"),
+    ("STEAM", "Gaming"),
+    ("NINTENDO", "Gaming"),
+    ("DUOLINGO", "Education"),
+    ("COURSERA", "Education"),
+    ("MASTERCLASS", "Education"),
+    ("AMAZON", "Shopping & memberships"),
+    ("COSTCO", "Shopping & memberships"),
+];
+
+/// The category of a merchant of a known kind: one of its words is the kind's, or starts
+/// with a kind's name of five letters or more.
+pub(crate) fn category_of(merchant: &str) -> Option<&'static str> {
+    merchant
+        .split(' ')
+        .find_map(|word| {
+            KNOWN
+                .iter()
+                .find(|(known, _)| word == *known || word.starts_with(known) && known.len() >= 5)
+        })
+        .map(|(_, category)| *category)
+}
+
+/// Whether the merchant is one whose bills follow use (energy, water, phone and internet): one
+/// of its words is such a merchant's, exactly ("WATERSTONES" is a bookshop, not "WATER").
+pub(crate) fn is_billing_merchant(merchant: &str) -> bool {
+    merchant.split(' ').any(|word| {
+        KNOWN.iter().any(|(known, category)| {
+            word == *known && matches!(*category, "Utilities" | "Phone & internet")
+        })
+    })
 }
 
 #[cfg(test)]

@@ -8,14 +8,18 @@
 //!
 //! The PDF reader (pdf-extract on lopdf) is never let at a file whose cost is not bounded
 //! first: `file.rs` checks the file before lopdf loads it, `pages.rs` the document before
-//! pdf-extract reads its pages, both in the limits below, so a small file that would unpack
+//! pdf-extract reads its pages, both in the limits of `limits.rs`, so a small file that would unpack
 //! to gigabytes, nest without end or draw the same thing a million times is refused in
 //! milliseconds; `syntax.rs` and `filters.rs` are the reading those checks share.
 
 mod file;
 mod filters;
+pub(crate) mod limits;
 mod pages;
 mod syntax;
+
+pub(crate) use limits::MAX_CHARACTERS;
+pub use limits::{MAX_EXPANDED_BYTES, MAX_STREAM_BYTES};
 
 use pdf_extract::{Document, MediaBox, OutputDev, OutputError, Transform};
 
@@ -24,36 +28,6 @@ use crate::{
     csv::Rows,
     dates::{self, Order},
 };
-
-/// The most pages read: a year of a busy account is a few dozen.
-pub(crate) const MAX_PAGES: usize = 500;
-
-/// The most one stream may unpack to (a page's content, a font, an object stream): a page of
-/// small print is tens of kilobytes, an embedded font hundreds.
-pub const MAX_STREAM_BYTES: usize = 4 << 20;
-
-/// The most a document's streams may unpack to together (images are never unpacked).
-pub const MAX_EXPANDED_BYTES: usize = 16 << 20;
-
-/// The most tokens of objects lopdf may parse: each costs tens of bytes of memory, and a
-/// statement has tens of thousands.
-const MAX_OBJECT_TOKENS: usize = 1_000_000;
-
-/// The most content parsed at once (a page's content streams together, a form's): parsed, an
-/// operator costs up to 120 bytes of memory a byte of content, and pdf-extract reads about a
-/// mebibyte a second; a statement's page is tens of kilobytes.
-pub(crate) const MAX_PAGE_CONTENT: usize = 512 << 10;
-
-/// The most forms drawn within each other.
-const MAX_FORM_DEPTH: usize = 12;
-
-/// The most work one page may cost, and all of them together: bytes parsed or copied, counted
-/// as `pages.rs` says (about a mebibyte a second).
-const MAX_PAGE_WORK: u64 = 4 << 20;
-const MAX_WORK: u64 = 16 << 20;
-
-/// The most characters read: 250 full pages of small print (each kept costs about 70 bytes).
-pub(crate) const MAX_CHARACTERS: usize = 1_000_000;
 
 /// Whether a token is an amount as statements print them ("-12.99", "1,234.50", "12,99-",
 /// "(7.50)", "€9.99").
@@ -473,6 +447,7 @@ pub(crate) fn rows(bytes: &[u8]) -> Result<Rows, StatementError> {
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use super::limits::MAX_PAGES;
     use super::*;
 
     /// A one-page PDF with these lines in Helvetica, as a statement printer makes them.

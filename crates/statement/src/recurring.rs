@@ -67,112 +67,12 @@ pub struct Candidate {
     pub active: bool,
 }
 
-/// Kinds of merchant and their category (one of `domain::categories::DEFAULT_CATEGORIES`).
-const KNOWN: &[(&str, &str)] = &[
-    ("NETFLIX", "Streaming"),
-    ("DISNEY", "Streaming"),
-    ("HBO", "Streaming"),
-    ("HULU", "Streaming"),
-    ("PRIME", "Streaming"),
-    ("DAZN", "Streaming"),
-    ("YOUTUBE", "Streaming"),
-    ("PARAMOUNT", "Streaming"),
-    ("CRUNCHYROLL", "Streaming"),
-    ("SPOTIFY", "Music"),
-    ("DEEZER", "Music"),
-    ("TIDAL", "Music"),
-    ("AUDIBLE", "Music"),
-    ("ADOBE", "Software"),
-    ("MICROSOFT", "Software"),
-    ("JETBRAINS", "Software"),
-    ("GITHUB", "Software"),
-    ("NOTION", "Software"),
-    ("1PASSWORD", "Software"),
-    ("OPENAI", "Software"),
-    ("CHATGPT", "Software"),
-    ("ANTHROPIC", "Software"),
-    ("CLAUDE", "Software"),
-    ("DROPBOX", "Cloud & storage"),
-    ("ICLOUD", "Cloud & storage"),
-    ("GOOGLE", "Cloud & storage"),
-    ("BACKBLAZE", "Cloud & storage"),
-    ("TIMES", "News & magazines"),
-    ("GUARDIAN", "News & magazines"),
-    ("ECONOMIST", "News & magazines"),
-    ("NYTIMES", "News & magazines"),
-    ("VODAFONE", "Phone & internet"),
-    ("TELEKOM", "Phone & internet"),
-    ("ORANGE", "Phone & internet"),
-    ("MOVISTAR", "Phone & internet"),
-    ("O2", "Phone & internet"),
-    ("EE", "Phone & internet"),
-    ("BT", "Phone & internet"),
-    ("FIBER", "Phone & internet"),
-    ("ENERGY", "Utilities"),
-    ("ELECTRIC", "Utilities"),
-    ("WATER", "Utilities"),
-    ("GAS", "Utilities"),
-    ("VATTENFALL", "Utilities"),
-    ("IBERDROLA", "Utilities"),
-    ("ENDESA", "Utilities"),
-    ("NATURGY", "Utilities"),
-    ("EDF", "Utilities"),
-    ("ENGIE", "Utilities"),
-    ("EON", "Utilities"),
-    ("STADTWERKE", "Utilities"),
-    ("OCTOPUS", "Utilities"),
-    ("ENBW", "Utilities"),
-    ("VERIZON", "Phone & internet"),
-    ("COMCAST", "Phone & internet"),
-    ("XFINITY", "Phone & internet"),
-    ("INSURANCE", "Insurance"),
-    ("ALLIANZ", "Insurance"),
-    ("AXA", "Insurance"),
-    ("VERSICHERUNG", "Insurance"),
-    ("MAPFRE", "Insurance"),
-    ("GYM", "Fitness & health"),
-    ("FITNESS", "Fitness & health"),
-    ("GYMPOWER", "Fitness & health"),
-    ("PELOTON", "Fitness & health"),
-    ("STRAVA", "Fitness & health"),
-    ("XBOX", "Gaming"),
-    ("PLAYSTATION", "Gaming"),
-    ("STEAM", "Gaming"),
-    ("NINTENDO", "Gaming"),
-    ("DUOLINGO", "Education"),
-    ("COURSERA", "Education"),
-    ("MASTERCLASS", "Education"),
-    ("AMAZON", "Shopping & memberships"),
-    ("COSTCO", "Shopping & memberships"),
-];
-
-fn category_of(merchant: &str) -> Option<&'static str> {
-    merchant
-        .split(' ')
-        .find_map(|word| {
-            KNOWN
-                .iter()
-                .find(|(known, _)| word == *known || word.starts_with(known) && known.len() >= 5)
-        })
-        .map(|(_, category)| *category)
-}
-
 /// Whether amounts (oldest first, three or more) change at every charge or at most of them:
 /// they follow use, not a price that changes now and then.
 pub fn amounts_follow_use(amounts: &[i64]) -> bool {
     let changes = amounts.windows(2).filter(|pair| pair[0] != pair[1]).count();
     amounts.len() >= 3
         && (changes + 1 == amounts.len() || changes > 2 && changes * 2 > amounts.len())
-}
-
-/// Whether the merchant is one whose bills follow use (energy, water, phone and internet): one
-/// of its words is such a merchant's, exactly ("WATERSTONES" is a bookshop, not "WATER").
-pub(crate) fn is_billing_merchant(merchant: &str) -> bool {
-    merchant.split(' ').any(|word| {
-        KNOWN.iter().any(|(known, category)| {
-            word == *known && matches!(*category, "Utilities" | "Phone & internet")
-        })
-    })
 }
 
 /// Days from `a` to `b` (civil dates subtract to a span in days).
@@ -290,7 +190,7 @@ fn candidate(
     };
     Some(Candidate {
         merchant: merchant.to_owned(),
-        category: category_of(merchant),
+        category: merchant::category_of(merchant),
         name,
         amount_minor,
         currency,

@@ -582,7 +582,7 @@ pub fn heaviest() -> Vec<Case> {
     const TEXT: &[u8] = b"BT /F1 9 Tf 10 10 Td (aaaaaaaa) Tj ET\n";
     // A page's content just under `MAX_PAGE_CONTENT`, in whole operators.
     fn page(pattern: &[u8]) -> Vec<u8> {
-        let most = crate::pdf::MAX_PAGE_CONTENT - 64;
+        let most = crate::pdf::limits::MAX_PAGE_CONTENT - 64;
         flate(&repeated(pattern, most / pattern.len() * pattern.len()))
     }
     vec![

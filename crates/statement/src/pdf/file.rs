@@ -25,8 +25,8 @@ use std::collections::{HashMap, HashSet};
 use pdf_extract::{Dictionary as LoDictionary, Document, Object, Stream, StringFormat};
 
 use super::{
-    MAX_OBJECT_TOKENS, MAX_STREAM_BYTES,
     filters::{self, Decoded, Filters},
+    limits::{MAX_OBJECT_TOKENS, MAX_STREAM_BYTES},
     syntax::{self, Dictionary, Lexer, SyntaxError, Token, Value},
 };
 use crate::StatementError;

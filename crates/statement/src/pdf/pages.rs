@@ -20,9 +20,11 @@ use std::collections::{HashMap, HashSet};
 use pdf_extract::{Dictionary, Document, Object, ObjectId};
 
 use super::{
-    MAX_EXPANDED_BYTES, MAX_FORM_DEPTH, MAX_PAGE_CONTENT, MAX_PAGE_WORK, MAX_PAGES,
-    MAX_STREAM_BYTES, MAX_WORK,
     filters::{self, Decoded, Filters},
+    limits::{
+        MAX_EXPANDED_BYTES, MAX_FORM_DEPTH, MAX_PAGE_CONTENT, MAX_PAGE_WORK, MAX_PAGES,
+        MAX_STREAM_BYTES, MAX_WORK,
+    },
     syntax::{self, MAX_NESTING},
 };
 use crate::StatementError;

@@ -18,9 +18,6 @@ use ops::{Caller, Catalog, OpError, Via};
 
 use crate::{problem::problem_response, state::AppState};
 
-/// The challenge sent with every 401.
-pub const BEARER_CHALLENGE: &str = "Bearer realm=\"exhale\"";
-
 /// The challenge when a token was sent but refused (RFC 6750 section 3.1).
 const INVALID_TOKEN: &str = "Bearer realm=\"exhale\", error=\"invalid_token\"";
 

@@ -19,13 +19,13 @@ mod serve;
 mod state;
 
 pub use auth::{
-    BEARER_CHALLENGE, Bearer, BearerRejection, authenticate_bearer, insufficient_scope_challenge,
-    oauth_challenge, parse_bearer,
+    Bearer, BearerRejection, authenticate_bearer, insufficient_scope_challenge, oauth_challenge,
+    parse_bearer,
 };
 pub use large::{LargeRequest, MAX_LARGE_REQUESTS, large_request, large_requests_in_use};
 pub use private::{mark_private, mark_private_headers};
 pub use problem::{
-    PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,
+    BEARER_CHALLENGE, PROBLEM_CONTENT_TYPE, invalid_json_body, problem_body, problem_response,
     problem_response_with_status, title_of,
 };
 pub use serve::{ClientAddress, ServeConfig, serve};

@@ -12,7 +12,8 @@ use axum::{
 use ops::{OpError, Text};
 use serde_json::{Map, Value, json};
 
-use crate::auth::BEARER_CHALLENGE;
+/// The challenge sent with every 401.
+pub const BEARER_CHALLENGE: &str = "Bearer realm=\"exhale\"";
 
 /// The media type of every error body.
 pub const PROBLEM_CONTENT_TYPE: &str = "application/problem+json";

@@ -1,6 +1,6 @@
 //! Tokens, confirmations, secrets and browser sessions.
 
-use crate::db::{Row, params};
+use crate::{db::Row, value::params};
 
 use crate::{Db, Result, households::MemberRow};
 
@@ -12,7 +12,7 @@ pub struct TokenRow {
     pub name: String,
     pub prefix: String,
     pub scope: String,
-    /// `full`, `subscriptions` or `compact` (`ops::tools::ToolSet`).
+    /// `full`, `subscriptions` or `compact` (`ops::ToolSet`).
     pub tools: String,
     pub created_at: String,
     pub last_used_at: Option<String>,

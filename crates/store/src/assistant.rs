@@ -1,7 +1,7 @@
 //! The built-in assistant's rows: a household's provider settings and API key, a member's
 //! conversation memory (turns and proposal cards, as JSON bodies), and usage per question.
 
-use crate::db::params;
+use crate::value::params;
 
 use crate::{Db, Result};
 

@@ -1,6 +1,9 @@
 //! The audit log (activity). Messages to members are in `channels.rs`.
 
-use crate::db::{Param, Row, params};
+use crate::{
+    db::Row,
+    value::{Param, params},
+};
 use domain::entities::{ActorKind, ChangeAction, EntityKind};
 
 use crate::{Db, Result, sql::parsed};

@@ -4,7 +4,10 @@
 //! The periods themselves are arithmetic (`domain::budget`); the rules for what may be written
 //! live in `app`.
 
-use crate::db::{Row, SqlValue, as_params, params};
+use crate::{
+    db::Row,
+    value::{SqlValue, as_params, params},
+};
 use domain::{Currency, Date, budget::BudgetPeriod};
 
 use crate::{

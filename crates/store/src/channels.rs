@@ -3,7 +3,7 @@
 //! household's mail server. Secrets (destination secrets, the mail password) live in `secrets`
 //! and are read only to send.
 
-use crate::db::{Row, params};
+use crate::{db::Row, value::params};
 
 use crate::{
     Db, Result,

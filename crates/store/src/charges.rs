@@ -1,6 +1,9 @@
 //! Recorded charges. A charge is visible when its subscription is.
 
-use crate::db::{Row, SqlValue, as_params, params};
+use crate::{
+    db::Row,
+    value::{SqlValue, as_params, params},
+};
 use domain::{
     Currency, Date,
     entities::{ChargeStatus, Visibility},

@@ -11,9 +11,8 @@
 use rusqlite::types::ValueRef;
 
 use crate::{
-    Result, StoreError,
-    db::{Kind, Param, SqlValue},
-    migrations, postgres, sqlite,
+    Result, StoreError, migrations, postgres, postgres_session, sqlite,
+    value::{Kind, Param, SqlValue},
 };
 
 /// Values one statement binds at most (PostgreSQL takes 65,535).
@@ -59,7 +58,7 @@ fn copy(source: &sqlite::SqliteStore, url: &str) -> Result<Copied> {
     migrations::create_postgres_schema(&mut tx)?;
     tx.batch_execute("SET CONSTRAINTS ALL DEFERRED")?;
     // Every household's rows, past row-level security.
-    tx.batch_execute(&postgres::Rows::Every.setting())?;
+    tx.batch_execute(&postgres_session::Rows::Every.setting())?;
     let mut copied = Vec::with_capacity(tables.len());
     for table in &tables {
         let rows = copy_table(&snapshot, &mut tx, table).map_err(|err| match err {
@@ -207,7 +206,7 @@ fn insert(
         })
         .collect();
     let sql = format!("INSERT INTO \"{table}\" ({}) VALUES {}", quoted.join(", "), rows.join(", "));
-    let bound: Vec<crate::db::Value<'_>> = values.iter().map(Param::value).collect();
+    let bound: Vec<crate::value::Value<'_>> = values.iter().map(Param::value).collect();
     let params: Vec<&(dyn ::postgres::types::ToSql + Sync)> =
         bound.iter().map(|value| value as &(dyn ::postgres::types::ToSql + Sync)).collect();
     target.execute(sql.as_str(), &params)?;

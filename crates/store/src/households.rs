@@ -1,6 +1,6 @@
 //! Households, their exchange rates, and members.
 
-use crate::db::{Row, params};
+use crate::{db::Row, value::params};
 use domain::{
     Currency,
     entities::{Role, WeekStart},

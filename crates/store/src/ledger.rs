@@ -5,8 +5,9 @@
 
 use crate::{
     Db, Dialect, Result, StoreError,
-    db::{Cache, Flow, Row, SqlValue, as_params, params},
+    db::{Flow, Row},
     sql::{date, parsed},
+    value::{Cache, SqlValue, as_params, params},
 };
 use domain::{
     Currency, Date,

@@ -3,7 +3,7 @@
 //! household's accounts are left out of spending and cashflow; converting currencies and
 //! grouping days into periods happen in `app`.
 
-use crate::db::{SqlValue, as_params, params};
+use crate::value::{SqlValue, as_params, params};
 use domain::{Currency, Date, entities::AccountKind};
 
 use crate::{

@@ -7,17 +7,20 @@
 //! the queries per aggregate and map rows to plain structs; business rules live in `app`, not
 //! here.
 //!
-//! Layers, lowest first: `sql` (value helpers), `db` (the connection and its values),
+//! Layers, lowest first: `error` (`StoreError`), `sql` (value helpers), `db` (the connection and its values),
 //! `sqlite` and `postgres` (the two engines), `migrations`, `copy` (SQLite into PostgreSQL),
 //! then the modules per aggregate.
 
 mod copy;
 mod db;
 mod endpoint;
+mod error;
 mod migrations;
 mod postgres;
+mod postgres_session;
 mod sql;
 mod sqlite;
+mod value;
 
 pub mod access;
 pub mod assistant;
@@ -40,72 +43,10 @@ use std::path::{Path, PathBuf};
 
 pub use copy::Copied;
 pub use db::{Db, Dialect};
+pub use error::{Result, StoreError};
 pub use migrations::{postgres_schema_fingerprint, schema_snapshot};
-pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS, Rows, Writing, household_turn};
-
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    #[error("not found")]
-    NotFound,
-    /// A uniqueness or foreign-key rule was broken.
-    #[error("constraint violated: {0}")]
-    Constraint(String),
-    #[error("the database is busy")]
-    Busy,
-    #[error("a stored value is not valid: {0}")]
-    Corrupt(String),
-    #[error("database error: {0}")]
-    Sqlite(#[source] rusqlite::Error),
-    #[error("database error: {message}")]
-    Postgres {
-        message: String,
-        #[source]
-        source: ::postgres::Error,
-    },
-    /// The database cannot be reached now; the same request may work in a moment.
-    #[error("{0}")]
-    Unavailable(String),
-    /// The configuration names a database Exhale cannot use.
-    #[error("{0}")]
-    Config(String),
-    /// What this database cannot do, and what to do instead.
-    #[error("{0}")]
-    Unsupported(String),
-    #[error(
-        "the database was written by a newer Exhale (schema version {found}; this one knows {known}); upgrade Exhale, or restore a backup"
-    )]
-    NewerSchema { found: usize, known: usize },
-    #[error(
-        "migration {name} would leave rows of {table} referring to rows that are gone; nothing was changed. Restore a backup and report it"
-    )]
-    Migration { name: &'static str, table: String },
-    #[error("cannot open the database at {path}: {source}")]
-    Open { path: PathBuf, source: rusqlite::Error },
-    #[error("{path} is open in another Exhale (exhale serve, or exhale mcp for an agent)")]
-    InUse { path: PathBuf },
-    #[error("cannot lock {path} ({source}); check that this user may read it")]
-    Lock { path: PathBuf, source: std::io::Error },
-}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(err: rusqlite::Error) -> Self {
-        match &err {
-            rusqlite::Error::QueryReturnedNoRows => Self::NotFound,
-            rusqlite::Error::SqliteFailure(code, message) => match code.code {
-                rusqlite::ErrorCode::ConstraintViolation => {
-                    Self::Constraint(message.clone().unwrap_or_else(|| code.to_string()))
-                }
-                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked => {
-                    Self::Busy
-                }
-                _ => Self::Sqlite(err),
-            },
-            _ => Self::Sqlite(err),
-        }
-    }
-}
-
-pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS, Writing, household_turn};
+pub use postgres_session::Rows;
 
 /// Where the database is.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! time it grew (`limit_counts`), and paces, when a key's next call is due (`limit_paces`).
 //! The rules (which kinds, windows, rates and thresholds) are `app`'s.
 
-use crate::{Db, Result, db::params};
+use crate::{Db, Result, value::params};
 
 /// One key's count.
 #[derive(Clone, Debug, PartialEq, Eq)]

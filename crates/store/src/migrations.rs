@@ -5,7 +5,7 @@
 //! every later migration is a pair of files under one name, `sqlite/` and `postgres/`.
 //! Never edit a migration once it has landed: add a new file and a new entry.
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{Connection, OptionalExtension, functions::FunctionFlags};
 
 use crate::{Result, StoreError};
 
@@ -173,7 +173,7 @@ const MIGRATIONS_TABLE: &str = "CREATE TABLE IF NOT EXISTS schema_migrations (
 
 fn apply_one(tx: &mut postgres::Transaction<'_>, name: &str, sql: &str) -> Result<()> {
     // A migration's own statements see and change every household's rows.
-    tx.batch_execute(&crate::postgres::Rows::Every.setting())?;
+    tx.batch_execute(&crate::postgres_session::Rows::Every.setting())?;
     tx.batch_execute(sql)?;
     tx.execute(
         "INSERT INTO schema_migrations (name, applied_at)
@@ -233,7 +233,7 @@ fn apply_first(conn: &mut Connection, count: usize) -> Result<()> {
 /// this with `crates/store/schema.sql`.
 pub fn schema_snapshot() -> Result<String> {
     let mut conn = Connection::open_in_memory()?;
-    crate::sqlite::add_functions(&conn)?;
+    add_functions(&conn)?;
     apply(&mut conn)?;
     let mut stmt = conn.prepare(
         "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY type DESC, name",
@@ -241,6 +241,27 @@ pub fn schema_snapshot() -> Result<String> {
     let statements: Vec<String> =
         stmt.query_map([], |row| row.get(0))?.collect::<Result<_, _>>()?;
     Ok(statements.iter().map(|s| format!("{s};\n")).collect())
+}
+
+/// `nocase(text)`: the text with ASCII letters in lower case, as the NOCASE collation compares
+/// it. Written as a function, a comparison reads the same on PostgreSQL, whose migration
+/// defines one alike.
+pub(crate) fn add_functions(conn: &Connection) -> Result<()> {
+    conn.create_scalar_function(
+        "nocase",
+        1,
+        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
+        |ctx| {
+            Ok(match ctx.get_raw(0) {
+                rusqlite::types::ValueRef::Text(text) => {
+                    rusqlite::types::Value::Text(String::from_utf8_lossy(text).to_ascii_lowercase())
+                }
+                rusqlite::types::ValueRef::Null => rusqlite::types::Value::Null,
+                other => rusqlite::types::Value::from(other),
+            })
+        },
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]

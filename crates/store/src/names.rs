@@ -3,7 +3,7 @@
 
 use domain::entities::EntityKind;
 
-use crate::{Db, Result, db::params};
+use crate::{Db, Result, value::params};
 
 /// Every (id, name) of this kind in the household that `viewer` can see: another member's
 /// private subscriptions and payment methods are left out. Kinds without names give none.

@@ -3,7 +3,7 @@
 //! SHA-256, computed by the caller; which request, code or token is acceptable is decided in
 //! `app`, not here.
 
-use crate::db::{Row, params};
+use crate::{db::Row, value::params};
 
 use crate::{Db, Result};
 
@@ -219,7 +219,7 @@ pub struct NewGrant<'a> {
     pub name: &'a str,
     pub scope: &'a str,
     pub resource: &'a str,
-    /// Which tools its MCP client lists (`ops::tools::ToolSet`).
+    /// Which tools its MCP client lists (`ops::ToolSet`).
     pub tools: &'a str,
 }
 

@@ -1,6 +1,6 @@
 //! Categories, payment methods and tags.
 
-use crate::db::{Row, params};
+use crate::{db::Row, value::params};
 use domain::entities::{PaymentMethodKind, Visibility};
 
 use crate::{Db, Result, StoreError, sql::parsed};

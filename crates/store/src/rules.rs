@@ -2,7 +2,7 @@
 //! transaction search (`ledger::TransactionFilter`), so a rule finds exactly what a search
 //! with the same conditions finds; what a rule may hold is checked in `app`.
 
-use crate::db::{Row, params};
+use crate::{db::Row, value::params};
 
 use crate::{Db, Result, StoreError};
 

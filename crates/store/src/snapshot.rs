@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     Db, Dialect, Result, StoreError,
-    db::{Kind, SqlValue, Value as SqlRef, as_params, params},
+    value::{Kind, SqlValue, Value as SqlRef, as_params, params},
 };
 
 struct Spec {

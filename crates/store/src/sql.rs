@@ -4,23 +4,9 @@ use domain::Date;
 
 use crate::{
     Result, StoreError,
-    db::{ColumnIndex, Row, Value},
+    db::{ColumnIndex, Row},
+    value::Value,
 };
-
-/// Parses the 'YYYY-MM-DD' this crate writes, without the generic parser's cost.
-pub(crate) fn parse_date(text: &str) -> Option<Date> {
-    let bytes = text.as_bytes();
-    if bytes.len() != 10 || bytes[4] != b'-' || bytes[7] != b'-' {
-        return None;
-    }
-    let number = |range: std::ops::Range<usize>| -> Option<i16> {
-        bytes[range]
-            .iter()
-            .try_fold(0i16, |n, b| b.is_ascii_digit().then(|| n * 10 + i16::from(b - b'0')))
-    };
-    Date::new(number(0..4)?, i8::try_from(number(5..7)?).ok()?, i8::try_from(number(8..10)?).ok()?)
-        .ok()
-}
 
 pub(crate) fn date(row: &Row<'_>, column: impl ColumnIndex) -> Result<Date> {
     row.get(column)

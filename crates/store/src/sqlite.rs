@@ -8,7 +8,7 @@ use std::{
     time::Duration,
 };
 
-use rusqlite::{Connection, OpenFlags, TransactionBehavior, functions::FunctionFlags};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use crate::{
     Result, StoreError,
@@ -237,26 +237,5 @@ fn configure(conn: &Connection) -> Result<()> {
     // The pragma answers with the size it took, or nothing where maps are not built in.
     conn.prepare(&format!("PRAGMA mmap_size = {MMAP_BYTES}"))?.query([])?.next()?;
     conn.set_prepared_statement_cache_capacity(64);
-    add_functions(conn)
-}
-
-/// `nocase(text)`: the text with ASCII letters in lower case, as the NOCASE collation compares
-/// it. Written as a function, a comparison reads the same on PostgreSQL, whose migration
-/// defines one alike.
-pub(crate) fn add_functions(conn: &Connection) -> Result<()> {
-    conn.create_scalar_function(
-        "nocase",
-        1,
-        FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC,
-        |ctx| {
-            Ok(match ctx.get_raw(0) {
-                rusqlite::types::ValueRef::Text(text) => {
-                    rusqlite::types::Value::Text(String::from_utf8_lossy(text).to_ascii_lowercase())
-                }
-                rusqlite::types::ValueRef::Null => rusqlite::types::Value::Null,
-                other => rusqlite::types::Value::from(other),
-            })
-        },
-    )?;
-    Ok(())
+    migrations::add_functions(conn)
 }

@@ -5,7 +5,10 @@
 
 use std::collections::HashMap;
 
-use crate::db::{Cache, Flow, Param, Row, params};
+use crate::{
+    db::{Flow, Row},
+    value::{Cache, Param, params},
+};
 use domain::{
     Currency, Cycle, CycleUnit, Date,
     entities::{SubscriptionStatus, Visibility},

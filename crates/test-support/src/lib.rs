@@ -15,15 +15,13 @@ pub mod database;
 
 pub use database::DataDir;
 pub mod provider;
+mod temp_dir;
+mod tls;
 
-use std::{
-    net::SocketAddr,
-    path::{Path, PathBuf},
-    sync::{
-        Arc,
-        atomic::{AtomicU64, Ordering},
-    },
-};
+pub use temp_dir::TempDir;
+pub use tls::TestAuthority;
+
+use std::{net::SocketAddr, sync::Arc};
 
 use app::{App, FixedClock};
 use domain::entities::Role;
@@ -35,46 +33,6 @@ pub const PASSWORD: &str = "correct horse battery staple";
 
 /// The instant every test starts at: 2026-11-29 10:00 UTC (11:00 in Madrid).
 pub const START: &str = "2026-11-29T10:00:00Z";
-
-/// A directory removed when dropped.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "a unique name for a temporary directory, not business time"
-    )]
-    pub fn new() -> Self {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!(
-            "exhale-test-{}-{}-{nanos}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&path).expect("create a temporary directory");
-        Self(path)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Default for TempDir {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The app on a fresh database (see [`database`]) with a fixed clock.
 pub struct TestEnv {
@@ -337,72 +295,6 @@ pub fn code<T>(result: &Result<T, OpError>) -> &'static str {
     match result {
         Ok(_) => "ok",
         Err(err) => err.code(),
-    }
-}
-
-/// A certificate authority made for one test, and a TLS acceptor for `localhost` it signed: a
-/// local HTTPS server that the code under test trusts through this authority alone.
-pub struct TestAuthority {
-    /// The authority's certificate (DER), for the client to trust.
-    pub der: Vec<u8>,
-    pub acceptor: tokio_rustls::TlsAcceptor,
-    /// The server's certificate and its PKCS #8 key (DER), for a server of another program.
-    pub server_der: Vec<u8>,
-    pub server_key_der: Vec<u8>,
-}
-
-impl TestAuthority {
-    pub fn for_localhost() -> Self {
-        let authority_key = rcgen::KeyPair::generate().expect("an authority key");
-        let mut params =
-            rcgen::CertificateParams::new(Vec::<String>::new()).expect("authority parameters");
-        params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        let authority =
-            rcgen::CertifiedIssuer::self_signed(params, authority_key).expect("the authority");
-        let key = rcgen::KeyPair::generate().expect("a server key");
-        let certificate = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
-            .expect("server parameters")
-            .signed_by(&key, &authority)
-            .expect("the server certificate");
-        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .expect("TLS versions")
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![certificate.der().clone()],
-            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
-        )
-        .expect("the server's TLS configuration");
-        Self {
-            der: authority.der().to_vec(),
-            acceptor: tokio_rustls::TlsAcceptor::from(Arc::new(config)),
-            server_der: certificate.der().to_vec(),
-            server_key_der: key.serialize_der(),
-        }
-    }
-
-    /// Writes the authority's certificate (`ca.pem`), the server's (`server.crt`) and its key
-    /// (`server.key`) into `dir`, as PEM files.
-    pub fn write_pem_files(&self, dir: &Path) {
-        use base64::Engine as _;
-        let pem = |label: &str, der: &[u8]| {
-            let text = base64::engine::general_purpose::STANDARD.encode(der);
-            let lines: Vec<&str> = text
-                .as_bytes()
-                .chunks(64)
-                .map(|line| std::str::from_utf8(line).expect("base64 is ASCII"))
-                .collect();
-            format!("-----BEGIN {label}-----\n{}\n-----END {label}-----\n", lines.join("\n"))
-        };
-        for (name, label, der) in [
-            ("ca.pem", "CERTIFICATE", &self.der),
-            ("server.crt", "CERTIFICATE", &self.server_der),
-            ("server.key", "PRIVATE KEY", &self.server_key_der),
-        ] {
-            std::fs::write(dir.join(name), pem(label, der)).expect("write a PEM file");
-        }
     }
 }
 

@@ -78,7 +78,7 @@ impl Catalog for FakeCatalog {
                     token_id: 3,
                     token_name: "laptop".into(),
                     client_name: None,
-                    tools: ops::tools::ToolSet::Full,
+                    tools: ops::ToolSet::Full,
                     credential: ops::Credential::ApiToken,
                 },
                 via,

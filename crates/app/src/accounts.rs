@@ -8,7 +8,7 @@ use ops::{
     accounts::{Accounts, NewHousehold, NewSession, SessionCaller},
 };
 
-use crate::{App, auth, clock, transactions};
+use crate::{App, clock, credentials, transactions};
 
 /// How long a browser session lasts; signing in again starts a new one.
 const SESSION_LIFETIME: Duration = Duration::from_secs(14 * 24 * 3600);
@@ -28,7 +28,7 @@ impl Accounts for App {
 
     fn setup_link_opens<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<bool, OpError>> {
         Box::pin(async move {
-            let hash = auth::hash_token(secret);
+            let hash = credentials::hash_token(secret);
             let store = self.store.clone();
             transactions::blocking(move || {
                 transactions::read(&store, |db| {
@@ -59,8 +59,8 @@ impl Accounts for App {
         caller: &'a Caller,
     ) -> BoxFuture<'a, Result<NewSession, OpError>> {
         Box::pin(async move {
-            let secret = auth::new_secret("exs")?;
-            let csrf = auth::new_secret("csrf")?;
+            let secret = credentials::new_secret("exs")?;
+            let csrf = credentials::new_secret("csrf")?;
             let now = self.clock.now();
             let expires = now.checked_add(SESSION_LIFETIME).map_err(|_| OpError::Internal)?;
             let session = NewSession {
@@ -68,7 +68,7 @@ impl Accounts for App {
                 csrf: csrf.clone(),
                 expires_at: clock::timestamp_text(expires),
             };
-            let (member_id, hash) = (caller.member_id, auth::hash_token(&secret));
+            let (member_id, hash) = (caller.member_id, credentials::hash_token(&secret));
             let (now, expires_at) = (clock::timestamp_text(now), session.expires_at.clone());
             let store = self.store.clone();
             transactions::blocking(move || {
@@ -97,7 +97,7 @@ impl Accounts for App {
 
     fn session<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<SessionCaller, OpError>> {
         Box::pin(async move {
-            let hash = auth::hash_token(secret);
+            let hash = credentials::hash_token(secret);
             let now = clock::timestamp_text(self.clock.now());
             let store = self.store.clone();
             let found = transactions::blocking(move || {
@@ -127,7 +127,7 @@ impl Accounts for App {
 
     fn end_session<'a>(&'a self, secret: &'a str) -> BoxFuture<'a, Result<(), OpError>> {
         Box::pin(async move {
-            let hash = auth::hash_token(secret);
+            let hash = credentials::hash_token(secret);
             let store = self.store.clone();
             transactions::blocking(move || {
                 transactions::write(
@@ -186,9 +186,11 @@ impl Accounts for App {
             .await?;
             let current = current.to_owned();
             let matches = match stored {
-                Some(hash) => auth::password_work(move || auth::verify_password(&current, &hash))
-                    .await
-                    .unwrap_or(false),
+                Some(hash) => credentials::password_work(move || {
+                    credentials::verify_password(&current, &hash)
+                })
+                .await
+                .unwrap_or(false),
                 None => false,
             };
             if !matches {
@@ -218,15 +220,15 @@ impl Accounts for App {
 
 /// Checks a new password and hashes it, off the async threads (argon2 is slow on purpose).
 async fn new_password_hash(password: &str) -> Result<String, OpError> {
-    auth::check_password("/password", password)?;
+    credentials::check_password("/password", password)?;
     let password = password.to_owned();
-    auth::password_work(move || auth::hash_password(&password)).await?
+    credentials::password_work(move || credentials::hash_password(&password)).await?
 }
 
 impl App {
     /// The member an unspent, unexpired invitation code belongs to.
     async fn invited(&self, code: &str) -> Result<store::households::MemberRow, OpError> {
-        let hash = auth::hash_token(code.trim());
+        let hash = credentials::hash_token(code.trim());
         let now = clock::timestamp_text(self.clock.now());
         let store = self.store.clone();
         transactions::blocking(move || {

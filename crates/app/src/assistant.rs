@@ -6,11 +6,12 @@
 //! The loop itself is the `assistant` crate; proposals are stored by `confirmations.rs`.
 
 use jiff::SignedDuration;
+use ops::limits::assistant as limits;
 use ops::{
     BoxFuture, Caller, Mode, OpError, Text,
     assistant::{
         AssistantStore, Card, Conversation, ModelPrice, ProposalStatus, Provider, ProviderFields,
-        ProviderSettings, Secret, Turn, Usage, limits,
+        ProviderSettings, Secret, Turn, Usage,
     },
 };
 use serde_json::Value;
@@ -62,7 +63,7 @@ impl AssistantStore for App {
         &'a self,
         caller: &'a Caller,
     ) -> BoxFuture<'a, Result<Result<(), u64>, OpError>> {
-        use ops::assistant::limits::{BURST, REFILL_SECS};
+        use ops::limits::assistant::{BURST, REFILL_SECS};
         Box::pin(async move {
             let key = format!("{}:{}", caller.household_id, caller.member_id);
             let pace = crate::limits::pace(std::time::Duration::from_secs(REFILL_SECS), BURST);

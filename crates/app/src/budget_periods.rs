@@ -9,7 +9,8 @@ use domain::{
 use ops::{
     OpError,
     budgets::{Budget, BudgetPeriodView},
-    common::{IsoDate, Ref},
+    common::Ref,
+    resolve::IsoDate,
 };
 use store::budgets::{self as db, BudgetRow};
 

@@ -10,7 +10,7 @@ use ops::{
 };
 use store::channels::{self as rows, NewDestination};
 
-use crate::{App, auth, clock, ctx::Ctx, transactions};
+use crate::{App, clock, credentials, ctx::Ctx, transactions};
 
 /// The name a linked chat gets among the member's destinations.
 fn chat_name(kind: ChatKind) -> String {
@@ -58,7 +58,7 @@ impl Chats for App {
         items: &'a [ImportItem],
     ) -> BoxFuture<'a, Result<String, OpError>> {
         Box::pin(async move {
-            let key = auth::random_hex(16)?;
+            let key = credentials::random_hex(16)?;
             self.keep_import(caller, key.clone(), items).await?;
             Ok(key)
         })
@@ -158,10 +158,10 @@ impl Chats for App {
     ) -> BoxFuture<'a, Result<Option<String>, OpError>> {
         let store = self.store.clone();
         let now = self.clock.now();
-        let hash = auth::hash_token(code.trim());
+        let hash = credentials::hash_token(code.trim());
         let address = address.to_owned();
         Box::pin(async move {
-            let batch_id = auth::random_hex(12)?;
+            let batch_id = credentials::random_hex(12)?;
             let linked = transactions::blocking(move || {
                 transactions::write(
                     &store,

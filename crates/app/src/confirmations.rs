@@ -13,15 +13,16 @@ use ops::{Actor, Caller, Mode, OpError, OpInfo};
 use serde_json::Value;
 
 use crate::{
-    App, auth,
+    App,
     clock::timestamp_text,
+    credentials,
     transactions::{self, StoreExt},
 };
 
 /// How long a confirmation stays valid.
 const CONFIRMATION_TTL: SignedDuration = SignedDuration::from_mins(10);
 /// How long a proposal of the assistant stays valid.
-const PROPOSAL_TTL: SignedDuration = SignedDuration::from_mins(ops::assistant::limits::MEMORY_MINS);
+const PROPOSAL_TTL: SignedDuration = SignedDuration::from_mins(ops::limits::assistant::MEMORY_MINS);
 
 impl App {
     /// Runs the write as a dry run, stores a confirmation and answers `confirmation_required`.
@@ -40,7 +41,7 @@ impl App {
         let by_assistant = caller.actor == Actor::Assistant;
         let ttl = if by_assistant { PROPOSAL_TTL } else { CONFIRMATION_TTL };
         let expires = now.checked_add(ttl).map_err(|_| OpError::Internal)?;
-        let id = format!("cf_{}", auth::random_hex(16)?);
+        let id = format!("cf_{}", credentials::random_hex(16)?);
         let token_id = caller.token_id();
         let row = store::access::ConfirmationRow {
             id: id.clone(),

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 
 use crate::{
-    App, auth,
+    App, credentials,
     ctx::Ctx,
     handlers::{Encoded, Encoding, Route},
     transactions::{self, StoreExt},
@@ -145,7 +145,7 @@ impl App {
         let handler = self.handlers.handler(info.name)?;
         let caller = caller.clone();
         let now = self.clock.now();
-        let batch_id = auth::random_hex(12)?;
+        let batch_id = credentials::random_hex(12)?;
         let dry_run = mode == Mode::DryRun;
         let caps = self.household_caps();
         let assistant_env = self.assistant_environment();

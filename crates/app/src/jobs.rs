@@ -3,48 +3,10 @@
 
 use std::sync::Arc;
 
-use domain::Date;
 use jiff::{SignedDuration, tz::TimeZone};
 use ops::OpError;
-use store::{Db, StoreError, subscriptions::SubscriptionRow};
 
-use crate::{App, clock, transactions, views::SeriesParts};
-
-/// Records every charge of one subscription from where the job last stopped up to `today`.
-pub(crate) fn materialise_subscription(
-    db: &Db<'_>,
-    row: &SubscriptionRow,
-    today: Date,
-) -> Result<usize, StoreError> {
-    let from = match row.charged_through {
-        Some(through) => match through.tomorrow() {
-            Ok(next) => next,
-            Err(_) => return Ok(0),
-        },
-        None => row.anchor_on,
-    };
-    if from > today {
-        return Ok(0);
-    }
-    let parts = SeriesParts::of(row);
-    let mut count = 0;
-    for occurrence in parts.series(row).occurrences_between(from, today) {
-        if store::charges::insert_if_absent(
-            db,
-            row.household_id,
-            row.id,
-            occurrence.date,
-            occurrence.minor,
-            row.currency,
-        )?
-        .is_some()
-        {
-            count += 1;
-        }
-    }
-    store::subscriptions::set_charged_through(db, row.id, today)?;
-    Ok(count)
-}
+use crate::{App, clock, subscription_rules, transactions};
 
 impl App {
     /// Records due charges in every household; returns how many were recorded.
@@ -73,7 +35,7 @@ impl App {
                         for row in store::subscriptions::list(db, household_id, None)
                             .map_err(transactions::internal)?
                         {
-                            count += materialise_subscription(db, &row, today)
+                            count += subscription_rules::materialise_subscription(db, &row, today)
                                 .map_err(transactions::internal)?;
                         }
                         Ok::<_, OpError>(count)

@@ -13,6 +13,7 @@ mod chats;
 mod clock;
 mod confirmations;
 mod converter;
+mod credentials;
 mod ctx;
 mod directory;
 mod handlers;
@@ -23,6 +24,7 @@ mod jobs;
 mod limits;
 mod migrate;
 mod oauth;
+mod oauth_state;
 mod outbox;
 mod refs;
 mod reminders;
@@ -36,7 +38,7 @@ mod views;
 use std::{path::Path, sync::Arc};
 
 use ops::{OpError, OpMeta};
-use store::Store;
+use store::{Db, Store};
 use tokio::sync::broadcast;
 
 pub use clock::{Clock, FixedClock, SystemClock};
@@ -55,9 +57,9 @@ pub struct App {
     limiter: limits::Limiter,
     /// Paces: tokens' calls and the assistant's messages (`limits.rs`).
     paces: limits::Paces,
-    tokens: auth::TokenCache,
+    tokens: credentials::TokenCache,
     caps: std::sync::Mutex<limits::HouseholdCaps>,
-    oauth: oauth::OAuthState,
+    oauth: oauth_state::OAuthState,
     /// The assistant's provider fields from the server's environment.
     assistant_env: std::sync::Mutex<ops::assistant::ProviderFields>,
     /// What reads a statement's PDF (this process until the server sets one).
@@ -102,13 +104,23 @@ impl App {
             outbox_wake: Arc::new(tokio::sync::Notify::new()),
             limiter: limits::Limiter::new(Some(RateLimit::default())),
             paces,
-            tokens: auth::TokenCache::default(),
+            tokens: credentials::TokenCache::default(),
             caps: std::sync::Mutex::new(limits::HouseholdCaps::default()),
-            oauth: oauth::OAuthState::default(),
+            oauth: oauth_state::OAuthState::default(),
             assistant_env: std::sync::Mutex::default(),
             pdf_reader: std::sync::Mutex::new(Arc::new(statement::InProcess)),
-            instance: auth::random_hex(8).map_err(|_| OpenError::NoRandomness)?,
+            instance: credentials::random_hex(8).map_err(|_| OpenError::NoRandomness)?,
         }))
+    }
+
+    /// Runs `f` over the limits' counts, in a write of its own: a count is kept whatever
+    /// becomes of what it counted.
+    pub(crate) async fn limited<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Db<'_>) -> Result<T, OpError> + Send + 'static,
+    ) -> Result<T, OpError> {
+        let store = self.store.clone();
+        crate::transactions::blocking(move || crate::transactions::write(&store, |_| true, f)).await
     }
 
     /// Sets what reads statements' PDFs (`exhale` runs each in a process of its own); this

@@ -453,18 +453,6 @@ fn seconds_until(then: Timestamp, now: Timestamp) -> u64 {
     then.duration_since(now).as_secs().max(1).unsigned_abs()
 }
 
-impl crate::App {
-    /// Runs `f` over the limits' counts, in a write of its own: a count is kept whatever
-    /// becomes of what it counted.
-    pub(crate) async fn limited<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&Db<'_>) -> Result<T, OpError> + Send + 'static,
-    ) -> Result<T, OpError> {
-        let store = self.store.clone();
-        crate::transactions::blocking(move || crate::transactions::write(&store, |_| true, f)).await
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

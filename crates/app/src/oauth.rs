@@ -8,11 +8,7 @@
 
 mod rules;
 
-use std::{
-    collections::HashMap,
-    net::IpAddr,
-    sync::{Arc, Mutex, RwLock},
-};
+use std::{collections::HashMap, net::IpAddr, sync::Arc};
 
 use jiff::{SignedDuration, Timestamp};
 use ops::{
@@ -26,8 +22,8 @@ use ops::{
 
 use crate::{
     App,
-    auth::{hash_token, new_secret},
     clock::timestamp_text,
+    credentials::{hash_token, new_secret},
     limits::{PerNetwork, locked},
     transactions,
 };
@@ -78,18 +74,6 @@ const MAX_DESCRIBED_CLIENTS: usize = 1000;
 /// second lookup.
 const ACCESS_TOKEN_PREFIX: &str = "exha";
 const CLIENT_ID_PREFIX: &str = "exhclient";
-
-/// What the authorization server keeps in memory: configuration, and a cache of metadata
-/// documents each instance may keep for itself. Everything a client's next request may need
-/// on another instance (requests, codes, tokens, a refresh's retry pair, the per-network
-/// counts) is in the database.
-#[derive(Default)]
-pub(crate) struct OAuthState {
-    origin: RwLock<Option<PublicOrigin>>,
-    documents: RwLock<Option<Arc<dyn MetadataDocuments>>>,
-    /// Clients read from their metadata documents, until the documents may be fetched again.
-    described: Mutex<HashMap<String, (store::oauth::ClientRow, Timestamp)>>,
-}
 
 fn invalid(code: ErrorCode, description: impl Into<String>) -> OAuthError {
     OAuthError::new(code, description)
@@ -589,9 +573,7 @@ impl App {
                         .map_err(transactions::internal)?
                         .into_iter()
                         .find(|grant| grant.client_id == client.id)
-                        .map_or(ops::tools::ToolSet::DEFAULT.as_str().to_owned(), |grant| {
-                            grant.tools
-                        });
+                        .map_or(ops::ToolSet::DEFAULT.as_str().to_owned(), |grant| grant.tools);
                     let grant = store::oauth::insert_grant(
                         db,
                         &store::oauth::NewGrant {
@@ -939,7 +921,7 @@ impl App {
         token: &str,
         via: Via,
     ) -> Result<Caller, OpError> {
-        let origin = self.public_origin().ok_or_else(crate::auth::refused)?;
+        let origin = self.public_origin().ok_or_else(crate::credentials::refused)?;
         let store = self.store.clone();
         let hash = hash_token(token.trim());
         let found = transactions::blocking(move || {
@@ -957,7 +939,7 @@ impl App {
             })
         })
         .await?;
-        let (token, grant, member, trusted_apps) = found.ok_or_else(crate::auth::refused)?;
+        let (token, grant, member, trusted_apps) = found.ok_or_else(crate::credentials::refused)?;
         let now = self.clock.now();
         let now_text = timestamp_text(now);
         let live = token.kind == "access"
@@ -967,7 +949,7 @@ impl App {
             // The audience: a token issued under another public origin is not for this server.
             && grant.resource == origin.resource();
         if !live {
-            return Err(crate::auth::refused());
+            return Err(crate::credentials::refused());
         }
         self.record_use(grant.id, grant.last_used_at.as_deref(), now).await?;
         Ok(Caller {
@@ -982,7 +964,7 @@ impl App {
                 token_id: grant.id,
                 client_name: Some(grant.name.clone()),
                 token_name: grant.name,
-                tools: ops::tools::ToolSet::parse(&grant.tools).ok_or(OpError::Internal)?,
+                tools: ops::ToolSet::parse(&grant.tools).ok_or(OpError::Internal)?,
                 credential: ops::Credential::ConnectedApp,
             },
             via,
@@ -1095,7 +1077,7 @@ impl NewPair {
         Ok(Self {
             access: new_secret(ACCESS_TOKEN_PREFIX)?,
             refresh: new_secret("exhrefresh")?,
-            family: crate::auth::random_hex(16)?,
+            family: crate::credentials::random_hex(16)?,
         })
     }
 

@@ -327,7 +327,7 @@ impl ops::channels::CalendarFeeds for App {
         secret: &'a str,
     ) -> BoxFuture<'a, Result<Option<ops::channels::FeedReader>, OpError>> {
         let store = self.store.clone();
-        let hash = crate::auth::hash_token(secret);
+        let hash = crate::credentials::hash_token(secret);
         Box::pin(transactions::blocking(move || {
             transactions::read(&store, |db| {
                 let Some(feed) = rows::feed_by_hash(db, &hash).map_err(transactions::internal)?

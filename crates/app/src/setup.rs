@@ -4,13 +4,13 @@
 use domain::{Text, entities::Role};
 use ops::{Caller, OpError, Via, accounts::NewHousehold};
 
-use crate::{App, auth, clock, input, transactions};
+use crate::{App, clock, credentials, input, transactions};
 
 impl App {
     /// Keeps a setup link `exhale serve` prints while nobody has an account (its hash), so
     /// the link opens the setup page on any instance on the database.
     pub async fn open_setup_link(&self, secret: &str) -> Result<(), OpError> {
-        let hash = auth::hash_token(secret);
+        let hash = credentials::hash_token(secret);
         let store = self.store.clone();
         let now = clock::timestamp_text(self.clock.now());
         transactions::blocking(move || {
@@ -52,10 +52,11 @@ impl App {
         let time_zone = input::check_time_zone("/time_zone", &new.time_zone)?;
         let language = input::check_language("/language", &new.language)?;
         let owner_name = input::clean_name("/owner_name", &new.owner_name, ops::limits::NAME)?;
-        let email = auth::clean_email("/email", &new.email)?;
-        auth::check_password("/password", &new.password)?;
+        let email = credentials::clean_email("/email", &new.email)?;
+        credentials::check_password("/password", &new.password)?;
         let password = new.password;
-        let hash = auth::password_work(move || auth::hash_password(&password)).await??;
+        let hash =
+            credentials::password_work(move || credentials::hash_password(&password)).await??;
         let store = self.store.clone();
         let now = clock::timestamp_text(self.clock.now());
         let (household_id, member_id) = transactions::blocking(move || {

@@ -9,17 +9,19 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::IsoDate,
-    resolve::{CategoryId, MemberId, PaymentMethodId},
+    resolve::{CategoryId, IsoDate, MemberId, PaymentMethodId},
     subscriptions::{CreateSubscriptionInput, Subscription},
 };
-use store::subscriptions::{self as subs, SubscriptionRow};
+use store::{
+    Db, StoreError,
+    subscriptions::{self as subs, SubscriptionRow},
+};
 
 use crate::{
     ctx::Ctx,
-    input, jobs,
+    input,
     transactions::StoreExt,
-    views::{not_found_subscription, subscription_view},
+    views::{SeriesParts, not_found_subscription, subscription_view},
 };
 
 pub(crate) fn load(ctx: &Ctx<'_>, id: i64) -> Result<SubscriptionRow, OpError> {
@@ -208,11 +210,47 @@ pub(crate) fn create(
         subs::set_price(ctx.db, id, on, minor).or_internal()?;
     }
     let row = load(ctx, id)?;
-    jobs::materialise_subscription(ctx.db, &row, ctx.today).or_internal()?;
+    materialise_subscription(ctx.db, &row, ctx.today).or_internal()?;
     let summary = Text::new("Added {name}: {price} {cycle}")
         .with("name", &row.name)
         .with_money("price", domain::Money::new(price, currency))
         .with_cycle("cycle", cycle);
     ctx.record(EntityKind::Subscription, id, None, summary)?;
     reload_view(ctx, id)
+}
+
+/// Records every charge of one subscription from where the job last stopped up to `today`.
+pub(crate) fn materialise_subscription(
+    db: &Db<'_>,
+    row: &SubscriptionRow,
+    today: Date,
+) -> Result<usize, StoreError> {
+    let from = match row.charged_through {
+        Some(through) => match through.tomorrow() {
+            Ok(next) => next,
+            Err(_) => return Ok(0),
+        },
+        None => row.anchor_on,
+    };
+    if from > today {
+        return Ok(0);
+    }
+    let parts = SeriesParts::of(row);
+    let mut count = 0;
+    for occurrence in parts.series(row).occurrences_between(from, today) {
+        if store::charges::insert_if_absent(
+            db,
+            row.household_id,
+            row.id,
+            occurrence.date,
+            occurrence.minor,
+            row.currency,
+        )?
+        .is_some()
+        {
+            count += 1;
+        }
+    }
+    store::subscriptions::set_charged_through(db, row.id, today)?;
+    Ok(count)
 }

@@ -9,9 +9,10 @@ use domain::{
 use ops::{
     OpError,
     charges::{Charge, ProjectedCharge},
-    common::{Amount, CycleOutput, IsoDate, Ref, Timestamp},
+    common::{Amount, CycleOutput, Ref, Timestamp},
     household::{Household, Member},
     organise::{Category, PaymentMethod, Tag},
+    resolve::IsoDate,
     subscriptions::{
         Pause, PricePoint as PricePointView, Subscription, SubscriptionDetail, SubscriptionSummary,
     },

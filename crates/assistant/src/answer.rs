@@ -7,11 +7,12 @@
 
 use std::time::{Duration, Instant};
 
+use ops::limits::assistant as limits;
 use ops::{
     BoxFuture, Caller, Mode, OpError, Text,
     assistant::{
         Answer, Ask, Card, Conversation, Document, DocumentReading, ProposalAction, ProposalStatus,
-        ProviderSettings, Said, Screen, Turn, Usage, UsagePurpose, limits,
+        ProviderSettings, Said, Screen, Turn, Usage, UsagePurpose,
     },
 };
 use serde_json::{Value, json};

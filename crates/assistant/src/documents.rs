@@ -6,14 +6,14 @@
 
 use std::time::Duration;
 
+use ops::limits::assistant as limits;
 use ops::{
     Caller, CyclePreset, Mode, OpError, Text,
     assistant::{
         Document, DocumentKind, DocumentReading, ProviderSettings, ReadCharge, Usage, UsagePurpose,
-        limits,
     },
-    common::IsoDate,
     household::{Empty, GetHousehold},
+    resolve::IsoDate,
 };
 use serde_json::{Value, json};
 

@@ -32,9 +32,8 @@ pub use tools::definitions as tool_definitions;
 use std::sync::Arc;
 
 use ops::{
-    Caller, Catalog, Role, Scope, Via,
+    Caller, Catalog, Role, Scope, ToolSet, Via,
     assistant::{AssistantStore, ProviderSettings},
-    tools::ToolSet,
 };
 
 use crate::llm::{Endpoint, LlmError, Provider, Timeouts};

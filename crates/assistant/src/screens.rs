@@ -3,13 +3,13 @@
 //! date and amount through the catalog as the person asking and draws it, so nothing the model
 //! writes reaches a screen. Every bad call is explained to the model in one line.
 
+use ops::limits::assistant as limits;
 use ops::{
     Caller, Catalog, Mode, Op as _, OpError,
-    assistant::{Screen, limits},
+    assistant::Screen,
     charges::{ListCharges, ListChargesInput},
-    common::IsoDate,
     reports::{GetSpendingSummary, SpendingSummaryInput},
-    resolve::SubscriptionId,
+    resolve::{IsoDate, SubscriptionId},
     subscriptions::{GetSubscription, ListSubscriptions, ListSubscriptionsInput},
 };
 use serde::Deserialize;

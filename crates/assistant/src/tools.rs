@@ -4,7 +4,7 @@
 //! rest reachable through `find_tools`), with their schemas written compactly and no `dry_run`:
 //! whether a write applies is not the model's to say.
 
-use ops::{Caller, Catalog, Op as _, OpError, OpMeta, reports::GetContext, tools::ToolSet};
+use ops::{Caller, Catalog, Op as _, OpError, OpMeta, ToolSet, reports::GetContext};
 use serde_json::Value;
 
 use crate::llm::ToolDef;

@@ -11,11 +11,12 @@ use i18n::Language;
 
 use ops::{
     Caller, Catalog, Mode, OpError, Text,
-    activity::{ListActivity, ListActivityInput, Undo, UndoInput},
+    activity::{Undo, UndoInput},
     assistant::{Ask, Card, ProposalAction, ProposalStatus, Reading, Said},
     channels::{Chats, Message},
     charges::{ListUpcomingCharges, ListUpcomingInput},
     import::{ImportItem, ImportSubscriptions, ImportSubscriptionsInput},
+    registry::{ListActivity, ListActivityInput},
     reports::{GetSpendingSummary, SpendingSummaryInput},
     subscriptions::{ListSubscriptions, ListSubscriptionsInput},
 };

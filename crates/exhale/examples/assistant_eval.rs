@@ -33,9 +33,8 @@ use assistant::{
     llm::{Completion, Event, LlmError, Provider, Request},
 };
 use ops::{
-    BoxFuture, Caller,
+    BoxFuture, Caller, ToolSet,
     assistant::{Answer, Ask, ProposalAction, ProviderFields, ProviderSettings, Secret},
-    tools::ToolSet,
 };
 use serde_json::{Value, json};
 use test_support::TestEnv;

@@ -280,7 +280,7 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
             })?;
             let mut caller = app.authenticate_token(&token, Via::Mcp).await.map_err(op_error)?;
             if let Some(tools) = tools {
-                let set = ops::tools::ToolSet::parse(&tools).ok_or_else(|| {
+                let set = ops::ToolSet::parse(&tools).ok_or_else(|| {
                     anyhow!("--tools is full, subscriptions or compact, not {tools:?}")
                 })?;
                 caller = caller.with_tool_set(set);

@@ -280,7 +280,7 @@ pub(crate) async fn waiting_for_the_card(
     err: &OpError,
 ) -> Result<CallToolResult, McpError> {
     let OpError::ConfirmationRequired { confirmation_id, expires_at, preview, .. } = err else {
-        return Ok(crate::tools::failure(err));
+        return Ok(crate::results::failure(err));
     };
     let changes = preview.get("changes").cloned().unwrap_or(Value::Null);
     let summaries: Vec<&str> = changes

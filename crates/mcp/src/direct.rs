@@ -31,7 +31,7 @@ use rmcp::model::{JsonObject, ListToolsResult, ReadResourceResult, ServerResult}
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::{resources, tools};
+use crate::{resources, results, tools};
 
 /// The one protocol revision this path serves.
 const MODERN: &str = "2026-07-28";
@@ -217,7 +217,7 @@ impl Direct {
         // No views here: a client that renders them is rmcp's.
         let mut called = match tools::called(self.catalog.as_ref(), name, arguments, false) {
             Ok(called) => called?,
-            Err(err) => return serialised(&tools::failure(&err)),
+            Err(err) => return serialised(&results::failure(&err)),
         };
         let meta = called.meta;
         if !meta.info.hints.read_only {

@@ -26,6 +26,7 @@ mod framing;
 mod notify;
 mod prompts;
 mod resources;
+mod results;
 mod server;
 mod sessions;
 mod step_up;

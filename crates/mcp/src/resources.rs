@@ -136,7 +136,7 @@ async fn find_in_list(
 fn op_error(uri: &str, err: &OpError) -> McpError {
     match err {
         OpError::NotFound { .. } => not_found(uri),
-        OpError::Internal => crate::tools::internal(),
-        other => crate::tools::protocol_error(other),
+        OpError::Internal => crate::results::internal(),
+        other => crate::results::protocol_error(other),
     }
 }

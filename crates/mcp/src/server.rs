@@ -19,7 +19,7 @@ use rmcp::{
 use crate::{
     apps,
     confirm::{self, Answer, Asking},
-    notify, prompts, resources, tools,
+    notify, prompts, resources, results, tools,
 };
 
 /// How to work with Exhale, for the model (the briefing has the rest).
@@ -94,7 +94,7 @@ impl ExhaleMcp {
             Mode::Apply,
         )
         .await
-        .map_err(|_| tools::internal())?;
+        .map_err(|_| results::internal())?;
         Ok(household.today.to_string())
     }
 
@@ -110,9 +110,9 @@ impl ExhaleMcp {
         let input = serde_json::json!({"confirmation_id": confirmation_id});
         Ok(match self.catalog.call_json_text(caller, "confirm_change", input, Mode::Apply).await {
             // A confirmed change is never a list page.
-            Ok(output) => tools::success(output)?,
-            Err(OpError::Internal) => return Err(tools::internal()),
-            Err(err) => tools::failure(&err),
+            Ok(output) => results::success(output)?,
+            Err(OpError::Internal) => return Err(results::internal()),
+            Err(err) => results::failure(&err),
         }
         .into())
     }
@@ -241,7 +241,7 @@ impl ServerHandler for ExhaleMcp {
                 let message = unknown.with("name", &request.name).render();
                 return Err(McpError::invalid_params(message, None));
             }
-            Err(err) => return Ok(tools::failure(&err).into()),
+            Err(err) => return Ok(results::failure(&err).into()),
         };
         let meta = called.meta;
         let prepared = match tools::prepare(meta, std::mem::take(&mut called.arguments)) {
@@ -269,9 +269,9 @@ impl ServerHandler for ExhaleMcp {
                 if meta.name() == <ops::tools::FindTools as ops::Op>::INFO.name {
                     self.list_found(&cx, &caller, &output).await;
                 }
-                tools::success(tools::fit(output, prepared.page))?
+                results::success(tools::fit(output, prepared.page))?
             }
-            Err(OpError::Internal) => return Err(tools::internal()),
+            Err(OpError::Internal) => return Err(results::internal()),
             // A host with views shows the card: the person confirms there, not the model.
             Err(err @ OpError::ConfirmationRequired { .. }) if card => {
                 let input = kept.unwrap_or_default();
@@ -291,7 +291,7 @@ impl ServerHandler for ExhaleMcp {
                     Asking::Answered(answer) => return self.apply(&caller, answer).await,
                     // A host with views: the card, never the id, confirms (see README).
                     Asking::CannotAsk if views => apps::shown_only_on_the_card(meta),
-                    Asking::CannotAsk => tools::failure(&OpError::ConfirmationRequired {
+                    Asking::CannotAsk => results::failure(&OpError::ConfirmationRequired {
                         confirmation_id,
                         message,
                         preview,
@@ -313,7 +313,7 @@ impl ServerHandler for ExhaleMcp {
         let cursor = request.and_then(|r| r.cursor);
         let (items, next_cursor) = resources::list(self.catalog.as_ref(), &caller, cursor)
             .await
-            .map_err(|err| tools::protocol_error(&err))?;
+            .map_err(|err| results::protocol_error(&err))?;
         let mut result = ListResourcesResult::with_all_items(items);
         result.next_cursor = next_cursor;
         Ok(result)
@@ -413,7 +413,7 @@ impl ServerHandler for ExhaleMcp {
                         Mode::Apply,
                     )
                     .await
-                    .map_err(|_| tools::internal())?;
+                    .map_err(|_| results::internal())?;
                 page["items"]
                     .as_array()
                     .into_iter()

@@ -1,4 +1,5 @@
-//! Rendering catalog ops as MCP tools, and op results as tool results.
+//! Rendering catalog ops as MCP tools: their definitions, the sets a client lists, and a call
+//! read into the op it runs (results are `results.rs`).
 
 use std::{
     collections::{BTreeMap, BTreeSet},
@@ -6,11 +7,8 @@ use std::{
 };
 
 use axum::http::Uri;
-use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text, tools::ToolSet};
-use rmcp::{
-    ErrorData as McpError,
-    model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations},
-};
+use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text, ToolSet};
+use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json, value::RawValue};
 
 /// Tool results handed to a model stay under this many bytes.
@@ -139,7 +137,11 @@ impl Called<'_> {
     /// A refusal of the op as a tool result; through `call_tool`, a field it names is at
     /// `/arguments/...` of what the model sent.
     pub(crate) fn failure(&self, err: OpError) -> CallToolResult {
-        failure(&if self.through_call_tool { err.within("/arguments") } else { err })
+        crate::results::failure(&if self.through_call_tool {
+            err.within("/arguments")
+        } else {
+            err
+        })
     }
 }
 
@@ -321,61 +323,9 @@ fn push_field(out: &mut String, name: &str, value: &str) {
     out.push_str(value);
 }
 
-/// A successful op result for rmcp: the structured output, with the same JSON as text for
-/// clients that read only text. `text` comes from [`fit`].
-pub(crate) fn success(text: String) -> Result<CallToolResult, McpError> {
-    let structured: Value = serde_json::from_str(&text).map_err(|_| internal())?;
-    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(structured);
-    Ok(result)
-}
-
-/// Exhale broke inside: a JSON-RPC error that says no more (the details were logged).
-pub(crate) fn internal() -> McpError {
-    McpError::internal_error(
-        Text::new("Exhale failed inside; the details were logged on the server.").render(),
-        None,
-    )
-}
-
-/// An op's refusal where MCP wants a protocol error (resources, completions), not a tool
-/// result: its stable code and message.
-pub(crate) fn protocol_error(err: &OpError) -> McpError {
-    McpError::invalid_params(
-        Text::new("{code}: {message}")
-            .with("code", err.code())
-            .with("message", err.text().render())
-            .render(),
-        None,
-    )
-}
-
-/// A business failure as a tool result the model can act on.
-pub(crate) fn failure(err: &OpError) -> CallToolResult {
-    let mut text = Text::new("{code}: {message}")
-        .with("code", err.code())
-        .with("message", err.text().render())
-        .render();
-    match err {
-        OpError::InvalidInput { pointer, .. } if !pointer.is_empty() => {
-            text.push_str(&Text::new(" (at {pointer})").with("pointer", pointer).render());
-        }
-        OpError::ConfirmationRequired { confirmation_id, expires_at, preview, .. } => {
-            let details = json!({
-                "confirmation_id": confirmation_id,
-                "expires_at": expires_at,
-                "changes": preview.get("changes"),
-            });
-            text.push_str(&format!("\n{details}"));
-        }
-        _ => {}
-    }
-    CallToolResult::error(vec![ContentBlock::text(text)])
-}
-
 #[cfg(test)]
 mod tests {
-    use ops::{Actor, Caller, Role, Scope, Via, tools::ToolSet};
+    use ops::{Actor, Caller, Role, Scope, ToolSet, Via};
     use serde_json::Value;
 
     use super::tool;

@@ -7,14 +7,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::{
-    caller::Scope,
+    caller::{Scope, ToolSet},
     charges::Charge,
-    common::{Amount, IdInput, IsoDate, RecordId, Timestamp},
+    common::{Amount, IdInput, RecordId, Timestamp},
     household::{Empty, Household, Member},
     op::{Hints, Op, OpInfo},
     organise::{Category, PaymentMethod, Tag},
+    resolve::IsoDate,
     subscriptions::SubscriptionDetail,
-    tools::ToolSet,
 };
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

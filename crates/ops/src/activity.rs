@@ -1,44 +1,15 @@
-//! Activity (the audit log) and undo.
+//! Activity (the audit log) and undo: what an entry shows, and `undo`. `list_activity` is in
+//! `registry.rs`, as its filter names an op that writes (`WriteOpName`), which takes the list of
+//! every op.
 
 use domain::entities::{ActorKind, ChangeAction, EntityKind};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{IsoDate, Page, Ref, Timestamp},
+    common::{Ref, Timestamp},
     op::{Hints, Op, OpInfo},
-    registry::WriteOpName,
 };
-
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ListActivityInput {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub actor_kind: Option<ActorKind>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub member_id: Option<crate::resolve::MemberId>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub op: Option<WriteOpName>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entity: Option<EntityKind>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub entity_id: Option<crate::common::RecordId>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub batch_id: Option<String>,
-    /// From this date, inclusive, in the household's time zone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub from: Option<IsoDate>,
-    /// Until this date, inclusive.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub to: Option<IsoDate>,
-    /// Default 100.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
-    pub limit: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::CURSOR_PATTERN))]
-    pub cursor: Option<String>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ActorView {
@@ -66,17 +37,6 @@ pub struct ActivityEntry {
     /// The undo entry that reverted this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undone_by: Option<i64>,
-}
-
-pub struct ListActivity;
-impl Op for ListActivity {
-    const INFO: OpInfo = OpInfo::read(
-        "list_activity",
-        "List changes: who changed what and when, newest first",
-        "Each entry says who made it. Pass entry ids or a batch_id to undo.",
-    );
-    type Input = ListActivityInput;
-    type Output = Page<ActivityEntry>;
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -15,48 +15,9 @@ use serde::{Deserialize, Serialize};
 use crate::{
     BoxFuture, Caller, OpError, Text,
     common::{Ref, Timestamp},
+    limits::assistant as limits,
     op::{Hints, Op, OpInfo},
 };
-
-/// Limits of one question, from seed 000's part B.
-pub mod limits {
-    /// Model calls per message.
-    pub const CALLS: usize = 6;
-    /// Changes prepared per message.
-    pub const PROPOSALS: usize = 5;
-    /// Tokens per call, answer and reasoning together.
-    pub const TOKENS_PER_CALL: u32 = 8192;
-    /// Seconds per call, and per message.
-    pub const CALL_SECS: u64 = 60;
-    pub const MESSAGE_SECS: u64 = 150;
-    /// Bytes of a person's message.
-    pub const MESSAGE_BYTES: usize = 4000;
-    /// Bytes of a tool result handed to the model.
-    pub const TOOL_RESULT_BYTES: usize = crate::limits::MODEL_RESULT_BYTES;
-    /// Per member: a burst of this many messages, then one every `REFILL_SECS`.
-    pub const BURST: u32 = 12;
-    pub const REFILL_SECS: u64 = 15;
-    /// Turns of a conversation the model is sent again (text only).
-    pub const REMEMBERED_TURNS: usize = 6;
-    /// Minutes a conversation and its pending proposals are kept; an applied change is kept a
-    /// day, as long as its Undo.
-    pub const MEMORY_MINS: i64 = 30;
-    pub const APPLIED_HOURS: i64 = 24;
-    /// Screens one answer may show, and what one screen may hold.
-    pub const SCREENS: usize = 3;
-    pub const SCREEN_SUBSCRIPTIONS: usize = 20;
-    pub const SCREEN_CHARGES: usize = 50;
-    /// The longest period a charges screen covers, in days.
-    pub const SCREEN_DAYS: i32 = 366;
-    /// Tokens per call when reading a document.
-    pub const DOCUMENT_TOKENS: u32 = 16_000;
-    /// What may be sent to a model to read: larger is refused, never cut.
-    pub const PICTURE_BYTES: usize = 5 * 1024 * 1024;
-    pub const PDF_BYTES: usize = 20 * 1024 * 1024;
-    pub const TEXT_BYTES: usize = 200 * 1024;
-    /// Recurring charges one document may report.
-    pub const DOCUMENT_ITEMS: usize = 50;
-}
 
 /// What kind of document a person hands the assistant to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,7 +85,7 @@ pub struct ReadCharge {
     pub currency: String,
     pub cycle: crate::CyclePreset,
     /// The latest charge the document shows.
-    pub charged_on: crate::common::IsoDate,
+    pub charged_on: crate::resolve::IsoDate,
 }
 
 /// What a model read in a document, checked: the items that passed, and one line for each
@@ -242,8 +203,8 @@ pub enum Screen {
     Subscriptions { items: Vec<crate::subscriptions::SubscriptionSummary> },
     /// Recorded charges over a period, newest first.
     Charges {
-        from: crate::common::IsoDate,
-        to: crate::common::IsoDate,
+        from: crate::resolve::IsoDate,
+        to: crate::resolve::IsoDate,
         items: Vec<crate::charges::Charge>,
     },
     /// What the household's subscriptions cost a month and a year, by category.

@@ -9,10 +9,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Amount, IdInput, IsoDate, Ref},
+    common::{Amount, IdInput, Ref},
     household::Removed,
     op::{Hints, Op, OpInfo},
-    resolve::{BudgetId, CategoryId, LabelId},
+    resolve::{BudgetId, CategoryId, IsoDate, LabelId},
 };
 
 /// One period of a budget, with what was spent in it.

@@ -66,7 +66,7 @@ pub enum Actor {
         /// The client's own name when it told us (MCP `clientInfo.name`), e.g. "Claude Desktop".
         client_name: Option<String>,
         /// Which tools its client lists unless the client asks otherwise.
-        tools: crate::tools::ToolSet,
+        tools: ToolSet,
         /// How the person handed the agent its rights.
         credential: Credential,
     },
@@ -156,15 +156,15 @@ impl Caller {
 
     /// Which tools the caller's client lists by default: its token's setting (people and the
     /// assistant: every tool).
-    pub fn tool_set(&self) -> crate::tools::ToolSet {
+    pub fn tool_set(&self) -> ToolSet {
         match &self.actor {
             Actor::Token { tools, .. } => *tools,
-            _ => crate::tools::ToolSet::Full,
+            _ => ToolSet::Full,
         }
     }
 
     /// The same token caller listing another tool set (`exhale mcp --tools`).
-    pub fn with_tool_set(mut self, set: crate::tools::ToolSet) -> Self {
+    pub fn with_tool_set(mut self, set: ToolSet) -> Self {
         if let Actor::Token { tools, .. } = &mut self.actor {
             *tools = set;
         }
@@ -178,4 +178,27 @@ impl Caller {
         }
         self
     }
+}
+
+domain::named_enum! {
+    /// Which tools a client lists: a token's setting, or the client's hint.
+    pub enum ToolSet("tool set") {
+        /// Every op the caller may call.
+        Full => "full" | "all",
+        /// Subscriptions, their charges, categories, payment methods and tags, the reports on
+        /// them, activity and undo, and find_tools and call_tool for the rest (accounts,
+        /// transactions, budgets, rules, the household's settings).
+        Subscriptions => "subscriptions",
+        /// The ops used most, and find_tools and call_tool for the rest: for small context
+        /// windows.
+        Compact => "compact" | "small",
+    }
+}
+
+impl ToolSet {
+    /// What a new token or connected app lists unless told otherwise: the subscriptions set,
+    /// under 24 KB for a model to read (all 86 tools are 44.8 KB), with `find_tools` and
+    /// [`crate::tools::CALL_TOOL`] for the rest, which stays callable whatever the client does with a
+    /// changed list.
+    pub const DEFAULT: Self = Self::Subscriptions;
 }

@@ -1,35 +1,25 @@
 //! The object-safe `Catalog` trait every adapter holds, the typed helper [`call`], and the
 //! change feed that yields only what its caller may see.
 
-use std::{future::Future, pin::Pin};
-
-use domain::entities::EntityKind;
 use serde_json::Value;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 
 use serde::Deserialize as _;
 
-use crate::{caller::Caller, common::Receipt, error::OpError, op::Op, op::OpMeta, policy};
-
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use crate::{
+    caller::Caller,
+    common::Receipt,
+    error::OpError,
+    events::ChangeEvent,
+    op::{BoxFuture, Op, OpMeta},
+    policy,
+};
 
 /// Apply the change, or run it for real and roll it back.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     Apply,
     DryRun,
-}
-
-/// Published on the in-process bus after a write commits.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ChangeEvent {
-    pub household_id: i64,
-    pub entity: EntityKind,
-    pub entity_id: i64,
-    pub op: &'static str,
-    pub audit_id: Option<i64>,
-    /// Set when only this member may see the entity (a private subscription).
-    pub private_to: Option<i64>,
 }
 
 /// The catalog implementation, as adapters see it.

@@ -5,9 +5,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Amount, IsoDate, Page, Patch, Ref},
+    common::{Amount, Page, Patch, Ref},
     op::{Hints, Op, OpInfo},
-    resolve::SubscriptionId,
+    resolve::{IsoDate, SubscriptionId},
 };
 
 /// A charge that happened (recorded once its date came).

@@ -1,5 +1,5 @@
-//! Shapes shared by many ops: amounts, references, pages, dates and timestamps, cycles,
-//! receipts and patches.
+//! Shapes shared by many ops: amounts, references, pages, timestamps, cycles, receipts and
+//! patches. Dates are `resolve::IsoDate`, as an input may give one as a phrase.
 
 use std::{borrow::Cow, fmt};
 
@@ -10,7 +10,8 @@ use domain::{
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
-use serde_json::Value;
+
+use crate::resolve::IsoDate;
 
 // Fixed vocabulary (codes, units, statuses) is borrowed, not allocated: a 500-row list builds
 // thousands of these.
@@ -106,122 +107,6 @@ pub struct Page<T> {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
 }
-
-/// A calendar date in the household's time zone, written `YYYY-MM-DD` (years 1900 to 2200).
-///
-/// Its JSON Schema says `"format": "date"`; a wrong value is refused with what to write. In an
-/// op's input it may also be a phrase relative to today ("in 10 days", "fin de mes"), which the
-/// invoker reads in the household's time zone (`crate::resolve`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct IsoDate(pub domain::Date);
-
-impl IsoDate {
-    pub fn date(self) -> domain::Date {
-        self.0
-    }
-
-    /// Ten ASCII bytes, written without the general date formatter (which shows in list
-    /// profiles: a 500-row page writes thousands of dates).
-    fn text(&self) -> DateText {
-        let digits = |value: i32, out: &mut [u8]| {
-            let mut value = value;
-            for slot in out.iter_mut().rev() {
-                *slot = b'0' + (value % 10) as u8;
-                value /= 10;
-            }
-        };
-        let mut out = *b"0000-00-00";
-        digits(i32::from(self.0.year()), &mut out[0..4]);
-        digits(i32::from(self.0.month()), &mut out[5..7]);
-        digits(i32::from(self.0.day()), &mut out[8..10]);
-        DateText(out)
-    }
-}
-
-impl From<domain::Date> for IsoDate {
-    fn from(date: domain::Date) -> Self {
-        Self(date)
-    }
-}
-
-impl std::str::FromStr for IsoDate {
-    type Err = validate::DateError;
-
-    /// `YYYY-MM-DD`, years 1900 to 2200.
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        validate::parse_date(text).map(IsoDate)
-    }
-}
-
-impl fmt::Display for IsoDate {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.text().as_str())
-    }
-}
-
-/// A date's ten ASCII bytes.
-struct DateText([u8; 10]);
-
-impl DateText {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.0).unwrap_or_default()
-    }
-}
-
-impl Serialize for IsoDate {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.text().as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for IsoDate {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Visitor;
-        impl de::Visitor<'_> for Visitor {
-            type Value = IsoDate;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a date written YYYY-MM-DD")
-            }
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<IsoDate, E> {
-                match text.parse() {
-                    Ok(date) => Ok(date),
-                    // Inside the invoker, phrases such as "tomorrow" are dates too.
-                    Err(err) => match crate::resolve::relative_date(text) {
-                        Some(date) => Ok(IsoDate(date)),
-                        None => match crate::resolve::today() {
-                            Some(today) if matches!(err, validate::DateError::Malformed(_)) => {
-                                Err(E::custom(format_args!(
-                                    "{err}, or as a phrase such as tomorrow, in 10 days, next friday or end of next month (today is {})",
-                                    IsoDate(today)
-                                )))
-                            }
-                            _ => Err(E::custom(err)),
-                        },
-                    },
-                }
-            }
-        }
-        deserializer.deserialize_str(Visitor)
-    }
-}
-
-impl JsonSchema for IsoDate {
-    fn schema_name() -> Cow<'static, str> {
-        "IsoDate".into()
-    }
-
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "format": "date", "pattern": ISO_DATE_PATTERN})
-    }
-}
-
-/// `format: date` does not bound the year: this says 1900 to 2200
-/// ([`domain::validate::MIN_YEAR`] to [`domain::validate::MAX_YEAR`]).
-pub const ISO_DATE_PATTERN: &str = "^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$";
 
 /// An instant, written in RFC 3339 in UTC to the second (`2026-11-29T10:00:00Z`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -368,22 +253,6 @@ pub struct Receipt {
     /// True when nothing was changed (a preview).
     pub dry_run: bool,
     pub changes: Vec<Change>,
-}
-
-/// Adds the fields every write reports ([`Receipt`]) to an output schema.
-pub(crate) fn add_receipt_to_schema(schema: &mut Value) {
-    let receipt = crate::op::schema_of::<Receipt>();
-    let (Value::Object(map), Some(Value::Object(fields))) = (schema, receipt.get("properties"))
-    else {
-        return;
-    };
-    if let Value::Object(properties) =
-        map.entry("properties").or_insert_with(|| Value::Object(Default::default()))
-    {
-        for (name, field) in fields {
-            properties.insert(name.clone(), field.clone());
-        }
-    }
 }
 
 /// A field of an update: absent (keep), `null` (clear) or a value (set).

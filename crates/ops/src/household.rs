@@ -5,9 +5,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{IdInput, IsoDate, Patch, Timestamp},
+    common::{IdInput, Patch, Timestamp},
     op::{Hints, Op, OpInfo},
-    resolve::MemberId,
+    resolve::{IsoDate, MemberId},
 };
 
 /// No input.

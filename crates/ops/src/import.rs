@@ -8,8 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Amount, CycleInput, IsoDate, Ref},
+    common::{Amount, CycleInput, Ref},
     op::{Op, OpInfo},
+    resolve::IsoDate,
 };
 
 /// The largest statement accepted, in bytes of the file (decoded from base64 if given so).

@@ -8,10 +8,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Amount, IdInput, IsoDate, Patch, RecordId, Ref},
+    common::{Amount, IdInput, Patch, RecordId, Ref},
     household::Removed,
     op::{Hints, Op, OpInfo},
-    resolve::{AccountId, CategoryId, LabelId},
+    resolve::{AccountId, CategoryId, IsoDate, LabelId},
 };
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

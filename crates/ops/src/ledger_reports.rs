@@ -8,9 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Amount, IsoDate, Ref},
+    common::{Amount, Ref},
     op::{Op, OpInfo},
-    resolve::AccountId,
+    resolve::{AccountId, IsoDate},
 };
 
 domain::named_enum! {

@@ -21,6 +21,7 @@ pub mod charges;
 pub mod common;
 pub mod docs;
 pub mod error;
+pub mod events;
 pub mod household;
 pub mod import;
 pub mod ledger;
@@ -35,16 +36,16 @@ pub mod registry;
 pub mod reports;
 pub mod resolve;
 pub mod rules;
+mod schema;
 pub mod subscriptions;
 pub mod tools;
 
-pub use caller::{Actor, Caller, Credential, Scope, Via};
-pub use catalog::{
-    BoxFuture, Catalog, ChangeEvent, ChangeFeed, Heard, Mode, UnboundFeed, Written, call,
-    call_write,
-};
+pub use caller::{Actor, Caller, Credential, Scope, ToolSet, Via};
+pub use catalog::{Catalog, ChangeFeed, Heard, Mode, UnboundFeed, Written, call, call_write};
 /// Re-exported so adapters write messages and name closed sets without depending on `domain`.
 pub use domain::{CyclePreset, CycleUnit, Language, Text, entities, entities::Role};
 pub use error::OpError;
+pub use events::ChangeEvent;
+pub use op::BoxFuture;
 pub use op::{Exposure, Hints, Op, OpInfo, OpMeta};
 pub use registry::{all, find, largest_request};

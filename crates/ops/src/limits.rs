@@ -79,5 +79,45 @@ pub const FORMS: FormLimits = FormLimits {
     url: URL,
     tag: TAG,
     emoji: EMOJI,
-    assistant_message: crate::assistant::limits::MESSAGE_BYTES,
+    assistant_message: assistant::MESSAGE_BYTES,
 };
+
+/// Limits of one question, from seed 000's part B.
+pub mod assistant {
+    /// Model calls per message.
+    pub const CALLS: usize = 6;
+    /// Changes prepared per message.
+    pub const PROPOSALS: usize = 5;
+    /// Tokens per call, answer and reasoning together.
+    pub const TOKENS_PER_CALL: u32 = 8192;
+    /// Seconds per call, and per message.
+    pub const CALL_SECS: u64 = 60;
+    pub const MESSAGE_SECS: u64 = 150;
+    /// Bytes of a person's message.
+    pub const MESSAGE_BYTES: usize = 4000;
+    /// Bytes of a tool result handed to the model.
+    pub const TOOL_RESULT_BYTES: usize = super::MODEL_RESULT_BYTES;
+    /// Per member: a burst of this many messages, then one every `REFILL_SECS`.
+    pub const BURST: u32 = 12;
+    pub const REFILL_SECS: u64 = 15;
+    /// Turns of a conversation the model is sent again (text only).
+    pub const REMEMBERED_TURNS: usize = 6;
+    /// Minutes a conversation and its pending proposals are kept; an applied change is kept a
+    /// day, as long as its Undo.
+    pub const MEMORY_MINS: i64 = 30;
+    pub const APPLIED_HOURS: i64 = 24;
+    /// Screens one answer may show, and what one screen may hold.
+    pub const SCREENS: usize = 3;
+    pub const SCREEN_SUBSCRIPTIONS: usize = 20;
+    pub const SCREEN_CHARGES: usize = 50;
+    /// The longest period a charges screen covers, in days.
+    pub const SCREEN_DAYS: i32 = 366;
+    /// Tokens per call when reading a document.
+    pub const DOCUMENT_TOKENS: u32 = 16_000;
+    /// What may be sent to a model to read: larger is refused, never cut.
+    pub const PICTURE_BYTES: usize = 5 * 1024 * 1024;
+    pub const PDF_BYTES: usize = 20 * 1024 * 1024;
+    pub const TEXT_BYTES: usize = 200 * 1024;
+    /// Recurring charges one document may report.
+    pub const DOCUMENT_ITEMS: usize = 50;
+}

@@ -9,7 +9,11 @@ use schemars::JsonSchema;
 use serde::{Serialize, de::DeserializeOwned};
 use serde_json::Value;
 
-use crate::caller::Scope;
+use crate::{caller::Scope, schema};
+
+/// What the async traits of ops return (the catalog, the assistant, accounts, OAuth): a boxed
+/// future that may move between threads.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// MCP's four tool annotations, always explicit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,8 +170,8 @@ impl OpMeta {
     pub fn of<O: Op>() -> Self {
         Self {
             info: &O::INFO,
-            input_schema: input_schema_of::<O::Input>,
-            output_schema: schema_of::<O::Output>,
+            input_schema: schema::input_schema_of::<O::Input>,
+            output_schema: schema::schema_of::<O::Output>,
         }
     }
 
@@ -199,80 +203,6 @@ impl OpMeta {
     }
 
     fn generate_output_schema(&self, input: &Value) -> Value {
-        let mut schema = (self.output_schema)();
-        // `serde_json::Value` outputs come out as `true` or `{"title": "AnyValue"}`: any JSON.
-        // Every output is an object, so say so (MCP structured content must be one).
-        let any_value = match &schema {
-            Value::Bool(true) => true,
-            Value::Object(map) => map.keys().all(|key| key == "title" || key == "description"),
-            _ => false,
-        };
-        if any_value {
-            schema = serde_json::json!({"type": "object", "additionalProperties": true});
-        }
-        if self.info.is_write() {
-            crate::common::add_receipt_to_schema(&mut schema);
-        }
-        if !any_value && crate::resolve::reads_names_or_dates(input) {
-            crate::resolve::add_resolved_to_schema(&mut schema);
-        }
-        schema
+        schema::output_schema((self.output_schema)(), input, self.info.is_write())
     }
-}
-
-/// An input's schema, with every date saying it also takes phrases relative to today.
-fn input_schema_of<T: JsonSchema>() -> Value {
-    let mut schema = schema_of::<T>();
-    crate::resolve::describe_dates(&mut schema);
-    flatten_nullable_choices(&mut schema);
-    schema
-}
-
-/// `anyOf: [{oneOf: [a, b]}, {type: null}]` (how an optional id-or-name comes out) as
-/// `oneOf: [a, b, {type: null}]`: the same values, one level and fewer tokens for a model.
-fn flatten_nullable_choices(schema: &mut Value) {
-    let Value::Object(map) = schema else {
-        if let Value::Array(items) = schema {
-            items.iter_mut().for_each(flatten_nullable_choices);
-        }
-        return;
-    };
-    let nullable_choice = match map.get("anyOf").and_then(Value::as_array) {
-        Some(branches) if branches.len() == 2 => {
-            branches[1] == serde_json::json!({"type": "null"}) && branches[0].get("oneOf").is_some()
-        }
-        _ => false,
-    };
-    if nullable_choice
-        && let Some(Value::Array(mut branches)) = map.remove("anyOf")
-        && let Value::Object(mut choice) = branches.remove(0)
-    {
-        if let Some(Value::Array(options)) = choice.get_mut("oneOf") {
-            options.push(serde_json::json!({"type": "null"}));
-        }
-        let description = [map.remove("description"), choice.remove("description")]
-            .into_iter()
-            .flatten()
-            .filter_map(|d| d.as_str().map(str::to_owned))
-            .collect::<Vec<_>>()
-            .join(" ");
-        map.extend(choice);
-        if !description.is_empty() {
-            map.insert("description".into(), Value::String(description));
-        }
-    }
-    map.values_mut().for_each(flatten_nullable_choices);
-}
-
-pub(crate) fn schema_of<T: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|settings| {
-            settings.inline_subschemas = true;
-        })
-        .into_generator();
-    let mut schema = generator.into_root_schema_for::<T>().to_value();
-    if let Value::Object(map) = &mut schema {
-        map.remove("$schema");
-    }
-    schema
 }

@@ -12,8 +12,8 @@ use crate::{
     Op as _,
     access::ConfirmChange,
     caller::{Actor, Caller},
-    catalog::ChangeEvent,
     error::OpError,
+    events::ChangeEvent,
     op::{Exposure, OpInfo},
 };
 

@@ -1,13 +1,24 @@
 //! The closed list of every op, in the order adapters present them, and [`WriteOpName`], the
-//! name of an op that writes, as an input field.
+//! name of an op that writes, as an input field. `list_activity`, whose filter is one, is here
+//! too: it takes the list, and the list takes it, so it lives with the list; the rest of the
+//! activity (its entries, `undo`) is `activity.rs`.
 
 use std::{borrow::Cow, fmt, sync::LazyLock};
 
+use domain::entities::{ActorKind, EntityKind};
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
-    access, activity, assistant, budgets, channels, charges, household, import, ledger,
-    ledger_reports, op::OpMeta, organise, reports, rules, subscriptions, tools,
+    access,
+    activity::{self, ActivityEntry},
+    assistant, budgets, channels, charges,
+    common::Page,
+    household, import, ledger, ledger_reports,
+    op::{Op, OpInfo, OpMeta},
+    organise, reports,
+    resolve::{IsoDate, MemberId},
+    rules, subscriptions, tools,
 };
 
 /// Expands to the list of op types; used by [`all`] and, through `for_each_op!`, by the
@@ -88,7 +99,7 @@ macro_rules! op_list {
             import::ImportSubscriptions,
             import::ImportTransactions,
             reports::ListAttentionItems,
-            activity::ListActivity,
+            ListActivity,
             activity::Undo,
             access::ListTokens,
             access::CreateToken,
@@ -200,4 +211,45 @@ impl schemars::JsonSchema for WriteOpName {
             all().iter().filter(|meta| meta.info.is_write()).map(OpMeta::name).collect();
         schemars::json_schema!({"type": "string", "enum": names})
     }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListActivityInput {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actor_kind: Option<ActorKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member_id: Option<MemberId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub op: Option<WriteOpName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity: Option<EntityKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entity_id: Option<crate::common::RecordId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_id: Option<String>,
+    /// From this date, inclusive, in the household's time zone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<IsoDate>,
+    /// Until this date, inclusive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<IsoDate>,
+    /// Default 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(regex(pattern = crate::common::CURSOR_PATTERN))]
+    pub cursor: Option<String>,
+}
+
+pub struct ListActivity;
+impl Op for ListActivity {
+    const INFO: OpInfo = OpInfo::read(
+        "list_activity",
+        "List changes: who changed what and when, newest first",
+        "Each entry says who made it. Pass entry ids or a batch_id to undo.",
+    );
+    type Input = ListActivityInput;
+    type Output = Page<ActivityEntry>;
 }

@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     charges::ProjectedCharge,
-    common::{Amount, IsoDate, Ref},
+    common::{Amount, Ref},
     household::{Empty, Household},
     op::{Op, OpInfo},
+    resolve::IsoDate,
 };
 
 domain::named_enum! {

@@ -21,68 +21,15 @@ use domain::{
     Date, Text,
     entities::EntityKind,
     names::{Pick, pick},
-    relative,
+    relative, validate,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
-use serde_json::Value;
 
-use crate::{OpError, common::IsoDate, limits};
+use crate::{OpError, limits};
 
 /// What an input schema's dates say besides their field's own description.
 pub const DATE_FORMS: &str = "YYYY-MM-DD, or words (\"in 10 days\").";
-
-/// Adds [`DATE_FORMS`] to the description of every date in an input schema.
-pub(crate) fn describe_dates(schema: &mut Value) {
-    match schema {
-        Value::Object(map) => {
-            if map.get("format").and_then(Value::as_str) == Some("date") {
-                let description = match map.get("description").and_then(Value::as_str) {
-                    Some(own) => format!("{own} {DATE_FORMS}"),
-                    None => DATE_FORMS.to_owned(),
-                };
-                map.insert("description".into(), Value::String(description));
-            }
-            map.values_mut().for_each(describe_dates);
-        }
-        Value::Array(items) => items.iter_mut().for_each(describe_dates),
-        _ => {}
-    }
-}
-
-/// Whether an input schema has a date or an id that takes a name, so its output may echo them.
-pub(crate) fn reads_names_or_dates(schema: &Value) -> bool {
-    match schema {
-        Value::Object(map) => {
-            let date = map.get("format").and_then(Value::as_str) == Some("date");
-            let id_or_name = map.get("oneOf").and_then(Value::as_array).is_some_and(|branches| {
-                let has =
-                    |kind: &str| branches.iter().any(|b| b.get("type").is_some_and(|t| t == kind));
-                has("integer") && has("string")
-            });
-            date || id_or_name || map.values().any(reads_names_or_dates)
-        }
-        Value::Array(items) => items.iter().any(reads_names_or_dates),
-        _ => false,
-    }
-}
-
-/// Adds `resolved` (how names and phrases in the input were read) to an output schema.
-pub(crate) fn add_resolved_to_schema(schema: &mut Value) {
-    let Value::Object(map) = schema else { return };
-    let mut resolved = crate::op::schema_of::<Vec<Resolution>>();
-    if let Value::Object(resolved) = &mut resolved {
-        resolved.insert(
-            "description".into(),
-            Value::String("How names and relative dates in the input were read; present when the input had any. Show them to the person before confirming.".into()),
-        );
-    }
-    if let Value::Object(properties) =
-        map.entry("properties").or_insert_with(|| Value::Object(Default::default()))
-    {
-        properties.insert(RESOLVED.into(), resolved);
-    }
-}
 
 /// The output field that echoes [`Reading::resolved`].
 pub const RESOLVED: &str = "resolved";
@@ -581,6 +528,122 @@ windowed_date!(
     NearDate,
     Window::AroundToday
 );
+
+/// A calendar date in the household's time zone, written `YYYY-MM-DD` (years 1900 to 2200).
+///
+/// Its JSON Schema says `"format": "date"`; a wrong value is refused with what to write. In an
+/// op's input it may also be a phrase relative to today ("in 10 days", "fin de mes"), which the
+/// invoker reads in the household's time zone (below).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct IsoDate(pub domain::Date);
+
+impl IsoDate {
+    pub fn date(self) -> domain::Date {
+        self.0
+    }
+
+    /// Ten ASCII bytes, written without the general date formatter (which shows in list
+    /// profiles: a 500-row page writes thousands of dates).
+    fn text(&self) -> DateText {
+        let digits = |value: i32, out: &mut [u8]| {
+            let mut value = value;
+            for slot in out.iter_mut().rev() {
+                *slot = b'0' + (value % 10) as u8;
+                value /= 10;
+            }
+        };
+        let mut out = *b"0000-00-00";
+        digits(i32::from(self.0.year()), &mut out[0..4]);
+        digits(i32::from(self.0.month()), &mut out[5..7]);
+        digits(i32::from(self.0.day()), &mut out[8..10]);
+        DateText(out)
+    }
+}
+
+impl From<domain::Date> for IsoDate {
+    fn from(date: domain::Date) -> Self {
+        Self(date)
+    }
+}
+
+impl std::str::FromStr for IsoDate {
+    type Err = validate::DateError;
+
+    /// `YYYY-MM-DD`, years 1900 to 2200.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        validate::parse_date(text).map(IsoDate)
+    }
+}
+
+impl fmt::Display for IsoDate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text().as_str())
+    }
+}
+
+/// A date's ten ASCII bytes.
+struct DateText([u8; 10]);
+
+impl DateText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl Serialize for IsoDate {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.text().as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for IsoDate {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl de::Visitor<'_> for Visitor {
+            type Value = IsoDate;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a date written YYYY-MM-DD")
+            }
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<IsoDate, E> {
+                match text.parse() {
+                    Ok(date) => Ok(date),
+                    // Inside the invoker, phrases such as "tomorrow" are dates too.
+                    Err(err) => match relative_date(text) {
+                        Some(date) => Ok(IsoDate(date)),
+                        None => match today() {
+                            Some(today) if matches!(err, validate::DateError::Malformed(_)) => {
+                                Err(E::custom(format_args!(
+                                    "{err}, or as a phrase such as tomorrow, in 10 days, next friday or end of next month (today is {})",
+                                    IsoDate(today)
+                                )))
+                            }
+                            _ => Err(E::custom(err)),
+                        },
+                    },
+                }
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}
+
+impl JsonSchema for IsoDate {
+    fn schema_name() -> Cow<'static, str> {
+        "IsoDate".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "format": "date", "pattern": ISO_DATE_PATTERN})
+    }
+}
+
+/// `format: date` does not bound the year: this says 1900 to 2200
+/// ([`domain::validate::MIN_YEAR`] to [`domain::validate::MAX_YEAR`]).
+pub const ISO_DATE_PATTERN: &str = "^(19[0-9]{2}|2[01][0-9]{2}|2200)-[0-9]{2}-[0-9]{2}$";
 
 #[cfg(test)]
 mod tests {

@@ -7,9 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::{
     charges::{Charge, ProjectedCharge},
-    common::{Amount, CycleInput, CycleOutput, IdInput, IsoDate, Page, Patch, Ref},
+    common::{Amount, CycleInput, CycleOutput, IdInput, Page, Patch, Ref},
     op::{Hints, Op, OpInfo},
-    resolve::{CategoryId, FutureDate, MemberId, NearDate, PaymentMethodId, SubscriptionId},
+    resolve::{
+        CategoryId, FutureDate, IsoDate, MemberId, NearDate, PaymentMethodId, SubscriptionId,
+    },
 };
 
 domain::named_enum! {

@@ -14,31 +14,9 @@ use serde_json::{Map, Value, json};
 
 use crate::{
     OpError, OpMeta, Text,
+    caller::ToolSet,
     op::{Hints, Op, OpInfo},
 };
-
-domain::named_enum! {
-    /// Which tools a client lists: a token's setting, or the client's hint.
-    pub enum ToolSet("tool set") {
-        /// Every op the caller may call.
-        Full => "full" | "all",
-        /// Subscriptions, their charges, categories, payment methods and tags, the reports on
-        /// them, activity and undo, and find_tools and call_tool for the rest (accounts,
-        /// transactions, budgets, rules, the household's settings).
-        Subscriptions => "subscriptions",
-        /// The ops used most, and find_tools and call_tool for the rest: for small context
-        /// windows.
-        Compact => "compact" | "small",
-    }
-}
-
-impl ToolSet {
-    /// What a new token or connected app lists unless told otherwise: the subscriptions set,
-    /// under 24 KB for a model to read (all 86 tools are 44.8 KB), with `find_tools` and
-    /// [`CALL_TOOL`] for the rest, which stays callable whatever the client does with a
-    /// changed list.
-    pub const DEFAULT: Self = Self::Subscriptions;
-}
 
 /// The ops of the compact set besides `find_tools`: the briefing, reading and changing
 /// subscriptions, what is coming and what it costs, what changed and its undo, and
@@ -407,7 +385,7 @@ pub fn called_name<'a>(name: &'a str, named_in_arguments: Option<&'a str>) -> Op
 
 /// `call_tool`'s input schema as a model is shown it.
 pub fn call_tool_input_schema() -> Value {
-    let mut input = crate::op::schema_of::<CallToolInput>();
+    let mut input = crate::schema::schema_of::<CallToolInput>();
     if let Value::Object(root) = &mut input {
         root.remove("title");
     }

@@ -93,7 +93,7 @@ fn fuzz_dates() {
         |bytes| {
             let text = String::from_utf8_lossy(bytes);
             let _ = domain::relative::resolve(&text, today);
-            let _ = serde_json::from_value::<ops::common::IsoDate>(serde_json::json!(text));
+            let _ = serde_json::from_value::<ops::resolve::IsoDate>(serde_json::json!(text));
         },
     );
 }

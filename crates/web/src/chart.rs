@@ -114,7 +114,7 @@ pub(crate) fn by_category(summary: &ops::reports::SpendingSummary, title: &str) 
         .map(|group| Bar {
             label: group.label.clone(),
             value: group.monthly.amount.parse().unwrap_or(0.0),
-            shown: crate::render::amount(&group.monthly),
+            shown: crate::reader::amount(&group.monthly),
         })
         .collect();
     bars(title, &rows)
@@ -127,11 +127,11 @@ pub(crate) fn charges(items: &[ops::charges::Charge], title: &str) -> String {
         .map(|charge| Bar {
             label: format!(
                 "{} {}",
-                crate::render::day(charge.charged_on),
+                crate::reader::day(charge.charged_on),
                 charge.subscription.name
             ),
             value: charge.amount.amount.parse().unwrap_or(0.0),
-            shown: crate::render::amount(&charge.amount),
+            shown: crate::reader::amount(&charge.amount),
         })
         .collect();
     bars(title, &rows)

@@ -5,9 +5,10 @@
 //! confirmation page built from its dry run. Sign-in, sessions and the first-run setup go
 //! through `ops::accounts::Accounts`.
 //!
-//! Here: routing and shared state (this file), sessions and CSRF (`session.rs`), security headers (`headers.rs`), rendering
-//! and translation (`render.rs`), SVG charts (`chart.rs`), and one module per area under
-//! `pages/`. Not here: business rules (the catalog) and the REST or MCP adapters.
+//! Here, lowest layer first: the reader's language (`reader.rs`), the templates
+//! (`templates.rs`), the shared state (`state.rs`), sessions and CSRF (`session.rs`), pages
+//! with their chrome and error pages (`render.rs`), SVG charts (`chart.rs`), security headers
+//! (`headers.rs`), one module per area under `pages/`, and routing (this file). Not here: business rules (the catalog) and the REST or MCP adapters.
 
 #![allow(
     clippy::result_large_err,
@@ -17,8 +18,13 @@
 mod chart;
 mod headers;
 mod pages;
+mod reader;
 mod render;
 mod session;
+mod state;
+mod templates;
+
+pub use state::WebConfig;
 
 use std::sync::Arc;
 
@@ -27,31 +33,6 @@ use axum::{
     routing::{get, post},
 };
 use ops::{Catalog, accounts::Accounts, oauth::OAuthServer};
-
-/// What the web app is configured with.
-#[derive(Clone, Debug, Default)]
-pub struct WebConfig {
-    /// Mark cookies `Secure` (Exhale is served over HTTPS, directly or behind a proxy).
-    pub secure_cookies: bool,
-    /// The command and arguments that start `exhale mcp` on this machine, for the stdio
-    /// configurations "Connect an agent" shows.
-    pub mcp_command: Option<(String, Vec<String>)>,
-    /// The largest form a page may post (`max_request_bytes`, as for the API and `/mcp`); a
-    /// statement upload has the catalog's own, larger limit.
-    pub max_request_bytes: usize,
-}
-
-/// Shared by every handler.
-#[derive(Clone)]
-pub(crate) struct Web {
-    pub(crate) catalog: Arc<dyn Catalog>,
-    pub(crate) accounts: Arc<dyn Accounts>,
-    pub(crate) oauth: Arc<dyn OAuthServer>,
-    /// The built-in assistant ("Ask Exhale").
-    pub(crate) assistant: Arc<dyn ops::assistant::Ask>,
-    pub(crate) config: Arc<WebConfig>,
-    pub(crate) templates: Arc<render::Templates>,
-}
 
 /// Paths whose rest is a secret (the first owner's setup link, an invitation): a log shows the
 /// path up to here and never the rest.
@@ -66,13 +47,13 @@ pub fn router(
     config: WebConfig,
 ) -> Result<Router, String> {
     let max_request_bytes = config.max_request_bytes;
-    let web = Web {
+    let web = state::Web {
         catalog,
         accounts,
         oauth,
         assistant,
         config: Arc::new(config),
-        templates: Arc::new(render::Templates::load()?),
+        templates: Arc::new(templates::Templates::load()?),
     };
     Ok(Router::new()
         .route("/", get(pages::overview::show))
@@ -172,6 +153,6 @@ pub fn router(
         // Every route but /import, whose own limit is set on it and wins.
         .layer(axum::extract::DefaultBodyLimit::max(max_request_bytes))
         .layer(axum::middleware::map_response(headers::add))
-        .layer(axum::middleware::from_fn(render::in_readers_language))
+        .layer(axum::middleware::from_fn(reader::in_readers_language))
         .with_state(web))
 }

@@ -11,7 +11,7 @@ use axum::{
 use ops::{Text, accounts::SessionCaller};
 use serde::{Deserialize, de::DeserializeOwned};
 
-use crate::Web;
+use crate::state::Web;
 
 pub(crate) const SESSION_COOKIE: &str = "exhale_session";
 /// Double-submit token of the forms shown before there is a session.
@@ -95,9 +95,9 @@ impl FromRequestParts<Web> for SignedIn {
 async fn signed_in_person(web: &Web, headers: &HeaderMap) -> Result<SessionCaller, ()> {
     let secret = cookie(web, headers, SESSION_COOKIE).ok_or(())?;
     let mut person = web.accounts.session(secret).await.map_err(|_| ())?;
-    crate::render::read_by(&person, headers);
+    crate::reader::read_by(&person, headers);
     // What the catalog writes for this person (summaries, activity) is in their language too.
-    person.caller.language = crate::render::reader();
+    person.caller.language = crate::reader::reader();
     Ok(person)
 }
 

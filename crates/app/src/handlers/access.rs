@@ -2,15 +2,14 @@
 
 use domain::{Currency, Text, entities::EntityKind};
 use ops::{
-    OpError, Scope,
+    OpError, Scope, ToolSet,
     access::*,
     common::{IdInput, Timestamp},
     household::Empty,
-    tools::ToolSet,
 };
 use store::access::TokenRow;
 
-use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};
+use crate::{credentials, ctx::Ctx, input, transactions::StoreExt, views};
 
 fn token_view(row: &TokenRow) -> Result<Token, OpError> {
     Ok(Token {
@@ -54,7 +53,7 @@ pub(crate) fn create_token(
             ));
         }
     };
-    let secret = auth::new_secret("exh")?;
+    let secret = credentials::new_secret("exh")?;
     let prefix: String = secret.chars().take(12).collect();
     let id = store::access::insert_token(
         ctx.db,
@@ -63,7 +62,7 @@ pub(crate) fn create_token(
             member_id: ctx.me(),
             name: &name,
             prefix: &prefix,
-            hash: &auth::hash_token(&secret),
+            hash: &credentials::hash_token(&secret),
             scope: input.scope.as_str(),
             tools: input.tools.unwrap_or(ToolSet::DEFAULT).as_str(),
             expires_at: expires_at.as_deref(),
@@ -296,7 +295,7 @@ pub(crate) fn export_data(ctx: &mut Ctx<'_>, _: Empty) -> Result<Export, OpError
         for (on, minor) in store::ledger::balances(ctx.db, account.id).or_internal()? {
             balances.push(ops::access::BalanceRecord {
                 account_id: account.id,
-                on: ops::common::IsoDate(on),
+                on: ops::resolve::IsoDate(on),
                 balance: views::amount(minor, account.currency),
             });
         }

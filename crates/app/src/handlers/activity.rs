@@ -7,7 +7,9 @@ use domain::{
 use ops::{
     OpError,
     activity::*,
-    common::{IsoDate, Page, Ref},
+    common::{Page, Ref},
+    registry::ListActivityInput,
+    resolve::IsoDate,
 };
 use serde_json::Value;
 use store::{audit::AuditRow, snapshot};

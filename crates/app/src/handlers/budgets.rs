@@ -12,8 +12,9 @@ use domain::{
 use ops::{
     OpError,
     budgets::*,
-    common::{IdInput, IsoDate},
+    common::IdInput,
     household::{Empty, Removed},
+    resolve::IsoDate,
 };
 use store::budgets::{self as db, BudgetRow};
 

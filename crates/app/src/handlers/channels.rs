@@ -24,7 +24,7 @@ use store::channels::{self as rows, DestinationRow, MailServerRow, NewDestinatio
 const TESTS_PER_HOUR: i64 = 5;
 
 use crate::{
-    auth,
+    credentials,
     ctx::Ctx,
     reminders::{self, About},
     transactions::StoreExt,
@@ -216,7 +216,7 @@ pub(crate) fn add_destination(
                     "No mail server is set up for this household; an owner sets one in Settings first.",
                 )));
             }
-            let email = auth::clean_email("/address", &input.address)?;
+            let email = credentials::clean_email("/address", &input.address)?;
             (email.clone(), None, email)
         }
         DestinationKind::Telegram | DestinationKind::Slack => {
@@ -306,7 +306,7 @@ pub(crate) fn send_test_message(
             retry_after_secs: 3600,
         });
     }
-    let unique = auth::random_hex(8)?;
+    let unique = credentials::random_hex(8)?;
     let recipient = reminders::Recipient {
         household_id: ctx.household_id(),
         member_id: ctx.me(),
@@ -322,10 +322,16 @@ pub(crate) fn create_calendar_feed(
     input: CreateCalendarFeedInput,
 ) -> Result<CalendarFeedCreated, OpError> {
     let me = ctx.me();
-    let secret = auth::random_hex(24)?;
+    let secret = credentials::random_hex(24)?;
     // Like a token, the address is not audited state: an Undo must never bring an old one back.
-    rows::put_feed(ctx.db, me, &auth::hash_token(&secret), input.show_amounts, &ctx.now_text())
-        .or_internal()?;
+    rows::put_feed(
+        ctx.db,
+        me,
+        &credentials::hash_token(&secret),
+        input.show_amounts,
+        &ctx.now_text(),
+    )
+    .or_internal()?;
     Ok(CalendarFeedCreated {
         path: format!("/cal/{secret}.ics"),
         feed: CalendarFeed { created_at: Timestamp(ctx.now), show_amounts: input.show_amounts },
@@ -362,7 +368,7 @@ fn checked_mail_server(input: &MailServerInput) -> Result<MailServerRow, OpError
     }
     let from = input.from.trim();
     let address = from.rsplit_once('<').map_or(from, |(_, rest)| rest.trim_end_matches('>'));
-    auth::clean_email("/mail_server/from", address)?;
+    credentials::clean_email("/mail_server/from", address)?;
     if from.chars().any(char::is_control) {
         return Err(OpError::invalid(
             "/mail_server/from",
@@ -417,7 +423,7 @@ pub(crate) fn set_channel_settings(
             )));
         }
         // 32 random bytes as hex: within Telegram's 1 to 256 of A-Z, a-z, 0-9, _ and -.
-        let secret = if webhook { Some(auth::random_hex(32)?) } else { None };
+        let secret = if webhook { Some(credentials::random_hex(32)?) } else { None };
         rows::set_bot_webhook(ctx.db, household, "telegram", secret.as_deref()).or_internal()?;
     }
     match &input.slack {
@@ -504,11 +510,11 @@ pub(crate) fn create_chat_link(
         ));
     };
     // 16 random bytes as hex: within Telegram's 64 characters of A-Z, a-z, 0-9, _ and -.
-    let code = auth::random_hex(16)?;
+    let code = credentials::random_hex(16)?;
     let expires = ctx.now + jiff::SignedDuration::from_mins(CHAT_LINK_MINUTES);
     rows::insert_link_code(
         ctx.db,
-        &auth::hash_token(&code),
+        &credentials::hash_token(&code),
         ctx.household_id(),
         ctx.me(),
         kind,

@@ -4,8 +4,8 @@ use domain::{Text, entities::EntityKind};
 use ops::{
     OpError,
     charges::*,
-    common::{IsoDate, Page, Patch},
-    resolve::SubscriptionId,
+    common::{Page, Patch},
+    resolve::{IsoDate, SubscriptionId},
 };
 use store::charges::{self as store_charges, ChargeFilter};
 

@@ -12,7 +12,7 @@ use ops::{
 };
 use store::households::{self as hh, MemberRow};
 
-use crate::{auth, ctx::Ctx, input, transactions::StoreExt, views};
+use crate::{credentials, ctx::Ctx, input, transactions::StoreExt, views};
 
 pub(crate) fn get_household(ctx: &mut Ctx<'_>, _: Empty) -> Result<Household, OpError> {
     Ok(views::household_view(ctx))
@@ -118,14 +118,14 @@ pub(crate) fn invite_member(
 ) -> Result<Invitation, OpError> {
     ctx.check_cap(hh::Counted::Members, 1)?;
     let name = input::clean_name("/name", &input.name, ops::limits::NAME)?;
-    let email = auth::clean_email("/email", &input.email)?;
+    let email = credentials::clean_email("/email", &input.email)?;
     let role = input.role.unwrap_or(Role::Member);
     if hh::email_taken(ctx.db, &email).or_internal()? {
         return Err(OpError::conflict(Text::new(
             "Someone with this email already has an Exhale account; invite another address.",
         )));
     }
-    let code = auth::new_secret("inv")?;
+    let code = credentials::new_secret("inv")?;
     let expires = ctx
         .now
         .checked_add(jiff::SignedDuration::from_hours(24 * 7))
@@ -141,7 +141,7 @@ pub(crate) fn invite_member(
             // An invited person reads the household's language until they choose their own.
             language: "",
             password_hash: None,
-            invite_hash: Some(&auth::hash_token(&code)),
+            invite_hash: Some(&credentials::hash_token(&code)),
             invite_expires_at: Some(&expires_at),
         },
         &ctx.now_text(),

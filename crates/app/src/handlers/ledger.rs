@@ -9,10 +9,10 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::{IdInput, IsoDate, Patch, RecordId, Ref},
+    common::{IdInput, Patch, RecordId, Ref},
     household::{Empty, Removed},
     ledger::*,
-    resolve::{AccountId, LabelId},
+    resolve::{AccountId, IsoDate, LabelId},
 };
 use store::ledger::{self as db, AccountRow, LabelRow, Source, TransactionFilter, TransactionRow};
 

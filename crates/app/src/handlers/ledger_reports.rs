@@ -10,8 +10,9 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::{Amount, IsoDate, Ref},
+    common::{Amount, Ref},
     ledger_reports::*,
+    resolve::IsoDate,
 };
 use store::ledger_reports as db;
 

@@ -301,7 +301,7 @@ pub(crate) fn registry() -> Registry {
     reg.add::<i::ParseStatement>(import::parse_statement);
     reg.add::<i::ImportSubscriptions>(import::import_subscriptions);
     reg.add::<r::ListAttentionItems>(reports::attention_items);
-    reg.add::<act::ListActivity>(activity::list);
+    reg.add::<ops::registry::ListActivity>(activity::list);
     reg.add::<act::Undo>(activity::undo);
     reg.add::<a::ListTokens>(access::list_tokens);
     reg.add::<a::CreateToken>(access::create_token);

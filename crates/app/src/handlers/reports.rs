@@ -3,12 +3,7 @@
 use std::collections::BTreeMap;
 
 use domain::{Currency, Text, entities::SubscriptionStatus, validate};
-use ops::{
-    OpError,
-    common::{IsoDate, Ref},
-    household::Empty,
-    reports::*,
-};
+use ops::{OpError, common::Ref, household::Empty, reports::*, resolve::IsoDate};
 use store::subscriptions::SubscriptionRow;
 
 use crate::{

@@ -6,9 +6,11 @@ use domain::{
 };
 use ops::{
     OpError,
-    common::{IdInput, IsoDate, Page, Patch},
+    common::{IdInput, Page, Patch},
     household::Removed,
-    resolve::{CategoryId, FutureDate, MemberId, NearDate, PaymentMethodId, SubscriptionId},
+    resolve::{
+        CategoryId, FutureDate, IsoDate, MemberId, NearDate, PaymentMethodId, SubscriptionId,
+    },
     subscriptions::*,
 };
 use store::subscriptions::{self as subs, SubscriptionRow};

@@ -792,7 +792,7 @@ fn the_eval_set_is_well_formed_and_covers_every_kind_of_task() {
 
 #[tokio::test]
 async fn a_picture_is_read_with_one_fixed_tool_and_every_item_is_checked() {
-    use ops::assistant::{Document, limits};
+    use ops::{assistant::Document, limits::assistant as limits};
     let s = setup(Vec::new()).await;
     let png = [b"\x89PNG\r\n\x1a\n".as_slice(), &[0u8; 64]].concat();
     s.model.then([Step::call(
@@ -993,7 +993,7 @@ async fn a_tool_called_through_call_tool_is_called_by_its_name_with_the_same_rul
 
 #[tokio::test]
 async fn a_member_sends_a_burst_of_messages_then_one_every_fifteen_seconds_on_every_instance() {
-    use ops::assistant::limits::{BURST, REFILL_SECS};
+    use ops::limits::assistant::{BURST, REFILL_SECS};
     let steps = (0..=BURST + 1).map(|_| Step::say("Noted.")).collect();
     let s = setup(steps).await;
     for _ in 0..BURST {

@@ -247,7 +247,7 @@ async fn a_new_token_lists_the_subscriptions_set_and_calls_the_rest_through_call
         .call(&w.ana, "create_token", json!({"name": "Claude", "scope": "write"}))
         .await
         .unwrap();
-    assert_eq!(created["tools"], ops::tools::ToolSet::DEFAULT.as_str());
+    assert_eq!(created["tools"], ops::ToolSet::DEFAULT.as_str());
     assert_eq!(created["tools"], "subscriptions");
     let secret = created["secret"].as_str().unwrap();
     // A stateless 2026 client: its list never grows, so what it finds it calls through

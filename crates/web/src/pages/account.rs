@@ -11,9 +11,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
-    Web,
     render::page_with_status,
     session::{self, FORM_COOKIE, NoFields, Posted, SESSION_COOKIE},
+    state::Web,
 };
 
 /// Renders a pre-session form with a fresh form token in a cookie and a hidden field.
@@ -135,7 +135,7 @@ pub(crate) async fn set_up(
             &headers,
             StatusCode::UNPROCESSABLE_ENTITY,
             "setup.html",
-            json!({"secret": secret, "values": values, "error": crate::render::say(&err.text())}),
+            json!({"secret": secret, "values": values, "error": crate::reader::say(&err.text())}),
         ),
     }
 }
@@ -191,9 +191,9 @@ pub(crate) async fn sign_in(
     match web.accounts.sign_in(&form.email, &form.password, client).await {
         Ok(caller) => signed_in(&web, &caller, &next).await,
         Err(err @ OpError::RateLimited { .. }) => {
-            again(StatusCode::TOO_MANY_REQUESTS, &crate::render::say(&err.text()))
+            again(StatusCode::TOO_MANY_REQUESTS, &crate::reader::say(&err.text()))
         }
-        Err(err) => again(StatusCode::UNAUTHORIZED, &crate::render::say(&err.text())),
+        Err(err) => again(StatusCode::UNAUTHORIZED, &crate::reader::say(&err.text())),
     }
 }
 

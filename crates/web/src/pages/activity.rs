@@ -9,19 +9,20 @@ use axum::{
 };
 use ops::{
     Text,
-    activity::{ListActivity, ListActivityInput, Undo, UndoInput},
+    activity::{Undo, UndoInput},
     assistant::ListAssistantUsage,
     common::RecordId,
     entities::ActorKind,
+    registry::{ListActivity, ListActivityInput},
 };
 use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
-    Web,
     pages::{Confirm, apply_and_go, confirm_page, form, live_page},
     render::op_error,
     session::{Posted, SignedIn},
+    state::Web,
 };
 
 #[derive(Deserialize, Default)]

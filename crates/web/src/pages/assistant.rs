@@ -23,9 +23,11 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    Web, chart,
-    render::{self, op_error, page_with_status, say},
+    chart,
+    reader::say,
+    render::{op_error, page_with_status},
     session::{Posted, SignedIn},
+    state::Web,
 };
 
 #[derive(Deserialize)]
@@ -143,7 +145,7 @@ pub(crate) async fn ask(
     let (caller, message) = (person.caller.clone(), form.message.clone());
     // The answer runs to its end even if the browser goes away: its cards are kept, and the
     // conversation page shows them.
-    tokio::spawn(render::written_in(render::reader(), async move {
+    tokio::spawn(crate::reader::written_in(crate::reader::reader(), async move {
         let _ = done.send(assistant.ask(&caller, &message, &mut |_| {}).await);
     }));
     tokio::select! {
@@ -165,11 +167,11 @@ pub(crate) async fn ask(
         return Response::from_parts(parts, Body::from(page.into_owned()));
     };
     let first = page[..end].to_owned();
-    let language = render::reader();
+    let language = crate::reader::reader();
     let (chunks, arriving) = tokio::sync::mpsc::channel::<Bytes>(4);
     // The rest of the page, with a line break every `KEEP_ALIVE` until the answer is ready, so
     // a proxy in front (nginx gives up on a silent answer after a minute) keeps it open.
-    tokio::spawn(render::written_in(language, async move {
+    tokio::spawn(crate::reader::written_in(language, async move {
         let _ = chunks.send(Bytes::from(first)).await;
         let mut ticks = tokio::time::interval(KEEP_ALIVE);
         ticks.tick().await;
@@ -240,10 +242,10 @@ pub(crate) async fn stream_answer(
 ) -> Response {
     let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Value>();
     let assistant = web.assistant.clone();
-    let language = render::reader();
+    let language = crate::reader::reader();
     // The answer runs to its end even if the browser goes away: its cards are kept, and the
     // conversation page shows them.
-    tokio::spawn(render::written_in(language, async move {
+    tokio::spawn(crate::reader::written_in(language, async move {
         let pieces = sender.clone();
         let mut said = move |piece| {
             let _ = pieces.send(serde_json::to_value(piece).unwrap_or(Value::Null));

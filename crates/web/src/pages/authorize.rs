@@ -18,10 +18,10 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::{
-    Web,
     headers::CONTENT_SECURITY_POLICY,
     render::page,
     session::{Posted, SignedIn},
+    state::Web,
 };
 
 /// The query of an authorization request; `Err` when a parameter is repeated (RFC 6749

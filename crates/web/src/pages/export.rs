@@ -10,9 +10,9 @@ use ops::{access::ExportData, charges::Charge, household::Empty, subscriptions::
 use serde_json::json;
 
 use crate::{
-    Web,
     render::{op_error, page},
     session::SignedIn,
+    state::Web,
 };
 
 pub(crate) async fn show(

@@ -18,7 +18,7 @@ pub(crate) fn text(value: &str) -> Option<String> {
 /// decimal an op takes ("12.50"); what is not a decimal goes to the op as typed, for it to
 /// refuse with its own message.
 pub(crate) fn amount(value: &str) -> String {
-    i18n::format::typed_decimal(crate::render::reader(), value)
+    i18n::format::typed_decimal(crate::reader::reader(), value)
         .unwrap_or_else(|| value.trim().to_owned())
 }
 

@@ -23,10 +23,11 @@ use ops::{
 use serde_json::{Value, json};
 
 use crate::{
-    Web,
     pages::{Confirm, confirmation, confirmed, form, subscriptions::cycle_options},
-    render::{op_error, page, page_with_status, redirect_with_notice, say},
+    reader::say,
+    render::{op_error, page, page_with_status, redirect_with_notice},
     session::{self, Posted, SignedIn},
+    state::Web,
 };
 
 fn upload_page(
@@ -148,7 +149,7 @@ pub(crate) async fn upload(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Some(crate::render::say(&err.text())),
+                Some(crate::reader::say(&err.text())),
             );
         }
         Err(err) => return op_error(&web, &headers, &person, &err),
@@ -267,7 +268,7 @@ fn refused(web: &Web, headers: &HeaderMap, person: &SessionCaller, err: OpError)
             headers,
             person,
             StatusCode::UNPROCESSABLE_ENTITY,
-            Some(crate::render::say(&err.text())),
+            Some(crate::reader::say(&err.text())),
         ),
         err => op_error(web, headers, person, &err),
     }

@@ -16,12 +16,12 @@ use futures_util::{StreamExt as _, stream};
 use ops::{
     Heard,
     accounts::SessionCaller,
-    activity::{ListActivity, ListActivityInput},
+    registry::{ListActivity, ListActivityInput},
 };
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::{Web, session::SignedIn};
+use crate::{session::SignedIn, state::Web};
 
 /// The newest activity entry the person can see: pages carry it, so `/events` can tell them
 /// about a change made between rendering the page and opening the stream.

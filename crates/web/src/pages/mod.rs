@@ -30,8 +30,9 @@ use ops::{Mode, Op, OpError, Text, Written, accounts::SessionCaller, common::Cha
 use serde_json::{Value, json};
 
 use crate::{
-    Web,
-    render::{self, op_error, redirect_with_notice, say},
+    reader::say,
+    render::{self, op_error, redirect_with_notice},
+    state::Web,
 };
 
 impl Web {
@@ -112,7 +113,7 @@ where
 {
     match beside_the_form(err) {
         Some(status) => {
-            again(status, json!({"errors": {form: crate::render::say(&err.text())}})).await
+            again(status, json!({"errors": {form: crate::reader::say(&err.text())}})).await
         }
         None => op_error(web, headers, person, err),
     }

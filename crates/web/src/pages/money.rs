@@ -12,7 +12,6 @@ use ops::{
     OpError, Text,
     accounts::SessionCaller,
     budgets::{BudgetPeriod, ListBudgets},
-    common::IsoDate,
     entities::AccountKind,
     household::{Empty, GetHousehold},
     ledger::{
@@ -20,16 +19,19 @@ use ops::{
     },
     ledger_reports::{Cashflow, GetCashflow, GetNetWorth, NetWorth},
     organise::ListCategories,
+    resolve::IsoDate,
     rules::{ListRules, Rule},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    Web, chart,
-    pages::{form, live_page, money_actions::Back},
-    render::{op_error, page_with_status, say},
+    chart,
+    pages::{form, live_page},
+    reader::say,
+    render::{op_error, page_with_status},
     session::SignedIn,
+    state::Web,
 };
 
 pub(crate) async fn show(
@@ -107,7 +109,7 @@ pub(crate) async fn page_again(
 /// What a rule does, as a sentence: "When payee contains “cafe”, amount at most -1: sets the
 /// category Eating out, adds the labels holiday".
 fn rule_summary(rule: &Rule) -> String {
-    let reader = crate::render::reader();
+    let reader = crate::reader::reader();
     let mut conditions = Vec::new();
     if let Some(text) = &rule.payee_contains {
         conditions.push(say(&Text::new("payee contains “{text}”").with("text", text)));
@@ -148,7 +150,7 @@ fn value(amount: &ops::common::Amount) -> f64 {
 
 /// A chart's month, as the reader's language writes it (`Dec 2026`, `dic 2026`).
 fn month(day: &IsoDate) -> String {
-    i18n::format::month(crate::render::reader(), day.date())
+    i18n::format::month(crate::reader::reader(), day.date())
 }
 
 fn cashflow_chart(cashflow: &Cashflow) -> String {
@@ -161,8 +163,8 @@ fn cashflow_chart(cashflow: &Cashflow) -> String {
             value: value(&p.expenses),
             shown: format!(
                 "{} / {}",
-                crate::render::amount(&p.income),
-                crate::render::amount(&p.expenses)
+                crate::reader::amount(&p.income),
+                crate::reader::amount(&p.expenses)
             ),
         })
         .collect();
@@ -176,7 +178,7 @@ fn worth_chart(worth: &NetWorth) -> String {
         .map(|p| chart::Point {
             label: month(&p.on),
             value: value(&p.total),
-            shown: crate::render::amount(&p.total),
+            shown: crate::reader::amount(&p.total),
         })
         .collect();
     chart::line(&say(&Text::new("Net worth at the end of each month")), &points)
@@ -312,4 +314,20 @@ async fn transactions_data(
         "kept": query.kept(),
         "view": query.view(),
     }))
+}
+
+/// Which page a form came from, and so where it goes back to: the transactions list with the
+/// filters and page it showed.
+pub(crate) enum Back {
+    Money,
+    Transactions(TransactionQuery),
+}
+
+impl Back {
+    pub(crate) fn path(&self) -> String {
+        match self {
+            Self::Money => "/money".into(),
+            Self::Transactions(query) => query.link(),
+        }
+    }
 }

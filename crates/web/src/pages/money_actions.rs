@@ -14,24 +14,26 @@ use ops::{
     Op, OpError, Text,
     accounts::SessionCaller,
     budgets::{BudgetPeriod, CreateBudget, CreateBudgetInput, DeleteBudget},
-    common::{Change, IdInput, IsoDate, Patch, RecordId},
+    common::{Change, IdInput, Patch, RecordId},
     entities::{AccountKind, ChangeAction, EntityKind, Visibility},
     ledger::{
         CategoriseTransactions, CategoriseTransactionsInput, CreateAccount, CreateAccountInput,
         CreateLabel, CreateLabelInput, CreateTransaction, CreateTransactionInput, DeleteAccount,
         RecordBalance, RecordBalanceInput, UpdateAccount, UpdateAccountInput,
     },
-    resolve::{CategoryId, LabelId},
+    resolve::{CategoryId, IsoDate, LabelId},
     rules::{ApplyRule, ApplyRuleInput, CreateRule, CreateRuleInput, DeleteRule, RuleFields},
 };
 
 use crate::{
-    Web,
     pages::{
-        Confirm, apply_form, confirm_page, confirmation, confirmed, form, money, refused_form,
+        Confirm, apply_form, confirm_page, confirmation, confirmed, form,
+        money::{self, Back},
+        refused_form,
     },
     render::redirect_with_notice,
     session::Posted,
+    state::Web,
 };
 
 /// A posted form: its fields in order, a name repeated for each ticked box or chosen option.
@@ -51,22 +53,6 @@ impl Fields {
     /// A checkbox: ticked or not.
     fn ticked(&self, name: &str) -> bool {
         !self.one(name).is_empty()
-    }
-}
-
-/// Which page a form came from, and so where it goes back to: the transactions list with the
-/// filters and page it showed.
-pub(crate) enum Back {
-    Money,
-    Transactions(money::TransactionQuery),
-}
-
-impl Back {
-    fn path(&self) -> String {
-        match self {
-            Self::Money => "/money".into(),
-            Self::Transactions(query) => query.link(),
-        }
     }
 }
 
@@ -322,9 +308,9 @@ impl Posting<'_> {
                 action: ChangeAction::Updated,
                 summary: format!(
                     "{} · {} · {}",
-                    crate::render::day(t.on),
+                    crate::reader::day(t.on),
                     t.payee,
-                    crate::render::amount(&t.amount)
+                    crate::reader::amount(&t.amount)
                 ),
             })
             .collect();

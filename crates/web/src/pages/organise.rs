@@ -14,10 +14,10 @@ use ops::{
 use serde_json::{Map, Value, json};
 
 use crate::{
-    Web,
     pages::{Confirm, confirmation, confirmed, form},
     render::{op_error, page_with_status, redirect_with_notice},
     session::{Posted, SignedIn},
+    state::Web,
 };
 
 async fn organise_page(
@@ -203,7 +203,7 @@ impl Page<'_> {
                     self.headers,
                     self.person,
                     StatusCode::UNPROCESSABLE_ENTITY,
-                    Some(crate::render::say(&err.text())),
+                    Some(crate::reader::say(&err.text())),
                 )
                 .await
             }

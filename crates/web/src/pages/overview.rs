@@ -4,18 +4,15 @@
 use axum::{extract::State, http::HeaderMap, response::Response};
 use ops::{
     Text,
-    activity::{ListActivity, ListActivityInput},
     charges::{ListUpcomingCharges, ListUpcomingInput},
     household::Empty,
+    registry::{ListActivity, ListActivityInput},
     reports::{GetSpendingSummary, ListAttentionItems, SpendingSummary},
 };
 use serde_json::json;
 
 use crate::{
-    Web, chart,
-    pages::live_page,
-    render::{op_error, say},
-    session::SignedIn,
+    chart, pages::live_page, reader::say, render::op_error, session::SignedIn, state::Web,
 };
 
 pub(crate) async fn show(

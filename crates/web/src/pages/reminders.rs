@@ -26,10 +26,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    Web,
     pages::{Confirm, apply_and_go, apply_form, beside_the_form, confirm_page},
     render::{op_error, page_with_status},
     session::{NoFields, Posted, SignedIn},
+    state::Web,
 };
 
 const PAGE: &str = "/settings/reminders";
@@ -337,7 +337,7 @@ pub(crate) async fn chat_link(
         }
         Err(err) => match beside_the_form(&err) {
             Some(status) => {
-                let errors = json!({"errors": {kind.as_str(): crate::render::say(&err.text())}});
+                let errors = json!({"errors": {kind.as_str(): crate::reader::say(&err.text())}});
                 reminders_page(&web, &headers, &person, status, errors).await
             }
             None => op_error(&web, &headers, &person, &err),

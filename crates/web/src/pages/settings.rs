@@ -25,10 +25,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    Web,
     pages::{Confirm, account::signed_in, apply_and_go, apply_form, confirm_page, form},
     render::{add_notice, op_error, page_with_status},
     session::{self, FORM_COOKIE, NoFields, Posted, SignedIn},
+    state::Web,
 };
 
 async fn settings_page(
@@ -272,7 +272,7 @@ pub(crate) async fn password(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!({"errors": {"password": crate::render::say(&err.text())}}),
+                json!({"errors": {"password": crate::reader::say(&err.text())}}),
             )
             .await
         }
@@ -323,7 +323,7 @@ pub(crate) async fn invite(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!({"errors": {"invite": crate::render::say(&err.text())}}),
+                json!({"errors": {"invite": crate::reader::say(&err.text())}}),
             )
             .await
         }
@@ -424,7 +424,7 @@ pub(crate) async fn accept(
                 &web,
                 &headers,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                json!({"code": code, "name": name, "error": crate::render::say(&err.text())}),
+                json!({"code": code, "name": name, "error": crate::reader::say(&err.text())}),
             )
         }
         Err(err) => web.templates.refusal(StatusCode::NOT_FOUND, &err.text()),

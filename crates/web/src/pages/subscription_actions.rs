@@ -12,8 +12,7 @@ use ops::{
     Mode, OpError, Text,
     accounts::SessionCaller,
     charges::{UpdateCharge, UpdateChargeInput},
-    common::IdInput,
-    common::{Patch, RecordId},
+    common::{IdInput, Patch, RecordId},
     entities::{ChargeStatus, Visibility},
     household::Empty,
     organise::{ListCategories, ListPaymentMethods},
@@ -24,10 +23,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::{
-    Web,
     pages::{Confirm, confirmation, confirmed, form, subscriptions::detail_page},
     render::{op_error, page_with_status, redirect_with_notice},
     session::{Posted, SignedIn},
+    state::Web,
 };
 
 /// The fields of the detail page's small forms; each form sends the ones it has.
@@ -117,7 +116,7 @@ pub(crate) async fn act(
         }
         Ok(Some(done)) => redirect_with_notice(&web, &format!("/subscriptions/{id}"), &done),
         Err(err @ (OpError::InvalidInput { .. } | OpError::Conflict { .. })) => {
-            let errors = json!({action: crate::render::say(&err.text())});
+            let errors = json!({action: crate::reader::say(&err.text())});
             detail_page(&web, &headers, &person, id, StatusCode::UNPROCESSABLE_ENTITY, errors).await
         }
         Err(err) => op_error(&web, &headers, &person, &err),
@@ -238,7 +237,7 @@ pub(crate) async fn edit(
                 id,
                 StatusCode::UNPROCESSABLE_ENTITY,
                 values,
-                Some(crate::render::say(&err.text())),
+                Some(crate::reader::say(&err.text())),
             )
             .await
         }
@@ -270,7 +269,7 @@ pub(crate) async fn charge(
     match result {
         Ok(()) => redirect_with_notice(&web, &back, &Text::new("Saved the charge.")),
         Err(err @ OpError::InvalidInput { .. }) => {
-            let errors = json!({"charges": crate::render::say(&err.text())});
+            let errors = json!({"charges": crate::reader::say(&err.text())});
             detail_page(
                 &web,
                 &headers,

@@ -22,11 +22,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::{
-    Web,
     chart::{self, Bar},
     pages::{Confirm, apply_and_go, confirm_page, form, live_page},
-    render::{op_error, page_with_status, redirect_with_notice, say},
+    reader::say,
+    render::{op_error, page_with_status, redirect_with_notice},
     session::{NoFields, Posted, SignedIn},
+    state::Web,
 };
 
 /// The cycles offered in the form; "custom" shows every/unit.
@@ -135,9 +136,9 @@ pub(crate) async fn detail_page(
                 .price_history
                 .iter()
                 .map(|point| Bar {
-                    label: crate::render::day(point.effective_on),
+                    label: crate::reader::day(point.effective_on),
                     value: point.price.amount.parse().unwrap_or(0.0),
-                    shown: crate::render::amount(&point.price),
+                    shown: crate::reader::amount(&point.price),
                 })
                 .collect();
             let price_chart = chart::bars(&say(&Text::new("Price since each date")), &prices);
@@ -271,7 +272,7 @@ pub(crate) async fn create(
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
                 values,
-                Some(crate::render::say(&err.text())),
+                Some(crate::reader::say(&err.text())),
             )
             .await
         }

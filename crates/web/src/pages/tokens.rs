@@ -10,7 +10,7 @@ use axum::{
     response::Response,
 };
 use ops::{
-    OpError, Scope, Text,
+    OpError, Scope, Text, ToolSet,
     access::{
         AllowTrustedApps, AllowTrustedAppsInput, CreateToken, CreateTokenInput, GetSettings,
         ListConnectedApps, ListTokens, RevokeConnectedApp, RevokeToken, SetTokenTools,
@@ -19,17 +19,16 @@ use ops::{
     accounts::SessionCaller,
     common::{IdInput, RecordId},
     household::Empty,
-    tools::ToolSet,
 };
 use qrcode::{QrCode, render::svg};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    Web,
     pages::{Confirm, apply_and_go, confirm_page, form},
     render::{op_error, page, page_with_status},
     session::{NoFields, Posted, SignedIn},
+    state::Web,
 };
 
 /// Where agents reach this Exhale: the host the browser used, so the configs work from the
@@ -198,7 +197,7 @@ pub(crate) async fn create(
                 &headers,
                 &person,
                 StatusCode::UNPROCESSABLE_ENTITY,
-                Some(crate::render::say(&err.text())),
+                Some(crate::reader::say(&err.text())),
             )
             .await
         }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::Templates;
+use crate::templates::Templates;
 
 fn amount(text: &str) -> Value {
     json!({"amount": text, "currency": "EUR", "display": format!("€{text}")})

@@ -488,107 +488,435 @@ fn no_ignored_or_should_panic_tests() {
     );
 }
 
-/// The top-level modules of `crate::` paths in `text`: `crate::views::x` and
-/// `use crate::{ctx::Ctx, views}` name `views` and `ctx`.
-fn crate_paths(text: &str) -> BTreeSet<String> {
-    let mut names = BTreeSet::new();
-    let mut rest = text;
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            // The first name of each item at the top level of the braces.
-            let mut depth = 0;
-            let mut item_start = true;
-            let mut name = String::new();
-            for c in group.chars() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => break,
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => item_start = true,
-                    c if item_start && (c.is_alphanumeric() || c == '_') => name.push(c),
-                    _ if item_start && !name.is_empty() => {
-                        names.insert(std::mem::take(&mut name));
-                        item_start = false;
-                    }
-                    _ => {}
-                }
-            }
-            if !name.is_empty() {
-                names.insert(name);
-            }
-        } else {
-            let name: String =
-                rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-            names.insert(name);
-        }
-    }
-    names
-}
-
 #[test]
-fn app_modules_depend_on_each_other_without_a_circle() {
+fn app_handler_modules_do_not_use_each_other() {
     let src = crates_dir().join("app/src");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    // A module is a file's path without `.rs` (`invoke`, `handlers/import`); `handlers/mod.rs`
-    // is `handlers`, the registry; `lib.rs` is the crate root, which names every module.
-    let module_of = |path: &Path| {
-        let rest = path.strip_prefix(&src).unwrap().with_extension("");
-        let name = rest.to_string_lossy().replace('\\', "/");
-        name.strip_suffix("/mod").map(str::to_owned).unwrap_or(name)
-    };
-    let modules: BTreeSet<String> = files.iter().map(|file| module_of(file)).collect();
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let handlers = src.join("handlers");
     let mut problems = Vec::new();
-    for file in &files {
-        let module = module_of(file);
-        if module == "lib" {
-            continue;
-        }
-        let text = fs::read_to_string(file).unwrap();
-        let mut uses: BTreeSet<String> =
-            crate_paths(&text).into_iter().filter(|name| modules.contains(name)).collect();
-        if module == "handlers" {
-            // The registry names every handler module.
-            uses.extend(
-                modules.iter().filter(|m| m.starts_with("handlers/")).map(ToOwned::to_owned),
-            );
-        } else if module.starts_with("handlers/")
-            && (uses.contains("handlers") || text.contains("super::"))
-        {
+    for file in files.iter().filter(|file| file.starts_with(&handlers) && !file.ends_with("mod.rs"))
+    {
+        let module = module_path(&src, file);
+        let code = code_of(&fs::read_to_string(file).unwrap());
+        let uses = crate_references(&module, &code, &BTreeSet::new());
+        if uses.iter().any(|path| path.first().is_some_and(|first| first == "handlers")) {
             problems.push(format!(
-                "{module} uses another handler module; share the code through views, input or a rules module instead"
+                "{} uses another handler module; share the code through views, input or a rules module instead",
+                shown(file)
             ));
         }
-        uses.remove(&module);
-        edges.insert(module, uses);
     }
-    // Depth-first search for a circle.
-    fn visit(
-        module: &str,
-        edges: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-        problems: &mut Vec<String>,
-    ) {
-        if let Some(start) = path.iter().position(|m| m == module) {
-            problems.push(format!("import circle: {} -> {module}", path[start..].join(" -> ")));
-            return;
-        }
-        if !done.insert(module.to_owned()) {
-            return;
-        }
-        path.push(module.to_owned());
-        for next in edges.get(module).into_iter().flatten() {
-            visit(next, edges, path, done, problems);
-        }
+    assert!(
+        files.iter().any(|file| file.starts_with(&handlers)),
+        "no handlers under {}",
+        shown(&handlers)
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// ---- Layers inside each crate ----------------------------------------------------------------
+
+/// A module's path inside its crate: `lib.rs` and `main.rs` are `[]`, `auth.rs` and
+/// `auth/mod.rs` are `["auth"]`, `auth/session.rs` is `["auth", "session"]`.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rest = file.strip_prefix(src).unwrap().with_extension("");
+    let mut path: Vec<String> =
+        rest.components().map(|part| part.as_os_str().to_string_lossy().into_owned()).collect();
+    if path.last().is_some_and(|last| last == "mod") {
         path.pop();
     }
-    let mut done = BTreeSet::new();
-    for module in edges.keys() {
-        visit(module, &edges, &mut Vec::new(), &mut done, &mut problems);
+    if path.len() == 1 && (path[0] == "lib" || path[0] == "main") {
+        path.clear();
     }
-    assert!(edges.contains_key("invoke") && edges["invoke"].contains("transactions"));
-    assert!(problems.is_empty(), "crates/app/src (ARCHITECTURE.md, app):\n{}", problems.join("\n"));
+    path
+}
+
+/// The code a module's layer is read from: comments and inline modules of tests
+/// (`#[cfg(test)] mod tests { … }`) left out, as neither is a dependency of the module.
+fn code_of(text: &str) -> String {
+    let text: String = text
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut code = String::new();
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find("#[cfg(test)]") {
+        code.push_str(&rest[..at]);
+        let after = rest[at + "#[cfg(test)]".len()..].trim_start();
+        let after_visibility = after
+            .strip_prefix("pub(crate) ")
+            .or_else(|| after.strip_prefix("pub "))
+            .unwrap_or(after);
+        let module = after_visibility.strip_prefix("mod ").filter(|module| {
+            module.find(['{', ';']).is_some_and(|end| module.as_bytes()[end] == b'{')
+        });
+        rest = match module {
+            Some(module) => {
+                let mut depth = 0;
+                let mut close = module.len();
+                for (i, c) in module.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                close = i + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                &module[close..]
+            }
+            None => after,
+        };
+    }
+    code.push_str(rest);
+    code
+}
+
+fn is_name_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'_'
+}
+
+/// The paths of the use tree at the start of `text`, after `prefix`: `a::b::{c, d::e}` gives
+/// `prefix::a::b::c` and `prefix::a::b::d::e`. Returns how many bytes the tree took.
+fn use_tree(text: &str, prefix: &[String], paths: &mut Vec<Vec<String>>) -> usize {
+    let bytes = text.as_bytes();
+    let mut path = prefix.to_vec();
+    let mut at = 0;
+    loop {
+        let start = at;
+        while at < bytes.len() && is_name_byte(bytes[at]) {
+            at += 1;
+        }
+        if at > start {
+            path.push(text[start..at].to_owned());
+        }
+        let group = if text[at..].starts_with("::{") {
+            Some(at + 3)
+        } else if at == 0 && text.starts_with('{') {
+            Some(1)
+        } else {
+            None
+        };
+        if let Some(inside) = group {
+            at = inside;
+            loop {
+                while at < bytes.len() && (bytes[at].is_ascii_whitespace() || bytes[at] == b',') {
+                    at += 1;
+                }
+                if at >= bytes.len() || bytes[at] == b'}' {
+                    return at + 1;
+                }
+                at += use_tree(&text[at..], &path, paths).max(1);
+            }
+        }
+        if text[at..].starts_with("::") {
+            at += 2;
+            continue;
+        }
+        paths.push(path);
+        // `as name` and `*` stay in the member; `,`, `}` and `;` end it.
+        while at < bytes.len()
+            && (is_name_byte(bytes[at]) || bytes[at] == b' ' || bytes[at] == b'*')
+        {
+            at += 1;
+        }
+        return at;
+    }
+}
+
+/// Every path in `code` to something of this crate, made absolute: `crate::a::b`, `super::b`
+/// from `[a, c]` (which is `a::b`), and in a module with children, `child::x`.
+fn crate_references(
+    module: &[String],
+    code: &str,
+    children: &BTreeSet<String>,
+) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    let bytes = code.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        // `$crate::` is a macro's own crate; `x::crate::` does not occur.
+        let starts_a_path = at == 0
+            || !(is_name_byte(bytes[at - 1]) || bytes[at - 1] == b'$' || bytes[at - 1] == b':');
+        if !starts_a_path || !code.is_char_boundary(at) {
+            at += 1;
+            continue;
+        }
+        let rest = &code[at..];
+        let base = if rest.starts_with("crate::") {
+            Some((Vec::new(), "crate::".len()))
+        } else if rest.starts_with("super::*") {
+            // In an inline module (`mod sign_in { use super::*; }`), its own file: no use.
+            None
+        } else if rest.starts_with("super::") {
+            let mut up = module.to_vec();
+            let mut skip = 0;
+            while rest[skip..].starts_with("super::") {
+                up.pop();
+                skip += "super::".len();
+            }
+            Some((up, skip))
+        } else {
+            let name_end = rest.bytes().position(|b| !is_name_byte(b)).unwrap_or(rest.len());
+            (children.contains(&rest[..name_end]) && rest[name_end..].starts_with("::"))
+                .then(|| (module.to_vec(), 0))
+        };
+        match base {
+            Some((prefix, skip)) => {
+                at += skip + use_tree(&rest[skip..], &prefix, &mut paths).max(1)
+            }
+            None => at += 1,
+        }
+    }
+    paths
+}
+
+/// The `pub use` and `pub(crate) use` statements of `code`, and the rest of it.
+fn split_reexports(code: &str) -> (Vec<&str>, String) {
+    let mut reexports = Vec::new();
+    let mut rest = String::new();
+    let mut remaining = code;
+    loop {
+        let found = ["\npub use ", "\npub(crate) use "]
+            .iter()
+            .filter_map(|start| remaining.find(start).map(|at| (at, start.len())))
+            .min();
+        let Some((at, len)) = found else { break };
+        rest.push_str(&remaining[..at]);
+        let statement = &remaining[at + len..];
+        let end = statement.find(';').unwrap_or(statement.len());
+        reexports.push(&statement[..end]);
+        remaining = &statement[end..];
+    }
+    rest.push_str(remaining);
+    (reexports, rest)
+}
+
+/// The uses between the modules of one crate, at each level: for the crate and for each folder,
+/// its root (`""`: `lib.rs`, or the folder's own file) and each child (with everything under it)
+/// are the nodes. Each edge keeps the first path that made it, for the message.
+type Levels = BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, String>>>;
+
+/// The levels of the crate whose source is `src`. A module of tests is in no layer. A path to
+/// an item a root re-exports counts as a use of the module the item comes from, and a root's
+/// re-exports are not uses of its own.
+fn module_levels(src: &Path) -> Levels {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let modules: BTreeMap<Vec<String>, String> = files
+        .iter()
+        .map(|file| (module_path(src, file), code_of(&fs::read_to_string(file).unwrap())))
+        .filter(|(path, _)| path.last().is_none_or(|name| name != "tests"))
+        .collect();
+    let children_of = |parent: &[String]| -> BTreeSet<String> {
+        modules
+            .keys()
+            .filter(|path| path.len() == parent.len() + 1 && path.starts_with(parent))
+            .map(|path| path[parent.len()].clone())
+            .collect()
+    };
+    let roots: BTreeSet<Vec<String>> = modules
+        .keys()
+        .filter(|module| module.is_empty() || !children_of(module).is_empty())
+        .cloned()
+        .collect();
+    // The name each re-export gives, and the path it stands for.
+    let mut reexported: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
+    for root in &roots {
+        let (reexports, _) = split_reexports(&modules[root]);
+        for tree in reexports {
+            let (prefix, tree) = match tree.strip_prefix("crate::") {
+                Some(tree) => (Vec::new(), tree),
+                None => (root.clone(), tree),
+            };
+            let mut paths = Vec::new();
+            use_tree(tree, &prefix, &mut paths);
+            for path in paths {
+                let mut given = root.clone();
+                given.extend(path.last().cloned());
+                reexported.insert(given, path);
+            }
+        }
+    }
+    let resolve = |mut path: Vec<String>| -> Vec<String> {
+        // A re-export of a re-export, a few deep at most.
+        for _ in 0..4 {
+            let Some(len) =
+                (1..=path.len()).rev().find(|len| reexported.contains_key(&path[..*len]))
+            else {
+                break;
+            };
+            let mut next = reexported[&path[..len]].clone();
+            next.extend_from_slice(&path[len..]);
+            if next == path {
+                break;
+            }
+            path = next;
+        }
+        // The module the path lands in: its longest prefix that is a module.
+        (0..=path.len())
+            .rev()
+            .map(|len| path[..len].to_vec())
+            .find(|prefix| modules.contains_key(prefix))
+            .unwrap_or_default()
+    };
+    let mut levels = Levels::new();
+    for parent in &roots {
+        let node_of = |module: &[String]| -> Option<String> {
+            if module == parent.as_slice() {
+                Some(String::new())
+            } else if module.len() > parent.len() && module.starts_with(parent) {
+                Some(module[parent.len()].clone())
+            } else {
+                None
+            }
+        };
+        let level = levels.entry(parent.clone()).or_default();
+        for (module, code) in &modules {
+            let Some(from) = node_of(module) else { continue };
+            let children = children_of(module);
+            let code = if roots.contains(module) { split_reexports(code).1 } else { code.clone() };
+            let uses = level.entry(from.clone()).or_default();
+            for path in crate_references(module, &code, &children) {
+                let shown = path.join("::");
+                if let Some(to) = node_of(&resolve(path))
+                    && to != from
+                {
+                    uses.entry(to).or_insert_with(|| format!("{}: {shown}", module.join("::")));
+                }
+            }
+        }
+    }
+    levels
+}
+
+/// The circles of one level, each as its nodes, the first repeated at the end.
+fn circles(level: &BTreeMap<String, BTreeMap<String, String>>) -> Vec<Vec<String>> {
+    fn visit(
+        node: &str,
+        level: &BTreeMap<String, BTreeMap<String, String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+        found: &mut Vec<Vec<String>>,
+    ) {
+        if let Some(start) = path.iter().position(|m| m == node) {
+            let mut circle = path[start..].to_vec();
+            circle.push(node.to_owned());
+            found.push(circle);
+            return;
+        }
+        if done.contains(node) {
+            return;
+        }
+        path.push(node.to_owned());
+        for next in level.get(node).into_iter().flat_map(BTreeMap::keys) {
+            visit(next, level, path, done, found);
+        }
+        path.pop();
+        done.insert(node.to_owned());
+    }
+    let (mut done, mut found) = (BTreeSet::new(), Vec::new());
+    for node in level.keys() {
+        visit(node, level, &mut Vec::new(), &mut done, &mut found);
+    }
+    found
+}
+
+/// A node of a level by its module's path: `a::b`, and `""` for the crate root.
+fn node_name(parent: &[String], node: &str) -> String {
+    let mut path = parent.to_vec();
+    path.extend((!node.is_empty()).then(|| node.to_owned()));
+    path.join("::")
+}
+
+/// The import circles of the crate whose source is `src`, each with the paths that make it.
+fn import_circles(src: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (parent, level) in module_levels(src) {
+        let name = |node: &str| node_name(&parent, node);
+        for circle in circles(&level) {
+            let shown: Vec<String> = circle
+                .iter()
+                .map(|node| {
+                    if node.is_empty() && parent.is_empty() {
+                        "(lib.rs)".to_owned()
+                    } else if node.is_empty() {
+                        format!("{} (its own file)", name(node))
+                    } else {
+                        name(node)
+                    }
+                })
+                .collect();
+            let why: Vec<&str> =
+                circle.windows(2).map(|pair| level[&pair[0]][&pair[1]].as_str()).collect();
+            problems.push(format!("{} (uses: {})", shown.join(" -> "), why.join("; ")));
+        }
+    }
+    problems
+}
+
+#[test]
+fn the_modules_of_every_crate_use_each_other_without_a_circle() {
+    let mut problems = Vec::new();
+    let mut crates = 0;
+    for krate in manifests().keys() {
+        let src = crates_dir().join(krate).join("src");
+        if !src.is_dir() {
+            continue;
+        }
+        crates += 1;
+        problems.extend(
+            import_circles(&src).into_iter().map(|circle| format!("crates/{krate}: {circle}")),
+        );
+    }
+    assert!(crates >= 10, "only {crates} crates with a src/ found");
+    assert!(
+        problems.is_empty(),
+        "import circles (a module uses only modules below it; ARCHITECTURE.md, Layers):\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn a_planted_import_circle_is_found() {
+    let root = test_support::TempDir::new();
+    let src = root.path().join("src");
+    fs::create_dir_all(src.join("folder")).unwrap();
+    let files = [
+        // A circle of three at the top: a -> b -> c -> a, one use through a re-export.
+        ("lib.rs", "mod a;\nmod b;\nmod c;\nmod folder;\npub use c::C;\npub struct Top;\n"),
+        ("a.rs", "use crate::{b::{self, B}};\npub struct A;\n"),
+        (
+            "b.rs",
+            "pub struct B(crate::C);\n#[cfg(test)]\nmod tests {\n    use crate::folder::x;\n}\n",
+        ),
+        ("c.rs", "// crate::folder in a comment is no use\npub struct C(super::a::A);\n"),
+        // A circle inside a folder, through its own file: x -> y -> folder -> x.
+        ("folder.rs", "mod x;\nmod y;\nconst N: usize = x::M;\npub(crate) struct Shared;\n"),
+        ("folder/x.rs", "pub(super) const M: usize = 1;\nfn f(_: super::y::Y) {}\n"),
+        ("folder/y.rs", "pub(super) struct Y(super::Shared);\nfn g(_: crate::Top) {}\n"),
+    ];
+    for (name, text) in files {
+        fs::write(src.join(name), text).unwrap();
+    }
+    let found = import_circles(&src);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found[0] == "a -> b -> c -> a (uses: a: b::self; b: C; c: a::A)", "{found:#?}");
+    assert!(
+        found[1]
+            == "folder (its own file) -> folder::x -> folder::y -> folder (its own file) (uses: \
+                folder: folder::x::M; folder::x: folder::y::Y; folder::y: folder::Shared)",
+        "{found:#?}"
+    );
+    // Without the uses that close them, no circle: the layers are c, b, a and x, y, folder.
+    fs::write(src.join("c.rs"), "pub struct C;\n").unwrap();
+    fs::write(src.join("folder/y.rs"), "pub(super) struct Y;\nfn g(_: crate::Top) {}\n").unwrap();
+    let layered = import_circles(&src);
+    assert!(layered.is_empty(), "{layered:#?}");
 }

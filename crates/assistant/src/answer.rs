@@ -10,10 +10,14 @@ use std::time::{Duration, Instant};
 use ops::limits::assistant as limits;
 use ops::{
     BoxFuture, Caller, Mode, OpError, Text,
+    activity::{Undo, UndoInput},
     assistant::{
         Answer, Ask, Card, Conversation, Document, DocumentReading, ProposalAction, ProposalStatus,
         ProviderSettings, Said, Screen, Turn, Usage, UsagePurpose,
     },
+    common::RecordId,
+    household::Empty,
+    reports::GetContext,
 };
 use serde_json::{Value, json};
 use tracing::Instrument;
@@ -161,7 +165,8 @@ impl Assistant {
         let conversation = self.store.conversation(caller).await?;
         let assistant = Caller::assistant_for(caller);
         let briefing =
-            self.catalog.call_json(&assistant, "get_context", json!({}), Mode::Apply).await?;
+            ops::call::<GetContext>(self.catalog.as_ref(), &assistant, &Empty {}, Mode::Apply)
+                .await?;
         let mut definitions = tools::definitions(self.catalog.as_ref(), &assistant, self.tool_set);
         definitions.push(screens::definition());
 
@@ -173,7 +178,7 @@ impl Assistant {
                 parts: vec![Part::Text(turn.answer.clone())],
             });
         }
-        let briefing = briefing.get("markdown").and_then(Value::as_str).unwrap_or_default();
+        let briefing = briefing.markdown.as_str();
         messages.push(Message::user_text(prompt::person_turn(
             briefing,
             &conversation.cards,
@@ -465,8 +470,11 @@ impl Assistant {
                 card.status = ProposalStatus::Discarded;
             }
             (ProposalAction::Undo, ProposalStatus::Applied) => {
-                let input = json!({ "audit_ids": card.audit_ids });
-                self.catalog.call_json(caller, "undo", input, Mode::Apply).await?;
+                let audit_ids: Option<Vec<RecordId>> =
+                    card.audit_ids.iter().copied().map(RecordId::new).collect();
+                let input =
+                    UndoInput { audit_ids: audit_ids.ok_or(OpError::Internal)?, batch_id: None };
+                ops::call::<Undo>(self.catalog.as_ref(), caller, &input, Mode::Apply).await?;
                 card.status = ProposalStatus::Undone;
             }
             (_, status) => {

@@ -23,7 +23,13 @@ use std::sync::LazyLock;
 
 use base64::{Engine, engine::general_purpose::STANDARD as BASE64};
 use i18n::Language;
-use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text};
+use ops::{
+    Caller, Catalog, Mode, Op as _, OpError, OpMeta, Text,
+    access::ConfirmChange,
+    charges::ListUpcomingCharges,
+    reports::GetSpendingSummary,
+    subscriptions::{GetSubscription, ListSubscriptions},
+};
 use rmcp::{
     ErrorData as McpError, RoleServer,
     model::{CallToolResult, ContentBlock, JsonObject, MetaObject, ResourceContents},
@@ -63,25 +69,25 @@ const VIEWS: &[View] = &[
     View {
         uri: "ui://exhale/subscriptions",
         title: "Subscriptions",
-        ops: &["list_subscriptions"],
+        ops: &[ListSubscriptions::INFO.name],
         script: include_str!("../views/subscriptions.js"),
     },
     View {
         uri: "ui://exhale/subscription",
         title: "A subscription",
-        ops: &["get_subscription"],
+        ops: &[GetSubscription::INFO.name],
         script: include_str!("../views/subscription.js"),
     },
     View {
         uri: "ui://exhale/upcoming-charges",
         title: "Upcoming charges",
-        ops: &["list_upcoming_charges"],
+        ops: &[ListUpcomingCharges::INFO.name],
         script: include_str!("../views/upcoming-charges.js"),
     },
     View {
         uri: "ui://exhale/spending",
         title: "Spending",
-        ops: &["get_spending_summary"],
+        ops: &[GetSpendingSummary::INFO.name],
         script: include_str!("../views/spending.js"),
     },
 ];
@@ -216,7 +222,7 @@ pub(crate) fn tool_meta(meta: &OpMeta) -> Option<MetaObject> {
 
 /// Whether a host with views hands the tool to views only: `confirm_change`, the card's.
 pub(crate) fn for_views_only(meta: &OpMeta) -> bool {
-    meta.name() == "confirm_change"
+    meta.name() == ConfirmChange::INFO.name
 }
 
 /// What a tool that shows its results in the card says of it (`call_tool`, which may call a
@@ -381,7 +387,7 @@ mod tests {
         }
         for meta in ops::all().iter().filter(|meta| meta.info.is_write()) {
             let ui = tool_meta(meta).map(|meta| meta.0["ui"].clone()).unwrap_or_default();
-            let expected = if meta.name() == "confirm_change" {
+            let expected = if meta.name() == ConfirmChange::INFO.name {
                 json!({"visibility": ["app"]})
             } else {
                 json!({"resourceUri": CARD})

@@ -1,8 +1,16 @@
 //! Resources: the live briefing (`exhale://context`) and one resource per entity, read through
 //! the same catalog ops as the tools.
 
-use ops::Text;
-use ops::{Caller, Catalog, Mode, OpError};
+use ops::{
+    Caller, Catalog, Mode, OpError, Text,
+    charges::GetCharge,
+    common::{IdInput, RecordId},
+    household::Empty,
+    organise::{ListCategories, ListPaymentMethods},
+    reports::GetContext,
+    resolve::SubscriptionId,
+    subscriptions::{GetSubscription, ListSubscriptions, ListSubscriptionsInput},
+};
 use rmcp::{
     ErrorData as McpError,
     model::{Resource, ResourceContents, ResourceTemplate},
@@ -55,20 +63,17 @@ pub(crate) async fn list(
                 .with_mime_type("text/markdown"),
         );
     }
-    let mut input = json!({"limit": 100});
-    if let Some(cursor) = cursor {
-        input["cursor"] = json!(cursor);
-    }
-    let page = catalog.call_json(caller, "list_subscriptions", input, Mode::Apply).await?;
-    for item in page["items"].as_array().into_iter().flatten() {
-        let (Some(id), Some(name)) = (item["id"].as_i64(), item["name"].as_str()) else { continue };
+    let input = ListSubscriptionsInput { limit: Some(100), cursor, ..Default::default() };
+    let page = ops::call::<ListSubscriptions>(catalog, caller, &input, Mode::Apply).await?;
+    for item in &page.items {
+        let id = item.id;
         resources.push(
             Resource::new(format!("exhale://subscriptions/{id}"), format!("subscription {id}"))
-                .with_title(name)
+                .with_title(&item.name)
                 .with_mime_type("application/json"),
         );
     }
-    Ok((resources, page["next_cursor"].as_str().map(str::to_owned)))
+    Ok((resources, page.next_cursor))
 }
 
 fn not_found(uri: &str) -> McpError {
@@ -93,12 +98,10 @@ pub(crate) async fn read(
         return crate::apps::read(uri, language).ok_or_else(|| not_found(uri));
     }
     if uri == CONTEXT {
-        let context = catalog
-            .call_json(caller, "get_context", json!({}), Mode::Apply)
+        let context = ops::call::<GetContext>(catalog, caller, &Empty {}, Mode::Apply)
             .await
             .map_err(|err| op_error(uri, &err))?;
-        let markdown = context["markdown"].as_str().unwrap_or_default().to_owned();
-        return Ok(ResourceContents::text(markdown, uri).with_mime_type("text/markdown"));
+        return Ok(ResourceContents::text(context.markdown, uri).with_mime_type("text/markdown"));
     }
     let (kind, id) = uri
         .strip_prefix("exhale://")
@@ -107,11 +110,22 @@ pub(crate) async fn read(
         .ok_or_else(|| not_found(uri))?;
     let value = match kind {
         "subscriptions" => {
-            catalog.call_json(caller, "get_subscription", json!({"id": id}), Mode::Apply).await
+            let input = IdInput { id: SubscriptionId(id) };
+            ops::call_value::<GetSubscription>(catalog, caller, &input, Mode::Apply).await
         }
-        "charges" => catalog.call_json(caller, "get_charge", json!({"id": id}), Mode::Apply).await,
-        "categories" => find_in_list(catalog, caller, "list_categories", id).await,
-        "payment-methods" => find_in_list(catalog, caller, "list_payment_methods", id).await,
+        "charges" => {
+            let id = RecordId::new(id).ok_or_else(|| not_found(uri))?;
+            ops::call_value::<GetCharge>(catalog, caller, &IdInput { id }, Mode::Apply).await
+        }
+        "categories" => {
+            let list = ops::call::<ListCategories>(catalog, caller, &Empty {}, Mode::Apply).await;
+            list.and_then(|list| found(list.items.into_iter().find(|item| item.id == id)))
+        }
+        "payment-methods" => {
+            let list =
+                ops::call::<ListPaymentMethods>(catalog, caller, &Empty {}, Mode::Apply).await;
+            list.and_then(|list| found(list.items.into_iter().find(|item| item.id == id)))
+        }
         _ => return Err(not_found(uri)),
     }
     .map_err(|err| op_error(uri, &err))?;
@@ -120,17 +134,10 @@ pub(crate) async fn read(
     Ok(ResourceContents::text(text, uri).with_mime_type("application/json"))
 }
 
-async fn find_in_list(
-    catalog: &dyn Catalog,
-    caller: &Caller,
-    op: &str,
-    id: i64,
-) -> Result<Value, OpError> {
-    let list = catalog.call_json(caller, op, json!({}), Mode::Apply).await?;
-    list["items"]
-        .as_array()
-        .and_then(|items| items.iter().find(|item| item["id"].as_i64() == Some(id)).cloned())
-        .ok_or_else(|| OpError::not_found(Text::new("Not found.")))
+/// An item of a list as JSON, or not found.
+fn found<T: serde::Serialize>(item: Option<T>) -> Result<Value, OpError> {
+    let item = item.ok_or_else(|| OpError::not_found(Text::new("Not found.")))?;
+    serde_json::to_value(item).map_err(|_| OpError::Internal)
 }
 
 fn op_error(uri: &str, err: &OpError) -> McpError {

@@ -1,9 +1,12 @@
 //! `ExhaleMcp`: the rmcp `ServerHandler` over the catalog.
 
-use ops::Text;
 use std::sync::Arc;
 
-use ops::{Caller, Catalog, Mode, OpError};
+use ops::{
+    Caller, Catalog, Mode, OpError, Text,
+    access::{ConfirmChange, ConfirmChangeInput},
+    subscriptions::{ListSubscriptions, ListSubscriptionsInput},
+};
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
     model::{
@@ -107,8 +110,10 @@ impl ExhaleMcp {
             )])
             .into());
         };
-        let input = serde_json::json!({"confirmation_id": confirmation_id});
-        Ok(match self.catalog.call_json_text(caller, "confirm_change", input, Mode::Apply).await {
+        let input = ConfirmChangeInput { confirmation_id };
+        let confirmed =
+            ops::call_text::<ConfirmChange>(self.catalog.as_ref(), caller, &input, Mode::Apply);
+        Ok(match confirmed.await {
             // A confirmed change is never a list page.
             Ok(output) => results::success(output)?,
             Err(OpError::Internal) => return Err(results::internal()),
@@ -404,21 +409,18 @@ impl ServerHandler for ExhaleMcp {
             Reference::Resource(template)
                 if template.uri.starts_with("exhale://subscriptions/") =>
             {
-                let page = self
-                    .catalog
-                    .call_json(
-                        &caller,
-                        "list_subscriptions",
-                        serde_json::json!({"limit": 500}),
-                        Mode::Apply,
-                    )
-                    .await
-                    .map_err(|_| results::internal())?;
-                page["items"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|item| item["id"].as_i64().map(|id| id.to_string()))
+                let input = ListSubscriptionsInput { limit: Some(500), ..Default::default() };
+                let page = ops::call::<ListSubscriptions>(
+                    self.catalog.as_ref(),
+                    &caller,
+                    &input,
+                    Mode::Apply,
+                )
+                .await
+                .map_err(|_| results::internal())?;
+                page.items
+                    .iter()
+                    .map(|item| item.id.to_string())
                     .filter(|id| id.starts_with(&typed))
                     .collect()
             }

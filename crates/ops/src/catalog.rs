@@ -169,7 +169,9 @@ pub async fn call_write<O: Op>(
     })
 }
 
-async fn call_value<O: Op>(
+/// [`call`], with the output as the catalog's JSON: for an adapter that passes it on as it is
+/// (an MCP resource).
+pub async fn call_value<O: Op>(
     catalog: &dyn Catalog,
     caller: &Caller,
     input: &O::Input,
@@ -177,4 +179,15 @@ async fn call_value<O: Op>(
 ) -> Result<Value, OpError> {
     let input = serde_json::to_value(input).map_err(|_| OpError::Internal)?;
     catalog.call_json(caller, O::INFO.name, input, mode).await
+}
+
+/// [`call`], with the output as the catalog's JSON text, serialised once (an MCP tool result).
+pub async fn call_text<O: Op>(
+    catalog: &dyn Catalog,
+    caller: &Caller,
+    input: &O::Input,
+    mode: Mode,
+) -> Result<String, OpError> {
+    let input = serde_json::to_value(input).map_err(|_| OpError::Internal)?;
+    catalog.call_json_text(caller, O::INFO.name, input, mode).await
 }

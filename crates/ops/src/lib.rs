@@ -41,7 +41,9 @@ pub mod subscriptions;
 pub mod tools;
 
 pub use caller::{Actor, Caller, Credential, Scope, ToolSet, Via};
-pub use catalog::{Catalog, ChangeFeed, Heard, Mode, UnboundFeed, Written, call, call_write};
+pub use catalog::{
+    Catalog, ChangeFeed, Heard, Mode, UnboundFeed, Written, call, call_text, call_value, call_write,
+};
 /// Re-exported so adapters write messages and name closed sets without depending on `domain`.
 pub use domain::{CyclePreset, CycleUnit, Language, Text, entities, entities::Role};
 pub use error::OpError;

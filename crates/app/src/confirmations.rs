@@ -20,7 +20,7 @@ use crate::{
 };
 
 /// How long a confirmation stays valid.
-const CONFIRMATION_TTL: SignedDuration = SignedDuration::from_mins(10);
+const CONFIRMATION_TTL: SignedDuration = SignedDuration::from_mins(ops::limits::CONFIRMATION_MINS);
 /// How long a proposal of the assistant stays valid.
 const PROPOSAL_TTL: SignedDuration = SignedDuration::from_mins(ops::limits::assistant::MEMORY_MINS);
 

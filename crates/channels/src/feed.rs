@@ -21,9 +21,6 @@ use sha2::{Digest as _, Sha256};
 
 use crate::ics;
 
-/// How far ahead the feed reaches: what `list_upcoming_charges` allows.
-const DAYS_AHEAD: u32 = 366;
-
 #[derive(Clone)]
 struct FeedState {
     catalog: Arc<dyn Catalog>,
@@ -63,7 +60,7 @@ async fn feed(
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         }
     };
-    let input = ListUpcomingInput { days: Some(DAYS_AHEAD), ..Default::default() };
+    let input = ListUpcomingInput { days: Some(ops::limits::UPCOMING_DAYS), ..Default::default() };
     let upcoming = match ops::call::<ListUpcomingCharges>(
         &*state.catalog,
         &reader.caller,

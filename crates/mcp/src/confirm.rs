@@ -24,7 +24,7 @@ use serde_json::Value;
 /// The key of the one input Exhale asks for.
 const CONFIRM: &str = "confirm";
 /// The same lifetime as the stored confirmation.
-const STATE_TTL: Duration = Duration::from_secs(600);
+const STATE_TTL: Duration = Duration::from_secs(ops::limits::CONFIRMATION_MINS.unsigned_abs() * 60);
 
 /// Seals `requestState` with a key that lives as long as the process: after a restart a
 /// pending question is asked again, which is harmless.

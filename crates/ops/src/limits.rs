@@ -58,6 +58,9 @@ pub const FUTURE_YEARS: i64 = 5;
 pub const PAST_YEARS: i64 = 1;
 /// How many days ahead upcoming charges are projected.
 pub const UPCOMING_DAYS: u32 = 366;
+/// Minutes a change waiting for the person's confirmation may be confirmed in (`confirm_change`'s
+/// description says 10; an MCP client's elicitation state lives as long).
+pub const CONFIRMATION_MINS: i64 = 10;
 
 /// The limits a form shows, by name, for templates.
 #[derive(Clone, Copy, Debug, Serialize)]

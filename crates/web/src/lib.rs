@@ -79,10 +79,10 @@ pub fn router(
             get(pages::subscriptions::confirm_delete).post(pages::subscriptions::delete),
         )
         .route("/money", get(pages::money::show))
-        .route("/money/do/{op}", post(pages::money_actions::act))
         .route("/transactions", get(pages::money::transactions))
+        .merge(pages::money_actions::routes())
         .route("/organise", get(pages::organise::show))
-        .route("/organise/do/{op}", post(pages::organise::act))
+        .merge(pages::organise::routes())
         .route("/assistant", get(pages::assistant::show).post(pages::assistant::ask))
         .route("/assistant/stream", post(pages::assistant::stream_answer))
         .route("/assistant/proposals/{id}", post(pages::assistant::act))

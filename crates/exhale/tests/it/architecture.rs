@@ -920,3 +920,69 @@ fn a_planted_import_circle_is_found() {
     let layered = import_circles(&src);
     assert!(layered.is_empty(), "{layered:#?}");
 }
+
+/// String literals in adapters that are an op's name but name something else: the file, the
+/// literal and what it is.
+const NOT_OP_NAMES: &[(&str, &str, &str)] = &[
+    ("mcp/src/prompts.rs", "find_savings", "the prompt of that name, which asks for the op"),
+    ("channels/src/chat.rs", "undo", "the chat command a member types"),
+    ("channels/src/telegram.rs", "undo", "the chat command in Telegram's menu"),
+];
+
+/// Every string literal of letters and underscores in `code` (`"list_subscriptions"`).
+fn word_literals(code: &str) -> Vec<&str> {
+    let mut words = Vec::new();
+    let mut rest = code;
+    while let Some(open) = rest.find('"') {
+        let after = &rest[open + 1..];
+        let end =
+            after.find(|c: char| !(c.is_ascii_lowercase() || c == '_')).unwrap_or(after.len());
+        if end > 0 && after[end..].starts_with('"') {
+            words.push(&after[..end]);
+            rest = &after[end + 1..];
+        } else {
+            rest = after;
+        }
+    }
+    words
+}
+
+#[test]
+fn adapters_call_ops_by_type_never_by_a_name_in_a_string() {
+    let names: BTreeSet<&str> = ops::all().iter().map(|meta| meta.name()).collect();
+    let mut problems = Vec::new();
+    let mut allowed_seen = BTreeSet::new();
+    for krate in ["api", "http", "mcp", "web", "oauth", "assistant", "channels"] {
+        let mut files = Vec::new();
+        rust_files(&crates_dir().join(krate).join("src"), &mut files);
+        for file in files.iter().filter(|file| !file.ends_with("tests.rs")) {
+            let code = code_of(&fs::read_to_string(file).unwrap());
+            let path = shown(file);
+            for word in word_literals(&code).into_iter().filter(|word| names.contains(word)) {
+                let allowed =
+                    NOT_OP_NAMES.iter().find(|(at, name, _)| path.ends_with(at) && *name == word);
+                match allowed {
+                    Some(entry) => {
+                        allowed_seen.insert(entry.0);
+                    }
+                    None => problems.push(format!(
+                        "{path}: \"{word}\" names an op; call it by its type (ops::call::<O>, ops::call_text::<O>, O::INFO.name)"
+                    )),
+                }
+            }
+        }
+    }
+    for (at, name, _) in NOT_OP_NAMES {
+        if !allowed_seen.contains(at) {
+            problems.push(format!("{at} no longer says \"{name}\": take it off NOT_OP_NAMES"));
+        }
+    }
+    assert!(names.len() > 50, "only {} ops", names.len());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn word_literals_are_read_as_a_string_each() {
+    let code = r#"call("undo", x); let a = "two words"; match op { "get_context" => 1 } "#;
+    assert_eq!(word_literals(code), ["undo", "get_context"]);
+}

@@ -1,11 +1,82 @@
 //! Form fields into typed op inputs. Fields left empty are left out, so the op's defaults
 //! apply; what a person typed that does not fit its type (a date, a choice) is refused with
 //! the message the op itself would give, pointing at the field, so the page shows it at the
-//! form.
+//! form. A page's form that runs an op is an [`Action`]: one route and one typed form each.
 
 use std::{fmt::Display, str::FromStr};
 
-use ops::{OpError, Text, common::CycleInput};
+use ops::{Op, OpError, Text, common::CycleInput};
+use serde::{Deserialize, Deserializer, de::DeserializeOwned};
+use serde_json::{Map, Value};
+
+/// A form a page posts to run one op, at `/{page}/do/{op}`: its fields, typed as the form has
+/// them (text, and a list where a name is posted once per ticked box), and `TryFrom` into the
+/// op's input, which reads what was typed (a date, a choice, an amount) and refuses what does
+/// not fit with the field's pointer.
+pub(crate) trait Action: DeserializeOwned + Send + 'static {
+    type Op: Op<Input = Self::Input>;
+    type Input: TryFrom<Self, Error = OpError> + Send + Sync;
+
+    /// The notice once it is done.
+    fn done() -> Text;
+
+    /// What the confirmation page of a destructive op asks (`pages::asks_first` decides).
+    fn asking() -> Asking {
+        Asking {
+            title: Text::new("Are you sure?"),
+            explanation: Text::new("You can undo this from Activity."),
+            confirm_label: Text::new("Yes, do it"),
+        }
+    }
+}
+
+/// The words of a confirmation page.
+pub(crate) struct Asking {
+    pub(crate) title: Text,
+    pub(crate) explanation: Text,
+    pub(crate) confirm_label: Text,
+}
+
+/// A posted form's fields (trimmed) as `F`: a name posted more than once is a list, which a
+/// field reads with [`many`]; a name posted once is text.
+pub(crate) fn read<F: DeserializeOwned>(pairs: &[(String, String)]) -> Result<F, OpError> {
+    let mut fields = Map::new();
+    for (name, value) in pairs {
+        let value = Value::String(value.trim().to_owned());
+        match fields.get_mut(name) {
+            Some(Value::Array(values)) => values.push(value),
+            Some(first) => *first = Value::Array(vec![first.take(), value]),
+            None => {
+                fields.insert(name.clone(), value);
+            }
+        }
+    }
+    serde_json::from_value(Value::Object(fields)).map_err(|_| {
+        OpError::invalid(
+            "",
+            Text::new("This form is incomplete. Go back, reload the page and try again."),
+        )
+    })
+}
+
+/// A field posted once per ticked box or chosen option: every value, none when absent.
+pub(crate) fn many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(deserializer)? {
+        OneOrMany::One(value) => vec![value],
+        OneOrMany::Many(values) => values,
+    })
+}
+
+/// The ids among `values` (ticked boxes); what is not one is left out.
+pub(crate) fn ids<T: From<i64>>(values: &[String]) -> Vec<T> {
+    values.iter().filter_map(|value| id(value)).collect()
+}
 
 /// The trimmed text, or `None` when the field is empty.
 pub(crate) fn text(value: &str) -> Option<String> {
@@ -13,7 +84,6 @@ pub(crate) fn text(value: &str) -> Option<String> {
     (!value.is_empty()).then(|| value.to_owned())
 }
 
-/// An id chosen from a list; `None` when none was chosen.
 /// An amount as typed, read with the reader's decimal mark ("12,50" in Spanish) into the
 /// decimal an op takes ("12.50"); what is not a decimal goes to the op as typed, for it to
 /// refuse with its own message.
@@ -22,6 +92,7 @@ pub(crate) fn amount(value: &str) -> String {
         .unwrap_or_else(|| value.trim().to_owned())
 }
 
+/// An id chosen from a list; `None` when none was chosen.
 pub(crate) fn id<T: From<i64>>(value: &str) -> Option<T> {
     value.trim().parse::<i64>().ok().map(T::from)
 }

@@ -202,6 +202,12 @@ pub(crate) fn confirmation(
     )
 }
 
+/// Whether a change shows its confirmation page first: its op is destructive (the catalog's
+/// hints say so) and the person has not confirmed it yet. Every page's form asks this.
+pub(crate) fn asks_first<O: Op>(confirmed: bool) -> bool {
+    O::INFO.hints.destructive && !confirmed
+}
+
 /// A posted form's fields again, marked confirmed, for its confirmation page to post back.
 pub(crate) fn confirmed(
     fields: impl IntoIterator<Item = (String, String)>,

@@ -1,15 +1,11 @@
 //! The forms of the money pages: accounts (add, record a balance, archive, delete), labels,
 //! budgets (add, delete), rules (add, run over past transactions, delete) and transactions (add
-//! one; categorise and label the ticked ones). Each posts to `/money/do/{op}` with the op's
-//! fields and goes back to the page it came from (`back`); a destructive op first shows its
-//! confirmation, built from its dry run, and running a rule first shows its own preview (what
+//! one; categorise and label the ticked ones). Each form is an `Action` with a route of its
+//! own, `/money/do/{op}`, and goes back to the page it came from (`back`); a destructive op
+//! first shows its confirmation, built from its dry run, and running a rule first shows its own preview (what
 //! it matches, a sample of what it changes). The pages themselves are drawn in `money.rs`.
 
-use axum::{
-    extract::{Path, State},
-    http::{HeaderMap, StatusCode},
-    response::Response,
-};
+use axum::{Router, extract::State, http::HeaderMap, response::Response, routing::post};
 use ops::{
     Op, OpError, Text,
     accounts::SessionCaller,
@@ -21,13 +17,15 @@ use ops::{
         CreateLabel, CreateLabelInput, CreateTransaction, CreateTransactionInput, DeleteAccount,
         RecordBalance, RecordBalanceInput, UpdateAccount, UpdateAccountInput,
     },
-    resolve::{CategoryId, IsoDate, LabelId},
+    resolve::{AccountId, BudgetId, CategoryId, IsoDate, LabelId, RuleId},
     rules::{ApplyRule, ApplyRuleInput, CreateRule, CreateRuleInput, DeleteRule, RuleFields},
 };
+use serde::Deserialize;
 
 use crate::{
     pages::{
-        Confirm, apply_form, confirm_page, confirmation, confirmed, form,
+        Confirm, apply_form, asks_first, confirm_page, confirmation, confirmed,
+        form::{self, Action, Asking},
         money::{self, Back},
         refused_form,
     },
@@ -36,7 +34,8 @@ use crate::{
     state::Web,
 };
 
-/// A posted form: its fields in order, a name repeated for each ticked box or chosen option.
+/// What every money form posts besides its op's fields: where it goes back to, which form it
+/// is (for the message beside it), whether the person confirmed, and the ticked boxes.
 struct Fields(Vec<(String, String)>);
 
 impl Fields {
@@ -45,173 +44,415 @@ impl Fields {
         self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v.trim()).unwrap_or_default()
     }
 
-    /// Every id posted under `name` (ticked boxes, a multiple select).
-    fn ids<T: From<i64>>(&self, name: &str) -> Vec<T> {
+    /// Every id posted under `name` (ticked boxes).
+    fn ids(&self, name: &str) -> Vec<i64> {
         self.0.iter().filter(|(k, _)| k == name).filter_map(|(_, v)| form::id(v)).collect()
     }
 
-    /// A checkbox: ticked or not.
-    fn ticked(&self, name: &str) -> bool {
-        !self.one(name).is_empty()
+    fn back(&self) -> Back {
+        if self.one("back") == "transactions" {
+            Back::Transactions(money::TransactionQuery::from_view(self.one("view")))
+        } else {
+            Back::Money
+        }
     }
 }
 
-pub(crate) async fn act(
+/// The money pages' routes: one per form, each the op its form runs.
+pub(crate) fn routes() -> Router<Web> {
+    fn action<A: Action>(router: Router<Web>) -> Router<Web> {
+        router.route(&format!("/money/do/{}", A::Op::INFO.name), post(act::<A>))
+    }
+    let router =
+        Router::new().route(&format!("/money/do/{}", ApplyRule::INFO.name), post(run_rule));
+    [
+        action::<CreateAccountForm>,
+        action::<RecordBalanceForm>,
+        action::<ArchiveAccountForm>,
+        action::<DeleteAccountForm>,
+        action::<CreateLabelForm>,
+        action::<CreateBudgetForm>,
+        action::<DeleteBudgetForm>,
+        action::<CreateRuleForm>,
+        action::<DeleteRuleForm>,
+        action::<CreateTransactionForm>,
+        action::<CategoriseTransactionsForm>,
+    ]
+    .into_iter()
+    .fold(router, |router, add| add(router))
+}
+
+/// Runs the op of form `A`: a destructive one shows its confirmation first; a refusal the
+/// person can put right is shown beside the form, on the page it came from.
+async fn act<A: Action>(
     State(web): State<Web>,
     headers: HeaderMap,
-    Path(op): Path<String>,
-    Posted { person, form: fields }: Posted<Vec<(String, String)>>,
+    Posted { person, form: pairs }: Posted<Vec<(String, String)>>,
 ) -> Response {
-    let fields = Fields(fields);
-    let back = if fields.one("back") == "transactions" {
-        Back::Transactions(money::TransactionQuery::from_view(fields.one("view")))
-    } else {
-        Back::Money
+    let input = form::read::<A>(&pairs).and_then(A::Input::try_from);
+    let fields = Fields(pairs);
+    let on = Posting {
+        web: &web,
+        headers: &headers,
+        person: &person,
+        back: fields.back(),
+        fields: &fields,
+        op: A::Op::INFO.name,
     };
-    let on =
-        Posting { web: &web, headers: &headers, person: &person, fields: &fields, op: &op, back };
-    let id = || form::id::<i64>(fields.one("id")).unwrap_or_default();
-    match op.as_str() {
-        "create_account" => {
-            let input = (|| {
-                Ok(CreateAccountInput {
-                    name: fields.one("name").to_owned(),
-                    kind: form::required::<AccountKind>("/kind", fields.one("kind"))?,
-                    currency: form::text(fields.one("currency")),
-                    visibility: form::parsed::<Visibility>(
-                        "/visibility",
-                        fields.one("visibility"),
-                    )?,
-                    balance: form::text(fields.one("balance")).map(|b| form::amount(&b)),
-                })
-            })();
-            on.apply::<CreateAccount>(input, Text::new("Added the account.")).await
+    match input {
+        Ok(input) if asks_first::<A::Op>(fields.one("confirmed") == "yes") => {
+            on.ask_first::<A::Op>(input, A::asking()).await
         }
-        "record_balance" => {
-            let input = (|| {
-                Ok(RecordBalanceInput {
-                    account_id: id().into(),
-                    balance: form::amount(fields.one("balance")),
-                    on: form::parsed::<IsoDate>("/on", fields.one("on"))?,
-                })
-            })();
-            on.apply::<RecordBalance>(input, Text::new("Recorded the balance.")).await
+        input => on.apply::<A::Op>(input, A::done()).await,
+    }
+}
+
+/// The id a form names; 0 (which nothing has) when it names none, for the op to refuse.
+fn id_of<T: From<i64>>(value: &str) -> T {
+    T::from(form::id::<i64>(value).unwrap_or_default())
+}
+
+/// The wording of a deleted thing's confirmation.
+fn deleting(title: Text, explanation: Text) -> Asking {
+    Asking { title, explanation, confirm_label: Text::new("Yes, delete it") }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CreateAccountForm {
+    name: String,
+    kind: String,
+    currency: String,
+    visibility: String,
+    balance: String,
+}
+
+impl TryFrom<CreateAccountForm> for CreateAccountInput {
+    type Error = OpError;
+    fn try_from(form: CreateAccountForm) -> Result<Self, OpError> {
+        Ok(Self {
+            name: form.name,
+            kind: form::required::<AccountKind>("/kind", &form.kind)?,
+            currency: form::text(&form.currency),
+            visibility: form::parsed::<Visibility>("/visibility", &form.visibility)?,
+            balance: form::text(&form.balance).map(|b| form::amount(&b)),
+        })
+    }
+}
+
+impl Action for CreateAccountForm {
+    type Op = CreateAccount;
+    type Input = CreateAccountInput;
+    fn done() -> Text {
+        Text::new("Added the account.")
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct RecordBalanceForm {
+    id: String,
+    balance: String,
+    on: String,
+}
+
+impl TryFrom<RecordBalanceForm> for RecordBalanceInput {
+    type Error = OpError;
+    fn try_from(form: RecordBalanceForm) -> Result<Self, OpError> {
+        Ok(Self {
+            account_id: id_of(&form.id),
+            balance: form::amount(&form.balance),
+            on: form::parsed::<IsoDate>("/on", &form.on)?,
+        })
+    }
+}
+
+impl Action for RecordBalanceForm {
+    type Op = RecordBalance;
+    type Input = RecordBalanceInput;
+    fn done() -> Text {
+        Text::new("Recorded the balance.")
+    }
+}
+
+/// Archives an account, or brings it back (`update_account` with `archived` alone).
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct ArchiveAccountForm {
+    id: String,
+    archived: String,
+}
+
+impl TryFrom<ArchiveAccountForm> for UpdateAccountInput {
+    type Error = OpError;
+    fn try_from(form: ArchiveAccountForm) -> Result<Self, OpError> {
+        Ok(Self {
+            id: id_of(&form.id),
+            name: None,
+            kind: None,
+            visibility: None,
+            archived: Some(form.archived == "true"),
+        })
+    }
+}
+
+impl Action for ArchiveAccountForm {
+    type Op = UpdateAccount;
+    type Input = UpdateAccountInput;
+    fn done() -> Text {
+        Text::new("Updated the account.")
+    }
+}
+
+/// A form that names one thing by its id, to delete it.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct IdForm {
+    id: String,
+}
+
+struct DeleteAccountForm(IdForm);
+struct DeleteBudgetForm(IdForm);
+struct DeleteRuleForm(IdForm);
+
+/// A delete form's reading: its id, into the op's input.
+macro_rules! delete_form {
+    ($form:ident, $input:ty) => {
+        impl<'de> Deserialize<'de> for $form {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                IdForm::deserialize(d).map(Self)
+            }
         }
-        "update_account" => {
-            let input = UpdateAccountInput {
-                id: id().into(),
-                name: None,
-                kind: None,
-                visibility: None,
-                archived: Some(fields.one("archived") == "true"),
-            };
-            on.apply::<UpdateAccount>(Ok(input), Text::new("Updated the account.")).await
+
+        impl TryFrom<$form> for $input {
+            type Error = OpError;
+            fn try_from(form: $form) -> Result<Self, OpError> {
+                Ok(IdInput { id: id_of(&form.0.id) })
+            }
         }
-        "delete_account" => {
-            on.confirm_or_apply::<DeleteAccount>(
-                IdInput { id: id().into() },
-                Text::new("Delete this account?"),
-                Text::new("Its recorded balances go with it. You can undo this from Activity."),
-                Text::new("Deleted the account."),
-            )
-            .await
-        }
-        "create_label" => {
-            let input = CreateLabelInput { name: fields.one("name").to_owned(), colour: None };
-            on.apply::<CreateLabel>(Ok(input), Text::new("Added the label.")).await
-        }
-        "create_budget" => {
-            let input = (|| {
-                Ok(CreateBudgetInput {
-                    name: fields.one("name").to_owned(),
-                    amount: form::amount(fields.one("amount")),
-                    period: form::required::<BudgetPeriod>("/period", fields.one("period"))?,
-                    start_day: start_day(fields.one("start_day"))?,
-                    starts_on: form::parsed::<IsoDate>("/starts_on", fields.one("starts_on"))?,
-                    category_ids: fields.ids("category_ids"),
-                    label_ids: fields.ids("label_ids"),
-                    catch_all: fields.ticked("catch_all").then_some(true),
-                    rollover: fields.ticked("rollover").then_some(true),
-                })
-            })();
-            on.apply::<CreateBudget>(input, Text::new("Added the budget.")).await
-        }
-        "delete_budget" => {
-            on.confirm_or_apply::<DeleteBudget>(
-                IdInput { id: id().into() },
-                Text::new("Delete this budget?"),
-                Text::new("Transactions stay as they are. You can undo this from Activity."),
-                Text::new("Deleted the budget."),
-            )
-            .await
-        }
-        "create_rule" => {
-            let input = CreateRuleInput {
-                name: fields.one("name").to_owned(),
-                fields: RuleFields {
-                    payee_contains: form::text(fields.one("payee_contains")),
-                    description_contains: form::text(fields.one("description_contains")),
-                    min_amount: form::text(fields.one("min_amount")).map(|m| form::amount(&m)),
-                    max_amount: form::text(fields.one("max_amount")).map(|m| form::amount(&m)),
-                    account_id: form::id(fields.one("account_id")),
-                    set_category_id: form::id(fields.one("set_category_id")),
-                    add_label_ids: fields.ids("add_label_ids"),
-                },
-            };
-            on.apply::<CreateRule>(
-                Ok(input),
-                Text::new("Added the rule. Imports run it from now on."),
-            )
-            .await
-        }
-        "apply_rule" => on.run_rule(id()).await,
-        "delete_rule" => {
-            on.confirm_or_apply::<DeleteRule>(
-                IdInput { id: id().into() },
-                Text::new("Delete this rule?"),
-                Text::new(
-                    "Transactions it changed stay as they are. You can undo this from Activity.",
-                ),
-                Text::new("Deleted the rule."),
-            )
-            .await
-        }
-        "create_transaction" => {
-            let input = (|| {
-                Ok(CreateTransactionInput {
-                    account_id: form::id(fields.one("account_id")).ok_or_else(|| {
-                        OpError::invalid("/account_id", Text::new("Choose the account."))
-                    })?,
-                    on: form::required::<IsoDate>("/on", fields.one("on"))?,
-                    amount: form::amount(fields.one("amount")),
-                    payee: fields.one("payee").to_owned(),
-                    description: None,
-                    notes: form::text(fields.one("notes")),
-                    category_id: form::id(fields.one("category_id")),
-                    label_ids: fields.ids("label_ids"),
-                })
-            })();
-            on.apply::<CreateTransaction>(input, Text::new("Added the transaction.")).await
-        }
-        "categorise_transactions" => {
-            let category_id = match fields.one("category_id") {
-                "" => Patch::Keep,
-                "none" => Patch::Clear,
-                id => form::id::<CategoryId>(id).map_or(Patch::Keep, Patch::Set),
-            };
-            let input = CategoriseTransactionsInput {
-                ids: fields.ids::<i64>("ids").into_iter().filter_map(RecordId::new).collect(),
-                category_id,
-                add_label_ids: fields.ids::<LabelId>("add_label_id"),
-                remove_label_ids: Vec::new(),
-            };
-            on.apply::<CategoriseTransactions>(
-                Ok(input),
-                Text::new("Changed the ticked transactions."),
-            )
-            .await
-        }
-        _ => web.templates.refusal(StatusCode::NOT_FOUND, &Text::new("There is no such action.")),
+    };
+}
+
+delete_form!(DeleteAccountForm, IdInput<AccountId>);
+delete_form!(DeleteBudgetForm, IdInput<BudgetId>);
+delete_form!(DeleteRuleForm, IdInput<RuleId>);
+
+impl Action for DeleteAccountForm {
+    type Op = DeleteAccount;
+    type Input = IdInput<AccountId>;
+    fn done() -> Text {
+        Text::new("Deleted the account.")
+    }
+    fn asking() -> Asking {
+        deleting(
+            Text::new("Delete this account?"),
+            Text::new("Its recorded balances go with it. You can undo this from Activity."),
+        )
+    }
+}
+
+impl Action for DeleteBudgetForm {
+    type Op = DeleteBudget;
+    type Input = IdInput<BudgetId>;
+    fn done() -> Text {
+        Text::new("Deleted the budget.")
+    }
+    fn asking() -> Asking {
+        deleting(
+            Text::new("Delete this budget?"),
+            Text::new("Transactions stay as they are. You can undo this from Activity."),
+        )
+    }
+}
+
+impl Action for DeleteRuleForm {
+    type Op = DeleteRule;
+    type Input = IdInput<RuleId>;
+    fn done() -> Text {
+        Text::new("Deleted the rule.")
+    }
+    fn asking() -> Asking {
+        deleting(
+            Text::new("Delete this rule?"),
+            Text::new("Transactions it changed stay as they are. You can undo this from Activity."),
+        )
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CreateLabelForm {
+    name: String,
+}
+
+impl TryFrom<CreateLabelForm> for CreateLabelInput {
+    type Error = OpError;
+    fn try_from(form: CreateLabelForm) -> Result<Self, OpError> {
+        Ok(Self { name: form.name, colour: None })
+    }
+}
+
+impl Action for CreateLabelForm {
+    type Op = CreateLabel;
+    type Input = CreateLabelInput;
+    fn done() -> Text {
+        Text::new("Added the label.")
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CreateBudgetForm {
+    name: String,
+    amount: String,
+    period: String,
+    start_day: String,
+    starts_on: String,
+    #[serde(deserialize_with = "form::many")]
+    category_ids: Vec<String>,
+    #[serde(deserialize_with = "form::many")]
+    label_ids: Vec<String>,
+    catch_all: String,
+    rollover: String,
+}
+
+impl TryFrom<CreateBudgetForm> for CreateBudgetInput {
+    type Error = OpError;
+    fn try_from(form: CreateBudgetForm) -> Result<Self, OpError> {
+        Ok(Self {
+            name: form.name,
+            amount: form::amount(&form.amount),
+            period: form::required::<BudgetPeriod>("/period", &form.period)?,
+            start_day: start_day(&form.start_day)?,
+            starts_on: form::parsed::<IsoDate>("/starts_on", &form.starts_on)?,
+            category_ids: form::ids(&form.category_ids),
+            label_ids: form::ids(&form.label_ids),
+            catch_all: (!form.catch_all.is_empty()).then_some(true),
+            rollover: (!form.rollover.is_empty()).then_some(true),
+        })
+    }
+}
+
+impl Action for CreateBudgetForm {
+    type Op = CreateBudget;
+    type Input = CreateBudgetInput;
+    fn done() -> Text {
+        Text::new("Added the budget.")
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CreateRuleForm {
+    name: String,
+    payee_contains: String,
+    description_contains: String,
+    min_amount: String,
+    max_amount: String,
+    account_id: String,
+    set_category_id: String,
+    #[serde(deserialize_with = "form::many")]
+    add_label_ids: Vec<String>,
+}
+
+impl TryFrom<CreateRuleForm> for CreateRuleInput {
+    type Error = OpError;
+    fn try_from(form: CreateRuleForm) -> Result<Self, OpError> {
+        Ok(Self {
+            name: form.name,
+            fields: RuleFields {
+                payee_contains: form::text(&form.payee_contains),
+                description_contains: form::text(&form.description_contains),
+                min_amount: form::text(&form.min_amount).map(|m| form::amount(&m)),
+                max_amount: form::text(&form.max_amount).map(|m| form::amount(&m)),
+                account_id: form::id(&form.account_id),
+                set_category_id: form::id(&form.set_category_id),
+                add_label_ids: form::ids(&form.add_label_ids),
+            },
+        })
+    }
+}
+
+impl Action for CreateRuleForm {
+    type Op = CreateRule;
+    type Input = CreateRuleInput;
+    fn done() -> Text {
+        Text::new("Added the rule. Imports run it from now on.")
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CreateTransactionForm {
+    account_id: String,
+    on: String,
+    amount: String,
+    payee: String,
+    notes: String,
+    category_id: String,
+    #[serde(deserialize_with = "form::many")]
+    label_ids: Vec<String>,
+}
+
+impl TryFrom<CreateTransactionForm> for CreateTransactionInput {
+    type Error = OpError;
+    fn try_from(form: CreateTransactionForm) -> Result<Self, OpError> {
+        Ok(Self {
+            account_id: form::id(&form.account_id)
+                .ok_or_else(|| OpError::invalid("/account_id", Text::new("Choose the account.")))?,
+            on: form::required::<IsoDate>("/on", &form.on)?,
+            amount: form::amount(&form.amount),
+            payee: form.payee,
+            description: None,
+            notes: form::text(&form.notes),
+            category_id: form::id(&form.category_id),
+            label_ids: form::ids(&form.label_ids),
+        })
+    }
+}
+
+impl Action for CreateTransactionForm {
+    type Op = CreateTransaction;
+    type Input = CreateTransactionInput;
+    fn done() -> Text {
+        Text::new("Added the transaction.")
+    }
+}
+
+/// Categorises and labels the ticked transactions: a category (or "none" to clear it) and
+/// labels to add.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CategoriseTransactionsForm {
+    #[serde(deserialize_with = "form::many")]
+    ids: Vec<String>,
+    category_id: String,
+    #[serde(deserialize_with = "form::many")]
+    add_label_id: Vec<String>,
+}
+
+impl TryFrom<CategoriseTransactionsForm> for CategoriseTransactionsInput {
+    type Error = OpError;
+    fn try_from(form: CategoriseTransactionsForm) -> Result<Self, OpError> {
+        let category_id = match form.category_id.as_str() {
+            "" => Patch::Keep,
+            "none" => Patch::Clear,
+            id => form::id::<CategoryId>(id).map_or(Patch::Keep, Patch::Set),
+        };
+        Ok(Self {
+            ids: form::ids::<i64>(&form.ids).into_iter().filter_map(RecordId::new).collect(),
+            category_id,
+            add_label_ids: form::ids::<LabelId>(&form.add_label_id),
+            remove_label_ids: Vec::new(),
+        })
+    }
+}
+
+impl Action for CategoriseTransactionsForm {
+    type Op = CategoriseTransactions;
+    type Input = CategoriseTransactionsInput;
+    fn done() -> Text {
+        Text::new("Changed the ticked transactions.")
     }
 }
 
@@ -235,7 +476,8 @@ struct Posting<'a> {
     headers: &'a HeaderMap,
     person: &'a SessionCaller,
     fields: &'a Fields,
-    op: &'a str,
+    /// The op the form runs, for the message beside it and the confirmation's post.
+    op: &'static str,
     back: Back,
 }
 
@@ -245,7 +487,7 @@ impl Posting<'_> {
     async fn apply<O: Op>(&self, input: Result<O::Input, OpError>, done: Text) -> Response {
         let (web, headers, person, back) = (self.web, self.headers, self.person, &self.back);
         // The boxes that were ticked stay ticked on the page drawn again.
-        let ticked: Vec<i64> = self.fields.ids("ids");
+        let ticked = self.fields.ids("ids");
         let again = |status, mut extra: serde_json::Value| {
             extra["ticked"] = serde_json::json!(ticked);
             money::page_again(web, headers, person, back, status, extra)
@@ -255,103 +497,96 @@ impl Posting<'_> {
         apply_form::<O, _, _>(web, headers, person, input, &back.path(), form, done, again).await
     }
 
-    /// Runs a rule over past transactions: first its preview (how many it matches and changes,
-    /// with a sample as they are now), which posts back with `confirmed`; then applied.
-    async fn run_rule(&self, id: i64) -> Response {
-        let (web, headers, person, back) = (self.web, self.headers, self.person, &self.back);
-        let apply = (self.fields.one("confirmed") == "yes").then_some(true);
-        let run = match web.call::<ApplyRule>(person, ApplyRuleInput { id: id.into(), apply }).await
-        {
-            Ok(run) => run,
-            Err(err) => {
-                let again =
-                    |status, errors| money::page_again(web, headers, person, back, status, errors);
-                return refused_form(web, headers, person, &err, self.op, again).await;
-            }
-        };
-        if run.applied {
-            let done = run.affected - run.remaining;
-            let ran = if run.remaining > 0 {
-                Text::new("The rule changed {done, plural, one {# transaction} other {# transactions}}; {remaining} are left: run it again for them. You can undo this from Activity.")
-                    .with("remaining", run.remaining)
-            } else {
-                Text::new(
-                    "The rule changed {done, plural, one {# transaction} other {# transactions}}. You can undo this from Activity.",
-                )
-            };
-            return redirect_with_notice(web, &back.path(), &ran.with("done", done));
-        }
-        if run.affected == 0 {
-            let nothing = Text::new(
-                "The rule {name} matches {matched} of your transactions and would change none of them.",
-            )
-            .with("matched", run.matched)
-            .with("name", &run.rule.name);
-            return redirect_with_notice(web, &back.path(), &nothing);
-        }
-        let mut explanation = Text::new("It matches {matched} of your transactions and changes {affected}. You can undo this from Activity. Some of them, as they are now:")
-            .with("matched", run.matched)
-            .with("affected", run.affected);
-        if run.remaining > 0 {
-            explanation = Text::new("It matches {matched} of your transactions and changes {affected}: {done} now, the rest when you run it again. You can undo this from Activity. Some of them, as they are now:")
-                .with("matched", run.matched)
-                .with("affected", run.affected)
-                .with("done", run.affected - run.remaining);
-        }
-        let sample: Vec<Change> = run
-            .sample
-            .iter()
-            .map(|t| Change {
-                audit_id: None,
-                entity: EntityKind::Transaction,
-                entity_id: t.id,
-                action: ChangeAction::Updated,
-                summary: format!(
-                    "{} · {} · {}",
-                    crate::reader::day(t.on),
-                    t.payee,
-                    crate::reader::amount(&t.amount)
-                ),
-            })
-            .collect();
-        let confirm = Confirm {
-            nav: "money",
-            title: Text::new("Run the rule {name} over past transactions?")
-                .with("name", &run.rule.name),
-            explanation,
-            action: "/money/do/apply_rule".into(),
-            confirm_label: Text::new("Yes, run it"),
-            cancel: back.path(),
-            hidden: confirmed(self.fields.0.iter().cloned()),
-        };
-        confirmation(web, headers, person, confirm, &sample)
-    }
-
-    /// A destructive op: its confirmation page first, from the dry run, which posts the same
-    /// fields back with `confirmed`; then applied.
-    async fn confirm_or_apply<O>(
-        &self,
-        input: O::Input,
-        title: Text,
-        explanation: Text,
-        done: Text,
-    ) -> Response
-    where
-        O: Op,
-    {
-        if self.fields.one("confirmed") == "yes" {
-            return self.apply::<O>(Ok(input), done).await;
-        }
+    /// A destructive op's confirmation page, from its dry run, which posts the same fields
+    /// back with `confirmed`.
+    async fn ask_first<O: Op>(&self, input: O::Input, asking: Asking) -> Response {
         let hidden = confirmed(self.fields.0.iter().cloned());
         confirm_page::<O>(self.web, self.headers, self.person, input, |_| Confirm {
             nav: "money",
-            title,
-            explanation,
+            title: asking.title,
+            explanation: asking.explanation,
             action: format!("/money/do/{}", self.op),
-            confirm_label: Text::new("Yes, delete it"),
+            confirm_label: asking.confirm_label,
             cancel: self.back.path(),
             hidden,
         })
         .await
     }
+}
+
+/// Runs a rule over past transactions: first its preview (how many it matches and changes,
+/// with a sample as they are now), which posts back with `confirmed`; then applied.
+async fn run_rule(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form: pairs }: Posted<Vec<(String, String)>>,
+) -> Response {
+    let fields = Fields(pairs);
+    let (web, headers, person, back) = (&web, &headers, &person, &fields.back());
+    let apply = (fields.one("confirmed") == "yes").then_some(true);
+    let input = ApplyRuleInput { id: id_of(fields.one("id")), apply };
+    let run = match web.call::<ApplyRule>(person, input).await {
+        Ok(run) => run,
+        Err(err) => {
+            let again =
+                |status, errors| money::page_again(web, headers, person, back, status, errors);
+            return refused_form(web, headers, person, &err, ApplyRule::INFO.name, again).await;
+        }
+    };
+    if run.applied {
+        let done = run.affected - run.remaining;
+        let ran = if run.remaining > 0 {
+            Text::new("The rule changed {done, plural, one {# transaction} other {# transactions}}; {remaining} are left: run it again for them. You can undo this from Activity.")
+                .with("remaining", run.remaining)
+        } else {
+            Text::new(
+                "The rule changed {done, plural, one {# transaction} other {# transactions}}. You can undo this from Activity.",
+            )
+        };
+        return redirect_with_notice(web, &back.path(), &ran.with("done", done));
+    }
+    if run.affected == 0 {
+        let nothing = Text::new(
+            "The rule {name} matches {matched} of your transactions and would change none of them.",
+        )
+        .with("matched", run.matched)
+        .with("name", &run.rule.name);
+        return redirect_with_notice(web, &back.path(), &nothing);
+    }
+    let mut explanation = Text::new("It matches {matched} of your transactions and changes {affected}. You can undo this from Activity. Some of them, as they are now:")
+        .with("matched", run.matched)
+        .with("affected", run.affected);
+    if run.remaining > 0 {
+        explanation = Text::new("It matches {matched} of your transactions and changes {affected}: {done} now, the rest when you run it again. You can undo this from Activity. Some of them, as they are now:")
+            .with("matched", run.matched)
+            .with("affected", run.affected)
+            .with("done", run.affected - run.remaining);
+    }
+    let sample: Vec<Change> = run
+        .sample
+        .iter()
+        .map(|t| Change {
+            audit_id: None,
+            entity: EntityKind::Transaction,
+            entity_id: t.id,
+            action: ChangeAction::Updated,
+            summary: format!(
+                "{} · {} · {}",
+                crate::reader::day(t.on),
+                t.payee,
+                crate::reader::amount(&t.amount)
+            ),
+        })
+        .collect();
+    let confirm = Confirm {
+        nav: "money",
+        title: Text::new("Run the rule {name} over past transactions?")
+            .with("name", &run.rule.name),
+        explanation,
+        action: format!("/money/do/{}", ApplyRule::INFO.name),
+        confirm_label: Text::new("Yes, run it"),
+        cancel: back.path(),
+        hidden: confirmed(fields.0.iter().cloned()),
+    };
+    confirmation(web, headers, person, confirm, &sample)
 }

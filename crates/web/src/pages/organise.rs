@@ -1,20 +1,32 @@
-//! Categories, payment methods and tags: create, rename, merge and delete. Each form names one
-//! op; the destructive ones (delete, merge) first show a confirmation page built from the
-//! op's dry run, which posts the same fields back with `confirmed`.
+//! Categories, payment methods and tags: create, rename, merge and delete. Each form is an
+//! `Action` with a route of its own, `/organise/do/{op}`; the destructive ones (delete, merge)
+//! first show a confirmation page built from the op's dry run, which posts the same fields
+//! back with `confirmed`.
 
 use axum::{
-    extract::{Path, State},
+    Router,
+    extract::State,
     http::{HeaderMap, StatusCode},
     response::Response,
+    routing::post,
 };
 use ops::{
-    Mode, Op, OpError, Text, accounts::SessionCaller, common::Patch, entities::PaymentMethodKind,
-    household::Empty, organise::*,
+    Mode, Op, OpError, Text,
+    accounts::SessionCaller,
+    common::{IdInput, Patch},
+    entities::PaymentMethodKind,
+    household::Empty,
+    organise::*,
+    resolve::PaymentMethodId,
 };
-use serde_json::{Map, Value, json};
+use serde::Deserialize;
+use serde_json::json;
 
 use crate::{
-    pages::{Confirm, confirmation, confirmed, form},
+    pages::{
+        Confirm, asks_first, confirmation, confirmed as confirmed_fields,
+        form::{self, Action, Asking},
+    },
     render::{op_error, page_with_status, redirect_with_notice},
     session::{Posted, SignedIn},
     state::Web,
@@ -56,143 +68,313 @@ pub(crate) async fn show(
     organise_page(&web, &headers, &person, StatusCode::OK, None).await
 }
 
-/// A field of the posted form, trimmed.
-fn text<'a>(form: &'a Map<String, Value>, key: &str) -> &'a str {
-    form.get(key).and_then(Value::as_str).map(str::trim).unwrap_or_default()
+/// The organise page's routes: one per form, each the op its form runs.
+pub(crate) fn routes() -> Router<Web> {
+    fn action<A: Action>(router: Router<Web>) -> Router<Web> {
+        router.route(&format!("/organise/do/{}", A::Op::INFO.name), post(act::<A>))
+    }
+    [
+        action::<CreateCategoryForm>,
+        action::<RenameCategoryForm>,
+        action::<DeleteCategoryForm>,
+        action::<MergeCategoriesForm>,
+        action::<CreatePaymentMethodForm>,
+        action::<RenamePaymentMethodForm>,
+        action::<DeletePaymentMethodForm>,
+        action::<RenameTagForm>,
+        action::<DeleteTagForm>,
+    ]
+    .into_iter()
+    .fold(Router::new(), |router, add| add(router))
 }
 
-pub(crate) async fn act(
+/// Runs the op of form `A` and comes back; a destructive op first shows what would change,
+/// from its dry run, with the same fields to post back confirmed.
+async fn act<A: Action>(
     State(web): State<Web>,
     headers: HeaderMap,
-    Path(op): Path<String>,
-    Posted { person, form: fields }: Posted<Map<String, Value>>,
+    Posted { person, form: pairs }: Posted<Vec<(String, String)>>,
 ) -> Response {
-    let id = || form::id::<i64>(text(&fields, "id")).unwrap_or_default();
-    let name = || text(&fields, "name").to_owned();
-    let on = Page { web: &web, headers: &headers, person: &person, fields: &fields, op: &op };
-    match op.as_str() {
-        "create_category" => {
-            let input = CreateCategoryInput {
-                name: name(),
-                emoji: form::text(text(&fields, "emoji")),
-                colour: None,
-            };
-            on.run::<CreateCategory>(Ok(input), Text::new("Added the category.")).await
-        }
-        "update_category" => {
-            let input = UpdateCategoryInput {
-                id: id().into(),
-                name: Some(name()),
-                emoji: None,
-                colour: None,
-            };
-            on.run::<UpdateCategory>(Ok(input), Text::new("Renamed the category.")).await
-        }
-        "delete_category" => {
-            let input = DeleteCategoryInput { id: id().into(), move_to_id: None };
-            on.run::<DeleteCategory>(Ok(input), Text::new("Deleted the category.")).await
-        }
-        "merge_categories" => {
-            let input = MergeCategoriesInput {
-                source_ids: form::id(text(&fields, "source_id")).into_iter().collect(),
-                target_id: form::id(text(&fields, "target_id")).unwrap_or_default(),
-            };
-            on.run::<MergeCategories>(Ok(input), Text::new("Merged the categories.")).await
-        }
-        "create_payment_method" => {
-            let input =
-                form::parsed::<PaymentMethodKind>("/kind", text(&fields, "kind")).map(|kind| {
-                    CreatePaymentMethodInput {
-                        name: name(),
-                        kind,
-                        last4: form::text(text(&fields, "last4")),
-                        expires: form::text(text(&fields, "expires")),
-                        visibility: None,
-                    }
-                });
-            on.run::<CreatePaymentMethod>(input, Text::new("Added the payment method.")).await
-        }
-        "update_payment_method" => {
-            let input = UpdatePaymentMethodInput {
-                id: id().into(),
-                name: Some(name()),
-                kind: None,
-                last4: Patch::Keep,
-                expires: Patch::Keep,
-                visibility: None,
-            };
-            on.run::<UpdatePaymentMethod>(Ok(input), Text::new("Renamed the payment method.")).await
-        }
-        "delete_payment_method" => {
-            let input = ops::common::IdInput { id: id().into() };
-            on.run::<DeletePaymentMethod>(Ok(input), Text::new("Deleted the payment method.")).await
-        }
-        "rename_tag" => {
-            let input = RenameTagInput {
-                from: text(&fields, "from").to_owned(),
-                to: text(&fields, "to").to_owned(),
-            };
-            on.run::<RenameTag>(Ok(input), Text::new("Renamed the tag.")).await
-        }
-        "delete_tag" => {
-            on.run::<DeleteTag>(Ok(DeleteTagInput { name: name() }), Text::new("Deleted the tag."))
-                .await
-        }
-        _ => web.templates.refusal(StatusCode::NOT_FOUND, &Text::new("There is no such action.")),
+    let on = Page { web: &web, headers: &headers, person: &person };
+    let input = match form::read::<A>(&pairs).and_then(A::Input::try_from) {
+        Ok(input) => input,
+        Err(err) => return on.refused(err).await,
+    };
+    let confirmed = pairs.iter().any(|(name, value)| name == "confirmed" && value == "yes");
+    if asks_first::<A::Op>(confirmed) {
+        return match web.write::<A::Op>(&person, input, Mode::DryRun).await {
+            Ok(preview) => {
+                let asking = A::asking();
+                let confirm = Confirm {
+                    nav: "organise",
+                    title: asking.title,
+                    explanation: asking.explanation,
+                    action: format!("/organise/do/{}", A::Op::INFO.name),
+                    confirm_label: asking.confirm_label,
+                    cancel: "/organise".into(),
+                    hidden: confirmed_fields(pairs),
+                };
+                confirmation(&web, &headers, &person, confirm, &preview.receipt.changes)
+            }
+            Err(err) => on.refused(err).await,
+        };
+    }
+    match web.call::<A::Op>(&person, input).await {
+        Ok(_) => redirect_with_notice(&web, "/organise", &A::done()),
+        Err(err) => on.refused(err).await,
     }
 }
 
-/// One posted form of the page and what it needs to answer.
+/// What deleting or merging asks first.
+fn organise_asking() -> Asking {
+    Asking {
+        title: Text::new("Are you sure?"),
+        explanation: Text::new(
+            "Subscriptions keep everything else. You can undo this from Activity.",
+        ),
+        confirm_label: Text::new("Yes, do it"),
+    }
+}
+
+/// The id a form names; 0 (which nothing has) when it names none, for the op to refuse.
+fn id_of<T: From<i64>>(value: &str) -> T {
+    T::from(form::id::<i64>(value).unwrap_or_default())
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CreateCategoryForm {
+    name: String,
+    emoji: String,
+}
+
+impl TryFrom<CreateCategoryForm> for CreateCategoryInput {
+    type Error = OpError;
+    fn try_from(form: CreateCategoryForm) -> Result<Self, OpError> {
+        Ok(Self { name: form.name, emoji: form::text(&form.emoji), colour: None })
+    }
+}
+
+impl Action for CreateCategoryForm {
+    type Op = CreateCategory;
+    type Input = CreateCategoryInput;
+    fn done() -> Text {
+        Text::new("Added the category.")
+    }
+}
+
+/// A form that names a thing by id and gives it a new name.
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct RenameCategoryForm {
+    id: String,
+    name: String,
+}
+
+impl TryFrom<RenameCategoryForm> for UpdateCategoryInput {
+    type Error = OpError;
+    fn try_from(form: RenameCategoryForm) -> Result<Self, OpError> {
+        Ok(Self { id: id_of(&form.id), name: Some(form.name), emoji: None, colour: None })
+    }
+}
+
+impl Action for RenameCategoryForm {
+    type Op = UpdateCategory;
+    type Input = UpdateCategoryInput;
+    fn done() -> Text {
+        Text::new("Renamed the category.")
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct DeleteCategoryForm {
+    id: String,
+}
+
+impl TryFrom<DeleteCategoryForm> for DeleteCategoryInput {
+    type Error = OpError;
+    fn try_from(form: DeleteCategoryForm) -> Result<Self, OpError> {
+        Ok(Self { id: id_of(&form.id), move_to_id: None })
+    }
+}
+
+impl Action for DeleteCategoryForm {
+    type Op = DeleteCategory;
+    type Input = DeleteCategoryInput;
+    fn done() -> Text {
+        Text::new("Deleted the category.")
+    }
+    fn asking() -> Asking {
+        organise_asking()
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct MergeCategoriesForm {
+    source_id: String,
+    target_id: String,
+}
+
+impl TryFrom<MergeCategoriesForm> for MergeCategoriesInput {
+    type Error = OpError;
+    fn try_from(form: MergeCategoriesForm) -> Result<Self, OpError> {
+        Ok(Self {
+            source_ids: form::id(&form.source_id).into_iter().collect(),
+            target_id: id_of(&form.target_id),
+        })
+    }
+}
+
+impl Action for MergeCategoriesForm {
+    type Op = MergeCategories;
+    type Input = MergeCategoriesInput;
+    fn done() -> Text {
+        Text::new("Merged the categories.")
+    }
+    fn asking() -> Asking {
+        organise_asking()
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct CreatePaymentMethodForm {
+    name: String,
+    kind: String,
+    last4: String,
+    expires: String,
+}
+
+impl TryFrom<CreatePaymentMethodForm> for CreatePaymentMethodInput {
+    type Error = OpError;
+    fn try_from(form: CreatePaymentMethodForm) -> Result<Self, OpError> {
+        Ok(Self {
+            name: form.name,
+            kind: form::parsed::<PaymentMethodKind>("/kind", &form.kind)?,
+            last4: form::text(&form.last4),
+            expires: form::text(&form.expires),
+            visibility: None,
+        })
+    }
+}
+
+impl Action for CreatePaymentMethodForm {
+    type Op = CreatePaymentMethod;
+    type Input = CreatePaymentMethodInput;
+    fn done() -> Text {
+        Text::new("Added the payment method.")
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct RenamePaymentMethodForm {
+    id: String,
+    name: String,
+}
+
+impl TryFrom<RenamePaymentMethodForm> for UpdatePaymentMethodInput {
+    type Error = OpError;
+    fn try_from(form: RenamePaymentMethodForm) -> Result<Self, OpError> {
+        Ok(Self {
+            id: id_of(&form.id),
+            name: Some(form.name),
+            kind: None,
+            last4: Patch::Keep,
+            expires: Patch::Keep,
+            visibility: None,
+        })
+    }
+}
+
+impl Action for RenamePaymentMethodForm {
+    type Op = UpdatePaymentMethod;
+    type Input = UpdatePaymentMethodInput;
+    fn done() -> Text {
+        Text::new("Renamed the payment method.")
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct DeletePaymentMethodForm {
+    id: String,
+}
+
+impl TryFrom<DeletePaymentMethodForm> for IdInput<PaymentMethodId> {
+    type Error = OpError;
+    fn try_from(form: DeletePaymentMethodForm) -> Result<Self, OpError> {
+        Ok(Self { id: id_of(&form.id) })
+    }
+}
+
+impl Action for DeletePaymentMethodForm {
+    type Op = DeletePaymentMethod;
+    type Input = IdInput<PaymentMethodId>;
+    fn done() -> Text {
+        Text::new("Deleted the payment method.")
+    }
+    fn asking() -> Asking {
+        organise_asking()
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct RenameTagForm {
+    from: String,
+    to: String,
+}
+
+impl TryFrom<RenameTagForm> for RenameTagInput {
+    type Error = OpError;
+    fn try_from(form: RenameTagForm) -> Result<Self, OpError> {
+        Ok(Self { from: form.from, to: form.to })
+    }
+}
+
+impl Action for RenameTagForm {
+    type Op = RenameTag;
+    type Input = RenameTagInput;
+    fn done() -> Text {
+        Text::new("Renamed the tag.")
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+struct DeleteTagForm {
+    name: String,
+}
+
+impl TryFrom<DeleteTagForm> for DeleteTagInput {
+    type Error = OpError;
+    fn try_from(form: DeleteTagForm) -> Result<Self, OpError> {
+        Ok(Self { name: form.name })
+    }
+}
+
+impl Action for DeleteTagForm {
+    type Op = DeleteTag;
+    type Input = DeleteTagInput;
+    fn done() -> Text {
+        Text::new("Deleted the tag.")
+    }
+    fn asking() -> Asking {
+        organise_asking()
+    }
+}
+
+/// What answering a form of the page needs.
 struct Page<'a> {
     web: &'a Web,
     headers: &'a HeaderMap,
     person: &'a SessionCaller,
-    fields: &'a Map<String, Value>,
-    op: &'a str,
 }
 
 impl Page<'_> {
-    /// Applies `O` and comes back with `done`; a destructive op (the catalog says which) first
-    /// shows what would change, from its dry run, with the same fields to post back confirmed.
-    async fn run<O: Op>(&self, input: Result<O::Input, OpError>, done: Text) -> Response {
-        let input = match input {
-            Ok(input) => input,
-            Err(err) => return self.refused(err).await,
-        };
-        if O::INFO.hints.destructive && text(self.fields, "confirmed") != "yes" {
-            return match self.web.write::<O>(self.person, input, Mode::DryRun).await {
-                Ok(preview) => {
-                    let fields = self.fields.iter().map(|(name, value)| {
-                        (name.clone(), value.as_str().unwrap_or_default().to_owned())
-                    });
-                    let confirm = Confirm {
-                        nav: "organise",
-                        title: Text::new("Are you sure?"),
-                        explanation: Text::new(
-                            "Subscriptions keep everything else. You can undo this from Activity.",
-                        ),
-                        action: format!("/organise/do/{}", self.op),
-                        confirm_label: Text::new("Yes, do it"),
-                        cancel: "/organise".into(),
-                        hidden: confirmed(fields),
-                    };
-                    confirmation(
-                        self.web,
-                        self.headers,
-                        self.person,
-                        confirm,
-                        &preview.receipt.changes,
-                    )
-                }
-                Err(err) => self.refused(err).await,
-            };
-        }
-        match self.web.call::<O>(self.person, input).await {
-            Ok(_) => redirect_with_notice(self.web, "/organise", &done),
-            Err(err) => self.refused(err).await,
-        }
-    }
-
     /// The page again with the op's message, or the error page for what is not the form's
     /// fault.
     async fn refused(&self, err: OpError) -> Response {

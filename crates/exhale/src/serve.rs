@@ -8,99 +8,17 @@ use tokio::net::TcpListener;
 
 use crate::config::Config;
 
-/// The whole HTTP application, once the listener is bound to `port`.
-pub(crate) fn router(
-    app: Arc<app::App>,
-    assistant: Arc<dyn ops::assistant::Ask>,
-    config: &Config,
-    port: u16,
-) -> anyhow::Result<axum::Router> {
-    let catalog: Arc<dyn ops::Catalog> = app.clone();
-    let origin = config.oauth_origin(port);
-    app.set_public_origin(origin.clone());
-    if let Some(origin) = &origin {
-        // A document on this computer is no further inside than Exhale itself when Exhale is
-        // reached on loopback; otherwise loopback is as private as any other address.
-        let documents = oauth::Documents::new(oauth::DocumentsConfig {
-            allow_loopback: origin.is_loopback(),
-            ..oauth::DocumentsConfig::default()
-        })
-        .map_err(|err| anyhow::anyhow!("cannot set up client metadata documents: {err}"))?;
-        app.set_metadata_documents(Some(Arc::new(documents)));
-    }
-    let web = web::router(
-        catalog.clone(),
-        app.clone(),
-        app.clone(),
-        assistant,
-        web::WebConfig {
-            secure_cookies: config.secure_cookies,
-            mcp_command: mcp_command(config),
-            max_request_bytes: config.max_request_bytes,
-        },
-    )
-    .map_err(|err| anyhow::anyhow!("cannot set up the web app: {err}"))?;
-    let mut mcp_config = mcp::HttpConfig {
+/// What `exhale serve` serves with, once the listener is bound to `port`.
+fn settings(config: &Config, port: u16) -> server::Settings {
+    server::Settings {
+        port,
+        public_origin: config.oauth_origin(port),
         allowed_hosts: config.allowed_hosts.clone(),
         allowed_origins: config.allowed_origins.clone(),
         max_request_bytes: config.max_request_bytes,
-        oauth: origin.clone(),
+        secure_cookies: config.secure_cookies,
+        mcp_command: mcp_command(config),
     }
-    .with_own_origins(port);
-    if let Some(origin) = &origin {
-        // The public address is one /mcp answers on, whatever the allowlists say.
-        let host = origin.origin.split_once("://").map_or("", |(_, host)| host);
-        let name = host
-            .rsplit_once(':')
-            .filter(|(_, p)| p.parse::<u16>().is_ok())
-            .map_or(host, |(h, _)| h);
-        for value in [host, name] {
-            if !mcp_config.allowed_hosts.iter().any(|h| h == value) {
-                mcp_config.allowed_hosts.push(value.to_owned());
-            }
-        }
-        if !mcp_config.allowed_origins.contains(&origin.origin) {
-            mcp_config.allowed_origins.push(origin.origin.clone());
-        }
-    }
-    let mcp = mcp::router(catalog.clone(), &mcp_config).context("cannot set up /mcp")?;
-    // Each adapter applies the limit itself, so a refusal is in its own error format.
-    Ok(api::router(config.max_request_bytes)
-        .with_state(http::AppState::new(catalog.clone()))
-        .merge(mcp)
-        .merge(oauth::router(app.clone()))
-        .merge(channels::router(catalog, app))
-        .merge(web)
-        .layer(tower_http::trace::TraceLayer::new_for_http().make_span_with(RequestSpan)))
-}
-
-/// A request's span in the log: its method and path, with the secret some paths carry (the
-/// setup link's, an invitation's, a calendar feed's) and any query (a sign-in's `next` may
-/// hold one of those paths) left out.
-#[derive(Clone, Copy)]
-struct RequestSpan;
-
-impl<B> tower_http::trace::MakeSpan<B> for RequestSpan {
-    fn make_span(&mut self, request: &axum::http::Request<B>) -> tracing::Span {
-        tracing::debug_span!(
-            "request",
-            method = %request.method(),
-            uri = %loggable_path(request.uri()),
-            version = ?request.version(),
-        )
-    }
-}
-
-/// The path as a log may show it: up to a secret path's secret, and `?…` for a query.
-fn loggable_path(uri: &axum::http::Uri) -> String {
-    let path = uri.path();
-    let secret =
-        web::SECRET_PATHS.iter().chain(channels::SECRET_PATHS).find(|p| path.starts_with(**p));
-    let shown = match secret {
-        Some(prefix) => format!("{prefix}…"),
-        None => path.to_owned(),
-    };
-    if uri.query().is_some() { format!("{shown}?…") } else { shown }
 }
 
 /// How an MCP client on this machine starts `exhale mcp` against this server's data: none on
@@ -163,8 +81,8 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
         catalog.clone(),
         assistant.clone(),
     ));
-    let webhooks = channels.webhook_router(app.clone(), catalog, assistant.clone());
-    let router = router(app, assistant, &config, address.port())?.merge(webhooks);
+    let parts = server::Parts { app, assistant, channels };
+    let router = server::build(&parts, &settings(&config, address.port()))?;
     http::serve(listener, router, config.serving(), shutdown_signal(terminate)).await;
     background.abort();
     Ok(())

@@ -167,8 +167,8 @@ impl TestEnv {
     }
 }
 
-/// Serves `app` as `exhale serve` does, on 127.0.0.1:0, answering as `origin` or else as its
-/// own loopback address.
+/// Serves `app` as `exhale serve` does (`server::build`), on 127.0.0.1:0, answering as `origin`
+/// or else as its own loopback address.
 async fn serve_app(
     app: &Arc<App>,
     config: http::ServeConfig,
@@ -176,42 +176,32 @@ async fn serve_app(
 ) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
     let port = listener.local_addr().expect("a local address").port();
-    let catalog: Arc<dyn ops::Catalog> = app.clone();
     // Unless given one, as `exhale serve` on loopback with no public origin configured.
     let origin = origin
         .unwrap_or_else(|| ops::oauth::PublicOrigin { origin: format!("http://127.0.0.1:{port}") });
-    app.set_public_origin(Some(origin.clone()));
-    let mcp = mcp::router(
-        catalog.clone(),
-        &mcp::HttpConfig {
-            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
-            allowed_origins: vec!["http://localhost:3000".into()],
-            max_request_bytes: 1024 * 1024,
-            oauth: Some(origin),
-        }
-        .with_own_origins(port),
-    )
-    .expect("set up /mcp");
     let assistant = assistant::Assistant::new(
-        catalog.clone(),
+        app.clone(),
         app.clone(),
         Arc::new(assistant::Providers::default()),
     )
     .expect("start the assistant");
-    let web = web::router(
-        catalog.clone(),
-        app.clone(),
-        app.clone(),
-        Arc::new(assistant),
-        web::WebConfig { secure_cookies: false, mcp_command: None, max_request_bytes: 1024 * 1024 },
-    )
-    .expect("set up the web app");
-    let router = api::router(1024 * 1024)
-        .with_state(http::AppState::new(catalog.clone()))
-        .merge(mcp)
-        .merge(oauth::router(app.clone()))
-        .merge(::channels::router(catalog, app.clone()))
-        .merge(web);
+    let channels = ::channels::Channels::new(app.clone(), ::channels::ChannelsConfig::default())
+        .expect("set up the channels");
+    let parts = server::Parts {
+        app: app.clone(),
+        assistant: Arc::new(assistant),
+        channels: Arc::new(channels),
+    };
+    let settings = server::Settings {
+        port,
+        public_origin: Some(origin),
+        allowed_hosts: vec!["localhost".into(), "127.0.0.1".into()],
+        allowed_origins: vec!["http://localhost:3000".into()],
+        max_request_bytes: 1024 * 1024,
+        secure_cookies: false,
+        mcp_command: None,
+    };
+    let router = server::build(&parts, &settings).expect("put the application together");
     serve_router_with(listener, router, config)
 }
 

@@ -176,6 +176,7 @@ fn allowed_workspace_deps(krate: &str) -> Option<Option<&'static [&'static str]>
         "assistant" => Some(&["ops"]),
         "channels" => Some(&["ops", "i18n"]),
         "fuzz" => Some(&[]),
+        "server" => Some(&["app", "ops", "http", "api", "mcp", "web", "oauth", "channels"]),
         "exhale" | "test-support" => None,
         _ => return None,
     };
@@ -207,6 +208,9 @@ fn rule_text(krate: &str) -> &'static str {
         "assistant" => {
             "an adapter depends only on ops, never on domain, app, store or another adapter"
         }
+        "server" => {
+            "server puts the adapters together over app: it depends on them, app, ops and http, never on store or domain"
+        }
         _ => "",
     }
 }
@@ -237,9 +241,9 @@ fn violations(manifests: &BTreeMap<String, Manifest>) -> Vec<String> {
                 }
                 continue;
             }
-            if dep == "app" && krate != "exhale" && krate != "test-support" {
+            if dep == "app" && !["exhale", "server", "test-support"].contains(&krate.as_str()) {
                 problems.push(format!(
-                    "{edge}: only exhale and test-support may depend on app; adapters hold an Arc<dyn ops::Catalog>"
+                    "{edge}: only the wiring (exhale, server) and test-support may depend on app; adapters hold an Arc<dyn ops::Catalog>"
                 ));
                 continue;
             }

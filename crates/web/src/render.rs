@@ -18,6 +18,17 @@ use crate::{
     state::Web,
 };
 
+/// What `caller` may do, as the policy says, by op (`may.update_household`): templates show
+/// an owner's forms by asking it, never by reading a role.
+pub(crate) fn may(caller: &ops::Caller) -> Value {
+    let may: serde_json::Map<String, Value> = ops::all()
+        .iter()
+        .filter(|meta| ops::policy::may_call(caller, meta.info))
+        .map(|meta| (meta.name().to_owned(), Value::Bool(true)))
+        .collect();
+    Value::Object(may)
+}
+
 /// Renders a page for `session` (or nobody): the data plus the chrome, and the one-time
 /// notice from the previous request, which is then cleared.
 pub(crate) fn page(
@@ -46,10 +57,8 @@ pub(crate) fn page_with_status(
         fields.insert("limits".into(), json!(ops::limits::FORMS));
         fields.insert("lang".into(), json!(reader().code()));
         if let Some(session) = session {
-            fields.insert(
-                "me".into(),
-                json!({"name": session.name, "owner": session.caller.is_owner()}),
-            );
+            fields.insert("me".into(), json!({"name": session.name}));
+            fields.insert("may".into(), may(&session.caller));
             fields.insert("csrf".into(), json!(session.csrf));
         }
         if let Some(notice) = &notice {

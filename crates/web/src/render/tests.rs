@@ -20,8 +20,22 @@ fn subscription() -> Value {
     })
 }
 
+/// A person signed in on the web with `role`.
+fn person(role: ops::Role) -> ops::Caller {
+    ops::Caller {
+        household_id: 1,
+        member_id: 1,
+        role,
+        scope: ops::Scope::Write,
+        actor: ops::Actor::Person,
+        via: ops::Via::Web,
+        language: ops::Language::English,
+    }
+}
+
 fn chrome(mut data: Value) -> Value {
-    data["me"] = json!({"name": "Ana", "owner": true});
+    data["me"] = json!({"name": "Ana"});
+    data["may"] = super::may(&person(ops::Role::Owner));
     data["csrf"] = json!("csrf-token");
     data["notice"] = json!("Added Netflix.");
     // Every page gets the catalog's limits (`render::page_with_status`).
@@ -343,7 +357,7 @@ fn reminders_render_for_a_member_with_nothing_set_up() {
     let mut data = fixture("reminders.html");
     data.as_object_mut().unwrap().remove("errors");
     data.as_object_mut().unwrap().remove("feed_created");
-    data["me"]["owner"] = json!(false);
+    data["may"] = super::may(&person(ops::Role::Member));
     data["reminders"] = json!({
         "days_before": [3], "time_of_day": "09:00", "time_zone": "Europe/Madrid", "covers": "mine",
         "trial_endings": true, "card_expiry": true, "price_rises": true, "weekly_digest": "off",

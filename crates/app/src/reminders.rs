@@ -492,7 +492,7 @@ pub(crate) fn word(
     let say = |text: &Text| i18n::say(language, text);
     let money = |minor: i64, currency: domain::Currency| {
         let amount = views::amount(minor, currency);
-        i18n::format::money(language, &amount.amount, &amount.currency)
+        i18n::format::money(language, &amount.amount, amount.currency.code())
     };
     let subscription = |id: i64| -> Result<Option<SubscriptionRow>, StoreError> {
         let found = found(store::subscriptions::get(db, household.id, Some(row.member_id), id))?;
@@ -647,7 +647,7 @@ pub(crate) fn word(
             let items: Vec<_> = charges.into_iter().map(|(_, charge)| charge).collect();
             let totals: Vec<String> = views::totals(&items)
                 .into_iter()
-                .map(|a| i18n::format::money(language, &a.amount, &a.currency))
+                .map(|a| i18n::format::money(language, &a.amount, a.currency.code()))
                 .collect();
             let title = if items.is_empty() {
                 Text::new("Nothing charges this week")
@@ -667,7 +667,7 @@ pub(crate) fn word(
                             i18n::format::money(
                                 language,
                                 &item.amount.amount,
-                                &item.amount.currency,
+                                item.amount.currency.code(),
                             ),
                         ))
                 })

@@ -113,7 +113,7 @@ pub(crate) fn create(
     ctx.check_cap(store::households::Counted::Subscriptions, 1)?;
     let name = input::clean_name("/name", &input.name, ops::limits::NAME)?;
     let currency = match &input.currency {
-        Some(code) => input::parse_currency("/currency", code)?,
+        Some(code) => code.currency(),
         None => ctx.household.currency,
     };
     let price = input::parse_amount("/amount", &input.amount, currency)?;

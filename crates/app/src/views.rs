@@ -30,7 +30,7 @@ pub(crate) fn amount(minor: i64, currency: Currency) -> Amount {
     let money = Money::new(minor, currency);
     Amount {
         amount: money.to_decimal_string(),
-        currency: currency.code().into(),
+        currency: currency.into(),
         display: money.display(),
     }
 }
@@ -227,9 +227,7 @@ pub(crate) fn project(
 pub(crate) fn totals(items: &[ProjectedCharge]) -> Vec<Amount> {
     let mut sums: std::collections::BTreeMap<String, i64> = Default::default();
     for item in items {
-        if let Ok(money) = domain::Currency::parse(&item.amount.currency)
-            .and_then(|c| Money::parse(&item.amount.amount, c))
-        {
+        if let Ok(money) = Money::parse(&item.amount.amount, item.amount.currency.currency()) {
             let sum = sums.entry(item.amount.currency.to_string()).or_default();
             *sum = sum.saturating_add(money.minor());
         }
@@ -429,7 +427,7 @@ pub(crate) fn account_view(row: &store::ledger::AccountRow) -> ops::ledger::Acco
         id: row.id,
         name: row.name.clone(),
         kind: row.kind,
-        currency: row.currency.code().into(),
+        currency: row.currency.into(),
         owner: Ref { id: row.owner_id, name: row.owner_name.clone() },
         visibility: row.visibility,
         archived: row.archived,

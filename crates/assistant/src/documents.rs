@@ -12,6 +12,7 @@ use ops::{
     assistant::{
         Document, DocumentKind, DocumentReading, ProviderSettings, ReadCharge, Usage, UsagePurpose,
     },
+    common::CurrencyCode,
     household::{Empty, GetHousehold},
     resolve::IsoDate,
 };
@@ -170,13 +171,13 @@ fn checked(item: &Value, currency: &str, today: IsoDate) -> Result<ReadCharge, S
         .or_else(|| item["amount"].as_f64().map(|n| n.to_string()))
         .and_then(|text| amount(&text))
         .ok_or_else(|| format!("{name}: the amount is not a positive decimal"))?;
-    let currency = match item["currency"].as_str().map(str::trim) {
-        None | Some("") => currency.to_owned(),
-        Some(code) if code.len() == 3 && code.chars().all(|c| c.is_ascii_alphabetic()) => {
-            code.to_uppercase()
-        }
-        Some(_) => return Err(format!("{name}: the currency is not a three-letter code")),
+    let code = match item["currency"].as_str().map(str::trim) {
+        None | Some("") => currency,
+        Some(code) => code,
     };
+    let currency: CurrencyCode = code
+        .parse()
+        .map_err(|_| format!("{name}: the currency is not an ISO 4217 code such as EUR"))?;
     let cycle = item["cycle"]
         .as_str()
         .and_then(CyclePreset::parse)
@@ -396,7 +397,7 @@ mod tests {
         let good = json!({"name": " Netflix ", "amount": "12,99", "cycle": "monthly", "charged_on": "2026-11-05"});
         let read = checked(&good, "EUR", today).unwrap_or_else(|why| panic!("{why}"));
         assert_eq!(
-            (read.name.as_str(), read.amount.as_str(), read.currency.as_str()),
+            (read.name.as_str(), read.amount.as_str(), read.currency.code()),
             ("Netflix", "12.99", "EUR")
         );
         for (bad, why) in [
@@ -418,7 +419,11 @@ mod tests {
             ),
             (
                 json!({"name": "A", "amount": "5", "currency": "euros", "cycle": "monthly", "charged_on": "2026-11-05"}),
-                "three-letter",
+                "ISO 4217",
+            ),
+            (
+                json!({"name": "A", "amount": "5", "currency": "XYZ", "cycle": "monthly", "charged_on": "2026-11-05"}),
+                "ISO 4217",
             ),
             (
                 json!({"name": "A", "amount": "5", "cycle": "hourly", "charged_on": "2026-11-05"}),

@@ -111,7 +111,7 @@ pub(crate) fn say(text: &Text) -> String {
 
 /// An op's amount as the chat's reader writes it.
 fn money(amount: &ops::common::Amount) -> String {
-    i18n::format::money(reader(), &amount.amount, &amount.currency)
+    i18n::format::money(reader(), &amount.amount, amount.currency.code())
 }
 
 fn button(label: Text, data: String, style: Style) -> Button {
@@ -244,7 +244,7 @@ impl Glue {
                     "{} · {} {}",
                     item.name,
                     item.amount,
-                    item.currency.as_deref().unwrap_or("")
+                    item.currency.map_or("", ops::common::CurrencyCode::code)
                 );
                 match existing {
                     Some(name) => say(&Text::new("{line} (already here as {name})")

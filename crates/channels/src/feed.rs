@@ -84,7 +84,7 @@ async fn feed(
         .map(|item| {
             let summary = if reader.show_amounts {
                 let amount =
-                    i18n::format::money(language, &item.amount.amount, &item.amount.currency);
+                    i18n::format::money(language, &item.amount.amount, item.amount.currency.code());
                 format!("{} {amount}", item.subscription.name)
             } else {
                 item.subscription.name.clone()

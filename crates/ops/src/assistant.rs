@@ -82,7 +82,7 @@ pub struct ReadCharge {
     pub name: String,
     /// Decimal string in major units, e.g. "12.99".
     pub amount: String,
-    pub currency: String,
+    pub currency: crate::common::CurrencyCode,
     pub cycle: crate::CyclePreset,
     /// The latest charge the document shows.
     pub charged_on: crate::resolve::IsoDate,
@@ -113,7 +113,7 @@ impl ReadCharge {
         crate::import::ImportItem {
             name: self.name.clone(),
             amount: self.amount.clone(),
-            currency: Some(self.currency.clone()),
+            currency: Some(self.currency),
             cycle: crate::common::CycleInput::Preset(self.cycle),
             category_id: None,
             payment_method_id: None,

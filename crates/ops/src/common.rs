@@ -6,6 +6,7 @@ use std::{borrow::Cow, fmt};
 use domain::{
     CyclePreset, CycleUnit,
     entities::{ChangeAction, EntityKind},
+    money::Currency,
     validate,
 };
 use schemars::JsonSchema;
@@ -22,10 +23,77 @@ pub struct Amount {
     /// Decimal string in major units, e.g. "12.99".
     pub amount: String,
     /// ISO 4217 code, e.g. "EUR".
-    pub currency: Cow<'static, str>,
+    pub currency: CurrencyCode,
     /// Formatted for people, e.g. "€12.99".
     pub display: String,
 }
+
+/// An ISO 4217 currency code as an input gives it ("EUR"; any case, surrounding spaces
+/// ignored), read into a known currency: an unknown code is refused where it stands, with what
+/// to write. Written back as its upper-case code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CurrencyCode(pub Currency);
+
+impl CurrencyCode {
+    pub fn currency(self) -> Currency {
+        self.0
+    }
+
+    /// The upper-case code, such as "EUR".
+    pub fn code(self) -> &'static str {
+        self.0.code()
+    }
+}
+
+impl From<Currency> for CurrencyCode {
+    fn from(currency: Currency) -> Self {
+        Self(currency)
+    }
+}
+
+impl std::str::FromStr for CurrencyCode {
+    type Err = domain::money::MoneyError;
+
+    fn from_str(code: &str) -> Result<Self, Self::Err> {
+        Currency::parse(code).map(Self)
+    }
+}
+
+impl fmt::Display for CurrencyCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0.code())
+    }
+}
+
+impl Serialize for CurrencyCode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.0.code())
+    }
+}
+
+impl<'de> Deserialize<'de> for CurrencyCode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let code = Cow::<str>::deserialize(deserializer)?;
+        Currency::parse(&code).map(Self).map_err(de::Error::custom)
+    }
+}
+
+impl JsonSchema for CurrencyCode {
+    fn schema_name() -> Cow<'static, str> {
+        "CurrencyCode".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string", "pattern": CURRENCY_PATTERN})
+    }
+}
+
+/// Three letters: an ISO 4217 code such as EUR (which ones exist, the op says).
+pub const CURRENCY_PATTERN: &str = "^[A-Za-z]{3}$";
 
 /// A reference to another entity by id, with its name for reading.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -49,7 +49,7 @@ pub struct UpdateHouseholdInput {
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub currency: Option<String>,
+    pub currency: Option<crate::common::CurrencyCode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_zone: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -132,7 +132,7 @@ impl RecurringCandidate {
         ImportItem {
             name: self.name.clone(),
             amount: self.amount.amount.clone(),
-            currency: Some(self.amount.currency.to_string()),
+            currency: Some(self.amount.currency),
             cycle: CycleInput::Preset(self.cycle),
             category_id: self.category.as_ref().map(|category| category.id.into()),
             payment_method_id: None,
@@ -194,7 +194,7 @@ pub struct ImportItem {
     pub amount: String,
     /// ISO 4217; default the household's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub currency: Option<String>,
+    pub currency: Option<crate::common::CurrencyCode>,
     pub cycle: CycleInput,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_id: Option<crate::resolve::CategoryId>,

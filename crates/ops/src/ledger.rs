@@ -1,8 +1,6 @@
 //! Accounts, their balances, labels, and the transactions on the accounts: the household's
 //! money beyond subscriptions. Budgets, rules and reports over transactions are elsewhere.
 
-use std::borrow::Cow;
-
 use domain::entities::{AccountKind, Visibility};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -20,7 +18,7 @@ pub struct Account {
     pub name: String,
     pub kind: AccountKind,
     /// ISO 4217 code of everything on it.
-    pub currency: Cow<'static, str>,
+    pub currency: crate::common::CurrencyCode,
     pub owner: Ref,
     pub visibility: Visibility,
     /// Archived accounts keep their transactions and are left out of lists by default.
@@ -68,7 +66,7 @@ pub struct CreateAccountInput {
     /// ISO 4217 code; default: the household's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(regex(pattern = "^[A-Za-z]{3}$"))]
-    pub currency: Option<String>,
+    pub currency: Option<crate::common::CurrencyCode>,
     /// Default: household.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visibility: Option<Visibility>,

@@ -214,7 +214,7 @@ pub struct CreateSubscriptionInput {
     pub amount: String,
     /// ISO 4217 code; default: the household's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub currency: Option<String>,
+    pub currency: Option<crate::common::CurrencyCode>,
     pub cycle: CycleInput,
     /// The next (or first) charge date; it anchors the series. May be in the past: past
     /// charges are then recorded. Defaults to `trial_ends_on` for a trial.
@@ -347,7 +347,7 @@ pub struct ChangePriceInput {
     pub amount: String,
     /// If given, must be the subscription's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub currency: Option<String>,
+    pub currency: Option<crate::common::CurrencyCode>,
     /// From which date the new price applies; default today. Charges before it keep their
     /// amount.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -140,6 +140,8 @@ pub fn say_once(schema: &mut Value) {
                 domain::validate::MULTILINE_PATTERN,
                 crate::common::AMOUNT_PATTERN,
                 crate::common::SIGNED_AMOUNT_PATTERN,
+                // The server's instructions show a currency beside every amount ("EUR").
+                crate::common::CURRENCY_PATTERN,
                 crate::import::BASE64_PATTERN,
             ];
             if map

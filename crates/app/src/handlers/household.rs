@@ -28,7 +28,7 @@ pub(crate) fn update_household(
         row.name = input::clean_name("/name", name, ops::limits::NAME)?;
     }
     if let Some(code) = &input.currency {
-        row.currency = input::parse_currency("/currency", code)?;
+        row.currency = code.currency();
     }
     if let Some(zone) = &input.time_zone {
         row.time_zone = input::check_time_zone("/time_zone", zone)?;

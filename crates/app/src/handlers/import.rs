@@ -142,7 +142,7 @@ pub(crate) fn import_subscriptions(
     for (index, item) in input.items.into_iter().enumerate() {
         let at = |field: &str| format!("/items/{index}/{field}");
         let currency = match &item.currency {
-            Some(code) => input::parse_currency(&at("currency"), code)?,
+            Some(code) => code.currency(),
             None => ctx.household.currency,
         };
         let key = statement::merchant::key(&item.name);
@@ -209,7 +209,7 @@ pub(crate) fn import_subscriptions(
             CreateSubscriptionInput {
                 name: item.name,
                 amount: domain::money::Money::new(amount, currency).to_decimal_string(),
-                currency: Some(currency.code().to_owned()),
+                currency: Some(currency.into()),
                 cycle: item.cycle,
                 next_charge_on: Some(first.into()),
                 trial_ends_on: None,

@@ -84,7 +84,7 @@ pub(crate) fn create_account(
 ) -> Result<Account, OpError> {
     ctx.check_cap(store::households::Counted::Accounts, 1)?;
     let currency = match &input.currency {
-        Some(code) => input::parse_currency("/currency", code)?,
+        Some(code) => code.currency(),
         None => ctx.household.currency,
     };
     let row = AccountRow {

@@ -299,7 +299,7 @@ pub(crate) fn change_price(
 ) -> Result<Subscription, OpError> {
     let row = subscription_rules::load(ctx, input.id.get())?;
     if let Some(code) = &input.currency {
-        let currency = input::parse_currency("/currency", code)?;
+        let currency = code.currency();
         if currency != row.currency {
             return Err(OpError::invalid(
                 "/currency",

@@ -808,7 +808,7 @@ async fn a_picture_is_read_with_one_fixed_tool_and_every_item_is_checked() {
     let read: Vec<(&str, &str, &str)> = reading
         .items
         .iter()
-        .map(|item| (item.name.as_str(), item.amount.as_str(), item.currency.as_str()))
+        .map(|item| (item.name.as_str(), item.amount.as_str(), item.currency.code()))
         .collect();
     assert_eq!(read, [("Netflix", "12.99", "EUR"), ("Spotify", "17.99", "USD")]);
     assert_eq!(reading.left_out.len(), 2, "{:?}", reading.left_out);

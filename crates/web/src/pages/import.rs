@@ -194,7 +194,7 @@ fn items(pairs: &[(String, String)]) -> Result<Vec<ImportItem>, OpError> {
             Ok(ImportItem {
                 name: value(format!("name_{i}")).to_owned(),
                 amount: value(format!("amount_{i}")).to_owned(),
-                currency: form::text(value(format!("currency_{i}"))),
+                currency: form::parsed("/currency", value(format!("currency_{i}")))?,
                 cycle,
                 category_id: form::id(value(format!("category_{i}"))),
                 payment_method_id: None,

@@ -10,7 +10,7 @@ use ops::{
     Op, OpError, Text,
     accounts::SessionCaller,
     budgets::{BudgetPeriod, CreateBudget, CreateBudgetInput, DeleteBudget},
-    common::{Change, IdInput, Patch, RecordId},
+    common::{Change, CurrencyCode, IdInput, Patch, RecordId},
     entities::{AccountKind, ChangeAction, EntityKind, Visibility},
     ledger::{
         CategoriseTransactions, CategoriseTransactionsInput, CreateAccount, CreateAccountInput,
@@ -133,7 +133,7 @@ impl TryFrom<CreateAccountForm> for CreateAccountInput {
         Ok(Self {
             name: form.name,
             kind: form::required::<AccountKind>("/kind", &form.kind)?,
-            currency: form::text(&form.currency),
+            currency: form::parsed::<CurrencyCode>("/currency", &form.currency)?,
             visibility: form::parsed::<Visibility>("/visibility", &form.visibility)?,
             balance: form::text(&form.balance).map(|b| form::amount(&b)),
         })

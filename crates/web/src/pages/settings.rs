@@ -17,7 +17,7 @@ use ops::{
     assistant::{
         GetAssistantSettings, PriceInput, Provider, SetAssistantSettings, SetAssistantSettingsInput,
     },
-    common::Patch,
+    common::{CurrencyCode, Patch},
     entities::Role,
     household::*,
 };
@@ -114,15 +114,17 @@ pub(crate) async fn household(
     headers: HeaderMap,
     Posted { person, form }: Posted<HouseholdForm>,
 ) -> Response {
-    let input = UpdateHouseholdInput {
-        name: Some(form.name),
-        currency: Some(form.currency),
-        time_zone: Some(form.time_zone),
-        language: Some(form.language),
-        week_start: None,
-    };
+    let input = form::required::<CurrencyCode>("/currency", &form.currency).map(|currency| {
+        UpdateHouseholdInput {
+            name: Some(form.name),
+            currency: Some(currency),
+            time_zone: Some(form.time_zone),
+            language: Some(form.language),
+            week_start: None,
+        }
+    });
     let done = Text::new("Saved the household.");
-    apply::<UpdateHousehold>(&web, &headers, &person, Ok(input), "household", done).await
+    apply::<UpdateHousehold>(&web, &headers, &person, input, "household", done).await
 }
 
 #[derive(Deserialize)]

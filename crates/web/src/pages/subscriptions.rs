@@ -233,7 +233,7 @@ impl SubscriptionForm {
         Ok(CreateSubscriptionInput {
             name: self.name.trim().to_owned(),
             amount: form::amount(&self.amount),
-            currency: form::text(&self.currency),
+            currency: form::parsed("/currency", &self.currency)?,
             cycle,
             next_charge_on: form::parsed("/next_charge_on", &self.next_charge_on)?,
             trial_ends_on: None,

@@ -156,15 +156,26 @@ impl TestEnv {
         if let Some(secret) = setup_secret {
             self.app.open_setup_link(secret).await.expect("keep the setup link");
         }
-        serve_app(&self.app, config, None).await
+        serve_app(&self.app, config, None, ::channels::ChannelsConfig::default()).await
     }
 
     /// A second instance on the same database (and clock), answering as the same public
     /// origin as `first`, as two instances behind one load balancer do.
     pub async fn serve_another_instance(&self, first: &TestServer) -> TestServer {
         let origin = ops::oauth::PublicOrigin { origin: first.url("") };
-        serve_app(&self.reopen(), http::ServeConfig::default(), Some(origin)).await
+        serve_app(&self.reopen(), http::ServeConfig::default(), Some(origin), Default::default())
+            .await
     }
+}
+
+/// An instance of the whole server on `app` (an app on the same database as another, say),
+/// answering as `origin`, its channels talking to the services `channels` names (the fakes).
+pub async fn serve_instance(
+    app: &Arc<App>,
+    origin: ops::oauth::PublicOrigin,
+    channels: ::channels::ChannelsConfig,
+) -> TestServer {
+    serve_app(app, http::ServeConfig::default(), Some(origin), channels).await
 }
 
 /// Serves `app` as `exhale serve` does (`server::build`), on 127.0.0.1:0, answering as `origin`
@@ -173,6 +184,7 @@ async fn serve_app(
     app: &Arc<App>,
     config: http::ServeConfig,
     origin: Option<ops::oauth::PublicOrigin>,
+    channels: ::channels::ChannelsConfig,
 ) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
     let port = listener.local_addr().expect("a local address").port();
@@ -185,8 +197,7 @@ async fn serve_app(
         Arc::new(assistant::Providers::default()),
     )
     .expect("start the assistant");
-    let channels = ::channels::Channels::new(app.clone(), ::channels::ChannelsConfig::default())
-        .expect("set up the channels");
+    let channels = ::channels::Channels::new(app.clone(), channels).expect("set up the channels");
     let parts = server::Parts {
         app: app.clone(),
         assistant: Arc::new(assistant),

@@ -418,21 +418,13 @@ async fn a_bank_export_sent_to_the_bot_is_offered_for_import_and_imported_with_a
     );
 }
 
-/// The Telegram webhook route of an instance on `app`, as `exhale serve` merges it into its
-/// router: nothing from the instance that started the bot.
-fn webhook_route(chat: &Chat, app: Arc<app::App>) -> test_support::TestServer {
+/// An instance of the whole server on `app`, as `exhale serve` runs it behind the public
+/// origin, its channels talking to the fake Bot API: nothing from the instance that started
+/// the bot.
+async fn instance(chat: &Chat, app: Arc<app::App>, origin: &str) -> test_support::TestServer {
     let config = ChannelsConfig { telegram_api: chat.api.url(""), ..ChannelsConfig::default() };
-    let channels = Arc::new(Channels::new(app.clone(), config).unwrap());
-    let assistant = assistant::Assistant::new(
-        app.clone(),
-        app.clone(),
-        Arc::new(assistant::Providers::default()),
-    )
-    .unwrap();
-    let router = channels.webhook_router(app.clone(), app, Arc::new(assistant));
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.set_nonblocking(true).unwrap();
-    test_support::serve_router(tokio::net::TcpListener::from_std(listener).unwrap(), router)
+    let origin = ops::oauth::PublicOrigin { origin: origin.into() };
+    test_support::serve_instance(&app, origin, config).await
 }
 
 #[tokio::test]
@@ -464,10 +456,8 @@ async fn in_webhook_mode_updates_arrive_at_any_instance_with_the_secret_header_a
     );
     // Two instances behind one public origin; neither is running the bot.
     drop(bot);
-    let first = webhook_route(&chat, chat.env.app.clone());
-    let other_app = chat.env.reopen();
-    other_app.set_public_origin(public());
-    let second = webhook_route(&chat, other_app);
+    let first = instance(&chat, chat.env.app.clone(), origin).await;
+    let second = instance(&chat, chat.env.reopen(), origin).await;
     let client = reqwest::Client::new();
     let post = |server: &test_support::TestServer,
                 path: &str,

@@ -228,13 +228,15 @@ impl AssistantStore for App {
     ) -> BoxFuture<'a, Result<Value, OpError>> {
         Box::pin(async move {
             let row = self.open_proposal(caller, id).await?;
-            let Some(meta) = ops::find(&row.op) else { return Err(proposal_not_found()) };
+            let Some((info, handler)) = self.handlers.handled(&row.op) else {
+                return Err(proposal_not_found());
+            };
             let assistant = Caller::assistant_for(caller);
-            if let Some(refusal) = ops::policy::refusal(&assistant, meta.info) {
+            if let Some(refusal) = ops::policy::refusal(&assistant, info) {
                 return Err(refusal);
             }
             let input: Value = serde_json::from_str(&row.input).map_err(|_| OpError::Internal)?;
-            self.run_write(&assistant, meta.info, input, Mode::Apply, Some(row.id))
+            self.run_write(&assistant, info, handler, input, Mode::Apply, Some(row.id))
                 .await
                 .map(|written| written.output)
         })

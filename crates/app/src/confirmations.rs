@@ -7,6 +7,8 @@
 //! minutes and only the person applies it, with a tap on the card (`assistant.rs`), never
 //! through `confirm_change`.
 
+use std::sync::Arc;
+
 use domain::Text;
 use jiff::SignedDuration;
 use ops::{Actor, Caller, Mode, OpError, OpInfo};
@@ -16,6 +18,7 @@ use crate::{
     App,
     clock::timestamp_text,
     credentials,
+    handlers::Handler,
     transactions::{self, StoreExt},
 };
 
@@ -30,9 +33,11 @@ impl App {
         &self,
         caller: &Caller,
         info: &'static OpInfo,
+        handler: Arc<Handler>,
         input: Value,
     ) -> Result<Value, OpError> {
-        let written = self.run_write(caller, info, input.clone(), Mode::DryRun, None).await?;
+        let written =
+            self.run_write(caller, info, handler, input.clone(), Mode::DryRun, None).await?;
         // The input as read, so a name or "tomorrow" means at confirmation what it meant in
         // the preview.
         let input = written.resolved_input.unwrap_or(input);
@@ -129,14 +134,16 @@ impl App {
         if row.expires_at < timestamp_text(self.clock.now()) {
             return Err(expired());
         }
-        let Some(meta) = ops::find(&row.op) else { return Err(not_found()) };
-        if let Some(refusal) = ops::policy::refusal(caller, meta.info) {
+        let Some((info, handler)) = self.handlers.handled(&row.op) else {
+            return Err(not_found());
+        };
+        if let Some(refusal) = ops::policy::refusal(caller, info) {
             return Err(refusal);
         }
         let input: Value = serde_json::from_str(&row.input).map_err(|_| OpError::Internal)?;
         // A dry run previews the confirmed change and leaves the confirmation unused.
         let confirmation = (mode == Mode::Apply).then_some(row.id);
-        self.run_write(caller, meta.info, input, mode, confirmation)
+        self.run_write(caller, info, handler, input, mode, confirmation)
             .await
             .map(|written| written.output)
     }

@@ -5,6 +5,8 @@
 //! connection) or a write transaction, record audit entries in that transaction, commit or
 //! roll back (dry run), then publish change events.
 
+use std::sync::Arc;
+
 use domain::Text;
 use ops::{
     Actor, Caller, Mode, OpError, OpInfo,
@@ -16,7 +18,7 @@ use tracing::Instrument;
 use crate::{
     App, credentials,
     ctx::Ctx,
-    handlers::{Encoded, Encoding, Route},
+    handlers::{Encoded, Encoding, Handler, Route},
     transactions::{self, StoreExt},
 };
 
@@ -59,13 +61,13 @@ impl App {
         mode: Mode,
         encoding: Encoding,
     ) -> Result<Encoded, OpError> {
-        let Some(meta) = ops::find(op) else {
+        // The op is found once: its contract and its handler.
+        let Some((info, route)) = self.handlers.resolve(op) else {
             return Err(OpError::not_found(
                 Text::new("No op named {op}. The op list (MCP tools/list, GET /api/v1/openapi.json or `exhale ops list`) has every name.")
                     .with("op", op),
             ));
         };
-        let info = meta.info;
         let span = tracing::info_span!(
             "op",
             name = info.name,
@@ -78,20 +80,20 @@ impl App {
                 return Err(refusal);
             }
             self.limiter.check(&self.paces, caller, self.clock.now()).await?;
-            let result = match self.handlers.route(info.name)? {
+            let result = match route {
                 Route::Confirmation => {
                     self.run_confirmation(caller, input, mode).await.map(Encoded::Value)
                 }
-                Route::Handler(_) if info.hints.read_only => {
-                    self.run_read(caller, info, input, encoding).await
+                Route::Handler(handler) if info.hints.read_only => {
+                    self.run_read(caller, info, handler, input, encoding).await
                 }
-                Route::Handler(_)
+                Route::Handler(handler)
                     if mode == Mode::Apply && ops::policy::needs_confirmation(caller, info) =>
                 {
-                    self.ask_confirmation(caller, info, input).await.map(Encoded::Value)
+                    self.ask_confirmation(caller, info, handler, input).await.map(Encoded::Value)
                 }
-                Route::Handler(_) => self
-                    .run_write(caller, info, input, mode, None)
+                Route::Handler(handler) => self
+                    .run_write(caller, info, handler, input, mode, None)
                     .await
                     .map(|written| Encoded::Value(written.output)),
             };
@@ -108,11 +110,11 @@ impl App {
         &self,
         caller: &Caller,
         info: &'static OpInfo,
+        handler: Arc<Handler>,
         input: Value,
         encoding: Encoding,
     ) -> Result<Encoded, OpError> {
         let store = self.store.clone();
-        let handler = self.handlers.handler(info.name)?;
         let caller = caller.clone();
         let now = self.clock.now();
         let assistant_env = self.assistant_environment();
@@ -137,12 +139,12 @@ impl App {
         &self,
         caller: &Caller,
         info: &'static OpInfo,
+        handler: Arc<Handler>,
         input: Value,
         mode: Mode,
         confirmation: Option<String>,
     ) -> Result<Written, OpError> {
         let store = self.store.clone();
-        let handler = self.handlers.handler(info.name)?;
         let caller = caller.clone();
         let now = self.clock.now();
         let batch_id = credentials::random_hex(12)?;

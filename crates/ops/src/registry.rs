@@ -3,7 +3,7 @@
 //! too: it takes the list, and the list takes it, so it lives with the list; the rest of the
 //! activity (its entries, `undo`) is `activity.rs`.
 
-use std::{borrow::Cow, fmt, sync::LazyLock};
+use std::{borrow::Cow, collections::HashMap, fmt, sync::LazyLock};
 
 use domain::entities::{ActorKind, EntityKind};
 use schemars::JsonSchema;
@@ -150,9 +150,13 @@ pub fn largest_request(max_request_bytes: usize) -> usize {
         .unwrap_or(max_request_bytes)
 }
 
+/// Every op by name, for [`find`]: one lookup on every call instead of a walk of the list.
+static BY_NAME: LazyLock<HashMap<&'static str, &'static OpMeta>> =
+    LazyLock::new(|| ALL.iter().map(|meta| (meta.name(), meta)).collect());
+
 /// The op with this name.
 pub fn find(name: &str) -> Option<&'static OpMeta> {
-    ALL.iter().find(|meta| meta.name() == name)
+    BY_NAME.get(name).copied()
 }
 
 /// The name of an op that writes, as an input field (filtering the activity by op: only writes

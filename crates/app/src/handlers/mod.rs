@@ -20,13 +20,15 @@ mod tools;
 use std::{collections::HashMap, sync::Arc};
 
 use domain::Text;
-use ops::{Op, OpError};
+use ops::{Op, OpError, op::OpInfo};
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::ctx::Ctx;
 
-type Handler = Box<dyn Fn(&mut Ctx<'_>, Value, Encoding) -> Result<Encoded, OpError> + Send + Sync>;
+/// An op's handler as the invoker calls it: the input as JSON, the output encoded.
+pub(crate) type Handler =
+    Box<dyn Fn(&mut Ctx<'_>, Value, Encoding) -> Result<Encoded, OpError> + Send + Sync>;
 
 /// How the caller wants an op's output: as a JSON value, or already serialised (REST sends
 /// it on as text, which skips building a tree of maps for a 500-row list).
@@ -84,8 +86,9 @@ pub(crate) enum Route {
     Confirmation,
 }
 
-/// Every op's route, by name; `App::open` checks that the catalog has no op without one.
-pub(crate) struct Registry(HashMap<&'static str, Route>);
+/// Every op's contract and route, by name, found once per call; `App::open` checks that the
+/// catalog has no op without one.
+pub(crate) struct Registry(HashMap<&'static str, (&'static OpInfo, Route)>);
 
 impl Registry {
     fn add<O: Op>(&mut self, handler: fn(&mut Ctx<'_>, O::Input) -> Result<O::Output, OpError>) {
@@ -110,12 +113,19 @@ impl Registry {
             let resolved = serde_json::to_value(&resolved).map_err(failed)?;
             Ok(encoded.with_field(ops::resolve::RESOLVED, resolved))
         });
-        self.0.insert(O::INFO.name, Route::Handler(Arc::new(boxed)));
+        self.insert::<O>(Route::Handler(Arc::new(boxed)));
+    }
+
+    fn insert<O: Op>(&mut self, route: Route) {
+        // The catalog's own copy of the contract, which lives as long as the program.
+        if let Some(meta) = ops::find(O::INFO.name) {
+            self.0.insert(O::INFO.name, (meta.info, route));
+        }
     }
 
     /// An op the invoker serves itself, by applying a stored confirmation.
     fn confirmation<O: Op>(&mut self) {
-        self.0.insert(O::INFO.name, Route::Confirmation);
+        self.insert::<O>(Route::Confirmation);
     }
 
     pub(crate) fn contains(&self, name: &str) -> bool {
@@ -128,15 +138,17 @@ impl Registry {
         names
     }
 
-    pub(crate) fn route(&self, name: &str) -> Result<Route, OpError> {
-        self.0.get(name).cloned().ok_or(OpError::Internal)
+    /// The op of this name: its contract and how it runs.
+    pub(crate) fn resolve(&self, name: &str) -> Option<(&'static OpInfo, Route)> {
+        self.0.get(name).cloned()
     }
 
-    /// The handler of an op that has one.
-    pub(crate) fn handler(&self, name: &str) -> Result<Arc<Handler>, OpError> {
-        match self.route(name)? {
-            Route::Handler(handler) => Ok(handler),
-            Route::Confirmation => Err(OpError::Internal),
+    /// The contract and handler of a write applied from a stored call (a confirmation, a
+    /// proposal): `None` when no op of that name has a handler.
+    pub(crate) fn handled(&self, name: &str) -> Option<(&'static OpInfo, Arc<Handler>)> {
+        match self.resolve(name)? {
+            (info, Route::Handler(handler)) => Some((info, handler)),
+            (_, Route::Confirmation) => None,
         }
     }
 }

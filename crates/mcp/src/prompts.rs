@@ -127,3 +127,31 @@ pub(crate) fn get(
     Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text.render())])
         .with_description(workflow.description))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::WORKFLOWS;
+
+    /// A prompt asks the model to call ops by name, in prose: each name must be an op, so a
+    /// renamed op cannot leave a prompt asking for one that is gone.
+    #[test]
+    fn every_op_a_prompt_names_is_an_op() {
+        let ops: Vec<&str> = ops::all().iter().map(|meta| meta.name()).collect();
+        let mut named = 0;
+        for workflow in WORKFLOWS {
+            let words = workflow
+                .text
+                .split(|c: char| !(c.is_ascii_lowercase() || c == '_'))
+                .filter(|word| word.contains('_') && !word.starts_with('_'));
+            for word in words {
+                named += 1;
+                assert!(
+                    ops.contains(&word),
+                    "prompt {} names {word}, which is no op",
+                    workflow.name
+                );
+            }
+        }
+        assert!(named >= WORKFLOWS.len(), "the prompts name only {named} ops");
+    }
+}

@@ -1,7 +1,7 @@
 //! Asking the person in the client to confirm a change (DESIGN section 4), when the client can
 //! show a form: the 2025 `elicitation/create` request over the session, or the 2026
 //! `input_required` result with a sealed `requestState`. Clients that cannot elicit get the
-//! preview and `confirmation_id` for `confirm_change` instead (in `tools::failure`).
+//! preview and `confirmation_id` for `confirm_change` instead (in `results::failure`).
 //!
 //! Either way the person answers a question Exhale wrote from the dry run, and the change
 //! applied is the stored confirmation, which the catalog re-validates and applies once.

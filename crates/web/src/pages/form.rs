@@ -97,6 +97,12 @@ pub(crate) fn id<T: From<i64>>(value: &str) -> Option<T> {
     value.trim().parse::<i64>().ok().map(T::from)
 }
 
+/// The id a form names, for an op that requires one: 0 (which nothing has) when it names
+/// none, so the op refuses it as it refuses any id it cannot find.
+pub(crate) fn id_or_zero<T: From<i64>>(value: &str) -> T {
+    T::from(id::<i64>(value).unwrap_or_default())
+}
+
 /// A typed value (a date, one of a closed set), or `None` when the field is empty.
 pub(crate) fn parsed<T>(pointer: &str, value: &str) -> Result<Option<T>, OpError>
 where

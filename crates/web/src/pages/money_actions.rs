@@ -107,11 +107,6 @@ async fn act<A: Action>(
     }
 }
 
-/// The id a form names; 0 (which nothing has) when it names none, for the op to refuse.
-fn id_of<T: From<i64>>(value: &str) -> T {
-    T::from(form::id::<i64>(value).unwrap_or_default())
-}
-
 /// The wording of a deleted thing's confirmation.
 fn deleting(title: Text, explanation: Text) -> Asking {
     Asking { title, explanation, confirm_label: Text::new("Yes, delete it") }
@@ -160,7 +155,7 @@ impl TryFrom<RecordBalanceForm> for RecordBalanceInput {
     type Error = OpError;
     fn try_from(form: RecordBalanceForm) -> Result<Self, OpError> {
         Ok(Self {
-            account_id: id_of(&form.id),
+            account_id: form::id_or_zero(&form.id),
             balance: form::amount(&form.balance),
             on: form::parsed::<IsoDate>("/on", &form.on)?,
         })
@@ -187,7 +182,7 @@ impl TryFrom<ArchiveAccountForm> for UpdateAccountInput {
     type Error = OpError;
     fn try_from(form: ArchiveAccountForm) -> Result<Self, OpError> {
         Ok(Self {
-            id: id_of(&form.id),
+            id: form::id_or_zero(&form.id),
             name: None,
             kind: None,
             visibility: None,
@@ -227,7 +222,7 @@ macro_rules! delete_form {
         impl TryFrom<$form> for $input {
             type Error = OpError;
             fn try_from(form: $form) -> Result<Self, OpError> {
-                Ok(IdInput { id: id_of(&form.0.id) })
+                Ok(IdInput { id: form::id_or_zero(&form.0.id) })
             }
         }
     };
@@ -524,7 +519,7 @@ async fn run_rule(
     let fields = Fields(pairs);
     let (web, headers, person, back) = (&web, &headers, &person, &fields.back());
     let apply = (fields.one("confirmed") == "yes").then_some(true);
-    let input = ApplyRuleInput { id: id_of(fields.one("id")), apply };
+    let input = ApplyRuleInput { id: form::id_or_zero(fields.one("id")), apply };
     let run = match web.call::<ApplyRule>(person, input).await {
         Ok(run) => run,
         Err(err) => {

@@ -136,11 +136,6 @@ fn organise_asking() -> Asking {
     }
 }
 
-/// The id a form names; 0 (which nothing has) when it names none, for the op to refuse.
-fn id_of<T: From<i64>>(value: &str) -> T {
-    T::from(form::id::<i64>(value).unwrap_or_default())
-}
-
 #[derive(Default, Deserialize)]
 #[serde(default)]
 struct CreateCategoryForm {
@@ -174,7 +169,12 @@ struct RenameCategoryForm {
 impl TryFrom<RenameCategoryForm> for UpdateCategoryInput {
     type Error = OpError;
     fn try_from(form: RenameCategoryForm) -> Result<Self, OpError> {
-        Ok(Self { id: id_of(&form.id), name: Some(form.name), emoji: None, colour: None })
+        Ok(Self {
+            id: form::id_or_zero(&form.id),
+            name: Some(form.name),
+            emoji: None,
+            colour: None,
+        })
     }
 }
 
@@ -195,7 +195,7 @@ struct DeleteCategoryForm {
 impl TryFrom<DeleteCategoryForm> for DeleteCategoryInput {
     type Error = OpError;
     fn try_from(form: DeleteCategoryForm) -> Result<Self, OpError> {
-        Ok(Self { id: id_of(&form.id), move_to_id: None })
+        Ok(Self { id: form::id_or_zero(&form.id), move_to_id: None })
     }
 }
 
@@ -222,7 +222,7 @@ impl TryFrom<MergeCategoriesForm> for MergeCategoriesInput {
     fn try_from(form: MergeCategoriesForm) -> Result<Self, OpError> {
         Ok(Self {
             source_ids: form::id(&form.source_id).into_iter().collect(),
-            target_id: id_of(&form.target_id),
+            target_id: form::id_or_zero(&form.target_id),
         })
     }
 }
@@ -279,7 +279,7 @@ impl TryFrom<RenamePaymentMethodForm> for UpdatePaymentMethodInput {
     type Error = OpError;
     fn try_from(form: RenamePaymentMethodForm) -> Result<Self, OpError> {
         Ok(Self {
-            id: id_of(&form.id),
+            id: form::id_or_zero(&form.id),
             name: Some(form.name),
             kind: None,
             last4: Patch::Keep,
@@ -306,7 +306,7 @@ struct DeletePaymentMethodForm {
 impl TryFrom<DeletePaymentMethodForm> for IdInput<PaymentMethodId> {
     type Error = OpError;
     fn try_from(form: DeletePaymentMethodForm) -> Result<Self, OpError> {
-        Ok(Self { id: id_of(&form.id) })
+        Ok(Self { id: form::id_or_zero(&form.id) })
     }
 }
 

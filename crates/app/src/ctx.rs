@@ -53,7 +53,7 @@ impl<'a> Ctx<'a> {
 
     /// An op's amount as this call's caller writes it (`€12.99`, `12,99 €`).
     pub(crate) fn money(&self, amount: &ops::common::Amount) -> String {
-        i18n::format::money(self.caller.language, &amount.amount, amount.currency.code())
+        i18n::format::amount(self.caller.language, amount.amount, amount.currency.currency())
     }
 
     pub(crate) fn new(

@@ -2,14 +2,18 @@
 //! and say what to write instead: amounts, currencies, cycles, dates, names, notes, URLs, tags, colours,
 //! time zones, languages and list pages. Shared by every handler; no IO.
 
-use domain::{Currency, Cycle, Money, Text, validate};
-use ops::{OpError, common::CycleInput, limits};
+use domain::{Currency, Cycle, Money, MoneyError, Text, validate};
+use ops::{
+    OpError,
+    common::{CycleInput, SignedAmount},
+    limits,
+};
 
 /// An amount bound in thousandths of a major unit: what a search compares in every currency.
-pub(crate) fn milli_bound(pointer: &str, text: &str) -> Result<i64, OpError> {
+pub(crate) fn milli_bound(pointer: &str, bound: SignedAmount) -> Result<i64, OpError> {
     // A currency with three decimals reads the bound at the finest scale any currency has.
     let kwd = Currency::parse("KWD").map_err(|_| OpError::Internal)?;
-    Money::parse(text.trim(), kwd).map(|m| m.minor()).map_err(|err| {
+    bound.money(kwd).map(|m| m.minor()).map_err(|err| {
         OpError::invalid(
             pointer,
             Text::new("{error}. Write a signed decimal such as \"-50\" or \"12.99\".")
@@ -45,19 +49,12 @@ pub(crate) fn parse_currency(pointer: &str, code: &str) -> Result<Currency, OpEr
         .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
 }
 
-/// A non-negative amount in the currency, within range.
-pub(crate) fn parse_amount(pointer: &str, text: &str, currency: Currency) -> Result<i64, OpError> {
-    let money = Money::parse(text, currency)
-        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))?;
-    if money.minor() < 0 {
-        return Err(OpError::invalid(
-            pointer,
-            Text::new(
-                "The amount cannot be negative; write the price as a positive decimal such as \"12.99\".",
-            ),
-        ));
-    }
-    Ok(money.minor())
+/// An amount's minor units in the currency it is in, or the refusal at its field (more
+/// decimals than the currency has).
+pub(crate) fn minor_units(pointer: &str, money: Result<Money, MoneyError>) -> Result<i64, OpError> {
+    money
+        .map(|money| money.minor())
+        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
 }
 
 pub(crate) fn clean_name(pointer: &str, text: &str, max: usize) -> Result<String, OpError> {
@@ -151,27 +148,6 @@ pub(crate) fn unknown_cursor() -> OpError {
     )
 }
 
-/// Millionths from a dollar amount written with at most six decimals.
-pub(crate) fn dollars_per_million(pointer: &str, text: &str) -> Result<u64, OpError> {
-    let refuse = || {
-        OpError::invalid(
-            pointer,
-            Text::new("{value} is not a price in dollars per million tokens, such as 3 or 0.15 (at most six decimals).")
-                .with("value", text),
-        )
-    };
-    let (whole, fraction) = text.trim().split_once('.').unwrap_or((text.trim(), ""));
-    if whole.is_empty() && fraction.is_empty()
-        || fraction.len() > 6
-        || !whole.chars().chain(fraction.chars()).all(|c| c.is_ascii_digit())
-    {
-        return Err(refuse());
-    }
-    let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| refuse())? };
-    let fraction: u64 = format!("{fraction:0<6}").parse().map_err(|_| refuse())?;
-    whole.checked_mul(1_000_000).and_then(|w| w.checked_add(fraction)).ok_or_else(refuse)
-}
-
 /// A colour as stored: "#rrggbb", lower case.
 pub(crate) fn clean_colour(pointer: &str, colour: &str) -> Result<String, OpError> {
     let ok = colour.len() == 7
@@ -219,19 +195,4 @@ pub(crate) fn statement_bytes(
         ));
     }
     Ok(bytes)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prices_are_read_in_millionths_of_a_dollar() {
-        assert_eq!(dollars_per_million("/p", "3").ok(), Some(3_000_000));
-        assert_eq!(dollars_per_million("/p", "0.15").ok(), Some(150_000));
-        assert_eq!(dollars_per_million("/p", ".5").ok(), Some(500_000));
-        for bad in ["", ".", "1.2345678", "-1", "1e3", "3 USD", "99999999999999999999"] {
-            assert!(dollars_per_million("/p", bad).is_err(), "{bad}");
-        }
-    }
 }

@@ -492,7 +492,7 @@ pub(crate) fn word(
     let say = |text: &Text| i18n::say(language, text);
     let money = |minor: i64, currency: domain::Currency| {
         let amount = views::amount(minor, currency);
-        i18n::format::money(language, &amount.amount, amount.currency.code())
+        i18n::format::amount(language, amount.amount, amount.currency.currency())
     };
     let subscription = |id: i64| -> Result<Option<SubscriptionRow>, StoreError> {
         let found = found(store::subscriptions::get(db, household.id, Some(row.member_id), id))?;
@@ -647,7 +647,7 @@ pub(crate) fn word(
             let items: Vec<_> = charges.into_iter().map(|(_, charge)| charge).collect();
             let totals: Vec<String> = views::totals(&items)
                 .into_iter()
-                .map(|a| i18n::format::money(language, &a.amount, a.currency.code()))
+                .map(|a| i18n::format::amount(language, a.amount, a.currency.currency()))
                 .collect();
             let title = if items.is_empty() {
                 Text::new("Nothing charges this week")
@@ -664,10 +664,10 @@ pub(crate) fn word(
                         .with("name", &item.subscription.name)
                         .with(
                             "amount",
-                            i18n::format::money(
+                            i18n::format::amount(
                                 language,
-                                &item.amount.amount,
-                                item.amount.currency.code(),
+                                item.amount.amount,
+                                item.amount.currency.currency(),
                             ),
                         ))
                 })

@@ -116,7 +116,7 @@ pub(crate) fn create(
         Some(code) => code.currency(),
         None => ctx.household.currency,
     };
-    let price = input::parse_amount("/amount", &input.amount, currency)?;
+    let price = input::minor_units("/amount", input.amount.money(currency))?;
     let cycle = input::parse_cycle("/cycle", input.cycle)?;
     let trial_ends_on = input.trial_ends_on.map(ops::resolve::FutureDate::date);
     let next_charge_on = input.next_charge_on.map(IsoDate::date);

@@ -28,11 +28,7 @@ use crate::{ctx::Ctx, transactions::StoreExt};
 
 pub(crate) fn amount(minor: i64, currency: Currency) -> Amount {
     let money = Money::new(minor, currency);
-    Amount {
-        amount: money.to_decimal_string(),
-        currency: currency.into(),
-        display: money.display(),
-    }
+    Amount { amount: money.into(), currency: currency.into(), display: money.display() }
 }
 
 pub(crate) fn cycle_output(cycle: Cycle) -> CycleOutput {
@@ -227,7 +223,7 @@ pub(crate) fn project(
 pub(crate) fn totals(items: &[ProjectedCharge]) -> Vec<Amount> {
     let mut sums: std::collections::BTreeMap<String, i64> = Default::default();
     for item in items {
-        if let Ok(money) = Money::parse(&item.amount.amount, item.amount.currency.currency()) {
+        if let Ok(money) = item.amount.amount.in_currency(item.amount.currency.currency()) {
             let sum = sums.entry(item.amount.currency.to_string()).or_default();
             *sum = sum.saturating_add(money.minor());
         }
@@ -370,14 +366,6 @@ pub(crate) fn timestamp(stored: &str) -> Result<Timestamp, OpError> {
     })
 }
 
-/// US dollars from millionths, with at least two decimals: 1_234_500 is "1.2345".
-pub(crate) fn usd(micros: u64) -> String {
-    let text = format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000);
-    let trimmed = text.trim_end_matches('0');
-    let decimals = trimmed.len() - trimmed.find('.').unwrap_or(trimmed.len()) - 1;
-    if decimals < 2 { format!("{trimmed}{}", "0".repeat(2 - decimals)) } else { trimmed.to_owned() }
-}
-
 /// Whether a base URL names this computer.
 pub(crate) fn is_loopback_url(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
@@ -472,15 +460,6 @@ pub(crate) fn rule_view(row: &store::rules::RuleRow) -> ops::rules::Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dollars_are_written_with_at_least_two_decimals() {
-        assert_eq!(usd(0), "0.00");
-        assert_eq!(usd(1_234_500), "1.2345");
-        assert_eq!(usd(3_000_000), "3.00");
-        assert_eq!(usd(150_000), "0.15");
-        assert_eq!(usd(1), "0.000001");
-    }
 
     #[test]
     fn loopback_addresses_are_local() {

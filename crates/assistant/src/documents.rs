@@ -12,7 +12,7 @@ use ops::{
     assistant::{
         Document, DocumentKind, DocumentReading, ProviderSettings, ReadCharge, Usage, UsagePurpose,
     },
-    common::CurrencyCode,
+    common::{CurrencyCode, UnsignedAmount},
     household::{Empty, GetHousehold},
     resolve::IsoDate,
 };
@@ -145,16 +145,15 @@ fn single_line(text: &str, chars: usize) -> Option<String> {
 }
 
 /// A positive decimal amount, with a comma or a dot as the decimal mark and at most two
-/// decimals; as a dot-decimal string.
-fn amount(text: &str) -> Option<String> {
+/// decimals.
+fn amount(text: &str) -> Option<UnsignedAmount> {
     let text = text.trim().replace(',', ".");
-    let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
-    let digits = |part: &str| part.chars().all(|c| c.is_ascii_digit());
-    if whole.is_empty() || !digits(whole) || !digits(fraction) || fraction.len() > 2 {
+    if text.split_once('.').is_some_and(|(_, fraction)| fraction.len() > 2) {
         return None;
     }
-    let value: f64 = text.parse().ok()?;
-    (value > 0.0 && value < MOST).then_some(text)
+    let amount: UnsignedAmount = text.parse().ok()?;
+    let value = amount.decimal().to_f64();
+    (value > 0.0 && value < MOST).then_some(amount)
 }
 
 /// One reported item, checked; or why it was left out.
@@ -397,7 +396,7 @@ mod tests {
         let good = json!({"name": " Netflix ", "amount": "12,99", "cycle": "monthly", "charged_on": "2026-11-05"});
         let read = checked(&good, "EUR", today).unwrap_or_else(|why| panic!("{why}"));
         assert_eq!(
-            (read.name.as_str(), read.amount.as_str(), read.currency.code()),
+            (read.name.as_str(), read.amount.to_string().as_str(), read.currency.code()),
             ("Netflix", "12.99", "EUR")
         );
         for (bad, why) in [

@@ -111,7 +111,7 @@ pub(crate) fn say(text: &Text) -> String {
 
 /// An op's amount as the chat's reader writes it.
 fn money(amount: &ops::common::Amount) -> String {
-    i18n::format::money(reader(), &amount.amount, amount.currency.code())
+    i18n::format::amount(reader(), amount.amount, amount.currency.currency())
 }
 
 fn button(label: Text, data: String, style: Style) -> Button {

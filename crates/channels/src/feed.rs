@@ -83,8 +83,11 @@ async fn feed(
         .iter()
         .map(|item| {
             let summary = if reader.show_amounts {
-                let amount =
-                    i18n::format::money(language, &item.amount.amount, item.amount.currency.code());
+                let amount = i18n::format::amount(
+                    language,
+                    item.amount.amount,
+                    item.amount.currency.currency(),
+                );
                 format!("{} {amount}", item.subscription.name)
             } else {
                 item.subscription.name.clone()

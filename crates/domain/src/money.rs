@@ -299,6 +299,12 @@ pub enum MoneyError {
         /// Its number of decimals.
         max: u8,
     },
+    /// A price, limit or balance that must not be below zero.
+    #[error("the amount cannot be negative; write it as a positive decimal such as \"12.99\"")]
+    Negative,
+    /// More decimals than any currency has, before the currency is known.
+    #[error("write the amount with at most 4 decimals")]
+    TooPrecise,
     /// The amount or rate is too large (or a rate is not positive).
     #[error(
         "the number is out of range; amounts must be at most 1,000,000,000 in major units, \
@@ -338,44 +344,14 @@ impl Money {
     /// Strict: an optional leading `-`, digits, and an optional `.` followed by 1 to
     /// exponent digits. More decimals than the currency has is an error, never a rounding.
     pub fn parse(amount: &str, currency: Currency) -> Result<Money, MoneyError> {
-        let malformed = || MoneyError::Malformed(shorten(amount, 40));
-        let (negative, body) = match amount.strip_prefix('-') {
-            Some(rest) => (true, rest),
-            None => (false, amount),
-        };
-        let (int_part, frac_part) = match body.split_once('.') {
-            Some((i, f)) => (i, Some(f)),
-            None => (body, None),
-        };
-        let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
-        if !all_digits(int_part) || frac_part.is_some_and(|f| !all_digits(f)) {
-            return Err(malformed());
-        }
-        let frac = frac_part.unwrap_or("");
-        let exponent = currency.exponent();
-        if frac.len() > usize::from(exponent) {
-            return Err(MoneyError::TooManyDecimals { currency, max: exponent });
-        }
-        let int_digits = int_part.trim_start_matches('0');
-        if int_digits.len() > 10 {
-            return Err(MoneyError::OutOfRange);
-        }
-        let major: i64 =
-            if int_digits.is_empty() { 0 } else { int_digits.parse().map_err(|_| malformed())? };
-        let mut frac_minor: i64 =
-            if frac.is_empty() { 0 } else { frac.parse().map_err(|_| malformed())? };
-        for _ in frac.len()..usize::from(exponent) {
-            frac_minor *= 10;
-        }
-        let scale = currency.minor_per_major();
-        let abs = major
-            .checked_mul(scale)
-            .and_then(|m| m.checked_add(frac_minor))
-            .ok_or(MoneyError::OutOfRange)?;
-        if abs > MAX_MAJOR * scale {
-            return Err(MoneyError::OutOfRange);
-        }
-        Ok(Money { minor: if negative { -abs } else { abs }, currency })
+        Decimal::parse(amount)
+            .map_err(|err| match err {
+                MoneyError::TooPrecise => {
+                    MoneyError::TooManyDecimals { currency, max: currency.exponent() }
+                }
+                other => other,
+            })?
+            .in_currency(currency)
     }
 
     /// The amount as a decimal string in major units with exactly the currency's number
@@ -460,6 +436,151 @@ impl Money {
                 out.push(char::from(b'0' + ((frac / 10_u64.pow(position)) % 10) as u8));
             }
         }
+    }
+}
+
+/// The most decimals any currency has (CLF and UYW have four).
+pub const MAX_DECIMALS: u8 = 4;
+
+/// Ten-thousandths per major unit: the scale a [`Decimal`] counts in.
+const DECIMAL_SCALE: i64 = 10_i64.pow(MAX_DECIMALS as u32);
+
+/// A decimal in major units before its currency is known, as an input writes it ("-12.50"):
+/// a count of ten-thousandths and how many decimals were written, so it is written back as
+/// it was read (less leading zeros). Which currency it is in, and so whether it has too many
+/// decimals, is decided by [`Decimal::in_currency`].
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Decimal {
+    ten_thousandths: i64,
+    decimals: u8,
+}
+
+impl Decimal {
+    /// Reads a decimal strictly: an optional leading `-`, digits, and an optional `.` followed
+    /// by 1 to 4 digits. Larger than any amount ([`MAX_MAJOR`]) is out of range.
+    pub fn parse(text: &str) -> Result<Decimal, MoneyError> {
+        Self::parse_up_to(text, MAX_MAJOR)
+    }
+
+    /// [`Decimal::parse`] with another largest absolute value, in major units.
+    fn parse_up_to(text: &str, max_major: i64) -> Result<Decimal, MoneyError> {
+        let malformed = || MoneyError::Malformed(shorten(text, 40));
+        let (negative, body) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (int_part, frac_part) = match body.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (body, None),
+        };
+        let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        if !all_digits(int_part) || frac_part.is_some_and(|f| !all_digits(f)) {
+            return Err(malformed());
+        }
+        let frac = frac_part.unwrap_or("");
+        if frac.len() > usize::from(MAX_DECIMALS) {
+            return Err(MoneyError::TooPrecise);
+        }
+        let int_digits = int_part.trim_start_matches('0');
+        let major: i64 = if int_digits.is_empty() {
+            0
+        } else {
+            int_digits.parse().map_err(|_| MoneyError::OutOfRange)?
+        };
+        let mut fraction: i64 =
+            if frac.is_empty() { 0 } else { frac.parse().map_err(|_| malformed())? };
+        for _ in frac.len()..usize::from(MAX_DECIMALS) {
+            fraction *= 10;
+        }
+        let abs = major
+            .checked_mul(DECIMAL_SCALE)
+            .and_then(|whole| whole.checked_add(fraction))
+            .filter(|abs| *abs <= max_major.saturating_mul(DECIMAL_SCALE))
+            .ok_or(MoneyError::OutOfRange)?;
+        // `frac.len()` is at most MAX_DECIMALS, checked above.
+        let decimals = frac.len() as u8;
+        Ok(Decimal { ten_thousandths: if negative { -abs } else { abs }, decimals })
+    }
+
+    /// The amount in `currency`; more decimals than it has is an error, never a rounding.
+    pub fn in_currency(self, currency: Currency) -> Result<Money, MoneyError> {
+        let exponent = currency.exponent();
+        if self.decimals > exponent {
+            return Err(MoneyError::TooManyDecimals { currency, max: exponent });
+        }
+        if self.ten_thousandths.unsigned_abs() > (MAX_MAJOR * DECIMAL_SCALE).unsigned_abs() {
+            return Err(MoneyError::OutOfRange);
+        }
+        let per_minor = 10_i64.pow(u32::from(MAX_DECIMALS - exponent));
+        Ok(Money::new(self.ten_thousandths / per_minor, currency))
+    }
+
+    /// The same amount without its sign.
+    pub fn abs(self) -> Decimal {
+        Decimal { ten_thousandths: self.ten_thousandths.saturating_abs(), ..self }
+    }
+
+    /// The amount as a float, for drawing a chart (never for sums).
+    pub fn to_f64(self) -> f64 {
+        self.ten_thousandths as f64 / DECIMAL_SCALE as f64
+    }
+
+    /// Below zero ("-0" is not).
+    pub fn is_negative(self) -> bool {
+        self.ten_thousandths < 0
+    }
+}
+
+impl From<Money> for Decimal {
+    /// The amount with exactly its currency's decimals, as [`Money::to_decimal_string`] writes.
+    fn from(money: Money) -> Self {
+        let exponent = money.currency.exponent().min(MAX_DECIMALS);
+        let per_minor = 10_i64.pow(u32::from(MAX_DECIMALS - exponent));
+        Decimal { ten_thousandths: money.minor.saturating_mul(per_minor), decimals: exponent }
+    }
+}
+
+impl fmt::Display for Decimal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let abs = self.ten_thousandths.unsigned_abs();
+        let scale = DECIMAL_SCALE.unsigned_abs();
+        if self.ten_thousandths < 0 {
+            f.write_str("-")?;
+        }
+        write!(f, "{}", abs / scale)?;
+        if self.decimals > 0 {
+            let digits = format!("{:04}", abs % scale);
+            write!(f, ".{}", &digits[..usize::from(self.decimals)])?;
+        }
+        Ok(())
+    }
+}
+
+impl serde::Serialize for Decimal {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Decimal {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        // An output's sum may pass what an input may say; it still fits the count.
+        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        Decimal::parse_up_to(text.trim(), i64::MAX).map_err(serde::de::Error::custom)
+    }
+}
+
+impl schemars::JsonSchema for Decimal {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Decimal".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "string"})
     }
 }
 
@@ -741,5 +862,36 @@ mod tests {
             panic!()
         };
         assert_eq!(s.chars().count(), 41);
+    }
+
+    #[test]
+    fn a_decimal_is_written_back_as_read_and_checked_in_its_currency() {
+        for text in ["12.99", "-3.5", "500", "0.0001", "1000000000", "12.50"] {
+            assert_eq!(Decimal::parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(Decimal::parse("007.10").unwrap().to_string(), "7.10");
+        assert_eq!(Decimal::parse("12.50").unwrap().in_currency(cur("EUR")).unwrap().minor(), 1250);
+        assert_eq!(
+            Decimal::parse("-1.250").unwrap().in_currency(cur("KWD")).unwrap().minor(),
+            -1250
+        );
+        assert_eq!(
+            Decimal::parse("1.2345").unwrap().in_currency(cur("CLF")).unwrap().minor(),
+            12345
+        );
+        assert_eq!(
+            Decimal::parse("1.5").unwrap().in_currency(cur("JPY")),
+            Err(MoneyError::TooManyDecimals { currency: cur("JPY"), max: 0 })
+        );
+        assert_eq!(Decimal::parse("1.23456"), Err(MoneyError::TooPrecise));
+        assert_eq!(Decimal::parse("1000000000.0001"), Err(MoneyError::OutOfRange));
+        for bad in ["", "-", "1.", ".5", "1,000", "+1", "1e3", " 1", "--1"] {
+            assert!(matches!(Decimal::parse(bad), Err(MoneyError::Malformed(_))), "{bad}");
+        }
+        assert!(Decimal::parse("-0.01").unwrap().is_negative());
+        assert!(!Decimal::parse("-0").unwrap().is_negative());
+        let money = Money::new(-1250, cur("KWD"));
+        assert_eq!(Decimal::from(money).to_string(), money.to_decimal_string());
+        assert_eq!(Decimal::from(Money::new(500, cur("JPY"))).to_string(), "500");
     }
 }

@@ -124,6 +124,15 @@ pub fn money(language: Language, decimal: &str, currency: &str) -> String {
     }
 }
 
+/// An amount an op gave (its decimal and currency) as `language` writes it.
+pub fn amount(
+    language: Language,
+    decimal: domain::money::Decimal,
+    currency: domain::Currency,
+) -> String {
+    money(language, &decimal.to_string(), currency.code())
+}
+
 /// A decimal typed by a person in `language` ("12,50", "1.234,50" in Spanish; "1,234.50" in
 /// English) as Exhale reads decimals ("1234.50"); `None` when it is not one. Either mark is
 /// taken as the decimal one when it is the only mark and not followed by exactly three

@@ -186,7 +186,7 @@ pub struct SecretSetting {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Settings {
     /// Per currency, how much one unit is worth in the main currency, as a decimal string.
-    pub exchange_rates: BTreeMap<String, String>,
+    pub exchange_rates: BTreeMap<crate::common::CurrencyCode, crate::common::ExchangeRate>,
     /// Days before a charge that reminders go out.
     pub reminder_days_before: u32,
     pub secrets: Vec<SecretSetting>,
@@ -214,7 +214,7 @@ pub struct UpdateSettingsInput {
     /// Currency code to rate (a decimal string, units of the main currency per unit), or null
     /// to remove the rate.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub exchange_rates: BTreeMap<String, Option<String>>,
+    pub exchange_rates: BTreeMap<crate::common::CurrencyCode, Option<crate::common::ExchangeRate>>,
     /// 0 to 30.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 0, max = crate::limits::REMINDER_DAYS))]

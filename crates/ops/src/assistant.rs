@@ -81,7 +81,7 @@ impl Document {
 pub struct ReadCharge {
     pub name: String,
     /// Decimal string in major units, e.g. "12.99".
-    pub amount: String,
+    pub amount: crate::common::UnsignedAmount,
     pub currency: crate::common::CurrencyCode,
     pub cycle: crate::CyclePreset,
     /// The latest charge the document shows.
@@ -112,14 +112,14 @@ impl ReadCharge {
     pub fn import_item(&self) -> crate::import::ImportItem {
         crate::import::ImportItem {
             name: self.name.clone(),
-            amount: self.amount.clone(),
+            amount: self.amount,
             currency: Some(self.currency),
             cycle: crate::common::CycleInput::Preset(self.cycle),
             category_id: None,
             payment_method_id: None,
             charges: vec![crate::import::ImportCharge {
                 date: self.charged_on,
-                amount: self.amount.clone(),
+                amount: self.amount,
             }],
         }
     }
@@ -523,12 +523,82 @@ pub struct PriceInput {
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub model: String,
     /// Dollars per million input tokens, as a decimal.
-    #[schemars(length(min = 1, max = 20))]
-    pub input: String,
+    pub input: DollarsPerMillion,
     /// Dollars per million output tokens.
-    #[schemars(length(min = 1, max = 20))]
-    pub output: String,
+    pub output: DollarsPerMillion,
 }
+
+/// A list price in US dollars per million tokens as an owner writes it ("3", "0.15"), read
+/// into millionths of a dollar ($3 is 3,000,000): at most six decimals, refused where it is
+/// read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DollarsPerMillion(u64);
+
+impl DollarsPerMillion {
+    /// The price in millionths of a US dollar per million tokens.
+    pub fn micros(self) -> u64 {
+        self.0
+    }
+}
+
+/// Why a text is not a price.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{0} is not a price in dollars per million tokens, such as 3 or 0.15 (at most six decimals)"
+)]
+pub struct NotAPrice(String);
+
+impl std::str::FromStr for DollarsPerMillion {
+    type Err = NotAPrice;
+
+    fn from_str(text: &str) -> Result<Self, NotAPrice> {
+        let refuse = || NotAPrice(domain::validate::shorten(text, 40));
+        let trimmed = text.trim();
+        let (whole, fraction) = trimmed.split_once('.').unwrap_or((trimmed, ""));
+        if whole.is_empty() && fraction.is_empty()
+            || fraction.len() > 6
+            || whole.trim_start_matches('0').len() > 13
+            || !whole.chars().chain(fraction.chars()).all(|c| c.is_ascii_digit())
+        {
+            return Err(refuse());
+        }
+        let whole: u64 = if whole.is_empty() { 0 } else { whole.parse().map_err(|_| refuse())? };
+        let fraction: u64 = format!("{fraction:0<6}").parse().map_err(|_| refuse())?;
+        whole
+            .checked_mul(1_000_000)
+            .and_then(|whole| whole.checked_add(fraction))
+            .map(Self)
+            .ok_or_else(refuse)
+    }
+}
+
+impl From<u64> for DollarsPerMillion {
+    /// A price kept in millionths of a dollar.
+    fn from(micros: u64) -> Self {
+        Self(micros)
+    }
+}
+
+impl fmt::Display for DollarsPerMillion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&dollars(self.0))
+    }
+}
+
+/// Millionths of a US dollar as dollars with at least two decimals and no trailing zeros past
+/// them: "3.00", "0.15", "1.2345", "0.000001".
+pub fn dollars(micros: u64) -> String {
+    let text = format!("{}.{:06}", micros / 1_000_000, micros % 1_000_000);
+    let trimmed = text.trim_end_matches('0');
+    let decimals = trimmed.len() - trimmed.find('.').unwrap_or(trimmed.len()) - 1;
+    if decimals < 2 { format!("{trimmed}{}", "0".repeat(2 - decimals)) } else { trimmed.to_owned() }
+}
+
+crate::common::as_text!(DollarsPerMillion, "DollarsPerMillion", PRICE_PATTERN);
+
+/// What a price looks like: whole dollars that fit once counted in millionths, and at most
+/// six decimals.
+pub const PRICE_PATTERN: &str = "^(0*[0-9]{1,13}([.][0-9]{0,6})?|[.][0-9]{1,6})$";
 
 /// The longest model name.
 pub const MODEL_NAME: usize = 200;
@@ -662,4 +732,28 @@ impl Op for ListAssistantUsage {
     );
     type Input = crate::household::Empty;
     type Output = AssistantUsage;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prices_are_read_in_millionths_of_a_dollar_and_written_back() {
+        let read =
+            |text: &str| text.parse::<DollarsPerMillion>().ok().map(DollarsPerMillion::micros);
+        assert_eq!(read("3"), Some(3_000_000));
+        assert_eq!(read("0.15"), Some(150_000));
+        assert_eq!(read(".5"), Some(500_000));
+        assert_eq!(read(" 2.5 "), Some(2_500_000));
+        for bad in ["", ".", "1.2345678", "-1", "1e3", "3 USD", "99999999999999999999"] {
+            assert!(read(bad).is_none(), "{bad}");
+        }
+        for text in ["3.00", "0.15", "12.000001", "1.2345"] {
+            let price: DollarsPerMillion = text.parse().unwrap_or_else(|err| panic!("{err}"));
+            assert_eq!(price.to_string(), text);
+        }
+        assert_eq!(dollars(0), "0.00");
+        assert_eq!(dollars(1), "0.000001");
+    }
 }

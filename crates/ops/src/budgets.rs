@@ -106,8 +106,7 @@ pub struct CreateBudgetInput {
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     /// Per period, in the household's currency.
-    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
-    pub amount: String,
+    pub amount: crate::common::UnsignedAmount,
     pub period: BudgetPeriod,
     /// Weekly, fortnightly: weekday 1 (Mon) to 7; monthly: day 1 to 31; yearly: month 1 to 12.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,8 +151,7 @@ pub struct UpdateBudgetInput {
     pub name: Option<String>,
     /// The new limit, from the period in progress on; closed periods keep theirs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
-    pub amount: Option<String>,
+    pub amount: Option<crate::common::UnsignedAmount>,
 }
 
 pub struct UpdateBudget;

@@ -115,8 +115,7 @@ pub struct UpdateChargeInput {
     pub status: Option<ChargeStatus>,
     /// Decimal string in the charge's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
-    pub amount: Option<String>,
+    pub amount: Option<crate::common::UnsignedAmount>,
     /// null clears it.
     #[serde(default, skip_serializing_if = "Patch::is_keep")]
     #[schemars(length(max = crate::limits::NOTES))]

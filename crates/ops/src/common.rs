@@ -6,7 +6,7 @@ use std::{borrow::Cow, fmt};
 use domain::{
     CyclePreset, CycleUnit,
     entities::{ChangeAction, EntityKind},
-    money::Currency,
+    money::{Currency, Decimal, Money, MoneyError},
     validate,
 };
 use schemars::JsonSchema;
@@ -21,7 +21,7 @@ use crate::resolve::IsoDate;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Amount {
     /// Decimal string in major units, e.g. "12.99".
-    pub amount: String,
+    pub amount: Decimal,
     /// ISO 4217 code, e.g. "EUR".
     pub currency: CurrencyCode,
     /// Formatted for people, e.g. "€12.99".
@@ -65,32 +65,170 @@ impl fmt::Display for CurrencyCode {
     }
 }
 
-impl Serialize for CurrencyCode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.0.code())
+as_text!(CurrencyCode, "CurrencyCode", CURRENCY_PATTERN);
+
+/// An amount an input gives in major units, "-12.50" for money out: a decimal of at most
+/// 1,000,000,000 and four decimals, refused where it is read. Whether it has more decimals
+/// than its currency, [`SignedAmount::money`] decides: the currency is another field's or the
+/// account's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SignedAmount(Decimal);
+
+/// An amount that cannot be below zero, such as a price or a limit ("-0" is zero).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnsignedAmount(Decimal);
+
+impl SignedAmount {
+    /// The decimal as written.
+    pub fn decimal(self) -> Decimal {
+        self.0
+    }
+
+    /// The amount in `currency`: an error if it has more decimals than the currency.
+    pub fn money(self, currency: Currency) -> Result<Money, MoneyError> {
+        self.0.in_currency(currency)
     }
 }
 
-impl<'de> Deserialize<'de> for CurrencyCode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let code = Cow::<str>::deserialize(deserializer)?;
-        Currency::parse(&code).map(Self).map_err(de::Error::custom)
+impl UnsignedAmount {
+    /// The decimal as written.
+    pub fn decimal(self) -> Decimal {
+        self.0
+    }
+
+    /// The size of an amount an output gave, whichever its sign (a charge read from a
+    /// statement as money out).
+    pub fn size_of(amount: Decimal) -> Self {
+        Self(amount.abs())
+    }
+
+    /// The amount in `currency`: an error if it has more decimals than the currency.
+    pub fn money(self, currency: Currency) -> Result<Money, MoneyError> {
+        self.0.in_currency(currency)
     }
 }
 
-impl JsonSchema for CurrencyCode {
-    fn schema_name() -> Cow<'static, str> {
-        "CurrencyCode".into()
-    }
+impl std::str::FromStr for SignedAmount {
+    type Err = MoneyError;
 
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "string", "pattern": CURRENCY_PATTERN})
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Decimal::parse(text.trim()).map(Self)
     }
 }
+
+impl std::str::FromStr for UnsignedAmount {
+    type Err = MoneyError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let decimal = Decimal::parse(text.trim())?;
+        if decimal.is_negative() {
+            return Err(MoneyError::Negative);
+        }
+        Ok(Self(decimal))
+    }
+}
+
+/// Serde and JSON Schema for a value written as text: written with `Display`, read with
+/// `FromStr` (whose refusal, with `hint` after it, is the deserialisation's), a string with
+/// `pattern` in a schema, inline where a field holds it.
+macro_rules! as_text {
+    ($type:ty, $name:literal, $pattern:expr) => {
+        $crate::common::as_text!($type, $name, $pattern, "");
+    };
+    ($type:ty, $name:literal, $pattern:expr, $hint:literal) => {
+        impl ::serde::Serialize for $type {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $type {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                ::std::borrow::Cow::<str>::deserialize(deserializer)?
+                    .parse::<$type>()
+                    .map_err(|err| ::serde::de::Error::custom(format_args!("{err}{}", $hint)))
+            }
+        }
+
+        impl ::schemars::JsonSchema for $type {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn json_schema(_: &mut ::schemars::SchemaGenerator) -> ::schemars::Schema {
+                ::schemars::json_schema!({"type": "string", "pattern": $pattern})
+            }
+        }
+    };
+}
+pub(crate) use as_text;
+
+impl fmt::Display for SignedAmount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Display for UnsignedAmount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+as_text!(
+    SignedAmount,
+    "SignedAmount",
+    SIGNED_AMOUNT_PATTERN,
+    "; it is a signed decimal such as \"-50\" (money out) or \"12.99\""
+);
+as_text!(
+    UnsignedAmount,
+    "UnsignedAmount",
+    AMOUNT_PATTERN,
+    "; it is a decimal of zero or more such as \"12.99\""
+);
+
+/// How much one unit of a currency is worth in the household's main currency ("0.92"): above
+/// 0 and below 1,000,000, with at most six decimals, refused where it is read. Written back
+/// without trailing zeros.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExchangeRate(i64);
+
+impl ExchangeRate {
+    /// The rate in millionths (0.92 is 920,000).
+    pub fn micros(self) -> i64 {
+        self.0
+    }
+
+    /// A rate as the store keeps it, in millionths.
+    pub fn from_micros(micros: i64) -> Self {
+        Self(micros)
+    }
+}
+
+impl std::str::FromStr for ExchangeRate {
+    type Err = MoneyError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        domain::money::parse_rate(text).map(Self)
+    }
+}
+
+impl fmt::Display for ExchangeRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&domain::money::format_rate(self.0))
+    }
+}
+
+as_text!(ExchangeRate, "ExchangeRate", RATE_PATTERN);
+
+/// What a rate looks like: above 0 and below 1,000,000, at most six decimals (the second
+/// branch is a rate below 1, whose six decimals are not all zeros).
+pub const RATE_PATTERN: &str = "^0*([1-9][0-9]{0,5}([.][0-9]{1,6})?|0[.]([1-9][0-9]{0,5}|0[1-9][0-9]{0,4}|00[1-9][0-9]{0,3}|000[1-9][0-9]{0,2}|0000[1-9][0-9]?|00000[1-9]))$";
 
 /// Three letters: an ISO 4217 code such as EUR (which ones exist, the op says).
 pub const CURRENCY_PATTERN: &str = "^[A-Za-z]{3}$";

@@ -131,7 +131,7 @@ impl RecurringCandidate {
     pub fn import_item(&self) -> ImportItem {
         ImportItem {
             name: self.name.clone(),
-            amount: self.amount.amount.clone(),
+            amount: crate::common::UnsignedAmount::size_of(self.amount.amount),
             currency: Some(self.amount.currency),
             cycle: CycleInput::Preset(self.cycle),
             category_id: self.category.as_ref().map(|category| category.id.into()),
@@ -141,7 +141,7 @@ impl RecurringCandidate {
                 .iter()
                 .map(|charge| ImportCharge {
                     date: charge.date,
-                    amount: charge.amount.amount.clone(),
+                    amount: crate::common::UnsignedAmount::size_of(charge.amount.amount),
                 })
                 .collect(),
         }
@@ -178,8 +178,7 @@ impl Op for ParseStatement {
 pub struct ImportCharge {
     pub date: IsoDate,
     /// Decimal string, what was paid (positive), in the item's currency.
-    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
-    pub amount: String,
+    pub amount: crate::common::UnsignedAmount,
 }
 
 /// A reviewed candidate to import.
@@ -190,8 +189,7 @@ pub struct ImportItem {
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     /// The current price, decimal string.
-    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
-    pub amount: String,
+    pub amount: crate::common::UnsignedAmount,
     /// ISO 4217; default the household's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<crate::common::CurrencyCode>,

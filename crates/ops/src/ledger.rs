@@ -72,8 +72,7 @@ pub struct CreateAccountInput {
     pub visibility: Option<Visibility>,
     /// What it holds now, a decimal string; negative for money owed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub balance: Option<String>,
+    pub balance: Option<crate::common::SignedAmount>,
 }
 
 pub struct CreateAccount;
@@ -133,8 +132,7 @@ impl Op for DeleteAccount {
 pub struct RecordBalanceInput {
     pub account_id: AccountId,
     /// What it held then, a decimal string; negative for money owed.
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub balance: String,
+    pub balance: crate::common::SignedAmount,
     /// Default: today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on: Option<IsoDate>,
@@ -309,11 +307,9 @@ pub struct SearchTransactionsInput {
     pub to: Option<IsoDate>,
     /// Signed decimal in each transaction's currency: "-50" keeps 50 or more out and all in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub min_amount: Option<String>,
+    pub min_amount: Option<crate::common::SignedAmount>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub max_amount: Option<String>,
+    pub max_amount: Option<crate::common::SignedAmount>,
     /// Case-insensitive, in payee, description and notes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(max = crate::limits::SHORT_NAME))]
@@ -358,8 +354,7 @@ pub struct CreateTransactionInput {
     pub account_id: AccountId,
     pub on: IsoDate,
     /// Signed decimal string in the account's currency: "-12.50" for money out.
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub amount: String,
+    pub amount: crate::common::SignedAmount,
     /// Who was paid or who paid.
     #[schemars(length(min = 1, max = crate::limits::NAME))]
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
@@ -400,8 +395,7 @@ pub struct UpdateTransactionInput {
     pub on: Option<IsoDate>,
     /// Signed decimal string in the account's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub amount: Option<String>,
+    pub amount: Option<crate::common::SignedAmount>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(length(min = 1, max = crate::limits::NAME))]
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
@@ -474,8 +468,7 @@ impl Op for CategoriseTransactions {
 #[serde(deny_unknown_fields)]
 pub struct SplitPart {
     /// Signed like the transaction.
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub amount: String,
+    pub amount: crate::common::SignedAmount,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_id: Option<CategoryId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -156,6 +156,14 @@ pub trait Op: 'static {
     const INFO: OpInfo;
     type Input: DeserializeOwned + Serialize + JsonSchema + Send + 'static;
     type Output: DeserializeOwned + Serialize + JsonSchema + Send + 'static;
+
+    /// Whether this call destroys something, for a page to ask the person first: the op's
+    /// `destructive` hint, unless the op destroys only with some inputs (a bulk change that
+    /// deletes; its hint says it may, as MCP's destructiveHint means).
+    fn destroys(input: &Self::Input) -> bool {
+        let _ = input;
+        Self::INFO.hints.destructive
+    }
 }
 
 /// An op's metadata with its schemas, as adapters see it.

@@ -65,11 +65,9 @@ pub struct RuleFields {
     pub description_contains: Option<String>,
     /// Signed: money out is negative.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub min_amount: Option<String>,
+    pub min_amount: Option<crate::common::SignedAmount>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = crate::common::SIGNED_AMOUNT_PATTERN))]
-    pub max_amount: Option<String>,
+    pub max_amount: Option<crate::common::SignedAmount>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_id: Option<AccountId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -210,8 +210,7 @@ pub struct CreateSubscriptionInput {
     #[schemars(regex(pattern = domain::validate::LINE_PATTERN))]
     pub name: String,
     /// Decimal string in major units, e.g. "12.99".
-    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
-    pub amount: String,
+    pub amount: crate::common::UnsignedAmount,
     /// ISO 4217 code; default: the household's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<crate::common::CurrencyCode>,
@@ -343,8 +342,7 @@ impl Op for RescheduleSubscription {
 pub struct ChangePriceInput {
     pub id: SubscriptionId,
     /// The new price, decimal string in the subscription's currency.
-    #[schemars(regex(pattern = crate::common::AMOUNT_PATTERN))]
-    pub amount: String,
+    pub amount: crate::common::UnsignedAmount,
     /// If given, must be the subscription's currency.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub currency: Option<crate::common::CurrencyCode>,
@@ -494,4 +492,8 @@ impl Op for BulkUpdateSubscriptions {
     .financial();
     type Input = BulkUpdateInput;
     type Output = BulkResult;
+
+    fn destroys(input: &BulkUpdateInput) -> bool {
+        input.action.is_destructive()
+    }
 }

@@ -140,6 +140,8 @@ pub fn say_once(schema: &mut Value) {
                 domain::validate::MULTILINE_PATTERN,
                 crate::common::AMOUNT_PATTERN,
                 crate::common::SIGNED_AMOUNT_PATTERN,
+                // A rate's, which its field's description says in words.
+                crate::common::RATE_PATTERN,
                 // The server's instructions show a currency beside every amount ("EUR").
                 crate::common::CURRENCY_PATTERN,
                 crate::import::BASE64_PATTERN,
@@ -413,15 +415,7 @@ pub fn called_by_name(
     ops: &[OpMeta],
     arguments: Map<String, Value>,
 ) -> Result<(&OpMeta, Map<String, Value>), OpError> {
-    let input: CallToolInput = serde_json::from_value(Value::Object(arguments)).map_err(|err| {
-        OpError::invalid(
-            "",
-            Text::new(
-                "call_tool takes {\"name\": a tool's name, \"arguments\": an object}: {error}",
-            )
-            .with("error", err.to_string()),
-        )
-    })?;
+    let input = call_tool_input(arguments)?;
     let op = ops.iter().find(|meta| meta.name() == input.name).ok_or_else(|| {
         OpError::invalid(
             "/name",
@@ -430,6 +424,19 @@ pub fn called_by_name(
         )
     })?;
     Ok((op, input.arguments))
+}
+
+/// A `call_tool` call's own arguments read: the name of the op it calls and that op's arguments.
+pub fn call_tool_input(arguments: Map<String, Value>) -> Result<CallToolInput, OpError> {
+    serde_json::from_value(Value::Object(arguments)).map_err(|err| {
+        OpError::invalid(
+            "",
+            Text::new(
+                "call_tool takes {\"name\": a tool's name, \"arguments\": an object}: {error}",
+            )
+            .with("error", err.to_string()),
+        )
+    })
 }
 
 /// Words too common to tell tools apart.

@@ -8,6 +8,10 @@ use domain::{
     cycle::Cycle,
     money::{Currency, Money, parse_rate},
 };
+use ops::{
+    assistant::DollarsPerMillion,
+    common::{ExchangeRate, SignedAmount, UnsignedAmount},
+};
 
 fn crashes() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/fuzz-crashes"))
@@ -19,13 +23,42 @@ fn strings(texts: &[&str]) -> Vec<Vec<u8>> {
 
 #[test]
 fn fuzz_amounts() {
-    let seeds = strings(&["12.99", "-1,234.56", "1.234,56", "€12,99", "(7.50)", "0", "1e3", " 5 "]);
+    let seeds = strings(&[
+        "12.99",
+        "-1,234.56",
+        "1.234,56",
+        "€12,99",
+        "(7.50)",
+        "0",
+        "1e3",
+        " 5 ",
+        "1000000000.0000",
+        "0.000001",
+        "999999.999999",
+        "-0.00",
+    ]);
     let currencies: Vec<Currency> = ["EUR", "JPY", "KWD", "USD"]
         .iter()
         .map(|code| Currency::parse(code).unwrap_or_else(|_| unreachable!("{code} is a currency")))
         .collect();
-    fuzz::check("amounts", &seeds, &[b",", b".", b"'", b"\xc2\xa0"], &crashes(), |bytes| {
+    let pattern = |pattern: &str| regex::Regex::new(pattern).unwrap_or_else(|err| panic!("{err}"));
+    let (signed, unsigned, rate) = (
+        pattern(ops::common::SIGNED_AMOUNT_PATTERN),
+        pattern(ops::common::AMOUNT_PATTERN),
+        pattern(ops::common::RATE_PATTERN),
+    );
+    let price = pattern(ops::assistant::PRICE_PATTERN);
+    fuzz::check("amounts", &seeds, &[b",", b".", b"'", b"\xc2\xa0", b"-0"], &crashes(), |bytes| {
         let text = String::from_utf8_lossy(bytes);
+        // A schema's pattern says exactly what its type reads (which also reads the value with
+        // spaces around it).
+        if text.trim() == text {
+            let said = |pattern: &regex::Regex| pattern.is_match(&text);
+            assert_eq!(said(&signed), text.parse::<SignedAmount>().is_ok(), "{text}");
+            assert_eq!(said(&unsigned), text.parse::<UnsignedAmount>().is_ok(), "{text}");
+            assert_eq!(said(&rate), text.parse::<ExchangeRate>().is_ok(), "{text}");
+            assert_eq!(said(&price), text.parse::<DollarsPerMillion>().is_ok(), "{text}");
+        }
         for currency in &currencies {
             if let Ok(money) = Money::parse(&text, *currency) {
                 // What parses, formats: an amount shown back to a person never panics.

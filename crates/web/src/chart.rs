@@ -113,7 +113,7 @@ pub(crate) fn by_category(summary: &ops::reports::SpendingSummary, title: &str) 
         .iter()
         .map(|group| Bar {
             label: group.label.clone(),
-            value: group.monthly.amount.parse().unwrap_or(0.0),
+            value: group.monthly.amount.to_f64(),
             shown: crate::reader::amount(&group.monthly),
         })
         .collect();
@@ -130,7 +130,7 @@ pub(crate) fn charges(items: &[ops::charges::Charge], title: &str) -> String {
                 crate::reader::day(charge.charged_on),
                 charge.subscription.name
             ),
-            value: charge.amount.amount.parse().unwrap_or(0.0),
+            value: charge.amount.amount.to_f64(),
             shown: crate::reader::amount(&charge.amount),
         })
         .collect();

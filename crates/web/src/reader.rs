@@ -76,7 +76,7 @@ fn money(decimal: &str, currency: &str) -> String {
 
 /// An op's amount as the reader writes it.
 pub(crate) fn amount(amount: &ops::common::Amount) -> String {
-    money(&amount.amount, amount.currency.code())
+    money(&amount.amount.to_string(), amount.currency.code())
 }
 
 /// A day as the reader writes it.

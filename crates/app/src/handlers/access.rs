@@ -1,10 +1,10 @@
 //! Tokens, connected apps (OAuth grants), settings and export.
 
-use domain::{Currency, Text, entities::EntityKind};
+use domain::{Text, entities::EntityKind};
 use ops::{
     OpError, Scope, ToolSet,
     access::*,
-    common::{IdInput, Timestamp},
+    common::{ExchangeRate, IdInput, Timestamp},
     household::Empty,
 };
 use store::access::TokenRow;
@@ -203,7 +203,7 @@ fn settings_view(ctx: &Ctx<'_>) -> Result<Settings, OpError> {
     Ok(Settings {
         exchange_rates: rates
             .into_iter()
-            .map(|(c, r)| (c.code().to_owned(), domain::money::format_rate(r)))
+            .map(|(currency, micros)| (currency.into(), ExchangeRate::from_micros(micros)))
             .collect(),
         reminder_days_before: u32::try_from(ctx.household.reminder_days_before).unwrap_or_default(),
         secrets: secrets.into_iter().map(|name| SecretSetting { name, is_set: true }).collect(),
@@ -223,21 +223,14 @@ pub(crate) fn update_settings(
     let before = ctx.snapshot(EntityKind::Household, ctx.household_id())?;
     for (code, rate) in &input.exchange_rates {
         let pointer = format!("/exchange_rates/{code}");
-        let currency: Currency = input::parse_currency(&pointer, code)?;
+        let currency = code.currency();
         if currency == ctx.household.currency {
             return Err(OpError::invalid(
                 &pointer,
                 Text::new("{code} is the main currency; it needs no rate.").with("code", code),
             ));
         }
-        let rate = rate
-            .as_deref()
-            .map(|r| {
-                domain::money::parse_rate(r).map_err(|err| {
-                    OpError::invalid(&pointer, Text::new("{error}.").with("error", err))
-                })
-            })
-            .transpose()?;
+        let rate = rate.map(ExchangeRate::micros);
         store::households::set_exchange_rate(ctx.db, ctx.household_id(), currency, rate)
             .or_internal()?;
     }

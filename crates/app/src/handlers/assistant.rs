@@ -68,8 +68,8 @@ fn view(ctx: &Ctx<'_>) -> Result<AssistantSettings, OpError> {
             .iter()
             .map(|p| PriceInput {
                 model: p.model.clone(),
-                input: views::usd(p.input),
-                output: views::usd(p.output),
+                input: p.input.into(),
+                output: p.output.into(),
             })
             .collect(),
         this_month: month_total(ctx)?,
@@ -97,7 +97,7 @@ fn month_total(ctx: &Ctx<'_>) -> Result<UsageTotal, OpError> {
             None => total.unpriced += count(used.calls),
         }
     }
-    total.cost_usd = views::usd(cost);
+    total.cost_usd = ops::assistant::dollars(cost);
     Ok(total)
 }
 
@@ -136,8 +136,8 @@ pub(crate) fn set_assistant_settings(
             let at = |field: &str| format!("/prices/{index}/{field}");
             checked.push(ModelPrice {
                 model: input::clean_name(&at("model"), &price.model, MODEL_NAME)?,
-                input: input::dollars_per_million(&at("input"), &price.input)?,
-                output: input::dollars_per_million(&at("output"), &price.output)?,
+                input: price.input.micros(),
+                output: price.output.micros(),
                 cache_read: 0,
                 cache_write: 0,
             });
@@ -206,7 +206,7 @@ pub(crate) fn list_assistant_usage(ctx: &mut Ctx<'_>, _: Empty) -> Result<Assist
                 calls: u32::try_from(used.calls).unwrap_or(0),
                 input_tokens: count(used.input_tokens),
                 output_tokens: count(used.output_tokens),
-                cost_usd: used.cost_micro_usd.map(|micros| views::usd(count(micros))),
+                cost_usd: used.cost_micro_usd.map(|micros| ops::assistant::dollars(count(micros))),
             })
         })
         .collect::<Result<_, OpError>>()?;

@@ -85,7 +85,7 @@ pub(crate) fn create_budget(
     let name = input::clean_name("/name", &input.name, ops::limits::SHORT_NAME)?;
     check_unique_name(ctx, &name, None)?;
     let currency = ctx.household.currency;
-    let amount = input::parse_amount("/amount", &input.amount, currency)?;
+    let amount = input::minor_units("/amount", input.amount.money(currency))?;
     let start_day = input.start_day.unwrap_or_else(|| default_start_day(ctx, input.period));
     let starts_on = input.starts_on.map(IsoDate::date).unwrap_or(ctx.today);
     if starts_on > ctx.today {
@@ -193,7 +193,7 @@ pub(crate) fn update_budget(
         db::rename_budget(ctx.db, ctx.household_id(), row.id, &name).or_internal()?;
     }
     if let Some(amount) = &input.amount {
-        let minor = input::parse_amount("/amount", amount, row.currency)?;
+        let minor = input::minor_units("/amount", amount.money(row.currency))?;
         // The period in progress and later ones; closed periods keep what they had.
         let current = period_of(&rule(&row), ctx.today)?.first.max(row.starts_on);
         db::set_amount(ctx.db, row.id, current, minor).or_internal()?;

@@ -65,8 +65,8 @@ pub(crate) fn update(ctx: &mut Ctx<'_>, input: UpdateChargeInput) -> Result<Char
     if let Some(status) = input.status {
         row.status = status;
     }
-    if let Some(text) = &input.amount {
-        row.amount_minor = input::parse_amount("/amount", text, row.currency)?;
+    if let Some(amount) = input.amount {
+        row.amount_minor = input::minor_units("/amount", amount.money(row.currency))?;
     }
     match &input.note {
         Patch::Keep => {}

@@ -164,8 +164,10 @@ pub(crate) fn import_subscriptions(
         let mut charges = Vec::with_capacity(item.charges.len());
         for (n, charge) in item.charges.iter().enumerate() {
             let date = charge.date.date();
-            let minor =
-                input::parse_amount(&at(&format!("charges/{n}/amount")), &charge.amount, currency)?;
+            let minor = input::minor_units(
+                &at(&format!("charges/{n}/amount")),
+                charge.amount.money(currency),
+            )?;
             charges.push((date, minor));
         }
         charges.sort_unstable();
@@ -180,7 +182,7 @@ pub(crate) fn import_subscriptions(
         // The price history: the first charge's amount, then every change, ending at the price
         // the person confirmed. A bill whose amount follows use has no price history: its
         // amount is the estimate the person confirmed, from the first charge on.
-        let current = input::parse_amount(&at("amount"), &item.amount, currency)?;
+        let current = input::minor_units(&at("amount"), item.amount.money(currency))?;
         let amounts: Vec<i64> = charges.iter().map(|&(_, minor)| minor).collect();
         let varies = statement::recurring::amounts_follow_use(&amounts);
         let mut prices: Vec<(jiff::civil::Date, i64)> = Vec::new();
@@ -208,7 +210,9 @@ pub(crate) fn import_subscriptions(
             ctx,
             CreateSubscriptionInput {
                 name: item.name,
-                amount: domain::money::Money::new(amount, currency).to_decimal_string(),
+                amount: ops::common::UnsignedAmount::size_of(
+                    domain::Money::new(amount, currency).into(),
+                ),
                 currency: Some(currency.into()),
                 cycle: item.cycle,
                 next_charge_on: Some(first.into()),

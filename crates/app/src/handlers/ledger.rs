@@ -4,7 +4,7 @@
 //! account, and everything on it, is "not found".
 
 use domain::{
-    Currency, Money, Text,
+    Money, Text,
     entities::{EntityKind, Visibility},
 };
 use ops::{
@@ -43,13 +43,6 @@ fn load_transaction(ctx: &Ctx<'_>, id: i64) -> Result<TransactionRow, OpError> {
         Text::new("No transaction with id {id}. Call search_transactions to find ids.")
             .with("id", id)
     })
-}
-
-/// A signed amount in the currency ("-12.50" for money out).
-fn signed_amount(pointer: &str, text: &str, currency: Currency) -> Result<i64, OpError> {
-    Money::parse(text.trim(), currency)
-        .map(|money| money.minor())
-        .map_err(|err| OpError::invalid(pointer, Text::new("{error}.").with("error", err)))
 }
 
 /// Refuses a change by someone else that would make the account private.
@@ -101,7 +94,7 @@ pub(crate) fn create_account(
         balance: None,
     };
     let balance =
-        input.balance.as_deref().map(|b| signed_amount("/balance", b, currency)).transpose()?;
+        input.balance.map(|b| input::minor_units("/balance", b.money(currency))).transpose()?;
     let id = db::insert_account(ctx.db, &row, &ctx.now_text()).or_internal()?;
     if let Some(minor) = balance {
         db::set_balance(ctx.db, id, ctx.today, minor).or_internal()?;
@@ -182,7 +175,7 @@ pub(crate) fn record_balance(
     input: RecordBalanceInput,
 ) -> Result<Account, OpError> {
     let row = load_account(ctx, input.account_id.get())?;
-    let minor = signed_amount("/balance", &input.balance, row.currency)?;
+    let minor = input::minor_units("/balance", input.balance.money(row.currency))?;
     let on = input.on.map(IsoDate::date).unwrap_or(ctx.today);
     if on > ctx.today {
         return Err(OpError::invalid(
@@ -354,10 +347,8 @@ pub(crate) fn search_transactions(
                 .with("to", IsoDate(to)),
         ));
     }
-    let min_milli =
-        input.min_amount.as_deref().map(|a| input::milli_bound("/min_amount", a)).transpose()?;
-    let max_milli =
-        input.max_amount.as_deref().map(|a| input::milli_bound("/max_amount", a)).transpose()?;
+    let min_milli = input.min_amount.map(|a| input::milli_bound("/min_amount", a)).transpose()?;
+    let max_milli = input.max_amount.map(|a| input::milli_bound("/max_amount", a)).transpose()?;
     if let (Some(min), Some(max)) = (min_milli, max_milli)
         && min > max
     {
@@ -454,7 +445,7 @@ pub(crate) fn create_transaction(
         account_id: account.id,
         account_name: account.name.clone(),
         on_date: input.on.date(),
-        amount_minor: signed_amount("/amount", &input.amount, account.currency)?,
+        amount_minor: input::minor_units("/amount", input.amount.money(account.currency))?,
         currency: account.currency,
         payee: input::clean_name("/payee", &input.payee, ops::limits::NAME)?,
         description: input
@@ -501,7 +492,7 @@ pub(crate) fn update_transaction(
         row.on_date = on.date();
     }
     if let Some(amount) = &input.amount {
-        let minor = signed_amount("/amount", amount, row.currency)?;
+        let minor = input::minor_units("/amount", amount.money(row.currency))?;
         if minor != row.amount_minor && !row.splits.is_empty() {
             return Err(OpError::invalid(
                 "/amount",
@@ -617,7 +608,8 @@ pub(crate) fn split_transaction(
     }
     let mut parts = Vec::with_capacity(input.parts.len());
     for (i, part) in input.parts.iter().enumerate() {
-        let minor = signed_amount(&format!("/parts/{i}/amount"), &part.amount, row.currency)?;
+        let minor =
+            input::minor_units(&format!("/parts/{i}/amount"), part.amount.money(row.currency))?;
         if minor == 0 || minor.signum() != row.amount_minor.signum() {
             return Err(OpError::invalid(
                 format!("/parts/{i}/amount"),

@@ -68,10 +68,8 @@ fn checked_fields(ctx: &Ctx<'_>, name: String, fields: &RuleFields) -> Result<Ru
     let payee_contains = text_condition("/payee_contains", fields.payee_contains.as_deref())?;
     let description_contains =
         text_condition("/description_contains", fields.description_contains.as_deref())?;
-    let min_milli =
-        fields.min_amount.as_deref().map(|a| input::milli_bound("/min_amount", a)).transpose()?;
-    let max_milli =
-        fields.max_amount.as_deref().map(|a| input::milli_bound("/max_amount", a)).transpose()?;
+    let min_milli = fields.min_amount.map(|a| input::milli_bound("/min_amount", a)).transpose()?;
+    let max_milli = fields.max_amount.map(|a| input::milli_bound("/max_amount", a)).transpose()?;
     if let (Some(min), Some(max)) = (min_milli, max_milli)
         && min > max
     {

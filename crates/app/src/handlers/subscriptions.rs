@@ -309,7 +309,7 @@ pub(crate) fn change_price(
             ));
         }
     }
-    let new_price = input::parse_amount("/amount", &input.amount, row.currency)?;
+    let new_price = input::minor_units("/amount", input.amount.money(row.currency))?;
     let effective_on = input.effective_on.map(IsoDate::date).unwrap_or(ctx.today);
     let old_price = SeriesParts::of(&row).series(&row).amount_on(effective_on.max(row.anchor_on));
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;

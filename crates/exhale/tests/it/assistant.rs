@@ -805,12 +805,15 @@ async fn a_picture_is_read_with_one_fixed_tool_and_every_item_is_checked() {
         ]}),
     )]);
     let reading = s.assistant.read_statement(&s.w.ana, Document::new(png).unwrap()).await.unwrap();
-    let read: Vec<(&str, &str, &str)> = reading
+    let read: Vec<(&str, String, &str)> = reading
         .items
         .iter()
-        .map(|item| (item.name.as_str(), item.amount.as_str(), item.currency.code()))
+        .map(|item| (item.name.as_str(), item.amount.to_string(), item.currency.code()))
         .collect();
-    assert_eq!(read, [("Netflix", "12.99", "EUR"), ("Spotify", "17.99", "USD")]);
+    assert_eq!(
+        read,
+        [("Netflix", "12.99".to_owned(), "EUR"), ("Spotify", "17.99".to_owned(), "USD")]
+    );
     assert_eq!(reading.left_out.len(), 2, "{:?}", reading.left_out);
     assert_eq!(reading.model, "qwen2.5:1.5b");
     let request = &s.model.requests()[0];

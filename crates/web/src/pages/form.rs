@@ -85,11 +85,25 @@ pub(crate) fn text(value: &str) -> Option<String> {
 }
 
 /// An amount as typed, read with the reader's decimal mark ("12,50" in Spanish) into the
-/// decimal an op takes ("12.50"); what is not a decimal goes to the op as typed, for it to
-/// refuse with its own message.
-pub(crate) fn amount(value: &str) -> String {
-    i18n::format::typed_decimal(crate::reader::reader(), value)
-        .unwrap_or_else(|| value.trim().to_owned())
+/// type the op takes; an empty or wrong one is refused at the field with what to write.
+pub(crate) fn amount<T>(pointer: &str, value: &str) -> Result<T, OpError>
+where
+    T: FromStr,
+    T::Err: Display,
+{
+    match i18n::format::typed_decimal(crate::reader::reader(), value) {
+        Some(decimal) => required(pointer, &decimal),
+        None => required(pointer, value),
+    }
+}
+
+/// [`amount`] for a field that may be left blank.
+pub(crate) fn optional_amount<T>(pointer: &str, value: &str) -> Result<Option<T>, OpError>
+where
+    T: FromStr,
+    T::Err: Display,
+{
+    text(value).map(|value| amount(pointer, &value)).transpose()
 }
 
 /// An id chosen from a list; `None` when none was chosen.

@@ -193,7 +193,7 @@ fn items(pairs: &[(String, String)]) -> Result<Vec<ImportItem>, OpError> {
                 serde_json::from_str(value(format!("charges_{i}"))).unwrap_or_default();
             Ok(ImportItem {
                 name: value(format!("name_{i}")).to_owned(),
-                amount: value(format!("amount_{i}")).to_owned(),
+                amount: form::amount("/amount", value(format!("amount_{i}")))?,
                 currency: form::parsed("/currency", value(format!("currency_{i}")))?,
                 cycle,
                 category_id: form::id(value(format!("category_{i}"))),

@@ -202,10 +202,11 @@ pub(crate) fn confirmation(
     )
 }
 
-/// Whether a change shows its confirmation page first: its op is destructive (the catalog's
-/// hints say so) and the person has not confirmed it yet. Every page's form asks this.
-pub(crate) fn asks_first<O: Op>(confirmed: bool) -> bool {
-    O::INFO.hints.destructive && !confirmed
+/// Whether a change shows its confirmation page first: the op destroys something with this
+/// input (the catalog's hints say so, `Op::destroys`) and the person has not confirmed it yet.
+/// Every page's form asks this.
+pub(crate) fn asks_first<O: Op>(input: &O::Input, confirmed: bool) -> bool {
+    O::destroys(input) && !confirmed
 }
 
 /// A posted form's fields again, marked confirmed, for its confirmation page to post back.

@@ -145,7 +145,7 @@ fn rule_summary(rule: &Rule) -> String {
 }
 
 fn value(amount: &ops::common::Amount) -> f64 {
-    amount.amount.parse().unwrap_or(0.0)
+    amount.amount.to_f64()
 }
 
 /// A chart's month, as the reader's language writes it (`Dec 2026`, `dic 2026`).

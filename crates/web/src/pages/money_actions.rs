@@ -100,7 +100,7 @@ async fn act<A: Action>(
         op: A::Op::INFO.name,
     };
     match input {
-        Ok(input) if asks_first::<A::Op>(fields.one("confirmed") == "yes") => {
+        Ok(input) if asks_first::<A::Op>(&input, fields.one("confirmed") == "yes") => {
             on.ask_first::<A::Op>(input, A::asking()).await
         }
         input => on.apply::<A::Op>(input, A::done()).await,
@@ -130,7 +130,7 @@ impl TryFrom<CreateAccountForm> for CreateAccountInput {
             kind: form::required::<AccountKind>("/kind", &form.kind)?,
             currency: form::parsed::<CurrencyCode>("/currency", &form.currency)?,
             visibility: form::parsed::<Visibility>("/visibility", &form.visibility)?,
-            balance: form::text(&form.balance).map(|b| form::amount(&b)),
+            balance: form::optional_amount("/balance", &form.balance)?,
         })
     }
 }
@@ -156,7 +156,7 @@ impl TryFrom<RecordBalanceForm> for RecordBalanceInput {
     fn try_from(form: RecordBalanceForm) -> Result<Self, OpError> {
         Ok(Self {
             account_id: form::id_or_zero(&form.id),
-            balance: form::amount(&form.balance),
+            balance: form::amount("/balance", &form.balance)?,
             on: form::parsed::<IsoDate>("/on", &form.on)?,
         })
     }
@@ -316,7 +316,7 @@ impl TryFrom<CreateBudgetForm> for CreateBudgetInput {
     fn try_from(form: CreateBudgetForm) -> Result<Self, OpError> {
         Ok(Self {
             name: form.name,
-            amount: form::amount(&form.amount),
+            amount: form::amount("/amount", &form.amount)?,
             period: form::required::<BudgetPeriod>("/period", &form.period)?,
             start_day: start_day(&form.start_day)?,
             starts_on: form::parsed::<IsoDate>("/starts_on", &form.starts_on)?,
@@ -358,8 +358,8 @@ impl TryFrom<CreateRuleForm> for CreateRuleInput {
             fields: RuleFields {
                 payee_contains: form::text(&form.payee_contains),
                 description_contains: form::text(&form.description_contains),
-                min_amount: form::text(&form.min_amount).map(|m| form::amount(&m)),
-                max_amount: form::text(&form.max_amount).map(|m| form::amount(&m)),
+                min_amount: form::optional_amount("/min_amount", &form.min_amount)?,
+                max_amount: form::optional_amount("/max_amount", &form.max_amount)?,
                 account_id: form::id(&form.account_id),
                 set_category_id: form::id(&form.set_category_id),
                 add_label_ids: form::ids(&form.add_label_ids),
@@ -396,7 +396,7 @@ impl TryFrom<CreateTransactionForm> for CreateTransactionInput {
             account_id: form::id(&form.account_id)
                 .ok_or_else(|| OpError::invalid("/account_id", Text::new("Choose the account.")))?,
             on: form::required::<IsoDate>("/on", &form.on)?,
-            amount: form::amount(&form.amount),
+            amount: form::amount("/amount", &form.amount)?,
             payee: form.payee,
             description: None,
             notes: form::text(&form.notes),

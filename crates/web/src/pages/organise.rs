@@ -101,7 +101,7 @@ async fn act<A: Action>(
         Err(err) => return on.refused(err).await,
     };
     let confirmed = pairs.iter().any(|(name, value)| name == "confirmed" && value == "yes");
-    if asks_first::<A::Op>(confirmed) {
+    if asks_first::<A::Op>(&input, confirmed) {
         return match web.write::<A::Op>(&person, input, Mode::DryRun).await {
             Ok(preview) => {
                 let asking = A::asking();

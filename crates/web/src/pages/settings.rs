@@ -17,7 +17,7 @@ use ops::{
     assistant::{
         GetAssistantSettings, PriceInput, Provider, SetAssistantSettings, SetAssistantSettingsInput,
     },
-    common::{CurrencyCode, Patch},
+    common::{CurrencyCode, ExchangeRate, Patch},
     entities::Role,
     household::*,
 };
@@ -145,21 +145,32 @@ pub(crate) async fn rates(
         Ok(settings) => settings.exchange_rates,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
-    // Every rate not in the form is removed: the form shows them all.
-    let mut rates: BTreeMap<String, Option<String>> =
+    let input = rates_input(current, &form);
+    let done = Text::new("Saved the exchange rates and reminders.");
+    apply::<UpdateSettings>(&web, &headers, &person, input, "rates", done).await
+}
+
+/// The rates form as the op's input: a line per currency, its code and its rate ("USD 0.92");
+/// every rate not in the form is removed, as the form shows them all.
+fn rates_input(
+    current: BTreeMap<CurrencyCode, ExchangeRate>,
+    form: &RatesForm,
+) -> Result<UpdateSettingsInput, OpError> {
+    let mut rates: BTreeMap<CurrencyCode, Option<ExchangeRate>> =
         current.into_keys().map(|code| (code, None)).collect();
     for line in form.rates.lines().map(str::trim).filter(|l| !l.is_empty()) {
         let mut words = line.split_whitespace();
         if let Some(code) = words.next() {
-            rates.insert(code.to_uppercase(), words.next().map(str::to_owned));
+            let code: CurrencyCode = form::required("/exchange_rates", code)?;
+            let pointer = format!("/exchange_rates/{code}");
+            let rate = words.next().map(|rate| form::required(&pointer, rate)).transpose()?;
+            rates.insert(code, rate);
         }
     }
-    let input = UpdateSettingsInput {
+    Ok(UpdateSettingsInput {
         exchange_rates: rates,
         reminder_days_before: form.reminder_days_before.trim().parse().ok(),
-    };
-    let done = Text::new("Saved the exchange rates and reminders.");
-    apply::<UpdateSettings>(&web, &headers, &person, Ok(input), "rates", done).await
+    })
 }
 
 #[derive(Deserialize)]
@@ -199,23 +210,22 @@ pub(crate) async fn assistant(
     let (price_input, price_output) = (form.price_input.trim(), form.price_output.trim());
     let model = form.model.trim().to_owned();
     let prices = if price_input.is_empty() && price_output.is_empty() {
-        Vec::new()
+        Ok(Vec::new())
     } else {
-        vec![PriceInput {
-            model: model.clone(),
-            input: price_input.to_owned(),
-            output: price_output.to_owned(),
-        }]
+        form::amount("/prices/0/input", price_input).and_then(|input| {
+            let output = form::amount("/prices/0/output", price_output)?;
+            Ok(vec![PriceInput { model: model.clone(), input, output }])
+        })
     };
-    let input = SetAssistantSettingsInput {
+    let input = prices.map(|prices| SetAssistantSettingsInput {
         provider: Some(provider),
         model: Some(model),
         base_url: Some(form.base_url),
         api_key,
         prices: Some(prices),
-    };
+    });
     let done = Text::new("Saved the built-in assistant's settings.");
-    apply::<SetAssistantSettings>(&web, &headers, &person, Ok(input), "assistant", done).await
+    apply::<SetAssistantSettings>(&web, &headers, &person, input, "assistant", done).await
 }
 
 #[derive(Deserialize)]

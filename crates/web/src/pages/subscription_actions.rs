@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::{
-    pages::{Confirm, confirmation, confirmed, form, subscriptions::detail_page},
+    pages::{Confirm, asks_first, confirmation, confirmed, form, subscriptions::detail_page},
     render::{op_error, page_with_status, redirect_with_notice},
     session::{Posted, SignedIn},
     state::Web,
@@ -84,7 +84,7 @@ async fn apply_action(
         }
         "price" => {
             let effective_on = form::parsed("/effective_on", &f.effective_on)?;
-            let amount = form::amount(&f.amount);
+            let amount = form::amount("/amount", &f.amount)?;
             let input = ChangePriceInput { id, amount, currency: None, effective_on };
             web.call::<ChangePrice>(person, input).await?;
             Text::new("Changed the price.")
@@ -327,7 +327,7 @@ pub(crate) async fn bulk(
         payment_method_id: Patch::Keep,
         tags: None,
     };
-    if action.is_destructive() && value("confirmed") != "yes" {
+    if asks_first::<BulkUpdateSubscriptions>(&input, value("confirmed") == "yes") {
         return match web.write::<BulkUpdateSubscriptions>(&person, input, Mode::DryRun).await {
             Ok(preview) => {
                 let confirm = Confirm {

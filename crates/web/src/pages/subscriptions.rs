@@ -137,7 +137,7 @@ pub(crate) async fn detail_page(
                 .iter()
                 .map(|point| Bar {
                     label: crate::reader::day(point.effective_on),
-                    value: point.price.amount.parse().unwrap_or(0.0),
+                    value: point.price.amount.to_f64(),
                     shown: crate::reader::amount(&point.price),
                 })
                 .collect();
@@ -232,7 +232,7 @@ impl SubscriptionForm {
         })?;
         Ok(CreateSubscriptionInput {
             name: self.name.trim().to_owned(),
-            amount: form::amount(&self.amount),
+            amount: form::amount("/amount", &self.amount)?,
             currency: form::parsed("/currency", &self.currency)?,
             cycle,
             next_charge_on: form::parsed("/next_charge_on", &self.next_charge_on)?,

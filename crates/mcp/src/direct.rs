@@ -20,18 +20,21 @@ use std::{
 };
 
 use axum::{
-    body::{Body, Bytes},
+    body::Bytes,
     extract::{Request, State},
     http::{HeaderMap, HeaderValue, StatusCode, Uri, header, request::Parts},
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use ops::{Caller, Catalog, OpError};
+use ops::{Caller, Catalog, OpError, OpMeta};
 use rmcp::model::{JsonObject, ListToolsResult, ReadResourceResult, ServerResult};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::{resources, results, tools};
+use crate::{
+    incoming::{Incoming, Plain},
+    resources, results, tools,
+};
 
 /// The one protocol revision this path serves.
 const MODERN: &str = "2026-07-28";
@@ -76,68 +79,25 @@ impl Direct {
     }
 }
 
-/// A JSON-RPC request as this path takes it; an unknown field anywhere sends it to rmcp.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Message<'a> {
-    jsonrpc: &'a str,
-    #[serde(borrow)]
-    id: &'a RawValue,
-    method: &'a str,
-    params: Params,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Params {
-    #[serde(default)]
-    name: Option<String>,
-    #[serde(default)]
-    arguments: Option<JsonObject>,
-    #[serde(default)]
-    uri: Option<String>,
-    #[serde(rename = "_meta")]
-    meta: Meta,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Meta {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
-    protocol_version: String,
-    // An object, as the revision requires; a client that renders views is rmcp's to answer.
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
-    client_capabilities: JsonObject,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
-    client_info: Option<ClientInfo>,
-}
-
-#[derive(Deserialize)]
-struct ClientInfo {
-    name: String,
-    // Required by the revision, as rmcp reads it; unused here.
-    #[serde(rename = "version")]
-    _version: String,
-}
-
 /// Answers the request when it is one this path takes, and otherwise hands it on unchanged.
 pub(crate) async fn serve(
     State(direct): State<Arc<Direct>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     if request.method() != axum::http::Method::POST || !direct.takes_headers(request.headers()) {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
-    // `framing::check`, further out, has read the body within the limit: these bytes are its.
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return StatusCode::BAD_REQUEST.into_response();
+    // `framing::check`, further out, has read the message; nothing inside needs it again.
+    let incoming = request.extensions_mut().remove::<Incoming>();
+    let Some(Incoming { plain: Some(message), op, .. }) = incoming else {
+        return next.run(request).await;
     };
-    if let Some(answer) = direct.answer(&parts, &bytes).await {
+    let (parts, body) = request.into_parts();
+    if let Some(answer) = direct.answer(&parts, message, op).await {
         return answer;
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next.run(Request::from_parts(parts, body)).await
 }
 
 impl Direct {
@@ -157,9 +117,13 @@ impl Direct {
     }
 
     /// The answer to a request this path takes, or `None` to hand it to rmcp.
-    async fn answer(&self, parts: &Parts, bytes: &Bytes) -> Option<Response> {
-        let message: Message<'_> = serde_json::from_slice(bytes).ok()?;
-        let id = plain_id(message.id)?;
+    async fn answer(
+        &self,
+        parts: &Parts,
+        message: Plain,
+        op: Option<&'static OpMeta>,
+    ) -> Option<Response> {
+        let id = plain_id(&message.id)?;
         let params = message.params;
         if message.jsonrpc != "2.0"
             || params.meta.protocol_version != MODERN
@@ -168,10 +132,11 @@ impl Direct {
             return None;
         }
         let headers = &parts.headers;
-        if only(headers, "mcp-method")? != message.method {
+        let method = message.method.as_str();
+        if only(headers, "mcp-method")? != method {
             return None;
         }
-        let named = match message.method {
+        let named = match method {
             "tools/call" => params.name.as_deref(),
             "resources/read" => params.uri.as_deref(),
             _ => None,
@@ -187,9 +152,9 @@ impl Direct {
             .get::<Caller>()?
             .clone()
             .with_client_name(params.meta.client_info.map(|info| info.name));
-        let result = match (message.method, params.name, params.uri) {
+        let result = match (method, params.name, params.uri) {
             ("tools/call", Some(name), None) => {
-                self.call_tool(&caller, &name, params.arguments.unwrap_or_default()).await?
+                self.call_tool(&caller, &name, op?, params.arguments.unwrap_or_default()).await?
             }
             ("tools/list", None, None) if params.arguments.is_none() => {
                 ResultJson::Serialised(self.tools_list(&caller, &parts.uri)?)
@@ -212,11 +177,12 @@ impl Direct {
         &self,
         caller: &Caller,
         name: &str,
+        op: &'static OpMeta,
         arguments: JsonObject,
     ) -> Option<ResultJson> {
         // No views here: a client that renders them is rmcp's.
-        let mut called = match tools::called(self.catalog.as_ref(), name, arguments, false) {
-            Ok(called) => called?,
+        let mut called = match tools::called_op(op, name, arguments) {
+            Ok(called) => called,
             Err(err) => return serialised(&results::failure(&err)),
         };
         let meta = called.meta;

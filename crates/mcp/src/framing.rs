@@ -2,14 +2,13 @@
 //!
 //! rmcp answers a body it cannot read (not JSON, nested too deep, a batch) with `415` and a
 //! line of plain text, and its other refusals (unknown session, wrong `Accept`) the same way.
-//! This middleware reads a POST's body, within the size limit, and hands rmcp the bytes. Only
-//! when rmcp refuses a JSON body does it look at why, and answer as JSON-RPC does: `-32700`
-//! for a body that is not JSON, `-32600` for one that is not a single request object (batches
-//! were removed from MCP in 2025-06-18); a good message is parsed once, by rmcp. Any plain-text
+//! This middleware reads a POST's body, within the size limit, reads the message once for the
+//! layers inside ([`Incoming`]: the op a call runs, and the whole message when the hot path
+//! takes it), and hands rmcp the bytes. Only when rmcp refuses a JSON body does it look at
+//! why, and answer as JSON-RPC does: `-32700` for a body that is not JSON, `-32600` for one
+//! that is not a single request object (batches were removed from MCP in 2025-06-18). Any plain-text
 //! or problem-JSON refusal from further in is rewritten the same way, keeping its HTTP status
 //! and headers. Tool results, which hold an op's own failures, are untouched.
-
-use std::borrow::Cow;
 
 use axum::{
     body::{Body, Bytes},
@@ -20,7 +19,9 @@ use axum::{
 };
 use http_body_util::BodyExt;
 use ops::Text;
-use serde_json::{Value, json, value::RawValue};
+use serde_json::{Value, json};
+
+use crate::incoming::Incoming;
 
 /// JSON-RPC's code for a body that is not JSON.
 const PARSE_ERROR: i64 = -32700;
@@ -110,17 +111,21 @@ pub(crate) async fn check(
         }
     }
     let bytes = Bytes::from(collected);
+    let incoming = Incoming::read(&bytes);
     if bytes.len() > max_request_bytes
-        && ToolCall::read(&bytes)
+        && incoming
             .as_ref()
-            .and_then(ToolCall::op_name)
-            .and_then(ops::find)
+            .and_then(|incoming| incoming.op)
             .is_none_or(|meta| bytes.len() > meta.info.request_limit(max_request_bytes))
     {
         return too_large();
     }
     // The bytes are shared, not copied: kept only to explain a refusal.
-    let response = next.run(Request::from_parts(parts, Body::from(bytes.clone()))).await;
+    let mut request = Request::from_parts(parts, Body::from(bytes.clone()));
+    if let Some(incoming) = incoming {
+        request.extensions_mut().insert(incoming);
+    }
+    let response = next.run(request).await;
     drop(large_read);
     if is_json
         && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
@@ -142,51 +147,6 @@ fn busy() -> Response {
     );
     response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
     response
-}
-
-/// The parts of a JSON-RPC message that say which op a `tools/call` runs, read without
-/// building the rest of it; the request size limit and a connected app's step-up read them.
-#[derive(serde::Deserialize)]
-pub(crate) struct ToolCall<'a> {
-    #[serde(borrow, default)]
-    pub(crate) id: Option<&'a RawValue>,
-    #[serde(borrow)]
-    method: Cow<'a, str>,
-    #[serde(default)]
-    params: Option<Named>,
-}
-
-#[derive(serde::Deserialize)]
-struct Named {
-    #[serde(default)]
-    name: Option<String>,
-    /// `call_tool`'s, which name the op it calls.
-    #[serde(default)]
-    arguments: Option<NamedOnly>,
-}
-
-#[derive(serde::Deserialize)]
-struct NamedOnly {
-    #[serde(default)]
-    name: Option<String>,
-}
-
-impl<'a> ToolCall<'a> {
-    /// The message in `bytes` when it is one `tools/call` (a JSON object).
-    pub(crate) fn read(bytes: &'a [u8]) -> Option<Self> {
-        if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-            return None;
-        }
-        let call: Self = serde_json::from_slice(bytes).ok()?;
-        (call.method == "tools/call").then_some(call)
-    }
-
-    /// The name of the op it runs: the tool's, or for `call_tool` the one it names.
-    pub(crate) fn op_name(&self) -> Option<&str> {
-        let params = self.params.as_ref()?;
-        let named = params.arguments.as_ref().and_then(|arguments| arguments.name.as_deref());
-        ops::tools::called_name(params.name.as_deref()?, named)
-    }
 }
 
 /// The deepest nesting rmcp's parser (serde_json's) accepts.

@@ -23,6 +23,7 @@ mod apps;
 mod confirm;
 mod direct;
 mod framing;
+mod incoming;
 mod notify;
 mod prompts;
 mod resources;

@@ -3,7 +3,7 @@
 //! authorization spec), so the client can send the person back to the consent page for more.
 //!
 //! Whether the scope falls short is the catalog's decision (`ops::policy::refusal`); this
-//! module only reads the op a call runs (`framing::ToolCall`: the tool's, or the one
+//! module only reads the op a call runs (as `framing::check` read it: the tool's, or the one
 //! `call_tool` names) and translates the refusal. Agents with an API token keep the
 //! `forbidden` tool result, which tells the model what to ask the person for: their client has
 //! no way to ask for more. Every other refusal (owner-only ops, ops agents cannot call) is
@@ -12,18 +12,18 @@
 use std::sync::Arc;
 
 use axum::{
-    body::{Body, Bytes},
     extract::{Request, State},
     http::{HeaderValue, Method, StatusCode, header},
     middleware::Next,
-    response::{IntoResponse, Response},
+    response::Response,
 };
-use ops::{Caller, Catalog, OpError, Text, oauth::PublicOrigin, policy};
+use ops::{Caller, OpError, Text, oauth::PublicOrigin, policy};
 use serde_json::json;
 
-/// What the check needs: the ops, and the origin whose metadata the challenge names.
+use crate::incoming::Incoming;
+
+/// What the check needs: the origin whose metadata the challenge names.
 pub(crate) struct StepUp {
-    pub(crate) catalog: Arc<dyn Catalog>,
     pub(crate) origin: PublicOrigin,
 }
 
@@ -38,23 +38,18 @@ pub(crate) async fn check(
     let Some(caller) = caller.cloned().filter(|_| request.method() == Method::POST) else {
         return next.run(request).await;
     };
-    let (parts, body) = request.into_parts();
-    // `framing::check`, further out, has read the body within the limit: these bytes are its.
-    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return StatusCode::BAD_REQUEST.into_response();
-    };
-    if let Some(refused) = step_up.refusal(&caller, &bytes) {
+    // `framing::check`, further out, has read the message.
+    let incoming = request.extensions().get::<Incoming>();
+    if let Some(refused) = incoming.and_then(|incoming| step_up.refusal(&caller, incoming)) {
         return refused;
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next.run(request).await
 }
 
 impl StepUp {
     /// The 403 for a `tools/call` the caller's scope does not reach, or `None`.
-    fn refusal(&self, caller: &Caller, bytes: &Bytes) -> Option<Response> {
-        let call = crate::framing::ToolCall::read(bytes)?;
-        let name = call.op_name()?;
-        let meta = self.catalog.ops().iter().find(|meta| meta.name() == name)?;
+    fn refusal(&self, caller: &Caller, incoming: &Incoming) -> Option<Response> {
+        let meta = incoming.op?;
         let Some(OpError::Forbidden { needed: Some(needed), .. }) =
             policy::refusal(caller, meta.info)
         else {
@@ -65,8 +60,9 @@ impl StepUp {
         )
         .with("tool", meta.name())
         .render();
-        let id = call
+        let id = incoming
             .id
+            .as_ref()
             .and_then(|id| serde_json::from_str(id.get()).ok())
             .unwrap_or(serde_json::Value::Null);
         let mut response = crate::framing::error_response(

@@ -169,6 +169,20 @@ pub(crate) fn called<'a>(
     Ok(Some(Called { meta, arguments, through_call_tool: true }))
 }
 
+/// [`called`] for a call whose op `framing::check` has found already (the tool's, or the one
+/// `call_tool` names): no lookup, and `call_tool`'s arguments unwrapped.
+pub(crate) fn called_op(
+    op: &'static OpMeta,
+    name: &str,
+    arguments: JsonObject,
+) -> Result<Called<'static>, OpError> {
+    if name != ops::tools::CALL_TOOL.name {
+        return Ok(Called { meta: op, arguments, through_call_tool: false });
+    }
+    let input = ops::tools::call_tool_input(arguments)?;
+    Ok(Called { meta: op, arguments: input.arguments, through_call_tool: true })
+}
+
 /// The ops `find_tools` returned in one session beyond its tool set, listed from then on: a
 /// client hands its model only listed tools, so a tool found but not listed could not be
 /// called. Shared by the clones of one session's server; empty for a stateless request.

@@ -97,7 +97,7 @@ fn exhale_endpoint(
     )
     .layer(middleware::from_fn_with_state(direct, crate::direct::serve));
     if let Some(origin) = config.oauth.clone() {
-        let step_up = Arc::new(crate::step_up::StepUp { catalog, origin });
+        let step_up = Arc::new(crate::step_up::StepUp { origin });
         rmcp = rmcp.layer(middleware::from_fn_with_state(step_up, crate::step_up::check));
     }
     Ok(with_transport_policy(rmcp, config))

@@ -102,15 +102,7 @@ impl Http {
     ) -> Result<Reply, HttpError> {
         let request =
             Outgoing { method: hyper::Method::POST, headers, body, max_reply: MAX_REPLY_BYTES };
-        tokio::time::timeout(deadline, self.send_within_time(url, request, allow_lan))
-            .await
-            .map_err(|_| {
-                HttpError::Unreachable(format!(
-                    "{} did not answer within {} s",
-                    host_of(url),
-                    deadline.as_secs()
-                ))
-            })?
+        self.send_by(url, request, allow_lan, deadline).await
     }
 
     /// GETs a file of at most `max_bytes` (a larger one is refused, never cut), from a service
@@ -127,15 +119,7 @@ impl Http {
             body: Vec::new(),
             max_reply: max_bytes,
         };
-        let reply = tokio::time::timeout(deadline, self.send_within_time(url, request, true))
-            .await
-            .map_err(|_| {
-                HttpError::Unreachable(format!(
-                    "{} did not answer within {} s",
-                    host_of(url),
-                    deadline.as_secs()
-                ))
-            })??;
+        let reply = self.send_by(url, request, true, deadline).await?;
         if reply.cut {
             return Err(HttpError::Refused(format!(
                 "the file is larger than {} MB",
@@ -143,6 +127,25 @@ impl Http {
             )));
         }
         Ok(reply)
+    }
+
+    /// Sends `outgoing`, giving up when the whole exchange takes longer than `deadline`.
+    async fn send_by(
+        &self,
+        url: &str,
+        outgoing: Outgoing,
+        allow_lan: bool,
+        deadline: Duration,
+    ) -> Result<Reply, HttpError> {
+        tokio::time::timeout(deadline, self.send_within_time(url, outgoing, allow_lan))
+            .await
+            .map_err(|_| {
+                HttpError::Unreachable(format!(
+                    "{} did not answer within {} s",
+                    host_of(url),
+                    deadline.as_secs()
+                ))
+            })?
     }
 
     async fn send_within_time(
@@ -221,16 +224,28 @@ pub(crate) enum Stream {
     Tls(Box<tokio_rustls::client::TlsStream<tokio::net::TcpStream>>),
 }
 
+/// What a `Stream` holds underneath, plain or TLS: something to read from and write to.
+trait Connection: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin {}
+
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin> Connection for T {}
+
+impl Stream {
+    /// The connection underneath, which every read and write is passed on to.
+    fn connection(self: std::pin::Pin<&mut Self>) -> std::pin::Pin<&mut dyn Connection> {
+        match self.get_mut() {
+            Self::Plain(stream) => std::pin::Pin::new(stream),
+            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()),
+        }
+    }
+}
+
 impl tokio::io::AsyncRead for Stream {
     fn poll_read(
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
         buf: &mut tokio::io::ReadBuf<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(stream) => std::pin::Pin::new(stream).poll_read(cx, buf),
-            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_read(cx, buf),
-        }
+        self.connection().poll_read(cx, buf)
     }
 }
 
@@ -240,30 +255,21 @@ impl tokio::io::AsyncWrite for Stream {
         cx: &mut std::task::Context<'_>,
         buf: &[u8],
     ) -> std::task::Poll<std::io::Result<usize>> {
-        match self.get_mut() {
-            Self::Plain(stream) => std::pin::Pin::new(stream).poll_write(cx, buf),
-            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_write(cx, buf),
-        }
+        self.connection().poll_write(cx, buf)
     }
 
     fn poll_flush(
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(stream) => std::pin::Pin::new(stream).poll_flush(cx),
-            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_flush(cx),
-        }
+        self.connection().poll_flush(cx)
     }
 
     fn poll_shutdown(
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<std::io::Result<()>> {
-        match self.get_mut() {
-            Self::Plain(stream) => std::pin::Pin::new(stream).poll_shutdown(cx),
-            Self::Tls(stream) => std::pin::Pin::new(stream.as_mut()).poll_shutdown(cx),
-        }
+        self.connection().poll_shutdown(cx)
     }
 }
 

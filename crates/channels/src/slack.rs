@@ -10,7 +10,7 @@ use std::{collections::VecDeque, sync::Arc, time::Duration};
 use futures_util::{SinkExt as _, StreamExt as _};
 use hyper::header::{self, HeaderValue};
 use ops::{
-    OpError,
+    Caller, OpError,
     channels::{ChatBot, ChatKind, Chats, Message, Outcome, Secret},
 };
 use serde_json::{Value, json};
@@ -390,6 +390,24 @@ impl App {
         }
     }
 
+    /// The member linked to this Slack user, now the chat's reader; when nobody is, the
+    /// direct message says how to link and there is no caller.
+    async fn linked_caller(
+        &self,
+        surface: &DmSurface<'_>,
+        user: &str,
+    ) -> Result<Option<Caller>, OpError> {
+        let caller =
+            self.chats.chat_caller(self.bot.household_id, ChatKind::Slack, user, None).await?;
+        match &caller {
+            Some(caller) => chat::read_by(caller),
+            None => {
+                surface.send(&chat::not_linked()).await;
+            }
+        }
+        Ok(caller)
+    }
+
     /// A direct message from a person (never the app's own, an edit or a deletion).
     async fn event(&self, event: &Value) -> Result<(), OpError> {
         let own =
@@ -413,13 +431,7 @@ impl App {
             surface.send(&chat::linked(name.as_deref())).await;
             return Ok(());
         }
-        let Some(caller) =
-            self.chats.chat_caller(self.bot.household_id, ChatKind::Slack, user, None).await?
-        else {
-            surface.send(&chat::not_linked()).await;
-            return Ok(());
-        };
-        chat::read_by(&caller);
+        let Some(caller) = self.linked_caller(&surface, user).await? else { return Ok(()) };
         self.glue.on_text(&surface, &caller, text).await;
         Ok(())
     }
@@ -445,13 +457,7 @@ impl App {
             return Ok(());
         };
         let surface = DmSurface { app: self, channel: channel.clone() };
-        let Some(caller) =
-            self.chats.chat_caller(self.bot.household_id, ChatKind::Slack, user, None).await?
-        else {
-            surface.send(&chat::not_linked()).await;
-            return Ok(());
-        };
-        chat::read_by(&caller);
+        let Some(caller) = self.linked_caller(&surface, user).await? else { return Ok(()) };
         match self.glue.on_press(&caller, data).await {
             Ok(reply) => self.update(&channel, &ts, &reply).await,
             Err(note) => {

@@ -179,16 +179,22 @@ fn render(reply: &Reply) -> (String, Value) {
     (parts.join("\n"), keyboard)
 }
 
-/// Sends a reminder or an agent's change to a linked chat.
-pub(crate) async fn send(api: &Api, token: &Secret, chat_id: i64, message: &Message) -> Outcome {
-    let (text, keyboard) = render(&chat::message(message));
-    let body = json!({
+/// What `sendMessage` (and, with a `message_id`, `editMessageText`) is given to show a reply
+/// in a chat: its HTML without link previews, and its buttons.
+fn message_body(chat_id: i64, reply: &Reply) -> Value {
+    let (text, keyboard) = render(reply);
+    json!({
         "chat_id": chat_id,
         "text": text,
         "parse_mode": "HTML",
         "link_preview_options": {"is_disabled": true},
         "reply_markup": keyboard,
-    });
+    })
+}
+
+/// Sends a reminder or an agent's change to a linked chat.
+pub(crate) async fn send(api: &Api, token: &Secret, chat_id: i64, message: &Message) -> Outcome {
+    let body = message_body(chat_id, &chat::message(message));
     match api.call(token, "sendMessage", body, Duration::from_secs(15)).await {
         Ok(sent) => {
             Outcome::Sent { external_id: sent["message_id"].as_i64().map(|id| id.to_string()) }
@@ -400,14 +406,7 @@ impl Bot {
     }
 
     async fn say(&self, chat_id: i64, reply: &Reply) -> Option<i64> {
-        let (text, keyboard) = render(reply);
-        let body = json!({
-            "chat_id": chat_id,
-            "text": text,
-            "parse_mode": "HTML",
-            "link_preview_options": {"is_disabled": true},
-            "reply_markup": keyboard,
-        });
+        let body = message_body(chat_id, reply);
         match self.api.call_patiently(&self.bot.token, "sendMessage", body).await {
             Ok(sent) => sent["message_id"].as_i64(),
             Err(err) => {
@@ -418,15 +417,8 @@ impl Bot {
     }
 
     async fn edit(&self, chat_id: i64, message_id: i64, reply: &Reply) {
-        let (text, keyboard) = render(reply);
-        let body = json!({
-            "chat_id": chat_id,
-            "message_id": message_id,
-            "text": text,
-            "parse_mode": "HTML",
-            "link_preview_options": {"is_disabled": true},
-            "reply_markup": keyboard,
-        });
+        let mut body = message_body(chat_id, reply);
+        body["message_id"] = json!(message_id);
         match self.api.call_patiently(&self.bot.token, "editMessageText", body).await {
             Ok(_) => {}
             // The text was the same: nothing to do.

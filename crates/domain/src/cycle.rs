@@ -222,9 +222,19 @@ pub(crate) fn from_epoch_day(days: i64) -> Option<Date> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use jiff::civil::date;
+
+    /// A monthly charge from 31 January 2025: the last day of each shorter month and the 31st
+    /// again after it, never drifting to the 28th.
+    pub(crate) const MONTHLY_FROM_31_JANUARY_2025: [Date; 5] = [
+        date(2025, 1, 31),
+        date(2025, 2, 28),
+        date(2025, 3, 31),
+        date(2025, 4, 30),
+        date(2025, 5, 31),
+    ];
 
     fn c(every: i64, unit: CycleUnit) -> Cycle {
         Cycle::new(every, unit).unwrap()
@@ -295,16 +305,7 @@ mod tests {
         let anchor = date(2025, 1, 31);
         let m = Cycle::MONTHLY;
         let got: Vec<Date> = (0..5).map(|n| m.nth(anchor, n).unwrap()).collect();
-        assert_eq!(
-            got,
-            vec![
-                date(2025, 1, 31),
-                date(2025, 2, 28),
-                date(2025, 3, 31),
-                date(2025, 4, 30),
-                date(2025, 5, 31)
-            ]
-        );
+        assert_eq!(got, MONTHLY_FROM_31_JANUARY_2025);
         assert_eq!(m.nth(date(2024, 1, 31), 1), Some(date(2024, 2, 29)));
         assert_eq!(m.nth(anchor, 12), Some(date(2026, 1, 31)));
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::{
     Json,
     body::Bytes,
-    extract::State,
+    extract::{FromRequest, Request, State},
     http::{HeaderMap, HeaderValue, StatusCode, header},
     response::{IntoResponse, Response},
 };
@@ -248,11 +248,11 @@ fn client_credentials(
 fn read_form(
     headers: &HeaderMap,
     body: &[u8],
-    from: Option<axum::Extension<http::ClientAddress>>,
+    from: Option<http::ClientAddress>,
 ) -> Result<(std::collections::HashMap<String, String>, ClientCredentials), OAuthError> {
     let mut fields = form_fields(headers, body)?;
     let client = client_credentials(headers, &mut fields)?;
-    let from = from.map(|axum::Extension(http::ClientAddress(ip))| ip);
+    let from = from.map(|http::ClientAddress(ip)| ip);
     Ok((fields, ClientCredentials { from, ..client }))
 }
 
@@ -269,34 +269,36 @@ fn endpoint_error(err: &OAuthError, basic: bool) -> Response {
 }
 
 /// The start of `/token` and `/revoke`: OAuth is on, and the form and the client's credentials
-/// are readable; otherwise the answer to send.
-#[expect(
-    clippy::result_large_err,
-    reason = "the refusal is the ready response, built once and sent as it is"
-)]
-fn form_request(
-    server: &Arc<dyn OAuthServer>,
-    from: Option<axum::Extension<http::ClientAddress>>,
-    headers: &HeaderMap,
-    body: &[u8],
-) -> Result<(std::collections::HashMap<String, String>, ClientCredentials), Response> {
-    if server.origin().is_none() {
-        return Err(off());
+/// (with the address the request came from) are readable; otherwise the answer to send.
+pub(crate) struct ClientForm {
+    fields: std::collections::HashMap<String, String>,
+    client: ClientCredentials,
+}
+
+impl FromRequest<Arc<dyn OAuthServer>> for ClientForm {
+    type Rejection = Response;
+
+    async fn from_request(
+        request: Request,
+        server: &Arc<dyn OAuthServer>,
+    ) -> Result<Self, Response> {
+        let headers = request.headers().clone();
+        let from = request.extensions().get::<http::ClientAddress>().copied();
+        let body =
+            Bytes::from_request(request, server).await.map_err(IntoResponse::into_response)?;
+        if server.origin().is_none() {
+            return Err(off());
+        }
+        let (fields, client) = read_form(&headers, &body, from)
+            .map_err(|err| endpoint_error(&err, headers.contains_key(header::AUTHORIZATION)))?;
+        Ok(Self { fields, client })
     }
-    read_form(headers, body, from)
-        .map_err(|err| endpoint_error(&err, headers.contains_key(header::AUTHORIZATION)))
 }
 
 pub(crate) async fn token(
     State(server): Server,
-    from: Option<axum::Extension<http::ClientAddress>>,
-    headers: HeaderMap,
-    body: Bytes,
+    ClientForm { mut fields, client }: ClientForm,
 ) -> Response {
-    let (mut fields, client) = match form_request(&server, from, &headers, &body) {
-        Ok(read) => read,
-        Err(answer) => return answer,
-    };
     let basic = client.basic;
     let request = TokenRequest {
         grant_type: fields.remove("grant_type"),
@@ -323,14 +325,8 @@ pub(crate) async fn token(
 
 pub(crate) async fn revoke(
     State(server): Server,
-    from: Option<axum::Extension<http::ClientAddress>>,
-    headers: HeaderMap,
-    body: Bytes,
+    ClientForm { mut fields, client }: ClientForm,
 ) -> Response {
-    let (mut fields, client) = match form_request(&server, from, &headers, &body) {
-        Ok(read) => read,
-        Err(answer) => return answer,
-    };
     let Some(token) = fields.remove("token").filter(|t| !t.is_empty()) else {
         return refusal(ErrorCode::InvalidRequest, "token is required: the token to revoke.");
     };

@@ -170,15 +170,8 @@ pub(crate) mod tests {
     fn entries_with_direction_status_and_details() {
         assert!(is_camt(STATEMENT));
         let statement = read(STATEMENT, Currency::parse("USD").unwrap()).unwrap();
-        let read: Vec<(String, i64, &str, &str)> = statement
-            .transactions
-            .iter()
-            .map(|t| {
-                (t.date.to_string(), t.amount_minor, t.currency.code(), t.description.as_str())
-            })
-            .collect();
         assert_eq!(
-            read,
+            statement.as_tuples(),
             vec![
                 (
                     "2024-01-15".into(),

@@ -76,6 +76,20 @@ impl Statement {
     }
 }
 
+#[cfg(test)]
+impl Statement {
+    /// Each transaction as (date, amount in minor units, currency, description), for a test to
+    /// compare with what the file says.
+    pub(crate) fn as_tuples(&self) -> Vec<(String, i64, &str, &str)> {
+        self.transactions
+            .iter()
+            .map(|t| {
+                (t.date.to_string(), t.amount_minor, t.currency.code(), t.description.as_str())
+            })
+            .collect()
+    }
+}
+
 /// Why a file could not be read at all.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum StatementError {

@@ -145,15 +145,8 @@ pub(crate) mod tests {
     fn statement_lines_with_their_purpose() {
         assert!(is_mt940(STATEMENT));
         let statement = read(STATEMENT, Currency::parse("USD").unwrap()).unwrap();
-        let read: Vec<(String, i64, &str, &str)> = statement
-            .transactions
-            .iter()
-            .map(|t| {
-                (t.date.to_string(), t.amount_minor, t.currency.code(), t.description.as_str())
-            })
-            .collect();
         assert_eq!(
-            read,
+            statement.as_tuples(),
             vec![
                 (
                     "2024-01-15".into(),

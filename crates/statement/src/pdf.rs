@@ -516,11 +516,17 @@ pub(crate) mod tests {
             "25/01/2026 SALARY ACME 2,500.00 3,641.81",
             "Page 1 of 1",
         ]);
-        let rows = rows(&pdf).unwrap();
+        assert_three_statement_lines(&pdf, "15/01/2026");
+    }
+
+    /// The rows read from a page with a header and three statement lines, the first of them
+    /// NETFLIX.COM on `first_date` and the last the salary.
+    fn assert_three_statement_lines(pdf: &[u8], first_date: &str) {
+        let rows = rows(pdf).unwrap();
         assert_eq!(rows.len(), 4, "{rows:?}");
         assert_eq!(
             rows[1].1,
-            vec!["15/01/2026".to_owned(), "NETFLIX.COM 866-579".into(), "-12.99".into()]
+            vec![first_date.to_owned(), "NETFLIX.COM 866-579".into(), "-12.99".into()]
         );
         assert_eq!(rows[3].1[2], "2,500.00");
     }
@@ -556,13 +562,7 @@ pub(crate) mod tests {
             }
         }
         content.push_str("ET");
-        let rows = rows(&pdf_with_pages(&[content])).unwrap();
-        assert_eq!(rows.len(), 4, "{rows:?}");
-        assert_eq!(
-            rows[1].1,
-            vec!["15 Jan 2026".to_owned(), "NETFLIX.COM 866-579".into(), "-12.99".into()]
-        );
-        assert_eq!(rows[3].1[2], "2,500.00");
+        assert_three_statement_lines(&pdf_with_pages(&[content]), "15 Jan 2026");
     }
 
     #[test]

@@ -123,17 +123,12 @@ mod tests {
         let text = "!Type:Bank\nD01/15'24\nT-12.50\nPNETFLIX.COM\nMSubscription\n^\nD02/15'24\nT-12.50\nPNETFLIX.COM\n^\nD02/20'24\nT1,500.00\nPSALARY\n^\nD02/21'24\nT0.00\nPHOLD\n^\n";
         assert!(is_qif(text));
         let statement = read(text, eur()).unwrap();
-        let read: Vec<(String, i64, &str)> = statement
-            .transactions
-            .iter()
-            .map(|t| (t.date.to_string(), t.amount_minor, t.description.as_str()))
-            .collect();
         assert_eq!(
-            read,
+            statement.as_tuples(),
             vec![
-                ("2024-01-15".into(), -1250, "NETFLIX.COM Subscription"),
-                ("2024-02-15".into(), -1250, "NETFLIX.COM"),
-                ("2024-02-20".into(), 150_000, "SALARY"),
+                ("2024-01-15".into(), -1250, "EUR", "NETFLIX.COM Subscription"),
+                ("2024-02-15".into(), -1250, "EUR", "NETFLIX.COM"),
+                ("2024-02-20".into(), 150_000, "EUR", "SALARY"),
             ]
         );
         assert_eq!(statement.notes[1], "left out as not transactions: 1 with a zero amount");

@@ -241,35 +241,23 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile {
             name: "an object of 100,000 nested arrays",
             pdf: || {
-                let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-                one_page("", &text_lines(&["01/01/2026 A 1.00"]), &format!("/Deep {deep}"))
+                one_page(
+                    "",
+                    &text_lines(&["01/01/2026 A 1.00"]),
+                    &format!("/Deep {}", nested_arrays()),
+                )
             },
             refused: UNREADABLE,
         },
         Hostile {
             name: "a content stream of 100,000 nested arrays",
-            pdf: || {
-                let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
-                one_page("", deep.as_bytes(), "")
-            },
+            pdf: || one_page("", nested_arrays().as_bytes(), ""),
             refused: UNREADABLE,
         },
         Hostile { name: "a form that draws itself", pdf: form_drawing_itself, refused: UNREADABLE },
         Hostile {
             name: "a 1 MiB form drawn 20,000 times",
-            pdf: || {
-                let mut pdf = Pdf::new();
-                let form = pdf.add(stream(
-                    "/Type /XObject /Subtype /Form /BBox [0 0 10 10] /Filter /FlateDecode",
-                    &flate_bomb(b"0 0 m 1 1 l S\n", 1 << 20),
-                ));
-                let content = flate(&b"/X Do\n".repeat(20_000));
-                page_with(
-                    pdf,
-                    &stream("/Filter /FlateDecode", &content),
-                    &format!("/XObject << /X {form} 0 R >>"),
-                )
-            },
+            pdf: || form_drawn(&flate_bomb(b"0 0 m 1 1 l S\n", 1 << 20), 20_000),
             refused: TOO_COMPLEX,
         },
         Hostile {
@@ -290,18 +278,9 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile {
             name: "a font whose ToUnicode map covers every 4-byte code",
             pdf: || {
-                let mut pdf = Pdf::new();
-                let cmap = pdf.add(stream(
+                font_with_cmap(
                     "",
                     b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap 1 begincodespacerange <00000000> <FFFFFFFF> endcodespacerange 1 beginbfrange <00000000> <FFFFFFFF> <0041> endbfrange endcmap CMapName currentdict /CMap defineresource pop end end",
-                ));
-                let font = pdf.add(format!(
-                    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode {cmap} 0 R >>"
-                ));
-                page_with(
-                    pdf,
-                    &stream("", b"BT /F2 10 Tf 50 700 Td (01/01/2026 A 1.00) Tj ET"),
-                    &format!("/Font << /F2 {font} 0 R >>"),
                 )
             },
             refused: TOO_COMPLEX,
@@ -320,52 +299,34 @@ pub fn hostile() -> Vec<Hostile> {
         },
         Hostile {
             name: "a cross-reference stream of a gibibyte",
-            pdf: || {
-                let mut pdf = Pdf::new();
-                let catalog = without_pages(&mut pdf);
-                pdf.finish_with_xref_stream(
-                    catalog,
-                    "/Filter /FlateDecode",
-                    &flate_bomb(&[0], 1 << 30),
-                )
-            },
+            pdf: || pageless_with_xref_stream("/Filter /FlateDecode", &flate_bomb(&[0], 1 << 30)),
             refused: TOO_LARGE,
         },
         Hostile {
             name: "a cross-reference stream whose fields are a terabyte wide",
-            pdf: || {
-                let mut pdf = Pdf::new();
-                let catalog = without_pages(&mut pdf);
-                pdf.finish_with_xref_stream(catalog, "/W [1099511627776 1 1]", b"\x01")
-            },
+            pdf: || pageless_with_xref_stream("/W [1099511627776 1 1]", b"\x01"),
             refused: UNREADABLE,
         },
         Hostile {
             name: "an object stream of a gibibyte of objects",
             pdf: || {
-                let mut pdf = Pdf::new();
-                pdf.add(stream(
+                pageless_with_stream(
                     "/Type /ObjStm /N 1 /First 4 /Filter /FlateDecode",
                     &flate_bomb(b"9 0 ", 1 << 30),
-                ));
-                let catalog = without_pages(&mut pdf);
-                pdf.finish(catalog)
+                )
             },
             refused: TOO_LARGE,
         },
         Hostile {
             name: "an object stream whose index reads one big object 100,000 times",
             pdf: || {
-                let mut pdf = Pdf::new();
                 let index: String = (0..100_000).map(|i| format!("{} 0 ", 100 + i)).collect();
                 let mut data = index.clone().into_bytes();
                 data.extend_from_slice(format!("[{}]", "0 ".repeat(100_000)).as_bytes());
-                pdf.add(stream(
+                pageless_with_stream(
                     &format!("/Type /ObjStm /N 100000 /First {} /Filter /FlateDecode", index.len()),
                     &flate(&data),
-                ));
-                let catalog = without_pages(&mut pdf);
-                pdf.finish(catalog)
+                )
             },
             refused: TOO_COMPLEX,
         },
@@ -403,14 +364,7 @@ pub fn hostile() -> Vec<Hostile> {
             name: "a self-drawing form on a page whose own resources are not a dictionary",
             pdf: || {
                 let mut pdf = Pdf::new();
-                let form = pdf.reserve();
-                pdf.set(
-                    form,
-                    stream(
-                        &format!("/Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /XObject << /X {form} 0 R >> >>"),
-                        b"/X Do",
-                    ),
-                );
+                let form = add_self_drawing_form(&mut pdf);
                 let contents = pdf.add(stream("", b"/X Do"));
                 let pages = pdf.reserve();
                 let page = pdf.add(format!(
@@ -445,11 +399,8 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile {
             name: "deep brackets after a BI that starts no inline image",
             pdf: || {
-                let content = format!(
-                    "1 BI /W 1000000 /H 1 /BPC 8 /CS /Gray ID {}{}",
-                    "[".repeat(100_000),
-                    "]".repeat(100_000)
-                );
+                let content =
+                    format!("1 BI /W 1000000 /H 1 /BPC 8 /CS /Gray ID {}", nested_arrays());
                 one_page("", content.as_bytes(), "")
             },
             refused: UNREADABLE,
@@ -457,11 +408,7 @@ pub fn hostile() -> Vec<Hostile> {
         Hostile {
             name: "deep brackets after an inline image whose ID is glued to its data",
             pdf: || {
-                let content = format!(
-                    "BI /W 2 /H 1 /BPC 8 /CS /Gray IDx( EI {}{}",
-                    "[".repeat(100_000),
-                    "]".repeat(100_000)
-                );
+                let content = format!("BI /W 2 /H 1 /BPC 8 /CS /Gray IDx( EI {}", nested_arrays());
                 one_page("", content.as_bytes(), "")
             },
             refused: UNREADABLE,
@@ -470,7 +417,7 @@ pub fn hostile() -> Vec<Hostile> {
             name: "deep nesting behind a header whose generation has six digits",
             pdf: || {
                 let mut pdf = one_page("", &text_lines(&["01/01/2026 A 1.00"]), "");
-                let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+                let deep = nested_arrays();
                 let at = pdf.windows(4).rposition(|w| w == b"xref").unwrap_or(pdf.len());
                 pdf.splice(at..at, format!("99 000000 obj\n{deep}\nendobj\n").into_bytes());
                 pdf
@@ -485,13 +432,10 @@ pub fn hostile() -> Vec<Hostile> {
                 // `s8W-"` is over 2^32: lopdf (built for release) lets the sum wrap, keeps
                 // what it decoded, and expands it.
                 encoded.extend_from_slice(b"s8W-\"~>");
-                let mut pdf = Pdf::new();
-                pdf.add(stream(
+                pageless_with_stream(
                     "/Type /ObjStm /N 1 /First 4 /Filter [/ASCII85Decode /FlateDecode]",
                     &encoded,
-                ));
-                let catalog = without_pages(&mut pdf);
-                pdf.finish(catalog)
+                )
             },
             refused: TOO_LARGE,
         },
@@ -599,17 +543,7 @@ pub fn heaviest() -> Vec<Case> {
             pages(&vec![page(TEXT); 31], "/Filter /FlateDecode")
         }),
         ("within limits: a page drawing a 256 KiB form 15 times", || {
-            let mut pdf = Pdf::new();
-            let form = pdf.add(stream(
-                "/Type /XObject /Subtype /Form /BBox [0 0 10 10] /Filter /FlateDecode",
-                &flate(&repeated(PATHS, 256 << 10)),
-            ));
-            let content = flate(&b"/X Do\n".repeat(15));
-            page_with(
-                pdf,
-                &stream("/Filter /FlateDecode", &content),
-                &format!("/XObject << /X {form} 0 R >>"),
-            )
+            form_drawn(&flate(&repeated(PATHS, 256 << 10)), 15)
         }),
     ]
 }
@@ -656,15 +590,29 @@ fn with_page(mut pdf: Pdf, page: impl FnOnce(u32, u32) -> String) -> Vec<u8> {
     pdf.finish(catalog)
 }
 
+/// A file without pages whose one other object is a stream with this dictionary and data.
+fn pageless_with_stream(dict: &str, data: &[u8]) -> Vec<u8> {
+    let mut pdf = Pdf::new();
+    pdf.add(stream(dict, data));
+    let catalog = without_pages(&mut pdf);
+    pdf.finish(catalog)
+}
+
+/// A file without pages whose cross-reference stream has this dictionary and data.
+fn pageless_with_xref_stream(xref_dict: &str, xref_data: &[u8]) -> Vec<u8> {
+    let mut pdf = Pdf::new();
+    let catalog = without_pages(&mut pdf);
+    pdf.finish_with_xref_stream(catalog, xref_dict, xref_data)
+}
+
 /// Adds an empty page tree and its catalog; the catalog's number.
 fn without_pages(pdf: &mut Pdf) -> u32 {
     let pages = pdf.add("<< /Type /Pages /Kids [] /Count 0 >>");
     pdf.add(format!("<< /Type /Catalog /Pages {pages} 0 R >>"))
 }
 
-/// A form whose resources name itself, drawn by itself.
-fn form_drawing_itself() -> Vec<u8> {
-    let mut pdf = Pdf::new();
+/// Adds a form whose resources name itself and which draws itself; the form's number.
+fn add_self_drawing_form(pdf: &mut Pdf) -> u32 {
     let form = pdf.reserve();
     pdf.set(
         form,
@@ -675,7 +623,35 @@ fn form_drawing_itself() -> Vec<u8> {
             b"/X Do",
         ),
     );
+    form
+}
+
+/// A page that draws a form which draws itself.
+fn form_drawing_itself() -> Vec<u8> {
+    let mut pdf = Pdf::new();
+    let form = add_self_drawing_form(&mut pdf);
     page_with(pdf, &stream("", b"/X Do"), &format!("/XObject << /X {form} 0 R >>"))
+}
+
+/// A page that draws, `times` times, a form whose content is `flate_content` (already
+/// compressed).
+fn form_drawn(flate_content: &[u8], times: usize) -> Vec<u8> {
+    let mut pdf = Pdf::new();
+    let form = pdf.add(stream(
+        "/Type /XObject /Subtype /Form /BBox [0 0 10 10] /Filter /FlateDecode",
+        flate_content,
+    ));
+    let content = flate(&b"/X Do\n".repeat(times));
+    page_with(
+        pdf,
+        &stream("/Filter /FlateDecode", &content),
+        &format!("/XObject << /X {form} 0 R >>"),
+    )
+}
+
+/// An array nested 100,000 deep: `[[[…]]]`.
+fn nested_arrays() -> String {
+    format!("{}{}", "[".repeat(100_000), "]".repeat(100_000))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@ use jiff::civil::{Date, date};
 use proptest::prelude::*;
 
 use super::*;
-use crate::cycle::{CycleUnit, from_epoch_day};
+use crate::cycle::{CycleUnit, from_epoch_day, tests::MONTHLY_FROM_31_JANUARY_2025};
 
 fn add_days(d: Date, days: i64) -> Date {
     from_epoch_day(epoch_day(d) + days).unwrap()
@@ -128,11 +128,8 @@ proptest! {
         let pauses = to_pauses(anchor, &raw_pauses);
         let prices = [PricePoint { effective_on: anchor, minor: 999 }];
         let series = Series {
-            anchor,
-            cycle,
             end_on: end_off.map(|o| add_days(anchor, o)),
-            pauses: &pauses,
-            prices: &prices,
+            ..open_series(anchor, cycle, &pauses, &prices)
         };
         let from = add_days(anchor, from_off);
         let to = add_days(from, len);
@@ -159,11 +156,8 @@ proptest! {
         let pauses = to_pauses(anchor, &raw_pauses);
         let prices = [PricePoint { effective_on: anchor, minor: 500 }];
         let series = Series {
-            anchor,
-            cycle,
             end_on: end_off.map(|o| add_days(anchor, o)),
-            pauses: &pauses,
-            prices: &prices,
+            ..open_series(anchor, cycle, &pauses, &prices)
         };
         let from = add_days(anchor, from_off);
         // Far enough to hold `count` charges of the longest cycle after every pause.
@@ -188,7 +182,7 @@ proptest! {
             PricePoint { effective_on, minor: new },
             PricePoint { effective_on: add_days(anchor, -200), minor: old },
         ];
-        let series = Series { anchor, cycle, end_on: None, pauses: &[], prices: &prices };
+        let series = open_series(anchor, cycle, &[], &prices);
         let all = series.occurrences_between(anchor, add_days(anchor, 4000));
         prop_assert!(!all.is_empty());
         for o in &all {
@@ -198,12 +192,22 @@ proptest! {
     }
 }
 
+/// A series without an end.
+fn open_series<'a>(
+    anchor: Date,
+    cycle: Cycle,
+    pauses: &'a [PauseSpan],
+    prices: &'a [PricePoint],
+) -> Series<'a> {
+    Series { anchor, cycle, end_on: None, pauses, prices }
+}
+
 fn monthly_series<'a>(
     anchor: Date,
     pauses: &'a [PauseSpan],
     prices: &'a [PricePoint],
 ) -> Series<'a> {
-    Series { anchor, cycle: Cycle::MONTHLY, end_on: None, pauses, prices }
+    open_series(anchor, Cycle::MONTHLY, pauses, prices)
 }
 
 fn dates(occurrences: &[Occurrence]) -> Vec<Date> {
@@ -215,16 +219,7 @@ fn thirty_first_of_january_monthly() {
     let prices = [PricePoint { effective_on: date(2025, 1, 31), minor: 1299 }];
     let series = monthly_series(date(2025, 1, 31), &[], &prices);
     let got = series.occurrences_between(date(2025, 1, 1), date(2025, 6, 1));
-    assert_eq!(
-        dates(&got),
-        vec![
-            date(2025, 1, 31),
-            date(2025, 2, 28),
-            date(2025, 3, 31),
-            date(2025, 4, 30),
-            date(2025, 5, 31)
-        ]
-    );
+    assert_eq!(dates(&got), MONTHLY_FROM_31_JANUARY_2025);
     assert!(got.iter().all(|o| o.minor == 1299));
     assert_eq!(got.iter().map(|o| o.index).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
     let leap = monthly_series(date(2024, 1, 31), &[], &prices);
@@ -234,13 +229,7 @@ fn thirty_first_of_january_monthly() {
 #[test]
 fn leap_day_yearly_series() {
     let prices = [PricePoint { effective_on: date(2024, 2, 29), minor: 9900 }];
-    let series = Series {
-        anchor: date(2024, 2, 29),
-        cycle: Cycle::YEARLY,
-        end_on: None,
-        pauses: &[],
-        prices: &prices,
-    };
+    let series = open_series(date(2024, 2, 29), Cycle::YEARLY, &[], &prices);
     let got = series.occurrences_between(date(2024, 1, 1), date(2029, 1, 1));
     assert_eq!(
         dates(&got),
@@ -257,13 +246,7 @@ fn leap_day_yearly_series() {
 #[test]
 fn quarterly_series() {
     let prices = [PricePoint { effective_on: date(2025, 11, 30), minor: 3000 }];
-    let series = Series {
-        anchor: date(2025, 11, 30),
-        cycle: Cycle::preset("quarterly").unwrap(),
-        end_on: None,
-        pauses: &[],
-        prices: &prices,
-    };
+    let series = open_series(date(2025, 11, 30), Cycle::preset("quarterly").unwrap(), &[], &prices);
     assert_eq!(
         dates(&series.upcoming(date(2025, 12, 1), 4)),
         vec![date(2026, 2, 28), date(2026, 5, 30), date(2026, 8, 30), date(2026, 11, 30)]
@@ -326,13 +309,8 @@ fn pauses() {
 fn long_pause_on_a_daily_series_is_skipped_quickly() {
     let prices = [PricePoint { effective_on: date(2000, 1, 1), minor: 1 }];
     let spans = [PauseSpan { from: date(2000, 1, 2), until: Some(date(2040, 1, 1)) }];
-    let series = Series {
-        anchor: date(2000, 1, 1),
-        cycle: Cycle::new(1, CycleUnit::Day).unwrap(),
-        end_on: None,
-        pauses: &spans,
-        prices: &prices,
-    };
+    let series =
+        open_series(date(2000, 1, 1), Cycle::new(1, CycleUnit::Day).unwrap(), &spans, &prices);
     assert_eq!(series.next_on_or_after(date(2000, 1, 2)).unwrap().date, date(2040, 1, 1));
     assert_eq!(
         dates(&series.upcoming(date(2000, 1, 1), 3)),
@@ -343,13 +321,7 @@ fn long_pause_on_a_daily_series_is_skipped_quickly() {
 #[test]
 fn far_ranges_use_the_right_index() {
     let prices = [PricePoint { effective_on: date(1990, 1, 1), minor: 5 }];
-    let daily = Series {
-        anchor: date(1990, 1, 1),
-        cycle: Cycle::new(1, CycleUnit::Day).unwrap(),
-        end_on: None,
-        pauses: &[],
-        prices: &prices,
-    };
+    let daily = open_series(date(1990, 1, 1), Cycle::new(1, CycleUnit::Day).unwrap(), &[], &prices);
     let got = daily.occurrences_between(date(2020, 1, 1), date(2020, 1, 3));
     assert_eq!(dates(&got), vec![date(2020, 1, 1), date(2020, 1, 2), date(2020, 1, 3)]);
     assert_eq!(got[0].index, 10_957);

@@ -71,24 +71,10 @@ impl Accounts for App {
             let (member_id, hash) = (caller.member_id, credentials::hash_token(&secret));
             let (now, expires_at) = (clock::timestamp_text(now), session.expires_at.clone());
             let store = self.store.clone();
-            transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| {
-                        store::access::delete_expired_sessions(db, &now)
-                            .map_err(transactions::internal)?;
-                        store::access::insert_session(
-                            db,
-                            member_id,
-                            &hash,
-                            &csrf,
-                            &now,
-                            &expires_at,
-                        )
-                        .map_err(transactions::internal)
-                    },
-                )
+            transactions::blocking_write(store, move |db| {
+                store::access::delete_expired_sessions(db, &now).map_err(transactions::internal)?;
+                store::access::insert_session(db, member_id, &hash, &csrf, &now, &expires_at)
+                    .map_err(transactions::internal)
             })
             .await?;
             Ok(session)
@@ -129,12 +115,8 @@ impl Accounts for App {
         Box::pin(async move {
             let hash = credentials::hash_token(secret);
             let store = self.store.clone();
-            transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| store::access::delete_session(db, &hash).map_err(transactions::internal),
-                )
+            transactions::blocking_write(store, move |db| {
+                store::access::delete_session(db, &hash).map_err(transactions::internal)
             })
             .await
         })
@@ -154,15 +136,8 @@ impl Accounts for App {
             let hash = new_password_hash(password).await?;
             let store = self.store.clone();
             let id = member.id;
-            transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| {
-                        store::households::set_password(db, id, &hash)
-                            .map_err(transactions::internal)
-                    },
-                )
+            transactions::blocking_write(store, move |db| {
+                store::households::set_password(db, id, &hash).map_err(transactions::internal)
             })
             .await?;
             Ok(Caller::person(member.household_id, member.id, member.role, Via::Web))
@@ -201,17 +176,9 @@ impl Accounts for App {
             }
             let hash = new_password_hash(new).await?;
             let store = self.store.clone();
-            transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| {
-                        store::households::set_password(db, id, &hash)
-                            .map_err(transactions::internal)?;
-                        store::access::delete_member_sessions(db, id)
-                            .map_err(transactions::internal)
-                    },
-                )
+            transactions::blocking_write(store, move |db| {
+                store::households::set_password(db, id, &hash).map_err(transactions::internal)?;
+                store::access::delete_member_sessions(db, id).map_err(transactions::internal)
             })
             .await
         })

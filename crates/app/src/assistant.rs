@@ -109,15 +109,9 @@ impl AssistantStore for App {
             let store = self.store.clone();
             let (household, member) = (caller.household_id, caller.member_id);
             let now = timestamp_text(self.clock.now());
-            let rows = transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| {
-                        store::assistant::prune_memory(db, household, &now).or_internal()?;
-                        store::assistant::memory(db, household, member).or_internal()
-                    },
-                )
+            let rows = transactions::blocking_write(store, move |db| {
+                store::assistant::prune_memory(db, household, &now).or_internal()?;
+                store::assistant::memory(db, household, member).or_internal()
             })
             .await?;
             let mut conversation = Conversation::default();
@@ -161,24 +155,13 @@ impl AssistantStore for App {
             let store = self.store.clone();
             let (household, member) = (caller.household_id, caller.member_id);
             let now = timestamp_text(self.clock.now());
-            transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| {
-                        for row in &rows {
-                            store::assistant::insert_memory(db, household, member, row, &now)
-                                .or_internal()?;
-                        }
-                        store::assistant::trim_turns(
-                            db,
-                            household,
-                            member,
-                            limits::REMEMBERED_TURNS,
-                        )
-                        .or_internal()
-                    },
-                )
+            transactions::blocking_write(store, move |db| {
+                for row in &rows {
+                    store::assistant::insert_memory(db, household, member, row, &now)
+                        .or_internal()?;
+                }
+                store::assistant::trim_turns(db, household, member, limits::REMEMBERED_TURNS)
+                    .or_internal()
             })
             .await
         })
@@ -204,17 +187,9 @@ impl AssistantStore for App {
             let body = serde_json::to_string(card).map_err(|_| OpError::Internal)?;
             let store = self.store.clone();
             let (household, member, id) = (caller.household_id, caller.member_id, card.id.clone());
-            let found = transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| {
-                        store::assistant::update_proposal(
-                            db, household, member, &id, &body, &expires,
-                        )
-                        .or_internal()
-                    },
-                )
+            let found = transactions::blocking_write(store, move |db| {
+                store::assistant::update_proposal(db, household, member, &id, &body, &expires)
+                    .or_internal()
             })
             .await?;
             if found { Ok(()) } else { Err(proposal_not_found()) }
@@ -251,12 +226,8 @@ impl AssistantStore for App {
             let row = self.open_proposal(caller, id).await?;
             let store = self.store.clone();
             let now = timestamp_text(self.clock.now());
-            let closed = transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| store::access::use_confirmation(db, &row.id, &now).or_internal(),
-                )
+            let closed = transactions::blocking_write(store, move |db| {
+                store::access::use_confirmation(db, &row.id, &now).or_internal()
             })
             .await?;
             if closed { Ok(()) } else { Err(crate::confirmations::already_used()) }
@@ -289,12 +260,8 @@ impl AssistantStore for App {
             };
             let kept_since = timestamp_text(kept_since);
             let store = self.store.clone();
-            transactions::blocking(move || {
-                transactions::write(
-                    &store,
-                    |_| true,
-                    |db| store::assistant::insert_usage(db, &row, &kept_since).or_internal(),
-                )
+            transactions::blocking_write(store, move |db| {
+                store::assistant::insert_usage(db, &row, &kept_since).or_internal()
             })
             .await
         })

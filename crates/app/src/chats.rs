@@ -83,17 +83,8 @@ impl Chats for App {
         let (household_id, member_id, key) =
             (caller.household_id, caller.member_id, key.to_owned());
         Box::pin(async move {
-            let taken = transactions::blocking(move || {
-                transactions::write_in(
-                    &store,
-                    household_id,
-                    store::Writing::Change,
-                    |_| true,
-                    |db| {
-                        rows::take_chat_import(db, &key, household_id, member_id, &now)
-                            .map_err(transactions::internal)
-                    },
-                )
+            let taken = in_household_turn(store, household_id, move |db| {
+                rows::take_chat_import(db, &key, household_id, member_id, &now)
             })
             .await?;
             taken
@@ -111,22 +102,16 @@ impl Chats for App {
     ) -> BoxFuture<'_, Result<(), OpError>> {
         let store = self.store.clone();
         let now = clock::timestamp_text(self.clock.now());
-        Box::pin(transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    rows::set_bot_status(
-                        db,
-                        household_id,
-                        kind.as_str(),
-                        username.as_deref(),
-                        error.as_deref(),
-                        &now,
-                    )
-                    .map_err(transactions::internal)
-                },
+        Box::pin(transactions::blocking_write(store, move |db| {
+            rows::set_bot_status(
+                db,
+                household_id,
+                kind.as_str(),
+                username.as_deref(),
+                error.as_deref(),
+                &now,
             )
+            .map_err(transactions::internal)
         }))
     }
 
@@ -137,15 +122,9 @@ impl Chats for App {
         offset: i64,
     ) -> BoxFuture<'_, Result<(), OpError>> {
         let store = self.store.clone();
-        Box::pin(transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    rows::set_bot_offset(db, household_id, kind.as_str(), offset)
-                        .map_err(transactions::internal)
-                },
-            )
+        Box::pin(transactions::blocking_write(store, move |db| {
+            rows::set_bot_offset(db, household_id, kind.as_str(), offset)
+                .map_err(transactions::internal)
         }))
     }
 
@@ -176,19 +155,10 @@ impl Chats for App {
                         };
                         let member = store::households::get_member(db, household_id, member_id)
                             .map_err(transactions::internal)?;
-                        let household = store::households::get_household(db, household_id)
-                            .map_err(transactions::internal)?;
                         let caller =
                             Caller::person(household_id, member_id, member.role, Via::Chat);
-                        let mut ctx = Ctx::new(
-                            db,
-                            store.clone(),
-                            &caller,
-                            now,
-                            household,
-                            "link_chat",
-                            batch_id,
-                        );
+                        let mut ctx =
+                            Ctx::open(db, store.clone(), &caller, now, "link_chat", batch_id)?;
                         // A chat is one person's: linked to someone else before, it is theirs no more.
                         if let Some(previous) =
                             rows::chat_destination(db, household_id, kind.as_str(), &address)
@@ -330,26 +300,28 @@ impl App {
         let (now, expires) = (clock::timestamp_text(now), clock::timestamp_text(expires));
         let items = serde_json::to_string(items).map_err(|_| OpError::Internal)?;
         let (household_id, member_id) = (caller.household_id, caller.member_id);
-        transactions::blocking(move || {
-            transactions::write_in(
-                &store,
-                household_id,
-                store::Writing::Change,
-                |_| true,
-                |db| {
-                    rows::hold_chat_import(
-                        db,
-                        &key,
-                        household_id,
-                        member_id,
-                        &items,
-                        &expires,
-                        &now,
-                    )
-                    .map_err(transactions::internal)
-                },
-            )
+        in_household_turn(store, household_id, move |db| {
+            rows::hold_chat_import(db, &key, household_id, member_id, &items, &expires, &now)
         })
         .await
     }
+}
+
+/// Runs a chat import's store work as a change of `household_id`'s rows, in its turn, on the
+/// blocking pool.
+async fn in_household_turn<T: Send + 'static>(
+    store: std::sync::Arc<store::Store>,
+    household_id: i64,
+    work: impl FnOnce(&store::Db<'_>) -> Result<T, store::StoreError> + Send + 'static,
+) -> Result<T, OpError> {
+    transactions::blocking(move || {
+        transactions::write_in(
+            &store,
+            household_id,
+            store::Writing::Change,
+            |_| true,
+            |db| work(db).map_err(transactions::internal),
+        )
+    })
+    .await
 }

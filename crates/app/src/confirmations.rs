@@ -62,15 +62,9 @@ impl App {
         };
         let store = self.store.clone();
         let pruned_before = timestamp_text(now);
-        transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    store::access::prune_confirmations(db, &pruned_before).or_internal()?;
-                    store::access::insert_confirmation(db, &row).or_internal()
-                },
-            )
+        transactions::blocking_write(store, move |db| {
+            store::access::prune_confirmations(db, &pruned_before).or_internal()?;
+            store::access::insert_confirmation(db, &row).or_internal()
         })
         .await?;
         let summaries: Vec<String> = preview

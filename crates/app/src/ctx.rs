@@ -56,16 +56,18 @@ impl<'a> Ctx<'a> {
         i18n::format::amount(self.caller.language, amount.amount, amount.currency.currency())
     }
 
-    pub(crate) fn new(
+    /// The context of `op` called by `caller` in a transaction on `db`, with the caller's
+    /// household read from it.
+    pub(crate) fn open(
         db: &'a Db<'a>,
         store: std::sync::Arc<store::Store>,
         caller: &'a Caller,
         now: Timestamp,
-        household: HouseholdRow,
         op: &'static str,
         batch_id: String,
-    ) -> Self {
-        Self {
+    ) -> Result<Self, OpError> {
+        let household = store::households::get_household(db, caller.household_id).or_internal()?;
+        Ok(Self {
             db,
             store,
             caller,
@@ -82,7 +84,7 @@ impl<'a> Ctx<'a> {
             caps: crate::limits::HouseholdCaps::default(),
             assistant_env: ops::assistant::ProviderFields::default(),
             pdf: crate::statements::PdfReading::default(),
-        }
+        })
     }
 
     /// Refuses a write that would take the household past its cap on `what`.

@@ -121,10 +121,7 @@ impl App {
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
         transactions::blocking(move || {
             transactions::read_in(&store, caller.household_id, |db| {
-                let household =
-                    store::households::get_household(db, caller.household_id).or_internal()?;
-                let mut ctx =
-                    Ctx::new(db, store.clone(), &caller, now, household, info.name, String::new());
+                let mut ctx = Ctx::open(db, store.clone(), &caller, now, info.name, String::new())?;
                 ctx.assistant_env = assistant_env;
                 ctx.pdf = pdf;
                 (handler)(&mut ctx, input, encoding)
@@ -161,17 +158,8 @@ impl App {
                 writing,
                 |result: &Result<_, OpError>| !dry_run && result.is_ok(),
                 |db| {
-                    let household =
-                        store::households::get_household(db, caller.household_id).or_internal()?;
-                    let mut ctx = Ctx::new(
-                        db,
-                        store.clone(),
-                        &caller,
-                        now,
-                        household,
-                        info.name,
-                        batch_id.clone(),
-                    );
+                    let mut ctx =
+                        Ctx::open(db, store.clone(), &caller, now, info.name, batch_id.clone())?;
                     ctx.caps = caps;
                     ctx.assistant_env = assistant_env;
                     ctx.pdf = pdf;

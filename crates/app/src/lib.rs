@@ -120,7 +120,7 @@ impl App {
         f: impl FnOnce(&Db<'_>) -> Result<T, OpError> + Send + 'static,
     ) -> Result<T, OpError> {
         let store = self.store.clone();
-        crate::transactions::blocking(move || crate::transactions::write(&store, |_| true, f)).await
+        crate::transactions::blocking_write(store, f).await
     }
 
     /// Sets what reads statements' PDFs (`exhale` runs each in a process of its own); this

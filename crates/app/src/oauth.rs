@@ -219,12 +219,8 @@ impl App {
         };
         let store = self.store.clone();
         let stored = row.clone();
-        transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| store::oauth::upsert_client(db, &stored).map_err(transactions::internal),
-            )
+        transactions::blocking_write(store, move |db| {
+            store::oauth::upsert_client(db, &stored).map_err(transactions::internal)
         })
         .await
         .map_err(|_| refused("Exhale could not keep it"))?;
@@ -340,28 +336,19 @@ impl App {
         let store = self.store.clone();
         let unused_before = timestamp_text(now - UNUSED_CLIENT_LIFETIME);
         let recent = timestamp_text(now - NEW_CLIENT_GRACE);
-        let full = transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    store::oauth::delete_unused_clients(db, &unused_before)
-                        .map_err(transactions::internal)?;
-                    if store::oauth::count_clients(db).map_err(transactions::internal)?
-                        >= MAX_CLIENTS
-                    {
-                        let unused =
-                            store::oauth::ungranted_clients(db).map_err(transactions::internal)?;
-                        let Some(displaced) = displaced_client(&unused, &recent) else {
-                            return Ok(true);
-                        };
-                        store::oauth::delete_ungranted_client(db, &displaced)
-                            .map_err(transactions::internal)?;
-                    }
-                    store::oauth::insert_client(db, &row).map_err(transactions::internal)?;
-                    Ok(false)
-                },
-            )
+        let full = transactions::blocking_write(store, move |db| {
+            store::oauth::delete_unused_clients(db, &unused_before)
+                .map_err(transactions::internal)?;
+            if store::oauth::count_clients(db).map_err(transactions::internal)? >= MAX_CLIENTS {
+                let unused = store::oauth::ungranted_clients(db).map_err(transactions::internal)?;
+                let Some(displaced) = displaced_client(&unused, &recent) else {
+                    return Ok(true);
+                };
+                store::oauth::delete_ungranted_client(db, &displaced)
+                    .map_err(transactions::internal)?;
+            }
+            store::oauth::insert_client(db, &row).map_err(transactions::internal)?;
+            Ok(false)
         })
         .await
         .map_err(server_error)?;
@@ -486,20 +473,14 @@ impl App {
         let store = self.store.clone();
         let now_text = timestamp_text(now);
         let household = person.household_id;
-        let trusted_apps = transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    store::oauth::prune_requests(db, &now_text).map_err(transactions::internal)?;
-                    store::oauth::insert_request(db, &row).map_err(transactions::internal)?;
-                    store::oauth::keep_newest_requests(db, row.member_id, PENDING_REQUESTS)
-                        .map_err(transactions::internal)?;
-                    store::households::get_household(db, household)
-                        .map(|household| household.trusted_apps)
-                        .map_err(transactions::internal)
-                },
-            )
+        let trusted_apps = transactions::blocking_write(store, move |db| {
+            store::oauth::prune_requests(db, &now_text).map_err(transactions::internal)?;
+            store::oauth::insert_request(db, &row).map_err(transactions::internal)?;
+            store::oauth::keep_newest_requests(db, row.member_id, PENDING_REQUESTS)
+                .map_err(transactions::internal)?;
+            store::households::get_household(db, household)
+                .map(|household| household.trusted_apps)
+                .map_err(transactions::internal)
         })
         .await
         .map_err(|_| page("Exhale could not continue; try again."))?;
@@ -721,49 +702,43 @@ impl App {
         let client_id = client.id.clone();
         let tokens = NewPair::generate().map_err(server_error)?;
         let issued = tokens.issued(Scope::Read);
-        let result = transactions::blocking(move || {
-            // The code is spent whatever happens next: a failed verifier cannot be retried.
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    let Some(code) = store::oauth::consume_code(db, &code_hash, &now_text)
-                        .map_err(transactions::internal)?
-                    else {
-                        return Ok(Err("unknown"));
-                    };
-                    if code.consumed_at.is_some() {
-                        // A code used twice was stolen or replayed: what it gave is withdrawn.
-                        store::oauth::revoke_grant(db, code.grant_id, &now_text)
-                            .map_err(transactions::internal)?;
-                        return Ok(Err("reused"));
-                    }
-                    let Some(grant) = store::oauth::get_grant(db, code.grant_id)
-                        .map_err(transactions::internal)?
-                    else {
-                        return Ok(Err("unknown"));
-                    };
-                    let redirect_ok = match request.redirect_uri.as_deref() {
-                        Some(uri) => uri == code.redirect_uri,
-                        None => !code.redirect_explicit,
-                    };
-                    let verified = request
-                        .code_verifier
-                        .as_deref()
-                        .is_some_and(|v| rules::verifier_matches(v, &code.code_challenge));
-                    if code.expires_at <= now_text
-                        || grant.client_id != client_id
-                        || grant.revoked_at.is_some()
-                        || !redirect_ok
-                        || !verified
-                    {
-                        return Ok(Err("mismatch"));
-                    }
-                    let scope = Scope::parse(&grant.scope).ok_or(OpError::Internal)?;
-                    tokens.store(db, &grant, scope, &tokens.family, now)?;
-                    Ok(Ok(scope))
-                },
-            )
+        // The code is spent whatever happens next: a failed verifier cannot be retried.
+        let result = transactions::blocking_write(store, move |db| {
+            let Some(code) = store::oauth::consume_code(db, &code_hash, &now_text)
+                .map_err(transactions::internal)?
+            else {
+                return Ok(Err("unknown"));
+            };
+            if code.consumed_at.is_some() {
+                // A code used twice was stolen or replayed: what it gave is withdrawn.
+                store::oauth::revoke_grant(db, code.grant_id, &now_text)
+                    .map_err(transactions::internal)?;
+                return Ok(Err("reused"));
+            }
+            let Some(grant) =
+                store::oauth::get_grant(db, code.grant_id).map_err(transactions::internal)?
+            else {
+                return Ok(Err("unknown"));
+            };
+            let redirect_ok = match request.redirect_uri.as_deref() {
+                Some(uri) => uri == code.redirect_uri,
+                None => !code.redirect_explicit,
+            };
+            let verified = request
+                .code_verifier
+                .as_deref()
+                .is_some_and(|v| rules::verifier_matches(v, &code.code_challenge));
+            if code.expires_at <= now_text
+                || grant.client_id != client_id
+                || grant.revoked_at.is_some()
+                || !redirect_ok
+                || !verified
+            {
+                return Ok(Err("mismatch"));
+            }
+            let scope = Scope::parse(&grant.scope).ok_or(OpError::Internal)?;
+            tokens.store(db, &grant, scope, &tokens.family, now)?;
+            Ok(Ok(scope))
         })
         .await
         .map_err(server_error)?;
@@ -798,58 +773,51 @@ impl App {
         let retry_window = timestamp_text(now - REFRESH_RETRY);
         // Two refreshes of one token at once, on any instances, take turns in the database:
         // the second finds the token rotated and gets the first one's pair.
-        let outcome = transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    let Some((token, grant)) =
-                        store::oauth::find_token(db, &hash).map_err(transactions::internal)?
-                    else {
-                        return Ok(Refreshed::Refused("unknown"));
-                    };
-                    if token.kind != "refresh" || grant.client_id != client_id {
-                        return Ok(Refreshed::Refused("not this client's refresh token"));
-                    }
-                    if let Some(rotated) = &token.rotated_at {
-                        if *rotated > retry_window {
-                            let sealed = store::oauth::retry_pair(db, &hash)
-                                .map_err(transactions::internal)?;
-                            return Ok(Refreshed::Retry(sealed));
-                        }
-                        // Used again after the retry window: it leaked; the line of tokens ends.
-                        store::oauth::revoke_family(db, &token.family, &now_text)
-                            .map_err(transactions::internal)?;
-                        return Ok(Refreshed::Refused("replayed"));
-                    }
-                    if token.revoked_at.is_some()
-                        || grant.revoked_at.is_some()
-                        || token.expires_at <= now_text
-                    {
-                        return Ok(Refreshed::Refused("revoked or expired"));
-                    }
-                    let held = Scope::parse(&token.scope).ok_or(OpError::Internal)?;
-                    let scope = match scope_asked.as_deref() {
-                        None | Some("") => held,
-                        Some(asked) => match rules::narrowed_scope(asked, held) {
-                            Some(scope) => scope,
-                            None => return Ok(Refreshed::Wider),
-                        },
-                    };
-                    let successor = hash_token(&tokens.refresh);
-                    if !store::oauth::rotate_refresh_token(db, &hash, &successor, &now_text)
-                        .map_err(transactions::internal)?
-                    {
-                        return Ok(Refreshed::Refused("rotated or revoked meanwhile"));
-                    }
-                    tokens.store(db, &grant, scope, &token.family, now)?;
-                    let issued = tokens.issued(scope);
-                    let sealed = retry::seal(&presented, &issued)?;
-                    store::oauth::set_retry_pair(db, &hash, &sealed)
-                        .map_err(transactions::internal)?;
-                    Ok(Refreshed::Issued(issued))
+        let outcome = transactions::blocking_write(store, move |db| {
+            let Some((token, grant)) =
+                store::oauth::find_token(db, &hash).map_err(transactions::internal)?
+            else {
+                return Ok(Refreshed::Refused("unknown"));
+            };
+            if token.kind != "refresh" || grant.client_id != client_id {
+                return Ok(Refreshed::Refused("not this client's refresh token"));
+            }
+            if let Some(rotated) = &token.rotated_at {
+                if *rotated > retry_window {
+                    let sealed =
+                        store::oauth::retry_pair(db, &hash).map_err(transactions::internal)?;
+                    return Ok(Refreshed::Retry(sealed));
+                }
+                // Used again after the retry window: it leaked; the line of tokens ends.
+                store::oauth::revoke_family(db, &token.family, &now_text)
+                    .map_err(transactions::internal)?;
+                return Ok(Refreshed::Refused("replayed"));
+            }
+            if token.revoked_at.is_some()
+                || grant.revoked_at.is_some()
+                || token.expires_at <= now_text
+            {
+                return Ok(Refreshed::Refused("revoked or expired"));
+            }
+            let held = Scope::parse(&token.scope).ok_or(OpError::Internal)?;
+            let scope = match scope_asked.as_deref() {
+                None | Some("") => held,
+                Some(asked) => match rules::narrowed_scope(asked, held) {
+                    Some(scope) => scope,
+                    None => return Ok(Refreshed::Wider),
                 },
-            )
+            };
+            let successor = hash_token(&tokens.refresh);
+            if !store::oauth::rotate_refresh_token(db, &hash, &successor, &now_text)
+                .map_err(transactions::internal)?
+            {
+                return Ok(Refreshed::Refused("rotated or revoked meanwhile"));
+            }
+            tokens.store(db, &grant, scope, &token.family, now)?;
+            let issued = tokens.issued(scope);
+            let sealed = retry::seal(&presented, &issued)?;
+            store::oauth::set_retry_pair(db, &hash, &sealed).map_err(transactions::internal)?;
+            Ok(Refreshed::Issued(issued))
         })
         .await
         .map_err(server_error)?;
@@ -886,22 +854,15 @@ impl App {
         let store = self.store.clone();
         let hash = hash_token(&token);
         let now_text = timestamp_text(self.clock.now());
-        transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    // Only the client's own tokens; others are ignored, as unknown ones are.
-                    if let Some((_, grant)) =
-                        store::oauth::find_token(db, &hash).map_err(transactions::internal)?
-                        && grant.client_id == client.id
-                    {
-                        store::oauth::revoke_token(db, &hash, &now_text)
-                            .map_err(transactions::internal)?;
-                    }
-                    Ok(())
-                },
-            )
+        transactions::blocking_write(store, move |db| {
+            // Only the client's own tokens; others are ignored, as unknown ones are.
+            if let Some((_, grant)) =
+                store::oauth::find_token(db, &hash).map_err(transactions::internal)?
+                && grant.client_id == client.id
+            {
+                store::oauth::revoke_token(db, &hash, &now_text).map_err(transactions::internal)?;
+            }
+            Ok(())
         })
         .await
         .map_err(server_error)?;

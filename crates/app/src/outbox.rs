@@ -262,12 +262,8 @@ impl App {
         let store = self.store.clone();
         let now = self.clock.now();
         let origin = self.public_origin().map(|o| o.origin);
-        transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| lease_due(db, now, limit, origin.as_deref()).map_err(transactions::internal),
-            )
+        transactions::blocking_write(store, move |db| {
+            lease_due(db, now, limit, origin.as_deref()).map_err(transactions::internal)
         })
         .await
     }
@@ -276,12 +272,8 @@ impl App {
     pub async fn finish_message(&self, id: i64, outcome: Outcome) -> Result<(), OpError> {
         let store = self.store.clone();
         let now = self.clock.now();
-        transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| record(db, id, &outcome, now).map_err(transactions::internal),
-            )
+        transactions::blocking_write(store, move |db| {
+            record(db, id, &outcome, now).map_err(transactions::internal)
         })
         .await
     }

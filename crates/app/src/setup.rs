@@ -13,15 +13,8 @@ impl App {
         let hash = credentials::hash_token(secret);
         let store = self.store.clone();
         let now = clock::timestamp_text(self.clock.now());
-        transactions::blocking(move || {
-            transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    store::access::insert_setup_link(db, &hash, &now)
-                        .map_err(transactions::internal)
-                },
-            )
+        transactions::blocking_write(store, move |db| {
+            store::access::insert_setup_link(db, &hash, &now).map_err(transactions::internal)
         })
         .await
     }
@@ -59,65 +52,57 @@ impl App {
             credentials::password_work(move || credentials::hash_password(&password)).await??;
         let store = self.store.clone();
         let now = clock::timestamp_text(self.clock.now());
-        let (household_id, member_id) = transactions::blocking(move || {
-            crate::transactions::write(
-                &store,
-                |_| true,
-                |db| {
-                    if first_only
-                        && store::households::any_member(db).map_err(transactions::internal)?
-                    {
-                        return Err(OpError::forbidden(Text::new(
-                            "Exhale is already set up; sign in instead.",
-                        )));
-                    }
-                    // Someone has an account from now on: no setup link opens anything.
-                    store::access::delete_setup_links(db).map_err(transactions::internal)?;
-                    if store::households::email_taken(db, &email).map_err(transactions::internal)? {
-                        return Err(OpError::invalid(
-                            "/email",
-                            Text::new("Someone with this email already has an Exhale account."),
-                        ));
-                    }
-                    let household_id = store::households::insert_household(
-                        db,
-                        &household_name,
-                        currency,
-                        &time_zone,
-                        &language,
-                        &now,
-                    )
-                    .map_err(transactions::internal)?;
-                    for category in domain::categories::DEFAULT_CATEGORIES {
-                        store::organise::insert_category(
-                            db,
-                            household_id,
-                            category.name,
-                            category.emoji,
-                            category.colour,
-                            &now,
-                        )
-                        .map_err(transactions::internal)?;
-                    }
-                    let member_id = store::households::insert_member(
-                        db,
-                        &store::households::NewMember {
-                            household_id,
-                            name: &owner_name,
-                            email: &email,
-                            role: Role::Owner,
-                            // The owner reads the household's language until they choose one.
-                            language: "",
-                            password_hash: Some(&hash),
-                            invite_hash: None,
-                            invite_expires_at: None,
-                        },
-                        &now,
-                    )
-                    .map_err(transactions::internal)?;
-                    Ok((household_id, member_id))
-                },
+        let (household_id, member_id) = transactions::blocking_write(store, move |db| {
+            if first_only && store::households::any_member(db).map_err(transactions::internal)? {
+                return Err(OpError::forbidden(Text::new(
+                    "Exhale is already set up; sign in instead.",
+                )));
+            }
+            // Someone has an account from now on: no setup link opens anything.
+            store::access::delete_setup_links(db).map_err(transactions::internal)?;
+            if store::households::email_taken(db, &email).map_err(transactions::internal)? {
+                return Err(OpError::invalid(
+                    "/email",
+                    Text::new("Someone with this email already has an Exhale account."),
+                ));
+            }
+            let household_id = store::households::insert_household(
+                db,
+                &household_name,
+                currency,
+                &time_zone,
+                &language,
+                &now,
             )
+            .map_err(transactions::internal)?;
+            for category in domain::categories::DEFAULT_CATEGORIES {
+                store::organise::insert_category(
+                    db,
+                    household_id,
+                    category.name,
+                    category.emoji,
+                    category.colour,
+                    &now,
+                )
+                .map_err(transactions::internal)?;
+            }
+            let member_id = store::households::insert_member(
+                db,
+                &store::households::NewMember {
+                    household_id,
+                    name: &owner_name,
+                    email: &email,
+                    role: Role::Owner,
+                    // The owner reads the household's language until they choose one.
+                    language: "",
+                    password_hash: Some(&hash),
+                    invite_hash: None,
+                    invite_expires_at: None,
+                },
+                &now,
+            )
+            .map_err(transactions::internal)?;
+            Ok((household_id, member_id))
         })
         .await?;
         Ok(Caller::person(household_id, member_id, Role::Owner, Via::Cli))

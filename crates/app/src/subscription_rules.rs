@@ -33,6 +33,14 @@ pub(crate) fn reload_view(ctx: &Ctx<'_>, id: i64) -> Result<Subscription, OpErro
     Ok(subscription_view(&load(ctx, id)?, ctx.today))
 }
 
+/// A thing the input names that is not there, as a refusal of the input at `pointer`.
+fn not_found_at(pointer: &str, err: OpError) -> OpError {
+    match err {
+        OpError::NotFound { message } => OpError::invalid(pointer, message),
+        other => other,
+    }
+}
+
 /// Checks a category id belongs to the household.
 pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
     store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id)
@@ -42,10 +50,7 @@ pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<()
             )
             .with("id", id)
         })
-        .map_err(|err| match err {
-            OpError::NotFound { message } => OpError::invalid(pointer, message),
-            other => other,
-        })?;
+        .map_err(|err| not_found_at(pointer, err))?;
     Ok(())
 }
 
@@ -56,10 +61,7 @@ pub(crate) fn check_payment_method(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Res
             Text::new("No payment method with id {id}. Call list_payment_methods to find ids, or pass its name.")
                 .with("id", id)
         })
-        .map_err(|err| match err {
-            OpError::NotFound { message } => OpError::invalid(pointer, message),
-            other => other,
-        })?;
+        .map_err(|err| not_found_at(pointer, err))?;
     Ok(())
 }
 

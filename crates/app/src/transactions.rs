@@ -105,3 +105,13 @@ pub(crate) async fn blocking<T: Send + 'static>(
         Err(OpError::Internal)
     })
 }
+
+/// [`write`] on tokio's blocking pool, committing what `f` wrote whatever it returns: the work
+/// outside ops (sign-in, tokens, OAuth, the assistant's and the chats' records) that no dry
+/// run or refusal rolls back.
+pub(crate) async fn blocking_write<T: Send + 'static>(
+    store: std::sync::Arc<store::Store>,
+    f: impl FnOnce(&store::Db<'_>) -> Result<T, OpError> + Send + 'static,
+) -> Result<T, OpError> {
+    blocking(move || write(&store, |_| true, f)).await
+}

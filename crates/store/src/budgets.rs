@@ -11,7 +11,7 @@ use crate::{
 use domain::{Currency, Date, budget::BudgetPeriod};
 
 use crate::{
-    Db, Result, StoreError,
+    Db, Result,
     sql::{date, parsed},
 };
 
@@ -162,14 +162,10 @@ pub fn insert_budget(db: &Db<'_>, row: &BudgetRow, now: &str) -> Result<i64> {
 }
 
 pub fn rename_budget(db: &Db<'_>, household_id: i64, id: i64, name: &str) -> Result<()> {
-    let changed = db.execute(
+    db.execute_one(
         "UPDATE budgets SET name = ?3 WHERE household_id = ?1 AND id = ?2",
         params![household_id, id, name],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    )
 }
 
 /// Sets the amount from the period starting `from` on, dropping later changes it overrides.

@@ -10,7 +10,7 @@ use domain::{
 };
 
 use crate::{
-    Db, Result, StoreError,
+    Db, Result,
     sql::{date, date_text, parsed},
 };
 
@@ -131,12 +131,8 @@ pub fn get(db: &Db<'_>, household_id: i64, viewer: Option<i64>, id: i64) -> Resu
 }
 
 pub fn update(db: &Db<'_>, row: &ChargeRow) -> Result<()> {
-    let changed = db.execute(
+    db.execute_one(
         "UPDATE charges SET amount_minor = ?3, status = ?4, note = ?5 WHERE household_id = ?1 AND id = ?2",
         params![row.household_id, row.id, row.amount_minor, row.status.as_str(), row.note],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    )
 }

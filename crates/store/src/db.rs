@@ -80,6 +80,15 @@ impl<'a> Db<'a> {
         self.execute_with(Cache::Keep, sql, params)
     }
 
+    /// Runs a statement that changes the one row it names: [`StoreError::NotFound`] when it
+    /// changed none (no such row in the household).
+    pub(crate) fn execute_one(&self, sql: &str, params: &[&dyn Param]) -> Result<()> {
+        match self.execute(sql, params)? {
+            0 => Err(StoreError::NotFound),
+            _ => Ok(()),
+        }
+    }
+
     fn execute_with(&self, cache: Cache, sql: &str, params: &[&dyn Param]) -> Result<usize> {
         match &self.conn {
             Conn::Sqlite(conn) => {

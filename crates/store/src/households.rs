@@ -6,7 +6,7 @@ use domain::{
     entities::{Role, WeekStart},
 };
 
-use crate::{Db, Result, StoreError, sql::parsed};
+use crate::{Db, Result, sql::parsed};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HouseholdRow {
@@ -211,14 +211,10 @@ pub fn email_taken(db: &Db<'_>, email: &str) -> Result<bool> {
 }
 
 pub fn update_member(db: &Db<'_>, row: &MemberRow) -> Result<()> {
-    let changed = db.execute(
+    db.execute_one(
         "UPDATE members SET name = ?3, role = ?4, language = ?5 WHERE household_id = ?1 AND id = ?2",
         params![row.household_id, row.id, row.name, row.role.as_str(), row.language],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    )
 }
 
 /// Sets a member's password and spends any invitation they had.

@@ -7,7 +7,7 @@ use crate::{
     Db, Dialect, Result, StoreError,
     db::{Flow, Row},
     sql::{date, parsed},
-    value::{Cache, SqlValue, as_params, params},
+    value::{Cache, Param, SqlValue, as_params, columns_then, params},
 };
 use domain::{
     Currency, Date,
@@ -118,7 +118,7 @@ pub fn insert_account(db: &Db<'_>, row: &AccountRow, now: &str) -> Result<i64> {
 }
 
 pub fn update_account(db: &Db<'_>, row: &AccountRow) -> Result<()> {
-    let changed = db.execute(
+    db.execute_one(
         "UPDATE accounts SET name = ?3, kind = ?4, visibility = ?5, archived = ?6
          WHERE household_id = ?1 AND id = ?2",
         params![
@@ -129,11 +129,7 @@ pub fn update_account(db: &Db<'_>, row: &AccountRow) -> Result<()> {
             row.visibility.as_str(),
             row.archived
         ],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    )
 }
 
 pub fn delete_account(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
@@ -236,14 +232,10 @@ pub fn insert_label(
 }
 
 pub fn update_label(db: &Db<'_>, row: &LabelRow) -> Result<()> {
-    let changed = db.execute(
+    db.execute_one(
         "UPDATE labels SET name = ?3, colour = ?4 WHERE household_id = ?1 AND id = ?2",
         params![row.household_id, row.id, row.name, row.colour],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    )
 }
 
 pub fn delete_label(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
@@ -963,58 +955,56 @@ pub fn count_transactions(
     Ok(count as u64)
 }
 
-pub fn insert_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Result<i64> {
-    let id: i64 = db.query_row(
-        "INSERT INTO transactions (household_id, account_id, on_date, amount_minor, currency, payee,
-           description, notes, category_id, transfer_id, charge_id, source, import_key, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14) RETURNING id",
-        params![
-            row.household_id,
-            row.account_id,
-            row.on_date.to_string(),
-            row.amount_minor,
-            row.currency.code(),
-            row.payee,
-            row.description,
-            row.notes,
-            row.category_id,
-            row.transfer_id,
-            row.charge_id,
-            row.source.as_str(),
-            row.import_key,
-            now
+/// Runs `write` with a transaction's own columns bound as `?1` to `?10` (account_id to
+/// charge_id, as `insert_transaction` and `update_transaction` name them) and `keys` after
+/// them, so both writes bind one list.
+fn with_transaction_columns<T>(
+    row: &TransactionRow,
+    keys: &[&dyn Param],
+    write: impl FnOnce(&[&dyn Param]) -> Result<T>,
+) -> Result<T> {
+    columns_then(
+        &[
+            &row.account_id,
+            &row.on_date.to_string(),
+            &row.amount_minor,
+            &row.currency.code(),
+            &row.payee,
+            &row.description,
+            &row.notes,
+            &row.category_id,
+            &row.transfer_id,
+            &row.charge_id,
         ],
-        |row| row.get(0),
-    )?;
-    Ok(id)
+        keys,
+        write,
+    )
+}
+
+pub fn insert_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Result<i64> {
+    let keys = params![row.source.as_str(), row.import_key, row.household_id, now];
+    with_transaction_columns(row, keys, |params| {
+        db.query_row(
+            "INSERT INTO transactions (account_id, on_date, amount_minor, currency, payee, description,
+               notes, category_id, transfer_id, charge_id, source, import_key, household_id, created_at,
+               updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14) RETURNING id",
+            params,
+            |row| row.get(0),
+        )
+    })
 }
 
 pub fn update_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Result<()> {
-    let changed = db.execute(
-        "UPDATE transactions SET account_id = ?3, on_date = ?4, amount_minor = ?5, currency = ?6,
-           payee = ?7, description = ?8, notes = ?9, category_id = ?10, transfer_id = ?11,
-           charge_id = ?12, updated_at = ?13
-         WHERE household_id = ?1 AND id = ?2",
-        params![
-            row.household_id,
-            row.id,
-            row.account_id,
-            row.on_date.to_string(),
-            row.amount_minor,
-            row.currency.code(),
-            row.payee,
-            row.description,
-            row.notes,
-            row.category_id,
-            row.transfer_id,
-            row.charge_id,
-            now
-        ],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    with_transaction_columns(row, params![now, row.household_id, row.id], |params| {
+        db.execute_one(
+            "UPDATE transactions SET account_id = ?1, on_date = ?2, amount_minor = ?3, currency = ?4,
+               payee = ?5, description = ?6, notes = ?7, category_id = ?8, transfer_id = ?9,
+               charge_id = ?10, updated_at = ?11
+             WHERE household_id = ?12 AND id = ?13",
+            params,
+        )
+    })
 }
 
 /// Sets exactly these labels on a transaction.

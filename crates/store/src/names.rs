@@ -5,6 +5,30 @@ use domain::entities::EntityKind;
 
 use crate::{Db, Result, value::params};
 
+/// The names in a table whose rows are their owner's alone unless shared with the household.
+macro_rules! owned {
+    ($table:literal) => {
+        concat!(
+            "SELECT id, name FROM ",
+            $table,
+            " WHERE household_id = ?1
+             AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
+        )
+    };
+}
+
+/// The names in a table every member sees.
+macro_rules! shared {
+    ($table:literal) => {
+        concat!(
+            "SELECT id, name FROM ",
+            $table,
+            " WHERE household_id = ?1 AND ?2 IS NOT NULL
+             ORDER BY name COLLATE NOCASE, id"
+        )
+    };
+}
+
 /// Every (id, name) of this kind in the household that `viewer` can see: another member's
 /// private subscriptions and payment methods are left out. Kinds without names give none.
 pub fn visible(
@@ -15,39 +39,21 @@ pub fn visible(
 ) -> Result<Vec<(i64, String)>> {
     // Every statement binds the viewer, used or not (`?2 IS NOT NULL` where it is not).
     let sql = match kind {
-        EntityKind::Subscription => {
-            "SELECT id, name FROM subscriptions WHERE household_id = ?1
-             AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
-        }
-        EntityKind::Category => {
-            "SELECT id, name FROM categories WHERE household_id = ?1 AND ?2 IS NOT NULL
-             ORDER BY name COLLATE NOCASE, id"
-        }
-        EntityKind::PaymentMethod => {
-            "SELECT id, name FROM payment_methods WHERE household_id = ?1
-             AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
-        }
+        EntityKind::Subscription => owned!("subscriptions"),
+        EntityKind::Category => shared!("categories"),
+        EntityKind::PaymentMethod => owned!("payment_methods"),
         EntityKind::Member => {
             "SELECT id, name FROM members WHERE household_id = ?1 AND ?2 IS NOT NULL ORDER BY id"
         }
-        EntityKind::Account => {
-            "SELECT id, name FROM accounts WHERE household_id = ?1
-             AND (visibility = 'household' OR owner_id = ?2) ORDER BY name COLLATE NOCASE, id"
-        }
-        EntityKind::Label => {
-            "SELECT id, name FROM labels WHERE household_id = ?1 AND ?2 IS NOT NULL
-             ORDER BY name COLLATE NOCASE, id"
-        }
+        EntityKind::Account => owned!("accounts"),
+        EntityKind::Label => shared!("labels"),
         EntityKind::Rule => {
             "SELECT r.id, r.name FROM rules r LEFT JOIN accounts a ON a.id = r.account_id
              WHERE r.household_id = ?1
              AND (r.account_id IS NULL OR a.visibility = 'household' OR a.owner_id = ?2)
              ORDER BY r.name COLLATE NOCASE, r.id"
         }
-        EntityKind::Budget => {
-            "SELECT id, name FROM budgets WHERE household_id = ?1 AND ?2 IS NOT NULL
-             ORDER BY name COLLATE NOCASE, id"
-        }
+        EntityKind::Budget => shared!("budgets"),
         EntityKind::Charge
         | EntityKind::Transaction
         | EntityKind::Import

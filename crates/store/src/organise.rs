@@ -3,7 +3,7 @@
 use crate::{db::Row, value::params};
 use domain::entities::{PaymentMethodKind, Visibility};
 
-use crate::{Db, Result, StoreError, sql::parsed};
+use crate::{Db, Result, sql::parsed};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CategoryRow {
@@ -77,14 +77,10 @@ pub fn insert_category(
 }
 
 pub fn update_category(db: &Db<'_>, row: &CategoryRow) -> Result<()> {
-    let changed = db.execute(
+    db.execute_one(
         "UPDATE categories SET name = ?3, emoji = ?4, colour = ?5 WHERE household_id = ?1 AND id = ?2",
         params![row.household_id, row.id, row.name, row.emoji, row.colour],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    )
 }
 
 pub fn delete_category(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
@@ -173,7 +169,7 @@ pub fn insert_payment_method(db: &Db<'_>, row: &PaymentMethodRow, now: &str) -> 
 }
 
 pub fn update_payment_method(db: &Db<'_>, row: &PaymentMethodRow) -> Result<()> {
-    let changed = db.execute(
+    db.execute_one(
         "UPDATE payment_methods SET owner_id = ?3, name = ?4, kind = ?5, last4 = ?6, expires = ?7, visibility = ?8
          WHERE household_id = ?1 AND id = ?2",
         params![
@@ -186,11 +182,7 @@ pub fn update_payment_method(db: &Db<'_>, row: &PaymentMethodRow) -> Result<()> 
             row.expires,
             row.visibility.as_str()
         ],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    )
 }
 
 pub fn delete_payment_method(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {

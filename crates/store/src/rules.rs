@@ -2,9 +2,12 @@
 //! transaction search (`ledger::TransactionFilter`), so a rule finds exactly what a search
 //! with the same conditions finds; what a rule may hold is checked in `app`.
 
-use crate::{db::Row, value::params};
+use crate::{
+    db::Row,
+    value::{Param, columns_then, params},
+};
 
-use crate::{Db, Result, StoreError};
+use crate::{Db, Result};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RuleRow {
@@ -98,48 +101,52 @@ fn write_labels(db: &Db<'_>, rule_id: i64, labels: &[(i64, String)]) -> Result<(
     Ok(())
 }
 
-pub fn insert_rule(db: &Db<'_>, row: &RuleRow, now: &str) -> Result<i64> {
-    let id: i64 = db.query_row(
-        "INSERT INTO rules (household_id, name, payee_contains, description_contains, min_milli,
-           max_milli, account_id, set_category_id, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
-        params![
-            row.household_id,
-            row.name,
-            row.payee_contains,
-            row.description_contains,
-            row.min_milli,
-            row.max_milli,
-            row.account.as_ref().map(|(id, _)| id),
-            row.set_category.as_ref().map(|(id, _)| id),
-            now
+/// Runs `write` with a rule's own columns bound as `?1` to `?7` (name to set_category_id, as
+/// `insert_rule` and `update_rule` name them) and `keys` after them, so both writes bind one
+/// list.
+fn with_columns<T>(
+    row: &RuleRow,
+    keys: &[&dyn Param],
+    write: impl FnOnce(&[&dyn Param]) -> Result<T>,
+) -> Result<T> {
+    columns_then(
+        &[
+            &row.name,
+            &row.payee_contains,
+            &row.description_contains,
+            &row.min_milli,
+            &row.max_milli,
+            &row.account.as_ref().map(|(id, _)| id),
+            &row.set_category.as_ref().map(|(id, _)| id),
         ],
-        |row| row.get(0),
-    )?;
+        keys,
+        write,
+    )
+}
+
+pub fn insert_rule(db: &Db<'_>, row: &RuleRow, now: &str) -> Result<i64> {
+    let id: i64 = with_columns(row, params![row.household_id, now], |params| {
+        db.query_row(
+            "INSERT INTO rules (name, payee_contains, description_contains, min_milli, max_milli,
+               account_id, set_category_id, household_id, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING id",
+            params,
+            |row| row.get(0),
+        )
+    })?;
     write_labels(db, id, &row.labels)?;
     Ok(id)
 }
 
 pub fn update_rule(db: &Db<'_>, row: &RuleRow) -> Result<()> {
-    let changed = db.execute(
-        "UPDATE rules SET name = ?3, payee_contains = ?4, description_contains = ?5, min_milli = ?6,
-           max_milli = ?7, account_id = ?8, set_category_id = ?9
-         WHERE household_id = ?1 AND id = ?2",
-        params![
-            row.household_id,
-            row.id,
-            row.name,
-            row.payee_contains,
-            row.description_contains,
-            row.min_milli,
-            row.max_milli,
-            row.account.as_ref().map(|(id, _)| id),
-            row.set_category.as_ref().map(|(id, _)| id),
-        ],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
+    with_columns(row, params![row.household_id, row.id], |params| {
+        db.execute_one(
+            "UPDATE rules SET name = ?1, payee_contains = ?2, description_contains = ?3, min_milli = ?4,
+               max_milli = ?5, account_id = ?6, set_category_id = ?7
+             WHERE household_id = ?8 AND id = ?9",
+            params,
+        )
+    })?;
     write_labels(db, row.id, &row.labels)
 }
 

@@ -226,29 +226,25 @@ fn read(
     if row.get(spec.household_column).and_then(Value::as_i64) != Some(household_id) {
         return Ok(None);
     }
-    let mut children = Map::new();
-    for (table, fk) in spec.children {
-        children.insert(
-            (*table).into(),
-            Value::Array(rows(
-                db,
-                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY {}", row_order(table, fk)),
-                id,
-            )?),
-        );
-    }
-    let mut kept = Map::new();
-    for (table, fk) in spec.kept.iter().filter(|_| with_kept) {
-        kept.insert(
-            (*table).into(),
-            Value::Array(rows(
-                db,
-                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY {}", row_order(table, fk)),
-                id,
-            )?),
-        );
-    }
+    let children = child_rows(db, spec.children, id)?;
+    let kept = if with_kept { child_rows(db, spec.kept, id)? } else { Map::new() };
     Ok(Some(json!({"row": row, "children": children, "kept": kept})))
+}
+
+/// The rows of each (table, foreign key) in `tables` that belong to entity `id`, by table name.
+fn child_rows(db: &Db<'_>, tables: &[(&str, &str)], id: i64) -> Result<Map<String, Value>> {
+    let mut by_table = Map::new();
+    for (table, fk) in tables {
+        by_table.insert(
+            (*table).into(),
+            Value::Array(rows(
+                db,
+                &format!("SELECT * FROM {table} WHERE {fk} = ?1 ORDER BY {}", row_order(table, fk)),
+                id,
+            )?),
+        );
+    }
+    Ok(by_table)
 }
 
 /// The order a child table's rows are read in: by id where rows have one.

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use crate::{
     db::{Flow, Row},
-    value::{Cache, Param, params},
+    value::{Cache, Param, columns_then, params},
 };
 use domain::{
     Currency, Cycle, CycleUnit, Date,
@@ -15,7 +15,7 @@ use domain::{
 };
 
 use crate::{
-    Db, Result, StoreError,
+    Db, Result,
     sql::{date, date_text, opt_date, opt_date_text, parsed},
 };
 
@@ -274,68 +274,63 @@ fn attach(db: &Db<'_>, rows: &mut [SubscriptionRow], which: &str, param: &dyn Pa
     Ok(())
 }
 
+/// Runs `write` with the main row's own columns bound as `?1` to `?14` (owner_id to
+/// visibility, as `insert` and `update` name them) and `keys` after them, so both writes bind
+/// one list.
+fn with_columns<T>(
+    row: &SubscriptionRow,
+    keys: &[&dyn Param],
+    write: impl FnOnce(&[&dyn Param]) -> Result<T>,
+) -> Result<T> {
+    columns_then(
+        &[
+            &row.owner_id,
+            &row.name,
+            &row.url,
+            &row.notes,
+            &row.currency.code(),
+            &row.cycle.every(),
+            &row.cycle.unit().as_str(),
+            &date_text(row.anchor_on),
+            &row.status.as_str(),
+            &opt_date_text(row.trial_ends_on),
+            &opt_date_text(row.ends_on),
+            &row.category_id,
+            &row.payment_method_id,
+            &row.visibility.as_str(),
+        ],
+        keys,
+        write,
+    )
+}
+
 /// Inserts the main row from `row` (its id, owner_name, category_name, payment_method_name,
 /// charged_through and children are ignored) and returns the new id.
 pub fn insert(db: &Db<'_>, row: &SubscriptionRow) -> Result<i64> {
-    let id: i64 = db.query_row(
-        "INSERT INTO subscriptions (household_id, owner_id, name, url, notes, currency, cycle_every, cycle_unit,
-         anchor_on, status, trial_ends_on, ends_on, category_id, payment_method_id, visibility, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) RETURNING id",
-        params![
-            row.household_id,
-            row.owner_id,
-            row.name,
-            row.url,
-            row.notes,
-            row.currency.code(),
-            row.cycle.every(),
-            row.cycle.unit().as_str(),
-            date_text(row.anchor_on),
-            row.status.as_str(),
-            opt_date_text(row.trial_ends_on),
-            opt_date_text(row.ends_on),
-            row.category_id,
-            row.payment_method_id,
-            row.visibility.as_str(),
-            row.created_at,
-            row.updated_at,
-        ],
-        |row| row.get(0),
-    )?;
-    Ok(id)
+    with_columns(row, params![row.household_id, row.created_at, row.updated_at], |params| {
+        db.query_row(
+            "INSERT INTO subscriptions (owner_id, name, url, notes, currency, cycle_every, cycle_unit,
+             anchor_on, status, trial_ends_on, ends_on, category_id, payment_method_id, visibility,
+             household_id, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) RETURNING id",
+            params,
+            |row| row.get(0),
+        )
+    })
 }
 
 /// Writes the main row's editable columns.
 pub fn update(db: &Db<'_>, row: &SubscriptionRow) -> Result<()> {
-    let changed = db.execute(
-        "UPDATE subscriptions SET owner_id = ?3, name = ?4, url = ?5, notes = ?6, currency = ?7, cycle_every = ?8,
-         cycle_unit = ?9, anchor_on = ?10, status = ?11, trial_ends_on = ?12, ends_on = ?13, category_id = ?14,
-         payment_method_id = ?15, visibility = ?16, updated_at = ?17
-         WHERE household_id = ?1 AND id = ?2",
-        params![
-            row.household_id,
-            row.id,
-            row.owner_id,
-            row.name,
-            row.url,
-            row.notes,
-            row.currency.code(),
-            row.cycle.every(),
-            row.cycle.unit().as_str(),
-            date_text(row.anchor_on),
-            row.status.as_str(),
-            opt_date_text(row.trial_ends_on),
-            opt_date_text(row.ends_on),
-            row.category_id,
-            row.payment_method_id,
-            row.visibility.as_str(),
-            row.updated_at,
-        ],
-    )?;
-    if changed == 0 {
-        return Err(StoreError::NotFound);
-    }
-    Ok(())
+    with_columns(row, params![row.updated_at, row.household_id, row.id], |params| {
+        db.execute_one(
+            "UPDATE subscriptions SET owner_id = ?1, name = ?2, url = ?3, notes = ?4, currency = ?5,
+             cycle_every = ?6, cycle_unit = ?7, anchor_on = ?8, status = ?9, trial_ends_on = ?10,
+             ends_on = ?11, category_id = ?12, payment_method_id = ?13, visibility = ?14,
+             updated_at = ?15
+             WHERE household_id = ?16 AND id = ?17",
+            params,
+        )
+    })
 }
 
 pub fn set_tags(db: &Db<'_>, id: i64, tags: &[String]) -> Result<()> {

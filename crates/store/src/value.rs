@@ -80,6 +80,17 @@ macro_rules! params {
 }
 pub(crate) use params;
 
+/// Runs `write` with `columns` bound as `?1` on and `keys` after them: an insert and an update
+/// of one row bind the row's columns from one list this way, each adding its own keys.
+pub(crate) fn columns_then<T>(
+    columns: &[&dyn Param],
+    keys: &[&dyn Param],
+    write: impl FnOnce(&[&dyn Param]) -> T,
+) -> T {
+    let params: Vec<&dyn Param> = columns.iter().chain(keys).copied().collect();
+    write(&params)
+}
+
 impl Param for i64 {
     fn value(&self) -> Value<'_> {
         Value::Int(*self)

@@ -74,6 +74,23 @@ pub(crate) fn page_with_status(
     response
 }
 
+/// Renders a page whose data is `data` with `extra` added (a refused form's errors, or nothing
+/// when the page is first shown), with `status`.
+pub(crate) fn page_with_extra(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    status: StatusCode,
+    name: &str,
+    mut data: Value,
+    extra: Value,
+) -> Response {
+    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
+        data.extend(extra);
+    }
+    page_with_status(web, headers, Some(person), status, name, &mut data)
+}
+
 /// Redirects (303) to `to`, leaving `notice` for the page there.
 pub(crate) fn redirect_with_notice(web: &Web, to: &str, notice: &Text) -> Response {
     let mut response = Redirect::to(to).into_response();

@@ -393,66 +393,67 @@ fn apply_cancel(ctx: &Ctx<'_>, row: &mut SubscriptionRow, ends_on: Date) -> Resu
     Ok(true)
 }
 
+/// Loads subscription `id`, lets `change` change it and say what it did, and records that
+/// against the subscription as it was before: what pause, resume and cancel share.
+fn change_recorded(
+    ctx: &mut Ctx<'_>,
+    id: i64,
+    change: impl FnOnce(&mut Ctx<'_>, &mut SubscriptionRow) -> Result<Text, OpError>,
+) -> Result<Subscription, OpError> {
+    let mut row = subscription_rules::load(ctx, id)?;
+    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
+    let summary = change(ctx, &mut row)?;
+    ctx.record(EntityKind::Subscription, row.id, before, summary)?;
+    subscription_rules::reload_view(ctx, row.id)
+}
+
 pub(crate) fn pause(
     ctx: &mut Ctx<'_>,
     input: PauseSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = subscription_rules::load(ctx, input.id.get())?;
-    let from = input.from.map(NearDate::date).unwrap_or(ctx.today);
-    let until = input.until.map(FutureDate::date);
-    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
-    if !apply_pause(ctx, &mut row, from, until)? {
-        return Err(OpError::conflict(Text::new("{name} is already paused on {from}. Call resume_subscription first to change the pause.").with("name", &row.name).with("from", from)));
-    }
-    let summary = match until {
-        Some(until) => Text::new("Paused {name} from {from} until {until}").with("until", until),
-        None => Text::new("Paused {name} from {from}"),
-    }
-    .with("name", &row.name)
-    .with("from", from);
-    ctx.record(EntityKind::Subscription, row.id, before, summary)?;
-    subscription_rules::reload_view(ctx, row.id)
+    change_recorded(ctx, input.id.get(), |ctx, row| {
+        let from = input.from.map(NearDate::date).unwrap_or(ctx.today);
+        let until = input.until.map(FutureDate::date);
+        if !apply_pause(ctx, row, from, until)? {
+            return Err(OpError::conflict(Text::new("{name} is already paused on {from}. Call resume_subscription first to change the pause.").with("name", &row.name).with("from", from)));
+        }
+        let summary = match until {
+            Some(until) => {
+                Text::new("Paused {name} from {from} until {until}").with("until", until)
+            }
+            None => Text::new("Paused {name} from {from}"),
+        };
+        Ok(summary.with("name", &row.name).with("from", from))
+    })
 }
 
 pub(crate) fn resume(
     ctx: &mut Ctx<'_>,
     input: ResumeSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = subscription_rules::load(ctx, input.id.get())?;
-    let on = input.on.map(FutureDate::date).unwrap_or(ctx.today);
-    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
-    if !apply_resume(ctx, &mut row, on)? {
-        return Err(OpError::conflict(
-            Text::new("{name} is not paused or cancelled; nothing to resume.")
-                .with("name", &row.name),
-        ));
-    }
-    ctx.record(
-        EntityKind::Subscription,
-        row.id,
-        before,
-        Text::new("Resumed {name} on {on}").with("name", &row.name).with_date("on", on),
-    )?;
-    subscription_rules::reload_view(ctx, row.id)
+    change_recorded(ctx, input.id.get(), |ctx, row| {
+        let on = input.on.map(FutureDate::date).unwrap_or(ctx.today);
+        if !apply_resume(ctx, row, on)? {
+            return Err(OpError::conflict(
+                Text::new("{name} is not paused or cancelled; nothing to resume.")
+                    .with("name", &row.name),
+            ));
+        }
+        Ok(Text::new("Resumed {name} on {on}").with("name", &row.name).with_date("on", on))
+    })
 }
 
 pub(crate) fn cancel(
     ctx: &mut Ctx<'_>,
     input: CancelSubscriptionInput,
 ) -> Result<Subscription, OpError> {
-    let mut row = subscription_rules::load(ctx, input.id.get())?;
-    let ends_on = input.ends_on.map(NearDate::date).unwrap_or(ctx.today);
-    let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
-    apply_cancel(ctx, &mut row, ends_on)?;
-    ctx.record(
-        EntityKind::Subscription,
-        row.id,
-        before,
-        Text::new("Cancelled {name}, ending {end}")
+    change_recorded(ctx, input.id.get(), |ctx, row| {
+        let ends_on = input.ends_on.map(NearDate::date).unwrap_or(ctx.today);
+        apply_cancel(ctx, row, ends_on)?;
+        Ok(Text::new("Cancelled {name}, ending {end}")
             .with("name", &row.name)
-            .with_date("end", ends_on),
-    )?;
-    subscription_rules::reload_view(ctx, row.id)
+            .with_date("end", ends_on))
+    })
 }
 
 fn apply_delete(ctx: &mut Ctx<'_>, row: &SubscriptionRow) -> Result<(), OpError> {

@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 use crate::{
     chart,
     reader::say,
-    render::{op_error, page_with_status},
+    render::{op_error, page_with_extra},
     session::{Posted, SignedIn},
     state::Web,
 };
@@ -97,16 +97,13 @@ async fn conversation_page(
         (Ok(on), Ok(conversation)) => (on, conversation),
         (Err(err), _) | (_, Err(err)) => return op_error(web, headers, person, &err),
     };
-    let mut data = json!({
+    let data = json!({
         "nav": "assistant",
         "on": on,
         "turns": conversation.turns,
         "cards": conversation.cards,
     });
-    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
-        data.extend(extra);
-    }
-    page_with_status(web, headers, Some(person), status, "assistant.html", &mut data)
+    page_with_extra(web, headers, person, status, "assistant.html", data, extra)
 }
 
 pub(crate) async fn show(

@@ -90,13 +90,11 @@ pub(crate) async fn show(
     response
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct DecisionForm {
-    #[serde(default)]
     request_id: String,
-    #[serde(default)]
     decision: String,
-    #[serde(default)]
     scope: String,
 }
 

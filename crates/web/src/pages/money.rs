@@ -29,7 +29,7 @@ use crate::{
     chart,
     pages::{form, live_page},
     reader::say,
-    render::{op_error, page_with_status},
+    render::{op_error, page_with_extra},
     session::SignedIn,
     state::Web,
 };
@@ -96,12 +96,7 @@ pub(crate) async fn page_again(
         }
     };
     match data {
-        Ok(mut data) => {
-            if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
-                data.extend(extra);
-            }
-            page_with_status(web, headers, Some(person), status, name, &mut data)
-        }
+        Ok(data) => page_with_extra(web, headers, person, status, name, data, extra),
         Err(err) => op_error(web, headers, person, &err),
     }
 }

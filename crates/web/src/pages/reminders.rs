@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 
 use crate::{
     pages::{Confirm, apply_and_go, apply_form, beside_the_form, confirm_page},
-    render::{op_error, page_with_status},
+    render::{op_error, page_with_extra},
     session::{NoFields, Posted, SignedIn},
     state::Web,
 };
@@ -55,7 +55,7 @@ async fn reminders_page(
         Ok(settings) => settings,
         Err(err) => return op_error(web, headers, person, &err),
     };
-    let mut data = json!({
+    let data = json!({
         "nav": "settings",
         "reminders": settings.reminders,
         "webhook_secret": suggested_webhook_secret(),
@@ -65,10 +65,7 @@ async fn reminders_page(
         "securities": MailSecurity::NAMES,
         "slack_manifest": SLACK_MANIFEST,
     });
-    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
-        data.extend(extra);
-    }
-    page_with_status(web, headers, Some(person), status, "reminders.html", &mut data)
+    page_with_extra(web, headers, person, status, "reminders.html", data, extra)
 }
 
 pub(crate) async fn show(
@@ -345,14 +342,12 @@ pub(crate) async fn chat_link(
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct BotForm {
-    #[serde(default)]
     token: String,
-    #[serde(default)]
     remove: Option<String>,
     /// Updates by webhook at the public address instead of long polling.
-    #[serde(default)]
     webhook: Option<String>,
 }
 
@@ -376,13 +371,11 @@ pub(crate) async fn telegram_bot(
     apply::<SetChannelSettings>(&web, &headers, &person, Ok(input), "bot", done).await
 }
 
-#[derive(Deserialize)]
+#[derive(Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct SlackForm {
-    #[serde(default)]
     app_token: String,
-    #[serde(default)]
     bot_token: String,
-    #[serde(default)]
     remove: Option<String>,
 }
 

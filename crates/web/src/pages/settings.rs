@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use crate::{
     pages::{Confirm, account::signed_in, apply_and_go, apply_form, confirm_page, form},
-    render::{add_notice, op_error, page_with_status},
+    render::{add_notice, op_error, page_with_extra, page_with_status},
     session::{self, FORM_COOKIE, NoFields, Posted, SignedIn},
     state::Web,
 };
@@ -58,7 +58,7 @@ async fn settings_page(
     } else {
         None
     };
-    let mut data = json!({
+    let data = json!({
         "nav": "settings",
         "household": household,
         "members": members.items,
@@ -73,10 +73,7 @@ async fn settings_page(
             "default_base_url": p.default_base_url(),
         })).collect::<Vec<_>>(),
     });
-    if let (Some(data), Value::Object(extra)) = (data.as_object_mut(), extra) {
-        data.extend(extra);
-    }
-    page_with_status(web, headers, Some(person), status, "settings.html", &mut data)
+    page_with_extra(web, headers, person, status, "settings.html", data, extra)
 }
 
 pub(crate) async fn show(

@@ -31,26 +31,17 @@ use crate::{
 
 /// The fields of the detail page's small forms; each form sends the ones it has.
 #[derive(Deserialize, Default)]
+#[serde(default)]
 pub(crate) struct ActionForm {
-    #[serde(default)]
     from: String,
-    #[serde(default)]
     until: String,
-    #[serde(default)]
     on: String,
-    #[serde(default)]
     ends_on: String,
-    #[serde(default)]
     amount: String,
-    #[serde(default)]
     effective_on: String,
-    #[serde(default)]
     next_charge_on: String,
-    #[serde(default)]
     cycle: String,
-    #[serde(default)]
     every: String,
-    #[serde(default)]
     unit: String,
 }
 
@@ -180,21 +171,15 @@ pub(crate) async fn edit_form(
 }
 
 /// The edit form as typed, to refill it after a refusal.
-#[derive(Deserialize, Serialize)]
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
 pub(crate) struct EditForm {
-    #[serde(default)]
     name: String,
-    #[serde(default)]
     url: String,
-    #[serde(default)]
     notes: String,
-    #[serde(default)]
     category_id: String,
-    #[serde(default)]
     payment_method_id: String,
-    #[serde(default)]
     tags: String,
-    #[serde(default)]
     visibility: String,
 }
 

@@ -196,31 +196,20 @@ pub(crate) async fn new_form(
 }
 
 /// The create form as typed, to refill it after a refusal.
-#[derive(Deserialize, Serialize)]
+#[derive(Default, Deserialize, Serialize)]
+#[serde(default)]
 pub(crate) struct SubscriptionForm {
-    #[serde(default)]
     name: String,
-    #[serde(default)]
     amount: String,
-    #[serde(default)]
     currency: String,
-    #[serde(default)]
     cycle: String,
-    #[serde(default)]
     every: String,
-    #[serde(default)]
     unit: String,
-    #[serde(default)]
     next_charge_on: String,
-    #[serde(default)]
     category_id: String,
-    #[serde(default)]
     payment_method_id: String,
-    #[serde(default)]
     tags: String,
-    #[serde(default)]
     url: String,
-    #[serde(default)]
     notes: String,
 }
 

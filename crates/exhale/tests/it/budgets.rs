@@ -28,16 +28,8 @@ async fn a_budget_counts_history_at_once_with_rollover_and_a_new_limit_from_now(
     spend(&w, w.joint, "2026-10-20", "10.00", Some(food)).await; // a refund
     spend(&w, w.joint, "2026-11-03", "-200.00", Some(food)).await;
     spend(&w, w.joint, "2026-11-04", "2500.00", None).await; // income, not tracked
-    let usd = w
-        .env
-        .call(
-            &w.ana,
-            "create_account",
-            json!({"name": "US card", "kind": "credit_card", "currency": "USD"}),
-        )
-        .await
-        .unwrap();
-    spend(&w, id(&usd), "2026-11-10", "-20.00", Some(food)).await;
+    let usd = w.usd_card().await;
+    spend(&w, usd, "2026-11-10", "-20.00", Some(food)).await;
 
     // Food and the holiday label: the world's groceries (-54.30 on 20 November) count through
     // the label; Bob's private bonus carries it too, and only Bob's own view counts it.

@@ -33,8 +33,17 @@ async fn webhook_destination(
     let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
     let destination =
         json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET});
-    let added = env.call(caller, "add_destination", destination).await.unwrap();
-    (hook, fake, id(&added))
+    (hook, fake, add_destination(env, caller, destination).await)
+}
+
+/// Adds `destination` as `caller`'s and returns its id.
+async fn add_destination(env: &TestEnv, caller: &ops::Caller, destination: Value) -> i64 {
+    id(&env.call(caller, "add_destination", destination).await.unwrap())
+}
+
+/// The text of `body` from just after the first `start` up to the next `end`.
+fn between<'a>(body: &'a str, start: &str, end: char) -> &'a str {
+    body.split(start).nth(1).unwrap().split(end).next().unwrap()
 }
 
 async fn settings(env: &TestEnv, caller: &ops::Caller) -> Value {
@@ -57,13 +66,8 @@ async fn a_reminder_goes_out_once_at_nine_local_across_a_restart_and_a_dst_chang
         .await
         .unwrap();
     let address = format!("{}/ana-alerts", ntfy_server.url(""));
-    env.call(
-        &ana,
-        "add_destination",
-        json!({"kind": "ntfy", "address": address, "secret": "tk_ana"}),
-    )
-    .await
-    .unwrap();
+    add_destination(&env, &ana, json!({"kind": "ntfy", "address": address, "secret": "tk_ana"}))
+        .await;
     let planned = settings(&env, &ana).await;
     // Three days before 5 December, at 09:00 in Madrid (UTC+1).
     assert_eq!(planned["upcoming"][0]["due_at"], "2026-12-02T08:00:00Z", "{planned}");
@@ -123,7 +127,7 @@ async fn a_paused_or_cancelled_subscription_gets_no_reminder() {
         .await
         .unwrap());
     let address = format!("{}/ana", ntfy_server.url(""));
-    env.call(&ana, "add_destination", json!({"kind": "ntfy", "address": address})).await.unwrap();
+    add_destination(&env, &ana, json!({"kind": "ntfy", "address": address})).await;
     assert_eq!(settings(&env, &ana).await["upcoming"][0]["subscription"]["name"], "Gym");
     // Paused after the reminder was planned: the planned message finds no charge and is dropped.
     env.call(&ana, "pause_subscription", json!({"id": gym})).await.unwrap();
@@ -197,13 +201,12 @@ async fn an_agents_change_is_announced_with_an_undo_that_works() {
     let ana = env.household("Home", "ana@a.test").await;
     let server = env.serve().await;
     let (hook, fake) = fakes::webhook(WEBHOOK_SECRET).await;
-    env.call(
+    add_destination(
+        &env,
         &ana,
-        "add_destination",
         json!({"kind": "webhook", "address": hook.url("/hook"), "secret": WEBHOOK_SECRET}),
     )
-    .await
-    .unwrap();
+    .await;
     let (_, agent) = env.token(&ana, "trusted").await;
     env.call(&agent, "create_category", json!({"name": "Pets"})).await.unwrap();
     env.call(&ana, "create_category", json!({"name": "Garden"})).await.unwrap();
@@ -270,10 +273,8 @@ async fn email_goes_through_the_households_mail_server() {
     let shown = env.call(&ana, "set_channel_settings", server).await.unwrap();
     assert_eq!(shown["mail_server"]["password_saved"], true);
     assert!(!shown.to_string().contains("hunter2"), "the password is never returned: {shown}");
-    let destination = id(&env
-        .call(&ana, "add_destination", json!({"kind": "email", "address": "Ana@A.test"}))
-        .await
-        .unwrap());
+    let destination =
+        add_destination(&env, &ana, json!({"kind": "email", "address": "Ana@A.test"})).await;
     env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
     worker(&env).deliver_due().await.unwrap();
     let messages = sink.messages.lock().await.clone();
@@ -300,10 +301,8 @@ async fn a_mail_server_that_refuses_the_recipient_is_reported() {
     env.call(&ana, "set_channel_settings", json!({"mail_server": {"host": "127.0.0.1", "port": sink.port, "security": "none", "from": "exhale@home.test"}}))
         .await
         .unwrap();
-    let destination = id(&env
-        .call(&ana, "add_destination", json!({"kind": "email", "address": "ana@a.test"}))
-        .await
-        .unwrap());
+    let destination =
+        add_destination(&env, &ana, json!({"kind": "email", "address": "ana@a.test"})).await;
     env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
     worker(&env).deliver_due().await.unwrap();
     let shown = settings(&env, &ana).await["destinations"][0].clone();
@@ -359,15 +358,8 @@ async fn the_calendar_feed_shows_what_its_member_may_see_and_stops_when_revoked(
     // Bob's feed, without amounts, has his private gym.
     let bobs =
         w.env.call(&w.bob, "create_calendar_feed", json!({"show_amounts": false})).await.unwrap();
-    let body = client
-        .get(server.url(bobs["path"].as_str().unwrap()))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let events = parse_ics(&body).await;
+    let bobs = client.get(server.url(bobs["path"].as_str().unwrap())).send().await.unwrap();
+    let events = parse_ics(&bobs.text().await.unwrap()).await;
     assert!(events.contains(&("Bob's gym".into(), "2026-12-01".into())), "{events:?}");
     assert!(!events.iter().any(|(summary, _)| summary.contains('€')), "{events:?}");
 
@@ -419,11 +411,7 @@ async fn destinations_are_their_members_own_and_agents_cannot_set_them() {
             "{address}: {said}"
         );
     }
-    let bobs = id(&w
-        .env
-        .call(&w.bob, "add_destination", json!({"kind": "webhook", "address": "https://hooks.example.net/bob", "secret": WEBHOOK_SECRET}))
-        .await
-        .unwrap());
+    let bobs = add_destination(&w.env, &w.bob, json!({"kind": "webhook", "address": "https://hooks.example.net/bob", "secret": WEBHOOK_SECRET})).await;
     let weak = w.env.call(&w.bob, "add_destination", json!({"kind": "webhook", "address": "https://hooks.example.net/b2", "secret": "whsec_c2hvcnQ="})).await;
     assert_eq!(code(&weak), "invalid_input", "{weak:?}");
     // Nobody else reaches Bob's destination, in his household or another.
@@ -474,14 +462,12 @@ async fn reminders_of_the_household_leave_out_another_members_private_subscripti
         .call(&w.bob, "create_subscription", json!({"name": "Phone", "amount": "15", "cycle": "monthly", "next_charge_on": "2027-01-03"}))
         .await
         .unwrap();
-    w.env
-        .call(
-            &w.ana,
-            "add_destination",
-            json!({"kind": "ntfy", "address": "https://ntfy.example.net/ana"}),
-        )
-        .await
-        .unwrap();
+    add_destination(
+        &w.env,
+        &w.ana,
+        json!({"kind": "ntfy", "address": "https://ntfy.example.net/ana"}),
+    )
+    .await;
     let names = |settings: &Value| -> Vec<String> {
         settings["upcoming"]
             .as_array()
@@ -498,14 +484,12 @@ async fn reminders_of_the_household_leave_out_another_members_private_subscripti
     let mine =
         w.env.call(&w.ana, "update_reminder_settings", json!({"covers": "mine"})).await.unwrap();
     assert!(names(&mine).is_empty(), "{mine}");
-    w.env
-        .call(
-            &w.bob,
-            "add_destination",
-            json!({"kind": "ntfy", "address": "https://ntfy.example.net/bob"}),
-        )
-        .await
-        .unwrap();
+    add_destination(
+        &w.env,
+        &w.bob,
+        json!({"kind": "ntfy", "address": "https://ntfy.example.net/bob"}),
+    )
+    .await;
     let bobs =
         w.env.call(&w.bob, "update_reminder_settings", json!({"days_before": [20]})).await.unwrap();
     assert_eq!(names(&bobs), ["Bob's gym", "Phone"], "{bobs}");
@@ -521,15 +505,7 @@ async fn the_reminders_page_adds_tests_and_removes_a_destination() {
     visitor.sign_in("ana@a.test", test_support::PASSWORD).await;
     let page = visitor.get("/settings/reminders").await;
     assert_eq!(page.status, StatusCode::OK, "{}", page.body);
-    let suggested = page
-        .body
-        .split(r#"data-testid="webhook-secret">"#)
-        .nth(1)
-        .unwrap()
-        .split('<')
-        .next()
-        .unwrap()
-        .to_owned();
+    let suggested = between(&page.body, r#"data-testid="webhook-secret">"#, '<').to_owned();
     assert!(suggested.starts_with("whsec_") && suggested.len() > 40, "{suggested}");
     let csrf = Visitor::hidden(&page, "csrf");
 
@@ -572,15 +548,7 @@ async fn the_reminders_page_adds_tests_and_removes_a_destination() {
     assert!(added.status.is_redirection(), "{}", added.body);
     let page = visitor.get("/settings/reminders").await;
     assert!(!page.body.contains(WEBHOOK_SECRET), "a saved secret is never shown again");
-    let id = page
-        .body
-        .split("/settings/reminders/destinations/")
-        .nth(1)
-        .unwrap()
-        .split('/')
-        .next()
-        .unwrap()
-        .to_owned();
+    let id = between(&page.body, "/settings/reminders/destinations/", '/').to_owned();
     let tested = visitor
         .post(&format!("/settings/reminders/destinations/{id}/test"), &[("csrf", &csrf)])
         .await;
@@ -602,14 +570,7 @@ async fn the_reminders_page_adds_tests_and_removes_a_destination() {
     // The feed's address is shown once and works.
     let created =
         visitor.post("/settings/reminders/feed", &[("csrf", &csrf), ("show_amounts", "1")]).await;
-    let url = created
-        .body
-        .split(r#"<code class="token-secret">"#)
-        .nth(1)
-        .unwrap()
-        .split('<')
-        .next()
-        .unwrap();
+    let url = between(&created.body, r#"<code class="token-secret">"#, '<');
     let url = crate::web::unescape(url);
     let feed = reqwest::get(&url).await.unwrap();
     assert_eq!(feed.status(), StatusCode::OK, "{url}");
@@ -671,10 +632,8 @@ async fn email_goes_over_starttls_and_implicit_tls_to_a_server_it_trusts() {
         let sink = fakes::smtp_sink_with(false, tls).await;
         let server = json!({"mail_server": {"host": "localhost", "port": sink.port, "security": security, "from": "exhale@home.test", "username": "exhale", "password": "s3cret-smtp"}});
         env.call(&ana, "set_channel_settings", server).await.unwrap();
-        let destination = id(&env
-            .call(&ana, "add_destination", json!({"kind": "email", "address": "ana@a.test"}))
-            .await
-            .unwrap());
+        let destination =
+            add_destination(&env, &ana, json!({"kind": "email", "address": "ana@a.test"})).await;
         env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
 
         // Without the authority the server's certificate is not trusted, and nothing is sent.
@@ -720,13 +679,12 @@ async fn price_rises_short_trials_and_the_digest_are_planned_and_worded() {
     env.call(&ana, "create_subscription", json!({"name": "Film club", "amount": "8", "cycle": "monthly", "trial_ends_on": "2026-12-01"}))
         .await
         .unwrap();
-    env.call(
+    add_destination(
+        &env,
         &ana,
-        "add_destination",
         json!({"kind": "ntfy", "address": format!("{}/ana", ntfy_server.url(""))}),
     )
-    .await
-    .unwrap();
+    .await;
     let planned = env
         .call(
             &ana,
@@ -767,14 +725,12 @@ async fn price_rises_short_trials_and_the_digest_are_planned_and_worded() {
 async fn test_messages_are_limited_to_five_an_hour() {
     let env = TestEnv::new();
     let ana = env.household("Home", "ana@a.test").await;
-    let destination = id(&env
-        .call(
-            &ana,
-            "add_destination",
-            json!({"kind": "ntfy", "address": "https://ntfy.example.net/ana"}),
-        )
-        .await
-        .unwrap());
+    let destination = add_destination(
+        &env,
+        &ana,
+        json!({"kind": "ntfy", "address": "https://ntfy.example.net/ana"}),
+    )
+    .await;
     for _ in 0..5 {
         env.call(&ana, "send_test_message", json!({"destination": destination})).await.unwrap();
     }

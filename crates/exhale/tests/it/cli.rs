@@ -38,7 +38,6 @@ pub(crate) fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }
 
-/// Creates the owner ana@a.test and a token for her; returns the token.
 /// Ana, the first owner, created at the terminal with `password`.
 pub(crate) fn create_owner(dir: &DataDir, password: &str) {
     stdout(&exhale(
@@ -48,6 +47,7 @@ pub(crate) fn create_owner(dir: &DataDir, password: &str) {
     ));
 }
 
+/// Creates the owner ana@a.test and a token for her; returns the token.
 pub(crate) fn owner_with_token(dir: &DataDir, scope: &str) -> String {
     create_owner(dir, "a long enough password");
     let token = stdout(&exhale(
@@ -56,6 +56,16 @@ pub(crate) fn owner_with_token(dir: &DataDir, scope: &str) -> String {
         "",
     ));
     token.lines().last().unwrap().to_owned()
+}
+
+/// Netflix at 9.99 a month: the `create_subscription` input the terminal tests start from.
+pub(crate) const NETFLIX: &str =
+    r#"{"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-01"}"#;
+
+/// Runs `exhale op` with `args` (the op's name, then its flags), which must succeed, and reads
+/// what it printed.
+pub(crate) fn op(dir: &DataDir, args: &[&str]) -> Value {
+    serde_json::from_str(&stdout(&exhale(dir, &[&["op"], args].concat(), ""))).unwrap()
 }
 
 /// Starts `exhale serve` on a free port; its first line of output says where.
@@ -134,17 +144,7 @@ fn a_person_sets_up_exhale_from_the_terminal() {
     let token = token.lines().last().unwrap();
     assert!(token.starts_with("exh_") && token.len() > 40, "{token}");
 
-    let created = stdout(&exhale(
-        &dir,
-        &[
-            "op",
-            "create_subscription",
-            "--json",
-            r#"{"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-01"}"#,
-        ],
-        "",
-    ));
-    let created: Value = serde_json::from_str(&created).unwrap();
+    let created = op(&dir, &["create_subscription", "--json", NETFLIX]);
     assert_eq!(created["price"]["display"], "£9.99");
     let from_stdin = stdout(&exhale(
         &dir,
@@ -152,18 +152,9 @@ fn a_person_sets_up_exhale_from_the_terminal() {
         r#"{"text": "net"}"#,
     ));
     assert_eq!(serde_json::from_str::<Value>(&from_stdin).unwrap()["total"], 1);
-    let dry = stdout(&exhale(
-        &dir,
-        &[
-            "op",
-            "delete_subscription",
-            "--dry-run",
-            "--json",
-            &json!({"id": created["id"]}).to_string(),
-        ],
-        "",
-    ));
-    assert_eq!(serde_json::from_str::<Value>(&dry).unwrap()["dry_run"], true);
+    let delete = json!({"id": created["id"]}).to_string();
+    let dry = op(&dir, &["delete_subscription", "--dry-run", "--json", &delete]);
+    assert_eq!(dry["dry_run"], true);
     let bad = exhale(
         &dir,
         &[
@@ -188,26 +179,18 @@ fn a_person_sets_up_exhale_from_the_terminal() {
     stdout(&exhale(&dir, &["backup", copy.to_str().unwrap()], ""));
     let other = DataDir::sqlite();
     std::fs::copy(&copy, other.path().join("exhale.db")).unwrap();
-    let restored = stdout(&exhale(&other, &["op", "list_subscriptions"], ""));
-    assert_eq!(serde_json::from_str::<Value>(&restored).unwrap()["total"], 1);
+    assert_eq!(op(&other, &["list_subscriptions"])["total"], 1);
 
     // `exhale restore` brings the backup back into a data directory that changed since.
-    stdout(&exhale(
-        &dir,
-        &["op", "delete_subscription", "--json", &json!({"id": created["id"]}).to_string()],
-        "",
-    ));
-    let emptied = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
-    assert_eq!(serde_json::from_str::<Value>(&emptied).unwrap()["total"], 0);
+    op(&dir, &["delete_subscription", "--json", &delete]);
+    assert_eq!(op(&dir, &["list_subscriptions"])["total"], 0);
     stdout(&exhale(&dir, &["restore", copy.to_str().unwrap()], ""));
-    let back = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
-    assert_eq!(serde_json::from_str::<Value>(&back).unwrap()["total"], 1);
+    assert_eq!(op(&dir, &["list_subscriptions"])["total"], 1);
     let junk = dir.path().join("junk.db");
     std::fs::write(&junk, b"not a database").unwrap();
     let refused = exhale(&dir, &["restore", junk.to_str().unwrap()], "");
     assert!(!refused.status.success(), "a file that is not a backup is refused");
-    let still = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
-    assert_eq!(serde_json::from_str::<Value>(&still).unwrap()["total"], 1, "and nothing was lost");
+    assert_eq!(op(&dir, &["list_subscriptions"])["total"], 1, "and nothing was lost");
 }
 
 #[test]
@@ -227,27 +210,22 @@ fn restore_is_refused_while_an_exhale_has_the_database_open() {
     assert!(!refused.status.success());
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(said.contains("is open in another Exhale") && said.contains("stop it"), "{said}");
-    let kept = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
-    assert_eq!(serde_json::from_str::<Value>(&kept).unwrap()["total"], 1, "nothing was replaced");
+    assert_eq!(op(&dir, &["list_subscriptions"])["total"], 1, "nothing was replaced");
 
     // Once the server has stopped, the backup comes back.
     server.kill().unwrap();
     server.wait().unwrap();
     stdout(&exhale(&dir, &["restore", copy.to_str().unwrap()], ""));
-    let back = stdout(&exhale(&dir, &["op", "list_subscriptions"], ""));
-    assert_eq!(serde_json::from_str::<Value>(&back).unwrap()["total"], 0);
+    assert_eq!(op(&dir, &["list_subscriptions"])["total"], 0);
 }
 
 #[tokio::test]
 async fn secrets_in_paths_never_reach_the_debug_log() {
     let dir = DataDir::new();
     create_owner(&dir, "a long enough password");
-    let op = |name: &str, input: &str| -> Value {
-        let out = stdout(&exhale(&dir, &["op", name, "--json", input, "--as", "ana@a.test"], ""));
-        serde_json::from_str(&out).unwrap()
-    };
-    let feed = op("create_calendar_feed", "{}")["path"].as_str().unwrap().to_owned();
-    let invited = op("invite_member", r#"{"name": "Bob", "email": "bob@a.test"}"#);
+    let as_ana = |name: &str, input: &str| op(&dir, &[name, "--json", input, "--as", "ana@a.test"]);
+    let feed = as_ana("create_calendar_feed", "{}")["path"].as_str().unwrap().to_owned();
+    let invited = as_ana("invite_member", r#"{"name": "Bob", "email": "bob@a.test"}"#);
     let code = invited["invite_code"].as_str().unwrap().to_owned();
     let log_path = dir.path().join("serve.log");
     let log = std::fs::File::create(&log_path).unwrap();
@@ -280,11 +258,9 @@ fn demo_data_gives_a_living_household() {
     let dir = DataDir::new();
     let out = stdout(&exhale(&dir, &["demo"], ""));
     assert!(out.contains("recorded charges"), "{out}");
-    let summary = stdout(&exhale(&dir, &["op", "get_spending_summary"], ""));
-    let summary: Value = serde_json::from_str(&summary).unwrap();
+    let summary = op(&dir, &["get_spending_summary"]);
     assert!(summary["subscription_count"].as_u64().unwrap() >= 10);
-    let history = stdout(&exhale(&dir, &["op", "get_spending_history"], ""));
-    let history: Value = serde_json::from_str(&history).unwrap();
+    let history = op(&dir, &["get_spending_history"]);
     assert!(
         history["months"]
             .as_array()

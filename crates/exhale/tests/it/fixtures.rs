@@ -219,6 +219,12 @@ impl World {
             rule,
         }
     }
+
+    /// Ana's "US card", a credit card in dollars, for what another currency changes.
+    pub(crate) async fn usd_card(&self) -> i64 {
+        let input = json!({"name": "US card", "kind": "credit_card", "currency": "USD"});
+        id(&self.env.call(&self.ana, "create_account", input).await.unwrap())
+    }
 }
 
 /// Calls a write that needs confirmation, checks it asked, and confirms it.

@@ -110,17 +110,8 @@ async fn the_inspector_cli_works_over_http_with_a_bearer_token() {
 fn the_inspector_cli_works_over_stdio() {
     let dir = test_support::DataDir::new();
     let token = crate::cli::owner_with_token(&dir, "read");
-    let created = crate::cli::stdout(&crate::cli::exhale(
-        &dir,
-        &[
-            "op",
-            "create_subscription",
-            "--json",
-            r#"{"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-01"}"#,
-        ],
-        "",
-    ));
-    let netflix = serde_json::from_str::<Value>(&created).unwrap()["id"].as_i64().unwrap();
+    let created = crate::cli::op(&dir, &["create_subscription", "--json", crate::cli::NETFLIX]);
+    let netflix = crate::fixtures::id(&created);
     let home = TempDir::new();
     let data_dir = dir.path().to_str().unwrap().to_owned();
     let env_token = format!("EXHALE_TOKEN={token}");

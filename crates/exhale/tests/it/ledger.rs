@@ -554,18 +554,10 @@ async fn a_statement_is_imported_into_an_account_once_and_undone_whole() {
     assert_eq!(payees(&all), ["Spotify family groceries", "Corner"], "{all}");
 
     // A statement in another currency, another member's private account, an unreadable file.
-    let usd = w
-        .env
-        .call(
-            &w.ana,
-            "create_account",
-            json!({"name": "US card", "kind": "credit_card", "currency": "USD"}),
-        )
-        .await
-        .unwrap();
+    let usd = w.usd_card().await;
     let wrong = w
         .env
-        .call(&w.ana, "import_transactions", json!({"account_id": id(&usd), "content": "Date,Description,Amount,Currency\n2026-11-02,CAFE,-3.20,EUR\n"}))
+        .call(&w.ana, "import_transactions", json!({"account_id": usd, "content": "Date,Description,Amount,Currency\n2026-11-02,CAFE,-3.20,EUR\n"}))
         .await;
     match wrong {
         Err(ops::OpError::InvalidInput { pointer, message }) => {

@@ -29,19 +29,11 @@ async fn november(w: &World) -> i64 {
     record(w, w.joint, "2026-11-06", "10.00", Some("Food")).await; // a refund
     record(w, w.joint, "2026-11-07", "50.00", None).await; // money in, not a refund
     record(w, w.joint, "2026-10-15", "-40.00", Some("Food")).await;
-    let usd = w
-        .env
-        .call(
-            &w.ana,
-            "create_account",
-            json!({"name": "US card", "kind": "credit_card", "currency": "USD"}),
-        )
-        .await
-        .unwrap();
-    record(w, id(&usd), "2026-11-10", "-20.00", Some("Food")).await;
+    let usd = w.usd_card().await;
+    record(w, usd, "2026-11-10", "-20.00", Some("Food")).await;
     // Dollars in that are income, not spending, on any report.
-    record(w, id(&usd), "2026-11-11", "100.00", Some("Salary")).await;
-    id(&usd)
+    record(w, usd, "2026-11-11", "100.00", Some("Salary")).await;
+    usd
 }
 
 #[tokio::test]

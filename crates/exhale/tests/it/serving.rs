@@ -107,6 +107,37 @@ async fn text_from_requests_is_cut_and_escaped_in_the_log() {
     }
 }
 
+/// Spawns a writer that creates subscriptions through `url`, the `n`th named `name(n)`, for
+/// each `n` in `writes`. It sends the id of each write the server acknowledged to `acks`,
+/// passes over a refused one, and stops once the server is gone.
+pub(crate) fn spawn_writer(
+    client: reqwest::Client,
+    url: String,
+    token: String,
+    writes: std::ops::Range<usize>,
+    name: impl Fn(usize) -> String + Send + 'static,
+    acks: tokio::sync::mpsc::UnboundedSender<i64>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        for n in writes {
+            let input = json!({"name": name(n), "amount": "1.00", "cycle": "monthly",
+                "next_charge_on": "2026-12-20"});
+            let sent = client
+                .post(format!("{url}/api/v1/ops/create_subscription"))
+                .bearer_auth(&token)
+                .json(&input)
+                .send()
+                .await;
+            let Ok(response) = sent else { return };
+            if response.status() != 200 {
+                continue;
+            }
+            let Ok(created) = response.json::<serde_json::Value>().await else { return };
+            let _ = acks.send(created["id"].as_i64().unwrap());
+        }
+    })
+}
+
 /// Writers at once, and rounds of killing the server under them.
 const WRITERS: usize = 6;
 const ROUNDS: usize = 5;
@@ -150,29 +181,10 @@ async fn every_acknowledged_write_survives_kill_9_under_concurrent_writers() {
         let (acks, mut heard) = tokio::sync::mpsc::unbounded_channel::<i64>();
         let writers: Vec<_> = (0..WRITERS)
             .map(|writer| {
-                let (client, url, token, acks) =
-                    (client.clone(), url.clone(), token.clone(), acks.clone());
-                tokio::spawn(async move {
-                    for n in 0.. {
-                        let input = json!({"name": format!("R{round} W{writer} #{n}"),
-                            "amount": "1.00", "cycle": "monthly", "next_charge_on": "2026-12-20"});
-                        let sent = client
-                            .post(format!("{url}/api/v1/ops/create_subscription"))
-                            .bearer_auth(&token)
-                            .json(&input)
-                            .send()
-                            .await;
-                        // Once the server is gone, the writer stops.
-                        let Ok(response) = sent else { return };
-                        if response.status() != 200 {
-                            continue;
-                        }
-                        let Ok(created) = response.json::<serde_json::Value>().await else {
-                            return;
-                        };
-                        let _ = acks.send(created["id"].as_i64().unwrap());
-                    }
-                })
+                // Each writes until the server is gone.
+                let name = move |n| format!("R{round} W{writer} #{n}");
+                let (client, url, token) = (client.clone(), url.clone(), token.clone());
+                spawn_writer(client, url, token, 0..usize::MAX, name, acks.clone())
             })
             .collect();
         drop(acks);

@@ -9,6 +9,7 @@ use test_support::DataDir;
 
 use crate::{
     cli::{exhale, listening_url, owner_with_token, spawn_serve_with, stdout},
+    serving::spawn_writer,
     web::{Visitor, read_events},
 };
 
@@ -135,33 +136,14 @@ async fn one_instance_killed_under_concurrent_writes_loses_no_acknowledged_write
     let mut pair = Pair::start(&dir);
     let urls = pair.urls.clone();
     let (acks, mut heard) = tokio::sync::mpsc::unbounded_channel::<i64>();
-    // Three writers on each instance.
+    // Three writers on each instance. A writer on the first stops when it is killed; those on
+    // the second stop after 41 writes, so that the test ends.
     let writers: Vec<_> = (0..6)
         .map(|writer: usize| {
-            let (url, token, acks) = (urls[writer % 2].clone(), token.clone(), acks.clone());
-            tokio::spawn(async move {
-                let client = reqwest::Client::new();
-                for n in 0..1000 {
-                    let input = json!({"name": format!("W{writer} #{n}"), "amount": "1.00",
-                        "cycle": "monthly", "next_charge_on": "2026-12-20"});
-                    let sent = client
-                        .post(format!("{url}/api/v1/ops/create_subscription"))
-                        .bearer_auth(&token)
-                        .json(&input)
-                        .send()
-                        .await;
-                    // A writer on the killed instance stops; the others go on.
-                    let Ok(response) = sent else { return };
-                    if response.status() != StatusCode::OK {
-                        continue;
-                    }
-                    let Ok(created) = response.json::<Value>().await else { return };
-                    let _ = acks.send(created["id"].as_i64().unwrap());
-                    if n >= 40 && writer % 2 == 1 {
-                        return;
-                    }
-                }
-            })
+            let (url, token) = (urls[writer % 2].clone(), token.clone());
+            let writes = if writer % 2 == 1 { 0..41 } else { 0..1000 };
+            let name = move |n| format!("W{writer} #{n}");
+            spawn_writer(reqwest::Client::new(), url, token, writes, name, acks.clone())
         })
         .collect();
     drop(acks);

@@ -34,6 +34,15 @@ impl Workspace {
         Self { env, ana, fake, _api: api, channels }
     }
 
+    /// A workspace with its app connected and Ana's direct message linked.
+    async fn linked() -> (Self, channels::slack::App, channels::slack::Socket) {
+        let slack = Self::new().await;
+        let mut app = slack.app().await;
+        let mut socket = app.connect().await.unwrap();
+        slack.link(&mut app, &mut socket).await;
+        (slack, app, socket)
+    }
+
     async fn app(&self) -> channels::slack::App {
         use ops::channels::Chats as _;
         let bot = self.env.app.chat_bots().await.unwrap().into_iter().next().unwrap();
@@ -70,6 +79,11 @@ impl Workspace {
             .last()
             .map(|c| c.body["text"].as_str().unwrap().to_owned())
             .unwrap_or_default()
+    }
+
+    /// The categories `caller` sees, as JSON text to look a name up in.
+    async fn categories(&self, caller: &ops::Caller) -> String {
+        self.env.call(caller, "list_categories", json!({})).await.unwrap().to_string()
     }
 
     async fn link(&self, app: &mut channels::slack::App, socket: &mut channels::slack::Socket) {
@@ -131,10 +145,7 @@ async fn a_slack_user_links_with_a_code_and_strangers_repeats_and_the_app_itself
 
 #[tokio::test]
 async fn an_agents_change_arrives_in_slack_with_an_undo_button_that_works() {
-    let slack = Workspace::new().await;
-    let mut app = slack.app().await;
-    let mut socket = app.connect().await.unwrap();
-    slack.link(&mut app, &mut socket).await;
+    let (slack, mut app, mut socket) = Workspace::linked().await;
     let (_, agent) = slack.env.token(&slack.ana, "trusted").await;
     slack.env.call(&agent, "create_category", json!({"name": "Pets"})).await.unwrap();
 
@@ -155,24 +166,8 @@ async fn an_agents_change_arrives_in_slack_with_an_undo_button_that_works() {
     app.next(&mut socket).await.unwrap();
     slack.fake.press(ANA, &ts, &format!("u:{}", theirs["batch_id"].as_str().unwrap())).await;
     app.next(&mut socket).await.unwrap();
-    assert!(
-        slack
-            .env
-            .call(&slack.ana, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Pets")
-    );
-    assert!(
-        slack
-            .env
-            .call(&cai, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Boats")
-    );
+    assert!(slack.categories(&slack.ana).await.contains("Pets"));
+    assert!(slack.categories(&cai).await.contains("Boats"));
 
     slack.fake.press(ANA, &ts, &undo).await;
     app.next(&mut socket).await.unwrap();
@@ -182,24 +177,13 @@ async fn an_agents_change_arrives_in_slack_with_an_undo_button_that_works() {
         ("chat.update", Some(ts.as_str()))
     );
     assert_eq!(update.body["text"], "Undone.");
-    assert!(
-        !slack
-            .env
-            .call(&slack.ana, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Pets")
-    );
+    assert!(!slack.categories(&slack.ana).await.contains("Pets"));
 }
 
 #[tokio::test]
 async fn a_conversation_in_slack_goes_from_free_text_to_a_confirmed_change_and_its_undo() {
     use test_support::provider::{fake, openai_text, openai_tool_call};
-    let slack = Workspace::new().await;
-    let mut app = slack.app().await;
-    let mut socket = app.connect().await.unwrap();
-    slack.link(&mut app, &mut socket).await;
+    let (slack, mut app, mut socket) = Workspace::linked().await;
     let model = fake(vec![
         openai_tool_call("create_category", &json!({"name": "Pets"})),
         openai_text(&["I prepared ", "a Pets category."]),
@@ -226,15 +210,7 @@ async fn a_conversation_in_slack_goes_from_free_text_to_a_confirmed_change_and_i
 
     slack.fake.press(ANA, &ts, &confirm).await;
     app.next(&mut socket).await.unwrap();
-    assert!(
-        slack
-            .env
-            .call(&slack.ana, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Pets")
-    );
+    assert!(slack.categories(&slack.ana).await.contains("Pets"));
     let done = slack.said_to(ANA).await.last().unwrap().clone();
     assert!(done.body["text"].as_str().unwrap().contains("Done."), "{:?}", done.body);
     let undo = done.body["blocks"][1]["elements"][0]["value"].as_str().unwrap().to_owned();
@@ -242,15 +218,7 @@ async fn a_conversation_in_slack_goes_from_free_text_to_a_confirmed_change_and_i
 
     slack.fake.press(ANA, &ts, &undo).await;
     app.next(&mut socket).await.unwrap();
-    assert!(
-        !slack
-            .env
-            .call(&slack.ana, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Pets")
-    );
+    assert!(!slack.categories(&slack.ana).await.contains("Pets"));
     assert!(slack.last_text(ANA).await.contains("Undone."), "{}", slack.last_text(ANA).await);
 }
 

@@ -79,6 +79,17 @@ impl Chat {
         self.texts_to(chat).await.pop().unwrap_or_default()
     }
 
+    /// Asserts that the last message to `chat` says `expected`.
+    async fn assert_last_says(&self, chat: i64, expected: &str) {
+        let last = self.last_to(chat).await;
+        assert!(last.contains(expected), "{last}");
+    }
+
+    /// Ana's categories as JSON text, to look a name up in.
+    async fn categories(&self) -> String {
+        self.env.call(&self.ana, "list_categories", json!({})).await.unwrap().to_string()
+    }
+
     async fn link(&self, bot: &mut channels::telegram::Bot) {
         let link = self
             .env
@@ -132,11 +143,7 @@ async fn a_chat_is_linked_once_with_its_code_and_strangers_get_nothing() {
     bot.poll_once(0).await.unwrap();
     chat.fake.message(TOKEN, STRANGER, &format!("/start {code}")).await;
     bot.poll_once(0).await.unwrap();
-    assert!(
-        chat.last_to(STRANGER).await.contains("That link did not work"),
-        "{}",
-        chat.last_to(STRANGER).await
-    );
+    chat.assert_last_says(STRANGER, "That link did not work").await;
 
     chat.fake.message(TOKEN, ANA, "/upcoming").await;
     bot.poll_once(0).await.unwrap();
@@ -257,21 +264,14 @@ async fn an_agents_change_arrives_with_an_undo_button_that_works_and_forged_butt
     assert!(answers[1].body["text"].as_str().unwrap().contains("not linked"), "{answers:?}");
     let boats = chat.env.call(&cai, "list_categories", json!({})).await.unwrap();
     assert!(boats.to_string().contains("Boats"), "another household's change stays");
-    assert!(
-        chat.env
-            .call(&chat.ana, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Pets")
-    );
+    assert!(chat.categories().await.contains("Pets"));
 
     chat.fake.press(TOKEN, ANA, message_id, &data).await;
     bot.poll_once(0).await.unwrap();
     assert_eq!(chat.fake.calls_of("answerCallbackQuery").await.len(), 4);
     assert_eq!(chat.last_to(ANA).await, "Undone.");
-    let categories = chat.env.call(&chat.ana, "list_categories", json!({})).await.unwrap();
-    assert!(!categories.to_string().contains("Pets"), "{categories}");
+    let categories = chat.categories().await;
+    assert!(!categories.contains("Pets"), "{categories}");
 }
 
 #[tokio::test]
@@ -284,11 +284,7 @@ async fn a_conversation_in_telegram_goes_from_free_text_to_a_confirmed_change_an
     // Off: free text gets the commands, and no model is asked.
     chat.fake.message(TOKEN, ANA, "add a category for the cat").await;
     bot.poll_once(0).await.unwrap();
-    assert!(
-        chat.last_to(ANA).await.contains("The assistant is off"),
-        "{}",
-        chat.last_to(ANA).await
-    );
+    chat.assert_last_says(ANA, "The assistant is off").await;
 
     let model = fake(vec![
         openai_tool_call("create_category", &json!({"name": "Pets"})),
@@ -313,27 +309,11 @@ async fn a_conversation_in_telegram_goes_from_free_text_to_a_confirmed_change_an
     assert!(card.contains("Confirm?"), "{card}");
     let (message_id, confirm) = first_button(&chat.fake, ANA).await;
     assert!(confirm.starts_with("c:"), "{confirm}");
-    assert!(
-        !chat
-            .env
-            .call(&chat.ana, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Pets"),
-        "nothing before the tap"
-    );
+    assert!(!chat.categories().await.contains("Pets"), "nothing before the tap");
 
     chat.fake.press(TOKEN, ANA, message_id, &confirm).await;
     bot.poll_once(0).await.unwrap();
-    assert!(
-        chat.env
-            .call(&chat.ana, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Pets")
-    );
+    assert!(chat.categories().await.contains("Pets"));
     let edits = chat.fake.calls_of("editMessageText").await;
     let done = edits.last().unwrap();
     assert!(done.body["text"].as_str().unwrap().contains("Done."), "{done:?}");
@@ -345,16 +325,8 @@ async fn a_conversation_in_telegram_goes_from_free_text_to_a_confirmed_change_an
 
     chat.fake.press(TOKEN, ANA, message_id, &undo).await;
     bot.poll_once(0).await.unwrap();
-    assert!(
-        !chat
-            .env
-            .call(&chat.ana, "list_categories", json!({}))
-            .await
-            .unwrap()
-            .to_string()
-            .contains("Pets")
-    );
-    assert!(chat.last_to(ANA).await.contains("Undone."), "{}", chat.last_to(ANA).await);
+    assert!(!chat.categories().await.contains("Pets"));
+    chat.assert_last_says(ANA, "Undone.").await;
     let activity = chat
         .env
         .app
@@ -409,13 +381,7 @@ async fn a_bank_export_sent_to_the_bot_is_offered_for_import_and_imported_with_a
     let png = [b"\x89PNG\r\n\x1a\n".as_slice(), &[7u8; 32]].concat();
     chat.fake.file(TOKEN, ANA, "shot.png", &png, true).await;
     bot.poll_once(0).await.unwrap();
-    assert!(
-        chat.last_to(ANA)
-            .await
-            .contains("A picture is read by the built-in assistant, which is off"),
-        "{}",
-        chat.last_to(ANA).await
-    );
+    chat.assert_last_says(ANA, "A picture is read by the built-in assistant, which is off").await;
 }
 
 /// An instance of the whole server on `app`, as `exhale serve` runs it behind the public

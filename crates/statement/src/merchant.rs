@@ -4,13 +4,33 @@
 //! Dropped: payment-processor and bank prefixes, card numbers, dates, reference codes, store
 //! numbers, web-domain endings, legal suffixes and trailing place names or country codes.
 //! Kept: the plan after a merchant that sells more than one thing ("AMAZON PRIME" is not
-//! "AMAZON MKTPLACE"). Also here: what a description says the money was, when it is never a
-//! subscription (`not_a_subscription`: cash, own-account transfers, card repayments, taxes,
-//! salary) or is a bill whose amount varies (`is_bill`), and the category of a merchant of
-//! a known kind (`category_of`).
+//! "AMAZON MKTPLACE"); the payee of a standing order, not the bank's word for one. Also here:
+//! what a description says the money was, when it is never a subscription
+//! (`not_a_subscription`: cash, own-account transfers, card repayments, taxes other than a
+//! household's recurring levies, salary) or is a bill whose amount varies (`is_bill`), the
+//! product a utility bills on its own (`product`), and the category of a merchant of a known
+//! kind (`category_of`).
 
-/// Prefixes banks and payment processors put before the merchant.
+/// Prefixes banks and payment processors put before the merchant. A standing order is named
+/// by its payee or purpose, which follows the bank's word for it ("DAUERAUFTRAG Miete").
 const PREFIXES: &[&str] = &[
+    "STANDING ORDER TO ",
+    "STANDING ORDER ",
+    "STO ",
+    "DAUERAUFTRAG AN ",
+    "DAUERAUFTRAG ",
+    "DAUERAUFTRAGSBELASTUNG ",
+    "ORDEN PERMANENTE A ",
+    "ORDEN PERMANENTE ",
+    "TRANSFERENCIA PERIODICA A FAVOR DE ",
+    "TRANSFERENCIA PERIODICA A ",
+    "TRANSFERENCIA PERIODICA ",
+    "TRANSFERENCIA PERIÓDICA ",
+    "VIREMENT PERMANENT A ",
+    "VIREMENT PERMANENT ",
+    "BONIFICO PERIODICO A ",
+    "BONIFICO PERIODICO ",
+    "PERIODIEKE OVERBOEKING ",
     "CARD PAYMENT TO ",
     "CARD PURCHASE ",
     "DEBIT CARD PURCHASE ",
@@ -264,17 +284,83 @@ fn upper_words(upper: &str) -> Vec<&str> {
         .collect()
 }
 
+/// A public body's charge a household pays again and again, for a car, a home or a licence:
+/// proposed like any other bill, though it is a tax. Phrases of whole words, and word parts.
+const HOUSEHOLD_LEVIES: (&[&str], &[&str]) = (
+    &[
+        "VEHICLE TAX",
+        "VEHICLE EXCISE",
+        "DVLA",
+        "COUNCIL TAX",
+        "TV LICENCE",
+        "TV LICENSING",
+        "PROPERTY TAX",
+        "IMPUESTO VEHICULOS",
+        "IMPUESTO DE VEHICULOS",
+        "IVTM",
+        "IBI",
+        "TASA BASURA",
+        "TAXE FONCIERE",
+        "TAXE FONCIÈRE",
+        "TAXE D HABITATION",
+        "MOTORRIJTUIGENBELASTING",
+        "AFVALSTOFFENHEFFING",
+        "RUNDFUNKBEITRAG",
+    ],
+    &["KFZ-STEUER", "KRAFTFAHRZEUGSTEUER", "GRUNDSTEUER", "HUNDESTEUER", "MÜLLGEBÜHR"],
+);
+
+/// Whether the words hold a phrase of `phrases` or a part of `parts`.
+fn says(words: &[&str], phrases: &[&str], parts: &[&str]) -> bool {
+    phrases.iter().any(|p| has_phrase(words, p))
+        || parts.iter().any(|part| words.iter().any(|w| w.contains(part)))
+}
+
 /// What the money is when the description says it is never a subscription ("cash", "tax").
+/// A household's recurring levy (a vehicle tax, council tax) is proposed, not refused.
 pub fn not_a_subscription(description: &str) -> Option<&'static str> {
     let upper = description.to_uppercase();
     let words = upper_words(&upper);
+    let (levy_phrases, levy_parts) = HOUSEHOLD_LEVIES;
+    if says(&words, levy_phrases, levy_parts) {
+        return None;
+    }
     NEVER_SUBSCRIPTIONS
         .iter()
-        .find(|(_, phrases, parts)| {
-            phrases.iter().any(|p| has_phrase(&words, p))
-                || parts.iter().any(|part| words.iter().any(|w| w.contains(part)))
-        })
+        .find(|(_, phrases, parts)| says(&words, phrases, parts))
         .map(|(what, ..)| *what)
+}
+
+/// What a utility bills as products of their own, and the words a description names each
+/// with: a merchant that bills electricity and water separately has a series of each.
+const PRODUCTS: &[(&str, &[&str])] = &[
+    (
+        "electricity",
+        &[
+            "ELECTRIC",
+            "ELECTRICITY",
+            "ELECTRICIDAD",
+            "ELECTRICITE",
+            "STROM",
+            "LUZ",
+            "ELEKTRICITEIT",
+        ],
+    ),
+    ("gas", &["GAS", "ERDGAS", "GAZ"]),
+    ("water", &["WATER", "WASSER", "AGUA", "EAU", "ABWASSER"]),
+    ("heating", &["HEATING", "HEIZUNG", "FERNWÄRME", "CALEFACCION"]),
+    ("phone", &["PHONE", "MOBILE", "TELEFON", "MOVIL", "MÓVIL"]),
+    ("internet", &["BROADBAND", "INTERNET", "FIBRA", "DSL"]),
+];
+
+/// The product a description names, as (its kind, the word the description wrote), when it
+/// names one of [`PRODUCTS`].
+pub fn product(description: &str) -> Option<(&'static str, &'static str)> {
+    let upper = description.to_uppercase();
+    let words = upper_words(&upper);
+    PRODUCTS.iter().find_map(|(kind, names)| {
+        names.iter().find(|name| words.contains(name)).map(|name| (*kind, *name))
+    })
 }
 
 /// Words of bills whose amount follows use: energy, water, phone, instalments. Not the
@@ -314,19 +400,16 @@ pub fn is_bill(merchant_key: &str, descriptions: &[&str]) -> bool {
 
 /// A readable name for the merchant: the key's words in title case ("Netflix", "The Times").
 pub fn display_name(description: &str) -> String {
-    key(description)
-        .split(' ')
-        .map(|word| {
-            let mut chars = word.chars();
-            match chars.next() {
-                Some(first) => {
-                    first.to_uppercase().chain(chars.flat_map(char::to_lowercase)).collect()
-                }
-                None => String::new(),
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    key(description).split(' ').map(title_case).collect::<Vec<_>>().join(" ")
+}
+
+/// A word as a name writes it: "LUZ" is "Luz".
+pub(crate) fn title_case(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars.flat_map(char::to_lowercase)).collect(),
+        None => String::new(),
+    }
 }
 
 /// Kinds of merchant and their category (one of `domain::categories::DEFAULT_CATEGORIES`).
@@ -488,7 +571,7 @@ mod tests {
             ("International Card Services B V Betaling aan ICS 9999", "card repayment"),
             ("Kapitalertragsteuer", "tax"),
             ("HMRC SELF ASSESSMENT", "tax"),
-            ("Council Tax Direct Debit", "tax"),
+            ("FINANZAMT EST-VORAUSZAHLUNG", "tax"),
             ("Nómina recibida G PLCE SL", "salary"),
         ] {
             assert_eq!(not_a_subscription(description), Some(what), "{description}");
@@ -498,9 +581,36 @@ mod tests {
             "TAXI BERLIN 12",
             "AUTOMATIC WITHDRAWAL, ELECTRIC BILL",
             "Cashback Spotify",
+            // A household's recurring levies are bills, though a public body takes them.
+            "Council Tax Direct Debit",
+            "DVLA VEHICLE TAX AB12CDE",
+            "Hauptzollamt Kfz-Steuer B-XY 123",
+            "AYUNTAMIENTO DE MADRID IBI 2026",
+            "Rundfunkbeitrag ARD ZDF",
         ] {
             assert_eq!(not_a_subscription(description), None, "{description}");
         }
+    }
+
+    #[test]
+    fn a_standing_order_is_named_by_its_payee_not_the_banks_word() {
+        assert_eq!(display_name("STANDING ORDER TO J SMITH RENT"), "J Smith");
+        assert_eq!(display_name("DAUERAUFTRAG Miete Wohnung Lindenstr"), "Miete");
+        assert_eq!(display_name("ORDEN PERMANENTE A COMUNIDAD PROPIETARIOS"), "Comunidad");
+        assert_eq!(display_name("STO GREENFIELD INSURANCE 0042"), "Greenfield");
+        assert_ne!(
+            key("STANDING ORDER TO J SMITH RENT"),
+            key("STANDING ORDER TO GREENFIELD INSURANCE")
+        );
+    }
+
+    #[test]
+    fn the_product_a_utility_bills_is_read_from_its_words() {
+        assert_eq!(product("IBERDROLA CLIENTES LUZ 0455"), Some(("electricity", "LUZ")));
+        assert_eq!(product("Stadtwerke Abschlag Wasser 03/2026"), Some(("water", "WASSER")));
+        assert_eq!(product("NETFLIX.COM 866"), None);
+        // A word inside another is not the product ("WATERSTONES" sells books).
+        assert_eq!(product("WATERSTONES 123"), None);
     }
 
     #[test]

@@ -1,10 +1,13 @@
-//! Recurring charges in a list of transactions: group outgoing ones by merchant (a plan such
-//! as "AMAZON PRIME" is a merchant of its own), split a merchant's charges by amount when it
-//! bills several things, and report a group whose gaps fit a cycle. Weekly cycles and groups
-//! of only two charges also need a steady amount. A bill whose amount follows use (energy,
-//! water, phone) stays one group and is reported with an estimated amount, marked as varying.
-//! Income and refunds (money coming in), cash, transfers between one's own accounts, card
-//! repayments, taxes and salary are never subscriptions.
+//! Recurring charges in a list of transactions, from a statement or a bank feed: group outgoing
+//! ones by merchant (a plan such as "AMAZON PRIME" is a merchant of its own; a standing order
+//! by its payee) and by the product a utility names (its electricity apart from its water),
+//! split a group's charges by amount when it bills several things, and report a group whose
+//! gaps fit a cycle. Weekly cycles and groups of only two charges also need a steady amount.
+//! A bill's charges that no steady amount explains, whose amount follows use (energy, water,
+//! phone), are reported together with an estimated amount, marked as varying. Income and
+//! refunds (money coming in), cash, transfers between one's own accounts, card repayments,
+//! taxes and salary are never subscriptions; a household's recurring levy (a vehicle tax,
+//! council tax) is proposed like any bill.
 
 use std::collections::BTreeMap;
 
@@ -204,20 +207,25 @@ fn candidate(
     })
 }
 
-/// One merchant's charges in one currency, with some of its descriptions.
+/// One merchant's charges in one currency (of one product, where the merchant bills several
+/// separately), with some of its descriptions.
 struct Group<'a> {
     name: String,
     currency: Currency,
     charges: Vec<Charge>,
     descriptions: Vec<&'a str>,
+    /// The word the descriptions name the product with ("LUZ"), when they name one.
+    product: Option<&'static str>,
 }
 
 /// The recurring charges in `transactions`, most confident first. Money the description says
-/// is cash, a transfer between one's own accounts, a card repayment, a tax or a salary is
-/// never one.
+/// is cash, a transfer between one's own accounts, a card repayment, a tax (other than a
+/// household's recurring levy) or a salary is never one.
 pub fn detect(transactions: &[Transaction]) -> Vec<Candidate> {
     let Some(statement_end) = transactions.iter().map(|t| t.date).max() else { return Vec::new() };
-    let mut groups: BTreeMap<(String, &'static str), Group<'_>> = BTreeMap::new();
+    // By merchant, currency and product: a utility's electricity and its water are two series.
+    let mut groups: BTreeMap<(String, &'static str, Option<&'static str>), Group<'_>> =
+        BTreeMap::new();
     let spending = transactions
         .iter()
         .filter(|t| t.amount_minor < 0 && merchant::not_a_subscription(&t.description).is_none());
@@ -226,11 +234,14 @@ pub fn detect(transactions: &[Transaction]) -> Vec<Candidate> {
         if key.is_empty() {
             continue; // nothing names what it was for
         }
-        let entry = groups.entry((key, transaction.currency.code())).or_insert_with(|| Group {
+        let product = merchant::product(&transaction.description);
+        let group_key = (key, transaction.currency.code(), product.map(|(kind, _)| kind));
+        let entry = groups.entry(group_key).or_insert_with(|| Group {
             name: merchant::display_name(&transaction.description),
             currency: transaction.currency,
             charges: Vec::new(),
             descriptions: Vec::new(),
+            product: product.map(|(_, word)| word),
         });
         entry.charges.push(Charge {
             line: transaction.line,
@@ -241,46 +252,69 @@ pub fn detect(transactions: &[Transaction]) -> Vec<Candidate> {
             entry.descriptions.push(&transaction.description);
         }
     }
+    // A merchant billing several products: each series is named after its product.
+    let mut products: BTreeMap<(String, &'static str), usize> = BTreeMap::new();
+    for (merchant, currency, _) in groups.keys() {
+        *products.entry((merchant.clone(), currency)).or_default() += 1;
+    }
     let mut candidates: Vec<Candidate> = groups
         .into_iter()
-        .flat_map(|((merchant, _), group)| {
-            let Group { name, currency, charges, descriptions } = group;
-            let total = charges.len();
-            let mut whole = charges.clone();
-            let clusters = amount_clusters(charges);
-            let several = clusters.len() > 1;
-            let found = clusters.into_iter().filter_map(|cluster| {
-                // A few same-priced charges among a shop's many are chance, not a subscription.
-                if cluster.len() < 4 && cluster.len() * 4 < total {
-                    return None;
-                }
-                let mut found =
-                    candidate(&merchant, name.clone(), currency, cluster, statement_end, false)?;
-                if several {
-                    // "Apple (0.99)" and "Apple (9.99)": the person tells them apart.
-                    found.name = format!(
-                        "{} ({})",
-                        found.name,
-                        domain::money::Money::new(found.amount_minor, currency).display()
-                    );
-                }
-                Some(found)
-            });
-            let found: Vec<Candidate> = found.collect();
-            // A bill's amount follows use: when its amounts split into nothing, its charges
-            // are taken together.
-            if found.is_empty() && merchant::is_bill(&merchant, &descriptions) {
-                whole.sort_by_key(|c| (c.date, c.line));
-                return candidate(&merchant, name, currency, whole, statement_end, true)
-                    .into_iter()
-                    .collect();
+        .flat_map(|((merchant, currency, _), mut group)| {
+            if let Some(word) = group.product
+                && products.get(&(merchant.clone(), currency)).is_some_and(|&count| count > 1)
+            {
+                group.name = format!("{} ({})", group.name, merchant::title_case(word));
             }
-            found
+            candidates_of(&merchant, group, statement_end)
         })
         .collect();
     candidates
         .sort_by(|a, b| b.confidence.total_cmp(&a.confidence).then_with(|| a.name.cmp(&b.name)));
     candidates
+}
+
+/// The candidates one group makes: a series for each amount it charges steadily and, for a
+/// bill, one whose amount follows use from the charges those leave.
+fn candidates_of(merchant: &str, group: Group<'_>, statement_end: Date) -> Vec<Candidate> {
+    let Group { name, currency, charges, descriptions, .. } = group;
+    let total = charges.len();
+    let mut rest = charges.clone();
+    let clusters = amount_clusters(charges);
+    let several = clusters.len() > 1;
+    let mut found: Vec<Candidate> = clusters
+        .into_iter()
+        .filter_map(|cluster| {
+            // A few same-priced charges among a shop's many are chance, not a subscription.
+            if cluster.len() < 4 && cluster.len() * 4 < total {
+                return None;
+            }
+            let mut found =
+                candidate(merchant, name.clone(), currency, cluster, statement_end, false)?;
+            if several {
+                // "Apple (0.99)" and "Apple (9.99)": the person tells them apart.
+                found.name = format!(
+                    "{} ({})",
+                    found.name,
+                    domain::money::Money::new(found.amount_minor, currency).display()
+                );
+            }
+            Some(found)
+        })
+        .collect();
+    if !merchant::is_bill(merchant, &descriptions) {
+        return found;
+    }
+    // A bill's amount follows use: the charges no steady series explains are taken together
+    // (all of them, when there is no steady series).
+    let explained: Vec<usize> =
+        found.iter().flat_map(|c| c.charges.iter().map(|charge| charge.line)).collect();
+    rest.retain(|charge| !explained.contains(&charge.line));
+    rest.sort_by_key(|c| (c.date, c.line));
+    let steady_found = !found.is_empty();
+    let varying = candidate(merchant, name, currency, rest, statement_end, true)
+        .filter(|candidate| !steady_found || candidate.amount_varies);
+    found.extend(varying);
+    found
 }
 
 #[cfg(test)]
@@ -445,7 +479,7 @@ mod tests {
             "ATM WITHDRAWAL 0042",
             "TRANSFER TO SAVINGS",
             "Payment to Chase card ending in 1234",
-            "FINANZAMT KFZ-STEUER",
+            "FINANZAMT EST-VORAUSZAHLUNG",
             "SALARY NANNY",
         ] {
             let transactions = monthly(description, 20_000, 12);
@@ -460,5 +494,84 @@ mod tests {
         transactions.push(charge(99, "2026-12-20", -500, "COFFEE"));
         let gym = &detect(&transactions)[0];
         assert!(!gym.active, "{gym:?}");
+    }
+
+    /// Dated `day` of each month from January 2026, one charge per amount.
+    fn monthly_amounts(day: i8, amounts: &[i64], description: &str) -> Vec<Transaction> {
+        (0..amounts.len())
+            .map(|m| {
+                let date = jiff::civil::date(2026, 1, day)
+                    .checked_add(jiff::Span::new().months(m as i64))
+                    .unwrap();
+                charge(100 + m, &date.to_string(), -amounts[m], description)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_utility_billing_two_products_gives_a_series_of_each() {
+        // Electricity by use every month, water at a fixed price every quarter, each named.
+        let use_: [i64; 9] = [6120, 5840, 4310, 3990, 4475, 5230, 7010, 8890, 6600];
+        let mut transactions = monthly_amounts(4, &use_, "IBERDROLA CLIENTES LUZ 0455");
+        for (q, date) in ["2026-01-20", "2026-04-20", "2026-07-20"].iter().enumerate() {
+            transactions.push(charge(q, date, -2990, "IBERDROLA CLIENTES AGUA 0455"));
+        }
+        let found = detect(&transactions);
+        let mut series: Vec<(&str, CyclePreset, bool)> =
+            found.iter().map(|c| (c.name.as_str(), c.cycle, c.amount_varies)).collect();
+        series.sort_by_key(|(name, ..)| *name);
+        assert_eq!(
+            series,
+            [
+                ("Iberdrola (Agua)", CyclePreset::Quarterly, false),
+                ("Iberdrola (Luz)", CyclePreset::Monthly, true),
+            ],
+            "{found:#?}"
+        );
+
+        // The same bills under one description: the steady series, and the rest by use.
+        let mut transactions = monthly_amounts(4, &use_, "IBERDROLA CLIENTES 0455");
+        for (q, date) in ["2026-01-20", "2026-04-20", "2026-07-20"].iter().enumerate() {
+            transactions.push(charge(q, date, -2990, "IBERDROLA CLIENTES 0455"));
+        }
+        let found = detect(&transactions);
+        let fixed = found.iter().find(|c| !c.amount_varies).expect("the fixed series");
+        let varying = found.iter().find(|c| c.amount_varies).expect("the series by use");
+        assert_eq!(
+            (found.len(), fixed.cycle, fixed.amount_minor),
+            (2, CyclePreset::Quarterly, 2990)
+        );
+        assert_eq!(varying.cycle, CyclePreset::Monthly);
+        assert_eq!(varying.charges.len(), use_.len(), "{varying:?}");
+    }
+
+    #[test]
+    fn standing_orders_to_different_payees_are_different_series() {
+        let mut transactions = monthly("STANDING ORDER TO J SMITH RENT", 95_000, 6);
+        transactions.extend(monthly("STANDING ORDER TO GREENFIELD INSURANCE", 2300, 6));
+        let mut names: Vec<String> = detect(&transactions).into_iter().map(|c| c.name).collect();
+        names.sort();
+        assert_eq!(names, ["Greenfield", "J Smith"]);
+    }
+
+    #[test]
+    fn a_vehicle_tax_every_six_months_is_proposed_as_a_bill() {
+        let transactions = vec![
+            charge(1, "2025-09-01", -9250, "DVLA VEHICLE TAX AB12CDE"),
+            charge(2, "2026-03-02", -9250, "DVLA VEHICLE TAX AB12CDE"),
+            charge(3, "2026-03-10", -1250, "COFFEE"),
+        ];
+        let found = detect(&transactions);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!((found[0].cycle, found[0].amount_minor), (CyclePreset::EverySixMonths, 9250));
+        // An income tax paid the same way is still never proposed.
+        let income_tax: Vec<Transaction> = transactions
+            .into_iter()
+            .map(|mut t| {
+                t.description = t.description.replace("DVLA VEHICLE TAX", "HMRC SELF ASSESSMENT");
+                t
+            })
+            .collect();
+        assert!(detect(&income_tax).is_empty());
     }
 }

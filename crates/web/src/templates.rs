@@ -21,6 +21,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("subscription.html", include_str!("../templates/subscription.html")),
     ("subscription_form.html", include_str!("../templates/subscription_form.html")),
     ("subscription_edit.html", include_str!("../templates/subscription_edit.html")),
+    ("_subscription_details.html", include_str!("../templates/_subscription_details.html")),
     ("confirm.html", include_str!("../templates/confirm.html")),
     ("activity.html", include_str!("../templates/activity.html")),
     ("assistant.html", include_str!("../templates/assistant.html")),

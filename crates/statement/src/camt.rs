@@ -6,7 +6,7 @@
 
 use domain::money::Currency;
 
-use crate::{LeftOut, Problem, Statement, StatementError, Transaction, amounts, ofx::unescape};
+use crate::{LeftOut, Problem, Statement, StatementError, amounts, ofx::unescape};
 
 /// Whether the text is an ISO 20022 cash-management document.
 pub(crate) fn is_camt(text: &str) -> bool {
@@ -135,13 +135,7 @@ pub(crate) fn read(text: &str, default_currency: Currency) -> Result<Statement, 
             parts.extend(element(entry, "AddtlNtryInf").map(unescape));
         }
         let description = parts.join(" ").split_whitespace().collect::<Vec<_>>().join(" ");
-        statement.transactions.push(Transaction {
-            line,
-            date,
-            amount_minor,
-            currency,
-            description,
-        });
+        statement.add(line, date, amount_minor, currency, description);
     }
     statement
         .finish(&LeftOut { zero, pending, balance: 0 }, "the statement holds no entries (<Ntry>)")

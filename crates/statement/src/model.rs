@@ -46,6 +46,18 @@ pub(crate) struct LeftOut {
 }
 
 impl Statement {
+    /// Adds the transaction a reader read at `line`: what every format gives.
+    pub(crate) fn add(
+        &mut self,
+        line: usize,
+        date: Date,
+        amount_minor: i64,
+        currency: Currency,
+        description: String,
+    ) {
+        self.transactions.push(Transaction { line, date, amount_minor, currency, description });
+    }
+
     /// The statement with a note of what was left out, or, when it has no transactions, why:
     /// its first problem, else `empty`.
     pub(crate) fn finish(

@@ -8,7 +8,7 @@
 
 use domain::money::Currency;
 
-use crate::{LeftOut, Problem, Statement, StatementError, Transaction, amounts};
+use crate::{LeftOut, Problem, Statement, StatementError, amounts};
 
 /// Whether the text is an MT940 statement: it has `:20:` and `:61:` fields.
 pub(crate) fn is_mt940(text: &str) -> bool {
@@ -118,13 +118,7 @@ pub(crate) fn read(text: &str, default_currency: Currency) -> Result<Statement, 
                     .get(at + 1)
                     .filter(|(_, tag, _)| *tag == "86")
                     .map_or_else(String::new, |(_, _, value)| purpose(value));
-                statement.transactions.push(Transaction {
-                    line: *line,
-                    date,
-                    amount_minor,
-                    currency,
-                    description,
-                });
+                statement.add(*line, date, amount_minor, currency, description);
             }
             Err(message) => statement.problems.push(Problem { line: *line, message }),
         }

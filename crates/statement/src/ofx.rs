@@ -7,7 +7,7 @@
 
 use domain::money::Currency;
 
-use crate::{LeftOut, Problem, Statement, StatementError, Transaction, amounts};
+use crate::{LeftOut, Problem, Statement, StatementError, amounts};
 
 /// Whether the text is an OFX document.
 pub(crate) fn is_ofx(text: &str) -> bool {
@@ -105,13 +105,7 @@ pub(crate) fn read(text: &str, default_currency: Currency) -> Result<Statement, 
             .flatten()
             .collect::<Vec<_>>()
             .join(" ");
-        statement.transactions.push(Transaction {
-            line,
-            date,
-            amount_minor,
-            currency,
-            description,
-        });
+        statement.add(line, date, amount_minor, currency, description);
     }
     if unlisted > 0 {
         statement.notes.push(format!("{unlisted} more problems not listed"));

@@ -5,7 +5,7 @@
 
 use domain::money::Currency;
 
-use crate::{LeftOut, Problem, Statement, StatementError, Transaction, amounts, dates};
+use crate::{LeftOut, Problem, Statement, StatementError, amounts, dates};
 
 /// Whether the text is a QIF file: its first line is a `!Type:`, `!Account` or `!Option`.
 pub(crate) fn is_qif(text: &str) -> bool {
@@ -99,13 +99,7 @@ pub(crate) fn read(text: &str, default_currency: Currency) -> Result<Statement, 
                 continue;
             }
         };
-        statement.transactions.push(Transaction {
-            line,
-            date,
-            amount_minor,
-            currency: default_currency,
-            description: record.text.join(" "),
-        });
+        statement.add(line, date, amount_minor, default_currency, record.text.join(" "));
     }
     statement.finish(&LeftOut { zero, ..LeftOut::default() }, "the QIF file holds no transactions")
 }

@@ -818,13 +818,7 @@ pub(crate) fn read(rows: &Rows, default_currency: Currency) -> Result<Statement,
                 continue;
             }
         };
-        statement.transactions.push(Transaction {
-            line,
-            date,
-            amount_minor,
-            currency,
-            description,
-        });
+        statement.add(line, date, amount_minor, currency, description);
     }
     // Card statements list purchases as positive amounts: a file with nothing but money
     // "coming in", or whose only money going out is repayments of the card, is a card's.

@@ -193,23 +193,20 @@ pub(crate) fn not_linked() -> Reply {
     )))
 }
 
-/// The catalog and the assistant, as a chat reaches them.
+/// What a household's chats reach: the linked chats and their bots, the catalog and the
+/// assistant.
 #[derive(Clone)]
-pub(crate) struct Glue {
-    pub(crate) catalog: Arc<dyn Catalog>,
-    pub(crate) assistant: Arc<dyn Ask>,
-    /// Where a document's import waits for its Import button, on whichever instance the press
-    /// lands.
-    chats: Arc<dyn Chats>,
+pub struct ChatServices {
+    /// The bots, the linked chats, and where a document's import waits for its Import button,
+    /// on whichever instance the press lands.
+    pub chats: Arc<dyn Chats>,
+    pub catalog: Arc<dyn Catalog>,
+    pub assistant: Arc<dyn Ask>,
 }
 
-impl Glue {
-    pub(crate) fn new(
-        catalog: Arc<dyn Catalog>,
-        assistant: Arc<dyn Ask>,
-        chats: Arc<dyn Chats>,
-    ) -> Self {
-        Self { catalog, assistant, chats }
+impl ChatServices {
+    pub fn new(chats: Arc<dyn Chats>, catalog: Arc<dyn Catalog>, assistant: Arc<dyn Ask>) -> Self {
+        Self { chats, catalog, assistant }
     }
 
     /// A file the member sent: read as the web's import reads it, and offered for import behind

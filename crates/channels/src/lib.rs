@@ -19,11 +19,11 @@ pub mod webhook;
 use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use ops::{
-    Catalog, OpError,
-    assistant::Ask,
-    channels::{ChatBot, ChatKind, Chats, Delivery, Outbox, Outcome, Target},
+    OpError,
+    channels::{ChatBot, ChatKind, Delivery, Outbox, Outcome, Target},
 };
 
+pub use chat::ChatServices;
 pub use feed::{SECRET_PATHS, router};
 
 /// Messages leased per round.
@@ -93,42 +93,24 @@ impl Channels {
     }
 
     /// A household's Telegram bot, answering its chats through the catalog and the assistant.
-    pub fn telegram_bot(
-        &self,
-        bot: ChatBot,
-        chats: Arc<dyn Chats>,
-        catalog: Arc<dyn Catalog>,
-        assistant: Arc<dyn Ask>,
-    ) -> telegram::Bot {
-        let glue = chat::Glue::new(catalog, assistant, chats.clone());
-        telegram::Bot::new(self.telegram.clone(), bot, chats, glue)
+    pub fn telegram_bot(&self, bot: ChatBot, services: ChatServices) -> telegram::Bot {
+        telegram::Bot::new(self.telegram.clone(), bot, services.chats.clone(), services)
     }
 
     /// A household's Slack app, answering direct messages through the catalog and the
     /// assistant.
-    pub fn slack_app(
-        &self,
-        bot: ChatBot,
-        chats: Arc<dyn Chats>,
-        catalog: Arc<dyn Catalog>,
-        assistant: Arc<dyn Ask>,
-    ) -> slack::App {
-        let glue = chat::Glue::new(catalog, assistant, chats.clone());
-        slack::App::new(self.slack.clone(), self.http.clone(), bot, chats, glue)
+    pub fn slack_app(&self, bot: ChatBot, services: ChatServices) -> slack::App {
+        let chats = services.chats.clone();
+        slack::App::new(self.slack.clone(), self.http.clone(), bot, chats, services)
     }
 
     /// Runs every household's bot, starting the ones an owner adds and stopping the ones they
     /// remove or replace, until the task is stopped.
-    pub fn spawn_chats(
-        self: Arc<Self>,
-        chats: Arc<dyn Chats>,
-        catalog: Arc<dyn Catalog>,
-        assistant: Arc<dyn Ask>,
-    ) -> tokio::task::JoinHandle<()> {
+    pub fn spawn_chats(self: Arc<Self>, services: ChatServices) -> tokio::task::JoinHandle<()> {
         tokio::spawn(async move {
             let mut running: HashMap<(i64, ChatKind), (ChatBot, Running)> = HashMap::new();
             loop {
-                match chats.chat_bots().await {
+                match services.chats.chat_bots().await {
                     Ok(bots) => {
                         running.retain(|_, (seen, _)| bots.iter().any(|b| same_bot(b, seen)));
                         for bot in bots {
@@ -137,15 +119,14 @@ impl Channels {
                                 continue;
                             }
                             let seen = bot.clone();
-                            let (chats, catalog, assistant) =
-                                (chats.clone(), catalog.clone(), assistant.clone());
+                            let services = services.clone();
                             let task = match bot.kind {
                                 ChatKind::Telegram if bot.webhook.is_some() => {
                                     // Updates arrive at the webhook route of any instance;
                                     // this instance, leading, registers it with Telegram, and
                                     // again now and then: Telegram may have been unreachable,
                                     // or the webhook dropped.
-                                    let runner = self.telegram_bot(bot, chats, catalog, assistant);
+                                    let runner = self.telegram_bot(bot, services);
                                     tokio::spawn(async move {
                                         loop {
                                             if let Err(err) = runner.start().await {
@@ -158,12 +139,12 @@ impl Channels {
                                         }
                                     })
                                 }
-                                ChatKind::Telegram => tokio::spawn(
-                                    self.telegram_bot(bot, chats, catalog, assistant).run(),
-                                ),
-                                ChatKind::Slack => tokio::spawn(
-                                    self.slack_app(bot, chats, catalog, assistant).run(),
-                                ),
+                                ChatKind::Telegram => {
+                                    tokio::spawn(self.telegram_bot(bot, services).run())
+                                }
+                                ChatKind::Slack => {
+                                    tokio::spawn(self.slack_app(bot, services).run())
+                                }
                             };
                             running.insert(key, (seen, Running(task)));
                         }
@@ -180,30 +161,24 @@ impl Channels {
     /// so an instance that is not running the bots answers as well as the one that is. `404`
     /// for a household without a bot in webhook mode, `403` unless the secret header is its
     /// bot's, `503` while the database is away (Telegram posts again).
-    pub fn webhook_router(
-        self: Arc<Self>,
-        chats: Arc<dyn Chats>,
-        catalog: Arc<dyn Catalog>,
-        assistant: Arc<dyn Ask>,
-    ) -> axum::Router {
+    pub fn webhook_router(self: Arc<Self>, services: ChatServices) -> axum::Router {
         use axum::{
             extract::{Path, State},
             http::{HeaderMap, StatusCode},
             routing::post,
         };
-        type Parts = (Arc<Channels>, Arc<dyn Chats>, Arc<dyn Catalog>, Arc<dyn Ask>);
         async fn receive(
-            State((channels, chats, catalog, assistant)): State<Parts>,
+            State((channels, services)): State<(Arc<Channels>, ChatServices)>,
             Path(household_id): Path<i64>,
             headers: HeaderMap,
             axum::Json(update): axum::Json<serde_json::Value>,
         ) -> StatusCode {
-            let bot = match chats.chat_bot(household_id, ChatKind::Telegram).await {
+            let bot = match services.chats.chat_bot(household_id, ChatKind::Telegram).await {
                 Ok(Some(bot)) if bot.webhook.is_some() => bot,
                 Ok(_) => return StatusCode::NOT_FOUND,
                 Err(_) => return StatusCode::SERVICE_UNAVAILABLE,
             };
-            let bot = channels.telegram_bot(bot, chats, catalog, assistant);
+            let bot = channels.telegram_bot(bot, services);
             let secret =
                 headers.get("x-telegram-bot-api-secret-token").and_then(|v| v.to_str().ok());
             if !bot.accepts(secret) {
@@ -215,7 +190,7 @@ impl Channels {
         }
         axum::Router::new()
             .route("/telegram/{household_id}/updates", post(receive))
-            .with_state((self, chats, catalog, assistant))
+            .with_state((self, services))
     }
 
     /// Sends what is due now, one round; returns how many messages were tried.

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use tokio_tungstenite::{WebSocketStream, tungstenite::Message as Frame};
 
 use crate::{
-    chat::{self, Action, Glue, Reply, Style, Surface},
+    chat::{self, Action, ChatServices, Reply, Style, Surface},
     http::{Http, Stream},
 };
 
@@ -205,7 +205,7 @@ pub struct App {
     http: Arc<Http>,
     bot: ChatBot,
     chats: Arc<dyn Chats>,
-    glue: Glue,
+    glue: ChatServices,
     /// The app's own user, whose messages are not answered.
     bot_user: Option<String>,
     seen: VecDeque<String>,
@@ -239,7 +239,7 @@ impl App {
         http: Arc<Http>,
         bot: ChatBot,
         chats: Arc<dyn Chats>,
-        glue: Glue,
+        glue: ChatServices,
     ) -> Self {
         Self { api, http, bot, chats, glue, bot_user: None, seen: VecDeque::new() }
     }

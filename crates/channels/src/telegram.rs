@@ -20,7 +20,7 @@ use ops::{
 use serde_json::{Value, json};
 
 use crate::{
-    chat::{self, Action, Glue, Reply, Style, Surface},
+    chat::{self, Action, ChatServices, Reply, Style, Surface},
     email::escape_html,
     http::Http,
 };
@@ -222,7 +222,7 @@ pub struct Bot {
     api: Api,
     bot: ChatBot,
     chats: Arc<dyn Chats>,
-    glue: Glue,
+    glue: ChatServices,
     /// The last poll failed (and Settings says why).
     failing: bool,
 }
@@ -267,7 +267,7 @@ fn commands(language: i18n::Language) -> Value {
 }
 
 impl Bot {
-    pub(crate) fn new(api: Api, bot: ChatBot, chats: Arc<dyn Chats>, glue: Glue) -> Self {
+    pub(crate) fn new(api: Api, bot: ChatBot, chats: Arc<dyn Chats>, glue: ChatServices) -> Self {
         Self { api, bot, chats, glue, failing: false }
     }
 

@@ -104,7 +104,8 @@ async fn run_background_work(
         }
         let jobs = app.spawn_jobs();
         let delivery = channels.clone().spawn();
-        let chats = channels.clone().spawn_chats(app.clone(), catalog.clone(), assistant.clone());
+        let services = channels::ChatServices::new(app.clone(), catalog.clone(), assistant.clone());
+        let chats = channels.clone().spawn_chats(services);
         let stopped = leader.wait_for(|leading| !*leading).await.is_err();
         jobs.abort();
         delivery.abort();

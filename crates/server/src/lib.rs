@@ -77,11 +77,9 @@ pub fn build(parts: &Parts, settings: &Settings) -> Result<axum::Router, BuildEr
     .map_err(BuildError::Web)?;
     let mcp = mcp::router(catalog.clone(), &mcp_config(settings))
         .map_err(|err| BuildError::Mcp(err.to_string()))?;
-    let webhooks = parts.channels.clone().webhook_router(
-        app.clone(),
-        catalog.clone(),
-        parts.assistant.clone(),
-    );
+    let services =
+        channels::ChatServices::new(app.clone(), catalog.clone(), parts.assistant.clone());
+    let webhooks = parts.channels.clone().webhook_router(services);
     Ok(api::router(settings.max_request_bytes)
         .with_state(http::AppState::new(catalog.clone()))
         .merge(mcp)

@@ -52,12 +52,12 @@ impl Workspace {
             Arc::new(assistant::Providers::default()),
         )
         .unwrap();
-        let mut app = self.channels.slack_app(
-            bot,
+        let services = channels::ChatServices::new(
             self.env.app.clone(),
             self.env.app.clone(),
             Arc::new(assistant),
         );
+        let mut app = self.channels.slack_app(bot, services);
         app.start().await.unwrap();
         app
     }
@@ -248,7 +248,7 @@ async fn the_chat_supervisor_runs_every_households_telegram_bot_and_slack_app() 
     );
     let catalog: Arc<dyn Catalog> = env.app.clone();
     let chats: Arc<dyn Chats> = env.app.clone();
-    let supervisor = channels.spawn_chats(chats, catalog, assistant);
+    let supervisor = channels.spawn_chats(channels::ChatServices::new(chats, catalog, assistant));
 
     // Both start on their own: the Slack app opens its socket, the Telegram bot polls.
     slack.until(|calls| calls.iter().any(|c| c.method == "apps.connections.open")).await;

@@ -51,12 +51,12 @@ impl Chat {
             Arc::new(assistant::Providers::default()),
         )
         .unwrap();
-        let bot = self.channels.telegram_bot(
-            bot,
+        let services = channels::ChatServices::new(
             self.env.app.clone(),
             self.env.app.clone(),
             Arc::new(assistant),
         );
+        let bot = self.channels.telegram_bot(bot, services);
         bot.start().await.unwrap();
         bot
     }

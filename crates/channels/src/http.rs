@@ -3,13 +3,13 @@
 //! owner added it), connected to the address checked, a deadline, and the reply read within a
 //! size cap. HTTP/1.1 on hyper's client, over rustls with ring and the Mozilla roots.
 
-use std::{net::SocketAddr, sync::Arc, time::Duration};
+use std::{net::SocketAddr, time::Duration};
 
-use http_body_util::{BodyExt as _, Full};
+use http_body_util::Full;
 use hyper::{
-    Request, StatusCode,
+    Request,
     body::Bytes,
-    header::{self, HeaderMap, HeaderName, HeaderValue},
+    header::{self, HeaderName, HeaderValue},
 };
 use hyper_util::rt::TokioIo;
 
@@ -27,22 +27,7 @@ struct Outgoing {
     max_reply: usize,
 }
 
-/// What a service answered.
-#[derive(Debug)]
-pub(crate) struct Reply {
-    pub(crate) status: StatusCode,
-    pub(crate) headers: HeaderMap,
-    pub(crate) body: Bytes,
-    /// The body was longer than what was read.
-    pub(crate) cut: bool,
-}
-
-impl Reply {
-    /// `Retry-After` in seconds, when given as a number.
-    pub(crate) fn retry_after(&self) -> Option<u64> {
-        self.headers.get(header::RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()
-    }
-}
+pub(crate) use outbound::Reply;
 
 /// Why a request got no answer, in words for Settings.
 #[derive(Debug, thiserror::Error)]
@@ -63,21 +48,8 @@ pub(crate) struct Http {
 impl Http {
     /// A client that trusts the built-in roots and these authorities (DER, for tests).
     pub(crate) fn new(extra_roots: &[Vec<u8>]) -> Result<Self, String> {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        for der in extra_roots {
-            roots
-                .add(rustls::pki_types::CertificateDer::from(der.clone()))
-                .map_err(|err| format!("an extra root certificate is not valid: {err}"))?;
-        }
-        let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .map_err(|err| format!("TLS cannot be set up: {err}"))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-        Ok(Self { tls: tokio_rustls::TlsConnector::from(Arc::new(tls)) })
+        let tls = outbound::tls_connector(extra_roots)?;
+        Ok(Self { tls })
     }
 
     /// POSTs `body` to `url`; `allow_lan` lets it reach this machine and the local network.
@@ -183,14 +155,7 @@ impl Http {
         let tcp = tokio::net::TcpStream::connect(address)
             .await
             .map_err(|_| HttpError::Unreachable(format!("nothing answered at {host}:{port}")))?;
-        let path = match parsed.query() {
-            Some(query) => format!("{}?{query}", parsed.path()),
-            None => parsed.path().to_owned(),
-        };
-        let authority = match parsed.port() {
-            Some(port) => format!("{}:{port}", parsed.host_str().unwrap_or_default()),
-            None => parsed.host_str().unwrap_or_default().to_owned(),
-        };
+        let (path, authority) = outbound::request_target(&parsed);
         let mut request = Request::builder()
             .method(method)
             .uri(path)
@@ -317,34 +282,9 @@ async fn exchange<IO>(
 where
     IO: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
 {
-    let broken =
-        |err: hyper::Error| HttpError::Unreachable(format!("the connection failed: {err}"));
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(io).await.map_err(broken)?;
-    let connection = tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    let result = async {
-        let response = sender.send_request(request).await.map_err(broken)?;
-        let (parts, mut body) = response.into_parts();
-        // A reply larger than the cap is cut, and says so: only its start is shown in Settings,
-        // and a download that was cut is refused.
-        let mut read = Vec::new();
-        let mut cut = false;
-        while let Some(frame) = body.frame().await {
-            let Ok(frame) = frame else { break };
-            if let Some(bytes) = frame.data_ref() {
-                let room = max_reply.saturating_sub(read.len());
-                read.extend_from_slice(&bytes[..bytes.len().min(room)]);
-                if bytes.len() > room {
-                    cut = true;
-                    break;
-                }
-            }
-        }
-        Ok(Reply { status: parts.status, headers: parts.headers, body: Bytes::from(read), cut })
-    }
-    .await;
-    connection.abort();
-    result
+    // A reply larger than the cap is cut, and says so: only its start is shown in Settings,
+    // and a download that was cut is refused.
+    outbound::exchange(io, request, max_reply)
+        .await
+        .map_err(|err| HttpError::Unreachable(format!("the connection failed: {err}")))
 }

@@ -9,7 +9,6 @@
 
 use std::{
     net::{IpAddr, SocketAddr},
-    sync::Arc,
     time::Duration,
 };
 
@@ -54,22 +53,9 @@ const FETCHES_AT_ONCE: usize = 4;
 
 impl Documents {
     pub fn new(config: DocumentsConfig) -> Result<Self, String> {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        for der in config.extra_roots {
-            roots
-                .add(rustls::pki_types::CertificateDer::from(der))
-                .map_err(|err| format!("an extra root certificate is not valid: {err}"))?;
-        }
-        let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .map_err(|err| format!("TLS cannot be set up: {err}"))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        let tls = outbound::tls_connector(&config.extra_roots)?;
         Ok(Self {
-            tls: tokio_rustls::TlsConnector::from(Arc::new(tls)),
+            tls,
             allow_loopback: config.allow_loopback,
             timeout: config.timeout,
             in_flight: tokio::sync::Semaphore::new(FETCHES_AT_ONCE),
@@ -122,14 +108,7 @@ impl Documents {
                 .await
                 .map_err(|_| "it could not be read".to_owned())?;
         let driver = tokio::spawn(connection);
-        let path = match parsed.query() {
-            Some(query) => format!("{}?{query}", parsed.path()),
-            None => parsed.path().to_owned(),
-        };
-        let authority = match parsed.port() {
-            Some(port) => format!("{server_name}:{port}"),
-            None => server_name,
-        };
+        let (path, authority) = outbound::request_target(&parsed);
         let request = hyper::Request::get(path)
             .header(hyper::header::HOST, authority)
             .header(hyper::header::ACCEPT, "application/json")

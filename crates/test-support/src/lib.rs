@@ -10,6 +10,7 @@
     reason = "test set-up fails loudly with a message; this crate is a dev-dependency only"
 )]
 
+pub mod banks;
 pub mod channels;
 pub mod database;
 
@@ -19,7 +20,7 @@ mod temp_dir;
 mod tls;
 
 pub use temp_dir::TempDir;
-pub use tls::TestAuthority;
+pub use tls::{TestAuthority, http_reply};
 
 use std::{net::SocketAddr, sync::Arc};
 

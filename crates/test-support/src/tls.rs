@@ -67,4 +67,56 @@ impl TestAuthority {
             std::fs::write(dir.join(name), pem(label, der)).expect("write a PEM file");
         }
     }
+
+    /// An HTTPS server for `localhost`, on 127.0.0.1 at the port it returns: each
+    /// connection's request head (up to the blank line) goes to `answer`, whose reply is
+    /// written back and the connection closed. `None` leaves the request unanswered, as a
+    /// server that hangs.
+    pub async fn serve<F, Fut>(&self, answer: F) -> (u16, tokio::task::JoinHandle<()>)
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Option<String>> + Send,
+    {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let listener =
+            tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind 127.0.0.1:0");
+        let port = listener.local_addr().expect("a local address").port();
+        let (acceptor, answer) = (self.acceptor.clone(), Arc::new(answer));
+        let task = tokio::spawn(async move {
+            while let Ok((tcp, _)) = listener.accept().await {
+                let (acceptor, answer) = (acceptor.clone(), answer.clone());
+                tokio::spawn(async move {
+                    let Ok(mut tls) = acceptor.accept(tcp).await else { return };
+                    let mut head = Vec::new();
+                    let mut buffer = [0u8; 4096];
+                    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match tls.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buffer[..n]),
+                        }
+                    }
+                    let Some(reply) = answer(String::from_utf8_lossy(&head).into_owned()).await
+                    else {
+                        std::future::pending::<()>().await;
+                        return;
+                    };
+                    let _ = tls.write_all(reply.as_bytes()).await;
+                    let _ = tls.shutdown().await;
+                });
+            }
+        });
+        (port, task)
+    }
+}
+
+/// An HTTP/1.1 reply that closes the connection: the status, the headers and the body.
+pub fn http_reply(status: u16, headers: &[(&str, &str)], body: &str) -> String {
+    let mut reply =
+        format!("HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for (name, value) in headers {
+        reply.push_str(&format!("{name}: {value}\r\n"));
+    }
+    reply.push_str("\r\n");
+    reply.push_str(body);
+    reply
 }

@@ -6,10 +6,6 @@ use std::time::Duration;
 
 use serde_json::json;
 use test_support::provider::{Answer, fake, status, stream};
-use tokio::{
-    io::{AsyncReadExt as _, AsyncWriteExt as _},
-    net::TcpListener,
-};
 
 use super::*;
 
@@ -228,28 +224,9 @@ fn a_key_is_never_printed() {
 #[tokio::test]
 async fn a_cloud_provider_is_reached_over_tls_and_an_untrusted_one_refused() {
     let authority = test_support::TestAuthority::for_localhost();
-    let acceptor = authority.acceptor.clone();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            let Ok(mut tls) = acceptor.accept(tcp).await else { continue };
-            let mut request = Vec::new();
-            let mut buffer = [0u8; 4096];
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                match tls.read(&mut buffer).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => request.extend_from_slice(&buffer[..n]),
-                }
-            }
-            let reply = format!(
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{OPENAI_ANSWER}",
-                OPENAI_ANSWER.len()
-            );
-            let _ = tls.write_all(reply.as_bytes()).await;
-            let _ = tls.shutdown().await;
-        }
-    });
+    let reply =
+        test_support::http_reply(200, &[("content-type", "text/event-stream")], OPENAI_ANSWER);
+    let (port, _server) = authority.serve(move |_| std::future::ready(Some(reply.clone()))).await;
     let endpoint = Endpoint {
         protocol: Protocol::OpenAiCompatible,
         base_url: format!("https://localhost:{port}/v1"),

@@ -11,7 +11,7 @@
 //! built in) to a cloud one, as the CIMD fetcher does: no second HTTP stack in the binary, no
 //! CA bundle needed in a minimal container, and no proxy asked.
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use http_body_util::{BodyExt as _, Full};
 use hyper::{
@@ -60,21 +60,8 @@ impl Client {
 
     /// A client that also trusts these authorities (DER), besides the built-in roots.
     pub fn trusting(endpoint: Endpoint, extra_roots: &[Vec<u8>]) -> Result<Self, LlmError> {
-        let mut roots = rustls::RootCertStore::empty();
-        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-        for der in extra_roots {
-            roots.add(rustls::pki_types::CertificateDer::from(der.clone())).map_err(|err| {
-                LlmError::Unreachable(format!("an extra root certificate is not valid: {err}"))
-            })?;
-        }
-        let tls = rustls::ClientConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .map_err(|err| LlmError::Unreachable(format!("TLS cannot be set up: {err}")))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-        Ok(Self { endpoint, tls: tokio_rustls::TlsConnector::from(Arc::new(tls)) })
+        let tls = outbound::tls_connector(extra_roots).map_err(LlmError::Unreachable)?;
+        Ok(Self { endpoint, tls })
     }
 
     async fn call(
@@ -197,14 +184,7 @@ impl Client {
         .await
         .map_err(|_| unreachable())?
         .map_err(|_| unreachable())?;
-        let path = match url.query() {
-            Some(query) => format!("{}?{query}", url.path()),
-            None => url.path().to_owned(),
-        };
-        let authority = match url.port() {
-            Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-            None => url.host_str().unwrap_or_default().to_owned(),
-        };
+        let (path, authority) = outbound::request_target(url);
         let mut request = HttpRequest::post(path)
             .header(header::HOST, authority)
             .header(header::CONTENT_TYPE, "application/json")

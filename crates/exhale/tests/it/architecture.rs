@@ -171,11 +171,12 @@ fn allowed_workspace_deps(krate: &str) -> Option<Option<&'static [&'static str]>
         "app" => Some(&["ops", "domain", "store", "statement", "i18n"]),
         "http" => Some(&["ops"]),
         "web" => Some(&["ops", "http", "i18n"]),
-        "api" | "oauth" => Some(&["ops", "http"]),
+        "api" => Some(&["ops", "http"]),
+        "oauth" => Some(&["ops", "http", "outbound"]),
         "mcp" => Some(&["ops", "http", "i18n"]),
-        "assistant" => Some(&["ops"]),
-        "channels" => Some(&["ops", "i18n"]),
-        "fuzz" => Some(&[]),
+        "assistant" | "banks" => Some(&["ops", "outbound"]),
+        "channels" => Some(&["ops", "i18n", "outbound"]),
+        "fuzz" | "outbound" => Some(&[]),
         "server" => Some(&["app", "ops", "http", "api", "mcp", "web", "oauth", "channels"]),
         "exhale" | "test-support" => None,
         _ => return None,
@@ -196,17 +197,23 @@ fn rule_text(krate: &str) -> &'static str {
         "app" => "app depends only on ops, domain, store, statement and i18n",
         "http" => "http depends only on ops",
         "fuzz" => "fuzz depends on no workspace crate: it is test tooling for any of them",
-        "api" | "oauth" => {
+        "outbound" => {
+            "outbound depends on no workspace crate: it is the TLS client every outbound call shares"
+        }
+        "api" => {
             "an HTTP adapter depends only on ops and http, never on domain, app, store or another adapter"
+        }
+        "oauth" => {
+            "oauth depends only on ops, http and outbound (its metadata fetcher's TLS), never on domain, app, store or another adapter"
         }
         "mcp" => {
             "mcp depends only on ops, http and i18n (its views in the person's language), never on domain, app, store or another adapter"
         }
         "channels" => {
-            "channels depends only on ops and i18n (chat in the member's language), never on domain, app, store or another adapter"
+            "channels depends only on ops, i18n (chat in the member's language) and outbound (the shared TLS client), never on domain, app, store or another adapter"
         }
-        "assistant" => {
-            "an adapter depends only on ops, never on domain, app, store or another adapter"
+        "assistant" | "banks" => {
+            "an adapter depends only on ops and outbound (the shared TLS client), never on domain, app, store or another adapter"
         }
         "server" => {
             "server puts the adapters together over app: it depends on them, app, ops and http, never on store or domain"

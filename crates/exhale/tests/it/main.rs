@@ -5,6 +5,7 @@
 
 mod architecture;
 mod assistant;
+mod banks;
 mod browser;
 mod budgets;
 mod catalog;

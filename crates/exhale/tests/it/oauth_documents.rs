@@ -8,7 +8,6 @@ use std::{collections::HashMap, sync::Arc, time::Duration};
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 use crate::{
     fixtures::World,
@@ -37,54 +36,34 @@ impl DocumentHost {
     /// Starts the host; `answers` gets the URL of a path on it, as the documents name
     /// themselves.
     pub(crate) async fn start(
-        answers: impl FnOnce(&dyn Fn(&str) -> String) -> HashMap<&'static str, Answer>,
+        make_answers: impl FnOnce(&dyn Fn(&str) -> String) -> HashMap<&'static str, Answer>,
     ) -> Self {
         let authority = test_support::TestAuthority::for_localhost();
-        let acceptor = authority.acceptor.clone();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
         let hits = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = hits.clone();
         let hit = Arc::new(tokio::sync::Notify::new());
         let told = hit.clone();
-        let answers = Arc::new(answers(&|path| format!("https://localhost:{port}{path}")));
-        let task = tokio::spawn(async move {
-            while let Ok((tcp, _)) = listener.accept().await {
-                let (acceptor, answers, seen, told) =
-                    (acceptor.clone(), answers.clone(), seen.clone(), told.clone());
-                tokio::spawn(async move {
-                    let Ok(mut tls) = acceptor.accept(tcp).await else { return };
-                    let mut request = Vec::new();
-                    let mut buffer = [0u8; 1024];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match tls.read(&mut buffer).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => request.extend_from_slice(&buffer[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&request);
-                    let path = text.split(' ').nth(1).unwrap_or_default().to_owned();
+        // The documents name the host's own addresses, known once it listens.
+        let answers = Arc::new(std::sync::OnceLock::new());
+        let known = answers.clone();
+        let (port, task) = authority
+            .serve(move |head| {
+                let (answers, seen, told) = (known.clone(), seen.clone(), told.clone());
+                async move {
+                    let path = head.split(' ').nth(1).unwrap_or_default().to_owned();
                     seen.lock().unwrap().push(path.clone());
                     told.notify_one();
-                    let Some(Some((status, headers, body))) = answers.get(path.as_str()) else {
-                        // Never answers: the fetcher's time limit must end it.
-                        std::future::pending::<()>().await;
-                        return;
-                    };
-                    let mut response = format!(
-                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n",
-                        body.len()
-                    );
-                    for (name, value) in headers {
-                        response.push_str(&format!("{name}: {value}\r\n"));
-                    }
-                    response.push_str("\r\n");
-                    response.push_str(body);
-                    let _ = tls.write_all(response.as_bytes()).await;
-                    let _ = tls.shutdown().await;
-                });
-            }
-        });
+                    // An unknown path never answers: the fetcher's time limit must end it.
+                    let answers: &HashMap<&'static str, Answer> = answers.get()?;
+                    let (status, headers, body) = answers.get(path.as_str())?.as_ref()?;
+                    let mut headers: Vec<(&str, &str)> =
+                        headers.iter().map(|(name, value)| (*name, value.as_str())).collect();
+                    headers.push(("Content-Type", "application/json"));
+                    Some(test_support::http_reply(*status, &headers, body))
+                }
+            })
+            .await;
+        let _ = answers.set(make_answers(&|path| format!("https://localhost:{port}{path}")));
         Self { port, authority: authority.der, hits, hit, _task: task }
     }
 

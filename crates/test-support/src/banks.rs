@@ -1,0 +1,227 @@
+//! A SimpleFIN Bridge of a test's own: the protocol over TLS on 127.0.0.1, with a test
+//! authority the client is told to trust. A setup token claims once (`403` after), `/accounts`
+//! wants the Access URL's credentials as Basic authorization (`403` without them, or once
+//! revoked), reads `start-date` (inclusive), `end-date` (exclusive), `pending` (by its
+//! presence) and `version`, and answers in the protocol's second shape when asked for it and
+//! in its first otherwise. A test adds accounts, sets the next answer's status or a redirect,
+//! and reads back every request the client made.
+
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex, PoisonError},
+};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::{TestAuthority, http_reply};
+
+/// A request the fake received, as the client sent it.
+#[derive(Clone, Debug)]
+pub struct BridgeRequest {
+    pub method: String,
+    pub path: String,
+    pub query: HashMap<String, String>,
+    pub authorization: Option<String>,
+    pub content_length: Option<String>,
+}
+
+#[derive(Default)]
+struct Bridge {
+    /// Setup token codes, and whether each was claimed.
+    codes: HashMap<String, bool>,
+    /// The accounts, in the second shape: `conn_id`, and transactions with `posted`.
+    accounts: Vec<Value>,
+    revoked: bool,
+    /// The status of the next `/accounts` answer, instead of the accounts.
+    next_status: Option<u16>,
+    /// Where the next `/accounts` request is sent instead.
+    next_redirect: Option<String>,
+    requests: Vec<BridgeRequest>,
+}
+
+/// The user and password of every Access URL the fake gives out.
+const USER: &str = "user-1";
+const PASSWORD: &str = "p@ss:w0rd";
+
+pub struct SimpleFinBridge {
+    port: u16,
+    /// The authority to trust (DER).
+    pub authority: Vec<u8>,
+    state: Arc<Mutex<Bridge>>,
+    _task: tokio::task::JoinHandle<()>,
+}
+
+impl SimpleFinBridge {
+    pub async fn start() -> Self {
+        let authority = TestAuthority::for_localhost();
+        let state: Arc<Mutex<Bridge>> = Arc::default();
+        let shared = state.clone();
+        let port = Arc::new(std::sync::OnceLock::<u16>::new());
+        let known = port.clone();
+        let (bound, task) = authority
+            .serve(move |head| {
+                let (state, port) = (shared.clone(), known.get().copied().unwrap_or_default());
+                async move {
+                    let (status, headers, body) = answer(&state, port, read_request(&head));
+                    let headers: Vec<(&str, &str)> =
+                        headers.iter().map(|(name, value)| (*name, value.as_str())).collect();
+                    Some(http_reply(status, &headers, &body))
+                }
+            })
+            .await;
+        let _ = port.set(bound);
+        Self { port: bound, authority: authority.der, state, _task: task }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, Bridge> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// An address on the fake.
+    pub fn url(&self, path: &str) -> String {
+        format!("https://localhost:{}{path}", self.port)
+    }
+
+    /// A setup token for a new claim code, as the Bridge's page shows it.
+    pub fn setup_token(&self, code: &str) -> String {
+        self.state().codes.insert(code.to_owned(), false);
+        base64::engine::general_purpose::STANDARD
+            .encode(self.url(&format!("/simplefin/claim/{code}")))
+    }
+
+    /// Adds an account in the protocol's second shape (`conn_id`, `transactions` with
+    /// `posted`, `pending` and `transacted_at`).
+    pub fn add_account(&self, account: Value) {
+        self.state().accounts.push(account);
+    }
+
+    /// Disables every Access URL, as a person does at the Bridge.
+    pub fn revoke(&self) {
+        self.state().revoked = true;
+    }
+
+    /// Answers the next `/accounts` request with `status` and no accounts.
+    pub fn answer_next(&self, status: u16) {
+        self.state().next_status = Some(status);
+    }
+
+    /// Sends the next `/accounts` request to `location`.
+    pub fn redirect_next(&self, location: &str) {
+        self.state().next_redirect = Some(location.to_owned());
+    }
+
+    /// Every request received, oldest first.
+    pub fn requests(&self) -> Vec<BridgeRequest> {
+        self.state().requests.clone()
+    }
+}
+
+fn read_request(head: &str) -> BridgeRequest {
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next().unwrap_or_default().split(' ');
+    let method = first.next().unwrap_or_default().to_owned();
+    let target = first.next().unwrap_or_default();
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    let header = |name: &str| {
+        head.split("\r\n").skip(1).find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.trim().eq_ignore_ascii_case(name).then(|| value.trim().to_owned())
+        })
+    };
+    BridgeRequest {
+        method,
+        path: path.to_owned(),
+        query: query
+            .split('&')
+            .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
+            .filter(|(key, _)| !key.is_empty())
+            .map(|(key, value)| (key.to_owned(), value.to_owned()))
+            .collect(),
+        authorization: header("authorization"),
+        content_length: header("content-length"),
+    }
+}
+
+type Answer = (u16, Vec<(&'static str, String)>, String);
+
+fn answer(state: &Mutex<Bridge>, port: u16, request: BridgeRequest) -> Answer {
+    let mut bridge = state.lock().unwrap_or_else(PoisonError::into_inner);
+    bridge.requests.push(request.clone());
+    let text = |status: u16, body: &str| {
+        (status, vec![("Content-Type", "text/plain".to_owned())], body.to_owned())
+    };
+    if let Some(code) = request.path.strip_prefix("/simplefin/claim/") {
+        return match bridge.codes.get_mut(code) {
+            Some(claimed) if !*claimed && request.method == "POST" => {
+                *claimed = true;
+                let user = USER;
+                let password = PASSWORD.replace('@', "%40").replace(':', "%3A");
+                text(200, &format!("https://{user}:{password}@localhost:{port}/simplefin"))
+            }
+            _ => text(403, "Forbidden"),
+        };
+    }
+    if request.path != "/simplefin/accounts" || request.method != "GET" {
+        return text(404, "Not found");
+    }
+    let expected = format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{USER}:{PASSWORD}"))
+    );
+    if bridge.revoked || request.authorization.as_deref() != Some(expected.as_str()) {
+        return text(403, "Forbidden");
+    }
+    if let Some(location) = bridge.next_redirect.take() {
+        return (302, vec![("Location", location)], String::new());
+    }
+    if let Some(status) = bridge.next_status.take() {
+        return text(status, "Try again later");
+    }
+    let seconds = |name: &str| request.query.get(name).and_then(|value| value.parse::<i64>().ok());
+    let (start, end) =
+        (seconds("start-date").unwrap_or(0), seconds("end-date").unwrap_or(i64::MAX));
+    let pending = request.query.contains_key("pending");
+    let second_shape = request.query.get("version").is_some_and(|version| version == "2");
+    let accounts: Vec<Value> = bridge
+        .accounts
+        .iter()
+        .map(|account| {
+            let mut account = account.clone();
+            let transactions: Vec<Value> = account["transactions"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|t| {
+                    let is_pending = t["pending"].as_bool().unwrap_or(false);
+                    let when = if is_pending { t["transacted_at"].as_i64() } else { t["posted"].as_i64() };
+                    (pending || !is_pending) && when.is_some_and(|at| start <= at && at < end)
+                })
+                .collect();
+            account["transactions"] = Value::Array(transactions);
+            if !second_shape {
+                let login = account["conn_id"].as_str().unwrap_or_default().to_owned();
+                if let Some(fields) = account.as_object_mut() {
+                    fields.remove("conn_id");
+                }
+                account["org"] = json!({"domain": format!("{}.example", login.to_lowercase()), "name": login, "sfin-url": "https://sfin.example"});
+            }
+            account
+        })
+        .collect();
+    let body = if second_shape {
+        let mut logins: Vec<&str> =
+            bridge.accounts.iter().filter_map(|account| account["conn_id"].as_str()).collect();
+        logins.sort_unstable();
+        logins.dedup();
+        let connections: Vec<Value> = logins
+            .iter()
+            .map(|login| json!({"conn_id": login, "name": format!("{login} Bank"), "org_id": "ORG", "sfin_url": "https://sfin.example"}))
+            .collect();
+        json!({"errlist": [], "connections": connections, "accounts": accounts})
+    } else {
+        json!({"errors": [], "accounts": accounts})
+    };
+    (200, vec![("Content-Type", "application/json".to_owned())], body.to_string())
+}

@@ -20,6 +20,8 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 const MAX_ANSWER_BYTES: usize = 16 * 1024 * 1024;
 /// The most redirects followed.
 pub const MAX_REDIRECTS: usize = 3;
+/// The longest one of a name's addresses may take to accept, before the next is tried.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Where a request may go: a provider on the internet, or also this machine and the local
 /// network, which only an owner may allow (a bridge of their own, a test).
@@ -63,38 +65,29 @@ impl Http {
         })?
     }
 
-    async fn follow(&self, mut outgoing: Outgoing, reach: Reach) -> Result<Answer, Failure> {
+    async fn follow(&self, mut outgoing: Outgoing, mut reach: Reach) -> Result<Answer, Failure> {
         for _ in 0..=MAX_REDIRECTS {
-            let answer = self.once(&outgoing, reach).await?;
+            let (answer, local) = self.once(&outgoing, reach).await?;
             if !answer.status.is_redirection() {
                 return Ok(answer);
             }
-            let location = answer
-                .headers
-                .get(header::LOCATION)
-                .and_then(|value| value.to_str().ok())
-                .and_then(|location| outgoing.url.join(location).ok())
-                .ok_or_else(|| Failure::Protocol {
-                    detail: "a redirect without a place to go".into(),
-                })?;
-            if outgoing.url.scheme() == "https" && location.scheme() != "https" {
-                return Err(Failure::Config {
-                    detail: format!(
-                        "{} redirected to an address without https",
-                        host_of(&outgoing.url)
-                    ),
-                });
+            if !local {
+                // An owner's leave to reach the local network is for the service they named
+                // there: a service on the internet may not send Exhale into it.
+                reach = Reach::Internet;
             }
-            if location.origin() != outgoing.url.origin() {
-                // Credentials are for the host they were given for.
-                outgoing.authorization = None;
-            }
-            outgoing.url = location;
+            let location =
+                answer.headers.get(header::LOCATION).and_then(|value| value.to_str().ok());
+            let (url, authorization) = next_hop(&outgoing.url, location, outgoing.authorization)?;
+            outgoing.url = url;
+            outgoing.authorization = authorization;
         }
         Err(Failure::Protocol { detail: format!("more than {MAX_REDIRECTS} redirects") })
     }
 
-    async fn once(&self, outgoing: &Outgoing, reach: Reach) -> Result<Answer, Failure> {
+    /// One request, and whether the address it went to is on this machine or the local
+    /// network.
+    async fn once(&self, outgoing: &Outgoing, reach: Reach) -> Result<(Answer, bool), Failure> {
         let url = &outgoing.url;
         let https = match url.scheme() {
             "https" => true,
@@ -111,10 +104,9 @@ impl Http {
             .await
             .map_err(|_| Failure::TryLater { detail: format!("{host} cannot be found (DNS)") })?
             .collect();
-        let allowed = |address: &&SocketAddr| {
-            reach == Reach::AlsoLocal || ops::network::may_connect(address.ip(), false)
-        };
-        let allowed: Vec<&SocketAddr> = addresses.iter().filter(allowed).collect();
+        let public = |address: &SocketAddr| ops::network::may_connect(address.ip(), false);
+        let allowed: Vec<&SocketAddr> =
+            addresses.iter().filter(|a| reach == Reach::AlsoLocal || public(a)).collect();
         if allowed.is_empty() {
             return Err(Failure::Config {
                 detail: format!(
@@ -122,10 +114,21 @@ impl Http {
                 ),
             });
         }
+        let local = !allowed.iter().any(|address| public(address));
+        if !https && !local {
+            // Credentials never cross the internet in the clear.
+            return Err(Failure::Config {
+                detail: format!(
+                    "{host} is on the internet: its address must be https (http is for a bank service on this machine or the local network)"
+                ),
+            });
+        }
         // Each address of the name that passed, in turn, until one answers.
         let mut tcp = None;
         for address in allowed {
-            if let Ok(stream) = tokio::net::TcpStream::connect(address).await {
+            let attempt =
+                tokio::time::timeout(CONNECT_TIMEOUT, tokio::net::TcpStream::connect(address));
+            if let Ok(Ok(stream)) = attempt.await {
                 tcp = Some(stream);
                 break;
             }
@@ -148,15 +151,45 @@ impl Http {
             .body(Full::new(Bytes::from(outgoing.body.clone())))
             .map_err(|_| Failure::Config { detail: "the request cannot be written".into() })?;
         if !https {
-            return exchange(TokioIo::new(tcp), request).await;
+            return Ok((exchange(TokioIo::new(tcp), request).await?, local));
         }
         let name = rustls::pki_types::ServerName::try_from(host.clone())
             .map_err(|_| Failure::Config { detail: format!("{host} is not a valid host name") })?;
-        let tls = self.tls.connect(name, tcp).await.map_err(|err| Failure::Config {
-            detail: format!("{host}'s TLS certificate cannot be trusted ({err})"),
+        let tls = self.tls.connect(name, tcp).await.map_err(|err| {
+            // A certificate Exhale cannot trust is set up wrongly; a broken handshake is
+            // worth another try.
+            if err.kind() == std::io::ErrorKind::InvalidData {
+                Failure::Config {
+                    detail: format!("{host}'s TLS certificate cannot be trusted ({err})"),
+                }
+            } else {
+                Failure::TryLater {
+                    detail: format!("the TLS handshake with {host} failed ({err})"),
+                }
+            }
         })?;
-        exchange(TokioIo::new(tls), request).await
+        Ok((exchange(TokioIo::new(tls), request).await?, local))
     }
+}
+
+/// Where a redirect from `from` to `location` goes, and the credentials that go with it:
+/// none when it leaves their origin. Never from https to another scheme.
+fn next_hop(
+    from: &Url,
+    location: Option<&str>,
+    authorization: Option<String>,
+) -> Result<(Url, Option<String>), Failure> {
+    let to = location
+        .and_then(|location| from.join(location).ok())
+        .ok_or_else(|| Failure::Protocol { detail: "a redirect without a place to go".into() })?;
+    if from.scheme() == "https" && to.scheme() != "https" {
+        return Err(Failure::Config {
+            detail: format!("{} redirected to an address without https", host_of(from)),
+        });
+    }
+    // Credentials are for the origin they were given for.
+    let authorization = authorization.filter(|_| to.origin() == from.origin());
+    Ok((to, authorization))
 }
 
 /// The host of a URL, for messages (never its credentials).
@@ -177,4 +210,26 @@ where
         });
     }
     Ok(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_redirect_keeps_the_credentials_only_within_their_origin() {
+        let from = Url::parse("https://bridge.example/simplefin/accounts?x=1").unwrap();
+        for (location, to, kept) in [
+            ("/simplefin/accounts2", "https://bridge.example/simplefin/accounts2", true),
+            ("https://other.example/a", "https://other.example/a", false),
+            // Another port is another origin.
+            ("https://bridge.example:8443/a", "https://bridge.example:8443/a", false),
+        ] {
+            let hop = next_hop(&from, Some(location), Some("Basic xyz".into())).unwrap();
+            assert_eq!((hop.0.as_str(), hop.1.is_some()), (to, kept), "{location}");
+        }
+        let downgrade = next_hop(&from, Some("http://bridge.example/a"), None);
+        assert!(matches!(downgrade, Err(Failure::Config { .. })));
+        assert!(matches!(next_hop(&from, None, None), Err(Failure::Protocol { .. })));
+    }
 }

@@ -64,6 +64,8 @@ pub struct Fetched {
 pub struct Problem {
     /// The account it concerns; `None` for a login or the connection as a whole.
     pub account_key: Option<String>,
+    /// The login at the provider it concerns (every account of it), when the provider says.
+    pub login: Option<String>,
     pub failure: Failure,
 }
 

@@ -18,7 +18,9 @@ use url::Url;
 
 use crate::{
     http::{Http, Outgoing, Reach},
-    provider::{Balance, Failure, Fetched, Problem, RemoteAccount, RemoteTransaction, bounded},
+    provider::{
+        Balance, Failure, Fetched, MAX_TEXT, Problem, RemoteAccount, RemoteTransaction, bounded,
+    },
 };
 
 /// The most days one request may cover: the Bridge caps a longer window.
@@ -86,9 +88,10 @@ impl AccessUrl {
         let text = answer.trim().trim_matches('"');
         let mut root = Url::parse(text).map_err(|_| LinkError::NotAnAccessUrl)?;
         let decode = |part: &str| {
-            url::form_urlencoded::parse(format!("x={}", part.replace('+', "%2B")).as_bytes())
-                .next()
-                .map(|(_, value)| value.into_owned())
+            percent_encoding::percent_decode_str(part)
+                .decode_utf8()
+                .ok()
+                .map(|text| text.into_owned())
         };
         let user = decode(root.username()).filter(|user| !user.is_empty());
         let password = root.password().and_then(decode);
@@ -158,12 +161,13 @@ pub struct Window {
     pub end: Option<Date>,
 }
 
-/// The requests that cover `from` up to today, newest first, each within the Bridge's 90
-/// days: the first sync walks back window by window, a later one needs one.
-pub fn windows(from: Date, today: Date) -> Vec<Window> {
+/// The requests that cover `from` up to `today_utc` (today's date in UTC, as the Bridge counts
+/// its windows), newest first, each within the Bridge's 90 days: the first sync walks back
+/// window by window, a later one needs one. The caller decides how far back to go.
+pub fn windows(from: Date, today_utc: Date) -> Vec<Window> {
     let days = |n: i64| jiff::Span::new().days(n);
     // The newest ends now, so it starts a day less than the most far back.
-    let newest = today.saturating_sub(days(MAX_WINDOW_DAYS - 1)).max(from);
+    let newest = today_utc.saturating_sub(days(MAX_WINDOW_DAYS - 1)).max(from);
     let mut windows = vec![Window { start: newest, end: None }];
     while let Some(end) = windows.last().map(|window| window.start).filter(|start| *start > from) {
         let start = end.saturating_sub(days(MAX_WINDOW_DAYS)).max(from);
@@ -318,16 +322,30 @@ fn day_of(seconds: i64) -> Option<Date> {
 }
 
 /// `text` in `currency`'s minor units, or why not (never rounded).
+/// A provider writes values exactly: "12.990" is 12.99, while "12.999" in USD is refused.
 fn minor(text: &str, currency: CurrencyCode) -> Result<i64, String> {
     let amount: SignedAmount = text.parse().map_err(|err| format!("{err}"))?;
-    amount.money(currency.currency()).map(|money| money.minor()).map_err(|err| format!("{err}"))
+    amount
+        .decimal()
+        .without_trailing_zeros()
+        .in_currency(currency.currency())
+        .map(|money| money.minor())
+        .map_err(|err| format!("{err}"))
 }
 
 /// Reads an Account Set, either shape. A failure of the whole request is `Err`; what failed for
 /// one login, account or transaction is a [`Problem`] beside what came.
 pub fn read_account_set(body: &[u8]) -> Result<Fetched, Failure> {
     let set: AccountSet = serde_json::from_slice(body)
-        .map_err(|err| Failure::Protocol { detail: format!("not an Account Set: {err}") })?;
+        // The parser's message quotes the body: only where it went wrong is kept.
+        .map_err(|err| Failure::Protocol {
+            detail: format!(
+                "not an Account Set ({:?} at line {}, column {})",
+                err.classify(),
+                err.line(),
+                err.column()
+            ),
+        })?;
     let mut fetched = Fetched::default();
     for entry in &set.errlist {
         let text = bounded(entry.msg.as_deref().unwrap_or(&entry.code));
@@ -339,22 +357,30 @@ pub fn read_account_set(body: &[u8]) -> Result<Fetched, Failure> {
                     ),
                 });
             }
-            // A developer's error (a window capped): ours to avoid, not the person's.
-            "gen" => Failure::Protocol { detail: text.clone() },
+            // A developer's error (a window capped): ours to avoid, not for the person.
+            "gen" => {
+                fetched.problems.push(Problem {
+                    account_key: None,
+                    login: None,
+                    failure: Failure::Protocol { detail: text },
+                });
+                continue;
+            }
             "con" => Failure::Relink {
                 reason: format!("fix this bank login at the SimpleFIN Bridge: {text}"),
             },
             _ => Failure::TryLater { detail: text.clone() },
         };
         let account_key = entry.account_id.as_ref().map(|id| match &entry.conn_id {
-            Some(connection) => format!("{connection}/{id}"),
+            Some(connection) => key_of(Some(connection), id),
             None => set
                 .accounts
                 .iter()
                 .find(|account| &account.id == id)
-                .map_or_else(|| id.clone(), account_key),
+                .map_or_else(|| key_of(None, id), account_key),
         });
-        fetched.problems.push(Problem { account_key, failure });
+        let login = entry.conn_id.clone();
+        fetched.problems.push(Problem { account_key, login, failure });
         fetched.messages.push(text);
     }
     for message in set.errors.iter().chain(&set.api_messages) {
@@ -363,6 +389,7 @@ pub fn read_account_set(body: &[u8]) -> Result<Fetched, Failure> {
         if lower.contains("reauthenticate") || lower.contains("need attention") {
             fetched.problems.push(Problem {
                 account_key: None,
+                login: None,
                 failure: Failure::Relink {
                     reason: format!("fix this bank login at the SimpleFIN Bridge: {text}"),
                 },
@@ -370,6 +397,7 @@ pub fn read_account_set(body: &[u8]) -> Result<Fetched, Failure> {
         } else if lower.contains("fewer requests") || lower.contains("once every 24 hours") {
             fetched.problems.push(Problem {
                 account_key: None,
+                login: None,
                 failure: Failure::RateLimited { retry_after_secs: None },
             });
         }
@@ -394,9 +422,15 @@ fn account_key(account: &Account) -> String {
         let org = account.org.as_ref()?;
         org.domain.clone().or_else(|| org.name.clone())
     });
+    key_of(owner.as_deref(), &account.id)
+}
+
+/// `owner/id`, each part with `%` and `/` escaped, so no two accounts share a key.
+fn key_of(owner: Option<&str>, id: &str) -> String {
+    let part = |text: &str| text.replace('%', "%25").replace('/', "%2F");
     match owner {
-        Some(owner) => format!("{owner}/{}", account.id),
-        None => account.id.clone(),
+        Some(owner) => format!("{}/{}", part(owner), part(id)),
+        None => part(id),
     }
 }
 
@@ -414,6 +448,7 @@ fn read_account(set: &AccountSet, account: &Account, fetched: &mut Fetched) {
     let Some(currency) = currency else {
         fetched.problems.push(Problem {
             account_key: Some(key.clone()),
+            login: account.conn_id.clone(),
             failure: Failure::Config {
                 detail: format!(
                     "{name} is in a currency Exhale does not know ({}); nothing of it is imported",
@@ -433,13 +468,22 @@ fn read_account(set: &AccountSet, account: &Account, fetched: &mut Fetched) {
     let mut refuse = |detail: String| {
         fetched.problems.push(Problem {
             account_key: Some(key.clone()),
+            login: account.conn_id.clone(),
             failure: Failure::Protocol { detail },
         });
     };
-    let balance = match (minor(&account.balance, currency), day_of(account.balance_date)) {
+    let balance_day = Some(account.balance_date).filter(|&seconds| seconds > 0).and_then(day_of);
+    let balance = match (minor(&account.balance, currency), balance_day) {
         (Ok(booked_minor), Some(on)) => {
             let available_minor =
-                account.available_balance.as_deref().and_then(|text| minor(text, currency).ok());
+                match account.available_balance.as_deref().map(|text| minor(text, currency)) {
+                    Some(Err(err)) => {
+                        refuse(format!("{name}: its available balance cannot be read: {err}"));
+                        None
+                    }
+                    Some(Ok(available)) => Some(available),
+                    None => None,
+                };
             Some(Balance { on, booked_minor, available_minor })
         }
         (Err(err), _) => {
@@ -456,6 +500,17 @@ fn read_account(set: &AccountSet, account: &Account, fetched: &mut Fetched) {
         } else {
             Some(transaction.posted)
         };
+        // The id is kept exactly as sent: two ids alike but for a space are two transactions.
+        if transaction.id.is_empty()
+            || transaction.id.chars().count() > MAX_TEXT
+            || transaction.id.chars().any(char::is_control)
+        {
+            refuse(format!(
+                "{name}: a transaction's id cannot be kept ({})",
+                bounded(&transaction.id)
+            ));
+            continue;
+        }
         let Some(on) = when.filter(|&seconds| seconds > 0).and_then(day_of) else {
             refuse(format!("{name}: transaction {} has no date", bounded(&transaction.id)));
             continue;
@@ -463,7 +518,7 @@ fn read_account(set: &AccountSet, account: &Account, fetched: &mut Fetched) {
         match minor(&transaction.amount, currency) {
             Ok(amount_minor) => transactions.push(RemoteTransaction {
                 account_key: key.clone(),
-                key: bounded(&transaction.id),
+                key: transaction.id.clone(),
                 pending,
                 on,
                 amount_minor,
@@ -514,10 +569,10 @@ mod tests {
     #[test]
     fn an_access_url_keeps_its_credentials_out_of_sight() {
         let access =
-            AccessUrl::parse(" https://user%2B1:p%40ss+w@bridge.example/simplefin\n", false)
+            AccessUrl::parse(" https://user%2B1:p%40ss+w&x@bridge.example/simplefin\n", false)
                 .unwrap();
         assert_eq!(access.root().as_str(), "https://bridge.example/simplefin");
-        let expected = base64::engine::general_purpose::STANDARD.encode("user+1:p@ss+w");
+        let expected = base64::engine::general_purpose::STANDARD.encode("user+1:p@ss+w&x");
         assert_eq!(access.authorization(), format!("Basic {expected}"));
         let debug = format!("{access:?}");
         assert!(!debug.contains("p@ss") && !debug.contains("user"), "{debug}");
@@ -551,7 +606,9 @@ mod tests {
             let end = window.end.unwrap();
             assert!((end - window.start).get_days() <= MAX_WINDOW_DAYS as i32, "{window:?}");
         }
-        assert_eq!(first[1].end, Some(first[0].start));
+        for pair in first.windows(2) {
+            assert_eq!(pair[1].end, Some(pair[0].start), "each window ends where the next began");
+        }
         assert_eq!(first.last().unwrap().start, day("2026-06-06"));
     }
 
@@ -626,14 +683,23 @@ mod tests {
              "transactions": [
                {"id": "T1", "posted": 1796256000, "amount": "-12.999", "description": "THREE DECIMALS"},
                {"id": "T2", "posted": 1796256000, "amount": "1e3", "description": "NOT A DECIMAL"},
-               {"id": "T3", "posted": 1796256000, "amount": "-5.00", "description": "COFFEE\n<script>alert(1)</script>"}
+               {"id": "T3", "posted": 1796256000, "amount": "-5.000", "description": "COFFEE\n<script>alert(1)</script>"},
+               {"id": "T 4", "posted": 1796256000, "amount": "-1.00", "description": "AN ID WITH A SPACE"},
+               {"id": "T\t4", "posted": 1796256000, "amount": "-1.00", "description": "AN ID WITH A TAB"}
              ]},
             {"conn_id": "CON-1", "id": "MILES", "name": "Miles", "currency": "https://bank.example/currency/miles", "balance": "100", "balance-date": 1796342400}
           ]}"#;
         let fetched = read_account_set(body.as_bytes()).unwrap();
-        let kept: Vec<(&str, &str)> =
-            fetched.transactions.iter().map(|t| (t.key.as_str(), t.description.as_str())).collect();
-        assert_eq!(kept, [("T3", "COFFEE <script>alert(1)</script>")], "kept as data, on one line");
+        let kept: Vec<(&str, i64, &str)> = fetched
+            .transactions
+            .iter()
+            .map(|t| (t.key.as_str(), t.amount_minor, t.description.as_str()))
+            .collect();
+        assert_eq!(
+            kept,
+            [("T3", -500, "COFFEE <script>alert(1)</script>"), ("T 4", -100, "AN ID WITH A SPACE")],
+            "text kept as data on one line, an exact amount read, an id kept as sent"
+        );
         let problems: Vec<(Option<&str>, &str)> = fetched
             .problems
             .iter()
@@ -656,11 +722,17 @@ mod tests {
                 (None, "protocol"),
                 (Some("CON-1/ACT-7"), "protocol"),
                 (Some("CON-1/ACT-7"), "protocol"),
+                (Some("CON-1/ACT-7"), "protocol"),
                 (Some("CON-1/MILES"), "config"),
             ]
         );
         assert!(fetched.accounts.iter().any(|a| a.key == "CON-1/MILES" && a.currency.is_none()));
         assert!(fetched.messages.iter().any(|m| m.contains("Other Bank")));
+        assert_eq!(fetched.problems[0].login.as_deref(), Some("CON-2"), "the login to fix");
+        assert!(
+            !fetched.messages.iter().any(|m| m.contains("capped")),
+            "a developer's error is not shown"
+        );
     }
 
     #[test]

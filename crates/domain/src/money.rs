@@ -515,6 +515,18 @@ impl Decimal {
         Ok(Money::new(self.ten_thousandths / per_minor, currency))
     }
 
+    /// The same amount with the zeros at the end of its decimals left out ("12.990" is
+    /// "12.99"): for a value another program wrote exactly, never for what a person typed.
+    pub fn without_trailing_zeros(self) -> Decimal {
+        let mut decimals = self.decimals;
+        while decimals > 0
+            && (self.ten_thousandths / 10_i64.pow(u32::from(MAX_DECIMALS - decimals))) % 10 == 0
+        {
+            decimals -= 1;
+        }
+        Decimal { decimals, ..self }
+    }
+
     /// The same amount without its sign.
     pub fn abs(self) -> Decimal {
         Decimal { ten_thousandths: self.ten_thousandths.saturating_abs(), ..self }
@@ -889,6 +901,16 @@ mod tests {
             assert!(matches!(Decimal::parse(bad), Err(MoneyError::Malformed(_))), "{bad}");
         }
         assert!(Decimal::parse("-0.01").unwrap().is_negative());
+        let exact = Decimal::parse("12.990").unwrap().without_trailing_zeros();
+        assert_eq!(
+            (exact.to_string(), exact.in_currency(cur("USD")).unwrap().minor()),
+            ("12.99".into(), 1299)
+        );
+        assert_eq!(Decimal::parse("7.000").unwrap().without_trailing_zeros().to_string(), "7");
+        assert_eq!(
+            Decimal::parse("0.0105").unwrap().without_trailing_zeros().to_string(),
+            "0.0105"
+        );
         assert!(!Decimal::parse("-0").unwrap().is_negative());
         let money = Money::new(-1250, cur("KWD"));
         assert_eq!(Decimal::from(money).to_string(), money.to_decimal_string());

@@ -28,7 +28,7 @@ impl Reply {
 }
 
 /// Sends `request` over `io` (HTTP/1.1, one request) and reads the answer, at most `max_body`
-/// bytes of its body: a longer one is cut, and says so.
+/// bytes of its body: a longer one is cut, and says so; one that breaks off is an error.
 pub async fn exchange<IO>(
     io: IO,
     request: Request<Full<Bytes>>,
@@ -47,7 +47,7 @@ where
         let mut read = Vec::new();
         let mut cut = false;
         while let Some(frame) = body.frame().await {
-            let Ok(frame) = frame else { break };
+            let frame = frame?;
             if let Some(bytes) = frame.data_ref() {
                 let room = max_body.saturating_sub(read.len());
                 read.extend_from_slice(&bytes[..bytes.len().min(room)]);

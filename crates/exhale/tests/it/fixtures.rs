@@ -237,3 +237,15 @@ pub(crate) async fn confirmed(env: &TestEnv, caller: &Caller, op: &str, input: V
         other => panic!("{op} should ask for confirmation, got {other:?}"),
     }
 }
+
+/// What a chat bot reaches in `env`: its chats and catalog, and the assistant with no model
+/// set up (a household's own settings choose one).
+pub(crate) fn chat_services(env: &TestEnv) -> channels::ChatServices {
+    let assistant = assistant::Assistant::new(
+        env.app.clone(),
+        env.app.clone(),
+        std::sync::Arc::new(assistant::Providers::default()),
+    )
+    .unwrap_or_else(|err| panic!("the assistant starts: {err}"));
+    channels::ChatServices::new(env.app.clone(), env.app.clone(), std::sync::Arc::new(assistant))
+}

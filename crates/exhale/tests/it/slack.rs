@@ -46,18 +46,7 @@ impl Workspace {
     async fn app(&self) -> channels::slack::App {
         use ops::channels::Chats as _;
         let bot = self.env.app.chat_bots().await.unwrap().into_iter().next().unwrap();
-        let assistant = assistant::Assistant::new(
-            self.env.app.clone(),
-            self.env.app.clone(),
-            Arc::new(assistant::Providers::default()),
-        )
-        .unwrap();
-        let services = channels::ChatServices::new(
-            self.env.app.clone(),
-            self.env.app.clone(),
-            Arc::new(assistant),
-        );
-        let mut app = self.channels.slack_app(bot, services);
+        let mut app = self.channels.slack_app(bot, crate::fixtures::chat_services(&self.env));
         app.start().await.unwrap();
         app
     }
@@ -224,7 +213,6 @@ async fn a_conversation_in_slack_goes_from_free_text_to_a_confirmed_change_and_i
 
 #[tokio::test]
 async fn the_chat_supervisor_runs_every_households_telegram_bot_and_slack_app() {
-    use ops::{Catalog, assistant::Ask, channels::Chats};
     let env = TestEnv::new();
     let ana = env.household("Home", "ana@a.test").await;
     let (slack_api, slack) = fakes::slack(APP_TOKEN, BOT_TOKEN).await;
@@ -238,17 +226,7 @@ async fn the_chat_supervisor_runs_every_households_telegram_bot_and_slack_app() 
         ..ChannelsConfig::default()
     };
     let channels = Arc::new(Channels::new(env.app.clone(), config).unwrap());
-    let assistant: Arc<dyn Ask> = Arc::new(
-        assistant::Assistant::new(
-            env.app.clone(),
-            env.app.clone(),
-            Arc::new(assistant::Providers::default()),
-        )
-        .unwrap(),
-    );
-    let catalog: Arc<dyn Catalog> = env.app.clone();
-    let chats: Arc<dyn Chats> = env.app.clone();
-    let supervisor = channels.spawn_chats(channels::ChatServices::new(chats, catalog, assistant));
+    let supervisor = channels.spawn_chats(crate::fixtures::chat_services(&env));
 
     // Both start on their own: the Slack app opens its socket, the Telegram bot polls.
     slack.until(|calls| calls.iter().any(|c| c.method == "apps.connections.open")).await;

@@ -45,18 +45,7 @@ impl Chat {
             .into_iter()
             .find(|b| b.household_id == household_id)
             .unwrap();
-        let assistant = assistant::Assistant::new(
-            self.env.app.clone(),
-            self.env.app.clone(),
-            Arc::new(assistant::Providers::default()),
-        )
-        .unwrap();
-        let services = channels::ChatServices::new(
-            self.env.app.clone(),
-            self.env.app.clone(),
-            Arc::new(assistant),
-        );
-        let bot = self.channels.telegram_bot(bot, services);
+        let bot = self.channels.telegram_bot(bot, crate::fixtures::chat_services(&self.env));
         bot.start().await.unwrap();
         bot
     }

@@ -59,7 +59,8 @@ pub fn claim_url(token: &str, allow_http: bool) -> Result<Url, LinkError> {
         .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(compact.as_bytes()))
         .map_err(|_| LinkError::NotAToken)?;
     let text = String::from_utf8(decoded).map_err(|_| LinkError::NotAToken)?;
-    let url = Url::parse(text.trim()).map_err(|_| LinkError::NotAToken)?;
+    // Read as every address Exhale connects to is read (`ops::network::read_url`).
+    let url = ops::network::read_url(text.trim()).ok_or(LinkError::NotAToken)?;
     checked_scheme(url, allow_http)
 }
 
@@ -86,7 +87,7 @@ impl AccessUrl {
     /// Reads the Bridge's answer to a claim (the Access URL, perhaps quoted or with spaces).
     pub fn parse(answer: &str, allow_http: bool) -> Result<Self, LinkError> {
         let text = answer.trim().trim_matches('"');
-        let mut root = Url::parse(text).map_err(|_| LinkError::NotAnAccessUrl)?;
+        let mut root = ops::network::read_url(text).ok_or(LinkError::NotAnAccessUrl)?;
         let decode = |part: &str| {
             percent_encoding::percent_decode_str(part)
                 .decode_utf8()

@@ -13,8 +13,8 @@ use serde_json::value::RawValue;
 /// What a message says, as read once.
 #[derive(Clone)]
 pub(crate) struct Incoming {
-    /// The request's id as written; `None` for a notification.
-    pub(crate) id: Option<Box<RawValue>>,
+    /// The id of a message without the plain shape (a plain one's is in it): see [`Incoming::id`].
+    other_id: Option<Box<RawValue>>,
     /// For a `tools/call`, the op it runs: the tool's, or the one `call_tool` names; `None`
     /// for any other method or a name no op has.
     pub(crate) op: Option<&'static OpMeta>,
@@ -107,7 +107,7 @@ impl Incoming {
                     op_of(params.name.as_deref()?, named.and_then(|name| name.as_str()))
                 })
                 .flatten();
-            return Some(Self { id: Some(plain.id.clone()), op, plain: Some(plain) });
+            return Some(Self { other_id: None, op, plain: Some(plain) });
         }
         let named: Named<'_> = serde_json::from_slice(bytes).ok()?;
         let op = (named.method == TOOLS_CALL)
@@ -118,7 +118,15 @@ impl Incoming {
                 op_of(params.name.as_deref()?, inner)
             })
             .flatten();
-        Some(Self { id: named.id.map(ToOwned::to_owned), op, plain: None })
+        Some(Self { other_id: named.id.map(ToOwned::to_owned), op, plain: None })
+    }
+
+    /// The request's id as written; `None` for a notification.
+    pub(crate) fn id(&self) -> Option<&RawValue> {
+        match &self.plain {
+            Some(plain) => Some(&plain.id),
+            None => self.other_id.as_deref(),
+        }
     }
 }
 
@@ -138,14 +146,14 @@ mod tests {
         let plain = br#"{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "call_tool", "arguments": {"name": "list_tags", "arguments": {}}, "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}"#;
         let read = Incoming::read(plain).unwrap_or_else(|| panic!("read"));
         assert_eq!(read.op.map(|op| op.name()), Some("list_tags"));
-        assert_eq!(read.id.as_deref().map(RawValue::get), Some("7"));
+        assert_eq!(read.id().map(RawValue::get), Some("7"));
         assert!(read.plain.is_some());
 
         // Not the hot path's shape (no _meta, an extra field): still the op, for step-up.
         let other = br#"{"jsonrpc": "2.0", "id": "a", "method": "tools/call", "extra": 1, "params": {"name": "get_subscription", "arguments": {"id": 1}}}"#;
         let read = Incoming::read(other).unwrap_or_else(|| panic!("read"));
         assert_eq!(read.op.map(|op| op.name()), Some("get_subscription"));
-        assert_eq!(read.id.as_deref().map(RawValue::get), Some("\"a\""));
+        assert_eq!(read.id().map(RawValue::get), Some("\"a\""));
         assert!(read.plain.is_none());
 
         let listed = br#"{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}"#;

@@ -61,8 +61,7 @@ impl StepUp {
         .with("tool", meta.name())
         .render();
         let id = incoming
-            .id
-            .as_ref()
+            .id()
             .and_then(|id| serde_json::from_str(id.get()).ok())
             .unwrap_or(serde_json::Value::Null);
         let mut response = crate::framing::error_response(

@@ -38,6 +38,8 @@ pub(crate) struct Ctx<'a> {
     /// before the transaction began (`invoke.rs`): a PDF may take seconds, which no
     /// transaction should wait for.
     pub(crate) pdf: crate::statements::PdfReading,
+    /// What the bank gave a link or a sync before the transaction began (`bank_calls.rs`).
+    pub(crate) bank: Option<crate::bank_calls::Prefetched>,
     /// The caller's visible subscriptions, loaded once per call by the reports that all need
     /// them; dropped whenever the call records a change.
     pub(crate) visible:
@@ -84,6 +86,7 @@ impl<'a> Ctx<'a> {
             caps: crate::limits::HouseholdCaps::default(),
             assistant_env: ops::assistant::ProviderFields::default(),
             pdf: crate::statements::PdfReading::default(),
+            bank: None,
         })
     }
 

@@ -149,8 +149,23 @@ impl App {
         let caps = self.household_caps();
         let assistant_env = self.assistant_environment();
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
+        let bank = crate::bank_calls::before(
+            &self.store,
+            self.bank_feeds(),
+            &caller,
+            info,
+            &input,
+            dry_run,
+            now,
+        )
+        .await?;
+        let leased = match &bank {
+            Some(crate::bank_calls::Prefetched::Sync { connection_id, .. }) => Some(*connection_id),
+            _ => None,
+        };
+        let household = caller.household_id;
         let instance = self.instance.clone();
-        let (output, events, resolved_input) = transactions::blocking(move || {
+        let written = transactions::blocking(move || {
             let writing = if dry_run { store::Writing::DryRun } else { store::Writing::Change };
             transactions::write_in(
                 &store,
@@ -163,6 +178,7 @@ impl App {
                     ctx.caps = caps;
                     ctx.assistant_env = assistant_env;
                     ctx.pdf = pdf;
+                    ctx.bank = bank;
                     // Checked again inside the write transaction, so two concurrent confirms
                     // cannot both apply.
                     if let Some(id) = &confirmation
@@ -189,7 +205,9 @@ impl App {
                 },
             )
         })
-        .await?;
+        .await;
+        crate::bank_calls::after(&self.store, household, leased).await;
+        let (output, events, resolved_input) = written?;
         if !dry_run {
             self.after_changes(events);
         }

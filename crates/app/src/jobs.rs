@@ -1,5 +1,6 @@
 //! Background work: recording charges whose date has come, at start and after each local
-//! midnight. Messages are planned and delivered through `outbox.rs`.
+//! midnight, and syncing the bank connections whose time has come. Messages are planned and
+//! delivered through `outbox.rs`.
 
 use std::sync::Arc;
 
@@ -51,19 +52,91 @@ impl App {
     /// midnights are covered by running hourly and letting the job find what is due). The
     /// outbox is delivered by the `channels` crate's worker.
     pub fn spawn_jobs(self: &Arc<Self>) -> tokio::task::JoinHandle<()> {
-        let app = self.clone();
-        tokio::spawn(async move {
+        let (charges, banks) = (self.clone(), self.clone());
+        let charges = async move {
             loop {
-                match app.materialise_due_charges().await {
+                match charges.materialise_due_charges().await {
                     Ok(count) if count > 0 => tracing::info!(count, "recorded due charges"),
                     Ok(_) => {}
                     Err(err) => tracing::warn!(code = err.code(), "recording due charges failed"),
                 }
-                tokio::time::sleep(until_next_hour(app.clock.now())).await;
+                tokio::time::sleep(until_next_hour(charges.clock.now())).await;
             }
+        };
+        let banks = async move {
+            loop {
+                let synced = banks.sync_due_bank_connections().await;
+                if synced > 0 {
+                    tracing::info!(synced, "synced bank connections");
+                }
+                tokio::time::sleep(BANK_SYNC_CHECK).await;
+            }
+        };
+        tokio::spawn(async move {
+            tokio::join!(charges, banks);
         })
     }
+
+    /// Syncs every bank connection whose time has come, each as the member who linked it
+    /// (`Actor::System`, so the activity says the schedule did it); returns how many synced.
+    /// A connection another instance or a person is syncing is left to them (its lease).
+    pub async fn sync_due_bank_connections(&self) -> usize {
+        let store = self.store.clone();
+        let now = clock::timestamp_text(self.clock.now());
+        let due = transactions::blocking(move || {
+            transactions::read(&store, |db| {
+                let mut due = Vec::new();
+                for (household, id, member) in
+                    store::banks::due(db, &now).map_err(transactions::internal)?
+                {
+                    let member = store::households::get_member(db, household, member)
+                        .map_err(transactions::internal)?;
+                    due.push((id, member));
+                }
+                Ok(due)
+            })
+        })
+        .await;
+        let due = match due {
+            Ok(due) => due,
+            Err(err) => {
+                tracing::warn!(code = err.code(), "listing due bank syncs failed");
+                return 0;
+            }
+        };
+        let mut synced = 0;
+        for (id, member) in due {
+            let caller = ops::Caller {
+                household_id: member.household_id,
+                member_id: member.id,
+                role: member.role,
+                scope: ops::Scope::Write,
+                actor: ops::Actor::System,
+                via: ops::Via::System,
+                language: domain::Language::English,
+            };
+            let Some(connection_id) = ops::common::RecordId::new(id) else { continue };
+            let input = ops::banks::SyncBankConnectionInput { connection_id };
+            match ops::call::<ops::banks::SyncBankConnection>(
+                self,
+                &caller,
+                &input,
+                ops::Mode::Apply,
+            )
+            .await
+            {
+                Ok(_) => synced += 1,
+                Err(err) => {
+                    tracing::info!(connection = id, code = err.code(), "bank sync did not run")
+                }
+            }
+        }
+        synced
+    }
 }
+
+/// How often the schedule looks for bank connections due a sync.
+const BANK_SYNC_CHECK: std::time::Duration = std::time::Duration::from_secs(5 * 60);
 
 /// Time until the next full hour: every zone's midnight falls on one (or a half or quarter
 /// hour, caught at the next run a few minutes later at most an hour late).

@@ -7,8 +7,10 @@
 mod accounts;
 mod assistant;
 mod auth;
+mod bank_calls;
 mod briefing;
 mod budget_periods;
+mod charge_matching;
 mod chats;
 mod clock;
 mod confirmations;
@@ -64,6 +66,8 @@ pub struct App {
     assistant_env: std::sync::Mutex<ops::assistant::ProviderFields>,
     /// What reads a statement's PDF (this process until the server sets one).
     pdf_reader: std::sync::Mutex<Arc<dyn statement::PdfReader>>,
+    /// The bank providers' calls (none until the server sets them).
+    bank_feeds: std::sync::Mutex<Option<Arc<dyn ops::banks::BankFeeds>>>,
     /// This instance among those on one database (`instances.rs`): random, for this process.
     instance: String,
 }
@@ -109,6 +113,7 @@ impl App {
             oauth: oauth_state::OAuthState::default(),
             assistant_env: std::sync::Mutex::default(),
             pdf_reader: std::sync::Mutex::new(Arc::new(statement::InProcess)),
+            bank_feeds: std::sync::Mutex::default(),
             instance: credentials::random_hex(8).map_err(|_| OpenError::NoRandomness)?,
         }))
     }
@@ -131,6 +136,16 @@ impl App {
 
     pub(crate) fn pdf_reader(&self) -> Arc<dyn statement::PdfReader> {
         limits::locked(&self.pdf_reader).clone()
+    }
+
+    /// Sets the bank providers' calls (`banks::Feeds`); without them, linking and syncing a
+    /// bank connection is refused.
+    pub fn set_bank_feeds(&self, feeds: Arc<dyn ops::banks::BankFeeds>) {
+        *limits::locked(&self.bank_feeds) = Some(feeds);
+    }
+
+    pub(crate) fn bank_feeds(&self) -> Option<Arc<dyn ops::banks::BankFeeds>> {
+        limits::locked(&self.bank_feeds).clone()
     }
 
     /// Sets how large a household may grow; the defaults apply until then.

@@ -394,6 +394,7 @@ pub(crate) fn transaction_view(row: &store::ledger::TransactionRow) -> ops::ledg
             store::ledger::Source::Manual => ops::ledger::TransactionSource::Manual,
             store::ledger::Source::Import => ops::ledger::TransactionSource::Import,
         },
+        pending: row.pending,
         splits: row
             .splits
             .iter()

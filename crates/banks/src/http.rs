@@ -12,7 +12,7 @@ use hyper::{Request, body::Bytes, header};
 use hyper_util::rt::TokioIo;
 use url::Url;
 
-use crate::provider::Failure;
+use ops::banks::Failure;
 
 /// The longest a provider may take to answer a request (a bank behind a bridge is slow).
 const TIMEOUT: Duration = Duration::from_secs(60);

@@ -16,12 +16,11 @@ use ops::common::{CurrencyCode, SignedAmount};
 use serde::Deserialize;
 use url::Url;
 
-use crate::{
-    http::{Http, Outgoing, Reach},
-    provider::{
-        Balance, Failure, Fetched, MAX_TEXT, Problem, RemoteAccount, RemoteTransaction, bounded,
-    },
+use ops::banks::{
+    Balance, Failure, Fetched, MAX_TEXT, Problem, RemoteAccount, RemoteTransaction, bounded,
 };
+
+use crate::http::{Http, Outgoing, Reach};
 
 /// The most days one request may cover: the Bridge caps a longer window.
 pub const MAX_WINDOW_DAYS: i64 = 90;
@@ -243,7 +242,9 @@ pub async fn fetch(
     if let Some(failure) = status_failure(answer.status.as_u16(), retry_after) {
         return Err(failure);
     }
-    read_account_set(&answer.body)
+    let mut fetched = read_account_set(&answer.body)?;
+    fetched.from = Some(window.start);
+    Ok(fetched)
 }
 
 #[derive(Deserialize)]

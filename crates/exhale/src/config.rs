@@ -59,6 +59,9 @@ pub(crate) struct Config {
     /// An OpenTelemetry collector for the assistant's spans, e.g. "http://127.0.0.1:4318";
     /// off by default, so nothing is sent anywhere unless it is set.
     pub(crate) otlp_endpoint: Option<String>,
+    /// A PEM file of authorities trusted for bank providers besides the public ones: a
+    /// self-hosted SimpleFIN bridge behind a private authority.
+    pub(crate) bank_ca_file: Option<PathBuf>,
 }
 
 /// A PostgreSQL URL. It may hold a password, so it is shown, printed and logged without one.
@@ -153,6 +156,7 @@ struct FileConfig {
     max_rules: Option<u32>,
     public_origin: Option<String>,
     otlp_endpoint: Option<String>,
+    bank_ca_file: Option<PathBuf>,
 }
 
 /// Values given on the command line.
@@ -253,6 +257,7 @@ impl Config {
             max_rules: caps.rules,
             public_origin: None,
             otlp_endpoint: None,
+            bank_ca_file: None,
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -304,6 +309,12 @@ impl Config {
             if file.otlp_endpoint.is_some() {
                 config.otlp_endpoint = file.otlp_endpoint;
             }
+            if file.bank_ca_file.is_some() {
+                config.bank_ca_file = file.bank_ca_file;
+            }
+        }
+        if let Some(path) = env("EXHALE_BANK_CA_FILE") {
+            config.bank_ca_file = Some(path.into());
         }
         if let Some(dir) = env("EXHALE_DATA_DIR") {
             config.data_dir = dir.into();

@@ -80,6 +80,11 @@ enum Command {
         #[command(subcommand)]
         command: MemberCommand,
     },
+    /// Link, list and sync bank connections.
+    Bank {
+        #[command(subcommand)]
+        command: BankCommand,
+    },
     /// Manage API tokens.
     Token {
         #[command(subcommand)]
@@ -157,6 +162,42 @@ enum MemberCommand {
         time_zone: Option<String>,
         #[arg(long, default_value = "en")]
         language: String,
+    },
+}
+
+#[derive(Subcommand)]
+enum BankCommand {
+    /// Link banks through a provider; the credential is read from stdin, never an argument.
+    Link {
+        #[command(subcommand)]
+        provider: BankProviderCommand,
+    },
+    /// List the bank connections a member sees: accounts, last sync, problems.
+    List {
+        /// The member (email). Default: the only owner.
+        #[arg(long)]
+        member: Option<String>,
+    },
+    /// Sync a bank connection now.
+    Sync {
+        /// The connection's id (from `exhale bank list`).
+        id: i64,
+        /// The member (email). Default: the only owner.
+        #[arg(long)]
+        member: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum BankProviderCommand {
+    /// SimpleFIN Bridge (US and Canada): paste the setup token from the Bridge on stdin.
+    Simplefin {
+        /// The member linking it (email). Default: the only owner.
+        #[arg(long)]
+        member: Option<String>,
+        /// Only this member sees the connection and the accounts it brings.
+        #[arg(long)]
+        private: bool,
     },
 }
 
@@ -249,7 +290,75 @@ fn open(config: &Config) -> anyhow::Result<Arc<app::App>> {
     }));
     app.set_assistant_environment(Config::assistant_environment()?);
     app.set_pdf_reader(Arc::new(pdf_process::ChildReader::this_program()?));
+    let feeds = match &config.bank_ca_file {
+        Some(path) => {
+            let pem = std::fs::read(path)
+                .with_context(|| format!("cannot read bank_ca_file {}", path.display()))?;
+            banks::Feeds::with_pem_authorities(&pem)
+                .map_err(|err| anyhow!("bank_ca_file {}: {err}", path.display()))?
+        }
+        None => banks::Feeds::new(&[])
+            .map_err(|err| anyhow!("cannot set up bank connections: {err}"))?,
+    };
+    app.set_bank_feeds(Arc::new(feeds));
     Ok(app)
+}
+
+/// `exhale bank`: the bank ops, as a person at the command line.
+async fn bank(app: &Arc<app::App>, command: BankCommand) -> anyhow::Result<()> {
+    let person = |member: Option<String>| async move {
+        match member {
+            Some(email) => app.person(&email, Via::Cli).await,
+            None => app.sole_owner(Via::Cli).await,
+        }
+        .map_err(op_error)
+    };
+    let catalog: &dyn ops::Catalog = app.as_ref();
+    let output = match command {
+        BankCommand::Link { provider: BankProviderCommand::Simplefin { member, private } } => {
+            let caller = person(member).await?;
+            eprintln!("Paste the setup token from the SimpleFIN Bridge, then press Ctrl-D:");
+            let input = ops::banks::LinkSimplefinInput {
+                setup_token: read_stdin()?.trim().to_owned(),
+                visibility: private.then_some(ops::entities::Visibility::Private),
+                connection_id: None,
+            };
+            let linked =
+                ops::call::<ops::banks::LinkSimplefin>(catalog, &caller, &input, Mode::Apply)
+                    .await
+                    .map_err(op_error)?;
+            eprintln!(
+                "Linked {}: {} accounts, {} transactions added.",
+                linked.connection.name,
+                linked.connection.accounts.len(),
+                linked.sync.added
+            );
+            serde_json::to_value(linked)?
+        }
+        BankCommand::List { member } => {
+            let caller = person(member).await?;
+            let empty = ops::household::Empty {};
+            serde_json::to_value(
+                ops::call::<ops::banks::ListBankConnections>(catalog, &caller, &empty, Mode::Apply)
+                    .await
+                    .map_err(op_error)?,
+            )?
+        }
+        BankCommand::Sync { id, member } => {
+            let caller = person(member).await?;
+            let connection_id = ops::common::RecordId::new(id).ok_or_else(|| {
+                anyhow!("{id} is not a connection id; `exhale bank list` shows them")
+            })?;
+            let input = ops::banks::SyncBankConnectionInput { connection_id };
+            serde_json::to_value(
+                ops::call::<ops::banks::SyncBankConnection>(catalog, &caller, &input, Mode::Apply)
+                    .await
+                    .map_err(op_error)?,
+            )?
+        }
+    };
+    println!("{}", serde_json::to_string_pretty(&output)?);
+    Ok(())
 }
 
 fn read_stdin() -> anyhow::Result<String> {
@@ -353,6 +462,7 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
                 caller.household_id, caller.member_id
             );
         }
+        Command::Bank { command } => bank(&app, command).await?,
         Command::Token {
             command: TokenCommand::Create { member, scope, name, expires_in_days },
         } => {

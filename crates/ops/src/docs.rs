@@ -311,6 +311,9 @@ mod tests {
             "revoke_calendar_feed",
             "create_chat_link",
             "set_channel_settings",
+            "link_simplefin",
+            "set_bank_account_target",
+            "remove_bank_connection",
         ]
         .into_iter()
         .collect();

@@ -243,7 +243,7 @@ domain::named_enum! {
     pub enum TransactionSource("transaction source") {
         /// Written by a person or an agent.
         Manual => "manual",
-        /// Read from a bank statement.
+        /// Read from a bank statement, or brought by a bank connection.
         Import => "import",
     }
 }
@@ -268,6 +268,10 @@ pub struct Transaction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transfer_id: Option<i64>,
     pub source: TransactionSource,
+    /// The bank shows it as not yet booked: its date and amount may still change, and it
+    /// becomes the booked transaction when the bank books it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
     /// Its parts in categories, when split; they add up to `amount`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub splits: Vec<TransactionSplit>,

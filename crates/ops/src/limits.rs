@@ -28,6 +28,9 @@ pub const NOTES: usize = 2000;
 pub const URL: usize = domain::validate::MAX_URL_CHARS;
 /// One tag, in characters.
 pub const TAG: usize = 40;
+/// How many days apart a statement's row and a bank feed's transaction of the same amount may
+/// be and still be one transaction (a bank books a card payment a day or two after it).
+pub const STATEMENT_AND_FEED_DAYS: i64 = 3;
 /// Tags on one subscription.
 pub const TAGS: usize = 20;
 /// A category's emoji, in characters (one emoji may take several).

@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 use crate::{
     access,
     activity::{self, ActivityEntry},
-    assistant, budgets, channels, charges,
+    assistant, banks, budgets, channels, charges,
     common::Page,
     household, import, ledger, ledger_reports,
     op::{Op, OpInfo, OpMeta},
@@ -98,6 +98,11 @@ macro_rules! op_list {
             import::ParseStatement,
             import::ImportSubscriptions,
             import::ImportTransactions,
+            banks::ListBankConnections,
+            banks::SyncBankConnection,
+            banks::LinkSimplefin,
+            banks::SetBankAccountTarget,
+            banks::RemoveBankConnection,
             reports::ListAttentionItems,
             ListActivity,
             activity::Undo,
@@ -252,7 +257,7 @@ impl Op for ListActivity {
     const INFO: OpInfo = OpInfo::read(
         "list_activity",
         "List changes: who changed what and when, newest first",
-        "Each entry says who made it. Pass entry ids or a batch_id to undo.",
+        "Pass entry ids or a batch_id to undo.",
     );
     type Input = ListActivityInput;
     type Output = Page<ActivityEntry>;

@@ -193,7 +193,7 @@ pub fn delete_setup_links(db: &Db<'_>) -> Result<()> {
 pub fn secret_names(db: &Db<'_>, household_id: i64) -> Result<Vec<String>> {
     // A destination's secret belongs to one member; Settings lists the household's.
     let names = db.query_map(
-        "SELECT name FROM secrets WHERE household_id = ?1 AND name NOT LIKE 'destination:%' ORDER BY name",
+        "SELECT name FROM secrets WHERE household_id = ?1 AND name NOT LIKE 'destination:%' AND name NOT LIKE 'bank:%' ORDER BY name",
         params![household_id],
         |r| r.get(0),
     )?;

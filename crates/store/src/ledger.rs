@@ -299,6 +299,8 @@ pub struct TransactionRow {
     pub charge_id: Option<i64>,
     pub source: Source,
     pub import_key: Option<String>,
+    /// The bank shows it as not yet booked.
+    pub pending: bool,
     /// (id, name), by name.
     pub labels: Vec<(i64, String)>,
     /// Its parts in categories, when it is split; their amounts add up to its amount.
@@ -385,6 +387,7 @@ fn transaction_from_row(row: &Row<'_>) -> Result<TransactionRow> {
         charge_id: row.get("charge_id")?,
         source: parsed(row, "source", Source::parse)?,
         import_key: row.get("import_key")?,
+        pending: row.get("pending")?,
         labels: Vec::new(),
         splits: Vec::new(),
     })
@@ -975,6 +978,7 @@ fn with_transaction_columns<T>(
             &row.category_id,
             &row.transfer_id,
             &row.charge_id,
+            &row.pending,
         ],
         keys,
         write,
@@ -986,9 +990,9 @@ pub fn insert_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Resul
     with_transaction_columns(row, keys, |params| {
         db.query_row(
             "INSERT INTO transactions (account_id, on_date, amount_minor, currency, payee, description,
-               notes, category_id, transfer_id, charge_id, source, import_key, household_id, created_at,
-               updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14) RETURNING id",
+               notes, category_id, transfer_id, charge_id, pending, source, import_key, household_id,
+               created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15) RETURNING id",
             params,
             |row| row.get(0),
         )
@@ -1000,8 +1004,8 @@ pub fn update_transaction(db: &Db<'_>, row: &TransactionRow, now: &str) -> Resul
         db.execute_one(
             "UPDATE transactions SET account_id = ?1, on_date = ?2, amount_minor = ?3, currency = ?4,
                payee = ?5, description = ?6, notes = ?7, category_id = ?8, transfer_id = ?9,
-               charge_id = ?10, updated_at = ?11
-             WHERE household_id = ?12 AND id = ?13",
+               charge_id = ?10, pending = ?11, updated_at = ?12
+             WHERE household_id = ?13 AND id = ?14",
             params,
         )
     })

@@ -25,6 +25,7 @@ mod value;
 pub mod access;
 pub mod assistant;
 pub mod audit;
+pub mod banks;
 pub mod budgets;
 pub mod channels;
 pub mod charges;

@@ -65,6 +65,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         "0027_account_counts_from_the_index",
         include_str!("../migrations/sqlite/0027_account_counts_from_the_index.sql"),
     ),
+    ("0028_bank_connections", include_str!("../migrations/sqlite/0028_bank_connections.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -100,6 +101,7 @@ const POSTGRES: &[(&str, &str)] = &[
         "0027_account_counts_from_the_index",
         include_str!("../migrations/postgres/0027_account_counts_from_the_index.sql"),
     ),
+    ("0028_bank_connections", include_str!("../migrations/postgres/0028_bank_connections.sql")),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

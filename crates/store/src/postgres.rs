@@ -123,7 +123,8 @@ impl PgStore {
              DROP FUNCTION IF EXISTS rule_labels_same_household();
              DROP FUNCTION IF EXISTS transaction_labels_same_household();
              DROP FUNCTION IF EXISTS transaction_splits_same_household();
-             DROP FUNCTION IF EXISTS transactions_same_household();",
+             DROP FUNCTION IF EXISTS transactions_same_household();
+             DROP FUNCTION IF EXISTS bank_keys_same_household();",
         )?;
         Ok(())
     }

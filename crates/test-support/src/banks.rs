@@ -37,7 +37,29 @@ struct Bridge {
     next_status: Option<u16>,
     /// Where the next `/accounts` request is sent instead.
     next_redirect: Option<String>,
+    /// `/accounts` requests wait here until the test lets them go.
+    held: Option<Held>,
     requests: Vec<BridgeRequest>,
+}
+
+/// `/accounts` requests held by [`SimpleFinBridge::hold_accounts`]: the test hears each arrive
+/// and lets them go on.
+#[derive(Clone)]
+pub struct Held {
+    arrived: Arc<tokio::sync::Notify>,
+    release: Arc<tokio::sync::Notify>,
+}
+
+impl Held {
+    /// Waits until a held request has arrived.
+    pub async fn arrived(&self) {
+        self.arrived.notified().await;
+    }
+
+    /// Lets the held request, or the next one, go on.
+    pub fn release(&self) {
+        self.release.notify_one();
+    }
 }
 
 /// The user and password of every Access URL the fake gives out.
@@ -63,7 +85,18 @@ impl SimpleFinBridge {
             .serve(move |head| {
                 let (state, port) = (shared.clone(), known.get().copied().unwrap_or_default());
                 async move {
-                    let (status, headers, body) = answer(&state, port, read_request(&head));
+                    let request = read_request(&head);
+                    let held = state
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .held
+                        .clone()
+                        .filter(|_| request.path.ends_with("/accounts"));
+                    if let Some(held) = held {
+                        held.arrived.notify_one();
+                        held.release.notified().await;
+                    }
+                    let (status, headers, body) = answer(&state, port, request);
                     let headers: Vec<(&str, &str)> =
                         headers.iter().map(|(name, value)| (*name, value.as_str())).collect();
                     Some(http_reply(status, &headers, &body))
@@ -76,6 +109,14 @@ impl SimpleFinBridge {
 
     fn state(&self) -> std::sync::MutexGuard<'_, Bridge> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Writes the authority to trust as a PEM file in `dir` (for `bank_ca_file`); its path.
+    pub fn write_authority(&self, dir: &std::path::Path) -> std::path::PathBuf {
+        let path = dir.join("bank-ca.pem");
+        std::fs::write(&path, crate::tls::pem("CERTIFICATE", &self.authority))
+            .expect("write the authority");
+        path
     }
 
     /// An address on the fake.
@@ -94,6 +135,19 @@ impl SimpleFinBridge {
     /// `posted`, `pending` and `transacted_at`).
     pub fn add_account(&self, account: Value) {
         self.state().accounts.push(account);
+    }
+
+    /// Changes the accounts (in the second shape) the Bridge serves from now on: a pending
+    /// transaction booked under a new id, a new one, a balance.
+    pub fn edit_accounts(&self, edit: impl FnOnce(&mut Vec<Value>)) {
+        edit(&mut self.state().accounts);
+    }
+
+    /// Holds every `/accounts` request from now on until the test releases it.
+    pub fn hold_accounts(&self) -> Held {
+        let held = Held { arrived: Arc::default(), release: Arc::default() };
+        self.state().held = Some(held.clone());
+        held
     }
 
     /// Disables every Access URL, as a person does at the Bridge.

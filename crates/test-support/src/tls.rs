@@ -49,16 +49,6 @@ impl TestAuthority {
     /// Writes the authority's certificate (`ca.pem`), the server's (`server.crt`) and its key
     /// (`server.key`) into `dir`, as PEM files.
     pub fn write_pem_files(&self, dir: &Path) {
-        use base64::Engine as _;
-        let pem = |label: &str, der: &[u8]| {
-            let text = base64::engine::general_purpose::STANDARD.encode(der);
-            let lines: Vec<&str> = text
-                .as_bytes()
-                .chunks(64)
-                .map(|line| std::str::from_utf8(line).expect("base64 is ASCII"))
-                .collect();
-            format!("-----BEGIN {label}-----\n{}\n-----END {label}-----\n", lines.join("\n"))
-        };
         for (name, label, der) in [
             ("ca.pem", "CERTIFICATE", &self.der),
             ("server.crt", "CERTIFICATE", &self.server_der),
@@ -67,7 +57,21 @@ impl TestAuthority {
             std::fs::write(dir.join(name), pem(label, der)).expect("write a PEM file");
         }
     }
+}
 
+/// `der` as a PEM block labelled `label`.
+pub(crate) fn pem(label: &str, der: &[u8]) -> String {
+    use base64::Engine as _;
+    let text = base64::engine::general_purpose::STANDARD.encode(der);
+    let lines: Vec<&str> = text
+        .as_bytes()
+        .chunks(64)
+        .map(|line| std::str::from_utf8(line).expect("base64 is ASCII"))
+        .collect();
+    format!("-----BEGIN {label}-----\n{}\n-----END {label}-----\n", lines.join("\n"))
+}
+
+impl TestAuthority {
     /// An HTTPS server for `localhost`, on 127.0.0.1 at the port it returns: each
     /// connection's request head (up to the blank line) goes to `answer`, whose reply is
     /// written back and the connection closed. `None` leaves the request unanswered, as a

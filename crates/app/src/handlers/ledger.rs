@@ -17,6 +17,7 @@ use ops::{
 use store::ledger::{self as db, AccountRow, LabelRow, Source, TransactionFilter, TransactionRow};
 
 use crate::{
+    charge_matching,
     ctx::Ctx,
     input,
     refs::{check_account, check_category, check_labels, referenced},
@@ -462,6 +463,7 @@ pub(crate) fn create_transaction(
         category_name: None,
         transfer_id: None,
         charge_id: None,
+        pending: false,
         source: Source::Manual,
         splits: Vec::new(),
         import_key: None,
@@ -714,15 +716,6 @@ pub(crate) fn pair_transfer(
     Ok(views::transaction_view(&load_transaction(ctx, row.id)?))
 }
 
-/// How far apart a payment and the charge it paid may be, in days.
-const MATCH_DAYS: i64 = 10;
-/// How far apart an import proposes a match, in days.
-const PROPOSE_DAYS: i64 = 3;
-
-fn days_apart(a: domain::Date, b: domain::Date) -> i64 {
-    a.until(b).map_or(i64::MAX, |span| i64::from(span.get_days()).abs())
-}
-
 pub(crate) fn match_charge(
     ctx: &mut Ctx<'_>,
     input: MatchChargeInput,
@@ -745,7 +738,7 @@ pub(crate) fn match_charge(
             Text::new("No charge with id {id}. Call list_charges to find ids.")
                 .with("id", charge_id)
         });
-    let mut charge = referenced("/charge_id".into(), found)?;
+    let charge = referenced("/charge_id".into(), found)?;
     if row.amount_minor >= 0 {
         return Err(OpError::invalid(
             "/transaction_id",
@@ -753,14 +746,14 @@ pub(crate) fn match_charge(
                 .with_money("amount", Money::new(row.amount_minor, row.currency)),
         ));
     }
-    if days_apart(row.on_date, charge.charged_on) > MATCH_DAYS {
+    if charge_matching::days_apart(row.on_date, charge.charged_on) > charge_matching::MATCH_DAYS {
         return Err(OpError::invalid(
             "/charge_id",
             Text::new("That charge of {name} is on {charged}, and the payment on {paid}: more than {days} days apart. Pick the charge of that period (list_charges with subscription_id).")
                 .with("name", &charge.subscription_name)
                 .with("charged", IsoDate(charge.charged_on))
                 .with("paid", IsoDate(row.on_date))
-                .with("days", MATCH_DAYS),
+                .with("days", charge_matching::MATCH_DAYS),
         ));
     }
     if let Some(other) = db::transaction_for_charge(ctx.db, charge.id).or_internal()?
@@ -771,93 +764,8 @@ pub(crate) fn match_charge(
                 .with("other", other),
         ));
     }
-    let before = ctx.snapshot(EntityKind::Transaction, row.id)?;
-    db::set_charge(ctx.db, row.id, Some(charge.id)).or_internal()?;
-    ctx.record(
-        EntityKind::Transaction,
-        row.id,
-        before,
-        Text::new("The transaction with {payee} paid the charge of {name}")
-            .with("payee", &row.payee)
-            .with("name", &charge.subscription_name),
-    )?;
-    // The charge is confirmed paid, at what left the account when it is in the same currency.
-    let before = ctx.snapshot(EntityKind::Charge, charge.id)?;
-    charge.status = domain::entities::ChargeStatus::Paid;
-    if charge.currency == row.currency {
-        charge.amount_minor = -row.amount_minor;
-    }
-    store::charges::update(ctx.db, &charge).or_internal()?;
-    ctx.record(
-        EntityKind::Charge,
-        charge.id,
-        before,
-        Text::new("Charge of {name} on {date} paid: {amount}")
-            .with("name", &charge.subscription_name)
-            .with("date", IsoDate(charge.charged_on))
-            .with_money("amount", Money::new(charge.amount_minor, charge.currency)),
-    )?;
+    charge_matching::pay(ctx, &row, charge)?;
     Ok(views::transaction_view(&load_transaction(ctx, row.id)?))
-}
-
-/// The subscription charges an import's new payments look like they paid: the same merchant
-/// and currency, within a few days, not matched yet; the nearest for each payment.
-fn propose_matches(
-    ctx: &Ctx<'_>,
-    import_id: i64,
-    from: domain::Date,
-    to: domain::Date,
-) -> Result<Vec<ops::import::ProposedMatch>, OpError> {
-    let margin = jiff::Span::new().days(PROPOSE_DAYS);
-    let filter = store::charges::ChargeFilter {
-        from: Some(from.saturating_sub(margin)),
-        to: Some(to.saturating_add(margin)),
-        ..Default::default()
-    };
-    let (charges, _) =
-        store::charges::list(ctx.db, ctx.household_id(), Some(ctx.me()), &filter, 10_000, 0)
-            .or_internal()?;
-    if charges.is_empty() {
-        return Ok(Vec::new());
-    }
-    let keyed: Vec<(String, &store::charges::ChargeRow)> =
-        charges.iter().map(|c| (statement::merchant::key(&c.subscription_name), c)).collect();
-    let payments =
-        TransactionFilter { import_id: Some(import_id), max_milli: Some(-1), ..Default::default() };
-    let rows =
-        db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &payments, 10_000, None)
-            .or_internal()?;
-    let mut taken: Vec<i64> = Vec::new();
-    let mut proposed = Vec::new();
-    for row in rows {
-        let key = statement::merchant::key(&row.description);
-        let best = keyed
-            .iter()
-            .filter(|(k, c)| *k == key && c.currency == row.currency && !taken.contains(&c.id))
-            .filter(|(_, c)| days_apart(row.on_date, c.charged_on) <= PROPOSE_DAYS)
-            .min_by_key(|(_, c)| days_apart(row.on_date, c.charged_on))
-            .map(|(_, c)| *c);
-        let Some(charge) = best else { continue };
-        if db::transaction_for_charge(ctx.db, charge.id).or_internal()?.is_some() {
-            continue;
-        }
-        taken.push(charge.id);
-        proposed.push(ops::import::ProposedMatch {
-            transaction_id: row.id,
-            charge_id: charge.id,
-            subscription: Ref {
-                id: charge.subscription_id,
-                name: charge.subscription_name.clone(),
-            },
-            charged_on: IsoDate(charge.charged_on),
-            paid_on: IsoDate(row.on_date),
-            amount: views::amount(row.amount_minor, row.currency),
-        });
-        if proposed.len() == SHOWN_PROBLEMS {
-            break;
-        }
-    }
-    Ok(proposed)
 }
 
 pub(crate) fn delete_transaction(
@@ -902,6 +810,46 @@ fn import_keys(transactions: &[statement::Transaction]) -> Vec<String> {
             format!("{}|{}|{}|{n}", t.date, t.amount_minor, description.to_uppercase())
         })
         .collect()
+}
+
+/// Gives the transactions a bank feed brought the keys of the statement's rows they are (the
+/// same amount, the nearest day within [`ops::limits::STATEMENT_AND_FEED_DAYS`]), so the
+/// import skips those rows as already there.
+fn name_bank_rows(
+    ctx: &Ctx<'_>,
+    account: &db::AccountRef,
+    transactions: &[statement::Transaction],
+    keys: &[String],
+) -> Result<(), OpError> {
+    let days = ops::limits::STATEMENT_AND_FEED_DAYS;
+    let margin = jiff::Span::new().days(days);
+    let (Some(from), Some(to)) =
+        (transactions.iter().map(|t| t.date).min(), transactions.iter().map(|t| t.date).max())
+    else {
+        return Ok(());
+    };
+    let mut fed = store::banks::unmatched_bank_rows(
+        ctx.db,
+        ctx.household_id(),
+        account.id,
+        from.saturating_sub(margin),
+        to.saturating_add(margin),
+    )
+    .or_internal()?;
+    for (t, key) in transactions.iter().zip(keys) {
+        let apart = |on: domain::Date| charge_matching::days_apart(on, t.date);
+        let nearest = fed
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, on, amount))| *amount == t.amount_minor && apart(*on) <= days)
+            .min_by_key(|(_, (_, on, _))| apart(*on))
+            .map(|(position, _)| position);
+        if let Some(position) = nearest {
+            let (id, _, _) = fed.remove(position);
+            store::banks::set_import_key(ctx.db, ctx.household_id(), id, key).or_internal()?;
+        }
+    }
+    Ok(())
 }
 
 /// How many problems an import answers with; the count of the rest is in the last one.
@@ -954,6 +902,7 @@ pub(crate) fn import_transactions(
             import_key: key,
         })
         .collect();
+    name_bank_rows(ctx, &account, &read.transactions, &keys)?;
     let (import_id, imported) =
         db::import_transactions(ctx.db, &account, ctx.me(), &rows, &ctx.now_text())
             .or_internal()?;
@@ -964,7 +913,7 @@ pub(crate) fn import_transactions(
             read.transactions.iter().map(|t| t.date).min(),
             read.transactions.iter().map(|t| t.date).max(),
         ) {
-            proposed_matches = propose_matches(ctx, import_id, from, to)?;
+            proposed_matches = charge_matching::propose(ctx, import_id, from, to)?;
         }
         ctx.record(
             EntityKind::Import,

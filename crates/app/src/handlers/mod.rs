@@ -4,6 +4,7 @@
 mod access;
 mod activity;
 mod assistant;
+mod banks;
 mod budgets;
 mod channels;
 mod charges;
@@ -289,6 +290,12 @@ pub(crate) fn registry() -> Registry {
         reg.add::<l::UpdateLabel>(ledger::update_label);
         reg.add::<l::DeleteLabel>(ledger::delete_label);
         reg.add::<i::ImportTransactions>(ledger::import_transactions);
+        use ops::banks as bk;
+        reg.add::<bk::ListBankConnections>(banks::list_bank_connections);
+        reg.add::<bk::SyncBankConnection>(banks::sync_bank_connection);
+        reg.add::<bk::LinkSimplefin>(banks::link_simplefin);
+        reg.add::<bk::SetBankAccountTarget>(banks::set_bank_account_target);
+        reg.add::<bk::RemoveBankConnection>(banks::remove_bank_connection);
         use ops::budgets as b;
         reg.add::<b::ListBudgets>(budgets::list_budgets);
         reg.add::<b::GetBudget>(budgets::get_budget);

@@ -4,9 +4,9 @@
 
 use banks::{
     http::{Http, Reach},
-    provider::Failure,
     simplefin::{self, Window},
 };
+use ops::banks::Failure;
 use serde_json::json;
 use test_support::banks::SimpleFinBridge;
 

@@ -11,6 +11,16 @@ use test_support::{DataDir, TempDir};
 
 /// Runs the real binary on a data directory (and its database), feeding `stdin`.
 pub(crate) fn exhale(dir: &DataDir, args: &[&str], stdin: &str) -> Output {
+    exhale_with_env(dir, args, stdin, &[])
+}
+
+/// [`exhale`] with more of the environment set.
+pub(crate) fn exhale_with_env(
+    dir: &DataDir,
+    args: &[&str],
+    stdin: &str,
+    env: &[(&str, &str)],
+) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_exhale"))
         .arg("--data-dir")
         .arg(dir.path())
@@ -18,6 +28,7 @@ pub(crate) fn exhale(dir: &DataDir, args: &[&str], stdin: &str) -> Output {
         .env_remove("RUST_LOG")
         .env("HOME", dir.path())
         .envs(dir.env())
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,0 +1,335 @@
+//! Asking a bank before the transaction: `link_simplefin` claims its token and fetches the
+//! accounts, `sync_bank_connection` fetches what is new, both before the op's write begins (a
+//! bank may take a minute, which no transaction should wait for), and the handler writes what
+//! came (`handlers/banks.rs`).
+//!
+//! A sync takes its connection for [`LEASE_SECS`] in the database, so two instances (or a
+//! person and the schedule) never ask the bank for one connection at once, and counts the
+//! request against the provider's daily limit before it is sent. A fetch that fails is
+//! recorded on the connection at once, in a write of its own, with what to do.
+
+use std::sync::Arc;
+
+use domain::{Date, Text};
+use jiff::{SignedDuration, Timestamp, tz::TimeZone};
+use ops::{
+    Actor, Caller, Op as _, OpError, OpInfo,
+    banks::{
+        BankFeeds, BankProvider, ConnectionStatus, Failure, Fetched, LinkSimplefin,
+        LinkSimplefinInput, SyncBankConnection, SyncBankConnectionInput,
+    },
+};
+use serde_json::Value;
+
+use crate::{clock, transactions};
+
+/// How long a sync may hold its connection before another may take it (a process that
+/// stopped mid-sync).
+const LEASE_SECS: i64 = 5 * 60;
+
+/// How many days back a new connection's first sync reaches: one provider request.
+pub(crate) const FIRST_SYNC_DAYS: i64 = 89;
+
+/// How many days before the last day synced a later sync starts again: a transaction booked
+/// late, or a pending one posted, is seen again.
+pub(crate) const OVERLAP_DAYS: i64 = 10;
+
+/// What the bank gave before the transaction began.
+pub(crate) enum Prefetched {
+    /// A link: the claimed credentials, and the first fetch with them (whose failure is kept
+    /// on the new connection: the token is spent either way).
+    Link { secret: String, fetched: Result<Fetched, Failure>, today_utc: Date },
+    /// A dry run of a link: the token was checked, not claimed.
+    LinkChecked,
+    /// A sync of a connection the caller sees, under its lease.
+    Sync { connection_id: i64, fetched: Fetched, today_utc: Date },
+}
+
+/// The UTC day of `now`, as providers count their days and limits.
+pub(crate) fn utc_day(now: Timestamp) -> Date {
+    now.to_zoned(TimeZone::UTC).date()
+}
+
+/// A provider's failure as the caller reads it, with what to do.
+pub(crate) fn failure_error(failure: &Failure) -> OpError {
+    match failure {
+        Failure::Relink { reason } => OpError::conflict(
+            Text::new("The bank connection needs a person: {reason}. Link it again in Settings → Banks.")
+                .with("reason", reason),
+        ),
+        Failure::TryLater { detail } => OpError::Unavailable {
+            retry_after_secs: 15 * 60,
+            message: Text::new("The bank did not answer ({detail}); nothing was changed. The next sync tries again.")
+                .with("detail", detail),
+        },
+        Failure::RateLimited { retry_after_secs } => OpError::RateLimited {
+            retry_after_secs: retry_after_secs.unwrap_or(60 * 60),
+            message: Text::new("The bank's limit of requests is reached; nothing was changed. The next sync waits for it."),
+        },
+        Failure::Config { detail } => OpError::conflict(
+            Text::new("The bank connection is set up wrongly: {detail}.").with("detail", detail),
+        ),
+        Failure::Protocol { detail } => OpError::Unavailable {
+            retry_after_secs: 60 * 60,
+            message: Text::new("The bank's answer could not be read ({detail}); nothing was changed. The next sync tries again.")
+                .with("detail", detail),
+        },
+    }
+}
+
+/// What `failure` says on the connection, in words.
+pub(crate) fn failure_words(failure: &Failure) -> String {
+    i18n::say(domain::Language::English, &failure_error(failure).text())
+}
+
+/// When a connection is synced next after `failures` failed syncs in a row: every
+/// `sync_every_hours` when they go well, and backing off (15 minutes, an hour, six hours,
+/// then daily) when they fail; a limit's own wait when the provider named one.
+pub(crate) fn next_sync(
+    provider: BankProvider,
+    now: Timestamp,
+    failure: Option<&Failure>,
+    failures: i64,
+) -> Timestamp {
+    let wait = match failure {
+        None => SignedDuration::from_hours(provider.sync_every_hours()),
+        Some(Failure::RateLimited { retry_after_secs: Some(secs) }) => {
+            SignedDuration::from_secs((*secs).min(86_400) as i64)
+        }
+        Some(_) => match failures {
+            ..=1 => SignedDuration::from_mins(15),
+            2 => SignedDuration::from_hours(1),
+            3 => SignedDuration::from_hours(6),
+            _ => SignedDuration::from_hours(24),
+        },
+    };
+    now.saturating_add(wait).unwrap_or(now)
+}
+
+/// The next UTC midnight after `now`, when a provider's daily count starts again.
+fn next_utc_day(now: Timestamp) -> Timestamp {
+    utc_day(now)
+        .tomorrow()
+        .ok()
+        .and_then(|day| day.to_zoned(TimeZone::UTC).ok())
+        .map_or(now, |zoned| zoned.timestamp())
+}
+
+/// Asks the bank what `op` needs before its transaction; `None` for every other op (and for
+/// an input the handler will refuse as it reads it).
+pub(crate) async fn before(
+    store: &Arc<store::Store>,
+    feeds: Option<Arc<dyn BankFeeds>>,
+    caller: &Caller,
+    op: &OpInfo,
+    input: &Value,
+    dry_run: bool,
+    now: Timestamp,
+) -> Result<Option<Prefetched>, OpError> {
+    if op.name == LinkSimplefin::INFO.name {
+        let Ok(input) = serde_json::from_value::<LinkSimplefinInput>(input.clone()) else {
+            return Ok(None);
+        };
+        return link(store, feeds, caller, input, dry_run, now).await.map(Some);
+    }
+    if op.name == SyncBankConnection::INFO.name {
+        let Ok(input) = serde_json::from_value::<SyncBankConnectionInput>(input.clone()) else {
+            return Ok(None);
+        };
+        return sync(store, feeds, caller, input.connection_id.get(), now).await.map(Some);
+    }
+    Ok(None)
+}
+
+fn unavailable() -> OpError {
+    OpError::conflict(Text::new(
+        "Bank connections are not available on this server (it was started without them).",
+    ))
+}
+
+/// The connection `id` as `caller` sees it, or "not found".
+async fn visible(
+    store: &Arc<store::Store>,
+    caller: &Caller,
+    id: i64,
+) -> Result<store::banks::ConnectionRow, OpError> {
+    let (store, household, member) = (store.clone(), caller.household_id, caller.member_id);
+    transactions::blocking(move || {
+        transactions::read_in(&store, household, |db| {
+            store::banks::connection(db, household, member, id).map_err(transactions::internal)
+        })
+    })
+    .await?
+    .ok_or_else(|| not_found(id))
+}
+
+pub(crate) fn not_found(id: i64) -> OpError {
+    OpError::not_found(
+        Text::new("No bank connection with id {id}. Call list_bank_connections to find ids.")
+            .with("id", id),
+    )
+}
+
+async fn link(
+    store: &Arc<store::Store>,
+    feeds: Option<Arc<dyn BankFeeds>>,
+    caller: &Caller,
+    input: LinkSimplefinInput,
+    dry_run: bool,
+    now: Timestamp,
+) -> Result<Prefetched, OpError> {
+    let feeds = feeds.ok_or_else(unavailable)?;
+    if let Some(id) = input.connection_id {
+        let connection = visible(store, caller, id.get()).await?;
+        if connection.provider != BankProvider::SimpleFin.as_str() {
+            return Err(OpError::invalid(
+                "/connection_id",
+                Text::new("{name} is not a SimpleFIN connection.").with("name", &connection.name),
+            ));
+        }
+    }
+    // Only an owner may aim Exhale at this machine or the local network (a bridge of their
+    // own, a test).
+    let local = caller.is_owner();
+    let token_error = |failure: Failure| match failure {
+        Failure::Config { detail } => OpError::invalid(
+            "/setup_token",
+            Text::new("The setup token cannot be used: {detail}.").with("detail", detail),
+        ),
+        other => failure_error(&other),
+    };
+    if dry_run {
+        feeds.check_simplefin_token(&input.setup_token, local).map_err(token_error)?;
+        return Ok(Prefetched::LinkChecked);
+    }
+    let secret = feeds.claim_simplefin(&input.setup_token, local).await.map_err(token_error)?;
+    let today_utc = utc_day(now);
+    let from = today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS));
+    let fetched = feeds.fetch(BankProvider::SimpleFin, &secret, from, today_utc, local).await;
+    Ok(Prefetched::Link { secret, fetched, today_utc })
+}
+
+async fn sync(
+    store: &Arc<store::Store>,
+    feeds: Option<Arc<dyn BankFeeds>>,
+    caller: &Caller,
+    id: i64,
+    now: Timestamp,
+) -> Result<Prefetched, OpError> {
+    let feeds = feeds.ok_or_else(unavailable)?;
+    let connection = visible(store, caller, id).await?;
+    let provider = BankProvider::parse(&connection.provider).ok_or(OpError::Internal)?;
+    let status = ConnectionStatus::parse(&connection.status).ok_or(OpError::Internal)?;
+    // A person may try again after fixing the login at the provider; nobody else asks a bank
+    // that said it needs a person.
+    if matches!(status, ConnectionStatus::NeedsRelink | ConnectionStatus::Misconfigured)
+        && caller.actor != Actor::Person
+    {
+        return Err(OpError::conflict(
+            Text::new("{name} needs a person first: {problem} Ask them to link it again in Settings → Banks.")
+                .with("name", &connection.name)
+                .with("problem", connection.status_detail.as_deref().unwrap_or_default()),
+        ));
+    }
+    let today_utc = utc_day(now);
+    let now_text = clock::timestamp_text(now);
+    let lease_until = clock::timestamp_text(now + SignedDuration::from_secs(LEASE_SECS));
+    let household = caller.household_id;
+    let (secret, taken) = transactions::blocking_write(store.clone(), move |db| {
+        let made = store::banks::requests_on(db, id, today_utc).map_err(transactions::internal)?;
+        if made >= provider.daily_requests() {
+            return Ok((None, Err(made)));
+        }
+        if !store::banks::lease(db, household, id, &now_text, &lease_until)
+            .map_err(transactions::internal)?
+        {
+            return Ok((None, Ok(false)));
+        }
+        store::banks::count_request(db, id, today_utc).map_err(transactions::internal)?;
+        let secret =
+            store::banks::credentials(db, household, id).map_err(transactions::internal)?;
+        Ok((secret, Ok(true)))
+    })
+    .await?;
+    match taken {
+        Err(made) => {
+            return Err(OpError::RateLimited {
+                retry_after_secs: now.duration_until(next_utc_day(now)).as_secs().max(1) as u64,
+                message: Text::new("{name} has made its {count} requests to the bank for today, the provider's limit; it syncs again after midnight UTC.")
+                    .with("name", &connection.name)
+                    .with("count", made),
+            });
+        }
+        Ok(false) => {
+            return Err(OpError::conflict(
+                Text::new(
+                    "{name} is syncing now; list_bank_connections shows how it went in a minute.",
+                )
+                .with("name", &connection.name),
+            ));
+        }
+        Ok(true) => {}
+    }
+    let fetched = match secret {
+        Some(secret) => {
+            let from = connection
+                .synced_through
+                .map(|day| day.saturating_sub(jiff::Span::new().days(OVERLAP_DAYS)))
+                .unwrap_or_else(|| {
+                    today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS))
+                });
+            feeds.fetch(provider, &secret, from, today_utc, connection.reach_local).await
+        }
+        None => Err(Failure::Relink { reason: "its credentials are missing".into() }),
+    };
+    match fetched {
+        Ok(fetched) => Ok(Prefetched::Sync { connection_id: id, fetched, today_utc }),
+        Err(failure) => {
+            record_failure(store, &connection, provider, &failure, now).await?;
+            Err(failure_error(&failure))
+        }
+    }
+}
+
+/// Records a failed sync on its connection, in a write of its own, and ends its lease.
+async fn record_failure(
+    store: &Arc<store::Store>,
+    connection: &store::banks::ConnectionRow,
+    provider: BankProvider,
+    failure: &Failure,
+    now: Timestamp,
+) -> Result<(), OpError> {
+    let failures = connection.failures + 1;
+    let status = failure.status().as_str();
+    let detail = failure_words(failure);
+    let attempt_at = clock::timestamp_text(now);
+    let next = clock::timestamp_text(next_sync(provider, now, Some(failure), failures));
+    let (household, id) = (connection.household_id, connection.id);
+    tracing::info!(connection = id, status, "bank sync failed");
+    transactions::blocking_write(store.clone(), move |db| {
+        let outcome = store::banks::Outcome {
+            status,
+            detail: Some(&detail),
+            failures,
+            synced_through: None,
+            attempt_at: &attempt_at,
+            success_at: None,
+            next_sync_at: &next,
+        };
+        store::banks::record_outcome(db, household, id, &outcome).map_err(transactions::internal)
+    })
+    .await
+}
+
+/// Ends the lease a sync took, whatever became of its transaction (a dry run's outcome is
+/// rolled back with the rest).
+pub(crate) async fn after(store: &Arc<store::Store>, household: i64, prefetched: Option<i64>) {
+    let Some(id) = prefetched else { return };
+    let result = transactions::blocking_write(store.clone(), move |db| {
+        store::banks::release(db, household, id).map_err(transactions::internal)
+    })
+    .await;
+    if let Err(err) = result {
+        tracing::warn!(code = err.code(), "ending a bank sync's lease failed");
+    }
+}

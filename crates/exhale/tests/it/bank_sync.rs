@@ -1,0 +1,525 @@
+//! Bank connections end to end: a SimpleFIN Bridge of the test's own over TLS, linked and
+//! synced through the catalog's invoker (as every adapter calls it), on both stores. Each
+//! transaction is recorded once across syncs, pending payments become the booked ones under new
+//! ids, a statement import and the feed meet without doubles, an undo removes what a sync added,
+//! payments pay their charges, failures leave a status with what to do, the schedule syncs what
+//! is due, and agents, other members and other households get only what is theirs.
+
+use banks::Feeds;
+use serde_json::{Value, json};
+use test_support::{TestEnv, banks::SimpleFinBridge, code};
+
+/// Noon UTC of `day`, in epoch seconds, as SimpleFIN writes times.
+fn at(day: &str) -> i64 {
+    format!("{day}T12:00:00Z").parse::<jiff::Timestamp>().unwrap().as_second()
+}
+
+fn checking(transactions: Value) -> Value {
+    json!({
+        "conn_id": "CON-1", "id": "ACT-7", "name": "Checking", "currency": "USD",
+        "balance": "1520.07", "available-balance": "1495.07", "balance-date": at("2026-11-29"),
+        "transactions": transactions
+    })
+}
+
+/// The month's feed: a booked payment, a pending one.
+fn november() -> Value {
+    json!([
+        {"id": "TRN-1", "posted": at("2026-11-27"), "amount": "-12.99", "description": "NETFLIX.COM", "payee": "Netflix"},
+        {"id": "TRN-2", "posted": 0, "pending": true, "transacted_at": at("2026-11-28"), "amount": "-40.00", "description": "SHELL OIL 123"}
+    ])
+}
+
+struct Bank {
+    env: TestEnv,
+    bridge: SimpleFinBridge,
+    owner: ops::Caller,
+}
+
+async fn bank() -> Bank {
+    let env = TestEnv::new();
+    let bridge = SimpleFinBridge::start().await;
+    bridge.add_account(checking(november()));
+    env.app.set_bank_feeds(std::sync::Arc::new(
+        Feeds::new(std::slice::from_ref(&bridge.authority)).unwrap(),
+    ));
+    let owner = env.household("Home", "ana@a.test").await;
+    Bank { env, bridge, owner }
+}
+
+impl Bank {
+    async fn link(&self) -> Value {
+        let token = self.bridge.setup_token(&format!("CODE-{}", self.bridge.requests().len()));
+        self.env.call(&self.owner, "link_simplefin", json!({"setup_token": token})).await.unwrap()
+    }
+
+    async fn sync(&self, id: i64) -> Result<Value, ops::OpError> {
+        self.env.call(&self.owner, "sync_bank_connection", json!({"connection_id": id})).await
+    }
+
+    async fn transactions(&self) -> Vec<(String, String, String, bool, i64)> {
+        let page = self.env.call(&self.owner, "search_transactions", json!({})).await.unwrap();
+        let mut rows: Vec<(String, String, String, bool, i64)> = page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                (
+                    t["on"].as_str().unwrap().to_owned(),
+                    t["amount"]["amount"].as_str().unwrap().to_owned(),
+                    t["payee"].as_str().unwrap().to_owned(),
+                    t["pending"].as_bool().unwrap_or(false),
+                    t["id"].as_i64().unwrap(),
+                )
+            })
+            .collect();
+        rows.sort();
+        rows
+    }
+
+    /// Imports a statement (CSV text) into the account named `account`.
+    async fn import(&self, account: &str, statement: &str) -> Value {
+        let input = json!({"account_id": account, "content": statement});
+        self.env.call(&self.owner, "import_transactions", input).await.unwrap()
+    }
+
+    fn next_day(&self) {
+        self.env.clock.advance(jiff::SignedDuration::from_hours(24));
+    }
+}
+
+fn shown(rows: &[(String, String, String, bool, i64)]) -> Vec<(&str, &str, &str, bool)> {
+    rows.iter()
+        .map(|(on, amount, payee, pending, _)| {
+            (on.as_str(), amount.as_str(), payee.as_str(), *pending)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_linked_bridge_brings_its_accounts_once_and_a_pending_payment_becomes_the_booked_one() {
+    let b = bank().await;
+    let linked = b.link().await;
+    assert_eq!(
+        (linked["sync"]["added"].as_u64(), linked["sync"]["updated"].as_u64()),
+        (Some(2), Some(0)),
+        "{linked}"
+    );
+    let connection = &linked["connection"];
+    assert_eq!(connection["status"], "ok", "{connection}");
+    assert_eq!(connection["name"], "CON-1 Bank");
+    let account = &connection["accounts"][0];
+    assert_eq!(account["account"]["name"], "Checking", "{account}");
+    assert_eq!(account["balance"]["amount"], "1520.07");
+    assert_eq!(account["balance_on"], "2026-11-29");
+    let id = connection["id"].as_i64().unwrap();
+    let rows = b.transactions().await;
+    assert_eq!(
+        shown(&rows),
+        [("2026-11-27", "-12.99", "Netflix", false), ("2026-11-28", "-40.00", "Shell", true)]
+    );
+    let shell = rows[1].4;
+
+    // The same window again adds nothing.
+    let again = b.sync(id).await.unwrap();
+    assert_eq!((again["added"].as_u64(), again["updated"].as_u64()), (Some(0), Some(0)), "{again}");
+
+    // The bank books the pending payment under a new id, a day later, and a new one comes.
+    b.bridge.edit_accounts(|accounts| {
+        accounts[0] = checking(json!([
+            {"id": "TRN-1", "posted": at("2026-11-27"), "amount": "-12.99", "description": "NETFLIX.COM", "payee": "Netflix"},
+            {"id": "TRN-9", "posted": at("2026-11-29"), "amount": "-40.00", "description": "SHELL OIL 123"},
+            {"id": "TRN-10", "posted": at("2026-11-30"), "amount": "2500.00", "description": "PAYROLL ACME"}
+        ]));
+    });
+    b.next_day();
+    let posted = b.sync(id).await.unwrap();
+    assert_eq!(
+        (posted["added"].as_u64(), posted["updated"].as_u64()),
+        (Some(1), Some(1)),
+        "{posted}"
+    );
+    let rows = b.transactions().await;
+    assert_eq!(
+        shown(&rows),
+        [
+            ("2026-11-27", "-12.99", "Netflix", false),
+            ("2026-11-29", "-40.00", "Shell", false),
+            ("2026-11-30", "2500.00", "Payroll", false)
+        ]
+    );
+    assert_eq!(rows[1].4, shell, "the booked payment is the pending one, not a second");
+
+    // A bank that keeps serving the stale pending row beside the booked one changes nothing.
+    b.bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.push(json!({"id": "TRN-2", "posted": 0, "pending": true, "transacted_at": at("2026-11-28"), "amount": "-40.00", "description": "SHELL OIL 123"}));
+    });
+    let stale = b.sync(id).await.unwrap();
+    assert_eq!((stale["added"].as_u64(), stale["updated"].as_u64()), (Some(0), Some(0)), "{stale}");
+    assert_eq!(b.transactions().await.len(), 3);
+}
+
+#[tokio::test]
+async fn a_pending_payment_the_bank_drops_goes_and_an_undone_sync_takes_back_what_it_added() {
+    let b = bank().await;
+    let linked = b.link().await;
+    let id = linked["connection"]["id"].as_i64().unwrap();
+    b.bridge.edit_accounts(|accounts| {
+        accounts[0] = checking(json!([
+            {"id": "TRN-1", "posted": at("2026-11-27"), "amount": "-12.99", "description": "NETFLIX.COM", "payee": "Netflix"},
+            {"id": "TRN-3", "posted": at("2026-11-29"), "amount": "-7.50", "description": "CORNER CAFE"},
+            {"id": "TRN-4", "posted": at("2026-11-29"), "amount": "-7.50", "description": "CORNER CAFE"}
+        ]));
+    });
+    let synced = b.sync(id).await.unwrap();
+    assert_eq!(synced["pending_dropped"], 1, "{synced}");
+    assert_eq!(synced["added"], 2, "two coffees of one price on one day are two: {synced}");
+    let rows = b.transactions().await;
+    assert_eq!(
+        shown(&rows),
+        [
+            ("2026-11-27", "-12.99", "Netflix", false),
+            ("2026-11-29", "-7.50", "Corner", false),
+            ("2026-11-29", "-7.50", "Corner", false)
+        ]
+    );
+
+    let undone =
+        b.env.call(&b.owner, "undo", json!({"batch_id": synced["batch_id"]})).await.unwrap();
+    assert!(!undone["reverted"].as_array().unwrap().is_empty(), "{undone}");
+    let rows = b.transactions().await;
+    assert_eq!(
+        shown(&rows),
+        [("2026-11-27", "-12.99", "Netflix", false), ("2026-11-28", "-40.00", "Shell", true)],
+        "the coffees are gone and the pending payment is back"
+    );
+    // What a person took back does not come back with the next sync.
+    let later = b.sync(id).await.unwrap();
+    assert_eq!(later["added"], 0, "{later}");
+    assert_eq!(b.transactions().await.len(), 1, "the pending one the bank no longer shows went");
+}
+
+#[tokio::test]
+async fn a_statement_import_and_the_bank_feed_record_each_payment_once_whichever_comes_first() {
+    // The statement first, into the account the feed then goes into.
+    let b = bank().await;
+    b.env
+        .call(
+            &b.owner,
+            "create_account",
+            json!({"name": "checking", "kind": "checking", "currency": "USD"}),
+        )
+        .await
+        .unwrap();
+    let statement = "Date,Description,Amount,Currency\n2026-11-26,NETFLIX.COM 866-579,-12.99,USD\n2026-11-20,GROCER,-30.10,USD\n";
+    let imported = b.import("checking", statement).await;
+    assert_eq!(imported["imported"], 2);
+    let linked = b.link().await;
+    assert_eq!(linked["sync"]["from_statements"], 1, "{linked}");
+    assert_eq!(linked["sync"]["added"], 1, "only the pending one is new: {linked}");
+    assert_eq!(linked["connection"]["accounts"][0]["account"]["name"], "checking");
+    assert_eq!(b.transactions().await.len(), 3);
+
+    // The feed first, then a statement of the same days.
+    let b = bank().await;
+    b.link().await;
+    let statement = "Date,Description,Amount,Currency\n2026-11-28,NETFLIX.COM 866-579,-12.99,USD\n2026-11-21,BAKERY,-4.20,USD\n";
+    let imported = b.import("Checking", statement).await;
+    assert_eq!(
+        (imported["imported"].as_u64(), imported["already_imported"].as_u64()),
+        (Some(1), Some(1)),
+        "{imported}"
+    );
+    assert_eq!(b.transactions().await.len(), 3);
+    // Imported again, still nothing twice.
+    let again = b.import("Checking", statement).await;
+    assert_eq!(again["imported"], 0, "{again}");
+}
+
+#[tokio::test]
+async fn a_synced_payment_pays_its_subscription_charge_at_the_real_amount() {
+    let b = bank().await;
+    b.env
+        .call(
+            &b.owner,
+            "create_subscription",
+            json!({"name": "Netflix", "amount": "11.99", "currency": "USD", "cycle": "monthly",
+                "next_charge_on": "2026-11-26"}),
+        )
+        .await
+        .unwrap();
+    b.env.app.materialise_due_charges().await.unwrap();
+    let linked = b.link().await;
+    assert_eq!(linked["sync"]["matched"], 1, "{linked}");
+    let charges = b.env.call(&b.owner, "list_charges", json!({})).await.unwrap();
+    let charge = &charges["items"][0];
+    assert_eq!(
+        (charge["status"].as_str(), charge["amount"]["amount"].as_str()),
+        (Some("paid"), Some("12.99")),
+        "{charge}"
+    );
+}
+
+#[tokio::test]
+async fn a_bridge_that_refuses_or_fails_leaves_a_status_with_what_to_do_and_nothing_half_written() {
+    let b = bank().await;
+    let id = b.link().await["connection"]["id"].as_i64().unwrap();
+    let before = b.transactions().await;
+
+    b.bridge.answer_next(500);
+    b.bridge.edit_accounts(|accounts| accounts[0] = checking(json!([])));
+    let failed = b.sync(id).await.unwrap_err();
+    assert_eq!(code(&Err::<(), _>(failed.clone())), "unavailable", "{failed:?}");
+    let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
+    let connection = &listed["items"][0];
+    assert_eq!(connection["status"], "try_later", "{connection}");
+    assert!(connection["problem"].as_str().unwrap().contains("500"), "{connection}");
+    assert_eq!(connection["next_sync_at"], "2026-11-29T10:15:00Z", "{connection}");
+    assert_eq!(b.transactions().await, before);
+
+    b.bridge.revoke();
+    let refused = b.sync(id).await.unwrap_err();
+    assert!(refused.text().render().contains("Link it again"), "{refused:?}");
+    let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
+    assert_eq!(listed["items"][0]["status"], "needs_relink", "{listed}");
+    // The schedule leaves it to a person.
+    b.env.clock.advance(jiff::SignedDuration::from_hours(48));
+    assert_eq!(b.env.app.sync_due_bank_connections().await, 0);
+    assert_eq!(b.transactions().await, before);
+}
+
+#[tokio::test]
+async fn the_schedule_syncs_what_is_due_once_and_a_connection_stops_at_its_daily_limit() {
+    let b = bank().await;
+    let id = b.link().await["connection"]["id"].as_i64().unwrap();
+    assert_eq!(b.env.app.sync_due_bank_connections().await, 0, "linked just now");
+    b.env.clock.advance(jiff::SignedDuration::from_hours(6));
+    assert_eq!(b.env.app.sync_due_bank_connections().await, 1);
+    assert_eq!(b.env.app.sync_due_bank_connections().await, 0, "not due again yet");
+
+    // The link and the scheduled sync made 2 requests today; the Bridge's day allows 20.
+    for _ in 2..20 {
+        b.sync(id).await.unwrap();
+    }
+    let limited = b.sync(id).await.unwrap_err();
+    assert_eq!(code(&Err::<(), _>(limited.clone())), "rate_limited", "{limited:?}");
+    let accounts_requests =
+        b.bridge.requests().iter().filter(|r| r.path.ends_with("/accounts")).count();
+    assert_eq!(accounts_requests, 20);
+}
+
+#[tokio::test]
+async fn a_member_cannot_aim_exhale_at_this_machine_and_agents_cannot_link_or_see_a_credential() {
+    let b = bank().await;
+    let member = b.env.member(&b.owner, "Bo", "bo@a.test").await;
+    let token = b.bridge.setup_token("MEMBER");
+    let refused =
+        b.env.call(&member, "link_simplefin", json!({"setup_token": token})).await.unwrap_err();
+    match &refused {
+        ops::OpError::InvalidInput { pointer, message } => {
+            assert_eq!(pointer, "/setup_token");
+            assert!(message.render().contains("local network"), "{}", message.render());
+        }
+        other => panic!("{other:?}"),
+    }
+    // Nothing was claimed, nothing kept.
+    assert!(b.bridge.requests().is_empty());
+    let listed = b.env.call(&member, "list_bank_connections", json!({})).await.unwrap();
+    assert_eq!(listed["items"], json!([]));
+
+    let linked = b.link().await;
+    let (_, agent) = b.env.token(&b.owner, "write").await;
+    let forbidden = b
+        .env
+        .call(&agent, "link_simplefin", json!({"setup_token": b.bridge.setup_token("AGENT")}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(&Err::<(), _>(forbidden)), "forbidden");
+    let id = linked["connection"]["id"].as_i64().unwrap();
+    let removed = b
+        .env
+        .call(&agent, "remove_bank_connection", json!({"connection_id": id}))
+        .await
+        .unwrap_err();
+    assert_eq!(code(&Err::<(), _>(removed)), "forbidden");
+    // An agent lists and syncs; never a credential, in a list, a sync or an export.
+    let listed = b.env.call(&agent, "list_bank_connections", json!({})).await.unwrap();
+    let synced =
+        b.env.call(&agent, "sync_bank_connection", json!({"connection_id": id})).await.unwrap();
+    let export = b.env.call(&b.owner, "export_data", json!({})).await.unwrap();
+    for text in [listed.to_string(), synced.to_string(), export.to_string()] {
+        assert!(!text.contains("p@ss") && !text.contains("p%40ss"), "a credential leaked");
+    }
+}
+
+#[tokio::test]
+async fn another_members_private_connection_and_another_households_are_not_found() {
+    let b = bank().await;
+    let member = b.env.member(&b.owner, "Bo", "bo@a.test").await;
+    let token = b.bridge.setup_token("PRIVATE");
+    let private = b
+        .env
+        .call(&b.owner, "link_simplefin", json!({"setup_token": token, "visibility": "private"}))
+        .await
+        .unwrap();
+    let id = private["connection"]["id"].as_i64().unwrap();
+    let other = b.env.household("Other", "cai@b.test").await;
+    for caller in [&member, &other] {
+        let listed = b.env.call(caller, "list_bank_connections", json!({})).await.unwrap();
+        assert_eq!(listed["items"], json!([]), "{listed}");
+        let sync = b.env.call(caller, "sync_bank_connection", json!({"connection_id": id})).await;
+        assert_eq!(code(&sync), "not_found");
+        let remove =
+            b.env.call(caller, "remove_bank_connection", json!({"connection_id": id})).await;
+        assert_eq!(code(&remove), "not_found");
+        let search = b.env.call(caller, "search_transactions", json!({})).await.unwrap();
+        assert_eq!(search["total"], 0, "{search}");
+    }
+    // Its owner removes it: its transactions stay, nothing more arrives.
+    let removed =
+        b.env.call(&b.owner, "remove_bank_connection", json!({"connection_id": id})).await.unwrap();
+    assert_eq!(removed["id"], id);
+    assert_eq!(b.transactions().await.len(), 2);
+    let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
+    assert_eq!(listed["items"], json!([]));
+    let dump = b.env.dump().await;
+    assert!(!dump.contains("p@ss") && !dump.contains("p%40ss"), "the credential is forgotten");
+}
+
+#[tokio::test]
+async fn two_instances_asked_to_sync_one_connection_at_once_ask_the_bank_once() {
+    let b = bank().await;
+    let id = b.link().await["connection"]["id"].as_i64().unwrap();
+    let other = b.env.reopen();
+    other.set_bank_feeds(std::sync::Arc::new(
+        Feeds::new(std::slice::from_ref(&b.bridge.authority)).unwrap(),
+    ));
+    let held = b.bridge.hold_accounts();
+    let first = {
+        let (app, owner) = (b.env.app.clone(), b.owner.clone());
+        tokio::spawn(async move {
+            use ops::Catalog as _;
+            app.call_json(
+                &owner,
+                "sync_bank_connection",
+                json!({"connection_id": id}),
+                ops::Mode::Apply,
+            )
+            .await
+        })
+    };
+    held.arrived().await;
+    use ops::Catalog as _;
+    let second = other
+        .call_json(&b.owner, "sync_bank_connection", json!({"connection_id": id}), ops::Mode::Apply)
+        .await;
+    assert_eq!(code(&second), "conflict", "{second:?}");
+    held.release();
+    let first = first.await.unwrap().unwrap();
+    assert_eq!(first["status"], "ok", "{first}");
+    let asked = b.bridge.requests().iter().filter(|r| r.path.ends_with("/accounts")).count();
+    assert_eq!(asked, 2, "the link's and one sync's");
+}
+
+#[tokio::test]
+async fn a_person_chooses_where_a_bank_account_goes_and_a_dry_run_sync_writes_nothing() {
+    let b = bank().await;
+    let linked = b.link().await;
+    let id = linked["connection"]["id"].as_i64().unwrap();
+    let bank_account = linked["connection"]["accounts"][0]["id"].as_i64().unwrap();
+    let target = |input: Value| b.env.call(&b.owner, "set_bank_account_target", input);
+    let euros = b
+        .env
+        .call(&b.owner, "create_account", json!({"name": "Euros", "kind": "savings"}))
+        .await
+        .unwrap();
+    let wrong = target(json!({"bank_account_id": bank_account, "account_id": euros["id"]})).await;
+    assert_eq!(code(&wrong), "invalid_input", "{wrong:?}");
+    let moved =
+        target(json!({"bank_account_id": bank_account, "create_account": true})).await.unwrap();
+    let account = &moved["accounts"][0]["account"];
+    assert_eq!(account["name"], "Checking", "{moved}");
+    let new_account = account["id"].as_i64().unwrap();
+    assert_ne!(Some(new_account), linked["connection"]["accounts"][0]["account"]["id"].as_i64());
+
+    b.bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.push(json!({"id": "TRN-5", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
+    });
+    let before = b.env.dump().await;
+    let preview = b
+        .env
+        .dry_run(&b.owner, "sync_bank_connection", json!({"connection_id": id}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (preview["dry_run"].as_bool(), preview["added"].as_u64()),
+        (Some(true), Some(1)),
+        "{preview}"
+    );
+    // The rows of the transactions table, as the dump lists them under "## transactions".
+    let transactions_of = |dump: &str| {
+        dump.split("\n## ")
+            .find_map(|table| table.strip_prefix("transactions\n"))
+            .map(str::to_owned)
+            .unwrap_or_default()
+    };
+    assert_eq!(transactions_of(&before).lines().count(), 2, "{before}");
+    assert_eq!(
+        transactions_of(&before),
+        transactions_of(&b.env.dump().await),
+        "a dry run added nothing"
+    );
+
+    let synced = b.sync(id).await.unwrap();
+    assert_eq!(synced["added"], 1, "{synced}");
+    let search = b
+        .env
+        .call(&b.owner, "search_transactions", json!({"account_id": new_account}))
+        .await
+        .unwrap();
+    assert_eq!(search["total"], 1, "only what came after the move: {search}");
+
+    // Not recorded at all.
+    let stopped = target(json!({"bank_account_id": bank_account})).await.unwrap();
+    assert!(stopped["accounts"][0].get("account").is_none(), "{stopped}");
+    b.bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.push(json!({"id": "TRN-6", "posted": at("2026-11-29"), "amount": "-1.10", "description": "KIOSK"}));
+    });
+    assert_eq!(b.sync(id).await.unwrap()["added"], 0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_person_links_a_bridge_at_the_terminal_with_the_token_on_stdin_and_syncs_it() {
+    use crate::cli::{create_owner, exhale_with_env, stdout};
+    let bridge = SimpleFinBridge::start().await;
+    bridge.add_account(checking(november()));
+    let dir = test_support::DataDir::new();
+    let authority = bridge.write_authority(dir.path()).to_str().unwrap().to_owned();
+    let token = bridge.setup_token("TERMINAL");
+    let (said, listed, synced) = tokio::task::spawn_blocking(move || {
+        create_owner(&dir, "a long enough password");
+        let env = [("EXHALE_BANK_CA_FILE", authority.as_str())];
+        let run = |args: &[&str], stdin: &str| exhale_with_env(&dir, args, stdin, &env);
+        let linked = run(&["bank", "link", "simplefin"], &format!("{token}\n"));
+        let said = String::from_utf8_lossy(&linked.stderr).into_owned();
+        stdout(&linked);
+        let listed = stdout(&run(&["bank", "list"], ""));
+        let synced = stdout(&run(&["bank", "sync", "1"], ""));
+        (said, listed, synced)
+    })
+    .await
+    .unwrap();
+    assert!(said.contains("Linked CON-1 Bank: 1 accounts, 2 transactions added."), "{said}");
+    let listed: Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(listed["items"][0]["accounts"][0]["account"]["name"], "Checking", "{listed}");
+    assert!(!listed.to_string().contains("p%40ss"), "no credential in a listing");
+    let synced: Value = serde_json::from_str(&synced).unwrap();
+    assert_eq!(
+        (synced["added"].as_u64(), synced["status"].as_str()),
+        (Some(0), Some("ok")),
+        "{synced}"
+    );
+}

@@ -83,6 +83,26 @@ pub(crate) fn markdown(c: &Context, reader: Reader) -> String {
     if c.attention_omitted > 0 {
         let _ = writeln!(out, "- … and {} more: call list_attention_items.", c.attention_omitted);
     }
+    if !c.bank_connections.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "## Bank connections (their transactions arrive by themselves; sync_bank_connection brings them now)"
+        );
+        for b in &c.bank_connections {
+            let last = b.last_success_at.map_or("never".to_owned(), |at| at.text());
+            let accounts: Vec<&str> = b.accounts.iter().map(|a| a.name.as_str()).collect();
+            let _ = writeln!(
+                out,
+                "- #{} {}: {}, last synced {}; into {}",
+                b.id,
+                b.name,
+                b.status,
+                last,
+                if accounts.is_empty() { "no account".to_owned() } else { accounts.join(", ") }
+            );
+        }
+    }
     out.push_str(&HOW_IT_WORKS.replace("{forms}", domain::relative::FORMS));
     out.push_str(match reader {
         Reader::Agent => AGENT_CHANGES,

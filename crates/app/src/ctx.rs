@@ -53,6 +53,15 @@ impl<'a> Ctx<'a> {
         i18n::say(self.caller.language, text)
     }
 
+    /// A sentence the database keeps as a [`Text`] in JSON (a bank connection's problem), in
+    /// this call's language; anything else as it is.
+    pub(crate) fn say_stored(&self, stored: &str) -> String {
+        match serde_json::from_str::<Text>(stored) {
+            Ok(text) => self.say(&text),
+            Err(_) => stored.to_owned(),
+        }
+    }
+
     /// An op's amount as this call's caller writes it (`€12.99`, `12,99 €`).
     pub(crate) fn money(&self, amount: &ops::common::Amount) -> String {
         i18n::format::amount(self.caller.language, amount.amount, amount.currency.currency())

@@ -59,6 +59,8 @@ domain::named_enum! {
         LooksAlike => "looks_alike",
         /// A currency in use has no exchange rate.
         MissingRate => "missing_rate",
+        /// A bank connection needs a person, or has not synced for a while.
+        BankConnection => "bank_connection",
     }
 }
 
@@ -267,8 +269,23 @@ pub struct Context {
     pub attention: Vec<AttentionItem>,
     /// How many attention items were left out of `attention` for size.
     pub attention_omitted: u64,
+    /// The bank connections the caller sees, and the accounts they bring.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bank_connections: Vec<BankConnectionBrief>,
     /// The whole briefing as Markdown, for a model to read first.
     pub markdown: String,
+}
+
+/// A bank connection as the briefing names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BankConnectionBrief {
+    pub id: i64,
+    pub name: String,
+    pub status: crate::banks::ConnectionStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_success_at: Option<crate::common::Timestamp>,
+    /// The Exhale accounts it brings transactions into.
+    pub accounts: Vec<Ref>,
 }
 
 pub struct GetContext;

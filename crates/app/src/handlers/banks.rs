@@ -48,11 +48,7 @@ fn kept(text: &Text) -> String {
 }
 
 fn read_kept(ctx: &Ctx<'_>, stored: Option<&str>) -> Option<String> {
-    let stored = stored?;
-    Some(match serde_json::from_str::<Text>(stored) {
-        Ok(text) => ctx.say(&text),
-        Err(_) => stored.to_owned(),
-    })
+    stored.map(|stored| ctx.say_stored(stored))
 }
 
 fn timestamp(text: Option<&str>) -> Option<Timestamp> {

@@ -421,6 +421,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
             due_on: None,
         });
     }
+    bank_attention(ctx, &mut items)?;
     for (code, subscriptions) in missing_rates {
         items.push(AttentionItem {
             kind: AttentionKind::MissingRate,
@@ -430,6 +431,63 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
         });
     }
     Ok(items)
+}
+
+/// How many failed syncs in a row make a connection that needs nobody worth a person's look.
+const BANK_FAILURES_TO_SHOW: i64 = 4;
+
+/// The bank connections that need a person (link again, a setting to fix), or that have
+/// failed to sync for a while.
+fn bank_attention(ctx: &Ctx<'_>, items: &mut Vec<AttentionItem>) -> Result<(), OpError> {
+    for connection in
+        store::banks::connections(ctx.db, ctx.household_id(), ctx.me()).or_internal()?
+    {
+        let needs_a_person = matches!(connection.status.as_str(), "needs_relink" | "misconfigured");
+        if !needs_a_person && connection.failures < BANK_FAILURES_TO_SHOW {
+            continue;
+        }
+        let problem =
+            connection.status_detail.as_deref().map(|s| ctx.say_stored(s)).unwrap_or_default();
+        let text = if needs_a_person {
+            Text::new("The bank connection {name} needs you: {problem}")
+        } else {
+            Text::new("The bank connection {name} has not synced for a while: {problem}")
+        };
+        items.push(AttentionItem {
+            kind: AttentionKind::BankConnection,
+            message: ctx.say(&text.with("name", &connection.name).with("problem", problem)),
+            subscriptions: Vec::new(),
+            due_on: None,
+        });
+    }
+    Ok(())
+}
+
+/// The bank connections the briefing names, with the accounts they bring.
+fn bank_briefs(ctx: &Ctx<'_>) -> Result<Vec<ops::reports::BankConnectionBrief>, OpError> {
+    let rows = store::banks::connections(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
+    let ids: Vec<i64> = rows.iter().map(|row| row.id).collect();
+    let accounts = store::banks::bank_accounts(ctx.db, ctx.household_id(), &ids).or_internal()?;
+    rows.iter()
+        .map(|row| {
+            Ok(ops::reports::BankConnectionBrief {
+                id: row.id,
+                name: row.name.clone(),
+                status: ops::banks::ConnectionStatus::parse(&row.status)
+                    .ok_or(OpError::Internal)?,
+                last_success_at: row
+                    .last_success_at
+                    .as_deref()
+                    .and_then(ops::common::Timestamp::parse),
+                accounts: accounts
+                    .iter()
+                    .filter(|a| a.connection_id == row.id)
+                    .filter_map(|a| a.account.clone())
+                    .map(|(id, name)| Ref { id, name })
+                    .collect(),
+            })
+        })
+        .collect()
 }
 
 pub(crate) fn attention_items(ctx: &mut Ctx<'_>, _: Empty) -> Result<AttentionList, OpError> {
@@ -492,6 +550,7 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
         upcoming_omitted,
         attention,
         attention_omitted,
+        bank_connections: bank_briefs(ctx)?,
         markdown: String::new(),
     };
     let reader = if ctx.caller.actor == ops::Actor::Assistant {

@@ -119,6 +119,13 @@ async fn a_linked_bridge_brings_its_accounts_once_and_a_pending_payment_becomes_
         [("2026-11-27", "-12.99", "Netflix", false), ("2026-11-28", "-40.00", "Shell", true)]
     );
     let shell = rows[1].4;
+    // An agent's briefing says which accounts sync, and when they last did.
+    let context = b.env.call(&b.owner, "get_context", json!({})).await.unwrap();
+    let markdown = context["markdown"].as_str().unwrap();
+    assert!(
+        markdown.contains("- #1 CON-1 Bank: ok, last synced 2026-11-29T10:00:00Z; into Checking"),
+        "{markdown}"
+    );
 
     // The same window again adds nothing.
     let again = b.sync(id).await.unwrap();
@@ -283,6 +290,14 @@ async fn a_bridge_that_refuses_or_fails_leaves_a_status_with_what_to_do_and_noth
     assert!(refused.text().render().contains("Link it again"), "{refused:?}");
     let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
     assert_eq!(listed["items"][0]["status"], "needs_relink", "{listed}");
+    let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
+    let item = attention["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["kind"] == "bank_connection")
+        .unwrap_or_else(|| panic!("{attention}"));
+    assert!(item["message"].as_str().unwrap().contains("CON-1 Bank needs you"), "{item}");
     // The schedule leaves it to a person.
     b.env.clock.advance(jiff::SignedDuration::from_hours(48));
     assert_eq!(b.env.app.sync_due_bank_connections().await, 0);

@@ -104,6 +104,12 @@ BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: payment_methods refers
 CREATE TRIGGER payment_methods_same_household_update BEFORE UPDATE OF household_id, owner_id ON payment_methods
 WHEN (NEW.owner_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM members p WHERE p.id = NEW.owner_id AND p.household_id = NEW.household_id))
 BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: payment_methods refers to another household'); END;
+CREATE TRIGGER recurring_proposals_same_household_insert BEFORE INSERT ON recurring_proposals
+WHEN (NOT EXISTS (SELECT 1 FROM accounts p WHERE p.id = NEW.account_id AND p.household_id = NEW.household_id))
+BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: recurring_proposals refers to another household'); END;
+CREATE TRIGGER recurring_proposals_same_household_update BEFORE UPDATE OF household_id, account_id ON recurring_proposals
+WHEN (NOT EXISTS (SELECT 1 FROM accounts p WHERE p.id = NEW.account_id AND p.household_id = NEW.household_id))
+BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: recurring_proposals refers to another household'); END;
 CREATE TRIGGER rule_labels_same_household_insert BEFORE INSERT ON rule_labels
 WHEN NEW.label_id IS NOT NULL AND (SELECT household_id FROM rules WHERE id = NEW.rule_id)
     IS NOT (SELECT household_id FROM labels WHERE id = NEW.label_id)
@@ -595,6 +601,24 @@ CREATE TABLE price_points (
     amount_minor INTEGER NOT NULL,
     UNIQUE (subscription_id, effective_on)
 );
+CREATE TABLE recurring_proposals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    account_id INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+    -- The grouping key of the detection (upper case merchant words).
+    merchant TEXT NOT NULL,
+    name TEXT NOT NULL,
+    -- Positive: what each charge takes.
+    amount_minor INTEGER NOT NULL,
+    currency TEXT NOT NULL,
+    cycle TEXT NOT NULL,
+    -- A bill that follows use: the amount is the median of the last three.
+    amount_varies INTEGER NOT NULL DEFAULT 0 CHECK (amount_varies IN (0, 1)),
+    next_expected TEXT NOT NULL,
+    dismissed INTEGER NOT NULL DEFAULT 0 CHECK (dismissed IN (0, 1)),
+    created_at TEXT NOT NULL,
+    UNIQUE (account_id, merchant, currency)
+);
 CREATE TABLE reminder_preferences (
     member_id INTEGER PRIMARY KEY REFERENCES members(id) ON DELETE CASCADE,
     -- JSON array of days before a charge, largest first; NULL for the household's default.
@@ -767,6 +791,7 @@ CREATE INDEX outbox_destination ON outbox(destination_id, status);
 CREATE INDEX outbox_due ON outbox(status, due_at);
 CREATE INDEX pauses_subscription ON pauses(subscription_id, from_on);
 CREATE INDEX payment_methods_household ON payment_methods(household_id);
+CREATE INDEX recurring_proposals_household ON recurring_proposals(household_id, id);
 CREATE INDEX rule_labels_label ON rule_labels(label_id);
 CREATE UNIQUE INDEX rules_name ON rules(household_id, name COLLATE NOCASE);
 CREATE INDEX sessions_member ON sessions(member_id);

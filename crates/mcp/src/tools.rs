@@ -416,10 +416,10 @@ mod tests {
         // (match_charge), 44.8 KB once amount patterns were said once too (and names'
         // patterns, new for the REST schema, left out here), 44.4 KB once what an amount is was
         // said once too and descriptions no longer said which writes wait for confirm_change
-        // (the instructions say it), 44.8 KB with 86 (set_token_tools), 45.7 KB with 88
-        // (list_bank_connections and sync_bank_connection, 440 bytes each). This keeps each
-        // tool, and the whole, from growing.
-        assert!(visible <= 45_700, "{count} tools, {visible} bytes a model reads");
+        // (the instructions say it), 44.8 KB with 86 (set_token_tools), 46.0 KB with 89
+        // (list_bank_connections, sync_bank_connection and dismiss_recurring_proposal, about
+        // 400 bytes each). This keeps each tool, and the whole, from growing.
+        assert!(visible <= 46_000, "{count} tools, {visible} bytes a model reads");
         assert!(visible / count <= 530, "{count} tools, {visible} bytes");
         // A new token or connected app takes the subscriptions set (`ToolSet::DEFAULT`): the
         // budget of issue 11 (24 KB), with find_tools and call_tool for the rest.

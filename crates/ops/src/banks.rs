@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    common::{Amount, CurrencyCode, RecordId, Ref, Timestamp},
+    common::{Amount, CurrencyCode, IdInput, RecordId, Ref, Timestamp},
     household::{Empty, Removed},
     op::{BoxFuture, Hints, Op, OpInfo},
     resolve::IsoDate,
@@ -394,6 +394,18 @@ impl Op for RemoveBankConnection {
     )
     .excluded("it deletes a bank credential");
     type Input = RemoveBankConnectionInput;
+    type Output = Removed;
+}
+
+pub struct DismissRecurringProposal;
+impl Op for DismissRecurringProposal {
+    const INFO: OpInfo = OpInfo::write(
+        "dismiss_recurring_proposal",
+        "Stop suggesting a recurring charge a bank sync noticed",
+        "Its id is in the new_recurring attention item. To keep it instead, create_subscription.",
+        Hints::write(true),
+    );
+    type Input = IdInput<RecordId>;
     type Output = Removed;
 }
 

@@ -103,6 +103,7 @@ macro_rules! op_list {
             banks::LinkSimplefin,
             banks::SetBankAccountTarget,
             banks::RemoveBankConnection,
+            banks::DismissRecurringProposal,
             reports::ListAttentionItems,
             ListActivity,
             activity::Undo,
@@ -256,7 +257,7 @@ pub struct ListActivity;
 impl Op for ListActivity {
     const INFO: OpInfo = OpInfo::read(
         "list_activity",
-        "List changes: who changed what and when, newest first",
+        "Who changed what and when, newest first",
         "Pass entry ids or a batch_id to undo.",
     );
     type Input = ListActivityInput;

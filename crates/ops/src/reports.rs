@@ -61,6 +61,8 @@ domain::named_enum! {
         MissingRate => "missing_rate",
         /// A bank connection needs a person, or has not synced for a while.
         BankConnection => "bank_connection",
+        /// A bank sync noticed a recurring charge that is not a subscription yet.
+        NewRecurring => "new_recurring",
     }
 }
 
@@ -242,7 +244,7 @@ impl Op for ListAttentionItems {
     const INFO: OpInfo = OpInfo::read(
         "list_attention_items",
         "List what needs attention",
-        "Derived on every call: trials ending and card expiries before a charge within 7 days, price rises in 30 days, uncategorised or look-alike subscriptions, currencies without a rate.",
+        "Trials and cards ending within 7 days, price rises in 30, uncategorised or look-alike subscriptions, missing rates, banks needing you, new recurring charges a sync saw.",
     );
     type Input = Empty;
     type Output = AttentionList;

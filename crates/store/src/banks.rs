@@ -511,3 +511,122 @@ pub fn set_import_key(db: &Db<'_>, household_id: i64, id: i64, key: &str) -> Res
         params![household_id, id, key],
     )
 }
+
+/// A recurring charge a sync noticed on an account that is not a subscription yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProposalRow {
+    pub id: i64,
+    pub account_id: i64,
+    pub account_name: String,
+    pub merchant: String,
+    pub name: String,
+    /// Positive: what each charge takes.
+    pub amount_minor: i64,
+    pub currency: String,
+    pub cycle: String,
+    pub amount_varies: bool,
+    pub next_expected: Date,
+}
+
+/// A recurring charge as a sync proposes it.
+pub struct NewProposal<'a> {
+    pub account_id: i64,
+    pub merchant: &'a str,
+    pub name: &'a str,
+    pub amount_minor: i64,
+    pub currency: &'a str,
+    pub cycle: &'a str,
+    pub amount_varies: bool,
+    pub next_expected: Date,
+}
+
+/// Proposes a recurring charge, or renews the proposal's amount and date; a dismissed one
+/// stays dismissed.
+pub fn put_proposal(
+    db: &Db<'_>,
+    household_id: i64,
+    new: &NewProposal<'_>,
+    now: &str,
+) -> Result<()> {
+    db.execute(
+        "INSERT INTO recurring_proposals (household_id, account_id, merchant, name, amount_minor,
+           currency, cycle, amount_varies, next_expected, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+         ON CONFLICT (account_id, merchant, currency) DO UPDATE SET name = excluded.name,
+           amount_minor = excluded.amount_minor, cycle = excluded.cycle,
+           amount_varies = excluded.amount_varies, next_expected = excluded.next_expected",
+        params![
+            household_id,
+            new.account_id,
+            new.merchant,
+            new.name,
+            new.amount_minor,
+            new.currency,
+            new.cycle,
+            new.amount_varies,
+            new.next_expected.to_string(),
+            now
+        ],
+    )?;
+    Ok(())
+}
+
+const PROPOSAL_SELECT: &str = "SELECT p.*, a.name AS account_name FROM recurring_proposals p
+    JOIN accounts a ON a.id = p.account_id
+    WHERE p.household_id = ?1 AND (a.visibility = 'household' OR a.owner_id = ?2)";
+
+fn proposal_from_row(row: &Row<'_>) -> Result<ProposalRow> {
+    Ok(ProposalRow {
+        id: row.get("id")?,
+        account_id: row.get("account_id")?,
+        account_name: row.get("account_name")?,
+        merchant: row.get("merchant")?,
+        name: row.get("name")?,
+        amount_minor: row.get("amount_minor")?,
+        currency: row.get("currency")?,
+        cycle: row.get("cycle")?,
+        amount_varies: row.get("amount_varies")?,
+        next_expected: date(row, "next_expected")?,
+    })
+}
+
+/// The proposals `viewer` sees (on the accounts they see) that nobody dismissed, oldest first.
+pub fn open_proposals(db: &Db<'_>, household_id: i64, viewer: i64) -> Result<Vec<ProposalRow>> {
+    let sql = format!("{PROPOSAL_SELECT} AND p.dismissed = 0 ORDER BY p.id");
+    db.query_map(&sql, params![household_id, viewer], proposal_from_row)
+}
+
+/// A proposal `viewer` sees, dismissed or not.
+pub fn proposal(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    id: i64,
+) -> Result<Option<ProposalRow>> {
+    let sql = format!("{PROPOSAL_SELECT} AND p.id = ?3");
+    db.query_opt(&sql, params![household_id, viewer, id], proposal_from_row)
+}
+
+pub fn dismiss_proposal(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
+    db.execute_one(
+        "UPDATE recurring_proposals SET dismissed = 1 WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id],
+    )
+}
+
+/// An account's booked transactions from `from` on, as (day, amount, description), for the
+/// detection of recurring charges.
+pub fn booked_since(
+    db: &Db<'_>,
+    household_id: i64,
+    account_id: i64,
+    from: Date,
+) -> Result<Vec<(Date, i64, String)>> {
+    db.query_map(
+        "SELECT t.on_date, t.amount_minor, t.description FROM transactions t
+         WHERE t.household_id = ?1 AND t.account_id = ?2 AND t.on_date >= ?3 AND t.pending = 0
+         ORDER BY t.on_date, t.id",
+        params![household_id, account_id, from.to_string()],
+        |row| Ok((date(row, 0)?, row.get(1)?, row.get(2)?)),
+    )
+}

@@ -66,6 +66,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
         include_str!("../migrations/sqlite/0027_account_counts_from_the_index.sql"),
     ),
     ("0028_bank_connections", include_str!("../migrations/sqlite/0028_bank_connections.sql")),
+    ("0029_recurring_proposals", include_str!("../migrations/sqlite/0029_recurring_proposals.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -102,6 +103,10 @@ const POSTGRES: &[(&str, &str)] = &[
         include_str!("../migrations/postgres/0027_account_counts_from_the_index.sql"),
     ),
     ("0028_bank_connections", include_str!("../migrations/postgres/0028_bank_connections.sql")),
+    (
+        "0029_recurring_proposals",
+        include_str!("../migrations/postgres/0029_recurring_proposals.sql"),
+    ),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

@@ -103,6 +103,14 @@ pub fn router(
         .route("/settings/reminders/chat-link", post(pages::reminders::chat_link))
         .route("/settings/reminders/telegram", post(pages::reminders::telegram_bot))
         .route("/settings/reminders/slack", post(pages::reminders::slack_app))
+        .route("/settings/banks", get(pages::banks::show))
+        .route("/settings/banks/link", post(pages::banks::link))
+        .route("/settings/banks/{id}/sync", post(pages::banks::sync))
+        .route(
+            "/settings/banks/{id}/remove",
+            get(pages::banks::confirm_remove).post(pages::banks::remove),
+        )
+        .route("/settings/banks/accounts/{id}/target", post(pages::banks::target))
         .route("/activity", get(pages::activity::list))
         .route(
             "/activity/{id}/undo",

@@ -37,6 +37,8 @@ use crate::{
     views,
 };
 
+/// How far back a sync looks for recurring charges: a yearly one's last two.
+const DETECTION_DAYS: i64 = 400;
 /// How many days before a booked transaction its pending one may be.
 const PENDING_DAYS: i64 = 8;
 use ops::limits::STATEMENT_AND_FEED_DAYS as STATEMENT_DAYS;
@@ -265,6 +267,23 @@ pub(crate) fn set_bank_account_target(
     };
     store::banks::set_target(ctx.db, household, row.id, target).or_internal()?;
     reread(ctx, connection.id)
+}
+
+pub(crate) fn dismiss_recurring_proposal(
+    ctx: &mut Ctx<'_>,
+    input: ops::common::IdInput<ops::common::RecordId>,
+) -> Result<Removed, OpError> {
+    let id = input.id.get();
+    let proposal = store::banks::proposal(ctx.db, ctx.household_id(), ctx.me(), id)
+        .or_internal()?
+        .ok_or_else(|| {
+            OpError::not_found(
+                Text::new("No suggested recurring charge with id {id}. Call list_attention_items to find them.")
+                    .with("id", id),
+            )
+        })?;
+    store::banks::dismiss_proposal(ctx.db, ctx.household_id(), id).or_internal()?;
+    Ok(Removed { id, name: proposal.name })
 }
 
 pub(crate) fn remove_bank_connection(
@@ -618,6 +637,56 @@ impl AccountSync<'_> {
         self.drop_gone_pending(ctx, rows, window_from)?;
         if let Some(import_id) = import_id {
             self.finish(ctx, import_id, added, rows)?;
+            self.propose_recurring(ctx)?;
+        }
+        Ok(())
+    }
+
+    /// Proposes the recurring charges of the account's last 13 months that no subscription
+    /// of the household is (by merchant and currency), as attention items for a person to
+    /// add or dismiss: never created silently.
+    fn propose_recurring(&mut self, ctx: &mut Ctx<'_>) -> Result<(), OpError> {
+        let household = ctx.household_id();
+        let from = ctx.today.saturating_sub(jiff::Span::new().days(DETECTION_DAYS));
+        let currency = self.account.currency;
+        let transactions: Vec<statement::Transaction> =
+            store::banks::booked_since(ctx.db, household, self.account.id, from)
+                .or_internal()?
+                .into_iter()
+                .enumerate()
+                .map(|(line, (date, amount_minor, description))| statement::Transaction {
+                    line: line + 1,
+                    date,
+                    amount_minor,
+                    currency,
+                    description,
+                })
+                .collect();
+        let subscriptions = store::subscriptions::list(ctx.db, household, None).or_internal()?;
+        let now = ctx.now_text();
+        for candidate in statement::recurring::detect(&transactions) {
+            let known = subscriptions.iter().any(|s| {
+                statement::merchant::key(&s.name) == candidate.merchant
+                    && s.currency == candidate.currency
+            });
+            if known
+                || !candidate.active
+                || candidate.confidence < ops::import::DEFAULT_MIN_CONFIDENCE
+            {
+                continue;
+            }
+            let name: String = candidate.name.chars().take(ops::limits::NAME).collect();
+            let proposal = store::banks::NewProposal {
+                account_id: self.account.id,
+                merchant: &candidate.merchant,
+                name: &name,
+                amount_minor: candidate.amount_minor,
+                currency: candidate.currency.code(),
+                cycle: candidate.cycle.as_str(),
+                amount_varies: candidate.amount_varies,
+                next_expected: candidate.next_expected,
+            };
+            store::banks::put_proposal(ctx.db, household, &proposal, &now).or_internal()?;
         }
         Ok(())
     }

@@ -296,6 +296,7 @@ pub(crate) fn registry() -> Registry {
         reg.add::<bk::LinkSimplefin>(banks::link_simplefin);
         reg.add::<bk::SetBankAccountTarget>(banks::set_bank_account_target);
         reg.add::<bk::RemoveBankConnection>(banks::remove_bank_connection);
+        reg.add::<bk::DismissRecurringProposal>(banks::dismiss_recurring_proposal);
         use ops::budgets as b;
         reg.add::<b::ListBudgets>(budgets::list_budgets);
         reg.add::<b::GetBudget>(budgets::get_budget);

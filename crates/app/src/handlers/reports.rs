@@ -422,6 +422,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
         });
     }
     bank_attention(ctx, &mut items)?;
+    recurring_attention(ctx, &rows, &mut items)?;
     for (code, subscriptions) in missing_rates {
         items.push(AttentionItem {
             kind: AttentionKind::MissingRate,
@@ -458,6 +459,40 @@ fn bank_attention(ctx: &Ctx<'_>, items: &mut Vec<AttentionItem>) -> Result<(), O
             message: ctx.say(&text.with("name", &connection.name).with("problem", problem)),
             subscriptions: Vec::new(),
             due_on: None,
+        });
+    }
+    Ok(())
+}
+
+/// The recurring charges a bank sync noticed that are still not a subscription of the
+/// household, and nobody dismissed.
+fn recurring_attention(
+    ctx: &Ctx<'_>,
+    subscriptions: &[SubscriptionRow],
+    items: &mut Vec<AttentionItem>,
+) -> Result<(), OpError> {
+    for proposal in
+        store::banks::open_proposals(ctx.db, ctx.household_id(), ctx.me()).or_internal()?
+    {
+        let Ok(currency) = Currency::parse(&proposal.currency) else { continue };
+        let known = subscriptions.iter().any(|s| {
+            statement::merchant::key(&s.name) == proposal.merchant && s.currency == currency
+        });
+        if known {
+            continue;
+        }
+        let text = Text::new("{name} looks like a new recurring charge on {account}: {amount}, {cycle}, next about {date}. Add it as a subscription, or dismiss suggestion {id}.")
+            .with("name", &proposal.name)
+            .with("account", &proposal.account_name)
+            .with_money("amount", domain::Money::new(proposal.amount_minor, currency))
+            .with("cycle", &proposal.cycle)
+            .with_date("date", proposal.next_expected)
+            .with("id", proposal.id);
+        items.push(AttentionItem {
+            kind: AttentionKind::NewRecurring,
+            message: ctx.say(&text),
+            subscriptions: Vec::new(),
+            due_on: Some(proposal.next_expected.into()),
         });
     }
     Ok(())

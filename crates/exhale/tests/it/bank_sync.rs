@@ -538,3 +538,164 @@ async fn a_person_links_a_bridge_at_the_terminal_with_the_token_on_stdin_and_syn
         "{synced}"
     );
 }
+
+/// Posts a form that changes something, and reads the page it goes back to.
+async fn done(visitor: &mut crate::web::Visitor, path: &str, form: &[(&str, &str)]) -> String {
+    let posted = visitor.post(path, form).await;
+    assert_eq!(posted.status, reqwest::StatusCode::SEE_OTHER, "{}", posted.body);
+    let back = visitor.get(posted.location.as_deref().unwrap()).await;
+    crate::web::unescape(&back.body)
+}
+
+#[tokio::test]
+async fn a_person_links_a_bridge_on_the_web_sees_where_its_accounts_go_syncs_and_removes_it() {
+    use crate::web::{PASSWORD, Visitor, unescape};
+    let b = bank().await;
+    let server = b.env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let page = ana.get("/settings/banks").await;
+    assert_eq!(page.status, reqwest::StatusCode::OK);
+    let csrf = Visitor::hidden(&page, "csrf");
+
+    // A token that is not one is refused beside the form, and nothing is asked of the Bridge.
+    let wrong =
+        ana.post("/settings/banks/link", &[("csrf", &csrf), ("setup_token", "hello")]).await;
+    assert_eq!(wrong.status, reqwest::StatusCode::UNPROCESSABLE_ENTITY, "{}", wrong.body);
+    assert!(unescape(&wrong.body).contains("not a SimpleFIN setup token"), "{}", wrong.body);
+    assert!(b.bridge.requests().is_empty());
+
+    let token = b.bridge.setup_token("WEB");
+    let shown =
+        done(&mut ana, "/settings/banks/link", &[("csrf", &csrf), ("setup_token", &token)]).await;
+    for text in ["Linked.", "CON-1 Bank", "Checking", "$1,520.07", "Goes into"] {
+        assert!(shown.contains(text), "the page lacks {text}: {shown}");
+    }
+    assert!(!shown.contains("p%40ss") && !shown.contains("user-1"), "no credential on the page");
+
+    let synced = done(&mut ana, "/settings/banks/1/sync", &[("csrf", &csrf)]).await;
+    assert!(synced.contains("Synced."), "{synced}");
+    let money = ana.get("/money").await;
+    assert!(money.body.contains("data-testid=\"bank-health\""), "{}", money.body);
+
+    // Where an account goes: a new account.
+    let moved =
+        done(&mut ana, "/settings/banks/accounts/1/target", &[("csrf", &csrf), ("target", "new")])
+            .await;
+    assert!(moved.contains("The next sync goes there."), "{moved}");
+    let accounts = b.env.call(&b.owner, "list_accounts", json!({})).await.unwrap();
+    assert_eq!(accounts["items"].as_array().unwrap().len(), 2, "{accounts}");
+
+    let asked = ana.get("/settings/banks/1/remove").await;
+    assert!(unescape(&asked.body).contains("Remove this bank connection?"), "{}", asked.body);
+    let removed = done(&mut ana, "/settings/banks/1/remove", &[("csrf", &csrf)]).await;
+    assert!(removed.contains("Removed."), "{removed}");
+    let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
+    assert_eq!(listed["items"], json!([]));
+}
+
+#[tokio::test]
+async fn another_members_agent_finds_no_private_connection_over_rest_or_mcp() {
+    let b = bank().await;
+    let token = b.bridge.setup_token("PRIVATE");
+    let private = b
+        .env
+        .call(&b.owner, "link_simplefin", json!({"setup_token": token, "visibility": "private"}))
+        .await
+        .unwrap();
+    let id = private["connection"]["id"].as_i64().unwrap();
+    let member = b.env.member(&b.owner, "Bo", "bo@a.test").await;
+    let created = b
+        .env
+        .call(
+            &member,
+            "create_token",
+            json!({"name": "Bo's agent", "scope": "write", "tools": "full"}),
+        )
+        .await
+        .unwrap();
+    let secret = created["secret"].as_str().unwrap().to_owned();
+    let server = b.env.serve().await;
+
+    let client = reqwest::Client::new();
+    let listed: Value = client
+        .get(server.url("/api/v1/ops/list_bank_connections"))
+        .bearer_auth(&secret)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["items"], json!([]), "{listed}");
+    let sync = client
+        .post(server.url("/api/v1/ops/sync_bank_connection"))
+        .bearer_auth(&secret)
+        .json(&json!({"connection_id": id}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sync.status(), reqwest::StatusCode::NOT_FOUND);
+
+    let mcp = crate::mcp::http_client(server.url("/mcp"), &secret, "bank-test").await;
+    let result = crate::mcp::call(&mcp, "sync_bank_connection", json!({"connection_id": id})).await;
+    assert_eq!(result.is_error, Some(true));
+    assert!(crate::mcp::text(&result).contains("No bank connection with id"), "{result:?}");
+    let linking =
+        crate::mcp::call(&mcp, "link_simplefin", json!({"setup_token": b.bridge.setup_token("X")}))
+            .await;
+    assert_eq!(linking.is_error, Some(true), "an agent cannot link: {linking:?}");
+    mcp.cancel().await.unwrap();
+    assert_eq!(b.bridge.requests().iter().filter(|r| r.path.ends_with("/accounts")).count(), 1);
+}
+
+#[tokio::test]
+async fn a_recurring_charge_the_feed_shows_is_proposed_until_a_person_adds_or_dismisses_it() {
+    let b = bank().await;
+    b.bridge.edit_accounts(|accounts| {
+        accounts[0] = checking(json!([
+            {"id": "N-9", "posted": at("2026-09-27"), "amount": "-12.99", "description": "NETFLIX.COM"},
+            {"id": "N-10", "posted": at("2026-10-27"), "amount": "-12.99", "description": "NETFLIX.COM"},
+            {"id": "N-11", "posted": at("2026-11-27"), "amount": "-12.99", "description": "NETFLIX.COM"},
+            {"id": "G-1", "posted": at("2026-11-03"), "amount": "-54.10", "description": "GROCER"}
+        ]));
+    });
+    b.link().await;
+    let proposed = |attention: &Value| -> Vec<String> {
+        attention["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["kind"] == "new_recurring")
+            .map(|item| item["message"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
+    let found = proposed(&attention);
+    assert_eq!(found.len(), 1, "{attention}");
+    assert!(
+        found[0].starts_with(
+            "Netflix looks like a new recurring charge on Checking: $12.99, monthly, next about"
+        ),
+        "{found:?}"
+    );
+    // Nothing was created behind the person's back.
+    let subscriptions = b.env.call(&b.owner, "list_subscriptions", json!({})).await.unwrap();
+    assert_eq!(subscriptions["total"], 0, "{subscriptions}");
+
+    // Dismissed, it stays dismissed however often the feed shows it.
+    let id: i64 = found[0].rsplit(' ').next().unwrap().trim_end_matches('.').parse().unwrap();
+    let (_, agent) = b.env.token(&b.owner, "write").await;
+    b.env.call(&agent, "dismiss_recurring_proposal", json!({"id": id})).await.unwrap();
+    let connection = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
+    let connection_id = connection["items"][0]["id"].as_i64().unwrap();
+    b.bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.push(json!({"id": "X-1", "posted": at("2026-11-28"), "amount": "-1.00", "description": "KIOSK"}));
+    });
+    b.sync(connection_id).await.unwrap();
+    let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
+    assert!(proposed(&attention).is_empty(), "{attention}");
+    let again = b.env.call(&b.owner, "dismiss_recurring_proposal", json!({"id": 999})).await;
+    assert_eq!(code(&again), "not_found");
+}

@@ -323,6 +323,10 @@ const WITHOUT_A_CASE: &[(&str, &str)] = &[
         "it sets where a bank connection's account goes, a setting of the connection beside its credential (tests/it/bank_sync.rs)",
     ),
     (
+        "dismiss_recurring_proposal",
+        "it hides a suggestion a bank sync made, which is not an entity of the activity (tests/it/bank_sync.rs)",
+    ),
+    (
         "remove_bank_connection",
         "it deletes a bank credential, which no undo may bring back (tests/it/bank_sync.rs)",
     ),

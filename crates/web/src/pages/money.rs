@@ -47,7 +47,7 @@ pub(crate) async fn show(
 
 /// What the money page shows, and what its forms choose from.
 async fn money_data(web: &Web, person: &SessionCaller) -> Result<Value, OpError> {
-    let (accounts, budgets, rules, cashflow, worth, categories, labels, household) = tokio::join!(
+    let (accounts, budgets, rules, cashflow, worth, categories, labels, household, banks) = tokio::join!(
         web.call::<ListAccounts>(person, ListAccountsInput { include_archived: Some(true) }),
         web.call::<ListBudgets>(person, Empty {}),
         web.call::<ListRules>(person, Empty {}),
@@ -56,11 +56,13 @@ async fn money_data(web: &Web, person: &SessionCaller) -> Result<Value, OpError>
         web.call::<ListCategories>(person, Empty {}),
         web.call::<ListLabels>(person, Empty {}),
         web.call::<GetHousehold>(person, Empty {}),
+        web.call::<ops::banks::ListBankConnections>(person, Empty {}),
     );
     let (cashflow, worth) = (cashflow?, worth?);
     Ok(json!({
         "nav": "money",
         "accounts": accounts?.items,
+        "bank_connections": banks?.items,
         "budgets": budgets?.items,
         "rules": rules?.items.iter().map(|rule| {
             let mut shown = json!(rule);

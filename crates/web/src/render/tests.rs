@@ -146,6 +146,28 @@ fn fixture(name: &str) -> Value {
             "categories": [{"id": 1, "name": "Streaming"}],
             "cycles": [{"value": "monthly", "label": "Monthly"}],
         })),
+        "banks.html" => chrome(json!({
+            "nav": "settings",
+            "errors": {"sync": "a", "target": "b", "relink": "c", "link": "d"},
+            "accounts": [{"id": 3, "name": "Checking", "currency": "USD"}],
+            "connections": [{
+                "id": 1, "provider": "simplefin", "name": "CON-1 Bank", "visibility": "private",
+                "linked_by": {"id": 1, "name": "Ana"}, "status": "needs_relink",
+                "problem": "The bank connection needs a person: link it again.",
+                "last_success_at": "2026-11-29T10:00:00Z", "next_sync_at": "2026-11-29T16:00:00Z",
+                "accounts": [
+                    {"id": 1, "name": "Checking", "institution": "CON-1 Bank", "currency": "USD",
+                     "account": {"id": 3, "name": "Checking"},
+                     "balance": {"amount": "1520.07", "currency": "USD", "display": "$1,520.07"},
+                     "balance_on": "2026-11-29"},
+                    {"id": 2, "name": "Points", "problem": "The bank gives this account in a currency Exhale does not know."}
+                ]
+            }, {
+                "id": 2, "provider": "simplefin", "name": "Other", "visibility": "household",
+                "linked_by": {"id": 2, "name": "Bo"}, "status": "ok",
+                "next_sync_at": "2026-11-29T16:00:00Z", "accounts": []
+            }],
+        })),
         "reminders.html" => chrome(json!({
             "nav": "settings", "webhook_secret": "whsec_abc", "covers": ["mine", "household"],
             "digests": ["off", "monday"], "kinds": ["ntfy", "webhook", "email"], "securities": ["tls", "starttls", "none"],
@@ -229,6 +251,8 @@ fn fixture(name: &str) -> Value {
                 "carried_over": amount("10.00"), "spent": amount("120.00"), "remaining": amount("-20.00")});
             chrome(json!({
                 "nav": "money",
+                "bank_connections": [{"id": 1, "name": "CON-1 Bank", "status": "ok", "last_success_at": "2026-11-29T10:00:00Z"},
+                    {"id": 2, "name": "Other", "status": "try_later"}],
                 "accounts": [{"id": 1, "name": "Joint", "kind": "credit_card", "currency": "EUR", "owner": {"id": 1, "name": "Ana"},
                               "visibility": "private", "archived": false, "balance": amount("-5.00"), "balance_on": "2026-11-29", "transaction_count": 3}],
                 "budgets": [{"id": 1, "name": "Food", "period": "monthly", "start_day": 1, "starts_on": "2026-11-01", "rollover": true,

@@ -1,0 +1,196 @@
+//! Settings → Banks: link SimpleFIN Bridge with a setup token, see each connection's accounts
+//! and where they go, its last sync and what went wrong with what to do, sync now, link again,
+//! and remove it. A token typed here goes to the op once and is never shown again.
+
+use axum::{
+    extract::{Path, State},
+    http::{HeaderMap, StatusCode},
+    response::Response,
+};
+use ops::{
+    OpError, Text,
+    accounts::SessionCaller,
+    banks::{
+        LinkSimplefin, LinkSimplefinInput, ListBankConnections, RemoveBankConnection,
+        RemoveBankConnectionInput, SetBankAccountTarget, SetBankAccountTargetInput,
+        SyncBankConnection, SyncBankConnectionInput,
+    },
+    common::RecordId,
+    entities::Visibility,
+    household::Empty,
+    ledger::{ListAccounts, ListAccountsInput},
+};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{
+    pages::{Confirm, apply_and_go, apply_form, confirm_page},
+    render::{op_error, page_with_extra},
+    session::{NoFields, Posted, SignedIn},
+    state::Web,
+};
+
+const PAGE: &str = "/settings/banks";
+
+async fn banks_page(
+    web: &Web,
+    headers: &HeaderMap,
+    person: &SessionCaller,
+    status: StatusCode,
+    extra: Value,
+) -> Response {
+    let (connections, accounts) = tokio::join!(
+        web.call::<ListBankConnections>(person, Empty {}),
+        web.call::<ListAccounts>(person, ListAccountsInput { include_archived: None }),
+    );
+    let (connections, accounts) = match (connections, accounts) {
+        (Ok(connections), Ok(accounts)) => (connections, accounts),
+        (Err(err), _) | (_, Err(err)) => return op_error(web, headers, person, &err),
+    };
+    let data = json!({
+        "nav": "settings",
+        "connections": connections.items,
+        "accounts": accounts.items,
+    });
+    page_with_extra(web, headers, person, status, "banks.html", data, extra)
+}
+
+pub(crate) async fn show(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+) -> Response {
+    banks_page(&web, &headers, &person, StatusCode::OK, json!({})).await
+}
+
+/// A connection's or an account's id from a form or a path: a refusal says where it was.
+fn record_id(pointer: &str, id: i64) -> Result<RecordId, OpError> {
+    RecordId::new(id).ok_or_else(|| {
+        OpError::invalid(pointer, Text::new("Choose one of the connections on this page."))
+    })
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct LinkForm {
+    setup_token: String,
+    private: Option<String>,
+    /// A connection to link again.
+    connection_id: Option<i64>,
+}
+
+pub(crate) async fn link(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form }: Posted<LinkForm>,
+) -> Response {
+    let connection_id = form.connection_id.map(|id| record_id("/connection_id", id)).transpose();
+    let input = connection_id.map(|connection_id| LinkSimplefinInput {
+        setup_token: form.setup_token.trim().to_owned(),
+        visibility: Some(if form.private.is_some() {
+            Visibility::Private
+        } else {
+            Visibility::Household
+        }),
+        connection_id,
+    });
+    let form_name = if form.connection_id.is_some() { "relink" } else { "link" };
+    let done = Text::new("Linked. The last 90 days are in; Exhale syncs every six hours.");
+    let again = |status, errors| banks_page(&web, &headers, &person, status, errors);
+    apply_form::<LinkSimplefin, _, _>(&web, &headers, &person, input, PAGE, form_name, done, again)
+        .await
+}
+
+pub(crate) async fn sync(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Posted { person, .. }: Posted<NoFields>,
+) -> Response {
+    let input = record_id("/connection_id", id)
+        .map(|connection_id| SyncBankConnectionInput { connection_id });
+    let done = Text::new("Synced.");
+    let again = |status, errors| banks_page(&web, &headers, &person, status, errors);
+    apply_form::<SyncBankConnection, _, _>(
+        &web, &headers, &person, input, PAGE, "sync", done, again,
+    )
+    .await
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct TargetForm {
+    /// An account's id, "new" for a new account, or empty for none.
+    target: String,
+}
+
+pub(crate) async fn target(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Posted { person, form }: Posted<TargetForm>,
+) -> Response {
+    let target = form.target.trim();
+    let input = record_id("/bank_account_id", id).and_then(|bank_account_id| {
+        let account_id = match target {
+            "" | "new" => None,
+            id => Some(id.parse().ok().and_then(RecordId::new).ok_or_else(|| {
+                OpError::invalid("/account_id", Text::new("Choose an account from the list."))
+            })?),
+        };
+        Ok(SetBankAccountTargetInput {
+            bank_account_id,
+            account_id,
+            create_account: Some(target == "new"),
+        })
+    });
+    let done = Text::new("Saved. The next sync goes there.");
+    let again = |status, errors| banks_page(&web, &headers, &person, status, errors);
+    apply_form::<SetBankAccountTarget, _, _>(
+        &web, &headers, &person, input, PAGE, "target", done, again,
+    )
+    .await
+}
+
+pub(crate) async fn confirm_remove(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+    Path(id): Path<i64>,
+) -> Response {
+    let input = match record_id("/connection_id", id) {
+        Ok(connection_id) => RemoveBankConnectionInput { connection_id },
+        Err(err) => return op_error(&web, &headers, &person, &err),
+    };
+    confirm_page::<RemoveBankConnection>(&web, &headers, &person, input, |_| Confirm {
+        nav: "settings",
+        title: Text::new("Remove this bank connection?"),
+        explanation: Text::new("Exhale forgets its access at once and nothing more arrives from it. Its transactions and balances stay in their accounts. Disable the access at the provider too."),
+        action: format!("{PAGE}/{id}/remove"),
+        confirm_label: Text::new("Remove"),
+        cancel: PAGE.into(),
+        hidden: Vec::new(),
+    })
+    .await
+}
+
+pub(crate) async fn remove(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Path(id): Path<i64>,
+    Posted { person, .. }: Posted<NoFields>,
+) -> Response {
+    let input = match record_id("/connection_id", id) {
+        Ok(connection_id) => RemoveBankConnectionInput { connection_id },
+        Err(err) => return op_error(&web, &headers, &person, &err),
+    };
+    apply_and_go::<RemoveBankConnection>(
+        &web,
+        &headers,
+        &person,
+        input,
+        PAGE,
+        Text::new("Removed."),
+    )
+    .await
+}

@@ -295,6 +295,19 @@ impl DataDir {
         })
     }
 
+    /// Runs `sql` after `setup` as Exhale's role, and commits it: what time would have left
+    /// in the database (a sync that has come due).
+    pub fn commit_as_exhale(&self, setup: &str, sql: &str) {
+        let url = self.exhale_url();
+        on_own_thread(|| {
+            let mut client = postgres::Client::connect(&url, postgres::NoTls).expect("connect");
+            let mut tx = client.transaction().expect("begin");
+            tx.batch_execute(setup).expect("the setup");
+            tx.batch_execute(sql).unwrap_or_else(|err| panic!("{sql}: {err}"));
+            tx.commit().expect("commit");
+        });
+    }
+
     /// `f` after `setup`, in a transaction on a connection of the test's own as Exhale's role.
     fn as_exhale<T: Send>(
         &self,

@@ -699,3 +699,81 @@ async fn a_recurring_charge_the_feed_shows_is_proposed_until_a_person_adds_or_di
     let again = b.env.call(&b.owner, "dismiss_recurring_proposal", json!({"id": 999})).await;
     assert_eq!(code(&again), "not_found");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_serve_processes_sync_a_due_connection_once_and_a_person_waits_for_it() {
+    use crate::{
+        cli::{exhale_with_env, owner_with_token, stdout},
+        several_instances::{Pair, within},
+        web::{Visitor, read_events},
+    };
+    let bridge = SimpleFinBridge::start().await;
+    bridge.add_account(checking(november()));
+    let dir = test_support::DataDir::postgres();
+    let authority = bridge.write_authority(dir.path()).to_str().unwrap().to_owned();
+    let token = bridge.setup_token("PAIR");
+    let ca = authority.clone();
+    let (dir, api_token) = tokio::task::spawn_blocking(move || {
+        let api_token = owner_with_token(&dir, "write");
+        let env = [("EXHALE_BANK_CA_FILE", ca.as_str())];
+        let linked = exhale_with_env(&dir, &["bank", "link", "simplefin"], &token, &env);
+        stdout(&linked);
+        // Its time has come (the schedule syncs every six hours).
+        dir.commit_as_exhale(
+            "SELECT set_config('exhale.every_household', 'on', true)",
+            "UPDATE bank_connections SET next_sync_at = '2000-01-01T00:00:00Z'",
+        );
+        (dir, api_token)
+    })
+    .await
+    .unwrap();
+    bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.push(json!({"id": "TRN-3", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
+    });
+    let held = bridge.hold_accounts();
+    let env = [("EXHALE_BANK_CA_FILE", authority.as_str()), ("EXHALE_TOKEN_RATE_PER_SECOND", "0")];
+    let pair = Pair::start_with(&dir, &env);
+    let [first, second] = &pair.urls;
+    let mut ana = Visitor::at(second);
+    ana.sign_in("ana@a.test", "a long enough password").await;
+    let mut stream = ana.events("/events").await;
+    assert_eq!(read_events(&mut stream, 1).await[0].0, "ready");
+
+    // The instance that leads asks the Bridge; while it waits, a person's sync through either
+    // instance is told it is under way, and asks nothing.
+    within(held.arrived()).await;
+    let client = reqwest::Client::new();
+    for url in [first, second] {
+        let refused = client
+            .post(format!("{url}/api/v1/ops/sync_bank_connection"))
+            .bearer_auth(&api_token)
+            .json(&json!({"connection_id": 1}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), reqwest::StatusCode::CONFLICT);
+    }
+    held.release();
+    let events = within(read_events(&mut stream, 1)).await;
+    assert!(events[0].1.contains("sync_bank_connection"), "{events:?}");
+    let asked = bridge.requests().iter().filter(|r| r.path.ends_with("/accounts")).count();
+    assert_eq!(asked, 2, "the link's request and the schedule's, once across both");
+
+    // Done, the lease is free again: a person syncs through the other instance.
+    held.release();
+    let synced = client
+        .post(format!("{second}/api/v1/ops/sync_bank_connection"))
+        .bearer_auth(&api_token)
+        .json(&json!({"connection_id": 1}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(synced.status(), reqwest::StatusCode::OK);
+    let synced: Value = synced.json().await.unwrap();
+    assert_eq!(
+        (synced["added"].as_u64(), synced["status"].as_str()),
+        (Some(0), Some("ok")),
+        "{synced}"
+    );
+}

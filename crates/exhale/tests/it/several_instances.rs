@@ -17,8 +17,8 @@ use crate::{
 const ANA_PASSWORD: &str = "a long enough password";
 
 /// Two instances on one database, killed when dropped.
-struct Pair {
-    urls: [String; 2],
+pub(crate) struct Pair {
+    pub(crate) urls: [String; 2],
     children: [std::process::Child; 2],
 }
 
@@ -27,7 +27,7 @@ impl Pair {
         Self::start_with(dir, &[("EXHALE_TOKEN_RATE_PER_SECOND", "0")])
     }
 
-    fn start_with(dir: &DataDir, env: &[(&str, &str)]) -> Self {
+    pub(crate) fn start_with(dir: &DataDir, env: &[(&str, &str)]) -> Self {
         let mut first = spawn_serve_with(dir, env);
         let mut second = spawn_serve_with(dir, env);
         let urls = [listening_url(&mut first), listening_url(&mut second)];
@@ -46,7 +46,7 @@ impl Drop for Pair {
 
 /// What `heard` gives, or a failure after ten seconds: what another instance did is heard
 /// within a moment or not at all.
-async fn within<T>(heard: impl std::future::Future<Output = T>) -> T {
+pub(crate) async fn within<T>(heard: impl std::future::Future<Output = T>) -> T {
     match tokio::time::timeout(std::time::Duration::from_secs(10), heard).await {
         Ok(value) => value,
         Err(_) => panic!("nothing was heard from the other instance within ten seconds"),

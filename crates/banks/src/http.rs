@@ -147,6 +147,10 @@ impl Http {
         if let Some(authorization) = &outgoing.authorization {
             request = request.header(header::AUTHORIZATION, authorization);
         }
+        if !outgoing.body.is_empty() {
+            // Every body a provider is sent is JSON (SimpleFIN's claim has none).
+            request = request.header(header::CONTENT_TYPE, "application/json");
+        }
         let request = request
             .body(Full::new(Bytes::from(outgoing.body.clone())))
             .map_err(|_| Failure::Config { detail: "the request cannot be written".into() })?;

@@ -12,7 +12,7 @@ use std::fmt;
 
 use base64::Engine as _;
 use jiff::{Timestamp, civil::Date, tz::TimeZone};
-use ops::common::{CurrencyCode, SignedAmount};
+use ops::common::CurrencyCode;
 use serde::Deserialize;
 use url::Url;
 
@@ -20,7 +20,10 @@ use ops::banks::{
     Balance, Failure, Fetched, MAX_TEXT, Problem, RemoteAccount, RemoteTransaction, bounded,
 };
 
-use crate::http::{Http, Outgoing, Reach};
+use crate::{
+    amounts::minor,
+    http::{Http, Outgoing, Reach},
+};
 
 /// The most days one request may cover: the Bridge caps a longer window.
 pub const MAX_WINDOW_DAYS: i64 = 90;
@@ -321,18 +324,6 @@ struct Transaction {
 /// The UTC day of epoch seconds, as SimpleFIN dates are read.
 fn day_of(seconds: i64) -> Option<Date> {
     Timestamp::from_second(seconds).ok().map(|at| at.to_zoned(TimeZone::UTC).date())
-}
-
-/// `text` in `currency`'s minor units, or why not (never rounded).
-/// A provider writes values exactly: "12.990" is 12.99, while "12.999" in USD is refused.
-fn minor(text: &str, currency: CurrencyCode) -> Result<i64, String> {
-    let amount: SignedAmount = text.parse().map_err(|err| format!("{err}"))?;
-    amount
-        .decimal()
-        .without_trailing_zeros()
-        .in_currency(currency.currency())
-        .map(|money| money.minor())
-        .map_err(|err| format!("{err}"))
 }
 
 /// Reads an Account Set, either shape. A failure of the whole request is `Err`; what failed for

@@ -13,6 +13,7 @@
 pub mod banks;
 pub mod channels;
 pub mod database;
+pub mod enable_banking;
 
 pub use database::DataDir;
 pub mod provider;

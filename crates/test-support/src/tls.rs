@@ -73,9 +73,9 @@ pub(crate) fn pem(label: &str, der: &[u8]) -> String {
 
 impl TestAuthority {
     /// An HTTPS server for `localhost`, on 127.0.0.1 at the port it returns: each
-    /// connection's request head (up to the blank line) goes to `answer`, whose reply is
-    /// written back and the connection closed. `None` leaves the request unanswered, as a
-    /// server that hangs.
+    /// connection's request (its head, and the body its Content-Length announces) goes to
+    /// `answer`, whose reply is written back and the connection closed. `None` leaves the
+    /// request unanswered, as a server that hangs.
     pub async fn serve<F, Fut>(&self, answer: F) -> (u16, tokio::task::JoinHandle<()>)
     where
         F: Fn(String) -> Fut + Send + Sync + 'static,
@@ -99,6 +99,13 @@ impl TestAuthority {
                             Ok(n) => head.extend_from_slice(&buffer[..n]),
                         }
                     }
+                    // And the body its Content-Length announces, after the head.
+                    while head.len() < announced_length(&head) {
+                        match tls.read(&mut buffer).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => head.extend_from_slice(&buffer[..n]),
+                        }
+                    }
                     let Some(reply) = answer(String::from_utf8_lossy(&head).into_owned()).await
                     else {
                         std::future::pending::<()>().await;
@@ -111,6 +118,20 @@ impl TestAuthority {
         });
         (port, task)
     }
+}
+
+/// How long a request read so far is in all: its head and the body its Content-Length says.
+fn announced_length(read: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(read);
+    let Some(end) = text.find("\r\n\r\n") else { return usize::MAX };
+    let length = text[..end]
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.trim().eq_ignore_ascii_case("content-length").then(|| value.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    end + 4 + length
 }
 
 /// An HTTP/1.1 reply that closes the connection: the status, the headers and the body.

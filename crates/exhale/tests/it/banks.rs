@@ -125,3 +125,206 @@ async fn a_redirect_is_followed_within_the_rules_and_never_to_a_local_address_ov
         "{refused}"
     );
 }
+
+mod enable_banking {
+    //! Enable Banking's client against a fake that checks every token's signature.
+
+    use banks::{
+        enable_banking::{self, Application},
+        http::{Http, Reach},
+    };
+    use ops::banks::Failure;
+    use serde_json::json;
+    use test_support::enable_banking::{APPLICATION_ID, APPLICATION_KEY, EnableBankingFake};
+
+    /// 2026-11-29 10:00 UTC, in epoch seconds.
+    const NOW: i64 = 1_795_946_400;
+
+    fn day(text: &str) -> jiff::civil::Date {
+        text.parse().unwrap()
+    }
+
+    async fn fake_with_checking() -> (EnableBankingFake, Http, Application) {
+        let fake = EnableBankingFake::start().await;
+        fake.add_account(
+            "uid-1",
+            "HASH-A",
+            "Cuenta",
+            json!([
+                {"entry_reference": "E1", "transaction_amount": {"amount": "12.99", "currency": "EUR"},
+                 "credit_debit_indicator": "DBIT", "status": "BOOK", "booking_date": "2026-11-27",
+                 "creditor": {"name": "Netflix"}, "remittance_information": ["NETFLIX.COM", "1234"]},
+                {"entry_reference": "E2", "transaction_amount": {"amount": "2500.00", "currency": "EUR"},
+                 "credit_debit_indicator": "CRDT", "status": "BOOK", "booking_date": "2026-11-25",
+                 "debtor": {"name": "ACME"}, "remittance_information": []},
+                {"entry_reference": "E3", "transaction_amount": {"amount": "40.00", "currency": "EUR"},
+                 "credit_debit_indicator": "DBIT", "status": "PDNG", "transaction_date": "2026-11-28",
+                 "remittance_information": ["SHELL 123"]},
+                {"entry_reference": "E4", "transaction_amount": {"amount": "5.00", "currency": "EUR"},
+                 "credit_debit_indicator": "DBIT", "status": "CNCL", "booking_date": "2026-11-26"},
+                {"transaction_amount": {"amount": "3.10", "currency": "EUR"},
+                 "credit_debit_indicator": "DBIT", "status": "BOOK", "value_date": "2026-11-24",
+                 "remittance_information": ["BAKERY"]}
+            ]),
+        );
+        let http = Http::new(std::slice::from_ref(&fake.authority)).unwrap();
+        let app = Application::new(APPLICATION_ID, APPLICATION_KEY, fake.root().parse().unwrap())
+            .unwrap();
+        (fake, http, app)
+    }
+
+    #[tokio::test]
+    async fn a_consent_becomes_a_session_whose_accounts_are_read_page_by_page() {
+        let (fake, http, app) = fake_with_checking().await;
+        assert!(!format!("{app:?}").contains("PRIVATE"), "{app:?}");
+        let found = enable_banking::banks(&http, &app, "fi", NOW, Reach::AlsoLocal).await.unwrap();
+        let nordea = found.iter().find(|bank| bank.name == "Nordea").unwrap();
+        let until =
+            enable_banking::consent_until(nordea, jiff::Timestamp::from_second(NOW).unwrap());
+        let url = enable_banking::start_authorization(
+            &http,
+            &app,
+            nordea,
+            until,
+            "state-1",
+            "https://exhale.example/banks/return",
+            NOW,
+            Reach::AlsoLocal,
+        )
+        .await
+        .unwrap();
+        assert_eq!(url.host_str(), Some("bank.example"));
+        let started = &fake.requests()[1];
+        assert_eq!(
+            started.body["access"]["valid_until"], "2027-02-27T09:00:00Z",
+            "{:?}",
+            started.body
+        );
+        assert_eq!(started.body["redirect_url"], "https://exhale.example/banks/return");
+
+        let code = fake.approve("state-1").unwrap();
+        let session = enable_banking::authorize_session(&http, &app, &code, NOW, Reach::AlsoLocal)
+            .await
+            .unwrap();
+        assert_eq!(session.id, "session-1");
+        let (fetched, valid_until) = enable_banking::fetch(
+            &http,
+            &app,
+            &session.id,
+            day("2026-09-01"),
+            day("2026-11-29"),
+            NOW,
+            Reach::AlsoLocal,
+        )
+        .await
+        .unwrap();
+        assert_eq!(valid_until.map(|at| at.to_string()).as_deref(), Some("2027-02-27T10:00:00Z"));
+        let account = &fetched.accounts[0];
+        assert_eq!((account.key.as_str(), account.name.as_str()), ("HASH-A", "Cuenta"));
+        let balance = account.balance.unwrap();
+        assert_eq!(
+            (balance.on, balance.booked_minor, balance.available_minor),
+            (day("2026-11-28"), 132_007, Some(152_007))
+        );
+        let read: Vec<(&str, bool, i64, Option<&str>, &str)> = fetched
+            .transactions
+            .iter()
+            .map(|t| {
+                (
+                    t.key.as_str(),
+                    t.pending,
+                    t.amount_minor,
+                    t.payee.as_deref(),
+                    t.description.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            read[..3],
+            [
+                ("E1", false, -1299, Some("Netflix"), "NETFLIX.COM 1234"),
+                ("E2", false, 250_000, Some("ACME"), "ACME"),
+                ("E3", true, -4000, None, "SHELL 123"),
+            ]
+        );
+        // The cancelled one is left out; one without a reference is keyed by what it says.
+        assert_eq!(read.len(), 4, "{read:?}");
+        assert!(read[3].0.starts_with("content:") && read[3].2 == -310, "{read:?}");
+        let pages: Vec<Option<String>> = fake
+            .requests()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/transactions"))
+            .map(|r| r.query.get("continuation_key").cloned())
+            .collect();
+        assert_eq!(
+            pages,
+            [None, Some("page-1".into()), Some("page-2".into())],
+            "five transactions, two a page"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_wrong_key_an_ended_consent_and_a_banks_limit_say_who_must_act() {
+        let (fake, http, _) = fake_with_checking().await;
+        let other_key =
+            Application::new("another-application", APPLICATION_KEY, fake.root().parse().unwrap())
+                .unwrap();
+        let refused = enable_banking::banks(&http, &other_key, "FI", NOW, Reach::AlsoLocal)
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&refused, Failure::Config { detail } if detail.contains("private key")),
+            "{refused}"
+        );
+        assert!(matches!(
+            Application::new(APPLICATION_ID, "not a key", fake.root().parse().unwrap()),
+            Err(Failure::Config { .. })
+        ));
+
+        let app = Application::new(APPLICATION_ID, APPLICATION_KEY, fake.root().parse().unwrap())
+            .unwrap();
+        fake.refuse_next(429, "ASPSP_RATE_LIMIT_EXCEEDED", Some(120));
+        let limited =
+            enable_banking::banks(&http, &app, "FI", NOW, Reach::AlsoLocal).await.unwrap_err();
+        assert_eq!(limited, Failure::RateLimited { retry_after_secs: Some(120) });
+
+        enable_banking::start_authorization(
+            &http,
+            &app,
+            &enable_banking::Bank {
+                name: "OP".into(),
+                country: "FI".into(),
+                maximum_consent_validity: None,
+            },
+            jiff::Timestamp::from_second(NOW + 86_400).unwrap(),
+            "state-2",
+            "https://exhale.example/r",
+            NOW,
+            Reach::AlsoLocal,
+        )
+        .await
+        .unwrap();
+        let code = fake.approve("state-2").unwrap();
+        let session = enable_banking::authorize_session(&http, &app, &code, NOW, Reach::AlsoLocal)
+            .await
+            .unwrap();
+        fake.expire_sessions();
+        let ended = enable_banking::fetch(
+            &http,
+            &app,
+            &session.id,
+            day("2026-11-01"),
+            day("2026-11-29"),
+            NOW,
+            Reach::AlsoLocal,
+        )
+        .await
+        .unwrap_err();
+        assert!(matches!(ended, Failure::Relink { .. }), "{ended}");
+        // A code used once is not a session again.
+        let again = enable_banking::authorize_session(&http, &app, &code, NOW, Reach::AlsoLocal)
+            .await
+            .unwrap_err();
+        assert!(matches!(again, Failure::Protocol { .. }), "{again}");
+    }
+}

@@ -743,15 +743,15 @@ async fn two_serve_processes_sync_a_due_connection_once_and_a_person_waits_for_i
     // The instance that leads asks the Bridge; while it waits, a person's sync through either
     // instance is told it is under way, and asks nothing.
     within(held.arrived()).await;
-    let client = reqwest::Client::new();
-    for url in [first, second] {
-        let refused = client
+    let sync_through = |url: &str| {
+        reqwest::Client::new()
             .post(format!("{url}/api/v1/ops/sync_bank_connection"))
             .bearer_auth(&api_token)
             .json(&json!({"connection_id": 1}))
             .send()
-            .await
-            .unwrap();
+    };
+    for url in [first, second] {
+        let refused = sync_through(url).await.unwrap();
         assert_eq!(refused.status(), reqwest::StatusCode::CONFLICT);
     }
     held.release();
@@ -762,13 +762,7 @@ async fn two_serve_processes_sync_a_due_connection_once_and_a_person_waits_for_i
 
     // Done, the lease is free again: a person syncs through the other instance.
     held.release();
-    let synced = client
-        .post(format!("{second}/api/v1/ops/sync_bank_connection"))
-        .bearer_auth(&api_token)
-        .json(&json!({"connection_id": 1}))
-        .send()
-        .await
-        .unwrap();
+    let synced = sync_through(second).await.unwrap();
     assert_eq!(synced.status(), reqwest::StatusCode::OK);
     let synced: Value = synced.json().await.unwrap();
     assert_eq!(

@@ -152,14 +152,19 @@ pub(crate) async fn target(
     .await
 }
 
+/// The removal of the connection a path names.
+fn removal(id: i64) -> Result<RemoveBankConnectionInput, OpError> {
+    record_id("/connection_id", id).map(|connection_id| RemoveBankConnectionInput { connection_id })
+}
+
 pub(crate) async fn confirm_remove(
     State(web): State<Web>,
     headers: HeaderMap,
     SignedIn(person): SignedIn,
     Path(id): Path<i64>,
 ) -> Response {
-    let input = match record_id("/connection_id", id) {
-        Ok(connection_id) => RemoveBankConnectionInput { connection_id },
+    let input = match removal(id) {
+        Ok(input) => input,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
     confirm_page::<RemoveBankConnection>(&web, &headers, &person, input, |_| Confirm {
@@ -180,8 +185,8 @@ pub(crate) async fn remove(
     Path(id): Path<i64>,
     Posted { person, .. }: Posted<NoFields>,
 ) -> Response {
-    let input = match record_id("/connection_id", id) {
-        Ok(connection_id) => RemoveBankConnectionInput { connection_id },
+    let input = match removal(id) {
+        Ok(input) => input,
         Err(err) => return op_error(&web, &headers, &person, &err),
     };
     apply_and_go::<RemoveBankConnection>(

@@ -30,6 +30,14 @@ BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: bank_connections refer
 CREATE TRIGGER bank_connections_same_household_update BEFORE UPDATE OF household_id, member_id ON bank_connections
 WHEN (NOT EXISTS (SELECT 1 FROM members p WHERE p.id = NEW.member_id AND p.household_id = NEW.household_id))
 BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: bank_connections refers to another household'); END;
+CREATE TRIGGER bank_consents_same_household_insert BEFORE INSERT ON bank_consents
+WHEN (NOT EXISTS (SELECT 1 FROM members p WHERE p.id = NEW.member_id AND p.household_id = NEW.household_id))
+    OR (NEW.connection_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM bank_connections p WHERE p.id = NEW.connection_id AND p.household_id = NEW.household_id))
+BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: bank_consents refers to another household'); END;
+CREATE TRIGGER bank_consents_same_household_update BEFORE UPDATE OF household_id, member_id, connection_id ON bank_consents
+WHEN (NOT EXISTS (SELECT 1 FROM members p WHERE p.id = NEW.member_id AND p.household_id = NEW.household_id))
+    OR (NEW.connection_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM bank_connections p WHERE p.id = NEW.connection_id AND p.household_id = NEW.household_id))
+BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: bank_consents refers to another household'); END;
 CREATE TRIGGER bank_keys_same_household_insert BEFORE INSERT ON bank_keys
 WHEN (SELECT household_id FROM bank_accounts WHERE id = NEW.bank_account_id)
     IS NOT (SELECT household_id FROM transactions WHERE id = NEW.transaction_id)
@@ -305,6 +313,19 @@ CREATE TABLE bank_connections (
     -- While a sync runs, on whichever instance: no other starts before this.
     leased_until TEXT,
     created_at TEXT NOT NULL
+);
+CREATE TABLE bank_consents (
+    state TEXT PRIMARY KEY,
+    household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
+    member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
+    -- The bank, as Enable Banking names it: the connection's name.
+    bank TEXT NOT NULL,
+    visibility TEXT NOT NULL CHECK (visibility IN ('household', 'private')),
+    -- A connection whose consent this renews.
+    connection_id INTEGER REFERENCES bank_connections(id) ON DELETE CASCADE,
+    -- When the consent asked for ends.
+    consent_until TEXT NOT NULL,
+    expires_at TEXT NOT NULL
 );
 CREATE TABLE bank_keys (
     bank_account_id INTEGER NOT NULL REFERENCES bank_accounts(id) ON DELETE CASCADE,
@@ -773,6 +794,7 @@ CREATE INDEX audit_household ON audit(household_id, id);
 CREATE INDEX bank_accounts_account ON bank_accounts(account_id);
 CREATE INDEX bank_connections_due ON bank_connections(next_sync_at);
 CREATE INDEX bank_connections_household ON bank_connections(household_id, id);
+CREATE INDEX bank_consents_expiry ON bank_consents(expires_at);
 CREATE INDEX bank_keys_transaction ON bank_keys(transaction_id);
 CREATE INDEX budget_categories_category ON budget_categories(category_id);
 CREATE INDEX budget_labels_label ON budget_labels(label_id);

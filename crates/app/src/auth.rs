@@ -10,8 +10,8 @@ use ops::{Actor, Caller, OpError, Scope, Via};
 use crate::{
     App, clock,
     credentials::{
-        clean_email, hash_password, hash_token, normalise_email, password_work, random_hex,
-        refused, verify_password,
+        clean_email, hash_password, hash_token, normalise_email, password_work, refused,
+        verify_password,
     },
     transactions,
 };
@@ -177,7 +177,7 @@ async fn unknown_member_hash() -> Result<&'static str, OpError> {
     if let Some(hash) = HASH.get() {
         return Ok(hash);
     }
-    let secret = random_hex(32)?;
+    let secret = crate::random::random_hex(32)?;
     let hash = password_work(move || hash_password(&secret)).await??;
     Ok(HASH.get_or_init(|| hash))
 }

@@ -15,8 +15,10 @@ use jiff::{SignedDuration, Timestamp, tz::TimeZone};
 use ops::{
     Actor, Caller, Op as _, OpError, OpInfo,
     banks::{
-        BankFeeds, BankProvider, ConnectionStatus, Failure, Fetched, LinkSimplefin,
-        LinkSimplefinInput, SyncBankConnection, SyncBankConnectionInput,
+        BankFeeds, BankProvider, CompleteBankConsent, CompleteBankConsentInput, ConnectionStatus,
+        ConsentGiven, ConsentStarted, Credentials, EnableBankingApp, Failure, Fetched,
+        LinkSimplefin, LinkSimplefinInput, SetEnableBanking, SetEnableBankingInput,
+        StartBankConsent, StartBankConsentInput, SyncBankConnection, SyncBankConnectionInput,
     },
 };
 use serde_json::Value;
@@ -41,9 +43,21 @@ pub(crate) enum Prefetched {
     Link { secret: String, fetched: Result<Fetched, Failure>, today_utc: Date },
     /// A dry run of a link: the token was checked, not claimed.
     LinkChecked,
-    /// A sync of a connection the caller sees, under its lease.
-    Sync { connection_id: i64, fetched: Fetched, today_utc: Date },
+    /// A sync of a connection the caller sees, under its lease, and when its consent ends.
+    Sync { connection_id: i64, fetched: Fetched, today_utc: Date, consent_until: Option<Timestamp> },
+    /// An Enable Banking application whose key reads.
+    ApplicationChecked,
+    /// A consent started at a bank, under `state`.
+    ConsentStarted { state: String, bank: String, started: ConsentStarted },
+    /// A consent the person gave, for the consent they started.
+    ConsentGiven { consent: store::banks::ConsentRow, given: ConsentGiven, today_utc: Date },
 }
+
+/// How long a person has to consent at their bank and come back.
+pub(crate) const CONSENT_MINS: i64 = 30;
+
+/// Where a bank sends the person back to, under Exhale's public address.
+pub(crate) const CONSENT_RETURN: &str = "/settings/banks/return";
 
 /// The UTC day of `now`, as providers count their days and limits.
 pub(crate) fn utc_day(now: Timestamp) -> Date {
@@ -117,15 +131,48 @@ fn next_utc_day(now: Timestamp) -> Timestamp {
 
 /// Asks the bank what `op` needs before its transaction; `None` for every other op (and for
 /// an input the handler will refuse as it reads it).
+#[expect(clippy::too_many_arguments, reason = "the call, and what the app knows around it")]
 pub(crate) async fn before(
     store: &Arc<store::Store>,
     feeds: Option<Arc<dyn BankFeeds>>,
+    origin: Option<String>,
     caller: &Caller,
     op: &OpInfo,
     input: &Value,
     dry_run: bool,
     now: Timestamp,
 ) -> Result<Option<Prefetched>, OpError> {
+    if op.name == SetEnableBanking::INFO.name {
+        let Ok(input) = serde_json::from_value::<SetEnableBankingInput>(input.clone()) else {
+            return Ok(None);
+        };
+        if input.application_id.trim().is_empty() && input.private_key.trim().is_empty() {
+            return Ok(None);
+        }
+        let feeds = feeds.ok_or_else(unavailable)?;
+        let application =
+            EnableBankingApp { id: input.application_id, private_key: input.private_key };
+        feeds.check_enable_banking(&application).map_err(|failure| match failure {
+            Failure::Config { detail } => OpError::invalid(
+                "/private_key",
+                Text::new("The application cannot be used: {detail}.").with("detail", detail),
+            ),
+            other => failure_error(&other),
+        })?;
+        return Ok(Some(Prefetched::ApplicationChecked));
+    }
+    if op.name == StartBankConsent::INFO.name {
+        let Ok(input) = serde_json::from_value::<StartBankConsentInput>(input.clone()) else {
+            return Ok(None);
+        };
+        return start_consent(store, feeds, origin, caller, input, now).await.map(Some);
+    }
+    if op.name == CompleteBankConsent::INFO.name {
+        let Ok(input) = serde_json::from_value::<CompleteBankConsentInput>(input.clone()) else {
+            return Ok(None);
+        };
+        return complete_consent(store, feeds, caller, input, now).await.map(Some);
+    }
     if op.name == LinkSimplefin::INFO.name {
         let Ok(input) = serde_json::from_value::<LinkSimplefinInput>(input.clone()) else {
             return Ok(None);
@@ -170,6 +217,86 @@ pub(crate) fn not_found(id: i64) -> OpError {
     )
 }
 
+/// The household's Enable Banking application, or what to do without one.
+fn application_of(db: &store::Db<'_>, household: i64) -> Result<EnableBankingApp, OpError> {
+    match store::banks::enable_banking(db, household).map_err(transactions::internal)? {
+        Some((id, private_key)) => Ok(EnableBankingApp { id, private_key }),
+        None => Err(OpError::conflict(Text::new(
+            "The household has no Enable Banking application yet: an owner sets its id and private key in Settings → Banks first.",
+        ))),
+    }
+}
+
+async fn start_consent(
+    store: &Arc<store::Store>,
+    feeds: Option<Arc<dyn BankFeeds>>,
+    origin: Option<String>,
+    caller: &Caller,
+    input: StartBankConsentInput,
+    now: Timestamp,
+) -> Result<Prefetched, OpError> {
+    let feeds = feeds.ok_or_else(unavailable)?;
+    let origin = origin.ok_or_else(|| {
+        OpError::conflict(Text::new(
+            "Exhale needs its public address (public_origin) for the bank to send you back to it.",
+        ))
+    })?;
+    if let Some(id) = input.connection_id {
+        visible(store, caller, id.get()).await?;
+    }
+    let (db_store, household) = (store.clone(), caller.household_id);
+    let application = transactions::blocking(move || {
+        transactions::read_in(&db_store, household, |db| application_of(db, household))
+    })
+    .await?;
+    let state = crate::random::random_hex(16)?;
+    let redirect_url = format!("{}{CONSENT_RETURN}", origin.trim_end_matches('/'));
+    let started = feeds
+        .start_consent(&application, &input.country, &input.bank, &state, &redirect_url, now)
+        .await
+        .map_err(|failure| match failure {
+            Failure::Config { detail } => OpError::invalid(
+                "/bank",
+                Text::new("The bank cannot be connected: {detail}.").with("detail", detail),
+            ),
+            other => failure_error(&other),
+        })?;
+    Ok(Prefetched::ConsentStarted { state, bank: started.bank.clone(), started })
+}
+
+async fn complete_consent(
+    store: &Arc<store::Store>,
+    feeds: Option<Arc<dyn BankFeeds>>,
+    caller: &Caller,
+    input: CompleteBankConsentInput,
+    now: Timestamp,
+) -> Result<Prefetched, OpError> {
+    let feeds = feeds.ok_or_else(unavailable)?;
+    let (db_store, household, member) = (store.clone(), caller.household_id, caller.member_id);
+    let state = input.state.clone();
+    let now_text = clock::timestamp_text(now);
+    let (consent, application) = transactions::blocking(move || {
+        transactions::read_in(&db_store, household, |db| {
+            let consent = store::banks::consent(db, household, member, &state, &now_text)
+                .map_err(transactions::internal)?;
+            Ok((consent, application_of(db, household)?))
+        })
+    })
+    .await?;
+    let consent = consent.ok_or_else(|| {
+        OpError::not_found(Text::new(
+            "This return from the bank is not one of yours, was used already, or came after 30 minutes: start connecting the bank again.",
+        ))
+    })?;
+    let today_utc = utc_day(now);
+    let from = today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS));
+    let given = feeds
+        .complete_consent(&application, &input.code, from, now)
+        .await
+        .map_err(|failure| failure_error(&failure))?;
+    Ok(Prefetched::ConsentGiven { consent, given, today_utc })
+}
+
 async fn link(
     store: &Arc<store::Store>,
     feeds: Option<Arc<dyn BankFeeds>>,
@@ -205,7 +332,12 @@ async fn link(
     let secret = feeds.claim_simplefin(&input.setup_token, local).await.map_err(token_error)?;
     let today_utc = utc_day(now);
     let from = today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS));
-    let fetched = feeds.fetch(BankProvider::SimpleFin, &secret, from, today_utc, local).await;
+    let credentials = Credentials { secret, application: None };
+    let fetched = feeds
+        .fetch(BankProvider::SimpleFin, &credentials, from, now, local)
+        .await
+        .map(|(fetched, _)| fetched);
+    let Credentials { secret, .. } = credentials;
     Ok(Prefetched::Link { secret, fetched, today_utc })
 }
 
@@ -235,7 +367,7 @@ async fn sync(
     let now_text = clock::timestamp_text(now);
     let lease_until = clock::timestamp_text(now + SignedDuration::from_secs(LEASE_SECS));
     let household = caller.household_id;
-    let (secret, taken) = transactions::blocking_write(store.clone(), move |db| {
+    let (credentials, taken) = transactions::blocking_write(store.clone(), move |db| {
         let made = store::banks::requests_on(db, id, today_utc).map_err(transactions::internal)?;
         if made >= provider.daily_requests() {
             return Ok((None, Err(made)));
@@ -248,7 +380,13 @@ async fn sync(
         store::banks::count_request(db, id, today_utc).map_err(transactions::internal)?;
         let secret =
             store::banks::credentials(db, household, id).map_err(transactions::internal)?;
-        Ok((secret, Ok(true)))
+        let application = match provider {
+            BankProvider::EnableBanking => store::banks::enable_banking(db, household)
+                .map_err(transactions::internal)?
+                .map(|(id, private_key)| EnableBankingApp { id, private_key }),
+            BankProvider::SimpleFin => None,
+        };
+        Ok((secret.map(|secret| Credentials { secret, application }), Ok(true)))
     })
     .await?;
     match taken {
@@ -270,20 +408,22 @@ async fn sync(
         }
         Ok(true) => {}
     }
-    let fetched = match secret {
-        Some(secret) => {
+    let fetched = match &credentials {
+        Some(credentials) => {
             let from = connection
                 .synced_through
                 .map(|day| day.saturating_sub(jiff::Span::new().days(OVERLAP_DAYS)))
                 .unwrap_or_else(|| {
                     today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS))
                 });
-            feeds.fetch(provider, &secret, from, today_utc, connection.reach_local).await
+            feeds.fetch(provider, credentials, from, now, connection.reach_local).await
         }
         None => Err(Failure::Relink { reason: "its credentials are missing".into() }),
     };
     match fetched {
-        Ok(fetched) => Ok(Prefetched::Sync { connection_id: id, fetched, today_utc }),
+        Ok((fetched, consent_until)) => {
+            Ok(Prefetched::Sync { connection_id: id, fetched, today_utc, consent_until })
+        }
         Err(failure) => {
             record_failure(store, &connection, provider, &failure, now).await?;
             Err(failure_error(&failure))

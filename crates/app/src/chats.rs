@@ -58,7 +58,7 @@ impl Chats for App {
         items: &'a [ImportItem],
     ) -> BoxFuture<'a, Result<String, OpError>> {
         Box::pin(async move {
-            let key = credentials::random_hex(16)?;
+            let key = crate::random::random_hex(16)?;
             self.keep_import(caller, key.clone(), items).await?;
             Ok(key)
         })
@@ -140,7 +140,7 @@ impl Chats for App {
         let hash = credentials::hash_token(code.trim());
         let address = address.to_owned();
         Box::pin(async move {
-            let batch_id = credentials::random_hex(12)?;
+            let batch_id = crate::random::random_hex(12)?;
             let linked = transactions::blocking(move || {
                 transactions::write(
                     &store,

@@ -17,7 +17,6 @@ use serde_json::Value;
 use crate::{
     App,
     clock::timestamp_text,
-    credentials,
     handlers::Handler,
     transactions::{self, StoreExt},
 };
@@ -46,7 +45,7 @@ impl App {
         let by_assistant = caller.actor == Actor::Assistant;
         let ttl = if by_assistant { PROPOSAL_TTL } else { CONFIRMATION_TTL };
         let expires = now.checked_add(ttl).map_err(|_| OpError::Internal)?;
-        let id = format!("cf_{}", credentials::random_hex(16)?);
+        let id = format!("cf_{}", crate::random::random_hex(16)?);
         let token_id = caller.token_id();
         let row = store::access::ConfirmationRow {
             id: id.clone(),

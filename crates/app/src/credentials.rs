@@ -11,16 +11,9 @@ use domain::Text;
 use ops::{Caller, OpError};
 use sha2::{Digest, Sha256};
 
-/// `bytes` random bytes as hex: secrets, batch ids and confirmation ids.
-pub(crate) fn random_hex(bytes: usize) -> Result<String, OpError> {
-    let mut buffer = vec![0u8; bytes];
-    getrandom::fill(&mut buffer).map_err(|_| OpError::Internal)?;
-    Ok(buffer.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// A random secret with a readable prefix, e.g. `exh_3f9c…` (32 random bytes, hex).
 pub(crate) fn new_secret(prefix: &str) -> Result<String, OpError> {
-    Ok(format!("{prefix}_{}", random_hex(32)?))
+    Ok(format!("{prefix}_{}", crate::random::random_hex(32)?))
 }
 
 /// Tokens are long random secrets, so a fast hash is enough to store them safely.

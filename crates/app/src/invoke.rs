@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 
 use crate::{
-    App, credentials,
+    App,
     ctx::Ctx,
     handlers::{Encoded, Encoding, Handler, Route},
     transactions::{self, StoreExt},
@@ -144,7 +144,7 @@ impl App {
         let store = self.store.clone();
         let caller = caller.clone();
         let now = self.clock.now();
-        let batch_id = credentials::random_hex(12)?;
+        let batch_id = crate::random::random_hex(12)?;
         let dry_run = mode == Mode::DryRun;
         let caps = self.household_caps();
         let assistant_env = self.assistant_environment();
@@ -152,6 +152,7 @@ impl App {
         let bank = crate::bank_calls::before(
             &self.store,
             self.bank_feeds(),
+            self.public_origin().map(|origin| origin.origin),
             &caller,
             info,
             &input,

@@ -28,6 +28,7 @@ mod migrate;
 mod oauth;
 mod oauth_state;
 mod outbox;
+mod random;
 mod refs;
 mod reminders;
 mod rules;
@@ -114,7 +115,7 @@ impl App {
             assistant_env: std::sync::Mutex::default(),
             pdf_reader: std::sync::Mutex::new(Arc::new(statement::InProcess)),
             bank_feeds: std::sync::Mutex::default(),
-            instance: credentials::random_hex(8).map_err(|_| OpenError::NoRandomness)?,
+            instance: crate::random::random_hex(8).map_err(|_| OpenError::NoRandomness)?,
         }))
     }
 

@@ -1038,7 +1038,7 @@ impl NewPair {
         Ok(Self {
             access: new_secret(ACCESS_TOKEN_PREFIX)?,
             refresh: new_secret("exhrefresh")?,
-            family: crate::credentials::random_hex(16)?,
+            family: crate::random::random_hex(16)?,
         })
     }
 

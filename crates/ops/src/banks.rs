@@ -187,6 +187,46 @@ domain::named_enum! {
     }
 }
 
+/// The household's Enable Banking application: its id and private key (PEM). Its `Debug`
+/// shows the id alone.
+#[derive(Clone, PartialEq, Eq)]
+pub struct EnableBankingApp {
+    pub id: String,
+    pub private_key: String,
+}
+
+impl std::fmt::Debug for EnableBankingApp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EnableBankingApp").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+/// What a connection is read with: its own secret (SimpleFIN's Access URL, Enable Banking's
+/// session id) and, for Enable Banking, the household's application.
+#[derive(Clone, Debug)]
+pub struct Credentials {
+    pub secret: String,
+    pub application: Option<EnableBankingApp>,
+}
+
+/// A consent started at a bank: where to send the person, and until when it is asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsentStarted {
+    /// The bank, as the provider names it.
+    pub bank: String,
+    pub url: String,
+    pub valid_until: domain::Timestamp,
+}
+
+/// A consent the person gave: the session to keep as the connection's secret, when it ends,
+/// and the first read of its accounts.
+#[derive(Clone, Debug)]
+pub struct ConsentGiven {
+    pub session_id: String,
+    pub valid_until: Option<domain::Timestamp>,
+    pub fetched: Result<Fetched, Failure>,
+}
+
 /// The calls to bank providers, made outside any database transaction. Implemented by the
 /// `banks` crate; set at start-up.
 pub trait BankFeeds: Send + Sync {
@@ -202,16 +242,42 @@ pub trait BankFeeds: Send + Sync {
         local: bool,
     ) -> BoxFuture<'a, Result<String, Failure>>;
 
-    /// Every account of the connection whose secret is `secret`, with the transactions from
-    /// `from` (at most as far back as one request reaches: a provider's window) to today.
+    /// Every account of the connection read with `credentials` at `now`, with the
+    /// transactions from `from` (at most as far back as one request reaches: a provider's
+    /// window) to today, and when its consent ends, for providers that have one.
     fn fetch<'a>(
         &'a self,
         provider: BankProvider,
-        secret: &'a str,
+        credentials: &'a Credentials,
         from: Date,
-        today_utc: Date,
+        now: domain::Timestamp,
         local: bool,
-    ) -> BoxFuture<'a, Result<Fetched, Failure>>;
+    ) -> BoxFuture<'a, Result<(Fetched, Option<domain::Timestamp>), Failure>>;
+
+    /// Checks an Enable Banking application's id and private key without a request.
+    fn check_enable_banking(&self, application: &EnableBankingApp) -> Result<(), Failure>;
+
+    /// Starts a consent at `bank` of `country`: the person comes back to `redirect_url` with
+    /// `state` and a code.
+    fn start_consent<'a>(
+        &'a self,
+        application: &'a EnableBankingApp,
+        country: &'a str,
+        bank: &'a str,
+        state: &'a str,
+        redirect_url: &'a str,
+        now: domain::Timestamp,
+    ) -> BoxFuture<'a, Result<ConsentStarted, Failure>>;
+
+    /// Turns the code a person came back with into a session, and reads its accounts from
+    /// `from`.
+    fn complete_consent<'a>(
+        &'a self,
+        application: &'a EnableBankingApp,
+        code: &'a str,
+        from: Date,
+        now: domain::Timestamp,
+    ) -> BoxFuture<'a, Result<ConsentGiven, Failure>>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -395,6 +461,102 @@ impl Op for RemoveBankConnection {
     .excluded("it deletes a bank credential");
     type Input = RemoveBankConnectionInput;
     type Output = Removed;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetEnableBankingInput {
+    /// The application's id, as Enable Banking's Control Panel shows it. Empty, with an empty
+    /// key, removes the application.
+    #[schemars(length(max = 100))]
+    pub application_id: String,
+    /// The application's private key: the .pem file's whole text.
+    #[schemars(length(max = 20000))]
+    pub private_key: String,
+}
+
+/// The household's Enable Banking application; never its key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct EnableBankingSettings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application_id: Option<String>,
+}
+
+pub struct SetEnableBanking;
+impl Op for SetEnableBanking {
+    const INFO: OpInfo = OpInfo::write(
+        "set_enable_banking",
+        "Set the household's Enable Banking application",
+        "Its id and private key, from Enable Banking's Control Panel; the key is never shown again.",
+        Hints::write(true),
+    )
+    .owner_only()
+    .excluded("it keeps the household's application key, a secret");
+    type Input = SetEnableBankingInput;
+    type Output = EnableBankingSettings;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StartBankConsentInput {
+    /// The bank's country, two letters (ISO 3166), e.g. "FI".
+    #[schemars(regex(pattern = "^[A-Za-z]{2}$"))]
+    pub country: String,
+    /// The bank's name as Enable Banking lists it.
+    #[schemars(length(min = 1, max = 100))]
+    pub bank: String,
+    /// Default: household.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<Visibility>,
+    /// A connection whose consent is renewed; default: a new connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connection_id: Option<RecordId>,
+}
+
+/// Where to send the person to consent.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BankConsent {
+    /// The bank's page; the person comes back to Exhale from it.
+    pub url: String,
+    /// Until when this consent start may be completed.
+    pub expires_at: Timestamp,
+}
+
+pub struct StartBankConsent;
+impl Op for StartBankConsent {
+    const INFO: OpInfo = OpInfo::write(
+        "start_bank_consent",
+        "Start connecting a European bank through Enable Banking",
+        "The person consents at their bank, then comes back to Exhale, which completes it.",
+        Hints::write(false),
+    )
+    .excluded("the person consents at their bank, in their own browser");
+    type Input = StartBankConsentInput;
+    type Output = BankConsent;
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompleteBankConsentInput {
+    /// The `state` the bank sent the person back with.
+    #[schemars(length(min = 1, max = 100))]
+    pub state: String,
+    /// The `code` the bank sent the person back with.
+    #[schemars(length(min = 1, max = 2000))]
+    pub code: String,
+}
+
+pub struct CompleteBankConsent;
+impl Op for CompleteBankConsent {
+    const INFO: OpInfo = OpInfo::write(
+        "complete_bank_consent",
+        "Finish connecting a bank with what it sent the person back with",
+        "Keeps the session as a secret and syncs the last 90 days.",
+        Hints::write(false),
+    )
+    .excluded("it keeps a bank session, a secret, for the person who consented");
+    type Input = CompleteBankConsentInput;
+    type Output = LinkedBank;
 }
 
 pub struct DismissRecurringProposal;

@@ -314,6 +314,9 @@ mod tests {
             "link_simplefin",
             "set_bank_account_target",
             "remove_bank_connection",
+            "set_enable_banking",
+            "start_bank_consent",
+            "complete_bank_consent",
         ]
         .into_iter()
         .collect();

@@ -189,8 +189,8 @@ pub struct ListPriceChanges;
 impl Op for ListPriceChanges {
     const INFO: OpInfo = OpInfo::read(
         "list_price_changes",
-        "List price changes of subscriptions, newest first",
-        "Each change with the old and new price, the percentage and the yearly difference.",
+        "Price changes of subscriptions, newest first",
+        "Old and new price, the percentage and the yearly difference.",
     );
     type Input = ListPriceChangesInput;
     type Output = PriceChangeList;
@@ -218,7 +218,7 @@ impl Op for FindSavings {
     const INFO: OpInfo = OpInfo::read(
         "find_savings",
         "Find subscriptions worth reviewing, with the evidence",
-        "Look-alike duplicates, recent price rises, several services in one category, long pauses, failed charges. Suggestions only: ask the person before cancelling anything.",
+        "Look-alike duplicates, price rises, overlapping services, long pauses, failed charges. Suggestions only: ask the person before cancelling.",
     );
     type Input = Empty;
     type Output = Savings;
@@ -244,7 +244,7 @@ impl Op for ListAttentionItems {
     const INFO: OpInfo = OpInfo::read(
         "list_attention_items",
         "List what needs attention",
-        "Trials and cards ending within 7 days, price rises in 30, uncategorised or look-alike subscriptions, missing rates, banks needing you, new recurring charges a sync saw.",
+        "Trials and cards ending in 7 days, price rises in 30, uncategorised or look-alike subscriptions, missing rates, banks needing you, new recurring charges.",
     );
     type Input = Empty;
     type Output = AttentionList;

@@ -630,3 +630,106 @@ pub fn booked_since(
         |row| Ok((date(row, 0)?, row.get(1)?, row.get(2)?)),
     )
 }
+
+/// The names in `secrets` of the household's Enable Banking application.
+const ENABLE_BANKING_ID: &str = "enable_banking_application_id";
+const ENABLE_BANKING_KEY: &str = "enable_banking_private_key";
+
+/// The household's Enable Banking application: its id and private key.
+pub fn enable_banking(db: &Db<'_>, household_id: i64) -> Result<Option<(String, String)>> {
+    let id = secret(db, household_id, ENABLE_BANKING_ID)?;
+    let key = secret(db, household_id, ENABLE_BANKING_KEY)?;
+    Ok(id.zip(key))
+}
+
+/// Sets the household's Enable Banking application, or removes it with `None`.
+pub fn set_enable_banking(
+    db: &Db<'_>,
+    household_id: i64,
+    application: Option<(&str, &str)>,
+) -> Result<()> {
+    set_secret(db, household_id, ENABLE_BANKING_ID, application.map(|(id, _)| id))?;
+    set_secret(db, household_id, ENABLE_BANKING_KEY, application.map(|(_, key)| key))
+}
+
+/// A consent started at a bank, waiting for the person to come back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsentRow {
+    pub state: String,
+    pub household_id: i64,
+    pub member_id: i64,
+    /// The bank, as Enable Banking names it.
+    pub bank: String,
+    pub visibility: Visibility,
+    pub connection_id: Option<i64>,
+    pub consent_until: String,
+    pub expires_at: String,
+}
+
+pub fn put_consent(db: &Db<'_>, row: &ConsentRow) -> Result<()> {
+    db.execute(
+        "INSERT INTO bank_consents (state, household_id, member_id, visibility, connection_id,
+           consent_until, expires_at, bank) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            row.state,
+            row.household_id,
+            row.member_id,
+            row.visibility.as_str(),
+            row.connection_id,
+            row.consent_until,
+            row.expires_at,
+            row.bank
+        ],
+    )?;
+    Ok(())
+}
+
+/// The consent `member` started with `state`, unless it expired before `now`.
+pub fn consent(
+    db: &Db<'_>,
+    household_id: i64,
+    member_id: i64,
+    state: &str,
+    now: &str,
+) -> Result<Option<ConsentRow>> {
+    db.query_opt(
+        "SELECT * FROM bank_consents
+         WHERE household_id = ?1 AND member_id = ?2 AND state = ?3 AND expires_at > ?4",
+        params![household_id, member_id, state, now],
+        |row| {
+            Ok(ConsentRow {
+                state: row.get("state")?,
+                household_id: row.get("household_id")?,
+                member_id: row.get("member_id")?,
+                bank: row.get("bank")?,
+                visibility: parsed(row, "visibility", Visibility::parse)?,
+                connection_id: row.get("connection_id")?,
+                consent_until: row.get("consent_until")?,
+                expires_at: row.get("expires_at")?,
+            })
+        },
+    )
+}
+
+/// Takes a consent: it completes once.
+pub fn take_consent(db: &Db<'_>, household_id: i64, state: &str) -> Result<bool> {
+    let taken = db.execute(
+        "DELETE FROM bank_consents WHERE household_id = ?1 AND state = ?2",
+        params![household_id, state],
+    )?;
+    Ok(taken == 1)
+}
+
+/// Sets when a connection's consent ends, and a new session as its credentials.
+pub fn renew_consent(
+    db: &Db<'_>,
+    household_id: i64,
+    id: i64,
+    consent_until: Option<&str>,
+) -> Result<()> {
+    db.execute_one(
+        "UPDATE bank_connections SET consent_until = ?3, status = 'ok', status_detail = NULL,
+           failures = 0 WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id, consent_until],
+    )
+}

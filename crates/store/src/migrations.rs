@@ -67,6 +67,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ),
     ("0028_bank_connections", include_str!("../migrations/sqlite/0028_bank_connections.sql")),
     ("0029_recurring_proposals", include_str!("../migrations/sqlite/0029_recurring_proposals.sql")),
+    ("0030_bank_consents", include_str!("../migrations/sqlite/0030_bank_consents.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -107,6 +108,7 @@ const POSTGRES: &[(&str, &str)] = &[
         "0029_recurring_proposals",
         include_str!("../migrations/postgres/0029_recurring_proposals.sql"),
     ),
+    ("0030_bank_consents", include_str!("../migrations/postgres/0030_bank_consents.sql")),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

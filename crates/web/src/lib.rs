@@ -105,6 +105,9 @@ pub fn router(
         .route("/settings/reminders/slack", post(pages::reminders::slack_app))
         .route("/settings/banks", get(pages::banks::show))
         .route("/settings/banks/link", post(pages::banks::link))
+        .route("/settings/banks/application", post(pages::banks::application))
+        .route("/settings/banks/consent", post(pages::banks::consent))
+        .route("/settings/banks/return", get(pages::banks::consent_return))
         .route("/settings/banks/{id}/sync", post(pages::banks::sync))
         .route(
             "/settings/banks/{id}/remove",

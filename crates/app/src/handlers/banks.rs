@@ -131,13 +131,20 @@ pub(crate) fn sync_bank_connection(
     input: SyncBankConnectionInput,
 ) -> Result<BankSync, OpError> {
     let connection = visible_connection(ctx, input.connection_id.get())?;
-    let Some(Prefetched::Sync { connection_id, fetched, today_utc }) = ctx.bank.take() else {
+    let Some(Prefetched::Sync { connection_id, fetched, today_utc, consent_until }) =
+        ctx.bank.take()
+    else {
         return Err(OpError::Internal);
     };
     if connection_id != connection.id {
         return Err(OpError::Internal);
     }
     let applied = apply(ctx, &connection, &fetched, today_utc)?;
+    if let Some(until) = consent_until {
+        let until = clock::timestamp_text(until);
+        store::banks::renew_consent(ctx.db, ctx.household_id(), connection.id, Some(&until))
+            .or_internal()?;
+    }
     Ok(applied.into_sync(&reread(ctx, connection.id)?))
 }
 
@@ -179,26 +186,122 @@ pub(crate) fn link_simplefin(
         Some(Ok(fetched)) => apply(ctx, &connection, &fetched, today_utc)?,
         Some(Err(failure)) => {
             // The token is spent: the connection is kept, saying what went wrong.
-            let provider = BankProvider::SimpleFin;
-            let next =
-                clock::timestamp_text(bank_calls::next_sync(provider, ctx.now, Some(&failure), 1));
-            let detail = kept(&bank_calls::failure_error(&failure).text());
-            let outcome = store::banks::Outcome {
-                status: failure.status().as_str(),
-                detail: Some(&detail),
-                failures: 1,
-                synced_through: None,
-                attempt_at: &now_text,
-                success_at: None,
-                next_sync_at: &next,
-            };
-            store::banks::record_outcome(ctx.db, household, id, &outcome).or_internal()?;
+            record_failure(ctx, id, BankProvider::SimpleFin, &failure)?;
             Applied::default()
         }
         None => Applied::default(),
     };
     let connection = reread(ctx, id)?;
     Ok(LinkedBank { sync: applied.into_sync(&connection), connection })
+}
+
+pub(crate) fn set_enable_banking(
+    ctx: &mut Ctx<'_>,
+    input: SetEnableBankingInput,
+) -> Result<EnableBankingSettings, OpError> {
+    let household = ctx.household_id();
+    let id = input.application_id.trim();
+    if id.is_empty() && input.private_key.trim().is_empty() {
+        store::banks::set_enable_banking(ctx.db, household, None).or_internal()?;
+        return Ok(EnableBankingSettings { application_id: None });
+    }
+    // The key was read (`bank_calls.rs`) before the transaction.
+    let Some(Prefetched::ApplicationChecked) = ctx.bank.take() else {
+        return Err(OpError::Internal);
+    };
+    store::banks::set_enable_banking(ctx.db, household, Some((id, input.private_key.trim())))
+        .or_internal()?;
+    Ok(EnableBankingSettings { application_id: Some(id.to_owned()) })
+}
+
+pub(crate) fn start_bank_consent(
+    ctx: &mut Ctx<'_>,
+    input: StartBankConsentInput,
+) -> Result<BankConsent, OpError> {
+    let Some(Prefetched::ConsentStarted { state, bank, started }) = ctx.bank.take() else {
+        return Err(OpError::Internal);
+    };
+    let expires = ctx.now + jiff::SignedDuration::from_mins(bank_calls::CONSENT_MINS);
+    let consent = store::banks::ConsentRow {
+        state,
+        household_id: ctx.household_id(),
+        member_id: ctx.me(),
+        bank,
+        visibility: input.visibility.unwrap_or(domain::entities::Visibility::Household),
+        connection_id: input.connection_id.map(|id| id.get()),
+        consent_until: clock::timestamp_text(started.valid_until),
+        expires_at: clock::timestamp_text(expires),
+    };
+    store::banks::put_consent(ctx.db, &consent).or_internal()?;
+    Ok(BankConsent { url: started.url, expires_at: Timestamp(expires) })
+}
+
+pub(crate) fn complete_bank_consent(
+    ctx: &mut Ctx<'_>,
+    _: CompleteBankConsentInput,
+) -> Result<LinkedBank, OpError> {
+    let Some(Prefetched::ConsentGiven { consent, given, today_utc }) = ctx.bank.take() else {
+        return Err(OpError::Internal);
+    };
+    let household = ctx.household_id();
+    if !store::banks::take_consent(ctx.db, household, &consent.state).or_internal()? {
+        return Err(OpError::conflict(Text::new(
+            "This return from the bank was used already; the bank is connected.",
+        )));
+    }
+    let now_text = ctx.now_text();
+    let id = match consent.connection_id {
+        Some(id) => visible_connection(ctx, id)?.id,
+        None => {
+            let new = store::banks::NewConnection {
+                household_id: household,
+                member_id: ctx.me(),
+                provider: BankProvider::EnableBanking.as_str(),
+                name: &bounded(&consent.bank),
+                visibility: consent.visibility,
+                reach_local: false,
+                next_sync_at: &now_text,
+            };
+            store::banks::insert_connection(ctx.db, &new, &now_text).or_internal()?
+        }
+    };
+    store::banks::set_credentials(ctx.db, household, id, &given.session_id).or_internal()?;
+    store::banks::count_request(ctx.db, id, today_utc).or_internal()?;
+    let until = given.valid_until.map(clock::timestamp_text).unwrap_or(consent.consent_until);
+    store::banks::renew_consent(ctx.db, household, id, Some(&until)).or_internal()?;
+    let connection = visible_connection(ctx, id)?;
+    let applied = match given.fetched {
+        Ok(fetched) => apply(ctx, &connection, &fetched, today_utc)?,
+        Err(failure) => {
+            record_failure(ctx, id, BankProvider::EnableBanking, &failure)?;
+            Applied::default()
+        }
+    };
+    let connection = reread(ctx, id)?;
+    Ok(LinkedBank { sync: applied.into_sync(&connection), connection })
+}
+
+/// Keeps on a connection a failed first read, in the op's own transaction (its credential is
+/// kept either way).
+fn record_failure(
+    ctx: &mut Ctx<'_>,
+    id: i64,
+    provider: BankProvider,
+    failure: &Failure,
+) -> Result<(), OpError> {
+    let now_text = ctx.now_text();
+    let next = clock::timestamp_text(bank_calls::next_sync(provider, ctx.now, Some(failure), 1));
+    let detail = kept(&bank_calls::failure_error(failure).text());
+    let outcome = store::banks::Outcome {
+        status: failure.status().as_str(),
+        detail: Some(&detail),
+        failures: 1,
+        synced_through: None,
+        attempt_at: &now_text,
+        success_at: None,
+        next_sync_at: &next,
+    };
+    store::banks::record_outcome(ctx.db, ctx.household_id(), id, &outcome).or_internal()
 }
 
 /// A new connection's name: the banks it brings, as the provider names them.

@@ -306,7 +306,7 @@ pub(crate) fn send_test_message(
             retry_after_secs: 3600,
         });
     }
-    let unique = credentials::random_hex(8)?;
+    let unique = crate::random::random_hex(8)?;
     let recipient = reminders::Recipient {
         household_id: ctx.household_id(),
         member_id: ctx.me(),
@@ -322,7 +322,7 @@ pub(crate) fn create_calendar_feed(
     input: CreateCalendarFeedInput,
 ) -> Result<CalendarFeedCreated, OpError> {
     let me = ctx.me();
-    let secret = credentials::random_hex(24)?;
+    let secret = crate::random::random_hex(24)?;
     // Like a token, the address is not audited state: an Undo must never bring an old one back.
     rows::put_feed(
         ctx.db,
@@ -423,7 +423,7 @@ pub(crate) fn set_channel_settings(
             )));
         }
         // 32 random bytes as hex: within Telegram's 1 to 256 of A-Z, a-z, 0-9, _ and -.
-        let secret = if webhook { Some(credentials::random_hex(32)?) } else { None };
+        let secret = if webhook { Some(crate::random::random_hex(32)?) } else { None };
         rows::set_bot_webhook(ctx.db, household, "telegram", secret.as_deref()).or_internal()?;
     }
     match &input.slack {
@@ -510,7 +510,7 @@ pub(crate) fn create_chat_link(
         ));
     };
     // 16 random bytes as hex: within Telegram's 64 characters of A-Z, a-z, 0-9, _ and -.
-    let code = credentials::random_hex(16)?;
+    let code = crate::random::random_hex(16)?;
     let expires = ctx.now + jiff::SignedDuration::from_mins(CHAT_LINK_MINUTES);
     rows::insert_link_code(
         ctx.db,

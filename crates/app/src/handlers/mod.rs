@@ -297,6 +297,9 @@ pub(crate) fn registry() -> Registry {
         reg.add::<bk::SetBankAccountTarget>(banks::set_bank_account_target);
         reg.add::<bk::RemoveBankConnection>(banks::remove_bank_connection);
         reg.add::<bk::DismissRecurringProposal>(banks::dismiss_recurring_proposal);
+        reg.add::<bk::SetEnableBanking>(banks::set_enable_banking);
+        reg.add::<bk::StartBankConsent>(banks::start_bank_consent);
+        reg.add::<bk::CompleteBankConsent>(banks::complete_bank_consent);
         use ops::budgets as b;
         reg.add::<b::ListBudgets>(budgets::list_budgets);
         reg.add::<b::GetBudget>(budgets::get_budget);

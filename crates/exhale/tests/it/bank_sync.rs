@@ -771,3 +771,100 @@ async fn two_serve_processes_sync_a_due_connection_once_and_a_person_waits_for_i
         "{synced}"
     );
 }
+
+#[tokio::test]
+async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and_it_syncs() {
+    use crate::web::{PASSWORD, Visitor, unescape};
+    use test_support::enable_banking::{APPLICATION_ID, APPLICATION_KEY, EnableBankingFake};
+    let env = TestEnv::new();
+    let fake = EnableBankingFake::start().await;
+    fake.add_account(
+        "uid-1",
+        "HASH-A",
+        "Cuenta",
+        json!([
+            {"entry_reference": "E1", "transaction_amount": {"amount": "12.99", "currency": "EUR"},
+             "credit_debit_indicator": "DBIT", "status": "BOOK", "booking_date": "2026-11-27",
+             "creditor": {"name": "Netflix"}, "remittance_information": ["NETFLIX.COM"]},
+            {"entry_reference": "E2", "transaction_amount": {"amount": "40.00", "currency": "EUR"},
+             "credit_debit_indicator": "DBIT", "status": "PDNG", "transaction_date": "2026-11-28",
+             "remittance_information": ["SHELL 123"]},
+            {"entry_reference": "E3", "transaction_amount": {"amount": "2500.00", "currency": "EUR"},
+             "credit_debit_indicator": "CRDT", "status": "BOOK", "booking_date": "2026-11-25",
+             "debtor": {"name": "ACME"}}
+        ]),
+    );
+    let feeds = Feeds::new(std::slice::from_ref(&fake.authority))
+        .unwrap()
+        .with_enable_banking_root(fake.root().parse().unwrap());
+    env.app.set_bank_feeds(std::sync::Arc::new(feeds));
+    let owner = env.household("Home", "ana@a.test").await;
+    let member = env.member(&owner, "Bo", "bo@a.test").await;
+    let server = env.serve().await;
+    let mut ana = Visitor::new(&server);
+    ana.sign_in("ana@a.test", PASSWORD).await;
+    let page = ana.get("/settings/banks").await;
+    let csrf = Visitor::hidden(&page, "csrf");
+
+    // The household's application: a key that is not one is refused, and never shown again.
+    let wrong = ana
+        .post(
+            "/settings/banks/application",
+            &[("csrf", &csrf), ("application_id", APPLICATION_ID), ("private_key", "hello")],
+        )
+        .await;
+    assert_eq!(wrong.status, reqwest::StatusCode::UNPROCESSABLE_ENTITY, "{}", wrong.body);
+    let saved = done(
+        &mut ana,
+        "/settings/banks/application",
+        &[("csrf", &csrf), ("application_id", APPLICATION_ID), ("private_key", APPLICATION_KEY)],
+    )
+    .await;
+    assert!(saved.contains("Saved the Enable Banking application"), "{saved}");
+    assert!(!saved.contains("PRIVATE KEY"), "the key is not shown");
+    let (_, agent) = env.token(&owner, "write").await;
+    let forbidden = env
+        .call(&agent, "set_enable_banking", json!({"application_id": "x", "private_key": "y"}))
+        .await;
+    assert_eq!(code(&forbidden), "forbidden");
+
+    // To the bank, and back.
+    let sent = ana
+        .post("/settings/banks/consent", &[("csrf", &csrf), ("country", "fi"), ("bank", "nordea")])
+        .await;
+    assert_eq!(sent.status, reqwest::StatusCode::SEE_OTHER, "{}", sent.body);
+    let at_the_bank = sent.location.unwrap();
+    assert!(at_the_bank.starts_with("https://bank.example/consent?state="), "{at_the_bank}");
+    let state = at_the_bank.rsplit('=').next().unwrap().to_owned();
+    let asked = fake.requests().into_iter().find(|r| r.path == "/auth").unwrap();
+    assert_eq!(asked.body["redirect_url"], server.url("/settings/banks/return"));
+    let code = fake.approve(&state).unwrap();
+    let back = format!("/settings/banks/return?state={state}&code={code}");
+    // Another member cannot complete Ana's consent.
+    let stolen =
+        env.call(&member, "complete_bank_consent", json!({"state": state, "code": code})).await;
+    assert_eq!(test_support::code(&stolen), "not_found");
+    let returned = ana.get(&back).await;
+    assert_eq!(returned.status, reqwest::StatusCode::SEE_OTHER, "{}", returned.body);
+    let connected = unescape(&ana.get(returned.location.as_deref().unwrap()).await.body);
+    for text in ["Connected.", "Nordea", "Cuenta", "€1,320.07"] {
+        assert!(connected.contains(text), "the page lacks {text}: {connected}");
+    }
+    let again = ana.get(&back).await;
+    assert!(unescape(&again.body).contains("used already"), "{}", again.body);
+    let search = env.call(&owner, "search_transactions", json!({})).await.unwrap();
+    assert_eq!(search["total"], 3, "{search}");
+
+    // A bank's limit, then an ended consent: a status with what to do.
+    let listed = env.call(&owner, "list_bank_connections", json!({})).await.unwrap();
+    let id = listed["items"][0]["id"].as_i64().unwrap();
+    assert_eq!(listed["items"][0]["consent_expires_at"], "2027-02-27T10:00:00Z", "{listed}");
+    fake.refuse_next(429, "ASPSP_RATE_LIMIT_EXCEEDED", Some(120));
+    let limited = env.call(&owner, "sync_bank_connection", json!({"connection_id": id})).await;
+    assert_eq!(test_support::code(&limited), "rate_limited");
+    fake.expire_sessions();
+    let ended = env.call(&owner, "sync_bank_connection", json!({"connection_id": id})).await;
+    assert_eq!(test_support::code(&ended), "conflict", "{ended:?}");
+    let listed = env.call(&owner, "list_bank_connections", json!({})).await.unwrap();
+    assert_eq!(listed["items"][0]["status"], "needs_relink", "{listed}");
+}

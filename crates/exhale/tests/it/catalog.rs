@@ -327,6 +327,15 @@ const WITHOUT_A_CASE: &[(&str, &str)] = &[
         "it hides a suggestion a bank sync made, which is not an entity of the activity (tests/it/bank_sync.rs)",
     ),
     (
+        "set_enable_banking",
+        "it keeps the household's application key, a secret no undo may bring back (tests/it/bank_sync.rs)",
+    ),
+    ("start_bank_consent", "it starts a consent at a bank, outside Exhale (tests/it/bank_sync.rs)"),
+    (
+        "complete_bank_consent",
+        "it keeps a bank session, a secret no undo may bring back (tests/it/bank_sync.rs)",
+    ),
+    (
         "remove_bank_connection",
         "it deletes a bank credential, which no undo may bring back (tests/it/bank_sync.rs)",
     ),

@@ -5,15 +5,16 @@
 use axum::{
     extract::{Path, State},
     http::{HeaderMap, StatusCode},
-    response::Response,
+    response::{IntoResponse as _, Response},
 };
 use ops::{
     OpError, Text,
     accounts::SessionCaller,
     banks::{
-        LinkSimplefin, LinkSimplefinInput, ListBankConnections, RemoveBankConnection,
-        RemoveBankConnectionInput, SetBankAccountTarget, SetBankAccountTargetInput,
-        SyncBankConnection, SyncBankConnectionInput,
+        CompleteBankConsent, CompleteBankConsentInput, LinkSimplefin, LinkSimplefinInput,
+        ListBankConnections, RemoveBankConnection, RemoveBankConnectionInput, SetBankAccountTarget,
+        SetBankAccountTargetInput, SetEnableBanking, SetEnableBankingInput, StartBankConsent,
+        StartBankConsentInput, SyncBankConnection, SyncBankConnectionInput,
     },
     common::RecordId,
     entities::Visibility,
@@ -24,8 +25,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    pages::{Confirm, apply_and_go, apply_form, confirm_page},
-    render::{op_error, page_with_extra},
+    pages::{Confirm, apply_and_go, apply_form, beside_the_form, confirm_page},
+    render::{op_error, page_with_extra, redirect_with_notice},
     session::{NoFields, Posted, SignedIn},
     state::Web,
 };
@@ -115,6 +116,114 @@ pub(crate) async fn sync(
         &web, &headers, &person, input, PAGE, "sync", done, again,
     )
     .await
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ApplicationForm {
+    application_id: String,
+    private_key: String,
+}
+
+pub(crate) async fn application(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form }: Posted<ApplicationForm>,
+) -> Response {
+    let input = SetEnableBankingInput {
+        application_id: form.application_id,
+        private_key: form.private_key,
+    };
+    let done = Text::new("Saved the Enable Banking application; its key is never shown again.");
+    let again = |status, errors| banks_page(&web, &headers, &person, status, errors);
+    apply_form::<SetEnableBanking, _, _>(
+        &web,
+        &headers,
+        &person,
+        Ok(input),
+        PAGE,
+        "application",
+        done,
+        again,
+    )
+    .await
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ConsentForm {
+    country: String,
+    bank: String,
+    private: Option<String>,
+}
+
+/// Starts a consent and sends the person to their bank.
+pub(crate) async fn consent(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    Posted { person, form }: Posted<ConsentForm>,
+) -> Response {
+    let input = StartBankConsentInput {
+        country: form.country.trim().to_owned(),
+        bank: form.bank.trim().to_owned(),
+        visibility: Some(if form.private.is_some() {
+            Visibility::Private
+        } else {
+            Visibility::Household
+        }),
+        connection_id: None,
+    };
+    match web.call::<StartBankConsent>(&person, input).await {
+        Ok(started) => axum::response::Redirect::to(&started.url).into_response(),
+        Err(err) => match beside_the_form(&err) {
+            Some(status) => {
+                let errors = json!({"errors": {"consent": crate::reader::say(&err.text())}});
+                banks_page(&web, &headers, &person, status, errors).await
+            }
+            None => op_error(&web, &headers, &person, &err),
+        },
+    }
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ReturnQuery {
+    state: String,
+    code: String,
+    error: String,
+    error_description: String,
+}
+
+/// Where the bank sends the person back: the consent is completed, or what the bank said.
+pub(crate) async fn consent_return(
+    State(web): State<Web>,
+    headers: HeaderMap,
+    SignedIn(person): SignedIn,
+    axum::extract::Query(query): axum::extract::Query<ReturnQuery>,
+) -> Response {
+    if !query.error.is_empty() || query.code.is_empty() {
+        let said = ops::banks::bounded(&format!("{} {}", query.error, query.error_description));
+        let message =
+            Text::new("The bank did not give its consent ({said}); nothing was connected.")
+                .with("said", said);
+        let errors = json!({"errors": {"consent": crate::reader::say(&message)}});
+        return banks_page(&web, &headers, &person, StatusCode::OK, errors).await;
+    }
+    let input = CompleteBankConsentInput { state: query.state, code: query.code };
+    match web.call::<CompleteBankConsent>(&person, input).await {
+        Ok(_) => {
+            redirect_with_notice(&web, PAGE, &Text::new("Connected. The last 90 days are in."))
+        }
+        Err(err) => match beside_the_form(&err)
+            .or(matches!(err, OpError::NotFound { .. }).then_some(StatusCode::NOT_FOUND))
+        {
+            Some(status) => {
+                let errors = json!({"errors": {"consent": crate::reader::say(&err.text())}});
+                banks_page(&web, &headers, &person, status, errors).await
+            }
+            None => op_error(&web, &headers, &person, &err),
+        },
+    }
 }
 
 #[derive(Default, Deserialize)]

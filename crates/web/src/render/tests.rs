@@ -148,7 +148,7 @@ fn fixture(name: &str) -> Value {
         })),
         "banks.html" => chrome(json!({
             "nav": "settings",
-            "errors": {"sync": "a", "target": "b", "relink": "c", "link": "d"},
+            "errors": {"sync": "a", "target": "b", "relink": "c", "link": "d", "consent": "e", "application": "f"},
             "accounts": [{"id": 3, "name": "Checking", "currency": "USD"}],
             "connections": [{
                 "id": 1, "provider": "simplefin", "name": "CON-1 Bank", "visibility": "private",

@@ -434,6 +434,9 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
     Ok(items)
 }
 
+/// How many days before a bank's consent ends it is said to need attention.
+const CONSENT_WARNING_DAYS: i64 = 7;
+
 /// How many failed syncs in a row make a connection that needs nobody worth a person's look.
 const BANK_FAILURES_TO_SHOW: i64 = 4;
 
@@ -444,6 +447,28 @@ fn bank_attention(ctx: &Ctx<'_>, items: &mut Vec<AttentionItem>) -> Result<(), O
         store::banks::connections(ctx.db, ctx.household_id(), ctx.me()).or_internal()?
     {
         let needs_a_person = matches!(connection.status.as_str(), "needs_relink" | "misconfigured");
+        let consent_ends = connection
+            .consent_until
+            .as_deref()
+            .and_then(ops::common::Timestamp::parse)
+            .map(|until| until.0);
+        if !needs_a_person
+            && let Some(until) = consent_ends
+            && until <= ctx.now + jiff::SignedDuration::from_hours(24 * CONSENT_WARNING_DAYS)
+        {
+            let day = crate::clock::today_in(&ctx.household, until);
+            items.push(AttentionItem {
+                kind: AttentionKind::BankConnection,
+                message: ctx.say(
+                    &Text::new("The bank's consent for {name} ends on {date}: connect the bank again before then to keep it syncing.")
+                        .with("name", &connection.name)
+                        .with_date("date", day),
+                ),
+                subscriptions: Vec::new(),
+                due_on: Some(day.into()),
+            });
+            continue;
+        }
         if !needs_a_person && connection.failures < BANK_FAILURES_TO_SHOW {
             continue;
         }

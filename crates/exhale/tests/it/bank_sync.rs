@@ -859,6 +859,21 @@ async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and
     let listed = env.call(&owner, "list_bank_connections", json!({})).await.unwrap();
     let id = listed["items"][0]["id"].as_i64().unwrap();
     assert_eq!(listed["items"][0]["consent_expires_at"], "2027-02-27T10:00:00Z", "{listed}");
+    // A week before the consent ends, it needs attention.
+    let warned = |attention: Value| {
+        attention["items"].as_array().unwrap().iter().any(|item| {
+            item["message"]
+                .as_str()
+                .unwrap()
+                .contains("The bank's consent for Nordea ends on Feb 27, 2027")
+        })
+    };
+    let attention = env.call(&owner, "list_attention_items", json!({})).await.unwrap();
+    assert!(!warned(attention), "not yet");
+    env.clock.set("2027-02-21T10:00:00Z".parse().unwrap());
+    let attention = env.call(&owner, "list_attention_items", json!({})).await.unwrap();
+    assert!(warned(attention.clone()), "{attention}");
+    env.clock.set(test_support::START.parse().unwrap());
     fake.refuse_next(429, "ASPSP_RATE_LIMIT_EXCEEDED", Some(120));
     let limited = env.call(&owner, "sync_bank_connection", json!({"connection_id": id})).await;
     assert_eq!(test_support::code(&limited), "rate_limited");

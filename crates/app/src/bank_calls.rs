@@ -29,6 +29,10 @@ use crate::{clock, transactions};
 /// stopped mid-sync).
 const LEASE_SECS: i64 = 5 * 60;
 
+/// The longest a sync's read may take: well inside its lease, which the write that follows
+/// needs too.
+const FETCH_LIMIT: std::time::Duration = std::time::Duration::from_secs(LEASE_SECS as u64 - 90);
+
 /// How many days back a new connection's first sync reaches: one provider request.
 pub(crate) const FIRST_SYNC_DAYS: i64 = 89;
 
@@ -416,7 +420,15 @@ async fn sync(
                 .unwrap_or_else(|| {
                     today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS))
                 });
-            feeds.fetch(provider, credentials, from, now, connection.reach_local).await
+            // The read ends well before the lease does, so no other sync can start while this
+            // one may still write.
+            let fetch = feeds.fetch(provider, credentials, from, now, connection.reach_local);
+            match tokio::time::timeout(FETCH_LIMIT, fetch).await {
+                Ok(fetched) => fetched,
+                Err(_) => Err(Failure::TryLater {
+                    detail: format!("the bank took more than {} s", FETCH_LIMIT.as_secs()),
+                }),
+            }
         }
         None => Err(Failure::Relink { reason: "its credentials are missing".into() }),
     };

@@ -882,4 +882,31 @@ async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and
     assert_eq!(test_support::code(&ended), "conflict", "{ended:?}");
     let listed = env.call(&owner, "list_bank_connections", json!({})).await.unwrap();
     assert_eq!(listed["items"][0]["status"], "needs_relink", "{listed}");
+
+    // Renewed at the bank, the same connection syncs again.
+    let renew = ana
+        .post(
+            "/settings/banks/consent",
+            &[
+                ("csrf", &csrf),
+                ("country", "FI"),
+                ("bank", "Nordea"),
+                ("connection_id", &id.to_string()),
+            ],
+        )
+        .await;
+    assert_eq!(renew.status, reqwest::StatusCode::SEE_OTHER, "{}", renew.body);
+    let state = renew.location.unwrap().rsplit('=').next().unwrap().to_owned();
+    let code = fake.approve(&state).unwrap();
+    let returned = ana.get(&format!("/settings/banks/return?state={state}&code={code}")).await;
+    assert_eq!(returned.status, reqwest::StatusCode::SEE_OTHER, "{}", returned.body);
+    let listed = env.call(&owner, "list_bank_connections", json!({})).await.unwrap();
+    let items = listed["items"].as_array().unwrap();
+    assert_eq!(
+        (items.len(), items[0]["id"].as_i64(), items[0]["status"].as_str()),
+        (1, Some(id), Some("ok")),
+        "{listed}"
+    );
+    let search = env.call(&owner, "search_transactions", json!({})).await.unwrap();
+    assert_eq!(search["total"], 3, "nothing twice: {search}");
 }

@@ -155,6 +155,8 @@ pub(crate) struct ConsentForm {
     country: String,
     bank: String,
     private: Option<String>,
+    /// A connection whose consent is renewed.
+    connection_id: Option<i64>,
 }
 
 /// Starts a consent and sends the person to their bank.
@@ -163,7 +165,8 @@ pub(crate) async fn consent(
     headers: HeaderMap,
     Posted { person, form }: Posted<ConsentForm>,
 ) -> Response {
-    let input = StartBankConsentInput {
+    let connection_id = form.connection_id.map(|id| record_id("/connection_id", id)).transpose();
+    let input = connection_id.map(|connection_id| StartBankConsentInput {
         country: form.country.trim().to_owned(),
         bank: form.bank.trim().to_owned(),
         visibility: Some(if form.private.is_some() {
@@ -171,9 +174,13 @@ pub(crate) async fn consent(
         } else {
             Visibility::Household
         }),
-        connection_id: None,
+        connection_id,
+    });
+    let started = match input {
+        Ok(input) => web.call::<StartBankConsent>(&person, input).await,
+        Err(err) => Err(err),
     };
-    match web.call::<StartBankConsent>(&person, input).await {
+    match started {
         Ok(started) => axum::response::Redirect::to(&started.url).into_response(),
         Err(err) => match beside_the_form(&err) {
             Some(status) => {

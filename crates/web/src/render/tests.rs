@@ -163,7 +163,7 @@ fn fixture(name: &str) -> Value {
                     {"id": 2, "name": "Points", "problem": "The bank gives this account in a currency Exhale does not know."}
                 ]
             }, {
-                "id": 2, "provider": "simplefin", "name": "Other", "visibility": "household",
+                "id": 2, "provider": "enable_banking", "name": "Other", "visibility": "household",
                 "linked_by": {"id": 2, "name": "Bo"}, "status": "ok",
                 "next_sync_at": "2026-11-29T16:00:00Z", "accounts": []
             }],

@@ -135,6 +135,21 @@ fn next_utc_day(now: Timestamp) -> Timestamp {
 
 /// Asks the bank what `op` needs before its transaction; `None` for every other op (and for
 /// an input the handler will refuse as it reads it).
+/// The ops that ask a bank before their transaction: every other write skips [`before`], and
+/// the app's feeds and public address are not even looked at for it.
+const ASK_A_BANK: [&str; 5] = [
+    LinkSimplefin::INFO.name,
+    SyncBankConnection::INFO.name,
+    SetEnableBanking::INFO.name,
+    StartBankConsent::INFO.name,
+    CompleteBankConsent::INFO.name,
+];
+
+/// Whether `op` asks a bank before its transaction.
+pub(crate) fn asks_a_bank(op: &OpInfo) -> bool {
+    ASK_A_BANK.contains(&op.name)
+}
+
 #[expect(clippy::too_many_arguments, reason = "the call, and what the app knows around it")]
 pub(crate) async fn before(
     store: &Arc<store::Store>,

@@ -149,17 +149,21 @@ impl App {
         let caps = self.household_caps();
         let assistant_env = self.assistant_environment();
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
-        let bank = crate::bank_calls::before(
-            &self.store,
-            self.bank_feeds(),
-            self.public_origin().map(|origin| origin.origin),
-            &caller,
-            info,
-            &input,
-            dry_run,
-            now,
-        )
-        .await?;
+        let bank = if crate::bank_calls::asks_a_bank(info) {
+            crate::bank_calls::before(
+                &self.store,
+                self.bank_feeds(),
+                self.public_origin().map(|origin| origin.origin),
+                &caller,
+                info,
+                &input,
+                dry_run,
+                now,
+            )
+            .await?
+        } else {
+            None
+        };
         let leased = match &bank {
             Some(crate::bank_calls::Prefetched::Sync { connection_id, .. }) => Some(*connection_id),
             _ => None,

@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::{
-    pages::{Confirm, apply_and_go, apply_form, beside_the_form, confirm_page},
+    pages::{Confirm, apply_and_go, apply_form, confirm_page, refused_form},
     render::{op_error, page_with_extra, redirect_with_notice},
     session::{NoFields, Posted, SignedIn},
     state::Web,
@@ -71,6 +71,16 @@ fn record_id(pointer: &str, id: i64) -> Result<RecordId, OpError> {
     })
 }
 
+/// Who sees a connection a form links, and the connection it links again, if any.
+fn linking(
+    private: &Option<String>,
+    connection_id: Option<i64>,
+) -> Result<(Visibility, Option<RecordId>), OpError> {
+    let visibility = if private.is_some() { Visibility::Private } else { Visibility::Household };
+    let connection_id = connection_id.map(|id| record_id("/connection_id", id)).transpose()?;
+    Ok((visibility, connection_id))
+}
+
 #[derive(Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct LinkForm {
@@ -85,15 +95,12 @@ pub(crate) async fn link(
     headers: HeaderMap,
     Posted { person, form }: Posted<LinkForm>,
 ) -> Response {
-    let connection_id = form.connection_id.map(|id| record_id("/connection_id", id)).transpose();
-    let input = connection_id.map(|connection_id| LinkSimplefinInput {
-        setup_token: form.setup_token.trim().to_owned(),
-        visibility: Some(if form.private.is_some() {
-            Visibility::Private
-        } else {
-            Visibility::Household
-        }),
-        connection_id,
+    let input = linking(&form.private, form.connection_id).map(|(visibility, connection_id)| {
+        LinkSimplefinInput {
+            setup_token: form.setup_token.trim().to_owned(),
+            visibility: Some(visibility),
+            connection_id,
+        }
     });
     let form_name = if form.connection_id.is_some() { "relink" } else { "link" };
     let done = Text::new("Linked. The last 90 days are in; Exhale syncs every six hours.");
@@ -165,16 +172,13 @@ pub(crate) async fn consent(
     headers: HeaderMap,
     Posted { person, form }: Posted<ConsentForm>,
 ) -> Response {
-    let connection_id = form.connection_id.map(|id| record_id("/connection_id", id)).transpose();
-    let input = connection_id.map(|connection_id| StartBankConsentInput {
-        country: form.country.trim().to_owned(),
-        bank: form.bank.trim().to_owned(),
-        visibility: Some(if form.private.is_some() {
-            Visibility::Private
-        } else {
-            Visibility::Household
-        }),
-        connection_id,
+    let input = linking(&form.private, form.connection_id).map(|(visibility, connection_id)| {
+        StartBankConsentInput {
+            country: form.country.trim().to_owned(),
+            bank: form.bank.trim().to_owned(),
+            visibility: Some(visibility),
+            connection_id,
+        }
     });
     let started = match input {
         Ok(input) => web.call::<StartBankConsent>(&person, input).await,
@@ -182,13 +186,10 @@ pub(crate) async fn consent(
     };
     match started {
         Ok(started) => axum::response::Redirect::to(&started.url).into_response(),
-        Err(err) => match beside_the_form(&err) {
-            Some(status) => {
-                let errors = json!({"errors": {"consent": crate::reader::say(&err.text())}});
-                banks_page(&web, &headers, &person, status, errors).await
-            }
-            None => op_error(&web, &headers, &person, &err),
-        },
+        Err(err) => {
+            let again = |status, errors| banks_page(&web, &headers, &person, status, errors);
+            refused_form(&web, &headers, &person, &err, "consent", again).await
+        }
     }
 }
 
@@ -221,15 +222,10 @@ pub(crate) async fn consent_return(
         Ok(_) => {
             redirect_with_notice(&web, PAGE, &Text::new("Connected. The last 90 days are in."))
         }
-        Err(err) => match beside_the_form(&err)
-            .or(matches!(err, OpError::NotFound { .. }).then_some(StatusCode::NOT_FOUND))
-        {
-            Some(status) => {
-                let errors = json!({"errors": {"consent": crate::reader::say(&err.text())}});
-                banks_page(&web, &headers, &person, status, errors).await
-            }
-            None => op_error(&web, &headers, &person, &err),
-        },
+        Err(err) => {
+            let again = |status, errors| banks_page(&web, &headers, &person, status, errors);
+            refused_form(&web, &headers, &person, &err, "consent", again).await
+        }
     }
 }
 

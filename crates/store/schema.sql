@@ -313,7 +313,7 @@ CREATE TABLE bank_connections (
     -- While a sync runs, on whichever instance: no other starts before this.
     leased_until TEXT,
     created_at TEXT NOT NULL
-);
+, country TEXT);
 CREATE TABLE bank_consents (
     state TEXT PRIMARY KEY,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
@@ -326,7 +326,7 @@ CREATE TABLE bank_consents (
     -- When the consent asked for ends.
     consent_until TEXT NOT NULL,
     expires_at TEXT NOT NULL
-);
+, country TEXT);
 CREATE TABLE bank_keys (
     bank_account_id INTEGER NOT NULL REFERENCES bank_accounts(id) ON DELETE CASCADE,
     provider_key TEXT NOT NULL,
@@ -577,7 +577,7 @@ CREATE TABLE oauth_tokens (
     successor TEXT,
     revoked_at TEXT
 , retry_pair TEXT);
-CREATE TABLE outbox (
+CREATE TABLE "outbox" (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,
     member_id INTEGER NOT NULL REFERENCES members(id) ON DELETE CASCADE,
@@ -585,7 +585,7 @@ CREATE TABLE outbox (
     -- One per message: planning twice never writes a second row, and receivers see the same
     -- id on every attempt.
     key TEXT NOT NULL UNIQUE,
-    kind TEXT NOT NULL CHECK (kind IN ('charge_upcoming', 'trial_ending', 'card_expiring', 'price_rise', 'weekly_digest', 'agent_change', 'test')),
+    kind TEXT NOT NULL CHECK (kind IN ('charge_upcoming', 'trial_ending', 'card_expiring', 'price_rise', 'weekly_digest', 'agent_change', 'bank_consent_ending', 'new_recurring', 'test')),
     -- JSON: what the message is about; it is worded when it is sent.
     payload TEXT NOT NULL,
     due_at TEXT NOT NULL,
@@ -651,7 +651,7 @@ CREATE TABLE reminder_preferences (
     price_rises INTEGER NOT NULL DEFAULT 1 CHECK (price_rises IN (0, 1)),
     weekly_digest TEXT NOT NULL DEFAULT 'off',
     updated_at TEXT NOT NULL
-);
+, new_recurring INTEGER NOT NULL DEFAULT 0 CHECK (new_recurring IN (0, 1)));
 CREATE TABLE rule_labels (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     rule_id INTEGER NOT NULL REFERENCES rules(id) ON DELETE CASCADE,

@@ -15,9 +15,10 @@ use jiff::{SignedDuration, Timestamp, tz::TimeZone};
 use ops::{
     Actor, Caller, Op as _, OpError, OpInfo,
     banks::{
-        BankFeeds, BankProvider, CompleteBankConsent, CompleteBankConsentInput, ConnectionStatus,
-        ConsentGiven, ConsentStarted, Credentials, EnableBankingApp, Failure, Fetched,
-        LinkSimplefin, LinkSimplefinInput, SetEnableBanking, SetEnableBankingInput,
+        BankChoice, BankFeeds, BankProvider, CompleteBankConsent, CompleteBankConsentInput,
+        ConnectionStatus, ConsentGiven, ConsentStarted, Credentials, EnableBankingApp, Failure,
+        Fetched, LinkSimplefin, LinkSimplefinInput, ListBanks, ListBanksInput,
+        RemoveBankConnection, RemoveBankConnectionInput, SetEnableBanking, SetEnableBankingInput,
         StartBankConsent, StartBankConsentInput, SyncBankConnection, SyncBankConnectionInput,
     },
 };
@@ -55,6 +56,8 @@ pub(crate) enum Prefetched {
     ConsentStarted { state: String, bank: String, started: ConsentStarted },
     /// A consent the person gave, for the consent they started.
     ConsentGiven { consent: store::banks::ConsentRow, given: ConsentGiven, today_utc: Date },
+    /// The banks of a country, by name.
+    Banks(Vec<BankChoice>),
 }
 
 /// How long a person has to consent at their bank and come back.
@@ -133,16 +136,16 @@ fn next_utc_day(now: Timestamp) -> Timestamp {
         .map_or(now, |zoned| zoned.timestamp())
 }
 
-/// Asks the bank what `op` needs before its transaction; `None` for every other op (and for
-/// an input the handler will refuse as it reads it).
-/// The ops that ask a bank before their transaction: every other write skips [`before`], and
+/// The ops that ask a bank before their transaction: every other op skips [`before`], and
 /// the app's feeds and public address are not even looked at for it.
-const ASK_A_BANK: [&str; 5] = [
+const ASK_A_BANK: [&str; 7] = [
     LinkSimplefin::INFO.name,
     SyncBankConnection::INFO.name,
     SetEnableBanking::INFO.name,
+    ListBanks::INFO.name,
     StartBankConsent::INFO.name,
     CompleteBankConsent::INFO.name,
+    RemoveBankConnection::INFO.name,
 ];
 
 /// Whether `op` asks a bank before its transaction.
@@ -150,6 +153,8 @@ pub(crate) fn asks_a_bank(op: &OpInfo) -> bool {
     ASK_A_BANK.contains(&op.name)
 }
 
+/// Asks the bank what `op` needs before its transaction; `None` for every other op (and for
+/// an input the handler will refuse as it reads it).
 #[expect(clippy::too_many_arguments, reason = "the call, and what the app knows around it")]
 pub(crate) async fn before(
     store: &Arc<store::Store>,
@@ -179,6 +184,19 @@ pub(crate) async fn before(
             other => failure_error(&other),
         })?;
         return Ok(Some(Prefetched::ApplicationChecked));
+    }
+    if op.name == ListBanks::INFO.name {
+        let Ok(input) = serde_json::from_value::<ListBanksInput>(input.clone()) else {
+            return Ok(None);
+        };
+        return list_banks(store, feeds, caller, input.country.as_str(), now).await.map(Some);
+    }
+    if op.name == RemoveBankConnection::INFO.name && !dry_run {
+        let Ok(input) = serde_json::from_value::<RemoveBankConnectionInput>(input.clone()) else {
+            return Ok(None);
+        };
+        close_session(store, feeds, caller, input.connection_id.get(), now).await;
+        return Ok(None);
     }
     if op.name == StartBankConsent::INFO.name {
         let Ok(input) = serde_json::from_value::<StartBankConsentInput>(input.clone()) else {
@@ -236,13 +254,82 @@ pub(crate) fn not_found(id: i64) -> OpError {
     )
 }
 
+/// The household's Enable Banking application, when an owner set one.
+fn stored_application(
+    db: &store::Db<'_>,
+    household: i64,
+) -> Result<Option<EnableBankingApp>, OpError> {
+    Ok(store::banks::enable_banking(db, household)
+        .map_err(transactions::internal)?
+        .map(|(id, private_key)| EnableBankingApp { id, private_key }))
+}
+
 /// The household's Enable Banking application, or what to do without one.
 fn application_of(db: &store::Db<'_>, household: i64) -> Result<EnableBankingApp, OpError> {
-    match store::banks::enable_banking(db, household).map_err(transactions::internal)? {
-        Some((id, private_key)) => Ok(EnableBankingApp { id, private_key }),
+    match stored_application(db, household)? {
+        Some(application) => Ok(application),
         None => Err(OpError::conflict(Text::new(
             "The household has no Enable Banking application yet: an owner sets its id and private key in Settings → Banks first.",
         ))),
+    }
+}
+
+/// The banks of `country` Enable Banking connects, by name.
+async fn list_banks(
+    store: &Arc<store::Store>,
+    feeds: Option<Arc<dyn BankFeeds>>,
+    caller: &Caller,
+    country: &str,
+    now: Timestamp,
+) -> Result<Prefetched, OpError> {
+    let feeds = feeds.ok_or_else(unavailable)?;
+    let (db_store, household) = (store.clone(), caller.household_id);
+    let application = transactions::blocking(move || {
+        transactions::read_in(&db_store, household, |db| application_of(db, household))
+    })
+    .await?;
+    let mut banks =
+        feeds.list_banks(&application, country, now).await.map_err(|f| failure_error(&f))?;
+    banks.sort_by_cached_key(|bank| (bank.name.to_lowercase(), bank.name.clone()));
+    Ok(Prefetched::Banks(banks))
+}
+
+/// Before an Enable Banking connection is removed, ends its session, so the bank's consent
+/// closes too where the bank allows. Only for a removal the handler will make (the member who
+/// linked it, or an owner); a bank that does not answer does not keep the connection: the
+/// person is told to revoke the access at the bank as well.
+async fn close_session(
+    store: &Arc<store::Store>,
+    feeds: Option<Arc<dyn BankFeeds>>,
+    caller: &Caller,
+    id: i64,
+    now: Timestamp,
+) {
+    let Some(feeds) = feeds else { return };
+    let (store, household, member) = (store.clone(), caller.household_id, caller.member_id);
+    let owner = caller.is_owner();
+    let session = transactions::blocking(move || {
+        transactions::read_in(&store, household, |db| {
+            let Some(connection) = store::banks::connection(db, household, member, id)
+                .map_err(transactions::internal)?
+                .filter(|c| c.provider == BankProvider::EnableBanking.as_str())
+                .filter(|c| c.member_id == member || owner)
+            else {
+                return Ok(None);
+            };
+            let secret = store::banks::credentials(db, household, connection.id)
+                .map_err(transactions::internal)?;
+            Ok(secret.zip(stored_application(db, household)?))
+        })
+    })
+    .await;
+    let Ok(Some((session, application))) = session else { return };
+    if let Err(failure) = feeds.close_session(&application, &session, now).await {
+        tracing::info!(
+            connection = id,
+            status = failure.status().as_str(),
+            "closing a bank session failed"
+        );
     }
 }
 
@@ -271,7 +358,14 @@ async fn start_consent(
     let state = crate::random::random_hex(16)?;
     let redirect_url = format!("{}{CONSENT_RETURN}", origin.trim_end_matches('/'));
     let started = feeds
-        .start_consent(&application, &input.country, &input.bank, &state, &redirect_url, now)
+        .start_consent(
+            &application,
+            input.country.as_str(),
+            &input.bank,
+            &state,
+            &redirect_url,
+            now,
+        )
         .await
         .map_err(|failure| match failure {
             Failure::Config { detail } => OpError::invalid(
@@ -400,9 +494,7 @@ async fn sync(
         let secret =
             store::banks::credentials(db, household, id).map_err(transactions::internal)?;
         let application = match provider {
-            BankProvider::EnableBanking => store::banks::enable_banking(db, household)
-                .map_err(transactions::internal)?
-                .map(|(id, private_key)| EnableBankingApp { id, private_key }),
+            BankProvider::EnableBanking => stored_application(db, household)?,
             BankProvider::SimpleFin => None,
         };
         Ok((secret.map(|secret| Credentials { secret, application }), Ok(true)))

@@ -119,14 +119,43 @@ impl App {
         let now = self.clock.now();
         let assistant_env = self.assistant_environment();
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
+        let bank = self.ask_a_bank(&caller, info, &input, false, now).await?;
         transactions::blocking(move || {
             transactions::read_in(&store, caller.household_id, |db| {
                 let mut ctx = Ctx::open(db, store.clone(), &caller, now, info.name, String::new())?;
                 ctx.assistant_env = assistant_env;
                 ctx.pdf = pdf;
+                ctx.bank = bank;
                 (handler)(&mut ctx, input, encoding)
             })
         })
+        .await
+    }
+
+    /// What a bank gave the op before its transaction (`bank_calls.rs`); `None` for an op that
+    /// asks no bank.
+    async fn ask_a_bank(
+        &self,
+        caller: &Caller,
+        info: &'static OpInfo,
+        input: &Value,
+        dry_run: bool,
+        now: jiff::Timestamp,
+    ) -> Result<Option<crate::bank_calls::Prefetched>, OpError> {
+        if !crate::bank_calls::asks_a_bank(info) {
+            return Ok(None);
+        }
+        let origin = self.public_origin().map(|origin| origin.origin);
+        crate::bank_calls::before(
+            &self.store,
+            self.bank_feeds(),
+            origin,
+            caller,
+            info,
+            input,
+            dry_run,
+            now,
+        )
         .await
     }
 
@@ -149,21 +178,7 @@ impl App {
         let caps = self.household_caps();
         let assistant_env = self.assistant_environment();
         let pdf = crate::statements::PdfReading::before(self.pdf_reader(), info, &input).await;
-        let bank = if crate::bank_calls::asks_a_bank(info) {
-            crate::bank_calls::before(
-                &self.store,
-                self.bank_feeds(),
-                self.public_origin().map(|origin| origin.origin),
-                &caller,
-                info,
-                &input,
-                dry_run,
-                now,
-            )
-            .await?
-        } else {
-            None
-        };
+        let bank = self.ask_a_bank(&caller, info, &input, dry_run, now).await?;
         let leased = match &bank {
             Some(crate::bank_calls::Prefetched::Sync { connection_id, .. }) => Some(*connection_id),
             _ => None,

@@ -48,6 +48,7 @@ pub(crate) struct Preferences {
     pub(crate) card_expiry: bool,
     pub(crate) price_rises: bool,
     pub(crate) digest: Digest,
+    pub(crate) new_recurring: bool,
 }
 
 impl Preferences {
@@ -71,6 +72,7 @@ impl Preferences {
             card_expiry: row.card_expiry,
             price_rises: row.price_rises,
             digest: Digest::parse(&row.weekly_digest).unwrap_or(Digest::Off),
+            new_recurring: row.new_recurring,
         }
     }
 
@@ -115,6 +117,16 @@ pub(crate) enum About {
         #[serde(with = "date_text")]
         from: Date,
     },
+    /// A bank's consent to a connection ends on `ends_on` (the household's day).
+    BankConsent {
+        connection_id: i64,
+        #[serde(with = "date_text")]
+        ends_on: Date,
+    },
+    /// A bank sync noticed a recurring charge.
+    NewRecurring {
+        proposal_id: i64,
+    },
     Change {
         batch_id: String,
         by: String,
@@ -149,6 +161,8 @@ impl About {
             Self::Card { .. } => MessageKind::CardExpiring,
             Self::Price { .. } => MessageKind::PriceRise,
             Self::Digest { .. } => MessageKind::WeeklyDigest,
+            Self::BankConsent { .. } => MessageKind::BankConsentEnding,
+            Self::NewRecurring { .. } => MessageKind::NewRecurring,
             Self::Change { .. } => MessageKind::AgentChange,
             Self::Test => MessageKind::Test,
         }
@@ -170,6 +184,10 @@ impl About {
                 format!("price:v1:{subscription_id}:{charge_on}")
             }
             Self::Digest { from } => format!("digest:v1:{from}"),
+            Self::BankConsent { connection_id, ends_on } => {
+                format!("consent:v1:{connection_id}:{ends_on}")
+            }
+            Self::NewRecurring { proposal_id } => format!("recurring:v1:{proposal_id}"),
             Self::Change { batch_id, .. } => format!("change:v1:{batch_id}"),
             Self::Test => "test:v1".into(),
         }
@@ -391,6 +409,31 @@ pub(crate) fn plan_member(
             }
         }
     }
+    // A bank's consent: a week before it ends (or today, when that has passed), for each
+    // connection the member sees; renewed, it is planned again for its new end.
+    for connection in store::banks::connections(db, household.id, member_id)? {
+        let Some(ends_on) = consent_day(&connection, household) else { continue };
+        let warn_from = ends_on
+            .checked_sub(ops::limits::BANK_CONSENT_WARNING_DAYS.days())
+            .map_or(today, |day| day.max(today));
+        if ends_on >= today && warn_from <= until {
+            plan_at(About::BankConsent { connection_id: connection.id, ends_on }, warn_from);
+        }
+    }
+    // A recurring charge a sync noticed: at the member's time on the day it was noticed, or
+    // the next day when that time had passed. Only one noticed lately: asking for these
+    // does not send every old one.
+    if preferences.new_recurring {
+        for proposal in store::banks::open_proposals(db, household.id, member_id)? {
+            let Some(noticed) = TimestampText::parse(&proposal.created_at) else { continue };
+            let day = clock::today_in(household, noticed.0);
+            let day = match preferences.at(day, &zone) {
+                Some(due) if due < noticed.0 => day.tomorrow().unwrap_or(day),
+                _ => day,
+            };
+            plan_at(About::NewRecurring { proposal_id: proposal.id }, day);
+        }
+    }
     if let Some(weekday) = digest_weekday(preferences.digest) {
         let mut day = today;
         while day.weekday() != weekday {
@@ -436,6 +479,12 @@ fn card_expires_before(expires: Option<&str>, charge_on: Date) -> bool {
         .ok()
         .map(|first| first.last_of_month())
         .is_some_and(|last| last < charge_on)
+}
+
+/// The household's day a connection's bank consent ends on, when it has one.
+fn consent_day(connection: &store::banks::ConnectionRow, household: &HouseholdRow) -> Option<Date> {
+    let until = TimestampText::parse(connection.consent_until.as_deref()?)?;
+    Some(clock::today_in(household, until.0))
 }
 
 /// A row that may be gone: `None` instead of `NotFound`.
@@ -682,6 +731,75 @@ pub(crate) fn word(
                 data: json!({"from": from.to_string(), "to": to.to_string(), "charges": items}),
             }
         }
+        About::BankConsent { connection_id, ends_on } => {
+            if *ends_on < today {
+                return Ok(Worded::Missed);
+            }
+            let connection =
+                store::banks::connection(db, household.id, row.member_id, *connection_id)?;
+            // Renewed since (a new end), removed, or no longer the member's to see.
+            let Some(connection) =
+                connection.filter(|c| consent_day(c, household) == Some(*ends_on))
+            else {
+                return Ok(Worded::Obsolete);
+            };
+            let title = Text::new("The bank's consent for {name} ends {when}")
+                .with("name", &connection.name)
+                .with("when", say(&when(language, today, *ends_on)));
+            let line = Text::new(
+                "Connect the bank again in Settings → Banks before then to keep it syncing.",
+            );
+            Message {
+                kind,
+                title: say(&title),
+                lines: vec![say(&line)],
+                open: Some(link(language, origin, Text::new("Open in Exhale"), "/settings/banks")),
+                undo: None,
+                batch: None,
+                data: json!({
+                    "connection": {"id": connection.id, "name": connection.name},
+                    "consent_ends_on": ends_on.to_string(),
+                }),
+            }
+        }
+        About::NewRecurring { proposal_id } => {
+            let proposal = store::banks::proposal(db, household.id, row.member_id, *proposal_id)?;
+            // Dismissed or added as a subscription since, or its account no longer the
+            // member's to see.
+            let subscriptions = store::subscriptions::list(db, household.id, Some(row.member_id))?;
+            let Some(proposal) = proposal
+                .filter(|p| !p.dismissed && !views::proposal_is_a_subscription(p, &subscriptions))
+            else {
+                return Ok(Worded::Obsolete);
+            };
+            let (Ok(currency), Some(cycle)) =
+                (domain::Currency::parse(&proposal.currency), proposal.cycle())
+            else {
+                return Ok(Worded::Obsolete);
+            };
+            let title = Text::new("{name} looks like a new recurring charge on {account}")
+                .with("name", &proposal.name)
+                .with("account", &proposal.account_name);
+            let line =
+                Text::new("{amount}, {cycle}. Add it as a subscription, or dismiss it, in Exhale.")
+                    .with("amount", money(proposal.amount_minor, currency))
+                    .with_cycle("cycle", cycle);
+            Message {
+                kind,
+                title: say(&title),
+                lines: vec![say(&line)],
+                open: Some(link(language, origin, Text::new("Open in Exhale"), "/")),
+                undo: None,
+                batch: None,
+                data: json!({
+                    "proposal_id": proposal.id,
+                    "name": proposal.name,
+                    "account": {"id": proposal.account_id, "name": proposal.account_name},
+                    "amount": views::amount(proposal.amount_minor, currency),
+                    "cycle": proposal.cycle,
+                }),
+            }
+        }
         About::Change { batch_id, by, summaries, first_audit_id } => {
             // The summaries as the member reads them, from the batch's own entries (each a
             // `Text`); as they were written when the entries are gone.
@@ -821,6 +939,7 @@ pub(crate) fn settings_view(ctx: &Ctx<'_>) -> Result<ReminderSettings, OpError> 
         card_expiry: preferences.card_expiry,
         price_rises: preferences.price_rises,
         weekly_digest: preferences.digest,
+        new_recurring: preferences.new_recurring,
         destinations: destinations.iter().map(destination_view).collect::<Result<_, _>>()?,
         upcoming,
         calendar_feed: feed

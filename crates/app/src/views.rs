@@ -458,6 +458,18 @@ pub(crate) fn rule_view(row: &store::rules::RuleRow) -> ops::rules::Rule {
     }
 }
 
+/// Whether a recurring charge a bank sync noticed is already one of these subscriptions (by
+/// its merchant and currency): then nobody is asked about it again.
+pub(crate) fn proposal_is_a_subscription(
+    proposal: &store::banks::ProposalRow,
+    subscriptions: &[SubscriptionRow],
+) -> bool {
+    subscriptions.iter().any(|s| {
+        statement::merchant::key(&s.name) == proposal.merchant
+            && s.currency.code() == proposal.currency
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

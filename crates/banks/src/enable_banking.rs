@@ -260,6 +260,18 @@ pub async fn start_authorization(
         .ok_or_else(|| unreadable("the bank's address is not an https URL"))
 }
 
+/// Ends a session: Enable Banking closes the consent at the bank where the bank allows.
+pub async fn close_session(
+    http: &Http,
+    app: &Application,
+    session_id: &str,
+    now: i64,
+    reach: Reach,
+) -> Result<(), Failure> {
+    let path = format!("sessions/{}", escaped(session_id));
+    call(http, app, hyper::Method::DELETE, &path, None, now, reach).await.map(|_| ())
+}
+
 /// A consented session: its id and when the consent ends.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Session {

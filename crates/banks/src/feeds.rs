@@ -4,8 +4,8 @@ use jiff::{Timestamp, civil::Date};
 use ops::{
     BoxFuture,
     banks::{
-        BankFeeds, BankProvider, ConsentGiven, ConsentStarted, Credentials, EnableBankingApp,
-        Failure, Fetched,
+        BankChoice, BankFeeds, BankProvider, ConsentGiven, ConsentStarted, Credentials,
+        EnableBankingApp, Failure, Fetched, bounded,
     },
 };
 use url::Url;
@@ -119,6 +119,42 @@ impl BankFeeds for Feeds {
                         .await
                 }
             }
+        })
+    }
+
+    fn list_banks<'a>(
+        &'a self,
+        application: &'a EnableBankingApp,
+        country: &'a str,
+        now: Timestamp,
+    ) -> BoxFuture<'a, Result<Vec<BankChoice>, Failure>> {
+        Box::pin(async move {
+            let app = self.application(application)?;
+            let (seconds, reach) = (now.as_second(), self.enable_banking.1);
+            let banks = enable_banking::banks(&self.http, &app, country, seconds, reach).await?;
+            Ok(banks
+                .into_iter()
+                .map(|bank| BankChoice {
+                    name: bounded(&bank.name),
+                    country: bounded(&bank.country).to_ascii_uppercase(),
+                    consent_days: bank
+                        .maximum_consent_validity
+                        .and_then(|seconds| u32::try_from(seconds / 86_400).ok()),
+                })
+                .collect())
+        })
+    }
+
+    fn close_session<'a>(
+        &'a self,
+        application: &'a EnableBankingApp,
+        session_id: &'a str,
+        now: Timestamp,
+    ) -> BoxFuture<'a, Result<(), Failure>> {
+        Box::pin(async move {
+            let app = self.application(application)?;
+            let (seconds, reach) = (now.as_second(), self.enable_banking.1);
+            enable_banking::close_session(&self.http, &app, session_id, seconds, reach).await
         })
     }
 

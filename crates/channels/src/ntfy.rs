@@ -43,6 +43,7 @@ pub(crate) fn body(topic: &str, message: &Message) -> Value {
         MessageKind::AgentChange => "robot",
         MessageKind::CardExpiring => "credit_card",
         MessageKind::Test => "white_check_mark",
+        MessageKind::BankConsentEnding => "bank",
         _ => "moneybag",
     };
     let mut body = json!({

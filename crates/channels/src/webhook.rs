@@ -25,6 +25,8 @@ pub fn event_type(kind: MessageKind) -> &'static str {
         MessageKind::PriceRise => "price.rise",
         MessageKind::WeeklyDigest => "digest.weekly",
         MessageKind::AgentChange => "agent.change",
+        MessageKind::BankConsentEnding => "bank.consent_ending",
+        MessageKind::NewRecurring => "bank.new_recurring",
         MessageKind::Test => "test",
     }
 }

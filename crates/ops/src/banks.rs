@@ -254,6 +254,22 @@ pub trait BankFeeds: Send + Sync {
         local: bool,
     ) -> BoxFuture<'a, Result<(Fetched, Option<domain::Timestamp>), Failure>>;
 
+    /// The banks of `country` that Enable Banking connects for account information.
+    fn list_banks<'a>(
+        &'a self,
+        application: &'a EnableBankingApp,
+        country: &'a str,
+        now: domain::Timestamp,
+    ) -> BoxFuture<'a, Result<Vec<BankChoice>, Failure>>;
+
+    /// Ends an Enable Banking session, closing its consent at the bank where the bank allows.
+    fn close_session<'a>(
+        &'a self,
+        application: &'a EnableBankingApp,
+        session_id: &'a str,
+        now: domain::Timestamp,
+    ) -> BoxFuture<'a, Result<(), Failure>>;
+
     /// Checks an Enable Banking application's id and private key without a request.
     fn check_enable_banking(&self, application: &EnableBankingApp) -> Result<(), Failure>;
 
@@ -325,6 +341,9 @@ pub struct BankConnection {
     /// When the bank's consent ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub consent_expires_at: Option<Timestamp>,
+    /// The bank's country, two letters (ISO 3166), where the provider asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
     pub accounts: Vec<BankAccount>,
 }
 
@@ -338,7 +357,7 @@ impl Op for ListBankConnections {
     const INFO: OpInfo = OpInfo::read(
         "list_bank_connections",
         "List bank connections: their accounts, last sync and problems",
-        "Their accounts, last and next sync, and what went wrong with what to do; never a credential.",
+        "With the next sync and what to do about a problem; never a credential.",
     );
     type Input = Empty;
     type Output = BankConnections;
@@ -496,12 +515,87 @@ impl Op for SetEnableBanking {
     type Output = EnableBankingSettings;
 }
 
+/// A country as two letters (ISO 3166), e.g. "FI".
+pub const COUNTRY_PATTERN: &str = "^[A-Za-z]{2}$";
+
+/// A country as an input gives it: two letters (ISO 3166-1), any case and surrounding spaces
+/// ignored ("fi"), refused where it stands otherwise. Written back in capitals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CountryCode([u8; 2]);
+
+impl CountryCode {
+    /// The two capital letters, such as "FI".
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl std::str::FromStr for CountryCode {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text.trim().as_bytes() {
+            [a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
+                Ok(Self([a.to_ascii_uppercase(), b.to_ascii_uppercase()]))
+            }
+            _ => Err(format!(
+                "\"{}\" is not a country's two letters (ISO 3166), such as FI or ES",
+                bounded(text)
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for CountryCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+crate::common::as_text!(CountryCode, "CountryCode", COUNTRY_PATTERN);
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListBanksInput {
+    /// The banks' country, two letters (ISO 3166), e.g. "FI".
+    pub country: CountryCode,
+}
+
+/// A bank a person may connect through Enable Banking.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BankChoice {
+    /// As Enable Banking names it: what start_bank_consent takes.
+    pub name: String,
+    /// Two capital letters (ISO 3166).
+    pub country: String,
+    /// The longest consent the bank gives, in days, when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consent_days: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BankChoices {
+    /// By name.
+    pub items: Vec<BankChoice>,
+}
+
+pub struct ListBanks;
+impl Op for ListBanks {
+    const INFO: OpInfo = OpInfo::read(
+        "list_banks",
+        "List the European banks of a country that Exhale can connect",
+        "Through Enable Banking; a person connects one in Settings → Banks.",
+    )
+    .open_world();
+    type Input = ListBanksInput;
+    type Output = BankChoices;
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StartBankConsentInput {
     /// The bank's country, two letters (ISO 3166), e.g. "FI".
-    #[schemars(regex(pattern = "^[A-Za-z]{2}$"))]
-    pub country: String,
+    pub country: CountryCode,
     /// The bank's name as Enable Banking lists it.
     #[schemars(length(min = 1, max = 100))]
     pub bank: String,

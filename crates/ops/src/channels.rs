@@ -75,6 +75,10 @@ named_enum! {
         WeeklyDigest => "weekly_digest",
         /// An agent or the assistant changed something.
         AgentChange => "agent_change",
+        /// A bank's consent to a connection ends within a week.
+        BankConsentEnding => "bank_consent_ending",
+        /// A bank sync noticed a recurring charge that is not a subscription yet.
+        NewRecurring => "new_recurring",
         /// A test message from Settings.
         Test => "test",
     }
@@ -182,6 +186,8 @@ pub struct ReminderSettings {
     pub card_expiry: bool,
     pub price_rises: bool,
     pub weekly_digest: Digest,
+    /// Told when a bank sync notices a new recurring charge.
+    pub new_recurring: bool,
     pub destinations: Vec<Destination>,
     /// The next few messages planned.
     pub upcoming: Vec<PlannedMessage>,
@@ -220,6 +226,9 @@ pub struct UpdateReminderSettingsInput {
     pub price_rises: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weekly_digest: Option<Digest>,
+    /// Told when a bank sync notices a new recurring charge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_recurring: Option<bool>,
 }
 
 pub struct UpdateReminderSettings;

@@ -131,6 +131,12 @@ impl OpInfo {
         self.max_input_bytes.map_or(max_request_bytes, |bytes| bytes.max(max_request_bytes))
     }
 
+    /// It asks a service outside Exhale (a bank).
+    pub const fn open_world(mut self) -> Self {
+        self.hints.open_world = true;
+        self
+    }
+
     pub const fn owner_only(mut self) -> Self {
         self.owner_only = true;
         self

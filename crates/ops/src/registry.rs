@@ -104,6 +104,7 @@ macro_rules! op_list {
             banks::SetBankAccountTarget,
             banks::RemoveBankConnection,
             banks::SetEnableBanking,
+            banks::ListBanks,
             banks::StartBankConsent,
             banks::CompleteBankConsent,
             banks::DismissRecurringProposal,
@@ -222,7 +223,11 @@ impl schemars::JsonSchema for WriteOpName {
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let names: Vec<&str> =
             all().iter().filter(|meta| meta.info.is_write()).map(OpMeta::name).collect();
-        schemars::json_schema!({"type": "string", "enum": names})
+        schemars::json_schema!({
+            "type": "string",
+            "enum": names,
+            "description": "An op that writes, e.g. update_subscription."
+        })
     }
 }
 

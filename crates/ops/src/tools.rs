@@ -98,7 +98,31 @@ pub fn model_input_schema(meta: &OpMeta) -> Value {
     }
     compact(&mut input);
     say_once(&mut input);
+    leave_out_long_enums(&mut input);
     input
+}
+
+/// The most values of a closed set a model is shown; a longer set (every op that writes, for
+/// the activity's filter: 2 KB) is left to its description, and the server still refuses a
+/// value outside it, saying which it takes.
+pub const MODEL_ENUM_VALUES: usize = 40;
+
+/// Leaves out of a model's schema every closed set longer than [`MODEL_ENUM_VALUES`].
+fn leave_out_long_enums(schema: &mut Value) {
+    match schema {
+        Value::Array(items) => items.iter_mut().for_each(leave_out_long_enums),
+        Value::Object(map) => {
+            map.values_mut().for_each(leave_out_long_enums);
+            if map
+                .get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|values| values.len() > MODEL_ENUM_VALUES)
+            {
+                map.remove("enum");
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Leaves out of a compact schema what a model is told once, in the briefing and the server's
@@ -556,6 +580,23 @@ pub fn find<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_is_told_the_activity_filters_op_in_words_and_rest_keeps_every_name() {
+        let meta = crate::find("list_activity").unwrap();
+        let rest = meta.input_schema();
+        let names = rest.pointer("/properties/op/enum").and_then(Value::as_array).unwrap();
+        assert!(names.len() > MODEL_ENUM_VALUES, "{} write ops", names.len());
+        assert!(names.iter().any(|name| name == "update_subscription"));
+        let model = model_input_schema(meta);
+        assert_eq!(model.pointer("/properties/op/enum"), None, "{model}");
+        assert_eq!(
+            model.pointer("/properties/op/description").and_then(Value::as_str),
+            Some("An op that writes, e.g. update_subscription.")
+        );
+        // A short closed set stays for the model.
+        assert!(model.pointer("/properties/actor_kind/enum").is_some(), "{model}");
+    }
 
     #[test]
     fn compact_schemas_accept_the_same_values() {

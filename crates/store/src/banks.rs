@@ -39,6 +39,8 @@ pub struct ConnectionRow {
     pub last_success_at: Option<String>,
     pub next_sync_at: String,
     pub consent_until: Option<String>,
+    /// Its bank's country (Enable Banking), two capital letters.
+    pub country: Option<String>,
 }
 
 const CONNECTION_SELECT: &str = "SELECT c.*, m.name AS member_name FROM bank_connections c JOIN members m ON m.id = c.member_id";
@@ -63,6 +65,7 @@ fn connection_from_row(row: &Row<'_>) -> Result<ConnectionRow> {
         last_success_at: row.get("last_success_at")?,
         next_sync_at: row.get("next_sync_at")?,
         consent_until: row.get("consent_until")?,
+        country: row.get("country")?,
     })
 }
 
@@ -92,13 +95,14 @@ pub struct NewConnection<'a> {
     pub visibility: Visibility,
     pub reach_local: bool,
     pub next_sync_at: &'a str,
+    pub country: Option<&'a str>,
 }
 
 pub fn insert_connection(db: &Db<'_>, new: &NewConnection<'_>, now: &str) -> Result<i64> {
     db.query_row(
         "INSERT INTO bank_connections (household_id, member_id, provider, name, visibility,
-           reach_local, status, next_sync_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'ok', ?7, ?8) RETURNING id",
+           reach_local, status, next_sync_at, created_at, country)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'ok', ?7, ?8, ?9) RETURNING id",
         params![
             new.household_id,
             new.member_id,
@@ -107,7 +111,8 @@ pub fn insert_connection(db: &Db<'_>, new: &NewConnection<'_>, now: &str) -> Res
             new.visibility.as_str(),
             new.reach_local,
             new.next_sync_at,
-            now
+            now,
+            new.country
         ],
         |row| row.get(0),
     )
@@ -526,6 +531,16 @@ pub struct ProposalRow {
     pub cycle: String,
     pub amount_varies: bool,
     pub next_expected: Date,
+    /// When a sync first noticed it.
+    pub created_at: String,
+    pub dismissed: bool,
+}
+
+impl ProposalRow {
+    /// Its cycle, when it is one Exhale names (always, for what a sync writes).
+    pub fn cycle(&self) -> Option<domain::Cycle> {
+        domain::CyclePreset::parse(&self.cycle).map(|preset| preset.cycle())
+    }
 }
 
 /// A recurring charge as a sync proposes it.
@@ -587,6 +602,8 @@ fn proposal_from_row(row: &Row<'_>) -> Result<ProposalRow> {
         cycle: row.get("cycle")?,
         amount_varies: row.get("amount_varies")?,
         next_expected: date(row, "next_expected")?,
+        created_at: row.get("created_at")?,
+        dismissed: row.get("dismissed")?,
     })
 }
 
@@ -664,12 +681,14 @@ pub struct ConsentRow {
     pub connection_id: Option<i64>,
     pub consent_until: String,
     pub expires_at: String,
+    /// The bank's country, two capital letters.
+    pub country: String,
 }
 
 pub fn put_consent(db: &Db<'_>, row: &ConsentRow) -> Result<()> {
     db.execute(
         "INSERT INTO bank_consents (state, household_id, member_id, visibility, connection_id,
-           consent_until, expires_at, bank) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+           consent_until, expires_at, bank, country) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             row.state,
             row.household_id,
@@ -678,7 +697,8 @@ pub fn put_consent(db: &Db<'_>, row: &ConsentRow) -> Result<()> {
             row.connection_id,
             row.consent_until,
             row.expires_at,
-            row.bank
+            row.bank,
+            row.country
         ],
     )?;
     Ok(())
@@ -706,6 +726,7 @@ pub fn consent(
                 connection_id: row.get("connection_id")?,
                 consent_until: row.get("consent_until")?,
                 expires_at: row.get("expires_at")?,
+                country: row.get::<Option<String>>("country")?.unwrap_or_default(),
             })
         },
     )
@@ -720,16 +741,18 @@ pub fn take_consent(db: &Db<'_>, household_id: i64, state: &str) -> Result<bool>
     Ok(taken == 1)
 }
 
-/// Sets when a connection's consent ends, and a new session as its credentials.
+/// Sets when a connection's consent ends and, when given, its bank's country; the new session
+/// is its credentials.
 pub fn renew_consent(
     db: &Db<'_>,
     household_id: i64,
     id: i64,
     consent_until: Option<&str>,
+    country: Option<&str>,
 ) -> Result<()> {
     db.execute_one(
-        "UPDATE bank_connections SET consent_until = ?3, status = 'ok', status_detail = NULL,
-           failures = 0 WHERE household_id = ?1 AND id = ?2",
-        params![household_id, id, consent_until],
+        "UPDATE bank_connections SET consent_until = ?3, country = COALESCE(?4, country), status = 'ok',
+           status_detail = NULL, failures = 0 WHERE household_id = ?1 AND id = ?2",
+        params![household_id, id, consent_until, country],
     )
 }

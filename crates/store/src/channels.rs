@@ -29,6 +29,8 @@ pub struct PreferencesRow {
     pub card_expiry: bool,
     pub price_rises: bool,
     pub weekly_digest: String,
+    /// Told when a bank sync notices a new recurring charge.
+    pub new_recurring: bool,
 }
 
 impl Default for PreferencesRow {
@@ -41,14 +43,15 @@ impl Default for PreferencesRow {
             card_expiry: true,
             price_rises: true,
             weekly_digest: "off".into(),
+            new_recurring: false,
         }
     }
 }
 
 pub fn preferences(db: &Db<'_>, member_id: i64) -> Result<Option<PreferencesRow>> {
     db.query_opt(
-        "SELECT days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest
-             FROM reminder_preferences WHERE member_id = ?1",
+        "SELECT days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest,
+             new_recurring FROM reminder_preferences WHERE member_id = ?1",
         params![member_id],
         |r| {
             Ok(PreferencesRow {
@@ -59,6 +62,7 @@ pub fn preferences(db: &Db<'_>, member_id: i64) -> Result<Option<PreferencesRow>
                 card_expiry: r.get(4)?,
                 price_rises: r.get(5)?,
                 weekly_digest: r.get(6)?,
+                new_recurring: r.get(7)?,
             })
         },
     )
@@ -66,10 +70,12 @@ pub fn preferences(db: &Db<'_>, member_id: i64) -> Result<Option<PreferencesRow>
 
 pub fn put_preferences(db: &Db<'_>, member_id: i64, row: &PreferencesRow, now: &str) -> Result<()> {
     db.execute("INSERT INTO reminder_preferences
-           (member_id, days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+           (member_id, days_before, time_of_day, covers, trial_endings, card_expiry, price_rises, weekly_digest, updated_at,
+            new_recurring)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
          ON CONFLICT (member_id) DO UPDATE SET days_before = ?2, time_of_day = ?3, covers = ?4,
-           trial_endings = ?5, card_expiry = ?6, price_rises = ?7, weekly_digest = ?8, updated_at = ?9", params![
+           trial_endings = ?5, card_expiry = ?6, price_rises = ?7, weekly_digest = ?8, updated_at = ?9,
+           new_recurring = ?10", params![
             member_id,
             row.days_before,
             row.time_of_day,
@@ -78,7 +84,8 @@ pub fn put_preferences(db: &Db<'_>, member_id: i64, row: &PreferencesRow, now: &
             row.card_expiry,
             row.price_rises,
             row.weekly_digest,
-            now
+            now,
+            row.new_recurring
         ])?;
     Ok(())
 }

@@ -68,6 +68,7 @@ const MIGRATIONS: &[(&str, &str)] = &[
     ("0028_bank_connections", include_str!("../migrations/sqlite/0028_bank_connections.sql")),
     ("0029_recurring_proposals", include_str!("../migrations/sqlite/0029_recurring_proposals.sql")),
     ("0030_bank_consents", include_str!("../migrations/sqlite/0030_bank_consents.sql")),
+    ("0031_bank_reminders", include_str!("../migrations/sqlite/0031_bank_reminders.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -109,6 +110,7 @@ const POSTGRES: &[(&str, &str)] = &[
         include_str!("../migrations/postgres/0029_recurring_proposals.sql"),
     ),
     ("0030_bank_consents", include_str!("../migrations/postgres/0030_bank_consents.sql")),
+    ("0031_bank_reminders", include_str!("../migrations/postgres/0031_bank_reminders.sql")),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

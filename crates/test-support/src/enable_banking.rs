@@ -1,9 +1,9 @@
 //! An Enable Banking of a test's own: its API over TLS on 127.0.0.1, checking every request's
 //! token as the real one does (RS256 by the application's key, its id as `kid`, the fixed
-//! issuer and audience, at most a day's life), with a bank list, a consent the test approves
-//! in the person's place, sessions, and accounts whose transactions come two to a page with a
-//! `continuation_key`. A test expires sessions, answers the next request with 429 and
-//! `Retry-After`, and reads back every request.
+//! issuer and audience, at most a day's life), with a bank list by country, a consent the test
+//! approves in the person's place, sessions a client may close (`DELETE`), and accounts whose
+//! transactions come two to a page with a `continuation_key`. A test expires sessions, answers
+//! the next request with 429 and `Retry-After`, and reads back every request.
 
 use std::{
     collections::HashMap,
@@ -211,10 +211,21 @@ fn answer(state: &Mutex<State>, public_key: &[u8], request: &str) -> Answer {
     }
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     match (method.as_str(), segments.as_slice()) {
-        ("GET", ["aspsps"]) => ok(json!({"aspsps": [
-            {"name": "Nordea", "country": "FI", "maximum_consent_validity": 7_776_000, "psu_types": ["personal"]},
-            {"name": "OP", "country": "FI", "psu_types": ["personal"]}
-        ]})),
+        ("GET", ["aspsps"]) => {
+            let banks = json!([
+                {"name": "OP", "country": "FI", "psu_types": ["personal"]},
+                {"name": "Nordea", "country": "FI", "maximum_consent_validity": 7_776_000, "psu_types": ["personal"]},
+                {"name": "Swedbank", "country": "SE", "maximum_consent_validity": 15_552_000, "psu_types": ["personal"]}
+            ]);
+            let country = query.get("country").map(String::as_str);
+            let listed: Vec<&Value> = banks
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|bank| country.is_none_or(|country| bank["country"] == country))
+                .collect();
+            ok(json!({"aspsps": listed}))
+        }
         ("POST", ["auth"]) => {
             let Some(consent) = body["state"].as_str() else {
                 return refusal(422, "WRONG_REQUEST_PARAMETERS");
@@ -231,6 +242,13 @@ fn answer(state: &Mutex<State>, public_key: &[u8], request: &str) -> Answer {
                 None => refusal(400, "WRONG_AUTHORIZATION_CODE"),
             }
         }
+        ("DELETE", ["sessions", id]) => match state.sessions.get_mut(*id) {
+            Some(status) => {
+                *status = "CLOSED".into();
+                ok(json!({"message": "OK"}))
+            }
+            None => refusal(404, "SESSION_DOES_NOT_EXIST"),
+        },
         ("GET", ["sessions", id]) => match state.sessions.get(*id) {
             Some(status) => ok(json!({
                 "status": status,

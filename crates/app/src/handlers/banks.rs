@@ -92,6 +92,7 @@ fn connection_view(
         last_success_at: timestamp(row.last_success_at.as_deref()),
         next_sync_at: Timestamp::parse(&row.next_sync_at).ok_or(OpError::Internal)?,
         consent_expires_at: timestamp(row.consent_until.as_deref()),
+        country: row.country.clone(),
         accounts: accounts
             .iter()
             .filter(|a| a.connection_id == row.id)
@@ -142,7 +143,7 @@ pub(crate) fn sync_bank_connection(
     let applied = apply(ctx, &connection, &fetched, today_utc)?;
     if let Some(until) = consent_until {
         let until = clock::timestamp_text(until);
-        store::banks::renew_consent(ctx.db, ctx.household_id(), connection.id, Some(&until))
+        store::banks::renew_consent(ctx.db, ctx.household_id(), connection.id, Some(&until), None)
             .or_internal()?;
     }
     Ok(applied.into_sync(&reread(ctx, connection.id)?))
@@ -172,6 +173,7 @@ pub(crate) fn link_simplefin(
                 visibility: input.visibility.unwrap_or(domain::entities::Visibility::Household),
                 reach_local: ctx.caller.is_owner(),
                 next_sync_at: &now_text,
+                country: None,
             };
             store::banks::insert_connection(ctx.db, &new, &now_text).or_internal()?
         }
@@ -214,6 +216,14 @@ pub(crate) fn set_enable_banking(
     Ok(EnableBankingSettings { application_id: Some(id.to_owned()) })
 }
 
+pub(crate) fn list_banks(ctx: &mut Ctx<'_>, _: ListBanksInput) -> Result<BankChoices, OpError> {
+    // Asked (`bank_calls.rs`) before the transaction.
+    let Some(Prefetched::Banks(items)) = ctx.bank.take() else {
+        return Err(OpError::Internal);
+    };
+    Ok(BankChoices { items })
+}
+
 pub(crate) fn start_bank_consent(
     ctx: &mut Ctx<'_>,
     input: StartBankConsentInput,
@@ -231,6 +241,7 @@ pub(crate) fn start_bank_consent(
         connection_id: input.connection_id.map(|id| id.get()),
         consent_until: clock::timestamp_text(started.valid_until),
         expires_at: clock::timestamp_text(expires),
+        country: input.country.to_string(),
     };
     store::banks::put_consent(ctx.db, &consent).or_internal()?;
     Ok(BankConsent { url: started.url, expires_at: Timestamp(expires) })
@@ -250,6 +261,8 @@ pub(crate) fn complete_bank_consent(
         )));
     }
     let now_text = ctx.now_text();
+    // (Empty for a consent started before Exhale kept the country.)
+    let country = Some(consent.country.as_str()).filter(|country| !country.is_empty());
     let id = match consent.connection_id {
         Some(id) => visible_connection(ctx, id)?.id,
         None => {
@@ -261,6 +274,7 @@ pub(crate) fn complete_bank_consent(
                 visibility: consent.visibility,
                 reach_local: false,
                 next_sync_at: &now_text,
+                country,
             };
             store::banks::insert_connection(ctx.db, &new, &now_text).or_internal()?
         }
@@ -268,7 +282,7 @@ pub(crate) fn complete_bank_consent(
     store::banks::set_credentials(ctx.db, household, id, &given.session_id).or_internal()?;
     store::banks::count_request(ctx.db, id, today_utc).or_internal()?;
     let until = given.valid_until.map(clock::timestamp_text).unwrap_or(consent.consent_until);
-    store::banks::renew_consent(ctx.db, household, id, Some(&until)).or_internal()?;
+    store::banks::renew_consent(ctx.db, household, id, Some(&until), country).or_internal()?;
     let connection = visible_connection(ctx, id)?;
     let applied = match given.fetched {
         Ok(fetched) => apply(ctx, &connection, &fetched, today_utc)?,

@@ -85,6 +85,9 @@ pub(crate) fn update_reminder_settings(
     if let Some(digest) = input.weekly_digest {
         row.weekly_digest = digest.as_str().into();
     }
+    if let Some(on) = input.new_recurring {
+        row.new_recurring = on;
+    }
     rows::put_preferences(ctx.db, me, &row, &ctx.now_text()).or_internal()?;
     ctx.record(EntityKind::Member, me, before, Text::new("Changed reminder settings"))?;
     replan(ctx)?;

@@ -298,6 +298,7 @@ pub(crate) fn registry() -> Registry {
         reg.add::<bk::RemoveBankConnection>(banks::remove_bank_connection);
         reg.add::<bk::DismissRecurringProposal>(banks::dismiss_recurring_proposal);
         reg.add::<bk::SetEnableBanking>(banks::set_enable_banking);
+        reg.add::<bk::ListBanks>(banks::list_banks);
         reg.add::<bk::StartBankConsent>(banks::start_bank_consent);
         reg.add::<bk::CompleteBankConsent>(banks::complete_bank_consent);
         use ops::budgets as b;

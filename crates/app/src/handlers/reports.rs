@@ -434,9 +434,6 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
     Ok(items)
 }
 
-/// How many days before a bank's consent ends it is said to need attention.
-const CONSENT_WARNING_DAYS: i64 = 7;
-
 /// How many failed syncs in a row make a connection that needs nobody worth a person's look.
 const BANK_FAILURES_TO_SHOW: i64 = 4;
 
@@ -454,7 +451,9 @@ fn bank_attention(ctx: &Ctx<'_>, items: &mut Vec<AttentionItem>) -> Result<(), O
             .map(|until| until.0);
         if !needs_a_person
             && let Some(until) = consent_ends
-            && until <= ctx.now + jiff::SignedDuration::from_hours(24 * CONSENT_WARNING_DAYS)
+            && until
+                <= ctx.now
+                    + jiff::SignedDuration::from_hours(24 * ops::limits::BANK_CONSENT_WARNING_DAYS)
         {
             let day = crate::clock::today_in(&ctx.household, until);
             items.push(AttentionItem {
@@ -499,19 +498,19 @@ fn recurring_attention(
     for proposal in
         store::banks::open_proposals(ctx.db, ctx.household_id(), ctx.me()).or_internal()?
     {
-        let Ok(currency) = Currency::parse(&proposal.currency) else { continue };
-        let known = subscriptions.iter().any(|s| {
-            statement::merchant::key(&s.name) == proposal.merchant && s.currency == currency
-        });
-        if known {
+        let (Ok(currency), Some(cycle)) = (Currency::parse(&proposal.currency), proposal.cycle())
+        else {
+            continue;
+        };
+        if views::proposal_is_a_subscription(&proposal, subscriptions) {
             continue;
         }
         let text = Text::new("{name} looks like a new recurring charge on {account}: {amount}, {cycle}, next about {date}. Add it as a subscription, or dismiss suggestion {id}.")
             .with("name", &proposal.name)
             .with("account", &proposal.account_name)
             .with_money("amount", domain::Money::new(proposal.amount_minor, currency))
-            .with("cycle", &proposal.cycle)
             .with_date("date", proposal.next_expected)
+            .with_cycle("cycle", cycle)
             .with("id", proposal.id);
         items.push(AttentionItem {
             kind: AttentionKind::NewRecurring,

@@ -649,16 +649,23 @@ async fn another_members_agent_finds_no_private_connection_over_rest_or_mcp() {
     assert_eq!(b.bridge.requests().iter().filter(|r| r.path.ends_with("/accounts")).count(), 1);
 }
 
+/// Netflix, monthly, on the 27th of the three months before the tests' day.
+fn netflix_three_months() -> Vec<Value> {
+    ["09", "10", "11"]
+        .map(|month| {
+            let day = format!("2026-{month}-27");
+            json!({"id": format!("N-{month}"), "posted": at(&day), "amount": "-12.99", "description": "NETFLIX.COM"})
+        })
+        .into()
+}
+
 #[tokio::test]
 async fn a_recurring_charge_the_feed_shows_is_proposed_until_a_person_adds_or_dismisses_it() {
     let b = bank().await;
     b.bridge.edit_accounts(|accounts| {
-        accounts[0] = checking(json!([
-            {"id": "N-9", "posted": at("2026-09-27"), "amount": "-12.99", "description": "NETFLIX.COM"},
-            {"id": "N-10", "posted": at("2026-10-27"), "amount": "-12.99", "description": "NETFLIX.COM"},
-            {"id": "N-11", "posted": at("2026-11-27"), "amount": "-12.99", "description": "NETFLIX.COM"},
-            {"id": "G-1", "posted": at("2026-11-03"), "amount": "-54.10", "description": "GROCER"}
-        ]));
+        let mut rows = netflix_three_months();
+        rows.push(json!({"id": "G-1", "posted": at("2026-11-03"), "amount": "-54.10", "description": "GROCER"}));
+        accounts[0] = checking(Value::Array(rows));
     });
     b.link().await;
     let proposed = |attention: &Value| -> Vec<String> {
@@ -828,9 +835,15 @@ async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and
         .await;
     assert_eq!(code(&forbidden), "forbidden");
 
-    // To the bank, and back.
+    // The banks of a country, to choose from; then to the bank, and back.
+    let finnish = unescape(&ana.get("/settings/banks?country=fi").await.body);
+    let choices = finnish.split("data-testid=\"bank-choices\"").nth(1).unwrap();
+    let choices = choices.split("</select>").next().unwrap();
+    assert!(choices.contains(">Nordea<") && choices.contains(">OP<"), "{choices}");
+    assert!(!choices.contains("Swedbank"), "only Finland's banks: {choices}");
+    assert_eq!(Visitor::hidden(&ana.get("/settings/banks?country=fi").await, "country"), "FI");
     let sent = ana
-        .post("/settings/banks/consent", &[("csrf", &csrf), ("country", "fi"), ("bank", "nordea")])
+        .post("/settings/banks/consent", &[("csrf", &csrf), ("country", "FI"), ("bank", "Nordea")])
         .await;
     assert_eq!(sent.status, reqwest::StatusCode::SEE_OTHER, "{}", sent.body);
     let at_the_bank = sent.location.unwrap();
@@ -883,7 +896,10 @@ async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and
     let listed = env.call(&owner, "list_bank_connections", json!({})).await.unwrap();
     assert_eq!(listed["items"][0]["status"], "needs_relink", "{listed}");
 
-    // Renewed at the bank, the same connection syncs again.
+    // Renewed at the bank, the same connection syncs again: its country is known.
+    let page = ana.get("/settings/banks").await;
+    assert_eq!(Visitor::hidden(&page, "country"), "FI", "{}", page.body);
+    assert_eq!(listed["items"][0]["country"], "FI", "{listed}");
     let renew = ana
         .post(
             "/settings/banks/consent",
@@ -909,4 +925,167 @@ async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and
     );
     let search = env.call(&owner, "search_transactions", json!({})).await.unwrap();
     assert_eq!(search["total"], 3, "nothing twice: {search}");
+}
+
+/// A delivery worker over the test's app, as `serve` runs one.
+fn messages(env: &TestEnv) -> channels::Channels {
+    channels::Channels::new(env.app.clone(), channels::ChannelsConfig::default()).unwrap()
+}
+
+/// Adds an ntfy topic on `server` as `caller`'s destination.
+async fn ntfy_destination(env: &TestEnv, caller: &ops::Caller, server: &test_support::TestServer) {
+    let address = format!("{}/{}", server.url(""), caller.member_id);
+    env.call(caller, "add_destination", json!({"kind": "ntfy", "address": address})).await.unwrap();
+}
+
+/// The kinds and times of the messages `caller` has planned.
+async fn planned(env: &TestEnv, caller: &ops::Caller) -> Vec<(String, String)> {
+    let settings = env.call(caller, "get_settings", json!({})).await.unwrap();
+    settings["reminders"]["upcoming"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["kind"].as_str().unwrap().to_owned(), p["due_at"].as_str().unwrap().to_owned()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_consent_ending_is_a_reminder_a_week_before_and_removing_the_connection_closes_it() {
+    use test_support::enable_banking::{APPLICATION_ID, APPLICATION_KEY, EnableBankingFake};
+    let env = TestEnv::new();
+    let fake = EnableBankingFake::start().await;
+    fake.add_account("uid-1", "HASH-A", "Cuenta", json!([]));
+    let feeds = Feeds::new(std::slice::from_ref(&fake.authority))
+        .unwrap()
+        .with_enable_banking_root(fake.root().parse().unwrap());
+    env.app.set_bank_feeds(std::sync::Arc::new(feeds));
+    let owner = env.household("Home", "ana@a.test").await;
+    let _server = env.serve().await;
+    let (_, agent) = env.token(&owner, "read").await;
+
+    // Without the household's application, the list says what to do first.
+    let none = env.call(&agent, "list_banks", json!({"country": "SE"})).await;
+    assert_eq!(code(&none), "conflict");
+    assert!(format!("{none:?}").contains("an owner sets its id and private key"), "{none:?}");
+    let application = json!({"application_id": APPLICATION_ID, "private_key": APPLICATION_KEY});
+    env.call(&owner, "set_enable_banking", application).await.unwrap();
+    // An agent can tell which banks of a country Exhale connects.
+    let swedish = env.call(&agent, "list_banks", json!({"country": "se"})).await.unwrap();
+    assert_eq!(
+        swedish,
+        json!({"items": [{"name": "Swedbank", "country": "SE", "consent_days": 180}]})
+    );
+    let wrong = env.call(&agent, "list_banks", json!({"country": "Sweden"})).await;
+    assert_eq!(code(&wrong), "invalid_input");
+
+    let started = env
+        .call(&owner, "start_bank_consent", json!({"country": "FI", "bank": "Nordea"}))
+        .await
+        .unwrap();
+    let state = started["url"].as_str().unwrap().rsplit('=').next().unwrap().to_owned();
+    let code_given = fake.approve(&state).unwrap();
+    let linked = env
+        .call(&owner, "complete_bank_consent", json!({"state": state, "code": code_given}))
+        .await
+        .unwrap();
+    let id = linked["connection"]["id"].as_i64().unwrap();
+    assert_eq!(linked["connection"]["consent_expires_at"], "2027-02-27T10:00:00Z");
+
+    // The consent ends on 27 February: the reminder goes a week before, at 09:00 in Madrid.
+    let (ntfy, received) = test_support::channels::ntfy(None).await;
+    ntfy_destination(&env, &owner, &ntfy).await;
+    let worker = messages(&env);
+    env.clock.set("2027-02-19T12:00:00Z".parse().unwrap());
+    assert_eq!(worker.deliver_due().await.unwrap(), 0);
+    let kinds = planned(&env, &owner).await;
+    assert!(
+        kinds.contains(&("bank_consent_ending".into(), "2027-02-20T08:00:00Z".into())),
+        "{kinds:?}"
+    );
+    env.clock.set("2027-02-20T08:00:00Z".parse().unwrap());
+    assert_eq!(worker.deliver_due().await.unwrap(), 1);
+    let sent = received.received().await;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0].body["title"], "The bank's consent for Nordea ends on Feb 27, 2027");
+    assert!(sent[0].body["message"].as_str().unwrap().contains("Settings → Banks"), "{sent:?}");
+    env.clock.set("2027-02-21T08:00:00Z".parse().unwrap());
+    worker.deliver_due().await.unwrap();
+    assert_eq!(received.received().await.len(), 1, "once");
+
+    // Removed, its session at Enable Banking is closed too, so the bank's consent ends.
+    env.call(&owner, "remove_bank_connection", json!({"connection_id": id})).await.unwrap();
+    let closed: Vec<_> =
+        fake.requests().into_iter().filter(|r| r.method == "DELETE").map(|r| r.path).collect();
+    assert_eq!(closed, ["/sessions/session-1"]);
+}
+
+#[tokio::test]
+async fn a_member_who_asks_is_told_of_a_new_recurring_charge_once_unless_it_was_dismissed() {
+    let b = bank().await;
+    b.bridge.edit_accounts(|accounts| {
+        let mut rows = netflix_three_months();
+        rows.extend(["09", "10", "11"].map(|month| {
+            let day = format!("2026-{month}-12");
+            json!({"id": format!("S-{month}"), "posted": at(&day), "amount": "-9.99", "description": format!("SPOTIFY P12{month}")})
+        }));
+        accounts[0] = checking(Value::Array(rows));
+    });
+    let (ntfy, received) = test_support::channels::ntfy(None).await;
+    ntfy_destination(&b.env, &b.owner, &ntfy).await;
+    b.link().await;
+    let worker = messages(&b.env);
+    worker.deliver_due().await.unwrap();
+    let not_asked = planned(&b.env, &b.owner).await;
+    assert!(not_asked.iter().all(|(kind, _)| kind != "new_recurring"), "{not_asked:?}");
+
+    // Asked for (an agent may set it), each proposal the sync made today is planned for 09:00
+    // in Madrid tomorrow: it was noticed after today's.
+    let (_, agent) = b.env.token(&b.owner, "write").await;
+    let settings = b
+        .env
+        .call(&agent, "update_reminder_settings", json!({"new_recurring": true}))
+        .await
+        .unwrap();
+    assert_eq!(settings["new_recurring"], true);
+    let asked = planned(&b.env, &b.owner).await;
+    let recurring: Vec<_> = asked.iter().filter(|(kind, _)| kind == "new_recurring").collect();
+    assert_eq!(recurring.len(), 2, "{asked:?}");
+    assert!(recurring.iter().all(|(_, at)| at == "2026-11-30T08:00:00Z"), "{asked:?}");
+
+    // Dismissed before its time, one is not sent.
+    let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
+    let spotify = attention["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| {
+            item["kind"] == "new_recurring"
+                && item["message"].as_str().unwrap().starts_with("Spotify")
+        })
+        .unwrap_or_else(|| panic!("{attention}"))["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let spotify: i64 = spotify.rsplit(' ').next().unwrap().trim_end_matches('.').parse().unwrap();
+    b.env.call(&agent, "dismiss_recurring_proposal", json!({"id": spotify})).await.unwrap();
+    b.env.clock.set("2026-11-30T08:00:00Z".parse().unwrap());
+    worker.deliver_due().await.unwrap();
+    // (Besides the messages announcing the agent's changes, with Undo.)
+    let proposals = |sent: Vec<test_support::channels::Received>| -> Vec<(String, String)> {
+        sent.iter()
+            .filter(|m| m.body["title"].as_str().unwrap().contains("new recurring charge"))
+            .map(|m| (m.body["title"].to_string(), m.body["message"].to_string()))
+            .collect()
+    };
+    let told = proposals(received.received().await);
+    assert_eq!(
+        told,
+        [(
+            "\"Netflix looks like a new recurring charge on Checking\"".to_owned(),
+            "\"$12.99, monthly. Add it as a subscription, or dismiss it, in Exhale.\"".to_owned()
+        )]
+    );
+    b.env.clock.advance(jiff::SignedDuration::from_hours(24));
+    worker.deliver_due().await.unwrap();
+    assert_eq!(proposals(received.received().await), told, "once");
 }

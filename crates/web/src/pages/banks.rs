@@ -1,6 +1,8 @@
-//! Settings → Banks: link SimpleFIN Bridge with a setup token, see each connection's accounts
-//! and where they go, its last sync and what went wrong with what to do, sync now, link again,
-//! and remove it. A token typed here goes to the op once and is never shown again.
+//! Settings → Banks: link SimpleFIN Bridge with a setup token, or choose a European bank by its
+//! country and consent at it (Enable Banking); see each connection's accounts and where they
+//! go, its last sync and what went wrong with what to do, sync now, link again or renew the
+//! consent, and remove it. A token or key typed here goes to the op once and is never shown
+//! again.
 
 use axum::{
     extract::{Path, State},
@@ -11,10 +13,11 @@ use ops::{
     OpError, Text,
     accounts::SessionCaller,
     banks::{
-        CompleteBankConsent, CompleteBankConsentInput, LinkSimplefin, LinkSimplefinInput,
-        ListBankConnections, RemoveBankConnection, RemoveBankConnectionInput, SetBankAccountTarget,
-        SetBankAccountTargetInput, SetEnableBanking, SetEnableBankingInput, StartBankConsent,
-        StartBankConsentInput, SyncBankConnection, SyncBankConnectionInput,
+        CompleteBankConsent, CompleteBankConsentInput, CountryCode, LinkSimplefin,
+        LinkSimplefinInput, ListBankConnections, ListBanks, ListBanksInput, RemoveBankConnection,
+        RemoveBankConnectionInput, SetBankAccountTarget, SetBankAccountTargetInput,
+        SetEnableBanking, SetEnableBankingInput, StartBankConsent, StartBankConsentInput,
+        SyncBankConnection, SyncBankConnectionInput,
     },
     common::RecordId,
     entities::Visibility,
@@ -48,26 +51,100 @@ async fn banks_page(
         (Ok(connections), Ok(accounts)) => (connections, accounts),
         (Err(err), _) | (_, Err(err)) => return op_error(web, headers, person, &err),
     };
+    let countries: Vec<Value> =
+        COUNTRIES.iter().map(|(code, name)| json!({"code": code, "name": name})).collect();
     let data = json!({
         "nav": "settings",
         "connections": connections.items,
         "accounts": accounts.items,
+        "countries": countries,
     });
     page_with_extra(web, headers, person, status, "banks.html", data, extra)
+}
+
+/// The countries whose banks Enable Banking connects, each in its own language (so no name
+/// needs translating).
+const COUNTRIES: [(&str, &str); 30] = [
+    ("AT", "Österreich"),
+    ("BE", "België / Belgique"),
+    ("BG", "България"),
+    ("HR", "Hrvatska"),
+    ("CY", "Κύπρος"),
+    ("CZ", "Česko"),
+    ("DK", "Danmark"),
+    ("EE", "Eesti"),
+    ("FI", "Suomi / Finland"),
+    ("FR", "France"),
+    ("DE", "Deutschland"),
+    ("GR", "Ελλάδα"),
+    ("HU", "Magyarország"),
+    ("IS", "Ísland"),
+    ("IE", "Ireland"),
+    ("IT", "Italia"),
+    ("LV", "Latvija"),
+    ("LT", "Lietuva"),
+    ("LU", "Luxembourg"),
+    ("MT", "Malta"),
+    ("NL", "Nederland"),
+    ("NO", "Norge"),
+    ("PL", "Polska"),
+    ("PT", "Portugal"),
+    ("RO", "România"),
+    ("SK", "Slovensko"),
+    ("SI", "Slovenija"),
+    ("ES", "España"),
+    ("SE", "Sverige"),
+    ("GB", "United Kingdom"),
+];
+
+#[derive(Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct ShowQuery {
+    /// A country whose banks to list, for the person to choose theirs.
+    country: String,
 }
 
 pub(crate) async fn show(
     State(web): State<Web>,
     headers: HeaderMap,
     SignedIn(person): SignedIn,
+    axum::extract::Query(query): axum::extract::Query<ShowQuery>,
 ) -> Response {
-    banks_page(&web, &headers, &person, StatusCode::OK, json!({})).await
+    let mut extra = json!({});
+    if !query.country.trim().is_empty() {
+        let listed = match country(&query.country) {
+            Ok(country) => {
+                extra["country"] = json!(country);
+                web.call::<ListBanks>(&person, ListBanksInput { country }).await
+            }
+            Err(err) => Err(err),
+        };
+        match listed {
+            Ok(banks) => extra["banks"] = json!(banks.items),
+            Err(err) => {
+                let again = |status, errors: Value| {
+                    let mut extra = extra.clone();
+                    extra["errors"] = errors["errors"].clone();
+                    banks_page(&web, &headers, &person, status, extra)
+                };
+                return refused_form(&web, &headers, &person, &err, "consent", again).await;
+            }
+        }
+    }
+    banks_page(&web, &headers, &person, StatusCode::OK, extra).await
 }
 
 /// A connection's or an account's id from a form or a path: a refusal says where it was.
 fn record_id(pointer: &str, id: i64) -> Result<RecordId, OpError> {
     RecordId::new(id).ok_or_else(|| {
         OpError::invalid(pointer, Text::new("Choose one of the connections on this page."))
+    })
+}
+
+/// A country a form or a link names.
+fn country(text: &str) -> Result<CountryCode, OpError> {
+    text.parse().map_err(|_| {
+        OpError::invalid("/country", Text::new("Choose your bank's country from the list."))
     })
 }
 
@@ -172,14 +249,15 @@ pub(crate) async fn consent(
     headers: HeaderMap,
     Posted { person, form }: Posted<ConsentForm>,
 ) -> Response {
-    let input = linking(&form.private, form.connection_id).map(|(visibility, connection_id)| {
-        StartBankConsentInput {
-            country: form.country.trim().to_owned(),
-            bank: form.bank.trim().to_owned(),
-            visibility: Some(visibility),
-            connection_id,
-        }
-    });
+    let input =
+        linking(&form.private, form.connection_id).and_then(|(visibility, connection_id)| {
+            Ok(StartBankConsentInput {
+                country: country(&form.country)?,
+                bank: form.bank.trim().to_owned(),
+                visibility: Some(visibility),
+                connection_id,
+            })
+        });
     let started = match input {
         Ok(input) => web.call::<StartBankConsent>(&person, input).await,
         Err(err) => Err(err),

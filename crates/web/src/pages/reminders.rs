@@ -103,6 +103,8 @@ pub(crate) struct TimingForm {
     card_expiry: Option<String>,
     #[serde(default)]
     price_rises: Option<String>,
+    #[serde(default)]
+    new_recurring: Option<String>,
 }
 
 fn days_before(text: &str) -> Result<Vec<u32>, OpError> {
@@ -133,6 +135,7 @@ pub(crate) async fn timing(
         card_expiry: Some(form.card_expiry.is_some()),
         price_rises: Some(form.price_rises.is_some()),
         weekly_digest: Digest::parse(&form.weekly_digest),
+        new_recurring: Some(form.new_recurring.is_some()),
     });
     let done = Text::new("Saved your reminders.");
     apply::<UpdateReminderSettings>(&web, &headers, &person, input, "timing", done).await

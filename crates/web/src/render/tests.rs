@@ -150,6 +150,8 @@ fn fixture(name: &str) -> Value {
             "nav": "settings",
             "errors": {"sync": "a", "target": "b", "relink": "c", "link": "d", "consent": "e", "application": "f"},
             "accounts": [{"id": 3, "name": "Checking", "currency": "USD"}],
+            "countries": [{"code": "FI", "name": "Suomi / Finland"}, {"code": "SE", "name": "Sverige"}],
+            "country": "FI", "banks": [{"name": "Nordea", "country": "FI", "consent_days": 90}],
             "connections": [{
                 "id": 1, "provider": "simplefin", "name": "CON-1 Bank", "visibility": "private",
                 "linked_by": {"id": 1, "name": "Ana"}, "status": "needs_relink",
@@ -164,6 +166,10 @@ fn fixture(name: &str) -> Value {
                 ]
             }, {
                 "id": 2, "provider": "enable_banking", "name": "Other", "visibility": "household",
+                "linked_by": {"id": 2, "name": "Bo"}, "status": "ok", "country": "FI",
+                "next_sync_at": "2026-11-29T16:00:00Z", "accounts": []
+            }, {
+                "id": 3, "provider": "enable_banking", "name": "Older", "visibility": "household",
                 "linked_by": {"id": 2, "name": "Bo"}, "status": "ok",
                 "next_sync_at": "2026-11-29T16:00:00Z", "accounts": []
             }],
@@ -178,6 +184,7 @@ fn fixture(name: &str) -> Value {
             "reminders": {
                 "days_before": [7, 1], "time_of_day": "09:00", "time_zone": "Europe/Madrid", "covers": "mine",
                 "trial_endings": true, "card_expiry": true, "price_rises": false, "weekly_digest": "monday",
+                "new_recurring": true,
                 "destinations": [
                     {"id": 1, "kind": "ntfy", "name": "Phone", "address": "ntfy.sh/ana…", "reminders": true, "agent_changes": true,
                      "last_sent_at": "2026-11-29T09:00:00Z", "disabled": false},

@@ -264,7 +264,19 @@ impl<'a> Ctx<'a> {
                 == Visibility::Private.as_str())
             .then(|| row.get("owner_id")?.as_i64())
             .flatten(),
-            EntityKind::Transaction | EntityKind::Import | EntityKind::Rule => {
+            EntityKind::BankConnection => (row.get("visibility")?.as_str()?
+                == Visibility::Private.as_str())
+            .then(|| row.get("member_id")?.as_i64())
+            .flatten(),
+            EntityKind::BankAccount => {
+                let connection = row.get("connection_id")?.as_i64()?;
+                let state = self.snapshot(EntityKind::BankConnection, connection).ok()??;
+                self.private_to(EntityKind::BankConnection, Some(&state))
+            }
+            EntityKind::Transaction
+            | EntityKind::Import
+            | EntityKind::Rule
+            | EntityKind::RecurringProposal => {
                 let account = row.get("account_id")?.as_i64()?;
                 let state = self.snapshot(EntityKind::Account, account).ok()??;
                 self.private_to(EntityKind::Account, Some(&state))

@@ -142,6 +142,12 @@ named_enum! {
         Budget => "budget",
         /// A rule for categorising and labelling transactions.
         Rule => "rule",
+        /// A bank connection, never its credentials.
+        BankConnection => "bank_connection",
+        /// An account a bank connection brings, and the Exhale account it goes into.
+        BankAccount => "bank_account",
+        /// A recurring charge a bank sync noticed, and whether it was dismissed.
+        RecurringProposal => "recurring_proposal",
     }
 }
 

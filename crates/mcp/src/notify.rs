@@ -32,7 +32,10 @@ fn touched(event: &ChangeEvent) -> Vec<String> {
         | EntityKind::Import
         | EntityKind::Household
         | EntityKind::Token
-        | EntityKind::Destination => None,
+        | EntityKind::Destination
+        | EntityKind::BankConnection
+        | EntityKind::BankAccount
+        | EntityKind::RecurringProposal => None,
     };
     if let Some(kind) = kind {
         uris.push(format!("exhale://{kind}/{}", event.entity_id));

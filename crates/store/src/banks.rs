@@ -121,11 +121,16 @@ pub fn insert_connection(db: &Db<'_>, new: &NewConnection<'_>, now: &str) -> Res
 /// Deletes a connection with its credentials; its accounts and keys go with it, and the
 /// transactions it brought stay.
 pub fn delete_connection(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
-    set_secret(db, household_id, &secret_name(id), None)?;
+    forget_credentials(db, household_id, id)?;
     db.execute_one(
         "DELETE FROM bank_connections WHERE household_id = ?1 AND id = ?2",
         params![household_id, id],
     )
+}
+
+/// Forgets a connection's credentials (the connection went by an undo of its link).
+pub fn forget_credentials(db: &Db<'_>, household_id: i64, id: i64) -> Result<()> {
+    set_secret(db, household_id, &secret_name(id), None)
 }
 
 /// A connection's credentials.

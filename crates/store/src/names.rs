@@ -59,7 +59,10 @@ pub fn visible(
         | EntityKind::Import
         | EntityKind::Household
         | EntityKind::Token
-        | EntityKind::Destination => return Ok(Vec::new()),
+        | EntityKind::Destination
+        | EntityKind::BankConnection
+        | EntityKind::BankAccount
+        | EntityKind::RecurringProposal => return Ok(Vec::new()),
     };
     let rows =
         db.query_map(sql, params![household_id, viewer], |row| Ok((row.get(0)?, row.get(1)?)))?;

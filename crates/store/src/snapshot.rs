@@ -149,6 +149,47 @@ const SPECS: &[Spec] = &[
         kept: &[],
         volatile: &[],
     },
+    // Never its credentials (the secret `bank:<id>`), nor its accounts (their own entity, so
+    // an undo never deletes them and the provider ids they hold); what its syncs change is
+    // the schedule's, not a person's change.
+    Spec {
+        entity: "bank_connection",
+        table: "bank_connections",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &[
+            "status",
+            "status_detail",
+            "failures",
+            "synced_through",
+            "last_attempt_at",
+            "last_success_at",
+            "next_sync_at",
+            "consent_until",
+            "leased_until",
+            "country",
+        ],
+    },
+    // Where its transactions go is a person's choice; what the bank calls it, and its
+    // balance and problem, each sync writes.
+    Spec {
+        entity: "bank_account",
+        table: "bank_accounts",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &["name", "institution", "currency", "available_minor", "problem"],
+    },
+    // Whether it was dismissed is a person's; its amount and dates each sync renews.
+    Spec {
+        entity: "recurring_proposal",
+        table: "recurring_proposals",
+        household_column: "household_id",
+        children: &[],
+        kept: &[],
+        volatile: &["name", "amount_minor", "cycle", "amount_varies", "next_expected"],
+    },
     Spec {
         entity: "token",
         table: "tokens",

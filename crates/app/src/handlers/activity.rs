@@ -214,6 +214,13 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                 "Changes to tokens and members can only be undone by a person, in the web app or the CLI: an agent must not restore credentials or membership.",
             )));
         }
+        if entry.entity == EntityKind::BankConnection
+            && !matches!(ctx.caller.actor, ops::Actor::Person)
+        {
+            return Err(OpError::forbidden(Text::new(
+                "Linking or removing a bank connection can only be undone by a person, in Exhale's Activity page: it holds a credential.",
+            )));
+        }
         if let Some(by) = entry.undone_by {
             if hidden {
                 return Err(OpError::conflict(Text::new(
@@ -251,6 +258,11 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
         let before = parse_state(entry.before_state.as_deref())?;
         let after = parse_state(entry.after_state.as_deref())?;
         let current = ctx.snapshot(entry.entity, entry.entity_id)?;
+        if entry.entity == EntityKind::BankConnection && current.is_none() && before.is_some() {
+            return Err(OpError::conflict(Text::new(
+                "A removed bank connection cannot come back: Exhale forgot its access when it was removed. Link the bank again in Settings → Banks; nothing was changed.",
+            )));
+        }
         // An item that has become someone else's private item since is theirs to undo; a change
         // the caller made themselves (a batch touching hidden items) stays theirs to revert.
         let private_now = [&current, &before, &after]
@@ -294,6 +306,11 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                 ),
                 other => crate::transactions::internal(other),
             })?;
+        if entry.entity == EntityKind::BankConnection && before.is_none() {
+            // The link undone: its access goes with it.
+            store::banks::forget_credentials(ctx.db, ctx.household_id(), entry.entity_id)
+                .or_internal()?;
+        }
         restored_members |= entry.entity == EntityKind::Member;
         // Undoing an undo brings the original change back, which can then be undone again.
         if let Some(original) = entry.undo_of {

@@ -175,7 +175,9 @@ pub(crate) fn link_simplefin(
                 next_sync_at: &now_text,
                 country: None,
             };
-            store::banks::insert_connection(ctx.db, &new, &now_text).or_internal()?
+            let id = store::banks::insert_connection(ctx.db, &new, &now_text).or_internal()?;
+            record_linked(ctx, id, new.name)?;
+            id
         }
     };
     if let Some(secret) = &secret {
@@ -276,7 +278,9 @@ pub(crate) fn complete_bank_consent(
                 next_sync_at: &now_text,
                 country,
             };
-            store::banks::insert_connection(ctx.db, &new, &now_text).or_internal()?
+            let id = store::banks::insert_connection(ctx.db, &new, &now_text).or_internal()?;
+            record_linked(ctx, id, new.name)?;
+            id
         }
     };
     store::banks::set_credentials(ctx.db, household, id, &given.session_id).or_internal()?;
@@ -293,6 +297,17 @@ pub(crate) fn complete_bank_consent(
     };
     let connection = reread(ctx, id)?;
     Ok(LinkedBank { sync: applied.into_sync(&connection), connection })
+}
+
+/// The activity's entry for a new connection (its credentials are never in it); undoing it
+/// removes the connection with what its first sync brought.
+fn record_linked(ctx: &mut Ctx<'_>, id: i64, name: &str) -> Result<(), OpError> {
+    ctx.record(
+        EntityKind::BankConnection,
+        id,
+        None,
+        Text::new("Linked the bank connection {name}").with("name", name),
+    )
 }
 
 /// Keeps on a connection a failed first read, in the op's own transaction (its credential is
@@ -382,7 +397,17 @@ pub(crate) fn set_bank_account_target(
         }
         (None, false) => None,
     };
+    let before = ctx.snapshot(EntityKind::BankAccount, row.id)?;
     store::banks::set_target(ctx.db, household, row.id, target).or_internal()?;
+    let now_into = store::banks::bank_account(ctx.db, household, row.id)
+        .or_internal()?
+        .and_then(|account| account.account);
+    let summary = match now_into {
+        Some((_, into)) => Text::new("Transactions of the bank account {name} now go into {into}")
+            .with("into", into),
+        None => Text::new("Transactions of the bank account {name} are no longer recorded"),
+    };
+    ctx.record(EntityKind::BankAccount, row.id, before, summary.with("name", &row.name))?;
     reread(ctx, connection.id)
 }
 
@@ -399,7 +424,11 @@ pub(crate) fn dismiss_recurring_proposal(
                     .with("id", id),
             )
         })?;
+    let before = ctx.snapshot(EntityKind::RecurringProposal, id)?;
     store::banks::dismiss_proposal(ctx.db, ctx.household_id(), id).or_internal()?;
+    let summary =
+        Text::new("Stopped suggesting {name} as a recurring charge").with("name", &proposal.name);
+    ctx.record(EntityKind::RecurringProposal, id, before, summary)?;
     Ok(Removed { id, name: proposal.name })
 }
 
@@ -415,7 +444,10 @@ pub(crate) fn remove_bank_connection(
                 .with("member", &connection.member_name),
         ));
     }
+    let before = ctx.snapshot(EntityKind::BankConnection, connection.id)?;
     store::banks::delete_connection(ctx.db, ctx.household_id(), connection.id).or_internal()?;
+    let summary = Text::new("Removed the bank connection {name}").with("name", &connection.name);
+    ctx.record(EntityKind::BankConnection, connection.id, before, summary)?;
     Ok(Removed { id: connection.id, name: connection.name })
 }
 

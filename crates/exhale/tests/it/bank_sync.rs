@@ -83,6 +83,24 @@ impl Bank {
         self.env.call(&self.owner, "import_transactions", input).await.unwrap()
     }
 
+    /// The recurring charges proposed in what needs attention: each suggestion's id (its
+    /// message ends with it) and message.
+    async fn proposals(&self) -> Vec<(i64, String)> {
+        let attention =
+            self.env.call(&self.owner, "list_attention_items", json!({})).await.unwrap();
+        attention["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["kind"] == "new_recurring")
+            .map(|item| {
+                let message = item["message"].as_str().unwrap().to_owned();
+                let id = message.rsplit(' ').next().unwrap().trim_end_matches('.').parse().unwrap();
+                (id, message)
+            })
+            .collect()
+    }
+
     fn next_day(&self) {
         self.env.clock.advance(jiff::SignedDuration::from_hours(24));
     }
@@ -668,20 +686,10 @@ async fn a_recurring_charge_the_feed_shows_is_proposed_until_a_person_adds_or_di
         accounts[0] = checking(Value::Array(rows));
     });
     b.link().await;
-    let proposed = |attention: &Value| -> Vec<String> {
-        attention["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|item| item["kind"] == "new_recurring")
-            .map(|item| item["message"].as_str().unwrap().to_owned())
-            .collect()
-    };
-    let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
-    let found = proposed(&attention);
-    assert_eq!(found.len(), 1, "{attention}");
+    let found = b.proposals().await;
+    assert_eq!(found.len(), 1, "{found:?}");
     assert!(
-        found[0].starts_with(
+        found[0].1.starts_with(
             "Netflix looks like a new recurring charge on Checking: $12.99, monthly, next about"
         ),
         "{found:?}"
@@ -691,9 +699,8 @@ async fn a_recurring_charge_the_feed_shows_is_proposed_until_a_person_adds_or_di
     assert_eq!(subscriptions["total"], 0, "{subscriptions}");
 
     // Dismissed, it stays dismissed however often the feed shows it.
-    let id: i64 = found[0].rsplit(' ').next().unwrap().trim_end_matches('.').parse().unwrap();
     let (_, agent) = b.env.token(&b.owner, "write").await;
-    b.env.call(&agent, "dismiss_recurring_proposal", json!({"id": id})).await.unwrap();
+    b.env.call(&agent, "dismiss_recurring_proposal", json!({"id": found[0].0})).await.unwrap();
     let connection = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
     let connection_id = connection["items"][0]["id"].as_i64().unwrap();
     b.bridge.edit_accounts(|accounts| {
@@ -701,8 +708,7 @@ async fn a_recurring_charge_the_feed_shows_is_proposed_until_a_person_adds_or_di
         transactions.push(json!({"id": "X-1", "posted": at("2026-11-28"), "amount": "-1.00", "description": "KIOSK"}));
     });
     b.sync(connection_id).await.unwrap();
-    let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
-    assert!(proposed(&attention).is_empty(), "{attention}");
+    assert_eq!(b.proposals().await, []);
     let again = b.env.call(&b.owner, "dismiss_recurring_proposal", json!({"id": 999})).await;
     assert_eq!(code(&again), "not_found");
 }
@@ -1053,20 +1059,11 @@ async fn a_member_who_asks_is_told_of_a_new_recurring_charge_once_unless_it_was_
     assert!(recurring.iter().all(|(_, at)| at == "2026-11-30T08:00:00Z"), "{asked:?}");
 
     // Dismissed before its time, one is not sent.
-    let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
-    let spotify = attention["items"]
-        .as_array()
-        .unwrap()
+    let proposals = b.proposals().await;
+    let (spotify, _) = proposals
         .iter()
-        .find(|item| {
-            item["kind"] == "new_recurring"
-                && item["message"].as_str().unwrap().starts_with("Spotify")
-        })
-        .unwrap_or_else(|| panic!("{attention}"))["message"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let spotify: i64 = spotify.rsplit(' ').next().unwrap().trim_end_matches('.').parse().unwrap();
+        .find(|(_, message)| message.starts_with("Spotify"))
+        .unwrap_or_else(|| panic!("{proposals:?}"));
     b.env.call(&agent, "dismiss_recurring_proposal", json!({"id": spotify})).await.unwrap();
     b.env.clock.set("2026-11-30T08:00:00Z".parse().unwrap());
     worker.deliver_due().await.unwrap();
@@ -1088,4 +1085,93 @@ async fn a_member_who_asks_is_told_of_a_new_recurring_charge_once_unless_it_was_
     b.env.clock.advance(jiff::SignedDuration::from_hours(24));
     worker.deliver_due().await.unwrap();
     assert_eq!(proposals(received.received().await), told, "once");
+}
+
+/// The activity's entries for `caller`: (id, op, summary, batch), newest first.
+async fn activity(env: &TestEnv, caller: &ops::Caller) -> Vec<(i64, String, String, String)> {
+    let page = env.call(caller, "list_activity", json!({})).await.unwrap();
+    page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let text = |field: &str| e[field].as_str().unwrap().to_owned();
+            (e["id"].as_i64().unwrap(), text("op"), text("summary"), text("batch_id"))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn linking_moving_dismissing_and_removing_are_in_the_activity_and_undone_as_is_safe() {
+    let b = bank().await;
+    b.bridge.edit_accounts(|accounts| accounts[0] = checking(Value::Array(netflix_three_months())));
+    let linked = b.link().await;
+    let id = linked["connection"]["id"].as_i64().unwrap();
+    let first_account = linked["connection"]["accounts"][0]["account"]["id"].clone();
+    let entries = activity(&b.env, &b.owner).await;
+    let link_entry = entries
+        .iter()
+        .find(|(_, op, summary, _)| {
+            op == "link_simplefin" && summary == "Linked the bank connection CON-1 Bank"
+        })
+        .unwrap_or_else(|| panic!("{entries:?}"))
+        .clone();
+
+    // Where an account goes, undone: it goes where it went before.
+    let bank_account = linked["connection"]["accounts"][0]["id"].as_i64().unwrap();
+    let moved = b
+        .env
+        .call(
+            &b.owner,
+            "set_bank_account_target",
+            json!({"bank_account_id": bank_account, "create_account": true}),
+        )
+        .await
+        .unwrap();
+    assert_ne!(moved["accounts"][0]["account"]["id"], first_account);
+    let entries = activity(&b.env, &b.owner).await;
+    assert!(
+        entries.iter().any(|(_, _, summary, _)| summary
+            == "Transactions of the bank account Checking now go into Checking"),
+        "{entries:?}"
+    );
+    b.env.call(&b.owner, "undo", json!({"batch_id": moved["batch_id"]})).await.unwrap();
+    let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
+    assert_eq!(listed["items"][0]["accounts"][0]["account"]["id"], first_account, "{listed}");
+
+    // An agent's dismissal is in the activity, and its undo brings the suggestion back.
+    let found = b.proposals().await;
+    let proposal = found[0].0;
+    let (_, agent) = b.env.token(&b.owner, "write").await;
+    let dismissed =
+        b.env.call(&agent, "dismiss_recurring_proposal", json!({"id": proposal})).await.unwrap();
+    let entries = activity(&b.env, &b.owner).await;
+    assert!(
+        entries.iter().any(|(_, op, summary, _)| op == "dismiss_recurring_proposal"
+            && summary == "Stopped suggesting Netflix as a recurring charge"),
+        "{entries:?}"
+    );
+    b.env.call(&b.owner, "undo", json!({"batch_id": dismissed["batch_id"]})).await.unwrap();
+    assert_eq!(b.proposals().await, found);
+
+    // An agent cannot undo a link: it would delete a credential.
+    let refused = b.env.call(&agent, "undo", json!({"audit_ids": [link_entry.0]})).await;
+    assert_eq!(code(&refused), "forbidden", "{refused:?}");
+
+    // A removal is in the activity, and cannot be undone: the access is forgotten.
+    let removed =
+        b.env.call(&b.owner, "remove_bank_connection", json!({"connection_id": id})).await.unwrap();
+    let back = b.env.call(&b.owner, "undo", json!({"batch_id": removed["batch_id"]})).await;
+    assert_eq!(code(&back), "conflict");
+    assert!(format!("{back:?}").contains("Link the bank again"), "{back:?}");
+
+    // Undoing a link removes the connection and what its first sync brought.
+    let relinked = b.link().await;
+    let second = relinked["connection"]["id"].as_i64().unwrap();
+    assert_ne!(second, id);
+    b.env.call(&b.owner, "undo", json!({"batch_id": relinked["batch_id"]})).await.unwrap();
+    let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
+    assert_eq!(listed["items"], json!([]), "{listed}");
+    let gone = b.sync(second).await;
+    assert_eq!(code(&gone), "not_found");
 }

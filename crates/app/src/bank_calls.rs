@@ -34,9 +34,6 @@ const LEASE_SECS: i64 = 5 * 60;
 /// needs too.
 const FETCH_LIMIT: std::time::Duration = std::time::Duration::from_secs(LEASE_SECS as u64 - 90);
 
-/// How many days back a new connection's first sync reaches: one provider request.
-pub(crate) const FIRST_SYNC_DAYS: i64 = 89;
-
 /// How many days before the last day synced a later sync starts again: a transaction booked
 /// late, or a pending one posted, is seen again.
 pub(crate) const OVERLAP_DAYS: i64 = 10;
@@ -65,6 +62,11 @@ pub(crate) const CONSENT_MINS: i64 = 30;
 
 /// Where a bank sends the person back to, under Exhale's public address.
 pub(crate) const CONSENT_RETURN: &str = "/settings/banks/return";
+
+/// The first day a connection's first read asks for.
+fn first_day(provider: BankProvider, today_utc: Date) -> Date {
+    today_utc.saturating_sub(jiff::Span::new().days(provider.first_sync_days()))
+}
 
 /// The UTC day of `now`, as providers count their days and limits.
 pub(crate) fn utc_day(now: Timestamp) -> Date {
@@ -402,7 +404,7 @@ async fn complete_consent(
         ))
     })?;
     let today_utc = utc_day(now);
-    let from = today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS));
+    let from = first_day(BankProvider::EnableBanking, today_utc);
     let given = feeds
         .complete_consent(&application, &input.code, from, now)
         .await
@@ -444,7 +446,7 @@ async fn link(
     }
     let secret = feeds.claim_simplefin(&input.setup_token, local).await.map_err(token_error)?;
     let today_utc = utc_day(now);
-    let from = today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS));
+    let from = first_day(BankProvider::SimpleFin, today_utc);
     let credentials = Credentials { secret, application: None };
     let fetched = feeds
         .fetch(BankProvider::SimpleFin, &credentials, from, now, local)
@@ -524,9 +526,7 @@ async fn sync(
             let from = connection
                 .synced_through
                 .map(|day| day.saturating_sub(jiff::Span::new().days(OVERLAP_DAYS)))
-                .unwrap_or_else(|| {
-                    today_utc.saturating_sub(jiff::Span::new().days(FIRST_SYNC_DAYS))
-                });
+                .unwrap_or_else(|| first_day(provider, today_utc));
             // The read ends well before the lease does, so no other sync can start while this
             // one may still write.
             let fetch = feeds.fetch(provider, credentials, from, now, connection.reach_local);

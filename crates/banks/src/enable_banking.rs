@@ -25,7 +25,7 @@ use url::Url;
 
 use crate::{
     amounts::minor,
-    http::{Http, Outgoing, Reach},
+    http::{Answer, Http, Outgoing, Reach},
 };
 
 /// Where Enable Banking's API is.
@@ -34,6 +34,10 @@ pub const API_ROOT: &str = "https://api.enablebanking.com";
 const TOKEN_SECS: i64 = 3600;
 /// The most pages of one account's transactions a read follows.
 const MAX_PAGES: usize = 100;
+/// How many days back a read of transactions reaches when the bank refuses the window asked
+/// for as too long and suggests no start of its own, tried in turn (a bank gives more than
+/// 90 days only in the minutes after the person consented, and some less).
+const SHORTER_WINDOWS_DAYS: [i64; 3] = [89, 60, 30];
 
 /// The household's application: its id and its private key.
 pub struct Application {
@@ -163,6 +167,33 @@ pub fn failure(status: u16, body: &[u8], retry_after_secs: Option<u64>) -> Failu
     }
 }
 
+/// One request to the API, signed with a token made at `now`.
+fn request(
+    app: &Application,
+    method: hyper::Method,
+    path: &str,
+    body: Option<Value>,
+    now: i64,
+) -> Result<Outgoing, Failure> {
+    let url = app.root.join(path).map_err(|_| unreadable(format!("{path} is not a path")))?;
+    Ok(Outgoing {
+        method,
+        url,
+        authorization: Some(format!("Bearer {}", app.token(now)?)),
+        body: body.map(|body| body.to_string().into_bytes()).unwrap_or_default(),
+    })
+}
+
+/// A successful answer's JSON, or what a refusal means.
+fn json_of(answer: &Answer, path: &str) -> Result<Value, Failure> {
+    if !answer.status.is_success() {
+        return Err(failure(answer.status.as_u16(), &answer.body, answer.retry_after()));
+    }
+    serde_json::from_slice(&answer.body).map_err(|_| Failure::TryLater {
+        detail: format!("Enable Banking's answer to {path} is not JSON"),
+    })
+}
+
 /// One request to the API: its JSON answer, or what its refusal means.
 async fn call(
     http: &Http,
@@ -173,20 +204,7 @@ async fn call(
     now: i64,
     reach: Reach,
 ) -> Result<Value, Failure> {
-    let url = app.root.join(path).map_err(|_| unreadable(format!("{path} is not a path")))?;
-    let outgoing = Outgoing {
-        method,
-        url,
-        authorization: Some(format!("Bearer {}", app.token(now)?)),
-        body: body.map(|body| body.to_string().into_bytes()).unwrap_or_default(),
-    };
-    let answer = http.send(outgoing, reach).await?;
-    if !answer.status.is_success() {
-        return Err(failure(answer.status.as_u16(), &answer.body, answer.retry_after()));
-    }
-    serde_json::from_slice(&answer.body).map_err(|_| Failure::TryLater {
-        detail: format!("Enable Banking's answer to {path} is not JSON"),
-    })
+    json_of(&http.send(request(app, method, path, body, now)?, reach).await?, path)
 }
 
 fn read<T: serde::de::DeserializeOwned>(value: Value, what: &str) -> Result<T, Failure> {
@@ -462,14 +480,22 @@ async fn read_account(
             read(value.get("balances").cloned().unwrap_or(Value::Null), "balances")
         })?;
     let balance = currency.and_then(|currency| pick_balance(&balances, currency, today));
-    let mut transactions = Vec::new();
-    let mut continuation: Option<String> = None;
-    for _ in 0..MAX_PAGES {
-        let mut path = format!("{base}/transactions?date_from={from}&date_to={today}");
-        if let Some(key) = &continuation {
-            path.push_str(&format!("&continuation_key={}", escaped(key)));
+    // The first page, from as far back as the bank allows.
+    let mut from = from;
+    let mut page = loop {
+        let path = format!("{base}/transactions?date_from={from}&date_to={today}");
+        let answer = http.send(request(app, hyper::Method::GET, &path, None, now)?, reach).await?;
+        match too_long(&answer) {
+            Some(suggested) => {
+                from = shorter_window(from, today, suggested).ok_or_else(|| {
+                    unreadable("the bank refused every window of transactions down to 30 days")
+                })?;
+            }
+            None => break read::<Page>(json_of(&answer, &path)?, "transactions")?,
         }
-        let page: Page = read(get(path).await?, "transactions")?;
+    };
+    let mut transactions = Vec::new();
+    for _ in 0..MAX_PAGES {
         if let Some(currency) = currency {
             transactions.extend(
                 page.transactions
@@ -478,10 +504,12 @@ async fn read_account(
                     .filter(|t| t.on >= from),
             );
         }
-        continuation = page.continuation_key.filter(|key| !key.is_empty());
-        if continuation.is_none() {
-            break;
-        }
+        let Some(next) = page.continuation_key.filter(|next| !next.is_empty()) else { break };
+        let path = format!(
+            "{base}/transactions?date_from={from}&date_to={today}&continuation_key={}",
+            escaped(&next)
+        );
+        page = read(get(path).await?, "transactions")?;
     }
     let account = RemoteAccount {
         key: key.to_owned(),
@@ -491,6 +519,31 @@ async fn read_account(
         balance,
     };
     Ok((account, transactions))
+}
+
+/// When `answer` refuses a read of transactions because its window is too long: the start
+/// the bank suggests, if it does (`WRONG_TRANSACTIONS_PERIOD` with `detail.date_from`, or a
+/// bank's own `PERIOD_INVALID`).
+fn too_long(answer: &Answer) -> Option<Option<Date>> {
+    if answer.status.as_u16() != 422 && answer.status.as_u16() != 400 {
+        return None;
+    }
+    let body: Value = serde_json::from_slice(&answer.body).ok()?;
+    let said = |field: &str| body.get(field).and_then(Value::as_str);
+    if said("error") != Some("WRONG_TRANSACTIONS_PERIOD") && said("code") != Some("PERIOD_INVALID")
+    {
+        return None;
+    }
+    let suggested = body.pointer("/detail/date_from").and_then(Value::as_str);
+    Some(suggested.and_then(|day| day.parse().ok()))
+}
+
+/// The next, later start of a read whose window from `from` was refused: the bank's
+/// suggestion, then [`SHORTER_WINDOWS_DAYS`]; `None` when none is later than `from`.
+fn shorter_window(from: Date, today: Date, suggested: Option<Date>) -> Option<Date> {
+    let ladder =
+        SHORTER_WINDOWS_DAYS.map(|days| today.saturating_sub(jiff::Span::new().days(days)));
+    suggested.filter(|day| *day <= today).into_iter().chain(ladder).find(|day| *day > from)
 }
 
 /// The booked balance and the available one, by the order of preference of their codes.
@@ -605,6 +658,30 @@ mod tests {
             failure(502, b"<html>bad gateway</html>", None),
             Failure::TryLater { .. }
         ));
+    }
+
+    #[test]
+    fn a_window_refused_as_too_long_starts_where_the_bank_says_then_ever_later() {
+        let day = |text: &str| text.parse::<Date>().unwrap();
+        let today = day("2026-11-29");
+        let two_years = day("2024-11-29");
+        // The bank's suggestion first, then 89, 60 and 30 days, each later than the last.
+        assert_eq!(
+            shorter_window(two_years, today, Some(day("2026-06-01"))),
+            Some(day("2026-06-01"))
+        );
+        assert_eq!(shorter_window(two_years, today, None), Some(day("2026-09-01")));
+        assert_eq!(shorter_window(day("2026-09-01"), today, None), Some(day("2026-09-30")));
+        assert_eq!(shorter_window(day("2026-10-30"), today, None), None);
+        // A suggestion in the future, or no later than what was refused, is passed over.
+        assert_eq!(
+            shorter_window(two_years, today, Some(day("2027-01-01"))),
+            Some(day("2026-09-01"))
+        );
+        assert_eq!(
+            shorter_window(day("2026-09-01"), today, Some(day("2026-08-01"))),
+            Some(day("2026-09-30"))
+        );
     }
 
     #[test]

@@ -159,6 +159,16 @@ impl BankProvider {
         }
     }
 
+    /// How many days back a connection's first read asks for: one SimpleFIN request reaches
+    /// 90 days; Enable Banking's banks give up to two years in the minutes after the person
+    /// consented (less where a bank refuses: `banks::enable_banking` asks again for less).
+    pub fn first_sync_days(self) -> i64 {
+        match self {
+            Self::SimpleFin => 89,
+            Self::EnableBanking => 730,
+        }
+    }
+
     /// How often `serve` syncs a connection on its own.
     pub fn sync_every_hours(self) -> i64 {
         match self {
@@ -645,7 +655,7 @@ impl Op for CompleteBankConsent {
     const INFO: OpInfo = OpInfo::write(
         "complete_bank_consent",
         "Finish connecting a bank with what it sent the person back with",
-        "Keeps the session as a secret and syncs the last 90 days.",
+        "Keeps the session as a secret and syncs as much of the last two years as the bank gives.",
         Hints::write(false),
     )
     .excluded("it keeps a bank session, a secret, for the person who consented");

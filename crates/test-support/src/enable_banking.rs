@@ -40,6 +40,8 @@ struct State {
     /// Accounts by uid: their identification hash, details, balances and transactions.
     accounts: Vec<(String, Value)>,
     next_status: Option<(u16, &'static str, Option<u64>)>,
+    /// The longest window of transactions a read may ask for, in days.
+    history_days: Option<i64>,
     requests: Vec<ApiRequest>,
 }
 
@@ -116,6 +118,12 @@ impl EnableBankingFake {
     /// Answers the next request with `status`, the error code `error` and, for 429, `Retry-After`.
     pub fn refuse_next(&self, status: u16, error: &'static str, retry_after: Option<u64>) {
         self.state().next_status = Some((status, error, retry_after));
+    }
+
+    /// Banks refuse a read of transactions over more than `days` days with
+    /// `WRONG_TRANSACTIONS_PERIOD`, suggesting the start they allow.
+    pub fn limit_history(&self, days: i64) {
+        self.state().history_days = Some(days);
     }
 
     /// Every request received, oldest first.
@@ -270,7 +278,34 @@ fn answer(state: &Mutex<State>, public_key: &[u8], request: &str) -> Answer {
                 "details" => ok(account["details"].clone()),
                 "balances" => ok(json!({"balances": account["balances"]})),
                 "transactions" => {
-                    let all = account["transactions"].as_array().cloned().unwrap_or_default();
+                    let day = |key: &str| {
+                        query.get(key).and_then(|d| d.parse::<jiff::civil::Date>().ok())
+                    };
+                    let (from, to) = (day("date_from"), day("date_to"));
+                    if let (Some(days), Some(from), Some(to)) = (state.history_days, from, to)
+                        && i64::from((to - from).get_days()) > days
+                    {
+                        let allowed = to.saturating_sub(jiff::Span::new().days(days - 1));
+                        let body = json!({"code": 422, "message": "Wrong transactions period",
+                            "error": "WRONG_TRANSACTIONS_PERIOD",
+                            "detail": {"date_from": allowed.to_string()}});
+                        return (
+                            422,
+                            vec![("Content-Type", "application/json".into())],
+                            body.to_string(),
+                        );
+                    }
+                    let on = |t: &Value| {
+                        let date = t["booking_date"].as_str().or(t["transaction_date"].as_str());
+                        date.and_then(|d| d.parse::<jiff::civil::Date>().ok())
+                    };
+                    let all: Vec<Value> = account["transactions"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter(|t| from.is_none_or(|from| on(t).is_none_or(|on| on >= from)))
+                        .collect();
                     let page: usize = query
                         .get("continuation_key")
                         .and_then(|key| key.strip_prefix("page-")?.parse().ok())

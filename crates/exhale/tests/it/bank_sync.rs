@@ -955,16 +955,102 @@ async fn planned(env: &TestEnv, caller: &ops::Caller) -> Vec<(String, String)> {
         .collect()
 }
 
-#[tokio::test]
-async fn a_consent_ending_is_a_reminder_a_week_before_and_removing_the_connection_closes_it() {
-    use test_support::enable_banking::{APPLICATION_ID, APPLICATION_KEY, EnableBankingFake};
-    let env = TestEnv::new();
-    let fake = EnableBankingFake::start().await;
-    fake.add_account("uid-1", "HASH-A", "Cuenta", json!([]));
+/// `owner` sets the household's Enable Banking application and connects Nordea, consenting at
+/// `fake` as the person would: what `complete_bank_consent` answered.
+async fn connect_nordea(
+    env: &TestEnv,
+    owner: &ops::Caller,
+    fake: &test_support::enable_banking::EnableBankingFake,
+) -> Value {
+    use test_support::enable_banking::{APPLICATION_ID, APPLICATION_KEY};
+    let application = json!({"application_id": APPLICATION_ID, "private_key": APPLICATION_KEY});
+    env.call(owner, "set_enable_banking", application).await.unwrap();
+    let started = env
+        .call(owner, "start_bank_consent", json!({"country": "FI", "bank": "Nordea"}))
+        .await
+        .unwrap();
+    let state = started["url"].as_str().unwrap().rsplit('=').next().unwrap().to_owned();
+    let code_given = fake.approve(&state).unwrap();
+    env.call(owner, "complete_bank_consent", json!({"state": state, "code": code_given}))
+        .await
+        .unwrap()
+}
+
+/// An Enable Banking of the test's own, and a test app whose feeds ask it.
+async fn enable_banking(env: &TestEnv) -> test_support::enable_banking::EnableBankingFake {
+    let fake = test_support::enable_banking::EnableBankingFake::start().await;
     let feeds = Feeds::new(std::slice::from_ref(&fake.authority))
         .unwrap()
         .with_enable_banking_root(fake.root().parse().unwrap());
     env.app.set_bank_feeds(std::sync::Arc::new(feeds));
+    fake
+}
+
+#[tokio::test]
+async fn a_new_consent_brings_two_years_where_the_bank_gives_them_and_less_where_it_refuses() {
+    let env = TestEnv::new();
+    let fake = enable_banking(&env).await;
+    let booked = |reference: &str, on: &str| {
+        json!({"entry_reference": reference, "transaction_amount": {"amount": "9.00", "currency": "EUR"},
+               "credit_debit_indicator": "DBIT", "status": "BOOK", "booking_date": on,
+               "remittance_information": [format!("SHOP {reference}")]})
+    };
+    fake.add_account(
+        "uid-1",
+        "HASH-A",
+        "Cuenta",
+        json!([
+            booked("OLD", "2025-01-10"),
+            booked("MID", "2026-07-01"),
+            booked("NEW", "2026-11-27")
+        ]),
+    );
+    let ana = env.household("Home", "ana@a.test").await;
+    let cai = env.household("Other", "cai@c.test").await;
+    let _server = env.serve().await;
+    let reads = || -> Vec<String> {
+        fake.requests()
+            .into_iter()
+            // (First pages: the rest of a read follow its continuation_key.)
+            .filter(|r| {
+                r.path.ends_with("/transactions") && !r.query.contains_key("continuation_key")
+            })
+            .map(|r| r.query["date_from"].clone())
+            .collect()
+    };
+    let found = |caller: &ops::Caller| {
+        let caller = caller.clone();
+        let env = &env;
+        async move {
+            let page = env.call(&caller, "search_transactions", json!({})).await.unwrap();
+            let mut on: Vec<String> = page["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["on"].as_str().unwrap().to_owned())
+                .collect();
+            on.sort();
+            on
+        }
+    };
+
+    // Right after the consent, two years back (the tests' day is 29 November 2026).
+    connect_nordea(&env, &ana, &fake).await;
+    assert_eq!(reads(), ["2024-11-29"]);
+    assert_eq!(found(&ana).await, ["2025-01-10", "2026-07-01", "2026-11-27"]);
+
+    // A bank that gives 90 days says where it starts; Exhale asks again from there.
+    fake.limit_history(90);
+    connect_nordea(&env, &cai, &fake).await;
+    assert_eq!(reads()[1..], ["2024-11-29", "2026-09-01"]);
+    assert_eq!(found(&cai).await, ["2026-11-27"]);
+}
+
+#[tokio::test]
+async fn a_consent_ending_is_a_reminder_a_week_before_and_removing_the_connection_closes_it() {
+    let env = TestEnv::new();
+    let fake = enable_banking(&env).await;
+    fake.add_account("uid-1", "HASH-A", "Cuenta", json!([]));
     let owner = env.household("Home", "ana@a.test").await;
     let _server = env.serve().await;
     let (_, agent) = env.token(&owner, "read").await;
@@ -973,8 +1059,7 @@ async fn a_consent_ending_is_a_reminder_a_week_before_and_removing_the_connectio
     let none = env.call(&agent, "list_banks", json!({"country": "SE"})).await;
     assert_eq!(code(&none), "conflict");
     assert!(format!("{none:?}").contains("an owner sets its id and private key"), "{none:?}");
-    let application = json!({"application_id": APPLICATION_ID, "private_key": APPLICATION_KEY});
-    env.call(&owner, "set_enable_banking", application).await.unwrap();
+    let linked = connect_nordea(&env, &owner, &fake).await;
     // An agent can tell which banks of a country Exhale connects.
     let swedish = env.call(&agent, "list_banks", json!({"country": "se"})).await.unwrap();
     assert_eq!(
@@ -984,16 +1069,6 @@ async fn a_consent_ending_is_a_reminder_a_week_before_and_removing_the_connectio
     let wrong = env.call(&agent, "list_banks", json!({"country": "Sweden"})).await;
     assert_eq!(code(&wrong), "invalid_input");
 
-    let started = env
-        .call(&owner, "start_bank_consent", json!({"country": "FI", "bank": "Nordea"}))
-        .await
-        .unwrap();
-    let state = started["url"].as_str().unwrap().rsplit('=').next().unwrap().to_owned();
-    let code_given = fake.approve(&state).unwrap();
-    let linked = env
-        .call(&owner, "complete_bank_consent", json!({"state": state, "code": code_given}))
-        .await
-        .unwrap();
     let id = linked["connection"]["id"].as_i64().unwrap();
     assert_eq!(linked["connection"]["consent_expires_at"], "2027-02-27T10:00:00Z");
 

@@ -297,9 +297,11 @@ pub(crate) async fn consent_return(
     }
     let input = CompleteBankConsentInput { state: query.state, code: query.code };
     match web.call::<CompleteBankConsent>(&person, input).await {
-        Ok(_) => {
-            redirect_with_notice(&web, PAGE, &Text::new("Connected. The last 90 days are in."))
-        }
+        Ok(_) => redirect_with_notice(
+            &web,
+            PAGE,
+            &Text::new("Connected. As much of the last two years as the bank gives is in."),
+        ),
         Err(err) => {
             let again = |status, errors| banks_page(&web, &headers, &person, status, errors);
             refused_form(&web, &headers, &person, &err, "consent", again).await

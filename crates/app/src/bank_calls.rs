@@ -107,7 +107,8 @@ pub(crate) fn failure_words(failure: &Failure) -> String {
 
 /// When a connection is synced next after `failures` failed syncs in a row: every
 /// `sync_every_hours` when they go well, and backing off (15 minutes, an hour, six hours,
-/// then daily) when they fail; a limit's own wait when the provider named one.
+/// then daily) when they fail; a limit's own wait when the provider named one, else the next
+/// UTC day, when providers' daily counts start again.
 pub(crate) fn next_sync(
     provider: BankProvider,
     now: Timestamp,
@@ -118,6 +119,9 @@ pub(crate) fn next_sync(
         None => SignedDuration::from_hours(provider.sync_every_hours()),
         Some(Failure::RateLimited { retry_after_secs: Some(secs) }) => {
             SignedDuration::from_secs((*secs).min(86_400) as i64)
+        }
+        Some(Failure::RateLimited { retry_after_secs: None }) => {
+            now.duration_until(next_utc_day(now))
         }
         Some(_) => match failures {
             ..=1 => SignedDuration::from_mins(15),
@@ -477,6 +481,21 @@ async fn sync(
                 .with("name", &connection.name)
                 .with("problem", connection.status_detail.as_deref().unwrap_or_default()),
         ));
+    }
+    // A provider that asked for fewer requests is asked nothing, by anyone, before it allows:
+    // SimpleFIN disables an access that goes on.
+    if status == ConnectionStatus::RateLimited
+        && let Ok(next) = connection.next_sync_at.parse::<Timestamp>()
+        && next > now
+    {
+        return Err(OpError::RateLimited {
+            retry_after_secs: now.duration_until(next).as_secs().max(1).unsigned_abs(),
+            message: Text::new(
+                "{name}'s provider asked for fewer requests; Exhale asks it again at {at} (UTC).",
+            )
+            .with("name", &connection.name)
+            .with("at", next.strftime("%Y-%m-%d %H:%M")),
+        });
     }
     let today_utc = utc_day(now);
     let now_text = clock::timestamp_text(now);

@@ -350,6 +350,16 @@ pub fn read_account_set(body: &[u8]) -> Result<Fetched, Failure> {
                     ),
                 });
             }
+            // The Bridge's quota warning: fewer requests, or it disables the access.
+            "gen" if says_limit(&text) => {
+                fetched.problems.push(Problem {
+                    account_key: None,
+                    login: None,
+                    failure: Failure::RateLimited { retry_after_secs: None },
+                });
+                fetched.messages.push(text);
+                continue;
+            }
             // A developer's error (a window capped): ours to avoid, not for the person.
             "gen" => {
                 fetched.problems.push(Problem {
@@ -387,7 +397,7 @@ pub fn read_account_set(body: &[u8]) -> Result<Fetched, Failure> {
                     reason: format!("fix this bank login at the SimpleFIN Bridge: {text}"),
                 },
             });
-        } else if lower.contains("fewer requests") || lower.contains("once every 24 hours") {
+        } else if says_limit(&text) {
             fetched.problems.push(Problem {
                 account_key: None,
                 login: None,
@@ -416,6 +426,13 @@ fn account_key(account: &Account) -> String {
         org.domain.clone().or_else(|| org.name.clone())
     });
     key_of(owner.as_deref(), &account.id)
+}
+
+/// Whether the Bridge's text says its quota of requests is reached or near ("make fewer
+/// requests", "only refreshed once every 24 hours").
+fn says_limit(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.contains("fewer requests") || lower.contains("once every 24 hours")
 }
 
 /// `owner/id`, each part with `%` and `/` escaped, so no two accounts share a key.
@@ -740,5 +757,25 @@ mod tests {
         assert!(matches!(status_failure(503, None), Some(Failure::TryLater { .. })));
         assert!(matches!(status_failure(429, None), Some(Failure::RateLimited { .. })));
         assert_eq!(status_failure(200, None), None);
+    }
+
+    #[test]
+    fn a_quota_warning_in_either_shape_is_the_bridges_limit_and_the_accounts_still_come() {
+        let warning = "You have made many requests today. Please make fewer requests.";
+        let second = format!(
+            r#"{{"errlist": [{{"code": "gen.api", "msg": "{warning}"}}], "accounts": []}}"#
+        );
+        let first = format!(r#"{{"errors": ["{warning}"], "accounts": []}}"#);
+        for body in [second, first] {
+            let fetched = read_account_set(body.as_bytes()).unwrap();
+            assert!(
+                matches!(
+                    fetched.problems.as_slice(),
+                    [Problem { account_key: None, failure: Failure::RateLimited { .. }, .. }]
+                ),
+                "{fetched:?}"
+            );
+            assert_eq!(fetched.messages, [warning]);
+        }
     }
 }

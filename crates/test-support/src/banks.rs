@@ -4,7 +4,8 @@
 //! revoked), reads `start-date` (inclusive), `end-date` (exclusive), `pending` (by its
 //! presence) and `version`, and answers in the protocol's second shape when asked for it and
 //! in its first otherwise. A test adds accounts, sets the next answer's status or a redirect,
-//! and reads back every request the client made.
+//! sets a daily quota the Bridge warns about and then disables the access for, and reads back
+//! every request the client made.
 
 use std::{
     collections::HashMap,
@@ -37,6 +38,9 @@ struct Bridge {
     next_status: Option<u16>,
     /// Where the next `/accounts` request is sent instead.
     next_redirect: Option<String>,
+    /// After how many `/accounts` requests the Bridge warns, and after how many it disables
+    /// the access.
+    quota: Option<(usize, usize)>,
     /// `/accounts` requests wait here until the test lets them go.
     held: Option<Held>,
     requests: Vec<BridgeRequest>,
@@ -160,6 +164,12 @@ impl SimpleFinBridge {
         self.state().next_status = Some(status);
     }
 
+    /// The Bridge's quota: past `warn_after` `/accounts` requests it warns in its errors
+    /// ("make fewer requests"), and past `disable_after` it disables the access.
+    pub fn quota(&self, warn_after: usize, disable_after: usize) {
+        self.state().quota = Some((warn_after, disable_after));
+    }
+
     /// Sends the next `/accounts` request to `location`.
     pub fn redirect_next(&self, location: &str) {
         self.state().next_redirect = Some(location.to_owned());
@@ -199,6 +209,10 @@ fn read_request(head: &str) -> BridgeRequest {
 
 type Answer = (u16, Vec<(&'static str, String)>, String);
 
+/// What the Bridge says past its warning level.
+const QUOTA_WARNING: &str =
+    "You have made many requests today. Please make fewer requests to avoid being disabled.";
+
 fn answer(state: &Mutex<Bridge>, port: u16, request: BridgeRequest) -> Answer {
     let mut bridge = state.lock().unwrap_or_else(PoisonError::into_inner);
     bridge.requests.push(request.clone());
@@ -226,6 +240,15 @@ fn answer(state: &Mutex<Bridge>, port: u16, request: BridgeRequest) -> Answer {
     if bridge.revoked || request.authorization.as_deref() != Some(expected.as_str()) {
         return text(403, "Forbidden");
     }
+    let made = bridge.requests.iter().filter(|r| r.path == "/simplefin/accounts").count();
+    let warned = match bridge.quota {
+        Some((_, disable_after)) if made > disable_after => {
+            bridge.revoked = true;
+            return text(403, "Forbidden");
+        }
+        Some((warn_after, _)) => made > warn_after,
+        None => false,
+    };
     if let Some(location) = bridge.next_redirect.take() {
         return (302, vec![("Location", location)], String::new());
     }
@@ -273,9 +296,12 @@ fn answer(state: &Mutex<Bridge>, port: u16, request: BridgeRequest) -> Answer {
             .iter()
             .map(|login| json!({"conn_id": login, "name": format!("{login} Bank"), "org_id": "ORG", "sfin_url": "https://sfin.example"}))
             .collect();
-        json!({"errlist": [], "connections": connections, "accounts": accounts})
+        let errlist: Vec<Value> =
+            warned.then(|| json!({"code": "gen.api", "msg": QUOTA_WARNING})).into_iter().collect();
+        json!({"errlist": errlist, "connections": connections, "accounts": accounts})
     } else {
-        json!({"errors": [], "accounts": accounts})
+        let errors: Vec<&str> = warned.then_some(QUOTA_WARNING).into_iter().collect();
+        json!({"errors": errors, "accounts": accounts})
     };
     (200, vec![("Content-Type", "application/json".to_owned())], body.to_string())
 }

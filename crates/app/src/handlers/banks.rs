@@ -610,24 +610,29 @@ fn apply(
         sync.transactions(ctx, &rows, fetched.from)?;
         applied = sync.applied;
     }
-    // What went wrong for a login or the whole connection while the rest came, and what
-    // the provider asks to be shown.
-    let detail = fetched
-        .problems
-        .iter()
-        .find(|p| p.account_key.is_none())
-        .map(|p| bank_calls::failure_error(&p.failure).text())
-        .or_else(|| {
-            fetched.messages.first().map(|message| {
-                Text::new("The provider says: {message}").with("message", bounded(message))
-            })
-        })
-        .map(|text| kept(&text));
     let provider = BankProvider::parse(&connection.provider).ok_or(OpError::Internal)?;
     let now_text = ctx.now_text();
-    let next = clock::timestamp_text(bank_calls::next_sync(provider, ctx.now, None, 0));
+    // A provider that warns of its limit while it answers (SimpleFIN's quota, past which it
+    // disables the access) is asked nothing more until its limit allows.
+    let whole: Vec<&Failure> =
+        fetched.problems.iter().filter(|p| p.account_key.is_none()).map(|p| &p.failure).collect();
+    let limit = whole.iter().copied().find(|f| matches!(f, Failure::RateLimited { .. }));
+    let said = || fetched.messages.first().map(|message| bounded(message));
+    // What went wrong for a login or the whole connection while the rest came, and what
+    // the provider asks to be shown.
+    let detail = match (limit, whole.first()) {
+        (Some(_), _) => Some(
+            Text::new("What came is recorded, and the provider warns of its limit of requests ({said}): Exhale asks it nothing more until its limit allows.")
+                .with("said", said().unwrap_or_default()),
+        ),
+        (None, Some(failure)) => Some(bank_calls::failure_error(failure).text()),
+        (None, None) => said().map(|message| Text::new("The provider says: {message}").with("message", message)),
+    }
+    .map(|text| kept(&text));
+    let next = clock::timestamp_text(bank_calls::next_sync(provider, ctx.now, limit, 0));
+    let status = limit.map_or(ConnectionStatus::Ok, Failure::status);
     let outcome = store::banks::Outcome {
-        status: ConnectionStatus::Ok.as_str(),
+        status: status.as_str(),
         detail: detail.as_deref(),
         failures: 0,
         synced_through: Some(today_utc),

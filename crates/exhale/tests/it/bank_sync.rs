@@ -323,6 +323,41 @@ async fn a_bridge_that_refuses_or_fails_leaves_a_status_with_what_to_do_and_noth
 }
 
 #[tokio::test]
+async fn a_bridge_that_warns_of_its_quota_keeps_what_came_and_is_asked_nothing_more_that_day() {
+    let b = bank().await;
+    // The link's request is within the quota; the next is warned about; one more would
+    // disable the access.
+    b.bridge.quota(1, 2);
+    let id = b.link().await["connection"]["id"].as_i64().unwrap();
+    b.bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.push(json!({"id": "TRN-3", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
+    });
+    let synced = b.sync(id).await.unwrap();
+    assert_eq!(
+        (synced["added"].as_u64(), synced["status"].as_str()),
+        (Some(1), Some("rate_limited")),
+        "{synced}"
+    );
+    let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
+    let connection = &listed["items"][0];
+    assert_eq!(connection["next_sync_at"], "2026-11-30T00:00:00Z", "{connection}");
+    assert!(
+        connection["problem"].as_str().unwrap().contains("make fewer requests"),
+        "{connection}"
+    );
+
+    // Neither a person nor the schedule asks again before midnight UTC.
+    let refused = b.sync(id).await;
+    assert_eq!(code(&refused), "rate_limited");
+    assert!(format!("{refused:?}").contains("2026-11-30 00:00"), "{refused:?}");
+    b.env.clock.set("2026-11-29T23:59:00Z".parse().unwrap());
+    assert_eq!(b.env.app.sync_due_bank_connections().await, 0);
+    let asked = b.bridge.requests().iter().filter(|r| r.path.ends_with("/accounts")).count();
+    assert_eq!(asked, 2, "the access was never disabled");
+}
+
+#[tokio::test]
 async fn the_schedule_syncs_what_is_due_once_and_a_connection_stops_at_its_daily_limit() {
     let b = bank().await;
     let id = b.link().await["connection"]["id"].as_i64().unwrap();
@@ -896,6 +931,12 @@ async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and
     fake.refuse_next(429, "ASPSP_RATE_LIMIT_EXCEEDED", Some(120));
     let limited = env.call(&owner, "sync_bank_connection", json!({"connection_id": id})).await;
     assert_eq!(test_support::code(&limited), "rate_limited");
+    // Until the bank's two minutes pass, nobody asks it again.
+    let asked = fake.requests().len();
+    let again = env.call(&owner, "sync_bank_connection", json!({"connection_id": id})).await;
+    assert_eq!(test_support::code(&again), "rate_limited");
+    assert_eq!(fake.requests().len(), asked);
+    env.clock.advance(jiff::SignedDuration::from_secs(120));
     fake.expire_sessions();
     let ended = env.call(&owner, "sync_bank_connection", json!({"connection_id": id})).await;
     assert_eq!(test_support::code(&ended), "conflict", "{ended:?}");

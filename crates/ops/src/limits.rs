@@ -31,6 +31,8 @@ pub const TAG: usize = 40;
 /// How many days apart a statement's row and a bank feed's transaction of the same amount may
 /// be and still be one transaction (a bank books a card payment a day or two after it).
 pub const STATEMENT_AND_FEED_DAYS: i64 = 3;
+/// How many days after a pending bank transaction the booked one may come and still be it.
+pub const PENDING_BOOKED_DAYS: i64 = 8;
 /// How many days before a bank's consent ends it needs attention and its reminder goes.
 pub const BANK_CONSENT_WARNING_DAYS: i64 = 7;
 /// Tags on one subscription.

@@ -63,6 +63,8 @@ domain::named_enum! {
         BankConnection => "bank_connection",
         /// A bank sync noticed a recurring charge that is not a subscription yet.
         NewRecurring => "new_recurring",
+        /// A pending bank payment may be one the bank has booked since.
+        PossibleDuplicate => "possible_duplicate",
     }
 }
 

@@ -417,6 +417,42 @@ pub fn known_rows(
     )
 }
 
+/// A pending transaction a bank feed brought, on an account the viewer sees.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingRow {
+    pub id: i64,
+    pub account_id: i64,
+    pub account_name: String,
+    pub currency: String,
+    pub on_date: Date,
+    pub amount_minor: i64,
+    pub description: String,
+}
+
+/// The pending transactions bank feeds brought on the accounts `viewer` sees, oldest first.
+pub fn pending_rows(db: &Db<'_>, household_id: i64, viewer: i64) -> Result<Vec<PendingRow>> {
+    db.query_map(
+        "SELECT t.id, t.account_id, a.name, a.currency, t.on_date, t.amount_minor, t.description
+         FROM transactions t JOIN accounts a ON a.id = t.account_id
+         WHERE t.household_id = ?1 AND t.pending = 1
+           AND (a.visibility = 'household' OR a.owner_id = ?2)
+           AND EXISTS (SELECT 1 FROM bank_keys k WHERE k.transaction_id = t.id)
+         ORDER BY t.on_date, t.id",
+        params![household_id, viewer],
+        |row| {
+            Ok(PendingRow {
+                id: row.get(0)?,
+                account_id: row.get(1)?,
+                account_name: row.get(2)?,
+                currency: row.get(3)?,
+                on_date: date(row, 4)?,
+                amount_minor: row.get(5)?,
+                description: row.get(6)?,
+            })
+        },
+    )
+}
+
 /// The provider ids of an account's pending transactions, with their transactions.
 pub fn pending_keys(db: &Db<'_>, bank_account_id: i64) -> Result<Vec<(String, i64)>> {
     db.query_map(

@@ -39,9 +39,7 @@ use crate::{
 
 /// How far back a sync looks for recurring charges: a yearly one's last two.
 const DETECTION_DAYS: i64 = 400;
-/// How many days before a booked transaction its pending one may be.
-const PENDING_DAYS: i64 = 8;
-use ops::limits::STATEMENT_AND_FEED_DAYS as STATEMENT_DAYS;
+use ops::limits::{PENDING_BOOKED_DAYS, STATEMENT_AND_FEED_DAYS as STATEMENT_DAYS};
 
 /// A sentence kept on a connection or an account (`status_detail`, `problem`): a [`Text`] as
 /// JSON, read in the reader's language.
@@ -676,7 +674,7 @@ impl AccountSync<'_> {
         let household = ctx.household_id();
         let earliest = rows.iter().map(|t| t.on).chain(window_from).min();
         let Some(earliest) = earliest else { return Ok(()) };
-        let margin = jiff::Span::new().days(PENDING_DAYS.max(STATEMENT_DAYS) + 1);
+        let margin = jiff::Span::new().days(PENDING_BOOKED_DAYS.max(STATEMENT_DAYS) + 1);
         let mut known = store::banks::known_rows(
             ctx.db,
             household,
@@ -1000,7 +998,7 @@ fn find(
         .iter()
         .filter(open)
         .filter(|k| k.pending && k.from_bank && k.amount_minor == t.amount_minor)
-        .filter(|k| k.on_date <= t.on && days_apart(k.on_date, t.on) <= PENDING_DAYS)
+        .filter(|k| k.on_date <= t.on && days_apart(k.on_date, t.on) <= PENDING_BOOKED_DAYS)
         .collect();
     if let [one] = pending.as_slice() {
         return Some(Found::Posted(one.id));

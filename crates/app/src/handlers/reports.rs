@@ -423,6 +423,7 @@ pub(crate) fn attention_list(ctx: &Ctx<'_>) -> Result<Vec<AttentionItem>, OpErro
     }
     bank_attention(ctx, &mut items)?;
     recurring_attention(ctx, &rows, &mut items)?;
+    duplicate_attention(ctx, &mut items)?;
     for (code, subscriptions) in missing_rates {
         items.push(AttentionItem {
             kind: AttentionKind::MissingRate,
@@ -517,6 +518,52 @@ fn recurring_attention(
             message: ctx.say(&text),
             subscriptions: Vec::new(),
             due_on: Some(proposal.next_expected.into()),
+        });
+    }
+    Ok(())
+}
+
+/// The pending bank payments that a booked one of the same amount, up to
+/// `ops::limits::PENDING_BOOKED_DAYS` later, may be: the bank gave it a new id and several
+/// pending ones could be it, or its pending one lingers. A person tells them apart.
+fn duplicate_attention(ctx: &Ctx<'_>, items: &mut Vec<AttentionItem>) -> Result<(), OpError> {
+    let pending = store::banks::pending_rows(ctx.db, ctx.household_id(), ctx.me()).or_internal()?;
+    let mut booked: BTreeMap<i64, Vec<store::banks::KnownRow>> = BTreeMap::new();
+    for row in &pending {
+        let Ok(currency) = Currency::parse(&row.currency) else { continue };
+        let known = match booked.entry(row.account_id) {
+            std::collections::btree_map::Entry::Occupied(rows) => rows.into_mut(),
+            // Oldest first: the account's first pending row is its earliest.
+            std::collections::btree_map::Entry::Vacant(rows) => {
+                let known = store::banks::known_rows(
+                    ctx.db,
+                    ctx.household_id(),
+                    row.account_id,
+                    row.on_date,
+                )
+                .or_internal()?;
+                rows.insert(known.into_iter().filter(|k| !k.pending).collect())
+            }
+        };
+        let window = jiff::Span::new().days(ops::limits::PENDING_BOOKED_DAYS);
+        let latest = row.on_date.saturating_add(window);
+        let Some(twin) = known.iter().find(|k| {
+            k.amount_minor == row.amount_minor && k.on_date >= row.on_date && k.on_date <= latest
+        }) else {
+            continue;
+        };
+        let text = Text::new("{account}: the pending {amount} of {date} ({description}) may be the payment booked on {booked}. If it is, delete transaction {id}; if not, it goes when the bank stops showing it.")
+            .with("account", &row.account_name)
+            .with_money("amount", domain::Money::new(row.amount_minor, currency))
+            .with_date("date", row.on_date)
+            .with("description", &row.description)
+            .with_date("booked", twin.on_date)
+            .with("id", row.id);
+        items.push(AttentionItem {
+            kind: AttentionKind::PossibleDuplicate,
+            message: ctx.say(&text),
+            subscriptions: Vec::new(),
+            due_on: None,
         });
     }
     Ok(())

@@ -226,6 +226,66 @@ async fn a_pending_payment_the_bank_drops_goes_and_an_undone_sync_takes_back_wha
 }
 
 #[tokio::test]
+async fn a_booked_payment_several_pending_ones_could_be_is_added_and_each_is_a_possible_duplicate()
+{
+    let b = bank().await;
+    b.bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.push(json!({"id": "TRN-4", "posted": 0, "pending": true, "transacted_at": at("2026-11-28"), "amount": "-40.00", "description": "SHELL OIL 124"}));
+    });
+    let id = b.link().await["connection"]["id"].as_i64().unwrap();
+    let duplicates = || async {
+        let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
+        attention["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|item| item["kind"] == "possible_duplicate")
+            .map(|item| item["message"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(duplicates().await, Vec::<String>::new(), "two pending payments are not doubles");
+
+    // Booked under a new id while both pending ones are still shown: either could be it.
+    b.next_day();
+    b.bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.push(json!({"id": "TRN-5", "posted": at("2026-11-29"), "amount": "-40.00", "description": "SHELL OIL 123"}));
+    });
+    let synced = b.sync(id).await.unwrap();
+    assert_eq!(
+        (synced["added"].as_u64(), synced["updated"].as_u64()),
+        (Some(1), Some(0)),
+        "{synced}"
+    );
+    let found = duplicates().await;
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found[0].starts_with("Checking: the pending -$40.00 of Nov 28, 2026 (SHELL OIL 123) may be the payment booked on Nov 29, 2026. If it is, delete transaction "),
+        "{found:?}"
+    );
+
+    // The person deletes the one it was; the other stays until the bank stops showing it.
+    let pending: i64 = found[0]
+        .split("delete transaction ")
+        .nth(1)
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    b.env.call(&b.owner, "delete_transaction", json!({"id": pending})).await.unwrap();
+    assert_eq!(duplicates().await.len(), 1);
+    b.bridge.edit_accounts(|accounts| {
+        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
+        transactions.retain(|t| !t["pending"].as_bool().unwrap_or(false));
+    });
+    b.sync(id).await.unwrap();
+    assert_eq!(duplicates().await, Vec::<String>::new());
+}
+
+#[tokio::test]
 async fn a_statement_import_and_the_bank_feed_record_each_payment_once_whichever_comes_first() {
     // The statement first, into the account the feed then goes into.
     let b = bank().await;

@@ -49,3 +49,7 @@ CREATE TRIGGER outbox_same_household_update BEFORE UPDATE OF household_id, desti
 WHEN (NEW.destination_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM destinations p WHERE p.id = NEW.destination_id AND p.household_id = NEW.household_id))
     OR (NEW.member_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM members p WHERE p.id = NEW.member_id AND p.household_id = NEW.household_id))
 BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: outbox refers to another household'); END;
+
+-- The pending transactions of a household, which the attention items read for possible
+-- duplicates at every briefing: few, among many booked ones.
+CREATE INDEX transactions_pending ON transactions(household_id, account_id) WHERE pending = 1;

@@ -830,5 +830,5 @@ CREATE INDEX transactions_household_date
 CREATE INDEX transactions_import ON transactions(import_id);
 CREATE UNIQUE INDEX transactions_import_key ON transactions(account_id, import_key)
     WHERE import_key IS NOT NULL;
-CREATE INDEX transactions_pending ON transactions(household_id, account_id) WHERE pending = 1;
+CREATE INDEX transactions_pending ON transactions(household_id, on_date) WHERE pending = 1;
 CREATE INDEX transactions_transfer ON transactions(transfer_id) WHERE transfer_id IS NOT NULL;

@@ -1,7 +1,9 @@
 //! The ledger benchmark (issue 16's budgets): statements of 100,000 transactions imported into
 //! an account, first and again (everything then a duplicate), and `search_transactions` over
 //! the 100,000 with each filter, in-process through the catalog's text path as REST and MCP
-//! use it, and the web's transactions page over them through the real server on loopback.
+//! use it, the briefing and what needs attention over them (which look for pending bank
+//! payments among them), and the web's transactions page over them through the real server
+//! on loopback.
 //! Prints medians; it asserts only that each run did the work (the counts, the rows shown).
 //!
 //! Run: `cargo bench -p exhale --bench ledger` (or `-- --quick` for fewer runs).
@@ -132,6 +134,20 @@ fn main() {
             let p99 = times[(times.len() * 99 / 100).min(times.len() - 1)];
             let total = serde_json::from_str::<Value>(&output).unwrap()["total"].clone();
             println!("  {:<72} median {:>10}  p99 {:>10}  {:>7} bytes  total {total}", input.to_string(), ms(median(times)), ms(p99), output.len());
+        }
+
+        // What needs attention and the briefing read the household's pending bank payments
+        // (none here) among its booked ones, at every question an agent asks.
+        println!("\nThe briefing and what needs attention over {TRANSACTIONS} transactions (none pending), in-process ({runs} runs each):");
+        for op in ["list_attention_items", "get_context"] {
+            let mut times = Vec::with_capacity(runs);
+            let mut output = String::new();
+            for _ in 0..runs {
+                let (took, out) = call(&env, owner, op, json!({})).await;
+                times.push(took);
+                output = out;
+            }
+            println!("  {op:<72} median {:>10}  {:>7} bytes", ms(median(times)), output.len());
         }
 
         // The transactions page, signed in as a browser would be, through the real server.

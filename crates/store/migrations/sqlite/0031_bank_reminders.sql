@@ -52,4 +52,4 @@ BEGIN SELECT RAISE(ABORT, 'FOREIGN KEY constraint failed: outbox refers to anoth
 
 -- The pending transactions of a household, which the attention items read for possible
 -- duplicates at every briefing: few, among many booked ones.
-CREATE INDEX transactions_pending ON transactions(household_id, account_id) WHERE pending = 1;
+CREATE INDEX transactions_pending ON transactions(household_id, on_date) WHERE pending = 1;

@@ -34,6 +34,10 @@ const LEASE_SECS: i64 = 5 * 60;
 /// needs too.
 const FETCH_LIMIT: std::time::Duration = std::time::Duration::from_secs(LEASE_SECS as u64 - 90);
 
+/// How far back a sync reaches when nothing was synced before (the link's own read failed):
+/// what every provider gives at any time; only a read right after the consent gets more.
+const UNSYNCED_DAYS: i64 = 89;
+
 /// How many days before the last day synced a later sync starts again: a transaction booked
 /// late, or a pending one posted, is seen again.
 pub(crate) const OVERLAP_DAYS: i64 = 10;
@@ -545,7 +549,7 @@ async fn sync(
             let from = connection
                 .synced_through
                 .map(|day| day.saturating_sub(jiff::Span::new().days(OVERLAP_DAYS)))
-                .unwrap_or_else(|| first_day(provider, today_utc));
+                .unwrap_or_else(|| today_utc.saturating_sub(jiff::Span::new().days(UNSYNCED_DAYS)));
             // The read ends well before the lease does, so no other sync can start while this
             // one may still write.
             let fetch = feeds.fetch(provider, credentials, from, now, connection.reach_local);

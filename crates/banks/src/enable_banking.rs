@@ -405,8 +405,8 @@ struct Page {
     continuation_key: Option<String>,
 }
 
-/// Reads every account of the session, with its balance and the transactions from `from` to
-/// `today`, and when the consent ends. A session the bank no longer honours needs the person;
+/// Reads every account of the session, with its balance and the transactions from `from` (or
+/// as far back as the bank allows) to `today`, and when the consent ends. A session the bank no longer honours needs the person;
 /// what fails for one account is that account's problem, and the others come.
 pub async fn fetch(
     http: &Http,
@@ -434,9 +434,11 @@ pub async fn fetch(
     for account in state.accounts_data {
         let key = account.identification_hash.clone().unwrap_or_else(|| account.uid.clone());
         match read_account(http, app, &account.uid, &key, from, today, now, reach).await {
-            Ok((remote, transactions)) => {
+            Ok((remote, transactions, read_from)) => {
                 fetched.accounts.push(remote);
                 fetched.transactions.extend(transactions);
+                // A bank that gave less than was asked: what it did not show is not gone.
+                fetched.from = fetched.from.max(Some(read_from));
             }
             // The whole connection: relink or a limit stops the read.
             Err(failure @ Failure::RateLimited { .. }) => return Err(failure),
@@ -457,6 +459,8 @@ fn escaped(id: &str) -> String {
     percent_encoding::utf8_percent_encode(id, ESCAPED).to_string()
 }
 
+/// One account: what it is, its transactions, and the day they were read from (later than
+/// `from` when the bank refused so long a window).
 #[expect(clippy::too_many_arguments, reason = "the account, its window and the request's context")]
 async fn read_account(
     http: &Http,
@@ -467,7 +471,7 @@ async fn read_account(
     today: Date,
     now: i64,
     reach: Reach,
-) -> Result<(RemoteAccount, Vec<RemoteTransaction>), Failure> {
+) -> Result<(RemoteAccount, Vec<RemoteTransaction>, Date), Failure> {
     let base = format!("accounts/{}", escaped(uid));
     let get = |path: String| async move {
         call(http, app, hyper::Method::GET, &path, None, now, reach).await
@@ -518,7 +522,7 @@ async fn read_account(
         currency,
         balance,
     };
-    Ok((account, transactions))
+    Ok((account, transactions, from))
 }
 
 /// When `answer` refuses a read of transactions because its window is too long: the start

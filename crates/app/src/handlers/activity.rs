@@ -151,6 +151,52 @@ fn parse_state(text: Option<&str>) -> Result<Option<Value>, OpError> {
     text.map(serde_json::from_str).transpose().map_err(|_| OpError::Internal)
 }
 
+/// What an undo of a bank change may not do: bring back a removed connection (its access
+/// was forgotten), remove one the caller could not remove themselves, or send an account's
+/// transactions into an account the caller can no longer choose (another member's private
+/// one, or one of another currency).
+fn bank_undo_allowed(
+    ctx: &Ctx<'_>,
+    entry: &store::audit::AuditRow,
+    before: Option<&Value>,
+    current: Option<&Value>,
+) -> Result<(), OpError> {
+    let column = |state: Option<&Value>, name: &str| {
+        state.and_then(|s| s.pointer(&format!("/row/{name}"))).cloned().unwrap_or(Value::Null)
+    };
+    match entry.entity {
+        EntityKind::BankConnection if current.is_none() && before.is_some() => {
+            Err(OpError::conflict(Text::new(
+                "A removed bank connection cannot come back: Exhale forgot its access when it was removed. Link the bank again in Settings → Banks; nothing was changed.",
+            )))
+        }
+        EntityKind::BankConnection
+            if before.is_none()
+                && column(current, "member_id").as_i64() != Some(ctx.me())
+                && !ctx.caller.is_owner() =>
+        {
+            Err(OpError::forbidden(Text::new(
+                "Only the member who linked this bank connection, or an owner, can undo linking it: that removes it.",
+            )))
+        }
+        EntityKind::BankAccount => {
+            let Some(target) = column(before, "account_id").as_i64() else { return Ok(()) };
+            let chosen = store::ledger::account_ref(ctx.db, ctx.household_id(), ctx.me(), target)
+                .ok()
+                .filter(|account| {
+                    column(before, "currency").as_str() == Some(account.currency.code())
+                });
+            match chosen {
+                Some(_) => Ok(()),
+                None => Err(OpError::conflict(Text::new(
+                    "The account these transactions went into before is not one you can choose now (another member's private account, or gone); choose where they go in Settings → Banks. Nothing was changed.",
+                ))),
+            }
+        }
+        _ => Ok(()),
+    }
+}
+
 pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, OpError> {
     if input.audit_ids.len() > ops::limits::BULK {
         return Err(OpError::invalid(
@@ -214,11 +260,11 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                 "Changes to tokens and members can only be undone by a person, in the web app or the CLI: an agent must not restore credentials or membership.",
             )));
         }
-        if entry.entity == EntityKind::BankConnection
+        if matches!(entry.entity, EntityKind::BankConnection | EntityKind::BankAccount)
             && !matches!(ctx.caller.actor, ops::Actor::Person)
         {
             return Err(OpError::forbidden(Text::new(
-                "Linking or removing a bank connection can only be undone by a person, in Exhale's Activity page: it holds a credential.",
+                "Changes to a bank connection or where its accounts go can only be undone by a person, in Exhale's Activity page: a connection holds a credential.",
             )));
         }
         if let Some(by) = entry.undone_by {
@@ -258,11 +304,7 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
         let before = parse_state(entry.before_state.as_deref())?;
         let after = parse_state(entry.after_state.as_deref())?;
         let current = ctx.snapshot(entry.entity, entry.entity_id)?;
-        if entry.entity == EntityKind::BankConnection && current.is_none() && before.is_some() {
-            return Err(OpError::conflict(Text::new(
-                "A removed bank connection cannot come back: Exhale forgot its access when it was removed. Link the bank again in Settings → Banks; nothing was changed.",
-            )));
-        }
+        bank_undo_allowed(ctx, &entry, before.as_ref(), current.as_ref())?;
         // An item that has become someone else's private item since is theirs to undo; a change
         // the caller made themselves (a batch touching hidden items) stays theirs to revert.
         let private_now = [&current, &before, &after]

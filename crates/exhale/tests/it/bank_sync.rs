@@ -1311,14 +1311,38 @@ async fn linking_moving_dismissing_and_removing_are_in_the_activity_and_undone_a
             == "Transactions of the bank account Checking now go into Checking"),
         "{entries:?}"
     );
+    let (_, agent) = b.env.token(&b.owner, "write").await;
+    let by_agent = b.env.call(&agent, "undo", json!({"batch_id": moved["batch_id"]})).await;
+    assert_eq!(code(&by_agent), "forbidden", "where a feed goes is a person's: {by_agent:?}");
     b.env.call(&b.owner, "undo", json!({"batch_id": moved["batch_id"]})).await.unwrap();
     let listed = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
     assert_eq!(listed["items"][0]["accounts"][0]["account"]["id"], first_account, "{listed}");
 
+    // Another member's undo never sends the feed into an account that is now Ana's alone,
+    // nor removes a connection Ana linked.
+    let bo = b.env.member(&b.owner, "Bo", "bo@a.test").await;
+    b.env
+        .call(&b.owner, "update_account", json!({"id": first_account, "visibility": "private"}))
+        .await
+        .unwrap();
+    let moved_by_bo = b
+        .env
+        .call(
+            &bo,
+            "set_bank_account_target",
+            json!({"bank_account_id": bank_account, "create_account": true}),
+        )
+        .await
+        .unwrap();
+    let back = b.env.call(&bo, "undo", json!({"batch_id": moved_by_bo["batch_id"]})).await;
+    assert_eq!(code(&back), "conflict", "{back:?}");
+    assert!(format!("{back:?}").contains("not one you can choose"), "{back:?}");
+    let unlinked = b.env.call(&bo, "undo", json!({"audit_ids": [link_entry.0]})).await;
+    assert_eq!(code(&unlinked), "forbidden", "{unlinked:?}");
+
     // An agent's dismissal is in the activity, and its undo brings the suggestion back.
     let found = b.proposals().await;
     let proposal = found[0].0;
-    let (_, agent) = b.env.token(&b.owner, "write").await;
     let dismissed =
         b.env.call(&agent, "dismiss_recurring_proposal", json!({"id": proposal})).await.unwrap();
     let entries = activity(&b.env, &b.owner).await;

@@ -264,6 +264,58 @@ mod enable_banking {
     }
 
     #[tokio::test]
+    async fn a_window_the_bank_refuses_is_read_from_where_it_allows_and_the_fetch_says_so() {
+        let (fake, http, app) = fake_with_checking().await;
+        let op = enable_banking::Bank {
+            name: "OP".into(),
+            country: "FI".into(),
+            maximum_consent_validity: None,
+        };
+        let until = jiff::Timestamp::from_second(NOW + 86_400).unwrap();
+        let back = "https://exhale.example/banks/return";
+        enable_banking::start_authorization(
+            &http,
+            &app,
+            &op,
+            until,
+            "state-9",
+            back,
+            NOW,
+            Reach::AlsoLocal,
+        )
+        .await
+        .unwrap();
+        fake.limit_history(30);
+        let code = fake.approve("state-9").unwrap();
+        let session = enable_banking::authorize_session(&http, &app, &code, NOW, Reach::AlsoLocal)
+            .await
+            .unwrap();
+        let (fetched, _) = enable_banking::fetch(
+            &http,
+            &app,
+            &session.id,
+            day("2024-11-29"),
+            day("2026-11-29"),
+            NOW,
+            Reach::AlsoLocal,
+        )
+        .await
+        .unwrap();
+        // The bank allows 30 days and says from when: what it did not show is not gone.
+        assert_eq!(fetched.from, Some(day("2026-10-31")));
+        let starts: Vec<String> = fake
+            .requests()
+            .into_iter()
+            .filter(|r| {
+                r.path.ends_with("/transactions") && !r.query.contains_key("continuation_key")
+            })
+            .map(|r| r.query["date_from"].clone())
+            .collect();
+        assert_eq!(starts, ["2024-11-29", "2026-10-31"]);
+        assert_eq!(fetched.transactions.len(), 4, "{:?}", fetched.transactions);
+    }
+
+    #[tokio::test]
     async fn a_wrong_key_an_ended_consent_and_a_banks_limit_say_who_must_act() {
         let (fake, http, _) = fake_with_checking().await;
         let other_key =

@@ -5,7 +5,9 @@
 //! DELETE ended its session. This middleware records the owner (household, member, token)
 //! of every session it sees opened, and answers a request naming a session that is not the
 //! caller's exactly as rmcp answers an unknown one: 404. The stateless 2026 wire has no
-//! sessions and passes through.
+//! sessions and passes through. A session a client ends (`DELETE`) is answered `204 No
+//! Content`, which clients expect, where rmcp answers `202` (the official Python client logs
+//! "Session termination failed: 202").
 
 use std::{
     collections::HashMap,
@@ -84,7 +86,8 @@ fn unknown_session() -> Response {
 /// endpoint) requests pass through.
 pub(crate) async fn bind(State(owners): State<Owners>, request: Request, next: Next) -> Response {
     let Some(owner) = request.extensions().get::<Caller>().map(Owner::of) else {
-        return next.run(request).await;
+        let closing = request.method() == Method::DELETE;
+        return ended(closing, next.run(request).await);
     };
     let session = request
         .headers()
@@ -104,6 +107,19 @@ pub(crate) async fn bind(State(owners): State<Owners>, request: Request, next: N
         }
         (Some(session), _) if closing && response.status().is_success() => owners.closed(session),
         _ => {}
+    }
+    ended(closing, response)
+}
+
+/// A session ended by its client: `204 No Content` rather than rmcp's `202 Accepted`
+/// (the session is gone when the answer comes, nothing is left to accept).
+fn ended(closing: bool, response: Response) -> Response {
+    if closing && response.status() == StatusCode::ACCEPTED {
+        let (mut parts, _) = response.into_parts();
+        parts.status = StatusCode::NO_CONTENT;
+        parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+        parts.headers.remove(axum::http::header::CONTENT_TYPE);
+        return Response::from_parts(parts, axum::body::Body::empty());
     }
     response
 }

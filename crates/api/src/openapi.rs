@@ -31,7 +31,7 @@ pub fn openapi_document(ops: &[OpMeta]) -> Value {
         "openapi": "3.1.0",
         "info": {
             "title": "Exhale API",
-            "version": env!("CARGO_PKG_VERSION"),
+            "version": ops::VERSION,
             "description": API_DESCRIPTION,
             "license": {"name": "AGPL-3.0-or-later", "identifier": "AGPL-3.0-or-later"},
         },

@@ -20,9 +20,9 @@ use crate::{
     openapi::openapi_document,
 };
 
-/// `GET /healthz`.
+/// `GET /healthz`: alive, and which version (an upgrade can be checked from outside).
 pub(crate) async fn healthz() -> Json<Value> {
-    Json(json!({"status": "ok"}))
+    Json(json!({"status": "ok", "version": ops::VERSION}))
 }
 
 /// `GET /api/v1/openapi.json`. Public: it describes the ops, not the household's data, and

@@ -167,7 +167,7 @@ async fn health_needs_no_token() {
     let request = Request::get("/healthz").body(Body::empty()).unwrap();
     let answer = send(app(), request).await;
     assert_eq!(answer.status, StatusCode::OK);
-    assert_eq!(answer.body, json!({"status": "ok"}));
+    assert_eq!(answer.body, json!({"status": "ok", "version": ops::VERSION}));
 }
 
 #[tokio::test]

@@ -233,7 +233,7 @@ fn post(collector: &Collector, spans: &[Value]) {
     let body = json!({"resourceSpans": [{
         "resource": {"attributes": [
             {"key": "service.name", "value": {"stringValue": "exhale"}},
-            {"key": "service.version", "value": {"stringValue": env!("CARGO_PKG_VERSION")}},
+            {"key": "service.version", "value": {"stringValue": ops::VERSION}},
         ]},
         "scopeSpans": [{"scope": {"name": "exhale.assistant"}, "spans": spans}],
     }]})

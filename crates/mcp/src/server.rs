@@ -184,9 +184,7 @@ impl ServerHandler for ExhaleMcp {
             capabilities.extensions = Some(apps::server_extensions());
         }
         ServerConfig::new(capabilities)
-            .with_server_info(
-                Implementation::new("exhale", env!("CARGO_PKG_VERSION")).with_title("Exhale"),
-            )
+            .with_server_info(Implementation::new("exhale", ops::VERSION).with_title("Exhale"))
             .with_instructions(INSTRUCTIONS)
     }
 

@@ -52,3 +52,7 @@ pub use events::ChangeEvent;
 pub use op::BoxFuture;
 pub use op::{Exposure, Hints, Op, OpInfo, OpMeta};
 pub use registry::{all, find, largest_request};
+
+/// Exhale's version (every crate has the workspace's): what `exhale --version`, `/healthz`,
+/// the web's footer, the OpenAPI document and MCP's `serverInfo` say.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -61,6 +61,7 @@ impl Templates {
         // Strings in templates go through `t`, and sentences built in handlers are `Text`s
         // rendered by `say`: each is looked up by its English in the reader's catalogue.
         env.add_function("t", |text: String| i18n::format_in(reader(), &text).to_owned());
+        env.add_global("version", ops::VERSION);
         // Dates and amounts as the reader's language writes them (`3 dic 2026`, `12,99 €`),
         // from the values ops return, never from their English `display`.
         env.add_filter("date", |value: minijinja::Value| written_date(&value));

@@ -121,6 +121,9 @@ pub(crate) fn listening_url(child: &mut std::process::Child) -> String {
 #[test]
 fn a_person_sets_up_exhale_from_the_terminal() {
     let dir = DataDir::sqlite();
+    // The version the health check and the web's footer say too (`rest.rs`).
+    let version = stdout(&exhale(&dir, &["--version"], ""));
+    assert_eq!(version.trim(), format!("exhale {}", env!("CARGO_PKG_VERSION")));
     let created = exhale(
         &dir,
         &[

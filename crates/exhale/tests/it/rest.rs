@@ -187,6 +187,16 @@ async fn openapi_and_health_describe_every_op() {
     let client = reqwest::Client::new();
     let health = client.get(server.url("/healthz")).send().await.unwrap();
     assert_eq!(health.status(), StatusCode::OK);
+    // The version, as `exhale --version` says it, from outside: the health check and every
+    // page's footer.
+    let health: Value = health.json().await.unwrap();
+    assert_eq!(health, json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}));
+    let page = client.get(server.url("/sign-in")).send().await.unwrap().text().await.unwrap();
+    let footer = format!(
+        "<footer class=\"site-footer muted\">Exhale {}</footer>",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(page.contains(&footer), "{page}");
     let document: Value =
         client.get(server.url("/api/v1/openapi.json")).send().await.unwrap().json().await.unwrap();
     assert_eq!(document["openapi"], "3.1.0");

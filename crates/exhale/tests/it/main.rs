@@ -20,6 +20,7 @@ mod hostile_files;
 mod household_references;
 mod import;
 mod inspector;
+mod install;
 mod isolation;
 mod ledger;
 mod ledger_reports;

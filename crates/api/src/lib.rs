@@ -5,7 +5,8 @@
 //! - `GET /api/v1/ops/{name}`: read-only ops only; query parameters are the input, coerced
 //!   by the op's input schema.
 //! - `GET /api/v1/openapi.json`: OpenAPI 3.1, generated from the catalog at run time.
-//! - `GET /healthz`: liveness, without authentication.
+//! - `GET /healthz`: liveness and the version, without authentication.
+//! - `GET /llms.txt`: the agents' guide (`ops::docs::agent_guide`), without authentication.
 //!
 //! Every error is problem JSON from the `http` crate. Nothing here holds a business rule:
 //! the catalog checks scopes, exposure, confirmations and the input itself.
@@ -37,6 +38,7 @@ pub fn router(max_request_bytes: usize) -> Router<http::AppState> {
     Router::new()
         .route("/healthz", get(routes::healthz))
         .route("/api/v1/openapi.json", get(routes::openapi_json))
+        .route("/llms.txt", get(routes::llms_txt))
         // Anything else under the prefix answers in the API's own error format, not with an
         // empty 404 from whatever fallback the server has.
         .route("/api/v1", any(routes::no_such_endpoint))

@@ -1,4 +1,5 @@
-//! The handlers behind [`crate::router`]: calling ops by POST and GET, health and OpenAPI.
+//! The handlers behind [`crate::router`]: calling ops by POST and GET, health, OpenAPI and
+//! `/llms.txt`.
 
 use axum::{
     Extension, Json,
@@ -23,6 +24,13 @@ use crate::{
 /// `GET /healthz`: alive, and which version (an upgrade can be checked from outside).
 pub(crate) async fn healthz() -> Json<Value> {
     Json(json!({"status": "ok", "version": ops::VERSION}))
+}
+
+/// `GET /llms.txt`: what an agent, or its developer, reads before connecting (the
+/// llms.txt convention), from the catalog. Public, as the OpenAPI document is.
+pub(crate) async fn llms_txt() -> Response {
+    let headers = [(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; charset=utf-8"))];
+    (headers, ops::docs::agent_guide()).into_response()
 }
 
 /// `GET /api/v1/openapi.json`. Public: it describes the ops, not the household's data, and

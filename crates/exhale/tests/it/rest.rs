@@ -197,6 +197,19 @@ async fn openapi_and_health_describe_every_op() {
         env!("CARGO_PKG_VERSION")
     );
     assert!(page.contains(&footer), "{page}");
+    // What an agent reads before connecting, without a token, from the catalog.
+    let guide = client.get(server.url("/llms.txt")).send().await.unwrap();
+    assert_eq!(guide.status(), StatusCode::OK);
+    assert_eq!(guide.headers()["content-type"], "text/plain; charset=utf-8");
+    let guide = guide.text().await.unwrap();
+    assert!(guide.starts_with("# Exhale\n\n> "), "{guide}");
+    assert_eq!(guide, ops::docs::agent_guide());
+    for needed in
+        ["`/mcp`", "`confirm_change`", "- `get_context` (read)", "- `undo` (destructive write)"]
+    {
+        assert!(guide.contains(needed), "{needed}: {guide}");
+    }
+    assert!(!guide.contains("`set_enable_banking` ("), "an op agents may not call is not a tool");
     let document: Value =
         client.get(server.url("/api/v1/openapi.json")).send().await.unwrap().json().await.unwrap();
     assert_eq!(document["openapi"], "3.1.0");

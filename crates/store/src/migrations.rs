@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension, functions::FunctionFlags};
 use crate::{Result, StoreError};
 
 /// SQLite's migrations, in order.
-const MIGRATIONS: &[(&str, &str)] = &[
+pub(crate) const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../migrations/sqlite/0001_init.sql")),
     ("0002_sessions", include_str!("../migrations/sqlite/0002_sessions.sql")),
     ("0003_token_tools", include_str!("../migrations/sqlite/0003_token_tools.sql")),
@@ -211,8 +211,15 @@ pub(crate) fn apply(conn: &mut Connection) -> Result<()> {
     apply_first(conn, MIGRATIONS.len())
 }
 
+/// The schema version of a database an older Exhale wrote, which [`apply`] would migrate;
+/// `None` for a new one (version 0) or one already current.
+pub(crate) fn older_schema(conn: &Connection) -> Result<Option<usize>> {
+    let current: usize = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    Ok((current > 0 && current < MIGRATIONS.len()).then_some(current))
+}
+
 /// [`apply`], up to the first `count` migrations.
-fn apply_first(conn: &mut Connection, count: usize) -> Result<()> {
+pub(crate) fn apply_first(conn: &mut Connection, count: usize) -> Result<()> {
     let current: usize = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
     if current > MIGRATIONS.len() {
         return Err(StoreError::NewerSchema { found: current, known: MIGRATIONS.len() });

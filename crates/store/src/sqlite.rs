@@ -55,6 +55,9 @@ impl SqliteStore {
         // One writer, so its page cache can be larger than a reader's: an import of 100,000
         // transactions touches every index, and a smaller cache spills them mid-transaction.
         writer.pragma_update(None, "cache_size", -WRITER_CACHE_KIB)?;
+        if let Some(version) = migrations::older_schema(&writer)? {
+            keep_before_upgrade(&writer, path, version)?;
+        }
         migrations::apply(&mut writer)?;
         Ok(Self {
             path: path.to_owned(),
@@ -215,11 +218,46 @@ impl SqliteStore {
     }
 }
 
+/// Before a database an older Exhale wrote is migrated, a copy of it as it is, beside it:
+/// `exhale.db.schema-30.bak` for schema version 30, so a person can go back to the version
+/// they ran with their data whatever the new one does. Written under another name and then
+/// renamed, so a copy cut short is never taken for one; a copy that cannot be written stops
+/// the upgrade, and the database is left as it was.
+fn keep_before_upgrade(writer: &Connection, database: &Path, version: usize) -> Result<()> {
+    let target = beside(database, &format!(".schema-{version}.bak"));
+    let partial = beside(database, &format!(".schema-{version}.bak.partial"));
+    let copy = || -> Result<()> {
+        let _ = std::fs::remove_file(&partial);
+        let mut destination = Connection::open(&partial)
+            .map_err(|source| StoreError::Open { path: partial.clone(), source })?;
+        rusqlite::backup::Backup::new(writer, &mut destination)?.run_to_completion(
+            256,
+            Duration::from_millis(0),
+            None,
+        )?;
+        drop(destination);
+        std::fs::rename(&partial, &target).map_err(|err| {
+            StoreError::Config(format!(
+                "could not keep a copy of the database before upgrading it ({}: {err}); nothing was changed",
+                target.display()
+            ))
+        })
+    };
+    copy().inspect_err(|_| {
+        let _ = std::fs::remove_file(&partial);
+    })
+}
+
+/// A file beside `database`, named after it with `suffix`.
+fn beside(database: &Path, suffix: &str) -> PathBuf {
+    let mut name = database.file_name().unwrap_or_default().to_owned();
+    name.push(suffix);
+    database.with_file_name(name)
+}
+
 /// The lock file beside a database: `exhale.db.lock` for `exhale.db`.
 fn lock_file(database: &Path) -> PathBuf {
-    let mut name = database.file_name().unwrap_or_default().to_owned();
-    name.push(".lock");
-    database.with_file_name(name)
+    beside(database, ".lock")
 }
 
 /// The writer's page cache, in KiB.
@@ -238,4 +276,67 @@ fn configure(conn: &Connection) -> Result<()> {
     conn.prepare(&format!("PRAGMA mmap_size = {MMAP_BYTES}"))?.query([])?.next()?;
     conn.set_prepared_statement_cache_capacity(64);
     migrations::add_functions(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database file of the tests' own, in a directory removed afterwards.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Self {
+            let dir =
+                std::env::temp_dir().join(format!("exhale-store-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            Self(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn version_and_households(path: &Path) -> (usize, i64) {
+        let conn = Connection::open(path).unwrap();
+        let version = conn.pragma_query_value(None, "user_version", |row| row.get(0)).unwrap();
+        let count =
+            conn.query_row("SELECT COUNT(*) FROM households", [], |row| row.get(0)).unwrap();
+        (version, count)
+    }
+
+    #[test]
+    fn a_database_an_older_exhale_wrote_is_copied_before_it_is_migrated_and_only_then() {
+        let scratch = Scratch::new("upgrade");
+        let path = scratch.0.join("exhale.db");
+        let older = migrations::MIGRATIONS.len() - 1;
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            migrations::apply_first(&mut conn, older).unwrap();
+            conn.execute_batch(
+                "INSERT INTO households (id, name, currency, time_zone, created_at) VALUES (1, 'Home', 'EUR', 'UTC', 'now');",
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let copy = scratch.0.join(format!("exhale.db.schema-{older}.bak"));
+        assert_eq!(version_and_households(&copy), (older, 1), "the copy is the database as it was");
+        assert!(!scratch.0.join(format!("exhale.db.schema-{older}.bak.partial")).exists());
+        drop(store);
+        assert_eq!(version_and_households(&path), (migrations::MIGRATIONS.len(), 1));
+
+        // Current, or new: nothing to copy.
+        std::fs::remove_file(&copy).unwrap();
+        drop(SqliteStore::open(&path).unwrap());
+        drop(SqliteStore::open(&scratch.0.join("new.db")).unwrap());
+        let copies = std::fs::read_dir(&scratch.0)
+            .unwrap()
+            .filter(|entry| entry.as_ref().unwrap().file_name().to_string_lossy().contains(".bak"))
+            .count();
+        assert_eq!(copies, 0);
+    }
 }

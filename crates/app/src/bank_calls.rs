@@ -176,63 +176,63 @@ pub(crate) async fn before(
     dry_run: bool,
     now: Timestamp,
 ) -> Result<Option<Prefetched>, OpError> {
-    if op.name == SetEnableBanking::INFO.name {
-        let Ok(input) = serde_json::from_value::<SetEnableBankingInput>(input.clone()) else {
-            return Ok(None);
-        };
-        if input.application_id.trim().is_empty() && input.private_key.trim().is_empty() {
-            return Ok(None);
-        }
-        let feeds = feeds.ok_or_else(unavailable)?;
-        let application =
-            EnableBankingApp { id: input.application_id, private_key: input.private_key };
-        feeds.check_enable_banking(&application).map_err(|failure| match failure {
-            Failure::Config { detail } => OpError::invalid(
-                "/private_key",
-                Text::new("The application cannot be used: {detail}.").with("detail", detail),
-            ),
-            other => failure_error(&other),
-        })?;
-        return Ok(Some(Prefetched::ApplicationChecked));
+    /// The op's input as its type; `None` for one the handler will refuse as it reads it.
+    fn typed<I: serde::de::DeserializeOwned>(input: &Value) -> Option<I> {
+        serde_json::from_value(input.clone()).ok()
     }
-    if op.name == ListBanks::INFO.name {
-        let Ok(input) = serde_json::from_value::<ListBanksInput>(input.clone()) else {
-            return Ok(None);
-        };
+    let name = op.name;
+    if name == SetEnableBanking::INFO.name {
+        let Some(input) = typed::<SetEnableBankingInput>(input) else { return Ok(None) };
+        return check_application(feeds, input);
+    }
+    if name == ListBanks::INFO.name {
+        let Some(input) = typed::<ListBanksInput>(input) else { return Ok(None) };
         return list_banks(store, feeds, caller, input.country.as_str(), now).await.map(Some);
     }
-    if op.name == RemoveBankConnection::INFO.name && !dry_run {
-        let Ok(input) = serde_json::from_value::<RemoveBankConnectionInput>(input.clone()) else {
-            return Ok(None);
-        };
-        close_session(store, feeds, caller, input.connection_id.get(), now).await;
+    if name == RemoveBankConnection::INFO.name {
+        if let Some(input) = typed::<RemoveBankConnectionInput>(input).filter(|_| !dry_run) {
+            close_session(store, feeds, caller, input.connection_id.get(), now).await;
+        }
         return Ok(None);
     }
-    if op.name == StartBankConsent::INFO.name {
-        let Ok(input) = serde_json::from_value::<StartBankConsentInput>(input.clone()) else {
-            return Ok(None);
-        };
+    if name == StartBankConsent::INFO.name {
+        let Some(input) = typed::<StartBankConsentInput>(input) else { return Ok(None) };
         return start_consent(store, feeds, origin, caller, input, now).await.map(Some);
     }
-    if op.name == CompleteBankConsent::INFO.name {
-        let Ok(input) = serde_json::from_value::<CompleteBankConsentInput>(input.clone()) else {
-            return Ok(None);
-        };
+    if name == CompleteBankConsent::INFO.name {
+        let Some(input) = typed::<CompleteBankConsentInput>(input) else { return Ok(None) };
         return complete_consent(store, feeds, caller, input, now).await.map(Some);
     }
-    if op.name == LinkSimplefin::INFO.name {
-        let Ok(input) = serde_json::from_value::<LinkSimplefinInput>(input.clone()) else {
-            return Ok(None);
-        };
+    if name == LinkSimplefin::INFO.name {
+        let Some(input) = typed::<LinkSimplefinInput>(input) else { return Ok(None) };
         return link(store, feeds, caller, input, dry_run, now).await.map(Some);
     }
-    if op.name == SyncBankConnection::INFO.name {
-        let Ok(input) = serde_json::from_value::<SyncBankConnectionInput>(input.clone()) else {
-            return Ok(None);
-        };
+    if name == SyncBankConnection::INFO.name {
+        let Some(input) = typed::<SyncBankConnectionInput>(input) else { return Ok(None) };
         return sync(store, feeds, caller, input.connection_id.get(), now).await.map(Some);
     }
     Ok(None)
+}
+
+/// An Enable Banking application's key, read without a request; nothing to check when both
+/// fields are empty (the application is being removed).
+fn check_application(
+    feeds: Option<Arc<dyn BankFeeds>>,
+    input: SetEnableBankingInput,
+) -> Result<Option<Prefetched>, OpError> {
+    if input.application_id.trim().is_empty() && input.private_key.trim().is_empty() {
+        return Ok(None);
+    }
+    let feeds = feeds.ok_or_else(unavailable)?;
+    let application = EnableBankingApp { id: input.application_id, private_key: input.private_key };
+    feeds.check_enable_banking(&application).map_err(|failure| match failure {
+        Failure::Config { detail } => OpError::invalid(
+            "/private_key",
+            Text::new("The application cannot be used: {detail}.").with("detail", detail),
+        ),
+        other => failure_error(&other),
+    })?;
+    Ok(Some(Prefetched::ApplicationChecked))
 }
 
 fn unavailable() -> OpError {
@@ -317,13 +317,13 @@ async fn close_session(
 ) {
     let Some(feeds) = feeds else { return };
     let (store, household, member) = (store.clone(), caller.household_id, caller.member_id);
-    let owner = caller.is_owner();
+    let caller = caller.clone();
     let session = transactions::blocking(move || {
         transactions::read_in(&store, household, |db| {
             let Some(connection) = store::banks::connection(db, household, member, id)
                 .map_err(transactions::internal)?
                 .filter(|c| c.provider == BankProvider::EnableBanking.as_str())
-                .filter(|c| c.member_id == member || owner)
+                .filter(|c| ops::banks::may_remove(&caller, c.member_id))
             else {
                 return Ok(None);
             };

@@ -479,6 +479,12 @@ pub struct RemoveBankConnectionInput {
     pub connection_id: RecordId,
 }
 
+/// Whether `caller` may remove a connection `linked_by` linked (or undo its link, which
+/// removes it): that member, or an owner.
+pub fn may_remove(caller: &crate::Caller, linked_by: i64) -> bool {
+    caller.member_id == linked_by || caller.is_owner()
+}
+
 pub struct RemoveBankConnection;
 impl Op for RemoveBankConnection {
     const INFO: OpInfo = OpInfo::write(

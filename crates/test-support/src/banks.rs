@@ -154,6 +154,15 @@ impl SimpleFinBridge {
         held
     }
 
+    /// The first account shows one more transaction, `transaction` as the protocol writes it.
+    pub fn post(&self, transaction: Value) {
+        self.edit_accounts(|accounts| {
+            if let Some(transactions) = accounts[0]["transactions"].as_array_mut() {
+                transactions.push(transaction);
+            }
+        });
+    }
+
     /// Disables every Access URL, as a person does at the Bridge.
     pub fn revoke(&self) {
         self.state().revoked = true;

@@ -172,8 +172,9 @@ fn bank_undo_allowed(
         }
         EntityKind::BankConnection
             if before.is_none()
-                && column(current, "member_id").as_i64() != Some(ctx.me())
-                && !ctx.caller.is_owner() =>
+                && !column(current, "member_id")
+                    .as_i64()
+                    .is_some_and(|linked_by| ops::banks::may_remove(ctx.caller, linked_by)) =>
         {
             Err(OpError::forbidden(Text::new(
                 "Only the member who linked this bank connection, or an owner, can undo linking it: that removes it.",

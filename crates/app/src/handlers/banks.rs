@@ -435,7 +435,7 @@ pub(crate) fn remove_bank_connection(
     input: RemoveBankConnectionInput,
 ) -> Result<Removed, OpError> {
     let connection = visible_connection(ctx, input.connection_id.get())?;
-    if connection.member_id != ctx.me() && !ctx.caller.is_owner() {
+    if !ops::banks::may_remove(ctx.caller, connection.member_id) {
         return Err(OpError::forbidden(
             Text::new("{name} was linked by {member}; only they or an owner can remove it.")
                 .with("name", &connection.name)

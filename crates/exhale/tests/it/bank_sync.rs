@@ -77,6 +77,14 @@ impl Bank {
         rows
     }
 
+    /// Links a connection only the owner sees: its id.
+    async fn link_private(&self) -> i64 {
+        let token = self.bridge.setup_token("PRIVATE");
+        let input = json!({"setup_token": token, "visibility": "private"});
+        let private = self.env.call(&self.owner, "link_simplefin", input).await.unwrap();
+        private["connection"]["id"].as_i64().unwrap()
+    }
+
     /// Imports a statement (CSV text) into the account named `account`.
     async fn import(&self, account: &str, statement: &str) -> Value {
         let input = json!({"account_id": account, "content": statement});
@@ -176,10 +184,7 @@ async fn a_linked_bridge_brings_its_accounts_once_and_a_pending_payment_becomes_
     assert_eq!(rows[1].4, shell, "the booked payment is the pending one, not a second");
 
     // A bank that keeps serving the stale pending row beside the booked one changes nothing.
-    b.bridge.edit_accounts(|accounts| {
-        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
-        transactions.push(json!({"id": "TRN-2", "posted": 0, "pending": true, "transacted_at": at("2026-11-28"), "amount": "-40.00", "description": "SHELL OIL 123"}));
-    });
+    b.bridge.post(json!({"id": "TRN-2", "posted": 0, "pending": true, "transacted_at": at("2026-11-28"), "amount": "-40.00", "description": "SHELL OIL 123"}));
     let stale = b.sync(id).await.unwrap();
     assert_eq!((stale["added"].as_u64(), stale["updated"].as_u64()), (Some(0), Some(0)), "{stale}");
     assert_eq!(b.transactions().await.len(), 3);
@@ -229,10 +234,7 @@ async fn a_pending_payment_the_bank_drops_goes_and_an_undone_sync_takes_back_wha
 async fn a_booked_payment_several_pending_ones_could_be_is_added_and_each_is_a_possible_duplicate()
 {
     let b = bank().await;
-    b.bridge.edit_accounts(|accounts| {
-        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
-        transactions.push(json!({"id": "TRN-4", "posted": 0, "pending": true, "transacted_at": at("2026-11-28"), "amount": "-40.00", "description": "SHELL OIL 124"}));
-    });
+    b.bridge.post(json!({"id": "TRN-4", "posted": 0, "pending": true, "transacted_at": at("2026-11-28"), "amount": "-40.00", "description": "SHELL OIL 124"}));
     let id = b.link().await["connection"]["id"].as_i64().unwrap();
     let duplicates = || async {
         let attention = b.env.call(&b.owner, "list_attention_items", json!({})).await.unwrap();
@@ -248,10 +250,7 @@ async fn a_booked_payment_several_pending_ones_could_be_is_added_and_each_is_a_p
 
     // Booked under a new id while both pending ones are still shown: either could be it.
     b.next_day();
-    b.bridge.edit_accounts(|accounts| {
-        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
-        transactions.push(json!({"id": "TRN-5", "posted": at("2026-11-29"), "amount": "-40.00", "description": "SHELL OIL 123"}));
-    });
+    b.bridge.post(json!({"id": "TRN-5", "posted": at("2026-11-29"), "amount": "-40.00", "description": "SHELL OIL 123"}));
     let synced = b.sync(id).await.unwrap();
     assert_eq!(
         (synced["added"].as_u64(), synced["updated"].as_u64()),
@@ -389,10 +388,7 @@ async fn a_bridge_that_warns_of_its_quota_keeps_what_came_and_is_asked_nothing_m
     // disable the access.
     b.bridge.quota(1, 2);
     let id = b.link().await["connection"]["id"].as_i64().unwrap();
-    b.bridge.edit_accounts(|accounts| {
-        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
-        transactions.push(json!({"id": "TRN-3", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
-    });
+    b.bridge.post(json!({"id": "TRN-3", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
     let synced = b.sync(id).await.unwrap();
     assert_eq!(
         (synced["added"].as_u64(), synced["status"].as_str()),
@@ -485,13 +481,7 @@ async fn a_member_cannot_aim_exhale_at_this_machine_and_agents_cannot_link_or_se
 async fn another_members_private_connection_and_another_households_are_not_found() {
     let b = bank().await;
     let member = b.env.member(&b.owner, "Bo", "bo@a.test").await;
-    let token = b.bridge.setup_token("PRIVATE");
-    let private = b
-        .env
-        .call(&b.owner, "link_simplefin", json!({"setup_token": token, "visibility": "private"}))
-        .await
-        .unwrap();
-    let id = private["connection"]["id"].as_i64().unwrap();
+    let id = b.link_private().await;
     let other = b.env.household("Other", "cai@b.test").await;
     for caller in [&member, &other] {
         let listed = b.env.call(caller, "list_bank_connections", json!({})).await.unwrap();
@@ -571,10 +561,7 @@ async fn a_person_chooses_where_a_bank_account_goes_and_a_dry_run_sync_writes_no
     let new_account = account["id"].as_i64().unwrap();
     assert_ne!(Some(new_account), linked["connection"]["accounts"][0]["account"]["id"].as_i64());
 
-    b.bridge.edit_accounts(|accounts| {
-        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
-        transactions.push(json!({"id": "TRN-5", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
-    });
+    b.bridge.post(json!({"id": "TRN-5", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
     let before = b.env.dump().await;
     let preview = b
         .env
@@ -612,10 +599,7 @@ async fn a_person_chooses_where_a_bank_account_goes_and_a_dry_run_sync_writes_no
     // Not recorded at all.
     let stopped = target(json!({"bank_account_id": bank_account})).await.unwrap();
     assert!(stopped["accounts"][0].get("account").is_none(), "{stopped}");
-    b.bridge.edit_accounts(|accounts| {
-        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
-        transactions.push(json!({"id": "TRN-6", "posted": at("2026-11-29"), "amount": "-1.10", "description": "KIOSK"}));
-    });
+    b.bridge.post(json!({"id": "TRN-6", "posted": at("2026-11-29"), "amount": "-1.10", "description": "KIOSK"}));
     assert_eq!(b.sync(id).await.unwrap()["added"], 0);
 }
 
@@ -710,13 +694,7 @@ async fn a_person_links_a_bridge_on_the_web_sees_where_its_accounts_go_syncs_and
 #[tokio::test]
 async fn another_members_agent_finds_no_private_connection_over_rest_or_mcp() {
     let b = bank().await;
-    let token = b.bridge.setup_token("PRIVATE");
-    let private = b
-        .env
-        .call(&b.owner, "link_simplefin", json!({"setup_token": token, "visibility": "private"}))
-        .await
-        .unwrap();
-    let id = private["connection"]["id"].as_i64().unwrap();
+    let id = b.link_private().await;
     let member = b.env.member(&b.owner, "Bo", "bo@a.test").await;
     let created = b
         .env
@@ -798,10 +776,9 @@ async fn a_recurring_charge_the_feed_shows_is_proposed_until_a_person_adds_or_di
     b.env.call(&agent, "dismiss_recurring_proposal", json!({"id": found[0].0})).await.unwrap();
     let connection = b.env.call(&b.owner, "list_bank_connections", json!({})).await.unwrap();
     let connection_id = connection["items"][0]["id"].as_i64().unwrap();
-    b.bridge.edit_accounts(|accounts| {
-        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
-        transactions.push(json!({"id": "X-1", "posted": at("2026-11-28"), "amount": "-1.00", "description": "KIOSK"}));
-    });
+    b.bridge.post(
+        json!({"id": "X-1", "posted": at("2026-11-28"), "amount": "-1.00", "description": "KIOSK"}),
+    );
     b.sync(connection_id).await.unwrap();
     assert_eq!(b.proposals().await, []);
     let again = b.env.call(&b.owner, "dismiss_recurring_proposal", json!({"id": 999})).await;
@@ -835,10 +812,7 @@ async fn two_serve_processes_sync_a_due_connection_once_and_a_person_waits_for_i
     })
     .await
     .unwrap();
-    bridge.edit_accounts(|accounts| {
-        let transactions = accounts[0]["transactions"].as_array_mut().unwrap();
-        transactions.push(json!({"id": "TRN-3", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
-    });
+    bridge.post(json!({"id": "TRN-3", "posted": at("2026-11-29"), "amount": "-3.10", "description": "BAKERY"}));
     let held = bridge.hold_accounts();
     let env = [("EXHALE_BANK_CA_FILE", authority.as_str()), ("EXHALE_TOKEN_RATE_PER_SECOND", "0")];
     let pair = Pair::start_with(&dir, &env);
@@ -883,9 +857,9 @@ async fn two_serve_processes_sync_a_due_connection_once_and_a_person_waits_for_i
 #[tokio::test]
 async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and_it_syncs() {
     use crate::web::{PASSWORD, Visitor, unescape};
-    use test_support::enable_banking::{APPLICATION_ID, APPLICATION_KEY, EnableBankingFake};
+    use test_support::enable_banking::{APPLICATION_ID, APPLICATION_KEY};
     let env = TestEnv::new();
-    let fake = EnableBankingFake::start().await;
+    let fake = enable_banking(&env).await;
     fake.add_account(
         "uid-1",
         "HASH-A",
@@ -902,10 +876,6 @@ async fn a_person_connects_a_european_bank_through_enable_banking_on_the_web_and
              "debtor": {"name": "ACME"}}
         ]),
     );
-    let feeds = Feeds::new(std::slice::from_ref(&fake.authority))
-        .unwrap()
-        .with_enable_banking_root(fake.root().parse().unwrap());
-    env.app.set_bank_feeds(std::sync::Arc::new(feeds));
     let owner = env.household("Home", "ana@a.test").await;
     let member = env.member(&owner, "Bo", "bo@a.test").await;
     let server = env.serve().await;

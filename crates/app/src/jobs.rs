@@ -1,5 +1,6 @@
 //! Background work: recording charges whose date has come, at start and after each local
-//! midnight, and syncing the bank connections whose time has come. Messages are planned and
+//! midnight, syncing the bank connections whose time has come, and automatic backups
+//! (`backups.rs`). Messages are planned and
 //! delivered through `outbox.rs`.
 
 use std::sync::Arc;
@@ -52,7 +53,7 @@ impl App {
     /// midnights are covered by running hourly and letting the job find what is due). The
     /// outbox is delivered by the `channels` crate's worker.
     pub fn spawn_jobs(self: &Arc<Self>) -> tokio::task::JoinHandle<()> {
-        let (charges, banks) = (self.clone(), self.clone());
+        let (charges, banks, backups) = (self.clone(), self.clone(), self.clone());
         let charges = async move {
             loop {
                 match charges.materialise_due_charges().await {
@@ -73,7 +74,7 @@ impl App {
             }
         };
         tokio::spawn(async move {
-            tokio::join!(charges, banks);
+            tokio::join!(charges, banks, backups.run_backups());
         })
     }
 

@@ -5,8 +5,11 @@
 //! Only the binary (`exhale`) and `test-support` depend on it.
 
 mod accounts;
+mod age;
 mod assistant;
 mod auth;
+mod backup_files;
+mod backups;
 mod bank_calls;
 mod briefing;
 mod budget_periods;
@@ -44,6 +47,8 @@ use ops::{OpError, OpMeta};
 use store::{Db, Store};
 use tokio::sync::broadcast;
 
+pub use backup_files::{BackupInterval, BackupPlan, Passphrase};
+pub use backups::RestoreError;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use limits::{HouseholdCaps, RateLimit};
 pub use migrate::{MigrateError, Migrated};
@@ -71,6 +76,10 @@ pub struct App {
     bank_feeds: std::sync::Mutex<Option<Arc<dyn ops::banks::BankFeeds>>>,
     /// This instance among those on one database (`instances.rs`): random, for this process.
     instance: String,
+    /// Automatic backups, when the server was given a plan (`backups.rs`).
+    backup_plan: std::sync::Mutex<Option<BackupPlan>>,
+    /// How the last automatic backup went, for Settings (`backups.rs`).
+    backup_state: std::sync::Mutex<backup_files::BackupState>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -116,6 +125,8 @@ impl App {
             pdf_reader: std::sync::Mutex::new(Arc::new(statement::InProcess)),
             bank_feeds: std::sync::Mutex::default(),
             instance: crate::random::random_hex(8).map_err(|_| OpenError::NoRandomness)?,
+            backup_plan: std::sync::Mutex::default(),
+            backup_state: std::sync::Mutex::default(),
         }))
     }
 
@@ -195,6 +206,12 @@ impl App {
                     )
                     .with("database", path.display().to_string()),
                 ),
+                err @ (store::StoreError::Corrupt(_) | store::StoreError::NewerSchema { .. }) => {
+                    OpError::conflict(
+                        domain::Text::new("{problem}. Nothing was changed.")
+                            .with("problem", err.to_string()),
+                    )
+                }
                 err @ store::StoreError::Lock { .. } => OpError::conflict(
                     domain::Text::new("{problem}. Nothing was changed.")
                         .with("problem", err.to_string()),

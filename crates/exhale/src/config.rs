@@ -62,6 +62,48 @@ pub(crate) struct Config {
     /// A PEM file of authorities trusted for bank providers besides the public ones: a
     /// self-hosted SimpleFIN bridge behind a private authority.
     pub(crate) bank_ca_file: Option<PathBuf>,
+    /// Where `serve` writes automatic backups of the SQLite database (off when unset). It must
+    /// exist: a disk that is not mounted is not filled in its place.
+    pub(crate) backup_dir: Option<PathBuf>,
+    /// How often: `30s`, `15m`, `6h`, `1d`.
+    pub(crate) backup_every: Interval,
+    /// How many backups are kept; the oldest beyond are removed once a new one is checked.
+    pub(crate) backup_keep: usize,
+    /// Seal each backup with this passphrase, in the age format (`age -d` opens it).
+    pub(crate) backup_passphrase: Option<BackupPassphrase>,
+}
+
+/// A backup interval as the configuration writes it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Interval(pub(crate) app::BackupInterval);
+
+impl Serialize for Interval {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Interval {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map(Self).map_err(serde::de::Error::custom)
+    }
+}
+
+/// The backups' passphrase: shown and printed as `***`.
+#[derive(Clone, Debug)]
+pub(crate) struct BackupPassphrase(pub(crate) app::Passphrase);
+
+impl Serialize for BackupPassphrase {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str("***")
+    }
+}
+
+impl<'de> Deserialize<'de> for BackupPassphrase {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Self(app::Passphrase::new(String::deserialize(deserializer)?)))
+    }
 }
 
 /// A PostgreSQL URL. It may hold a password, so it is shown, printed and logged without one.
@@ -157,6 +199,10 @@ struct FileConfig {
     public_origin: Option<String>,
     otlp_endpoint: Option<String>,
     bank_ca_file: Option<PathBuf>,
+    backup_dir: Option<PathBuf>,
+    backup_every: Option<Interval>,
+    backup_keep: Option<usize>,
+    backup_passphrase: Option<BackupPassphrase>,
 }
 
 /// Values given on the command line.
@@ -258,6 +304,10 @@ impl Config {
             public_origin: None,
             otlp_endpoint: None,
             bank_ca_file: None,
+            backup_dir: None,
+            backup_every: Interval(app::BackupInterval::DAILY),
+            backup_keep: 14,
+            backup_passphrase: None,
         };
         let file = flags.config.clone().or_else(|| env("EXHALE_CONFIG").map(PathBuf::from));
         let (path, required) = match file {
@@ -298,8 +348,16 @@ impl Config {
                 max_labels,
                 max_transactions,
                 max_budgets,
-                max_rules
+                max_rules,
+                backup_every,
+                backup_keep
             );
+            if file.backup_dir.is_some() {
+                config.backup_dir = file.backup_dir;
+            }
+            if file.backup_passphrase.is_some() {
+                config.backup_passphrase = file.backup_passphrase;
+            }
             if file.public_origin.is_some() {
                 config.public_origin = file.public_origin;
             }
@@ -395,6 +453,20 @@ impl Config {
                 })
                 .collect::<anyhow::Result<_>>()?;
         }
+        if let Some(dir) = env("EXHALE_BACKUP_DIR") {
+            config.backup_dir = Some(dir.into());
+        }
+        if let Some(every) = env("EXHALE_BACKUP_EVERY") {
+            config.backup_every =
+                Interval(every.parse().with_context(|| format!("EXHALE_BACKUP_EVERY={every}"))?);
+        }
+        parse_env("EXHALE_BACKUP_KEEP", "a whole number", &mut config.backup_keep)?;
+        if let Some(passphrase) = env("EXHALE_BACKUP_PASSPHRASE") {
+            config.backup_passphrase = Some(BackupPassphrase(app::Passphrase::new(passphrase)));
+        }
+        if config.backup_keep == 0 {
+            anyhow::bail!("backup_keep must be at least 1: the newest backup is always kept");
+        }
         if config.max_connections == 0
             || config.header_read_timeout_secs == 0
             || config.request_timeout_secs == 0
@@ -462,6 +534,23 @@ impl Config {
             },
             None => store::Location::Sqlite(self.sqlite_path()),
         }
+    }
+
+    /// The automatic backups `serve` makes, when a directory is set. PostgreSQL is refused:
+    /// its own tools back it up.
+    pub(crate) fn backup_plan(&self) -> anyhow::Result<Option<app::BackupPlan>> {
+        let Some(dir) = &self.backup_dir else { return Ok(None) };
+        if let Some(url) = &self.database_url {
+            anyhow::bail!(
+                "backup_dir backs up the SQLite database; {url} is PostgreSQL: back it up with pg_dump (docs/install/postgres.md), and unset backup_dir"
+            );
+        }
+        Ok(Some(app::BackupPlan {
+            dir: dir.clone(),
+            every: self.backup_every.0,
+            keep: self.backup_keep,
+            passphrase: self.backup_passphrase.as_ref().map(|p| p.0.clone()),
+        }))
     }
 
     /// The SQLite file in `data_dir`: the database unless `database_url` is set, and what

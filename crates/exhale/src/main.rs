@@ -107,8 +107,16 @@ enum Command {
     },
     /// Write a consistent copy of the database to PATH (safe while the server runs).
     Backup { path: PathBuf },
-    /// Replace the database with a backup made by `exhale backup` (stop `exhale serve` first).
-    Restore { path: PathBuf },
+    /// Replace the database with a backup made by `exhale backup` or an automatic backup,
+    /// sealed or not (stop `exhale serve` first). The backup is checked before anything is
+    /// replaced.
+    Restore {
+        path: PathBuf,
+        /// Read a sealed backup's passphrase from standard input (else EXHALE_BACKUP_PASSPHRASE
+        /// or backup_passphrase in the configuration).
+        #[arg(long)]
+        passphrase_stdin: bool,
+    },
     /// Check the database file and its references (after a crash or a power cut).
     Check,
     /// Copy the SQLite database in the data directory into an empty PostgreSQL database,
@@ -378,6 +386,10 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
     if let Command::Migrate { to } = command {
         return migrate(&config, to).await;
     }
+    // Before the database is opened, so a plan PostgreSQL cannot keep stops the start at once.
+    if let Command::Serve = command {
+        config.backup_plan()?;
+    }
     let app = open(&config)?;
     match command {
         Command::Serve => {
@@ -497,12 +509,22 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
             }
             println!("{} is sound.", config.database_name());
         }
-        Command::Restore { path } => {
-            app.restore(&path).await.map_err(|err| match err {
-                ops::OpError::Internal => {
-                    anyhow!("{} is not a backup Exhale can restore", path.display())
+        Command::Restore { path, passphrase_stdin } => {
+            let passphrase = if passphrase_stdin {
+                let typed = read_stdin()?.trim_end_matches(['\n', '\r']).to_owned();
+                Some(app::Passphrase::new(typed))
+            } else {
+                config.backup_passphrase.as_ref().map(|p| p.0.clone())
+            };
+            app.restore_backup(&path, passphrase).await.map_err(|err| match err {
+                app::RestoreError::Refused(ops::OpError::Internal) => {
+                    anyhow!(
+                        "{} is not a backup Exhale can restore; nothing was changed",
+                        path.display()
+                    )
                 }
-                other => op_error(other),
+                app::RestoreError::Refused(other) => op_error(other),
+                other => anyhow!("{other}; nothing was changed"),
             })?;
             println!("Restored {} from {}", config.database_name(), path.display());
         }

@@ -38,6 +38,7 @@ pub(crate) async fn run(config: Config, app: Arc<app::App>) -> anyhow::Result<()
     // the first line gets a clean exit.
     let terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("cannot listen for SIGTERM")?;
+    app.set_backup_plan(config.backup_plan()?);
     let listener = TcpListener::bind(config.listen)
         .await
         .with_context(|| format!("cannot listen on {}", config.listen))?;

@@ -13,6 +13,7 @@ pub mod access;
 pub mod accounts;
 pub mod activity;
 pub mod assistant;
+pub mod backups;
 pub mod banks;
 pub mod budgets;
 pub mod caller;

@@ -68,6 +68,7 @@ pub fn build(parts: &Parts, settings: &Settings) -> Result<axum::Router, BuildEr
         app.clone(),
         app.clone(),
         parts.assistant.clone(),
+        app.clone(),
         web::WebConfig {
             secure_cookies: settings.secure_cookies,
             mcp_command: settings.mcp_command.clone(),

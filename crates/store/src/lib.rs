@@ -48,6 +48,7 @@ pub use error::{Result, StoreError};
 pub use migrations::{postgres_schema_fingerprint, schema_snapshot};
 pub use postgres::{Background, DEFAULT_MAX_CONNECTIONS, Writing, household_turn};
 pub use postgres_session::Rows;
+pub use sqlite::BackupFacts;
 
 /// Where the database is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -196,7 +197,7 @@ impl Store {
         deliver: impl Fn(String) + Send + 'static,
     ) -> Background {
         match &self.engine {
-            Engine::Sqlite(_) => Background::nothing(),
+            Engine::Sqlite(_) => Background::keeping(()),
             Engine::Postgres(store) => store.listen(channel, deliver),
         }
     }
@@ -206,9 +207,11 @@ impl Store {
     /// Until the handle is dropped.
     pub fn lead(&self, lead: impl Fn(bool) + Send + 'static) -> Background {
         match &self.engine {
+            // One instance on a file: it leads for as long as the handle lives. The callback
+            // is kept with the handle, since dropping it would tell the leader it stopped.
             Engine::Sqlite(_) => {
                 lead(true);
-                Background::nothing()
+                Background::keeping(lead)
             }
             Engine::Postgres(store) => store.lead(lead),
         }
@@ -268,6 +271,13 @@ impl Store {
             Engine::Postgres(_) => Err(postgres_tool("restore", "pg_restore")),
         }
     }
+}
+
+/// Checks an SQLite backup file as a restore would before replacing anything (an Exhale
+/// database no newer than this one, SQLite's integrity and reference checks clean, its
+/// households readable), and says what it holds.
+pub fn check_backup(path: &Path) -> Result<BackupFacts> {
+    sqlite::check_backup(path)
 }
 
 fn postgres_tool(what: &str, tool: &str) -> StoreError {

@@ -293,10 +293,13 @@ impl PgStore {
     }
 }
 
-/// A thread of the store's own, stopped (within [`POLL`]) when this is dropped; or nothing,
-/// where there is nothing to run.
+/// A thread of the store's own, stopped (within [`POLL`]) when this is dropped; or, where
+/// there is nothing to run, what must live as long as this does.
 pub struct Background {
     running: Option<Arc<AtomicBool>>,
+    /// Kept until this is dropped: SQLite's leader callback, whose channel closing would say
+    /// that leading stopped.
+    _kept: Option<Box<dyn std::any::Any + Send>>,
 }
 
 impl Background {
@@ -306,11 +309,12 @@ impl Background {
         if let Err(err) = std::thread::Builder::new().name(name.into()).spawn(move || work(flag)) {
             tracing::error!(error = %err, "cannot start a thread for the database");
         }
-        Self { running: Some(running) }
+        Self { running: Some(running), _kept: None }
     }
 
-    pub(crate) fn nothing() -> Self {
-        Self { running: None }
+    /// Nothing to run; `kept` lives until this is dropped.
+    pub(crate) fn keeping(kept: impl std::any::Any + Send) -> Self {
+        Self { running: None, _kept: Some(Box::new(kept)) }
     }
 }
 

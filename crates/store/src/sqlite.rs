@@ -128,28 +128,7 @@ impl SqliteStore {
     /// SQLite's own checks of the file (`integrity_check`) and of every reference
     /// (`foreign_key_check`): what they found, empty when the database is sound.
     pub(crate) fn check(&self) -> Result<Vec<String>> {
-        let reader = self.open_reader()?;
-        let mut problems = Vec::new();
-        let mut integrity = reader.prepare("PRAGMA integrity_check")?;
-        for row in integrity.query_map([], |row| row.get::<_, String>(0))? {
-            let row = row?;
-            if row != "ok" {
-                problems.push(row);
-            }
-        }
-        let mut references = reader.prepare("PRAGMA foreign_key_check")?;
-        let dangling = references.query_map([], |row| {
-            Ok(format!(
-                "{} row {} refers to a missing {}",
-                row.get::<_, String>(0)?,
-                row.get::<_, Option<i64>>(1)?.unwrap_or_default(),
-                row.get::<_, String>(2)?
-            ))
-        })?;
-        for row in dangling {
-            problems.push(row?);
-        }
-        Ok(problems)
+        problems(&self.open_reader()?)
     }
 
     /// Replaces the database's content with a backup made by [`Store::backup`], then applies
@@ -180,18 +159,7 @@ impl SqliteStore {
     }
 
     fn restore_alone(&self, source: &Path) -> Result<()> {
-        let backup = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .map_err(|err| StoreError::Open { path: source.to_owned(), source: err })?;
-        let version: usize = backup.pragma_query_value(None, "user_version", |row| row.get(0))?;
-        let is_exhale: bool = backup
-            .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'households'")?
-            .exists([])?;
-        if !is_exhale || version == 0 {
-            return Err(StoreError::Corrupt(format!(
-                "{} is not an Exhale backup",
-                source.display()
-            )));
-        }
+        let backup = open_backup(source)?;
         let mut writer = self.writer.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         rusqlite::backup::Backup::new(&backup, &mut writer)?.run_to_completion(
             256,
@@ -216,6 +184,87 @@ impl SqliteStore {
         configure(&conn)?;
         Ok(conn)
     }
+}
+
+/// What [`check_backup`] found in a sound backup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackupFacts {
+    /// The schema version the backup was written at.
+    pub schema_version: usize,
+    /// How many households it holds.
+    pub households: u64,
+}
+
+/// Opens a backup to read from, once it is known to be a sound database of an Exhale no newer
+/// than this one: an Exhale database at all, SQLite's integrity and reference checks clean,
+/// and its households readable. Whatever fails, the error says what, and nothing was changed.
+fn open_backup(source: &Path) -> Result<Connection> {
+    let not_backup =
+        || StoreError::Corrupt(format!("{} is not an Exhale backup", source.display()));
+    let backup = Connection::open_with_flags(source, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|err| StoreError::Open { path: source.to_owned(), source: err })?;
+    // A file that is not SQLite at all fails on its first read.
+    let version: usize = backup
+        .pragma_query_value(None, "user_version", |row| row.get(0))
+        .map_err(|_| not_backup())?;
+    let is_exhale: bool = backup
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'households'")
+        .and_then(|mut query| query.exists([]))
+        .map_err(|_| not_backup())?;
+    if !is_exhale || version == 0 {
+        return Err(not_backup());
+    }
+    if version > migrations::MIGRATIONS.len() {
+        return Err(StoreError::NewerSchema {
+            found: version,
+            known: migrations::MIGRATIONS.len(),
+        });
+    }
+    let found = problems(&backup)
+        .map_err(|err| StoreError::Corrupt(format!("{} is damaged: {err}", source.display())))?;
+    if !found.is_empty() {
+        return Err(StoreError::Corrupt(format!(
+            "{} is damaged: {}",
+            source.display(),
+            found.join("; ")
+        )));
+    }
+    Ok(backup)
+}
+
+/// Checks a backup file as a restore would before it replaces anything (see `open_backup`),
+/// and reads what it holds.
+pub(crate) fn check_backup(source: &Path) -> Result<BackupFacts> {
+    let backup = open_backup(source)?;
+    let schema_version: usize =
+        backup.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    let households: i64 =
+        backup.query_row("SELECT count(*) FROM households", [], |row| row.get(0))?;
+    Ok(BackupFacts { schema_version, households: households.try_into().unwrap_or_default() })
+}
+
+fn problems(reader: &Connection) -> Result<Vec<String>> {
+    let mut problems = Vec::new();
+    let mut integrity = reader.prepare("PRAGMA integrity_check")?;
+    for row in integrity.query_map([], |row| row.get::<_, String>(0))? {
+        let row = row?;
+        if row != "ok" {
+            problems.push(row);
+        }
+    }
+    let mut references = reader.prepare("PRAGMA foreign_key_check")?;
+    let dangling = references.query_map([], |row| {
+        Ok(format!(
+            "{} row {} refers to a missing {}",
+            row.get::<_, String>(0)?,
+            row.get::<_, Option<i64>>(1)?.unwrap_or_default(),
+            row.get::<_, String>(2)?
+        ))
+    })?;
+    for row in dangling {
+        problems.push(row?);
+    }
+    Ok(problems)
 }
 
 /// Before a database an older Exhale wrote is migrated, a copy of it as it is, beside it:
@@ -338,5 +387,54 @@ mod tests {
             .filter(|entry| entry.as_ref().unwrap().file_name().to_string_lossy().contains(".bak"))
             .count();
         assert_eq!(copies, 0);
+    }
+
+    #[test]
+    fn a_damaged_or_foreign_backup_is_refused_and_nothing_is_replaced() {
+        let scratch = Scratch::new("damaged");
+        let store = SqliteStore::open(&scratch.0.join("exhale.db")).unwrap();
+        store
+            .write(
+                |_: &Result<(), StoreError>| true,
+                |db| {
+                    for id in 1..=2_000 {
+                        db.execute(
+                            "INSERT INTO households (id, name, currency, time_zone, created_at) VALUES (?1, 'Home', 'EUR', 'UTC', 'now')",
+                            &[&id],
+                        )?;
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap()
+            .unwrap();
+        let good = scratch.0.join("good.db");
+        store.backup(&good).unwrap();
+        let facts = check_backup(&good).unwrap();
+        assert_eq!(facts.households, 2_000);
+        assert_eq!(facts.schema_version, migrations::MIGRATIONS.len());
+
+        let other = SqliteStore::open(&scratch.0.join("other.db")).unwrap();
+        let bytes = std::fs::read(&good).unwrap();
+        let page = 4096;
+        let mut garbled = bytes.clone();
+        let middle = (bytes.len() / page / 2) * page;
+        garbled[middle..middle + page].fill(0xA5);
+        let not_sqlite = b"age-encryption.org/v1\n".repeat(300);
+        for (name, content) in [
+            ("cut.db", &bytes[..bytes.len() / 2]),
+            ("garbled.db", &garbled[..]),
+            ("not-sqlite.db", &not_sqlite[..]),
+        ] {
+            let path = scratch.0.join(name);
+            std::fs::write(&path, content).unwrap();
+            let err = check_backup(&path).unwrap_err();
+            assert!(matches!(err, StoreError::Corrupt(_)), "{name}: {err}");
+            let err = other.restore(&path).unwrap_err();
+            assert!(matches!(err, StoreError::Corrupt(_)), "{name}: {err}");
+        }
+        drop(other);
+        assert_eq!(version_and_households(&scratch.0.join("other.db")).1, 0, "nothing replaced");
+        drop(store);
     }
 }

@@ -44,6 +44,7 @@ pub fn router(
     accounts: Arc<dyn Accounts>,
     oauth: Arc<dyn OAuthServer>,
     assistant: Arc<dyn ops::assistant::Ask>,
+    backups: Arc<dyn ops::backups::Backups>,
     config: WebConfig,
 ) -> Result<Router, String> {
     let max_request_bytes = config.max_request_bytes;
@@ -52,6 +53,7 @@ pub fn router(
         accounts,
         oauth,
         assistant,
+        backups,
         config: Arc::new(config),
         templates: Arc::new(templates::Templates::load()?),
     };
@@ -103,6 +105,8 @@ pub fn router(
         .route("/settings/reminders/chat-link", post(pages::reminders::chat_link))
         .route("/settings/reminders/telegram", post(pages::reminders::telegram_bot))
         .route("/settings/reminders/slack", post(pages::reminders::slack_app))
+        .route("/settings/backups", get(pages::backups::show))
+        .route("/settings/backups/{name}", get(pages::backups::download))
         .route("/settings/banks", get(pages::banks::show))
         .route("/settings/banks/link", post(pages::banks::link))
         .route("/settings/banks/application", post(pages::banks::application))

@@ -29,6 +29,23 @@ pub(crate) fn may(caller: &ops::Caller) -> Value {
     Value::Object(may)
 }
 
+/// A file to download, named `filename`, never kept in a cache.
+pub(crate) fn attachment(
+    filename: &str,
+    content_type: &'static str,
+    body: impl IntoResponse,
+) -> Response {
+    let disposition =
+        header::HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
+            .unwrap_or_else(|_| header::HeaderValue::from_static("attachment"));
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, header::HeaderValue::from_static(content_type));
+    headers.insert(header::CONTENT_DISPOSITION, disposition);
+    headers.insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+    response
+}
+
 /// Renders a page for `session` (or nobody): the data plus the chrome, and the one-time
 /// notice from the previous request, which is then cleared.
 pub(crate) fn page(

@@ -1,5 +1,5 @@
 //! What every handler shares (`Web`: the catalog, the accounts and OAuth services, the
-//! assistant, the configuration and the templates) and what the web app is configured with.
+//! assistant, the backups, the configuration and the templates) and what the web app is configured with.
 
 use std::sync::Arc;
 
@@ -28,6 +28,8 @@ pub(crate) struct Web {
     pub(crate) oauth: Arc<dyn OAuthServer>,
     /// The built-in assistant ("Ask Exhale").
     pub(crate) assistant: Arc<dyn ops::assistant::Ask>,
+    /// Automatic backups, for owners (Settings → Backups).
+    pub(crate) backups: Arc<dyn ops::backups::Backups>,
     pub(crate) config: Arc<WebConfig>,
     pub(crate) templates: Arc<Templates>,
 }

@@ -36,6 +36,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("import_review.html", include_str!("../templates/import_review.html")),
     ("organise.html", include_str!("../templates/organise.html")),
     ("reminders.html", include_str!("../templates/reminders.html")),
+    ("backups.html", include_str!("../templates/backups.html")),
     ("banks.html", include_str!("../templates/banks.html")),
     ("settings.html", include_str!("../templates/settings.html")),
     ("invitation.html", include_str!("../templates/invitation.html")),

@@ -5,6 +5,7 @@
 
 mod architecture;
 mod assistant;
+mod backups;
 mod bank_sync;
 mod banks;
 mod browser;

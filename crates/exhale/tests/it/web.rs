@@ -56,7 +56,7 @@ impl Visitor {
         self.client.get(url).header("cookie", self.cookie_header()).send().await.unwrap()
     }
 
-    fn cookie_header(&self) -> String {
+    pub(crate) fn cookie_header(&self) -> String {
         self.cookies.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
     }
 

@@ -1,16 +1,12 @@
 //! Export: everything the person can see, as one JSON document (`export_data`), and the
 //! subscriptions and charges as CSV for a spreadsheet.
 
-use axum::{
-    extract::State,
-    http::{HeaderMap, HeaderValue, header},
-    response::{IntoResponse, Response},
-};
+use axum::{extract::State, http::HeaderMap, response::Response};
 use ops::{access::ExportData, charges::Charge, household::Empty, subscriptions::Subscription};
 use serde_json::json;
 
 use crate::{
-    render::{op_error, page},
+    render::{attachment, op_error, page},
     session::SignedIn,
     state::Web,
 };
@@ -23,24 +19,13 @@ pub(crate) async fn show(
     page(&web, &headers, Some(&person), "export.html", json!({"nav": "export"}))
 }
 
-fn download(filename: &str, content_type: &'static str, body: String) -> Response {
-    let disposition = HeaderValue::from_str(&format!("attachment; filename=\"{filename}\""))
-        .unwrap_or_else(|_| HeaderValue::from_static("attachment"));
-    let mut response = body.into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(header::CONTENT_DISPOSITION, disposition);
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
-}
-
 pub(crate) async fn json_file(
     State(web): State<Web>,
     headers: HeaderMap,
     SignedIn(person): SignedIn,
 ) -> Response {
     match web.call::<ExportData>(&person, Empty {}).await {
-        Ok(export) => download(
+        Ok(export) => attachment(
             "exhale-export.json",
             "application/json",
             serde_json::to_string_pretty(&export).unwrap_or_default(),
@@ -109,7 +94,7 @@ pub(crate) async fn subscriptions_csv(
         ("tags", |s| s.tags.join("; ")),
         ("owner", |s| s.owner.name.clone()),
     ];
-    download("exhale-subscriptions.csv", "text/csv; charset=utf-8", csv(&columns, &rows))
+    attachment("exhale-subscriptions.csv", "text/csv; charset=utf-8", csv(&columns, &rows))
 }
 
 pub(crate) async fn charges_csv(
@@ -130,7 +115,7 @@ pub(crate) async fn charges_csv(
         ("status", |c| c.status.to_string()),
         ("note", |c| c.note.clone().unwrap_or_default()),
     ];
-    download("exhale-charges.csv", "text/csv; charset=utf-8", csv(&columns, &rows))
+    attachment("exhale-charges.csv", "text/csv; charset=utf-8", csv(&columns, &rows))
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub(crate) mod activity;
 pub(crate) mod assets;
 pub(crate) mod assistant;
 pub(crate) mod authorize;
+pub(crate) mod backups;
 pub(crate) mod banks;
 pub(crate) mod export;
 pub(crate) mod form;

@@ -146,6 +146,15 @@ fn fixture(name: &str) -> Value {
             "categories": [{"id": 1, "name": "Streaming"}],
             "cycles": [{"value": "monthly", "label": "Monthly"}],
         })),
+        "backups.html" => chrome(json!({
+            "nav": "settings",
+            "backups": {
+                "dir": "/var/backups/exhale", "every": "6h", "keep": 14, "sealed": true, "downloadable": false,
+                "files": [{"name": "exhale-20261206T163000Z.db.age", "made_at": "2026-12-06T16:30:00Z", "kilobytes": 812}],
+                "next_at": "2026-12-06T22:30:00Z",
+                "last_failure": {"at": "2026-12-06T16:00:00Z", "message": "the backup directory /var/backups/exhale does not exist"},
+            },
+        })),
         "banks.html" => chrome(json!({
             "nav": "settings",
             "errors": {"sync": "a", "target": "b", "relink": "c", "link": "d", "consent": "e", "application": "f"},

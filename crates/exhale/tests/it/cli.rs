@@ -282,6 +282,92 @@ fn demo_data_gives_a_living_household() {
             .iter()
             .all(|m| m["charge_count"].as_u64().unwrap() > 0)
     );
+
+    // And the money around them, so every ledger page and tool shows something.
+    assert!(out.contains("4 accounts"), "{out}");
+    assert_eq!(op(&dir, &["list_accounts"])["items"].as_array().unwrap().len(), 4);
+    let all = op(&dir, &["search_transactions", "--json", r#"{"limit": 100}"#]);
+    assert!(all["total"].as_u64().unwrap() > 250, "{}", all["total"]);
+    let paying = |text: &str| {
+        let found =
+            op(&dir, &["search_transactions", "--json", &json!({"text": text}).to_string()]);
+        found["items"].as_array().unwrap().clone()
+    };
+    let netflix = paying("NETFLIX");
+    assert!(netflix.len() >= 10 && netflix.iter().all(|t| t["charge_id"].is_i64()), "{netflix:?}");
+    assert!(netflix.iter().all(|t| t["category"]["name"] == "Streaming"), "{netflix:?}");
+    let bills = paying("Visa bill");
+    assert!(bills.len() >= 10 && bills.iter().all(|t| t["transfer_id"].is_i64()), "{bills:?}");
+    assert_eq!(paying("ZALANDO").len(), 2, "a purchase and its refund");
+    let holiday = paying("AIRBNB");
+    assert_eq!(holiday[0]["labels"][0]["name"], "holiday", "{holiday:?}");
+    assert!(op(&dir, &["list_rules"])["items"].as_array().unwrap().len() >= 8);
+
+    // One budget over this period, one under.
+    let budgets = op(&dir, &["list_budgets"]);
+    let remaining: Vec<f64> = budgets["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["current"]["remaining"]["amount"].as_str().unwrap().parse().unwrap())
+        .collect();
+    assert!(
+        remaining.iter().any(|r| *r < 0.0) && remaining.iter().any(|r| *r > 0.0),
+        "{remaining:?}"
+    );
+
+    // The reports: last month's spending all sorted, income above expenses, a year of worth.
+    let today: jiff::civil::Date =
+        op(&dir, &["get_household"])["today"].as_str().unwrap().parse().unwrap();
+    let month_ago = today.checked_sub(jiff::Span::new().months(1)).unwrap();
+    let (from, to) = (month_ago.first_of_month(), month_ago.last_of_month());
+    let window = json!({"from": from.to_string(), "to": to.to_string()}).to_string();
+    let spending = op(&dir, &["spending_by_category", "--json", &window]);
+    let categories = spending["categories"].as_array().unwrap();
+    assert!(
+        categories.len() >= 8 && categories.iter().all(|c| c["category"].is_object()),
+        "{spending}"
+    );
+    let year = json!({"from": today.checked_sub(jiff::Span::new().years(1)).unwrap().to_string(),
+        "to": today.to_string(), "interval": "month"})
+    .to_string();
+    let cashflow = op(&dir, &["get_cashflow", "--json", &year]);
+    let amount = |v: &Value| v["amount"].as_str().unwrap().parse::<f64>().unwrap();
+    assert!(amount(&cashflow["income"]) > amount(&cashflow["expenses"]), "{cashflow}");
+    assert!(amount(&cashflow["expenses"]) > 0.0, "{cashflow}");
+    let worth = op(&dir, &["get_net_worth", "--json", &year]);
+    let points = worth["points"].as_array().unwrap();
+    assert!(points.len() >= 12 && points.iter().all(|p| amount(&p["total"]) > 0.0), "{worth}");
+}
+
+#[tokio::test]
+async fn the_demo_fills_every_page_a_person_opens() {
+    let dir = DataDir::new();
+    let out = stdout(&exhale(&dir, &["demo"], ""));
+    let password = out.split("Password (shown once): ").nth(1).unwrap().trim().to_owned();
+    let mut server = spawn_serve(&dir);
+    let url = listening_url(&mut server);
+    let mut alex = crate::web::Visitor::at(&url);
+    alex.sign_in("demo@example.com", &password).await;
+    let pages = [
+        ("/", vec!["data-testid=\"monthly-total\"", "Netflix"]),
+        ("/subscriptions", vec!["Spotify Family", "Gym membership"]),
+        (
+            "/money",
+            vec!["Joint checking", "Savings", "over by", "left", "Supermarkets", "holiday", "<svg"],
+        ),
+        ("/transactions", vec!["Mercadona", "Visa bill", "Eating out"]),
+    ];
+    for (path, shown) in pages {
+        let page = alex.get(path).await;
+        assert_eq!(page.status, reqwest::StatusCode::OK, "{path}");
+        let body = crate::web::unescape(&page.body);
+        for text in shown {
+            assert!(body.contains(text), "{path} does not show {text}");
+        }
+    }
+    let _ = server.kill();
+    let _ = server.wait();
 }
 
 #[tokio::test]

@@ -12,6 +12,9 @@
 // - "assistant": a person asks Exhale from the box on Overview; the answer streams into the
 //   panel with a card Exhale wrote, which they confirm and then undo; Ctrl+K opens the panel
 //   anywhere; without JavaScript a question is a form and the answer a page;
+// - "phone": at 390 px the menu reaches every section, with and without JavaScript, each fits
+//   and passes axe; the manifest and its icons are valid; the service worker caches nothing
+//   personal and shows its offline page when the server cannot be reached;
 // - "spanish": a member whose setting is Spanish, on an English browser, opens every page
 //   (EXHALE_PAGES, a JSON list of [name, path]): each is in Spanish, passes axe, is no wider
 //   than a phone, and is left as a screenshot (es-*.png).
@@ -54,6 +57,26 @@ async function newContext(options) {
       window.cspViolations.push(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} at ${e.sourceFile}:${e.lineNumber}`));
   });
   return context;
+}
+
+// How much wider than a phone's 390 px a page is laid out. Not against `innerWidth`: an
+// emulated phone widens its layout to what overflows, as a phone's browser zooms out.
+const PHONE_WIDTH = 390;
+async function widerThanPhone(page) {
+  const { widest, what } = await page.evaluate(() => {
+    let widest = document.documentElement.scrollWidth;
+    let what = "the page";
+    for (const element of document.querySelectorAll("body *")) {
+      const right = element.getBoundingClientRect().right;
+      if (right > widest) {
+        widest = right;
+        what = `${element.tagName.toLowerCase()}.${element.className} "${element.textContent.trim().slice(0, 30)}"`;
+      }
+    }
+    return { widest, what };
+  });
+  if (widest > PHONE_WIDTH) console.log(`widest: ${what} at ${widest}`);
+  return Math.ceil(widest) - PHONE_WIDTH;
 }
 
 async function shot(page, name) {
@@ -209,7 +232,7 @@ async function firstRun() {
     storageState: await context.storageState() });
   const phonePage = await phone.newPage();
   await phonePage.goto(`${base}/`);
-  const overflow = await phonePage.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const overflow = await widerThanPhone(phonePage);
   assert.ok(overflow <= 0, `the overview is ${overflow}px wider than a phone`);
   await shot(phonePage, "10-overview-phone");
   await phonePage.goto(`${base}/subscriptions`);
@@ -441,6 +464,102 @@ async function assistant() {
   await plain.context.close();
 }
 
+// Phone: at a phone's 390 px, the menu reaches every section, with and without JavaScript, and
+// no section scrolls sideways or fails axe; the manifest is one Chromium takes, its icons are
+// what it says; the service worker keeps nothing personal and shows its own page offline.
+async function phone() {
+  const phoneOptions = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
+  const { context, page } = await signedIn(phoneOptions);
+  const sections = await page.locator("#main-nav a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+  assert.ok(sections.length >= 11, `the menu lists ${sections.length} sections`);
+  const nav = page.locator("#main-nav");
+  assert.ok(!(await nav.isVisible()), "the menu starts closed on a phone");
+  await page.getByText("Menu", { exact: true }).click();
+  assert.ok(await nav.isVisible(), "the menu opens");
+  await shot(page, "phone-menu");
+  await page.getByText("Menu", { exact: true }).click();
+  assert.ok(!(await nav.isVisible()), "and closes");
+  for (const href of sections) {
+    await page.getByText("Menu", { exact: true }).click();
+    await nav.locator(`a[href="${href}"]`).click();
+    if (href === "/assistant") {
+      // With JavaScript, Ask opens its panel over the page.
+      await page.locator("#ask-panel[open]").waitFor();
+      await page.keyboard.press("Escape");
+      await page.goto(`${base}${href}`);
+    }
+    await page.waitForURL(`${base}${href}`);
+    const overflow = await widerThanPhone(page);
+    assert.ok(overflow <= 0, `${href} is ${overflow}px wider than a phone`);
+    await shot(page, `phone${href.replaceAll("/", "-")}`);
+  }
+
+  // The manifest, as Chromium reads it, and each icon served as what the manifest says.
+  const cdp = await context.newCDPSession(page);
+  const { url: manifestUrl, errors } = await cdp.send("Page.getAppManifest");
+  assert.equal(manifestUrl, `${base}/manifest.webmanifest`);
+  assert.deepEqual(errors, [], "Chromium reads the manifest without an error");
+  const answer = await context.request.get(manifestUrl);
+  assert.equal(answer.headers()["content-type"], "application/manifest+json");
+  const manifest = await answer.json();
+  assert.equal(manifest.display, "standalone");
+  assert.equal(manifest.start_url, "/");
+  assert.ok(manifest.name && manifest.short_name, "a name and a short name");
+  assert.match(manifest.theme_color, /^#[0-9a-f]{6}$/);
+  assert.match(manifest.background_color, /^#[0-9a-f]{6}$/);
+  const sizes = manifest.icons.filter((icon) => icon.type === "image/png").map((icon) => icon.sizes);
+  assert.ok(sizes.includes("192x192") && sizes.includes("512x512"), `icons ${sizes}`);
+  assert.ok(manifest.icons.some((icon) => icon.purpose === "maskable"), "a maskable icon");
+  for (const icon of manifest.icons) {
+    const served = await context.request.get(`${base}${icon.src}`);
+    assert.equal(served.status(), 200, icon.src);
+    assert.equal(served.headers()["content-type"], icon.type, icon.src);
+    const bytes = await served.body();
+    if (icon.type === "image/png") {
+      assert.equal(bytes.subarray(1, 4).toString(), "PNG", icon.src);
+      assert.equal(`${bytes.readUInt32BE(16)}x${bytes.readUInt32BE(20)}`, icon.sizes, icon.src);
+    }
+  }
+  const { installabilityErrors } = await cdp.send("Page.getInstallabilityErrors");
+  const blocking = installabilityErrors.map((e) => e.errorId).filter((id) => id !== "in-incognito");
+  assert.deepEqual(blocking, [], "Chromium would install it");
+
+  // The service worker: its cache holds the offline page, the stylesheet and the icon, nothing
+  // else, and with the server out of reach a page opens as that offline page.
+  await page.goto(`${base}/`);
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  const cached = await page.evaluate(async () => {
+    const paths = [];
+    for (const name of await caches.keys()) {
+      for (const request of await (await caches.open(name)).keys()) paths.push(new URL(request.url).pathname);
+    }
+    return paths.sort();
+  });
+  assert.deepEqual(cached, ["/offline", "/static/app.css", "/static/icon.svg"]);
+  await context.setOffline(true);
+  await page.goto(`${base}/money`);
+  await page.getByTestId("offline").waitFor();
+  assert.ok(!(await page.content()).includes("Ana"), "the offline page shows nobody's data");
+  // A page this small passes fewer of axe's rules than `shot` expects of a page; none fails.
+  await page.screenshot({ path: path.join(shots, "phone-offline.png"), fullPage: true });
+  await page.evaluate(axeSource);
+  const offlineViolations = await page.evaluate(async () =>
+    (await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] })).violations.map((v) => v.id));
+  assert.deepEqual(offlineViolations, [], "the offline page passes axe");
+  await context.setOffline(false);
+  await context.close();
+
+  // Without JavaScript, the menu opens all the same.
+  const plain = await signedIn({ ...phoneOptions, javaScriptEnabled: false });
+  const plainNav = plain.page.locator("#main-nav");
+  for (const href of sections) {
+    await plain.page.getByText("Menu", { exact: true }).click();
+    await plainNav.locator(`a[href="${href}"]`).click();
+    await plain.page.waitForURL(`${base}${href}`);
+  }
+  await plain.context.close();
+}
+
 // Spanish: every page a signed-in member reads, in her language, on a desktop and a phone.
 async function spanish() {
   const pages = JSON.parse(process.env.EXHALE_PAGES);
@@ -451,7 +570,7 @@ async function spanish() {
     assert.equal(await desktop.page.getAttribute("html", "lang"), "es", `${address} is in Spanish`);
     await shot(desktop.page, `es-${name}`);
     await phone.page.goto(`${base}${address}`);
-    const overflow = await phone.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await widerThanPhone(phone.page);
     assert.ok(overflow <= 0, `${address} in Spanish is ${overflow}px wider than a phone`);
     await shot(phone.page, `es-${name}-phone`);
   }
@@ -478,6 +597,8 @@ async function spanish() {
 try {
   if (process.env.EXHALE_FLOW === "spanish") {
     await spanish();
+  } else if (process.env.EXHALE_FLOW === "phone") {
+    await phone();
   } else if (process.env.EXHALE_FLOW === "assistant") {
     await assistant();
   } else if (process.env.EXHALE_FLOW === "live") {

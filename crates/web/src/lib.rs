@@ -165,6 +165,13 @@ pub fn router(
         .route("/static/app.css", get(pages::assets::css))
         .route("/static/app.js", get(pages::assets::js))
         .route("/static/icon.svg", get(pages::assets::icon))
+        .route("/static/icon-180.png", get(pages::assets::icon_180))
+        .route("/static/icon-192.png", get(pages::assets::icon_192))
+        .route("/static/icon-512.png", get(pages::assets::icon_512))
+        .route("/static/icon-maskable-512.png", get(pages::assets::icon_maskable_512))
+        .route("/manifest.webmanifest", get(pages::assets::manifest))
+        .route("/sw.js", get(pages::assets::service_worker))
+        .route("/offline", get(pages::assets::offline))
         // Every route but /import, whose own limit is set on it and wins.
         .layer(axum::extract::DefaultBodyLimit::max(max_request_bytes))
         .layer(axum::middleware::map_response(headers::add))

@@ -38,6 +38,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("reminders.html", include_str!("../templates/reminders.html")),
     ("backups.html", include_str!("../templates/backups.html")),
     ("banks.html", include_str!("../templates/banks.html")),
+    ("offline.html", include_str!("../templates/offline.html")),
     ("settings.html", include_str!("../templates/settings.html")),
     ("invitation.html", include_str!("../templates/invitation.html")),
     ("consent.html", include_str!("../templates/consent.html")),

@@ -7,10 +7,16 @@
 //   on Overview) streams its answer from /assistant/stream, and its cards get Confirm, Discard
 //   and Undo. The model's words are set as text, never as markup; cards and screens come
 //   drawn by the server.
+// - Where the browser offers it, the service worker (`/sw.js`) that shows a page of its own
+//   when the server cannot be reached, so Exhale installed on a phone opens like an app.
 // Its own sentences are the catalogue's, handed over by base.html (#script-words), so this
 // file writes no words of its own.
 "use strict";
 document.documentElement.classList.add("js");
+
+if ("serviceWorker" in navigator) {
+  navigator.serviceWorker.register("/sw.js").catch(() => {});
+}
 
 document.addEventListener("DOMContentLoaded", () => {
   // This script's sentences, in the page's language: base.html writes them from the

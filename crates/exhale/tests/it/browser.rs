@@ -57,6 +57,15 @@ async fn people_set_up_sign_in_create_delete_and_undo_in_a_real_browser() {
 }
 
 #[tokio::test]
+async fn a_phone_reaches_every_section_installs_exhale_and_opens_it_offline() {
+    let w = World::new().await;
+    let server = w.env.serve().await;
+    let _ = std::fs::remove_file(screenshots().join("phone-offline.png"));
+    run_flow(&server, "phone", &[("EXHALE_EMAIL", "ana@a.test")]).await;
+    assert!(screenshots().join("phone-offline.png").exists());
+}
+
+#[tokio::test]
 async fn an_agents_change_through_rest_appears_live_in_the_open_pages() {
     let w = World::new().await;
     let server = w.env.serve().await;

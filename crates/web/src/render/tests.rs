@@ -131,6 +131,7 @@ fn fixture(name: &str) -> Value {
             "configs": [{"client": "Claude Desktop", "file": "claude_desktop_config.json", "text": "{}"}],
         })),
         "export.html" => chrome(json!({"nav": "export"})),
+        "offline.html" => json!({"limits": ops::limits::FORMS}),
         "import.html" => {
             chrome(json!({"nav": "import", "error": "The file is empty.", "max_mb": 5}))
         }

@@ -20,6 +20,8 @@ mod postgres;
 mod postgres_session;
 mod sql;
 mod sqlite;
+#[cfg(test)]
+mod upgrade_tests;
 mod value;
 
 pub mod access;

@@ -328,14 +328,14 @@ fn configure(conn: &Connection) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A database file of the tests' own, in a directory removed afterwards.
-    struct Scratch(PathBuf);
+    pub(crate) struct Scratch(pub(crate) PathBuf);
 
     impl Scratch {
-        fn new(name: &str) -> Self {
+        pub(crate) fn new(name: &str) -> Self {
             let dir =
                 std::env::temp_dir().join(format!("exhale-store-{}-{name}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);

@@ -7,6 +7,7 @@
 
 mod config;
 mod demo;
+mod health;
 mod import;
 mod logging;
 mod pdf_process;
@@ -119,6 +120,9 @@ enum Command {
     },
     /// Check the database file and its references (after a crash or a power cut).
     Check,
+    /// Ask the server running with this configuration whether it is up (its /healthz), as a
+    /// container's health check does: exit 0 when it answers, 1 when it does not.
+    Healthcheck,
     /// Copy the SQLite database in the data directory into an empty PostgreSQL database,
     /// every row and the history, in one transaction, and check the copy (stop `exhale serve`
     /// first).
@@ -254,6 +258,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Command::Config { command: ConfigCommand::Show } = &cli.command {
         println!("{}", toml::to_string(&config)?);
         return Ok(ExitCode::SUCCESS);
+    }
+    if let Command::Healthcheck = &cli.command {
+        return Ok(health::check(config.listen));
     }
     if let Command::Ops { command: OpsCommand::List } = &cli.command {
         for meta in ops::all() {
@@ -532,6 +539,7 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
             demo::create(&app, &email).await?;
         }
         Command::Config { .. }
+        | Command::Healthcheck
         | Command::Ops { .. }
         | Command::ReadPdf
         | Command::Migrate { .. } => {}

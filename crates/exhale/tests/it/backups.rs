@@ -4,7 +4,8 @@
 //! implementation (pyrage, of the rage project) and the other way round, a wrong passphrase
 //! and a damaged file refused with nothing replaced, a half-written backup never counted, a
 //! missing directory shown in Settings while the server serves on, and who may see and
-//! download a backup. Backups are of the SQLite file (PostgreSQL has pg_dump), so these run
+//! download a backup, a full or read-only disk, and a real `kill -9` during a sealed backup.
+//! Backups are of the SQLite file (PostgreSQL has pg_dump), so these run
 //! on SQLite in both passes; a PostgreSQL database with a backup directory is refused.
 
 use std::{
@@ -268,6 +269,23 @@ async fn backups_written_under_load_restore_every_households_data() {
     assert_eq!(export(&from_rage, "ana@a.test"), ana_live);
 }
 
+/// `exhale serve` writing plain backups into `kept` every second, keeping two, and Ana
+/// signed in to it.
+async fn serve_backing_up(dir: &DataDir, kept: &Path) -> (Stopped, String, Visitor) {
+    let mut server = spawn_serve_with(
+        dir,
+        &[
+            ("EXHALE_BACKUP_DIR", kept.to_str().unwrap()),
+            ("EXHALE_BACKUP_EVERY", "1s"),
+            ("EXHALE_BACKUP_KEEP", "2"),
+        ],
+    );
+    let url = listening_url(&mut server);
+    let mut ana = Visitor::at(&url);
+    ana.sign_in("ana@a.test", ANA_PASSWORD).await;
+    (Stopped(server), url, ana)
+}
+
 /// The raw answer to a GET as `visitor`'s session, bytes and all.
 async fn download(
     visitor: &mut Visitor,
@@ -290,45 +308,23 @@ async fn a_missing_directory_is_shown_to_owners_and_only_a_sole_households_owner
     let dir = DataDir::sqlite();
     owner_with_token(&dir, "read");
     let kept: PathBuf = dir.path().join("not-mounted");
-    let mut server = spawn_serve_with(
-        &dir,
-        &[
-            ("EXHALE_BACKUP_DIR", kept.to_str().unwrap()),
-            ("EXHALE_BACKUP_EVERY", "1s"),
-            ("EXHALE_BACKUP_KEEP", "2"),
-        ],
-    );
-    let url = listening_url(&mut server);
-    let _server = Stopped(server);
-    let mut ana = Visitor::at(&url);
-    ana.sign_in("ana@a.test", ANA_PASSWORD).await;
+    let (_server, url, mut ana) = serve_backing_up(&dir, &kept).await;
     assert!(ana.get("/settings").await.body.contains("/settings/backups"));
 
     // The directory is missing: said in Settings, nothing created in its place, and the
     // server serves on.
-    let mut failure = String::new();
-    for _ in 0..1200 {
-        failure = ana.get("/settings/backups").await.body;
-        if failure.contains("backup-failure") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let failure =
+        backups_page(&mut ana, "the missing directory", |page| page.contains("backup-failure"))
+            .await;
     assert!(failure.contains("does not exist"), "{failure}");
     assert!(!kept.exists());
     assert_eq!(ana.get("/subscriptions").await.status, StatusCode::OK);
 
     // Once it is there, the next try writes a backup and the failure goes.
     std::fs::create_dir(&kept).unwrap();
-    let mut page = String::new();
-    for _ in 0..1200 {
-        page = ana.get("/settings/backups").await.body;
-        if page.contains("data-testid=\"backup-file\"") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(page.contains("data-testid=\"backup-file\""), "{page}");
+    let page =
+        backups_page(&mut ana, "a backup", |page| page.contains("data-testid=\"backup-file\""))
+            .await;
     assert!(!page.contains("backup-failure"), "{page}");
     let name = backups(&kept)[0].clone();
     assert!(name.ends_with(".db"), "{name}");
@@ -400,4 +396,148 @@ fn a_postgresql_database_with_a_backup_directory_is_refused_at_start() {
         &[("EXHALE_BACKUP_PASSPHRASE", PASSPHRASE), ("EXHALE_BACKUP_EVERY", "6h")],
     ));
     assert!(!shown.contains(PASSPHRASE) && shown.contains("6h"), "{shown}");
+}
+
+/// A small disk of its own (tmpfs) mounted at a directory while it lives: the test runs as
+/// root, as the suite does.
+struct Disk(PathBuf);
+
+impl Disk {
+    fn mount(at: &Path, size: &str) -> Self {
+        std::fs::create_dir_all(at).unwrap();
+        let mounted = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(at)
+            .status()
+            .unwrap();
+        assert!(mounted.success(), "mount a tmpfs for the backups (the test runs as root)");
+        Self(at.to_owned())
+    }
+
+    fn remount(&self, options: &str) {
+        let done = std::process::Command::new("mount")
+            .args(["-o", &format!("remount,{options}")])
+            .arg(&self.0)
+            .status()
+            .unwrap();
+        assert!(done.success(), "remount {options}");
+    }
+}
+
+impl Drop for Disk {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Fills the disk at `dir` with one file, to the last byte; returns the file.
+fn fill(dir: &Path) -> PathBuf {
+    use std::io::Write as _;
+    let filler = dir.join("filler");
+    let mut file = std::fs::File::create(&filler).unwrap();
+    let mut chunk = vec![0u8; 1 << 20];
+    while !chunk.is_empty() {
+        if file.write_all(&chunk).is_err() {
+            chunk.truncate(chunk.len() / 2);
+        }
+    }
+    filler
+}
+
+/// The backups page as Ana sees it, once `ready` holds of it.
+async fn backups_page(ana: &mut Visitor, what: &str, ready: impl Fn(&str) -> bool) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let page = ana.get("/settings/backups").await.body;
+        if ready(&page) {
+            return page;
+        }
+        assert!(Instant::now() < deadline, "{what} did not show within a minute:\n{page}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_full_or_read_only_disk_keeps_the_earlier_backups_and_the_server_serving() {
+    let dir = DataDir::sqlite();
+    owner_with_token(&dir, "read");
+    let kept = dir.path().join("disk");
+    let disk = Disk::mount(&kept, "32m");
+    let (_server, _, mut ana) = serve_backing_up(&dir, &kept).await;
+    let first = until("a first backup", || backups(&kept).into_iter().next()).await;
+
+    // Full: the next copy fails, its half is removed, the earlier ones stay.
+    let filler = fill(&kept);
+    let page =
+        backups_page(&mut ana, "the full disk", |page| page.contains("backup-failure")).await;
+    assert!(page.contains("full") || page.contains("No space left"), "{page}");
+    let partials = || {
+        std::fs::read_dir(&kept)
+            .unwrap()
+            .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains(".partial"))
+            .count()
+    };
+    assert_eq!(partials(), 0, "a half-written backup was left on the full disk");
+    let names = backups(&kept);
+    assert!(!names.is_empty() && names.len() <= 2, "{names:?}");
+    assert_eq!(ana.get("/subscriptions").await.status, StatusCode::OK);
+
+    // Room again: the next try writes one, and the failure goes.
+    std::fs::remove_file(&filler).unwrap();
+    backups_page(&mut ana, "a backup after the disk was freed", |page| {
+        !page.contains("backup-failure")
+    })
+    .await;
+    assert!(backups(&kept).iter().any(|name| *name > first), "{:?}", backups(&kept));
+
+    // Read-only: the same, and nothing is removed from it.
+    disk.remount("ro");
+    let before = backups(&kept);
+    let page =
+        backups_page(&mut ana, "the read-only disk", |page| page.contains("backup-failure")).await;
+    assert!(page.contains("Read-only file system"), "{page}");
+    assert_eq!(backups(&kept), before);
+    disk.remount("rw");
+}
+
+#[tokio::test]
+async fn a_backup_cut_short_by_kill_9_is_never_counted_and_goes_at_the_next_run() {
+    let dir = DataDir::sqlite();
+    owner_with_token(&dir, "read");
+    let kept = dir.path().join("backups");
+    std::fs::create_dir(&kept).unwrap();
+    let env = [
+        ("EXHALE_BACKUP_DIR", kept.to_str().unwrap()),
+        ("EXHALE_BACKUP_EVERY", "1s"),
+        ("EXHALE_BACKUP_KEEP", "3"),
+        ("EXHALE_BACKUP_PASSPHRASE", PASSPHRASE),
+    ];
+    let partial = || {
+        std::fs::read_dir(&kept)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .find(|name| name.ends_with(".partial"))
+    };
+    // Killed while a sealed backup is being written (it takes its passphrase's second).
+    let mut server = spawn_serve_with(&dir, &env);
+    listening_url(&mut server);
+    until("a first backup", || backups(&kept).into_iter().next()).await;
+    let cut = until("a backup being written", partial).await;
+    server.kill().unwrap();
+    server.wait().unwrap();
+    // Whatever the kill left, every file counted as a backup restores whole.
+    for name in backups(&kept) {
+        let restored = DataDir::sqlite();
+        let path = kept.join(&name);
+        stdout(&restore(&restored, &path, &[], "", &[("EXHALE_BACKUP_PASSPHRASE", PASSPHRASE)]));
+    }
+    // The next run removes what was cut short.
+    let server = spawn_serve_with(&dir, &env);
+    let _server = Stopped(server);
+    let first_after = backups(&kept).last().cloned().unwrap_or_default();
+    until("a backup after the restart", || {
+        backups(&kept).last().filter(|name| **name > first_after).map(|_| ())
+    })
+    .await;
+    assert!(!kept.join(&cut).exists(), "{cut} is still there");
 }

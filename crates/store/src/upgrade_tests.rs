@@ -2,12 +2,13 @@
 //! Exhale, still holds each row it held, with every value of every column that is still
 //! there.
 //!
-//! The kept fixtures (`crates/store/fixtures/schema-N.db.gz`, written by
-//! `scripts/keep-upgrade-fixture` with the Exhale of version N) are real databases: each is
-//! migrated as it is. For the versions before the first kept one, a database is made at that
-//! version (its migrations, never edited once landed, make exactly its schema) and filled
-//! with the newest fixture's rows, as far as that version's tables and columns hold them, then
-//! migrated the same way. The newest fixture must be of the current version, so that each
+//! The kept fixtures (`crates/store/fixtures/schema-N.db.gz`, see the README there) are real
+//! databases, each written by the Exhale of its version: each is migrated as it is. For the
+//! versions with none kept (older than this repository's history, or with no commit that
+//! builds), a database is
+//! made at that version (its migrations, never edited once landed, make exactly its schema)
+//! and filled with the newest fixture's rows, as far as that version's tables and columns hold
+//! them, then migrated the same way. The newest fixture must be of the current version, so that each
 //! new migration is tested against a real database of the version before it.
 
 use std::{
@@ -280,12 +281,11 @@ fn every_earlier_schema_migrates_with_every_row_intact() {
         let path = scratch.0.join(format!("kept-{version}.db"));
         unpack(fixture, &path);
         let compared = migrate_and_check(*version, &path);
-        assert!(compared > 1_000, "schema {version}: only {compared} rows");
+        assert!(compared > 300, "schema {version}: only {compared} rows");
     }
 
-    // Every version before them, filled from the newest.
-    let first_kept = kept[0].0;
-    for version in 1..first_kept {
+    // Every version with none kept, filled from the newest.
+    for version in (1..current).filter(|v| !kept.iter().any(|(k, _)| k == v)) {
         let path = scratch.0.join(format!("made-{version}.db"));
         let filled = made_at(version, &source, &path);
         assert!(filled > 0, "schema {version}: nothing to migrate");

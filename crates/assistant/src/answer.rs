@@ -25,7 +25,7 @@ use tracing::Instrument;
 use crate::{
     Assistant, cards,
     llm::{Event, Message, Part, Request, Role, StopReason, cost},
-    prompt, screens, tools,
+    prompt, repair, screens, tools,
 };
 
 /// Keys a model may add to a write's arguments to skip the person; always taken out.
@@ -74,6 +74,9 @@ fn fitted(mut output: Value) -> String {
 struct Made<'a> {
     cards: &'a mut Vec<Card>,
     screens: &'a mut Vec<Screen>,
+    /// What a name the model passed matched, when it matched several: the person is asked
+    /// which they mean, and the model does not guess.
+    several: &'a mut Option<String>,
     /// The language the person reads their cards in (the model reads English).
     reader: ops::Language,
 }
@@ -191,6 +194,13 @@ impl Assistant {
         let mut shown: Vec<Screen> = Vec::new();
         let mut text = String::new();
         let mut notice = None;
+        // What the loop mended of the model's turns (`repair.rs`), and the last tool results,
+        // restated when the model answers nothing from them.
+        let mut repairs = 0u32;
+        let mut asked_again = false;
+        let mut last_results: Vec<String> = Vec::new();
+        let mut several = None;
+        let mut asked_which = false;
         for round in 0..limits::CALLS {
             if round > 0 {
                 said(Said::Restart);
@@ -256,17 +266,62 @@ impl Assistant {
                 }
                 _ => {}
             }
-            let calls: Vec<(String, String, Value)> = completion
+            let mut calls: Vec<(String, String, Value)> = completion
                 .message
                 .tool_calls()
                 .map(|(id, name, arguments)| (id.to_owned(), name.to_owned(), arguments.clone()))
                 .collect();
-            if calls.is_empty() {
-                break;
-            }
             // Within one question the model's turn goes back exactly as it came, reasoning
             // included; between questions only text is kept.
-            messages.push(completion.message.clone());
+            let mut turn = completion.message.clone();
+            if calls.is_empty() {
+                let names: Vec<&str> = definitions.iter().map(|tool| tool.name.as_str()).collect();
+                let written = repair::calls_in_text(&text, &names);
+                if !written.is_empty() {
+                    // A call written as text is the call; it goes back as one, so its result
+                    // answers it, and the text, which was for no person, is not shown.
+                    repairs += 1;
+                    calls = written
+                        .into_iter()
+                        .enumerate()
+                        .map(|(index, (name, arguments))| {
+                            (format!("text_{round}_{index}"), name, arguments)
+                        })
+                        .collect();
+                    turn = Message {
+                        role: Role::Assistant,
+                        parts: calls
+                            .iter()
+                            .map(|(id, name, arguments)| Part::ToolCall {
+                                id: id.clone(),
+                                name: name.clone(),
+                                arguments: arguments.clone(),
+                            })
+                            .collect(),
+                    };
+                    text.clear();
+                }
+            }
+            if calls.is_empty() {
+                if !last_results.is_empty() && repair::says_nothing(&text) {
+                    if !asked_again && round + 1 < limits::CALLS {
+                        // Asked once more, with the results restated after them; the turn
+                        // that said nothing is not kept.
+                        asked_again = true;
+                        repairs += 1;
+                        if let Some(results) = messages.last_mut() {
+                            results.parts.push(Part::Text(repair::ask_again(&last_results)));
+                        }
+                        continue;
+                    }
+                    text.clear();
+                    notice = Some(Text::new(
+                        "The model read what it needed but gave no answer. Ask again, perhaps in other words.",
+                    ));
+                }
+                break;
+            }
+            messages.push(turn);
             let mut results = Vec::new();
             for (index, (id, name, arguments)) in calls.into_iter().enumerate() {
                 let result = if index >= CALLS_PER_ROUND {
@@ -281,15 +336,37 @@ impl Assistant {
                         gen_ai.operation.name = "execute_tool",
                         gen_ai.tool.name = name.as_str(),
                     );
-                    let made =
-                        Made { cards: &mut cards, screens: &mut shown, reader: caller.language };
+                    let made = Made {
+                        cards: &mut cards,
+                        screens: &mut shown,
+                        several: &mut several,
+                        reader: caller.language,
+                    };
                     self.run_tool(&assistant, &id, &name, arguments, &text, made)
                         .instrument(span)
                         .await
                 };
                 results.push(result);
             }
+            last_results = results
+                .iter()
+                .filter_map(|part| match part {
+                    Part::ToolResult { content, .. } => Some(content.clone()),
+                    _ => None,
+                })
+                .collect();
             messages.push(Message { role: Role::User, parts: results });
+            if let Some(candidates) = several.take() {
+                // A question to the person, in their language, never a guess: the model is
+                // not asked again.
+                text.clear();
+                asked_which = true;
+                notice = Some(
+                    Text::new("Which one do you mean: {candidates}?")
+                        .with("candidates", candidates),
+                );
+                break;
+            }
             if round + 1 == limits::CALLS {
                 notice = Some(
                     Text::new("I stopped after {calls} model calls for one message. Ask again for what is left.")
@@ -304,6 +381,7 @@ impl Assistant {
             input_tokens = spent.input,
             output_tokens = spent.output,
             cards = cards.len(),
+            repairs,
             "assistant answered"
         );
         if spent.calls > 0 {
@@ -318,7 +396,13 @@ impl Assistant {
             };
             self.store.record_usage(caller, usage).await?;
         }
-        let turn = Turn { question: question.to_owned(), answer: text.clone() };
+        // A question Exhale asked stands as the answer in the conversation, so the person's
+        // reply ("the first one") reads against it.
+        let answered = match (&notice, asked_which) {
+            (Some(asked), true) => asked.render(),
+            _ => text.clone(),
+        };
+        let turn = Turn { question: question.to_owned(), answer: answered };
         self.store.remember(caller, turn, &cards).await?;
         Ok(Answer { text, cards, screens: shown, notice })
     }
@@ -333,7 +417,7 @@ impl Assistant {
         said: &str,
         made: Made<'_>,
     ) -> Part {
-        let Made { cards, screens: shown, reader } = made;
+        let Made { cards, screens: shown, several, reader } = made;
         if name == screens::NAME {
             if shown.len() >= limits::SCREENS {
                 let line = format!("Not shown: at most {} screens per answer.", limits::SCREENS);
@@ -383,7 +467,10 @@ impl Assistant {
                 .await
             {
                 Ok(output) => tool_result(id, fitted(output), false),
-                Err(err) => tool_result(id, refused(&err), true),
+                Err(err) => {
+                    *several = ops::resolve::several_match(&err);
+                    tool_result(id, refused(&err), true)
+                }
             };
         }
         for key in SKIPPING_KEYS {
@@ -415,6 +502,11 @@ impl Assistant {
                     "applied": false,
                     "note": message.render(),
                 });
+                // Said first, in words a small model repeats rather than "has been added".
+                let reply = format!(
+                    "Not done yet: waiting for the person to confirm. Tell them to tap Confirm on the card to {}; never say it is done.\n{reply}",
+                    lowercase_first(meta.info.summary)
+                );
                 // The card is the person's: its lines from the same dry run, said in their
                 // language, where the model above reads English.
                 let theirs = assistant.clone().reading(reader);
@@ -428,9 +520,12 @@ impl Assistant {
                 };
                 let card = cards::card(meta.info, confirmation_id, expires_at, &preview, said);
                 cards.push(card);
-                tool_result(id, reply.to_string(), false)
+                tool_result(id, reply, false)
             }
-            Err(err) => tool_result(id, refused(&err), true),
+            Err(err) => {
+                *several = ops::resolve::several_match(&err);
+                tool_result(id, refused(&err), true)
+            }
             Ok(_) => {
                 tracing::error!(op = name, "a write of the assistant applied without a card");
                 tool_result(id, "internal: this change could not be prepared.".into(), true)
@@ -547,4 +642,10 @@ impl Ask for Assistant {
     ) -> BoxFuture<'a, Result<Vec<String>, OpError>> {
         Box::pin(self.tidy(caller, merchants))
     }
+}
+
+/// `summary` with its first letter in lower case, to follow "to".
+fn lowercase_first(summary: &str) -> String {
+    let mut letters = summary.chars();
+    letters.next().map_or_else(String::new, |first| first.to_lowercase().chain(letters).collect())
 }

@@ -23,6 +23,7 @@ mod cards;
 mod documents;
 pub mod llm;
 mod prompt;
+mod repair;
 mod screens;
 pub mod scripted;
 mod tools;

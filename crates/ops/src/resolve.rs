@@ -174,14 +174,7 @@ fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
         None => match pick(&names, |(_, name)| name, given) {
             Pick::One(found) => found.clone(),
             Pick::Several(found) => {
-                return Err(refuse(OpError::invalid(
-                    "",
-                    Text::new("\"{given}\" matches {count} {noun}s: {candidates}. Pass the id of the one you mean.")
-                        .with("given", shorten(given))
-                        .with("count", found.len())
-                        .with("noun", noun.singular)
-                        .with("candidates", listed(&found)),
-                )));
+                return Err(refuse(OpError::invalid("", several(given, &found, noun.singular))));
             }
             Pick::None { closest } if closest.is_empty() => {
                 return Err(refuse(OpError::not_found(
@@ -227,6 +220,26 @@ impl Scope {
 }
 
 /// "Netflix (id 3), Netflix Kids (id 9)", at most ten.
+/// How a name that matches several things is refused: one sentence, so the assistant tells
+/// it from other refusals and asks the person which they mean ([`several_match`]).
+fn several(given: &str, found: &[&(i64, String)], noun: &str) -> Text {
+    Text::new("\"{given}\" matches {count} {noun}s: {candidates}. Pass the id of the one you mean.")
+        .with("given", shorten(given))
+        .with("count", found.len())
+        .with("noun", noun)
+        .with("candidates", listed(found))
+}
+
+/// The things a name matched, as the refusal lists them, when `err` refuses a name because it
+/// matched several.
+pub fn several_match(err: &OpError) -> Option<String> {
+    let text = err.text();
+    if text.key != several("", &[], "").key {
+        return None;
+    }
+    text.arg("candidates").map(str::to_owned)
+}
+
 fn listed(found: &[&(i64, String)]) -> String {
     let mut out: Vec<String> =
         found.iter().take(10).map(|(id, name)| format!("{name} (id {id})")).collect();

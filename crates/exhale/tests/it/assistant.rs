@@ -224,6 +224,105 @@ async fn a_write_becomes_a_card_that_the_person_confirms_and_then_undoes() {
 }
 
 #[tokio::test]
+async fn a_tool_call_written_as_text_is_taken_as_the_call_and_its_change_waits_for_the_person() {
+    let s = setup(vec![
+        // As a small model writes them: a fenced block, then tags around a write.
+        Step::say("```json\n{\"name\": \"list_subscriptions\", \"arguments\": {}}\n```"),
+        Step::say(
+            r#"<tools>{"name": "pause_subscription", "arguments": {"id": "Netflix"}}</tools>"#,
+        ),
+        Step::say("Tap Confirm to pause Netflix."),
+    ])
+    .await;
+    let (answer, said) = s.ask(&s.w.ana, "pause netflix").await.unwrap();
+    assert_eq!(answer.text, "Tap Confirm to pause Netflix.");
+    let [card] = answer.cards.as_slice() else { panic!("one card: {answer:?}") };
+    assert_eq!(card.op, "pause_subscription");
+    assert_eq!(card.status, ProposalStatus::Pending);
+    assert_eq!(card.said, None, "the call's text was for no person");
+    // Each text call went back to the model as a call, with its result answering it.
+    let requests = s.model.requests();
+    let called: Vec<String> = requests[2]
+        .messages
+        .iter()
+        .flat_map(|message| &message.parts)
+        .filter_map(|part| match part {
+            Part::ToolCall { name, .. } => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(called, ["list_subscriptions", "pause_subscription"]);
+    let results = tool_results(&requests[2]);
+    assert!(!results[0].1 && results[0].0.contains("Netflix"), "{results:?}");
+    assert!(
+        results[1].0.starts_with("Not done yet: waiting for the person to confirm."),
+        "{results:?}"
+    );
+    assert!(results[1].0.contains("\"applied\":false"), "{results:?}");
+    // What streamed of the calls was taken back before the answer.
+    assert!(
+        matches!(said.last(), Some(Said::Delta { text }) if text == "Tap Confirm to pause Netflix.")
+    );
+    assert!(said.iter().any(|piece| matches!(piece, Said::Restart)));
+    assert_eq!(s.subscription(&s.w.ana, s.w.netflix).await["status"], "active");
+}
+
+#[tokio::test]
+async fn an_answer_that_echoes_the_template_is_asked_for_once_more_with_the_results() {
+    let echo = "The tool results above answer my question; reply to me in plain text now.";
+    let s = setup(vec![
+        Step::call("list_subscriptions", json!({})),
+        Step::say(echo),
+        Step::say("You share Netflix and Spotify."),
+    ])
+    .await;
+    let (answer, _) = s.ask(&s.w.ana, "what do we pay for").await.unwrap();
+    assert_eq!(answer.text, "You share Netflix and Spotify.");
+    assert!(answer.notice.is_none());
+    let again = s.model.requests()[2].messages.last().unwrap().clone();
+    let Some(Part::Text(asked)) = again.parts.last() else { panic!("{again:?}") };
+    assert!(asked.starts_with("You have not answered me yet."), "{asked}");
+    assert!(asked.contains("Netflix"), "the results restated: {asked}");
+
+    // Once only: a second echo is no answer, and the person is told so.
+    s.model.then(vec![Step::call("list_subscriptions", json!({})), Step::say(""), Step::say(echo)]);
+    let (answer, _) = s.ask(&s.w.ana, "and now?").await.unwrap();
+    assert_eq!(answer.text, "");
+    assert!(answer.notice.unwrap().render().contains("gave no answer"));
+}
+
+#[tokio::test]
+async fn a_name_that_matches_several_is_a_question_to_the_person_never_a_guess() {
+    let s = setup(vec![
+        Step::call("pause_subscription", json!({"id": "netf"})),
+        Step::say("I paused Netflix Kids."),
+    ])
+    .await;
+    let kids = s
+        .w
+        .env
+        .call(
+            &s.w.ana,
+            "create_subscription",
+            json!({"name": "Netflix Kids", "amount": "5.99", "cycle": "monthly", "next_charge_on": "2026-12-20"}),
+        )
+        .await
+        .unwrap();
+    let (answer, _) = s.ask(&s.w.ana, "pause netf").await.unwrap();
+    assert!(answer.cards.is_empty() && answer.text.is_empty(), "{answer:?}");
+    let asked = answer.notice.unwrap().render();
+    assert!(
+        asked.starts_with("Which one do you mean: ") && asked.contains("Netflix Kids"),
+        "{asked}"
+    );
+    assert_eq!(s.model.requests().len(), 1, "the model was not asked to pick");
+    assert_eq!(s.subscription(&s.w.ana, kids["id"].as_i64().unwrap()).await["status"], "active");
+    // The question stands in the conversation, so "the first one" reads against it.
+    let conversation = s.assistant.conversation(&s.w.ana).await.unwrap();
+    assert_eq!(conversation.turns[0].answer, asked);
+}
+
+#[tokio::test]
 async fn a_discarded_proposal_never_applies_and_the_model_hears_of_it() {
     let s = setup(vec![
         Step::call("delete_subscription", json!({"id": "Spotify"})),

@@ -1,0 +1,140 @@
+//! What the loop repairs in a small model's turn: a tool call written as text instead of
+//! called is taken as the call, and an answer that says nothing after the tools answered
+//! (empty, or a chat template's own instruction echoed back) is asked for once more with the
+//! results restated. Exhale cannot make a small model clever; it can stop its slips from
+//! reaching the person.
+
+use serde_json::Value;
+
+/// Instructions chat templates append after a tool's result, which small models repeat as
+/// their answer: the one `docs/guides/llama-server/qwen2.5-fenced-tools.jinja` adds, lower
+/// case, without its punctuation.
+const TEMPLATE_HINTS: &[&str] = &[
+    "the tool results above answer my question reply to me in plain text now",
+    "reply to me in plain text now",
+];
+
+/// The tool calls `text` holds instead of calls: JSON objects naming one of `names` with their
+/// arguments (`{"name": …, "arguments": {…}}`, or `parameters`, or OpenAI's `{"function":
+/// {…}}`), bare, in a fenced block or inside tags such as `<tool_call>` or `<tools>`. Any
+/// other object is text. The arguments may be a JSON string of an object, as some models
+/// write them.
+pub(crate) fn calls_in_text(text: &str, names: &[&str]) -> Vec<(String, Value)> {
+    let mut calls = Vec::new();
+    let mut from = 0;
+    while let Some(start) = text[from..].find('{').map(|at| from + at) {
+        let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
+        match values.next() {
+            Some(Ok(value)) => {
+                if let Some(call) = as_call(&value, names) {
+                    calls.push(call);
+                }
+                from = start + values.byte_offset().max(1);
+            }
+            _ => from = start + 1,
+        }
+    }
+    calls
+}
+
+/// `value` as a call of one of `names`, if it is one.
+fn as_call(value: &Value, names: &[&str]) -> Option<(String, Value)> {
+    let object = value.get("function").filter(|f| f.is_object()).unwrap_or(value);
+    let name = object.get("name")?.as_str()?;
+    if !names.contains(&name) {
+        return None;
+    }
+    let arguments = ["arguments", "parameters", "args"]
+        .iter()
+        .find_map(|key| object.get(*key))
+        .cloned()
+        .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
+    let arguments = match arguments {
+        Value::String(written) => serde_json::from_str(&written).ok()?,
+        other => other,
+    };
+    arguments.is_object().then(|| (name.to_owned(), arguments))
+}
+
+/// Whether `text` tells the person nothing: empty, or only a template's instruction echoed.
+pub(crate) fn says_nothing(text: &str) -> bool {
+    let words: String = text
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { ' ' })
+        .collect::<String>()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let left = TEMPLATE_HINTS.iter().fold(words, |left, hint| left.replace(hint, ""));
+    left.trim().is_empty()
+}
+
+/// The message that asks once more for an answer, with what the tools said restated.
+pub(crate) fn ask_again(results: &[String]) -> String {
+    let mut message = String::from("You have not answered me yet. This is what the tools said:\n");
+    for result in results {
+        message.push_str("- ");
+        message.push_str(result);
+        message.push('\n');
+    }
+    message.push_str(
+        "Answer my question from it now, in one or two plain sentences. Do not repeat these instructions.",
+    );
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const NAMES: &[&str] = &["pause_subscription", "list_subscriptions"];
+
+    #[test]
+    fn a_call_written_as_text_is_read_in_every_wrapping_small_models_use() {
+        let pause = ("pause_subscription".to_owned(), json!({"id": "Disney+"}));
+        for text in [
+            r#"{"name": "pause_subscription", "arguments": {"id": "Disney+"}}"#,
+            "```json\n{\"name\": \"pause_subscription\", \"arguments\": {\"id\": \"Disney+\"}}\n```",
+            r#"<tools>{"name": "pause_subscription", "arguments": {"id": "Disney+"}}</tools>"#,
+            r#"<tool_call>{"name": "pause_subscription", "parameters": {"id": "Disney+"}}</tool_call>"#,
+            r#"Sure. {"function": {"name": "pause_subscription", "arguments": "{\"id\": \"Disney+\"}"}}"#,
+        ] {
+            assert_eq!(calls_in_text(text, NAMES), vec![pause.clone()], "{text}");
+        }
+        let two = r#"{"name": "list_subscriptions", "arguments": {}} then {"name": "pause_subscription", "arguments": {"id": "Disney+"}}"#;
+        assert_eq!(calls_in_text(two, NAMES).len(), 2);
+    }
+
+    #[test]
+    fn other_objects_and_unknown_tools_stay_text() {
+        for text in [
+            "You pay €12.99 a month for Netflix.",
+            r#"{"name": "delete_everything", "arguments": {}}"#,
+            r#"{"name": "Netflix", "amount": "12.99"}"#,
+            r#"{"name": "pause_subscription", "arguments": ["Disney+"]}"#,
+            "{ not json at all",
+        ] {
+            assert_eq!(calls_in_text(text, NAMES), vec![], "{text}");
+        }
+    }
+
+    #[test]
+    fn an_echoed_hint_or_nothing_says_nothing_and_an_answer_says_something() {
+        for text in [
+            "",
+            "  \n",
+            "The tool results above answer my question; reply to me in plain text now.",
+            "Reply to me in plain text now!",
+        ] {
+            assert!(says_nothing(text), "{text:?}");
+        }
+        for text in
+            ["You have 2 subscriptions.", "No.", "Reply to me in plain text now: 3 of them."]
+        {
+            assert!(!says_nothing(text), "{text:?}");
+        }
+    }
+}

@@ -248,7 +248,7 @@ CREATE TABLE assistant_usage (
     input_tokens INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
     cost_micro_usd INTEGER
-);
+, repairs INTEGER NOT NULL DEFAULT 0 CHECK (repairs >= 0));
 CREATE TABLE audit (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     household_id INTEGER NOT NULL REFERENCES households(id) ON DELETE CASCADE,

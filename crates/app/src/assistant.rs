@@ -257,6 +257,7 @@ impl AssistantStore for App {
                 input_tokens: count(usage.input_tokens),
                 output_tokens: count(usage.output_tokens),
                 cost_micro_usd: usage.cost_micro_usd.map(count),
+                repairs: i64::from(usage.repairs),
             };
             let kept_since = timestamp_text(kept_since);
             let store = self.store.clone();

@@ -393,6 +393,7 @@ impl Assistant {
                 input_tokens: spent.input,
                 output_tokens: spent.output,
                 cost_micro_usd: spent.cost(),
+                repairs,
             };
             self.store.record_usage(caller, usage).await?;
         }

@@ -273,6 +273,7 @@ impl Assistant {
             input_tokens: input,
             output_tokens: output,
             cost_micro_usd: spent.cost(),
+            repairs: 0,
         };
         self.store.record_usage(caller, usage).await
     }

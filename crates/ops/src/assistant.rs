@@ -379,6 +379,8 @@ pub struct Usage {
     pub output_tokens: u64,
     /// Millionths of a US dollar; `None` when the model has no price.
     pub cost_micro_usd: Option<u64>,
+    /// The model's slips the loop mended (a call written as text, an answer asked for again).
+    pub repairs: u32,
 }
 
 domain::named_enum! {
@@ -712,6 +714,9 @@ pub struct UsageEntry {
     /// Estimated, in US dollars; absent when the model has no price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost_usd: Option<String>,
+    /// The model's slips the assistant's loop mended: a tool call written as text, an answer
+    /// asked for again.
+    pub repairs: u32,
 }
 
 /// How many uses `list_assistant_usage` returns, newest first.

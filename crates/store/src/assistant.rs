@@ -148,13 +148,15 @@ pub struct UsageRow {
     pub input_tokens: i64,
     pub output_tokens: i64,
     pub cost_micro_usd: Option<i64>,
+    /// The slips of the model the assistant's loop mended.
+    pub repairs: i64,
 }
 
 /// Records a use and removes the household's uses older than `kept_since`.
 pub fn insert_usage(db: &Db<'_>, row: &UsageRow, kept_since: &str) -> Result<()> {
     db.execute(
-        "INSERT INTO assistant_usage (household_id, member_id, at, via, purpose, provider, model, calls, input_tokens, output_tokens, cost_micro_usd)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO assistant_usage (household_id, member_id, at, via, purpose, provider, model, calls, input_tokens, output_tokens, cost_micro_usd, repairs)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             row.household_id,
             row.member_id,
@@ -166,7 +168,8 @@ pub fn insert_usage(db: &Db<'_>, row: &UsageRow, kept_since: &str) -> Result<()>
             row.calls,
             row.input_tokens,
             row.output_tokens,
-            row.cost_micro_usd
+            row.cost_micro_usd,
+            row.repairs
         ],
     )?;
     db.execute(
@@ -185,7 +188,7 @@ pub fn usage(
     limit: u32,
 ) -> Result<Vec<UsageRow>> {
     let rows = db.query_map(
-        "SELECT household_id, member_id, at, via, purpose, provider, model, calls, input_tokens, output_tokens, cost_micro_usd
+        "SELECT household_id, member_id, at, via, purpose, provider, model, calls, input_tokens, output_tokens, cost_micro_usd, repairs
          FROM assistant_usage WHERE household_id = ?1 AND (?2 IS NULL OR member_id = ?2) AND at >= ?3
          ORDER BY at DESC, id DESC LIMIT ?4",
         params![household_id, member_id, since, limit],
@@ -202,6 +205,7 @@ pub fn usage(
                 input_tokens: row.get(8)?,
                 output_tokens: row.get(9)?,
                 cost_micro_usd: row.get(10)?,
+                repairs: row.get(11)?,
             })
         },
     )?;

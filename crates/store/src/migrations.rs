@@ -69,6 +69,7 @@ pub(crate) const MIGRATIONS: &[(&str, &str)] = &[
     ("0029_recurring_proposals", include_str!("../migrations/sqlite/0029_recurring_proposals.sql")),
     ("0030_bank_consents", include_str!("../migrations/sqlite/0030_bank_consents.sql")),
     ("0031_bank_reminders", include_str!("../migrations/sqlite/0031_bank_reminders.sql")),
+    ("0032_assistant_repairs", include_str!("../migrations/sqlite/0032_assistant_repairs.sql")),
 ];
 
 /// PostgreSQL's migrations, in order; each name is also one of [`MIGRATIONS`].
@@ -111,6 +112,7 @@ const POSTGRES: &[(&str, &str)] = &[
     ),
     ("0030_bank_consents", include_str!("../migrations/postgres/0030_bank_consents.sql")),
     ("0031_bank_reminders", include_str!("../migrations/postgres/0031_bank_reminders.sql")),
+    ("0032_assistant_repairs", include_str!("../migrations/postgres/0032_assistant_repairs.sql")),
 ];
 
 /// A name for the PostgreSQL schema the migrations make, different whenever they change (a

@@ -207,6 +207,7 @@ pub(crate) fn list_assistant_usage(ctx: &mut Ctx<'_>, _: Empty) -> Result<Assist
                 input_tokens: count(used.input_tokens),
                 output_tokens: count(used.output_tokens),
                 cost_usd: used.cost_micro_usd.map(|micros| ops::assistant::dollars(count(micros))),
+                repairs: u32::try_from(used.repairs).unwrap_or(0),
             })
         })
         .collect::<Result<_, OpError>>()?;

@@ -265,6 +265,8 @@ async fn a_tool_call_written_as_text_is_taken_as_the_call_and_its_change_waits_f
     );
     assert!(said.iter().any(|piece| matches!(piece, Said::Restart)));
     assert_eq!(s.subscription(&s.w.ana, s.w.netflix).await["status"], "active");
+    let usage = s.w.env.call(&s.w.ana, "list_assistant_usage", json!({})).await.unwrap();
+    assert_eq!(usage["items"][0]["repairs"], 2, "two calls written as text: {usage}");
 }
 
 #[tokio::test]
@@ -279,6 +281,9 @@ async fn an_answer_that_echoes_the_template_is_asked_for_once_more_with_the_resu
     let (answer, _) = s.ask(&s.w.ana, "what do we pay for").await.unwrap();
     assert_eq!(answer.text, "You share Netflix and Spotify.");
     assert!(answer.notice.is_none());
+    // The usage record counts what was mended: the answer asked for again.
+    let usage = s.w.env.call(&s.w.ana, "list_assistant_usage", json!({})).await.unwrap();
+    assert_eq!(usage["items"][0]["repairs"], 1, "{usage}");
     let again = s.model.requests()[2].messages.last().unwrap().clone();
     let Some(Part::Text(asked)) = again.parts.last() else { panic!("{again:?}") };
     assert!(asked.starts_with("You have not answered me yet."), "{asked}");

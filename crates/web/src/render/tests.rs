@@ -106,7 +106,7 @@ fn fixture(name: &str) -> Value {
             "nav": "activity", "actor": "", "activity": {"items": [entry], "total": 1, "next_cursor": "o50"},
             "usage": [
                 {"at": "2026-11-29T10:00:00Z", "member": {"id": 1, "name": "Ana"}, "via": "assistant", "purpose": "question",
-                 "provider": "ollama", "model": "qwen2.5:7b", "calls": 2, "input_tokens": 2000, "output_tokens": 100, "cost_usd": "0.003"},
+                 "provider": "ollama", "model": "qwen2.5:7b", "calls": 2, "input_tokens": 2000, "output_tokens": 100, "cost_usd": "0.003", "repairs": 1},
                 {"at": "2026-11-29T11:00:00Z", "via": "assistant", "purpose": "question",
                  "provider": "ollama", "model": "qwen2.5:7b", "calls": 1, "input_tokens": 900, "output_tokens": 30},
             ],

@@ -94,6 +94,10 @@ pub struct Upcoming {
     pub items: Vec<ProjectedCharge>,
     /// The sum per currency.
     pub totals: Vec<Amount>,
+    /// When nothing falls in the window: what was read, and how to read further (the
+    /// subscription's next charge, when one was asked about).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 pub struct ListUpcomingCharges;

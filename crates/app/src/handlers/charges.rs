@@ -36,16 +36,48 @@ pub(crate) fn upcoming(ctx: &mut Ctx<'_>, input: ListUpcomingInput) -> Result<Up
         ));
     }
     let subscription_id = input.subscription_id.map(SubscriptionId::get);
-    if let Some(id) = subscription_id {
-        store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-            .or_not_found(|| views::not_found_subscription(id))?;
-    }
+    let asked = match subscription_id {
+        Some(id) => Some(
+            store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
+                .or_not_found(|| views::not_found_subscription(id))?,
+        ),
+        None => None,
+    };
     let from = ctx.today;
     let to = from
         .checked_add(jiff::Span::new().days(i64::from(days) - 1))
         .map_err(|_| OpError::Internal)?;
     let items = views::project(ctx, from, to, subscription_id)?;
-    Ok(Upcoming { from: from.into(), to: to.into(), totals: views::totals(&items), items })
+    let note = items.is_empty().then(|| empty_window(from, to, asked.as_ref()));
+    Ok(Upcoming { from: from.into(), to: to.into(), totals: views::totals(&items), items, note })
+}
+
+/// What an empty window says to whoever asked (a model, mostly, which otherwise answers with
+/// the window's own dates): what was read, and how to read further.
+fn empty_window(
+    from: jiff::civil::Date,
+    to: jiff::civil::Date,
+    asked: Option<&store::subscriptions::SubscriptionRow>,
+) -> String {
+    let read = format!("Nothing falls due from {from} to {to}.");
+    let Some(row) = asked else {
+        return format!(
+            "{read} Pass days (up to {}) to look further ahead.",
+            ops::limits::UPCOMING_DAYS
+        );
+    };
+    match views::next_charge(row, from) {
+        Some(next) => {
+            let days = i64::from((next.date - from).get_days()) + 1;
+            let how = if days <= i64::from(ops::limits::UPCOMING_DAYS) {
+                format!("pass days {days} to list it")
+            } else {
+                "get_subscription shows it".to_owned()
+            };
+            format!("{read} The next charge of {} is on {}: {how}.", row.name, next.date)
+        }
+        None => format!("{read} {} has no next charge: it is {}.", row.name, row.status.as_str()),
+    }
 }
 
 pub(crate) fn get(ctx: &mut Ctx<'_>, input: ops::common::IdInput) -> Result<Charge, OpError> {

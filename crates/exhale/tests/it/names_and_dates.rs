@@ -607,3 +607,30 @@ async fn many_calls_at_once_that_name_things_do_not_wait_for_each_others_connect
         assert_eq!(found["name"], "Netflix");
     }
 }
+
+#[tokio::test]
+async fn an_empty_window_of_upcoming_charges_says_what_it_read_and_how_to_read_further() {
+    let w = World::new().await;
+    // Spotify's next charge is on 2026-12-10; today is 2026-11-29.
+    let asked = json!({"subscription_id": "Spotify", "days": 1});
+    let empty = w.env.call(&w.ana, "list_upcoming_charges", asked).await.unwrap();
+    assert_eq!(empty["items"], json!([]));
+    assert_eq!(
+        empty["note"],
+        "Nothing falls due from 2026-11-29 to 2026-11-29. The next charge of Spotify is on 2026-12-10: pass days 12 to list it."
+    );
+    // What it says works, and a window with something in it says nothing more.
+    let asked = json!({"subscription_id": "Spotify", "days": 12});
+    let found = w.env.call(&w.ana, "list_upcoming_charges", asked).await.unwrap();
+    assert_eq!(
+        found["items"][0]["charge_on"].as_str().or(found["items"][0]["on"].as_str()),
+        Some("2026-12-10"),
+        "{found}"
+    );
+    assert!(found.get("note").is_none(), "{found}");
+    let household = w.env.call(&w.ana, "list_upcoming_charges", json!({"days": 1})).await.unwrap();
+    assert_eq!(
+        household["note"],
+        "Nothing falls due from 2026-11-29 to 2026-11-29. Pass days (up to 366) to look further ahead."
+    );
+}

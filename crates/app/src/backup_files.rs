@@ -223,11 +223,22 @@ pub(crate) fn write(
         return Err(err);
     }
     std::fs::rename(&partial, &target).map_err(io("rename", &partial))?;
-    File::open(dir).and_then(|d| d.sync_all()).map_err(io("sync", dir))?;
-    let bytes = std::fs::metadata(&target).map_err(io("read", &target))?.len();
-    for old in list(dir)?.into_iter().skip(plan.keep.max(1)) {
-        let path = dir.join(&old.name);
-        std::fs::remove_file(&path).map_err(io("remove the old backup", &path))?;
+    // The backup is made: what fails from here on is said, and does not make the schedule
+    // write another at once (which, with old ones never removed, would fill the disk).
+    if let Err(err) = File::open(dir).and_then(|d| d.sync_all()) {
+        tracing::warn!(dir = %dir.display(), error = %err, "cannot sync the backup directory");
+    }
+    let bytes = std::fs::metadata(&target).map(|m| m.len()).unwrap_or_default();
+    match list(dir) {
+        Ok(files) => {
+            for old in files.into_iter().skip(plan.keep.max(1)) {
+                let path = dir.join(&old.name);
+                if let Err(err) = std::fs::remove_file(&path) {
+                    tracing::warn!(file = %path.display(), error = %err, "cannot remove an old backup");
+                }
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, "cannot list the backups to remove old ones"),
     }
     Ok(BackupFile { name, made_at: ops::common::Timestamp(now), bytes })
 }

@@ -62,7 +62,13 @@ impl App {
                 Duration::try_from(next.duration_since(now)).unwrap_or(Duration::ZERO)
             });
             tokio::time::sleep(wait).await;
-            let _ = self.back_up_now().await;
+            if let Some(Err(_)) = self.back_up_now().await
+                && locked(&self.backup_state).failure.is_none()
+            {
+                // Another process is writing one into the directory: look again a little later,
+                // not at once.
+                tokio::time::sleep(RETRY.min(plan.every.duration())).await;
+            }
         }
     }
 
@@ -113,16 +119,19 @@ impl App {
         })
     }
 
-    /// When the next backup is due: after a failure, soon; else `every` after the newest in
-    /// the directory; `None` when one is due now.
+    /// When the next backup is due: `every` after the newest in the directory, and after a
+    /// failure not before a short wait; `None` when one is due now.
     fn next_backup_at(&self, plan: &BackupPlan) -> Option<Timestamp> {
         let every = SignedDuration::try_from(plan.every.duration()).unwrap_or(SignedDuration::MAX);
-        if let Some(failure) = &locked(&self.backup_state).failure {
-            let retry = SignedDuration::try_from(RETRY).unwrap_or(SignedDuration::MAX).min(every);
-            return failure.at.0.checked_add(retry).ok();
-        }
-        let newest = backup_files::list(&plan.dir).ok()?.into_iter().next()?;
-        newest.made_at.0.checked_add(every).ok()
+        let scheduled = backup_files::list(&plan.dir)
+            .ok()
+            .and_then(|files| files.into_iter().next())
+            .and_then(|newest| newest.made_at.0.checked_add(every).ok());
+        let retry = locked(&self.backup_state).failure.as_ref().and_then(|failure| {
+            let wait = SignedDuration::try_from(RETRY).unwrap_or(SignedDuration::MAX).min(every);
+            failure.at.0.checked_add(wait).ok()
+        });
+        scheduled.max(retry)
     }
 
     /// Replaces the database's content with a backup (`exhale restore`), sealed or not: a
@@ -164,15 +173,21 @@ impl App {
         Err(OpError::forbidden(Text::new("Only an owner of the household sees its backups.")))
     }
 
-    /// Whether the database holds only `caller`'s household, so a backup of it is theirs.
+    /// Whether everything in the database is `caller`'s: their household is the only one and
+    /// they are its only member. A backup is the whole file: other households, and other
+    /// members' private accounts and subscriptions and their password hashes, which the app
+    /// never shows them.
     async fn holds_only(&self, caller: &Caller) -> Result<bool, OpError> {
         let store = self.store.clone();
-        let household = caller.household_id;
+        let (household, member) = (caller.household_id, caller.member_id);
         transactions::blocking(move || {
             transactions::read(&store, |db| {
-                store::households::household_ids(db).map_err(transactions::internal)
+                let households =
+                    store::households::household_ids(db).map_err(transactions::internal)?;
+                let members = store::households::list_members(db, household)
+                    .map_err(transactions::internal)?;
+                Ok(households == [household] && members.iter().all(|m| m.id == member))
             })
-            .map(|ids| ids == [household])
         })
         .await
     }
@@ -231,7 +246,7 @@ impl Backups for App {
             let plan = self.backup_plan().ok_or_else(not_found)?;
             if !self.holds_only(caller).await? {
                 return Err(OpError::forbidden(Text::new(
-                    "A backup holds every household on this server, so only its operator can take one from the backup directory.",
+                    "A backup holds everything on this server, other people's private items too, so only its operator can take one from the backup directory.",
                 )));
             }
             let dir = plan.dir.clone();

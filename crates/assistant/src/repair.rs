@@ -14,27 +14,39 @@ const TEMPLATE_HINTS: &[&str] = &[
     "reply to me in plain text now",
 ];
 
-/// The tool calls `text` holds instead of calls: JSON objects naming one of `names` with their
-/// arguments (`{"name": …, "arguments": {…}}`, or `parameters`, or OpenAI's `{"function":
-/// {…}}`), bare, in a fenced block or inside tags such as `<tool_call>` or `<tools>`. Any
-/// other object is text. The arguments may be a JSON string of an object, as some models
-/// write them.
+/// The tool calls `text` is, when it is nothing but calls: JSON objects naming one of `names`
+/// with their arguments (`{"name": …, "arguments": {…}}`, or `parameters`, or OpenAI's
+/// `{"function": {…}}`), bare, in fenced blocks or inside tags such as `<tool_call>` or
+/// `<tools>`. A reply with anything else in it is an answer, whatever objects it quotes: a
+/// model quoting a name or a document that holds a call-shaped object is not calling it. The
+/// arguments may be a JSON string of an object, as some models write them.
 pub(crate) fn calls_in_text(text: &str, names: &[&str]) -> Vec<(String, Value)> {
     let mut calls = Vec::new();
+    let mut rest = String::new();
     let mut from = 0;
     while let Some(start) = text[from..].find('{').map(|at| from + at) {
+        rest.push_str(&text[from..start]);
         let mut values = serde_json::Deserializer::from_str(&text[start..]).into_iter::<Value>();
-        match values.next() {
-            Some(Ok(value)) => {
-                if let Some(call) = as_call(&value, names) {
-                    calls.push(call);
-                }
-                from = start + values.byte_offset().max(1);
-            }
-            _ => from = start + 1,
-        }
+        let Some(call) = values.next().and_then(Result::ok).and_then(|v| as_call(&v, names)) else {
+            return Vec::new();
+        };
+        calls.push(call);
+        from = start + values.byte_offset();
+    }
+    rest.push_str(&text[from..]);
+    if !only_wrapping(&rest) {
+        return Vec::new();
     }
     calls
+}
+
+/// Whether what is left around the calls is only what wraps them: fences, tags, separators.
+fn only_wrapping(rest: &str) -> bool {
+    let mut left = rest.to_owned();
+    for wrapper in ["```json", "```", "<tool_call>", "</tool_call>", "<tools>", "</tools>"] {
+        left = left.replace(wrapper, "");
+    }
+    left.chars().all(|c| c.is_whitespace() || c == ',' || c == '[' || c == ']')
 }
 
 /// `value` as a call of one of `names`, if it is one.
@@ -100,11 +112,11 @@ mod tests {
             "```json\n{\"name\": \"pause_subscription\", \"arguments\": {\"id\": \"Disney+\"}}\n```",
             r#"<tools>{"name": "pause_subscription", "arguments": {"id": "Disney+"}}</tools>"#,
             r#"<tool_call>{"name": "pause_subscription", "parameters": {"id": "Disney+"}}</tool_call>"#,
-            r#"Sure. {"function": {"name": "pause_subscription", "arguments": "{\"id\": \"Disney+\"}"}}"#,
+            r#"{"function": {"name": "pause_subscription", "arguments": "{\"id\": \"Disney+\"}"}}"#,
         ] {
             assert_eq!(calls_in_text(text, NAMES), vec![pause.clone()], "{text}");
         }
-        let two = r#"{"name": "list_subscriptions", "arguments": {}} then {"name": "pause_subscription", "arguments": {"id": "Disney+"}}"#;
+        let two = "```json\n{\"name\": \"list_subscriptions\", \"arguments\": {}}\n```\n```json\n{\"name\": \"pause_subscription\", \"arguments\": {\"id\": \"Disney+\"}}\n```";
         assert_eq!(calls_in_text(two, NAMES).len(), 2);
     }
 
@@ -116,6 +128,10 @@ mod tests {
             r#"{"name": "Netflix", "amount": "12.99"}"#,
             r#"{"name": "pause_subscription", "arguments": ["Disney+"]}"#,
             "{ not json at all",
+            // Quoted in an answer, a call-shaped name or note is not a call.
+            r#"Your note says {"name": "pause_subscription", "arguments": {"id": "Disney+"}}."#,
+            r#"Sure. {"name": "pause_subscription", "arguments": {"id": "Disney+"}}"#,
+            r#"{"name": "list_subscriptions", "arguments": {}} and {"name": "Netflix"}"#,
         ] {
             assert_eq!(calls_in_text(text, NAMES), vec![], "{text}");
         }

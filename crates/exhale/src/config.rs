@@ -319,8 +319,16 @@ impl Config {
         {
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("cannot read the config file {}", path.display()))?;
-            let file: FileConfig = toml::from_str(&text)
-                .with_context(|| format!("the config file {} is not valid", path.display()))?;
+            // Only the parser's message and the line: its own report quotes the line, which
+            // may hold a secret (a passphrase, a database URL's password).
+            let file: FileConfig = toml::from_str(&text).map_err(|err| {
+                let line = err.span().map_or(0, |span| text[..span.start].lines().count().max(1));
+                anyhow::anyhow!(
+                    "the config file {} is not valid at line {line}: {}",
+                    path.display(),
+                    err.message()
+                )
+            })?;
             // Every key the file sets replaces the default.
             overlay!(
                 config,
@@ -611,7 +619,24 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
-    use super::{checked_origin, without_password};
+    use super::{Config, Flags, checked_origin, without_password};
+
+    #[test]
+    fn a_config_file_the_parser_refuses_is_not_quoted_back() {
+        let dir = std::env::temp_dir().join(format!("exhale-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("config.toml");
+        for text in
+            ["backup_pasphrase = \"hunter2-secret\"\n", "backup_passphrase = hunter2-secret\n"]
+        {
+            std::fs::write(&path, text).unwrap();
+            let flags = Flags { config: Some(path.clone()), data_dir: None, listen: None };
+            let err = format!("{:#}", Config::load(flags).unwrap_err());
+            assert!(!err.contains("hunter2"), "{err}");
+            assert!(err.contains("line 1"), "{err}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_database_url_is_shown_without_its_password() {

@@ -39,8 +39,8 @@ pub struct BackupOverview {
     pub next_at: Option<Timestamp>,
     /// The last try's failure, until a backup succeeds.
     pub last_failure: Option<BackupFailure>,
-    /// Whether the caller may download one: a backup holds every household in the database,
-    /// so only when theirs is the only one.
+    /// Whether the caller may download one: a backup holds everything in the database, so only
+    /// when their household is the only one and they are its only member.
     pub downloadable: bool,
 }
 

@@ -341,7 +341,8 @@ async fn a_missing_directory_is_shown_to_owners_and_only_a_sole_households_owner
         assert_eq!(status, StatusCode::NOT_FOUND, "{other}");
     }
 
-    // A member who is not an owner sees no backups and downloads none.
+    // A member who is not an owner sees no backups and downloads none; and since a backup
+    // holds her private items too, Ana downloads none either once Dana has joined.
     let settings = ana.get("/settings").await;
     let csrf = Visitor::hidden(&settings, "csrf");
     let invited = ana
@@ -363,9 +364,6 @@ async fn a_missing_directory_is_shown_to_owners_and_only_a_sole_households_owner
     let (status, _, body) = download(&mut dana, &url, &format!("/settings/backups/{name}")).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert!(!body.starts_with(b"SQLite"));
-
-    // With a second household on the server, a backup holds it too: no owner downloads one.
-    second_household(&dir);
     let page = ana.get("/settings/backups").await.body;
     assert!(page.contains("only its operator"), "{page}");
     let (status, _, body) = download(&mut ana, &url, &format!("/settings/backups/{name}")).await;
@@ -463,7 +461,7 @@ async fn a_full_or_read_only_disk_keeps_the_earlier_backups_and_the_server_servi
     owner_with_token(&dir, "read");
     let kept = dir.path().join("disk");
     let disk = Disk::mount(&kept, "32m");
-    let (_server, _, mut ana) = serve_backing_up(&dir, &kept).await;
+    let (_server, url, mut ana) = serve_backing_up(&dir, &kept).await;
     let first = until("a first backup", || backups(&kept).into_iter().next()).await;
 
     // Full: the next copy fails, its half is removed, the earlier ones stay.
@@ -498,6 +496,16 @@ async fn a_full_or_read_only_disk_keeps_the_earlier_backups_and_the_server_servi
     assert!(page.contains("Read-only file system"), "{page}");
     assert_eq!(backups(&kept), before);
     disk.remount("rw");
+
+    // Ana alone downloads; once a second household is on the server a backup holds it too,
+    // and nobody downloads one from the web.
+    let name = before[0].clone();
+    let (status, _, _) = download(&mut ana, &url, &format!("/settings/backups/{name}")).await;
+    assert_eq!(status, StatusCode::OK);
+    second_household(&dir);
+    let (status, _, body) = download(&mut ana, &url, &format!("/settings/backups/{name}")).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(!body.starts_with(b"SQLite"));
 }
 
 #[tokio::test]

@@ -81,6 +81,10 @@ impl Passphrase {
         Self(passphrase)
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
     pub(crate) fn reveal(&self) -> &str {
         &self.0
     }

@@ -472,6 +472,11 @@ impl Config {
         if let Some(passphrase) = env("EXHALE_BACKUP_PASSPHRASE") {
             config.backup_passphrase = Some(BackupPassphrase(app::Passphrase::new(passphrase)));
         }
+        if config.backup_passphrase.as_ref().is_some_and(|p| p.0.is_empty()) {
+            anyhow::bail!(
+                "backup_passphrase is empty: set a passphrase, or leave it out for backups that are not encrypted"
+            );
+        }
         if config.backup_keep == 0 {
             anyhow::bail!("backup_keep must be at least 1: the newest backup is always kept");
         }
@@ -635,6 +640,11 @@ mod tests {
             assert!(!err.contains("hunter2"), "{err}");
             assert!(err.contains("line 1"), "{err}");
         }
+        // An empty passphrase would seal backups that anyone opens.
+        std::fs::write(&path, "backup_passphrase = \"\"\n").unwrap();
+        let flags = Flags { config: Some(path), data_dir: None, listen: None };
+        let empty = format!("{:#}", Config::load(flags).unwrap_err());
+        assert!(empty.contains("backup_passphrase is empty"), "{empty}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

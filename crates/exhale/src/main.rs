@@ -519,6 +519,9 @@ async fn async_main(command: Command, config: Config) -> anyhow::Result<ExitCode
         Command::Restore { path, passphrase_stdin } => {
             let passphrase = if passphrase_stdin {
                 let typed = read_stdin()?.trim_end_matches(['\n', '\r']).to_owned();
+                if typed.is_empty() {
+                    anyhow::bail!("no passphrase on standard input; nothing was changed");
+                }
                 Some(app::Passphrase::new(typed))
             } else {
                 config.backup_passphrase.as_ref().map(|p| p.0.clone())

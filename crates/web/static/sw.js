@@ -7,8 +7,11 @@
 const CACHE = "exhale-offline-{version}";
 const KEPT = ["/offline", "/static/app.css", "/static/icon.svg"];
 
+// Fetched without the session's cookies: what is kept is what anyone gets, never a page
+// with a person's name or one-time notice in it.
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(KEPT)).then(() => self.skipWaiting()));
+  const requests = KEPT.map((path) => new Request(path, { credentials: "omit" }));
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(requests)).then(() => self.skipWaiting()));
 });
 
 // A new version's cache replaces the old ones.

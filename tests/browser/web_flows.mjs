@@ -459,6 +459,9 @@ async function assistant() {
   await plain.page.getByLabel("Ask about your subscriptions, or ask for a change").fill("what do we pay for netflix?");
   await plain.page.getByRole("button", { name: "Ask", exact: true }).click();
   await plain.page.getByText("You pay 12.99 EUR a month for Netflix.").waitFor();
+  // The answer arrives as the second part of one response: Chromium cannot capture a page
+  // whose document is still loading, so the screenshot waits for it to end.
+  await plain.page.waitForLoadState("load");
   // No script runs here, so no accessibility check either: the same page was checked above.
   await plain.page.screenshot({ path: path.join(shots, "18-assistant-page.png"), fullPage: true });
   await plain.context.close();

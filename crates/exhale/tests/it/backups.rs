@@ -21,7 +21,7 @@ use test_support::DataDir;
 use crate::{
     cli::{exhale, exhale_with_env, listening_url, owner_with_token, spawn_serve_with, stdout},
     serving::spawn_writer,
-    web::{Visitor, unescape},
+    web::{Visitor, invite_dana},
 };
 
 const PASSPHRASE: &str = "correct horse battery staple";
@@ -343,18 +343,7 @@ async fn a_missing_directory_is_shown_to_owners_and_only_a_sole_households_owner
 
     // A member who is not an owner sees no backups and downloads none; and since a backup
     // holds her private items too, Ana downloads none either once Dana has joined.
-    let settings = ana.get("/settings").await;
-    let csrf = Visitor::hidden(&settings, "csrf");
-    let invited = ana
-        .post(
-            "/settings/members",
-            &[("csrf", &csrf), ("name", "Dana"), ("email", "dana@a.test"), ("role", "member")],
-        )
-        .await;
-    let body = unescape(&invited.body);
-    let start = body.find("/invite/").unwrap_or_else(|| panic!("no link in {body}"));
-    let link: String =
-        body[start..].chars().take_while(|c| !c.is_whitespace() && *c != '<').collect();
+    let link = invite_dana(&mut ana).await;
     let mut dana = Visitor::at(&url);
     let form = dana.get(&link).await;
     let token = Visitor::hidden(&form, "form_token");

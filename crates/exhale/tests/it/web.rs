@@ -156,6 +156,22 @@ impl Visitor {
 }
 
 /// Text as a browser shows it: the entities the templates escape, decoded.
+/// Dana invited as a member by `owner` on the Settings page; the path of her one-time link.
+pub(crate) async fn invite_dana(owner: &mut Visitor) -> String {
+    let settings = owner.get("/settings").await;
+    let csrf = Visitor::hidden(&settings, "csrf");
+    let invited = owner
+        .post(
+            "/settings/members",
+            &[("csrf", &csrf), ("name", "Dana"), ("email", "dana@a.test"), ("role", "member")],
+        )
+        .await;
+    assert_eq!(invited.status, StatusCode::OK, "{}", invited.body);
+    let body = unescape(&invited.body);
+    let start = body.find("/invite/").unwrap_or_else(|| panic!("no link in {body}"));
+    body[start..].chars().take_while(|c| !c.is_whitespace() && *c != '<').collect()
+}
+
 pub(crate) fn unescape(html: &str) -> String {
     html.replace("&#x2f;", "/")
         .replace("&quot;", "\"")
@@ -735,19 +751,7 @@ async fn an_owner_invites_someone_who_sets_a_password_from_the_link_once() {
     let server = w.env.serve().await;
     let mut ana = Visitor::new(&server);
     ana.sign_in("ana@a.test", PASSWORD).await;
-    let settings = ana.get("/settings").await;
-    let csrf = Visitor::hidden(&settings, "csrf");
-    let invited = ana
-        .post(
-            "/settings/members",
-            &[("csrf", &csrf), ("name", "Dana"), ("email", "dana@a.test"), ("role", "member")],
-        )
-        .await;
-    assert_eq!(invited.status, StatusCode::OK, "{}", invited.body);
-    let body = unescape(&invited.body);
-    let start = body.find("/invite/").unwrap_or_else(|| panic!("no link in {body}"));
-    let path: String =
-        body[start..].chars().take_while(|c| !c.is_whitespace() && *c != '<').collect();
+    let path = invite_dana(&mut ana).await;
 
     let mut dana = Visitor::new(&server);
     let form = dana.get(&path).await;

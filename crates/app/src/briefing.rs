@@ -28,9 +28,15 @@ pub(crate) fn markdown(c: &Context, reader: Reader) -> String {
         "- Language: {}. Answer the people in it; tools, fields and errors stay in English.",
         h.language
     );
-    let _ = writeln!(out, "- You act for: {} (member id {})", c.you.name, c.you.id);
+    // The assistant is shown names only: a small model passes a name it read, which resolves,
+    // where it would guess at an id or pass one of another kind.
+    let id = |label: &str, id: i64| match reader {
+        Reader::Agent => format!(" ({label}{id})"),
+        Reader::Assistant => String::new(),
+    };
+    let _ = writeln!(out, "- You act for: {}{}", c.you.name, id("member id ", c.you.id));
     let names: Vec<String> =
-        c.members.iter().map(|m| format!("{} (id {})", m.name, m.id)).collect();
+        c.members.iter().map(|m| format!("{}{}", m.name, id("id ", m.id))).collect();
     let _ = writeln!(out, "- Members: {}", names.join(", "));
     let _ = writeln!(
         out,
@@ -52,10 +58,14 @@ pub(crate) fn markdown(c: &Context, reader: Reader) -> String {
     for s in &c.subscriptions {
         let next = s.next_charge_on.map(|d| format!(", next {d}")).unwrap_or_default();
         let category = s.category.as_deref().map(|n| format!(" [{n}]")).unwrap_or_default();
+        let number = match reader {
+            Reader::Agent => format!("#{} ", s.id),
+            Reader::Assistant => String::new(),
+        };
         let _ = writeln!(
             out,
-            "- #{} {}: {} {}, {}{}{}",
-            s.id, s.name, s.price.display, s.cycle, s.status, next, category
+            "- {number}{}: {} {}, {}{}{}",
+            s.name, s.price.display, s.cycle, s.status, next, category
         );
     }
     if c.subscriptions_omitted > 0 {
@@ -92,10 +102,13 @@ pub(crate) fn markdown(c: &Context, reader: Reader) -> String {
         for b in &c.bank_connections {
             let last = b.last_success_at.map_or("never".to_owned(), |at| at.text());
             let accounts: Vec<&str> = b.accounts.iter().map(|a| a.name.as_str()).collect();
+            let number = match reader {
+                Reader::Agent => format!("#{} ", b.id),
+                Reader::Assistant => String::new(),
+            };
             let _ = writeln!(
                 out,
-                "- #{} {}: {}, last synced {}; into {}",
-                b.id,
+                "- {number}{}: {}, last synced {}; into {}",
                 b.name,
                 b.status,
                 last,

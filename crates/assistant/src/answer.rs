@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use ops::limits::assistant as limits;
 use ops::{
-    BoxFuture, Caller, Mode, OpError, Text,
+    BoxFuture, Caller, Mode, Op as _, OpError, OpMeta, Text,
     activity::{Undo, UndoInput},
     assistant::{
         Answer, Ask, Card, Conversation, Document, DocumentReading, ProposalAction, ProposalStatus,
@@ -23,10 +23,34 @@ use serde_json::{Value, json};
 use tracing::Instrument;
 
 use crate::{
-    Assistant, cards,
+    Assistant, cards, choose,
     llm::{Event, Message, Part, Request, Role, StopReason, cost},
     prompt, repair, screens, tools,
 };
+
+/// Adds to `definitions` the tools a `find_tools` result names that the assistant may call and
+/// that are not offered yet.
+fn offer_found(
+    ops: &[OpMeta],
+    assistant: &Caller,
+    result: &Part,
+    definitions: &mut Vec<crate::llm::ToolDef>,
+) {
+    let Part::ToolResult { content, is_error: false, .. } = result else {
+        return;
+    };
+    let Ok(found) = serde_json::from_str::<ops::tools::FoundTools>(content) else {
+        return;
+    };
+    for tool in found.tools {
+        let Some(meta) = tools::callable(ops, assistant, &tool.name) else {
+            continue;
+        };
+        if !definitions.iter().any(|offered| offered.name == tool.name) {
+            definitions.push(tools::definition(meta));
+        }
+    }
+}
 
 /// Keys a model may add to a write's arguments to skip the person; always taken out.
 const SKIPPING_KEYS: &[&str] = &["dry_run", "dryRun", "confirm", "confirmed", "confirmation_id"];
@@ -170,8 +194,27 @@ impl Assistant {
         let briefing =
             ops::call::<GetContext>(self.catalog.as_ref(), &assistant, &Empty {}, Mode::Apply)
                 .await?;
-        let mut definitions = tools::definitions(self.catalog.as_ref(), &assistant, self.tool_set);
-        definitions.push(screens::definition());
+        let mut definitions = match self.tool_set {
+            Some(set) => {
+                let mut fixed = tools::definitions(self.catalog.as_ref(), &assistant, set);
+                fixed.push(screens::definition());
+                fixed
+            }
+            None => {
+                let names = choose::Names::read(self.catalog.as_ref(), &assistant, &briefing).await;
+                let before = conversation.turns.last().map(|turn| turn.question.as_str());
+                choose::for_question(self.catalog.ops(), &assistant, question, before, &names)
+            }
+        };
+        // A call written as text may name any tool the assistant may call, offered or not.
+        let callable: Vec<&str> = self
+            .catalog
+            .ops()
+            .iter()
+            .filter(|meta| ops::policy::may_call(&assistant, meta.info))
+            .map(OpMeta::name)
+            .chain([screens::NAME])
+            .collect();
 
         let mut messages = Vec::new();
         for turn in &conversation.turns {
@@ -275,8 +318,7 @@ impl Assistant {
             // included; between questions only text is kept.
             let mut turn = completion.message.clone();
             if calls.is_empty() {
-                let names: Vec<&str> = definitions.iter().map(|tool| tool.name.as_str()).collect();
-                let written = repair::calls_in_text(&text, &names);
+                let written = repair::calls_in_text(&text, &callable);
                 if !written.is_empty() {
                     // A call written as text is the call; it goes back as one, so its result
                     // answers it, and the text, which was for no person, is not shown.
@@ -342,9 +384,16 @@ impl Assistant {
                         several: &mut several,
                         reader: caller.language,
                     };
-                    self.run_tool(&assistant, &id, &name, arguments, &text, made)
+                    let result = self
+                        .run_tool(&assistant, &id, &name, arguments, &text, made)
                         .instrument(span)
-                        .await
+                        .await;
+                    if name == ops::tools::FindTools::INFO.name {
+                        // What the search found is offered from the next call on, so the
+                        // model calls it as it calls any tool.
+                        offer_found(self.catalog.ops(), &assistant, &result, &mut definitions);
+                    }
+                    result
                 };
                 results.push(result);
             }
@@ -440,7 +489,7 @@ impl Assistant {
                 Ok(called) => called,
                 Err(err) => return tool_result(id, refused(&err), true),
             };
-        let Some(meta) = tools::callable(self.catalog.as_ref(), assistant, name) else {
+        let Some(meta) = tools::callable(self.catalog.ops(), assistant, name) else {
             return tool_result(
                 id,
                 format!(

@@ -20,6 +20,7 @@
 
 mod answer;
 mod cards;
+mod choose;
 mod documents;
 pub mod llm;
 mod prompt;
@@ -83,7 +84,9 @@ pub struct Assistant {
     catalog: Arc<dyn Catalog>,
     store: Arc<dyn AssistantStore>,
     connect: Arc<dyn Connect>,
-    tool_set: ToolSet,
+    /// A fixed tool set for every question, or `None`: the tools each question's words point
+    /// at (`choose.rs`).
+    tool_set: Option<ToolSet>,
 }
 
 impl Assistant {
@@ -104,13 +107,14 @@ impl Assistant {
         if !unguarded.is_empty() {
             return Err(StartError::WritesWithoutACard(unguarded));
         }
-        Ok(Self { catalog, store, connect, tool_set: ToolSet::Compact })
+        Ok(Self { catalog, store, connect, tool_set: None })
     }
 
-    /// Offers the model this tool set (compact unless told).
+    /// Offers the model this tool set for every question, instead of the tools each question
+    /// points at (the eval compares the two).
     #[must_use]
     pub fn with_tool_set(mut self, set: ToolSet) -> Self {
-        self.tool_set = set;
+        self.tool_set = Some(set);
         self
     }
 }

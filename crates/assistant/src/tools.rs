@@ -17,13 +17,14 @@ pub fn definitions(catalog: &dyn Catalog, assistant: &Caller, set: ToolSet) -> V
         .ops()
         .iter()
         .filter(|meta| ops::policy::may_call(assistant, meta.info))
-        .filter(|meta| ops::tools::offered(set, meta.info))
+        .filter(|meta| ops::tools::offered(set, ops::tools::Kept::default(), meta.info))
         .filter(|meta| meta.info.name != GetContext::INFO.name)
         .map(definition)
         .collect()
 }
 
-fn definition(meta: &OpMeta) -> ToolDef {
+/// One op as the model is shown it.
+pub(crate) fn definition(meta: &OpMeta) -> ToolDef {
     let info = meta.info;
     ToolDef {
         name: info.name.to_owned(),
@@ -34,14 +35,11 @@ fn definition(meta: &OpMeta) -> ToolDef {
 
 /// The op a tool call names, if the assistant may call it (listed or found with find_tools).
 pub(crate) fn callable<'a>(
-    catalog: &'a dyn Catalog,
+    ops: &'a [OpMeta],
     assistant: &Caller,
     name: &str,
 ) -> Option<&'a OpMeta> {
-    catalog
-        .ops()
-        .iter()
-        .find(|meta| meta.name() == name && ops::policy::may_call(assistant, meta.info))
+    ops.iter().find(|meta| meta.name() == name && ops::policy::may_call(assistant, meta.info))
 }
 
 /// A call of `call_tool` as the call of the tool it names (any other call as it is): the name

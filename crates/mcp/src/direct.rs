@@ -26,7 +26,7 @@ use axum::{
     middleware::Next,
     response::{IntoResponse, Response},
 };
-use ops::{Caller, Catalog, OpError, OpMeta};
+use ops::{Caller, Catalog, OpError, OpMeta, tools::Kept};
 use rmcp::model::{JsonObject, ListToolsResult, ReadResourceResult, ServerResult};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -55,10 +55,10 @@ impl Direct {
     }
 
     /// The `tools/list` result for `caller`, written once per set of tools.
-    fn tools_list(&self, caller: &Caller, uri: &Uri) -> Option<Arc<str>> {
+    fn tools_list(&self, caller: &Caller, uri: &Uri, kept: Kept) -> Option<Arc<str>> {
         // Stateless: nothing found earlier is listed.
         let none_found = BTreeSet::new();
-        let offered = tools::offered(self.catalog.as_ref(), caller, Some(uri), &none_found);
+        let offered = tools::offered(self.catalog.as_ref(), caller, Some(uri), kept, &none_found);
         let mut names: Vec<&'static str> = offered.iter().map(|meta| meta.info.name).collect();
         if ops::tools::lists_call_tool(tools::set_of(caller, Some(uri))) {
             // Its hints follow the caller's scope.
@@ -68,7 +68,8 @@ impl Direct {
         if let Some(written) = lists.get(&names) {
             return Some(written.clone());
         }
-        let tools = tools::listed(self.catalog.as_ref(), caller, Some(uri), &none_found, false);
+        let tools =
+            tools::listed(self.catalog.as_ref(), caller, Some(uri), kept, &none_found, false);
         let ResultJson::Serialised(written) =
             cacheable(ServerResult::ListToolsResult(ListToolsResult::with_all_items(tools)))?
         else {
@@ -157,7 +158,8 @@ impl Direct {
                 self.call_tool(&caller, &name, op?, params.arguments.unwrap_or_default()).await?
             }
             ("tools/list", None, None) if params.arguments.is_none() => {
-                ResultJson::Serialised(self.tools_list(&caller, &parts.uri)?)
+                let kept = tools::kept(self.catalog.as_ref(), &caller, Some(&parts.uri)).await;
+                ResultJson::Serialised(self.tools_list(&caller, &parts.uri, kept)?)
             }
             ("resources/read", None, Some(uri)) if params.arguments.is_none() => {
                 let contents = resources::read(self.catalog.as_ref(), &caller, &uri).await.ok()?;

@@ -6,6 +6,7 @@ use ops::{
     Caller, Catalog, Mode, OpError, Text,
     access::{ConfirmChange, ConfirmChangeInput},
     subscriptions::{ListSubscriptions, ListSubscriptionsInput},
+    tools::Kept,
 };
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
@@ -136,7 +137,8 @@ impl ExhaleMcp {
             return;
         }
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
-        let listed = tools::offered(self.catalog.as_ref(), caller, uri, &self.found.names());
+        let kept = tools::kept(self.catalog.as_ref(), caller, uri).await;
+        let listed = tools::offered(self.catalog.as_ref(), caller, uri, kept, &self.found.names());
         if self.found.add(self.catalog.ops(), &listed, output)
             // A client gone or one that ignores the notice loses nothing: the tools stay
             // callable by name.
@@ -200,10 +202,12 @@ impl ServerHandler for ExhaleMcp {
     ) -> Result<ListToolsResult, McpError> {
         let caller = self.caller(&cx)?;
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
+        let kept = tools::kept(self.catalog.as_ref(), &caller, uri).await;
         let tools = tools::listed(
             self.catalog.as_ref(),
             &caller,
             uri,
+            kept,
             &self.found.names(),
             self.views(&cx),
         );
@@ -253,7 +257,9 @@ impl ServerHandler for ExhaleMcp {
         let card = meta.info.is_write()
             && views
             && (called.through_call_tool
-                || tools::offered(self.catalog.as_ref(), &caller, uri, &self.found.names())
+                // What a household keeps changes which reads are listed, never which writes
+                // (`ops::tools::LEDGER_READS`), so it is not read here.
+                || tools::offered(self.catalog.as_ref(), &caller, uri, Kept::default(), &self.found.names())
                     .iter()
                     .any(|offered| offered.name() == meta.name()));
         let kept = card.then(|| prepared.input.clone());

@@ -7,7 +7,11 @@ use std::{
 };
 
 use axum::http::Uri;
-use ops::{Caller, Catalog, Mode, OpError, OpMeta, Text, ToolSet};
+use ops::{
+    Caller, Catalog, Mode, OpError, OpMeta, Text, ToolSet,
+    ledger::{ListAccounts, ListAccountsInput},
+    tools::Kept,
+};
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json, value::RawValue};
 
@@ -65,12 +69,28 @@ pub(crate) fn set_of(caller: &Caller, uri: Option<&Uri>) -> ToolSet {
     asked.unwrap_or(caller.tool_set())
 }
 
-/// The ops `caller` may call, of its tool set ([`set_of`]), and those `find_tools` found in its
-/// session ([`Found::names`]; none on a stateless request).
+/// What the caller's household keeps, as far as its tool set cares: whether it has accounts the
+/// caller sees (then the subscriptions set lists the ledger's everyday reads). Read for each
+/// list, so a household that opens its first account gets them in its next session; only the
+/// subscriptions set asks.
+pub(crate) async fn kept(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Uri>) -> Kept {
+    if set_of(caller, uri) != ToolSet::Subscriptions {
+        return Kept::default();
+    }
+    let accounts =
+        ops::call::<ListAccounts>(catalog, caller, &ListAccountsInput::default(), Mode::Apply)
+            .await
+            .is_ok_and(|list| !list.items.is_empty());
+    Kept { accounts }
+}
+
+/// The ops `caller` may call, of its tool set ([`set_of`]) for a household that keeps `kept`,
+/// and those `find_tools` found in its session ([`Found::names`]; none on a stateless request).
 pub(crate) fn offered<'a>(
     catalog: &'a dyn Catalog,
     caller: &Caller,
     uri: Option<&Uri>,
+    kept: Kept,
     found: &BTreeSet<&'static str>,
 ) -> Vec<&'a OpMeta> {
     let set = set_of(caller, uri);
@@ -78,7 +98,7 @@ pub(crate) fn offered<'a>(
         .ops()
         .iter()
         .filter(|meta| ops::policy::may_call(caller, meta.info))
-        .filter(|meta| ops::tools::offered(set, meta.info) || found.contains(meta.info.name))
+        .filter(|meta| ops::tools::offered(set, kept, meta.info) || found.contains(meta.info.name))
         .collect()
 }
 
@@ -88,11 +108,14 @@ pub(crate) fn listed(
     catalog: &dyn Catalog,
     caller: &Caller,
     uri: Option<&Uri>,
+    kept: Kept,
     found: &BTreeSet<&'static str>,
     views: bool,
 ) -> Vec<Tool> {
-    let mut tools: Vec<Tool> =
-        offered(catalog, caller, uri, found).into_iter().map(|meta| tool(meta, views)).collect();
+    let mut tools: Vec<Tool> = offered(catalog, caller, uri, kept, found)
+        .into_iter()
+        .map(|meta| tool(meta, views))
+        .collect();
     if ops::tools::lists_call_tool(set_of(caller, uri)) {
         tools.push(call_tool(caller, views));
     }
@@ -339,7 +362,7 @@ fn push_field(out: &mut String, name: &str, value: &str) {
 
 #[cfg(test)]
 mod tests {
-    use ops::{Actor, Caller, Role, Scope, ToolSet, Via};
+    use ops::{Actor, Caller, Role, Scope, ToolSet, Via, tools::Kept};
     use serde_json::Value;
 
     use super::tool;
@@ -353,7 +376,7 @@ mod tests {
     }
 
     /// The bytes a model reads of a write token's `tools/list` in a tool set, and how many tools.
-    fn listed_for_a_model(set: ToolSet) -> (usize, usize) {
+    fn listed_for_a_model(set: ToolSet, kept: Kept) -> (usize, usize) {
         let caller = Caller {
             household_id: 1,
             member_id: 1,
@@ -372,7 +395,7 @@ mod tests {
         let mut tools: Vec<_> = ops::all()
             .iter()
             .filter(|meta| ops::policy::may_call(&caller, meta.info))
-            .filter(|meta| ops::tools::offered(set, meta.info))
+            .filter(|meta| ops::tools::offered(set, kept, meta.info))
             .map(|meta| tool(meta, false))
             .collect();
         if ops::tools::lists_call_tool(set) {
@@ -400,11 +423,14 @@ mod tests {
 
     #[test]
     fn a_write_token_s_tools_list_stays_small_for_a_model() {
+        let ledger = Kept { accounts: true };
         for set in [ToolSet::Full, ToolSet::Subscriptions, ToolSet::Compact] {
-            let (visible, count) = listed_for_a_model(set);
-            println!("{}: {count} tools, {visible} bytes a model reads", set.as_str());
+            for kept in [Kept::default(), ledger] {
+                let (visible, count) = listed_for_a_model(set, kept);
+                println!("{} {kept:?}: {count} tools, {visible} bytes a model reads", set.as_str());
+            }
         }
-        let (visible, count) = listed_for_a_model(ToolSet::Full);
+        let (visible, count) = listed_for_a_model(ToolSet::Full, Kept::default());
         // 39.4 KB before schemas were compacted and descriptions cut to 300 characters, 30.6 KB
         // with 50 tools, 31.0 KB with 54 (the reminder ops, paid for by shorter descriptions and
         // an activity filter that lists only the ops that write), 28.0 KB once what the briefing
@@ -425,11 +451,15 @@ mod tests {
         assert!(visible / count <= 530, "{count} tools, {visible} bytes");
         // A new token or connected app takes the subscriptions set (`ToolSet::DEFAULT`): the
         // budget of issue 11 (24 KB), with find_tools and call_tool for the rest.
+        // For a household that keeps accounts the set lists the ledger's everyday reads
+        // instead of three reads other tools answer, within the same budget.
         assert_eq!(ToolSet::DEFAULT, ToolSet::Subscriptions);
-        let (visible, count) = listed_for_a_model(ToolSet::Subscriptions);
-        assert!(visible <= 24_000, "{count} tools, {visible} bytes a model reads");
+        for kept in [Kept::default(), ledger] {
+            let (visible, count) = listed_for_a_model(ToolSet::Subscriptions, kept);
+            assert!(visible <= 24_000, "{kept:?}: {count} tools, {visible} bytes a model reads");
+        }
         // A small window takes the compact set.
-        let (visible, count) = listed_for_a_model(ToolSet::Compact);
+        let (visible, count) = listed_for_a_model(ToolSet::Compact, Kept::default());
         assert!(visible <= 12_000, "{count} tools, {visible} bytes a model reads");
     }
 }

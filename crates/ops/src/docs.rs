@@ -44,7 +44,9 @@ pub fn agent_guide() -> String {
     for set in ToolSet::ALL {
         let count = all()
             .iter()
-            .filter(|meta| agents_call(meta) && tools::offered(*set, meta.info))
+            .filter(|meta| {
+                agents_call(meta) && tools::offered(*set, tools::Kept::default(), meta.info)
+            })
             .count();
         let rest = if tools::lists_call_tool(*set) {
             ", with `find_tools` to search the rest and `call_tool` to call what it finds"

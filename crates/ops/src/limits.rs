@@ -96,6 +96,9 @@ pub const FORMS: FormLimits = FormLimits {
 pub mod assistant {
     /// Model calls per message.
     pub const CALLS: usize = 6;
+    /// Tools a question's words choose for the model, besides the list of subscriptions and
+    /// find_tools (`assistant::choose`).
+    pub const TOOLS_PER_QUESTION: usize = 5;
     /// Changes prepared per message.
     pub const PROPOSALS: usize = 5;
     /// Tokens per call, answer and reasoning together.

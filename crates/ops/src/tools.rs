@@ -72,13 +72,45 @@ pub const SUBSCRIPTIONS: &[&str] = &[
     "list_attention_items",
 ];
 
-/// Whether a client of this tool set lists the op (callable or not is `crate::policy`).
-pub fn offered(set: ToolSet, info: &OpInfo) -> bool {
+/// The ledger's everyday reads, which the subscriptions set lists for a household that keeps
+/// accounts: its accounts and balances, its transactions, what it spends by category, and its
+/// budgets.
+pub const LEDGER_READS: &[&str] =
+    &["list_accounts", "search_transactions", "spending_by_category", "list_budgets"];
+
+/// What the subscriptions set gives up for [`LEDGER_READS`], so that it stays within its
+/// budget: reads whose answer another listed tool also gives (a charge is in `list_charges`,
+/// the tags in `list_subscriptions`, the price changes in `get_subscription`, what needs
+/// attention in the briefing, and spending over time, which for a household that keeps its
+/// transactions `spending_by_category` tells from the money itself).
+pub const LEFT_FOR_LEDGER: &[&str] = &[
+    "get_charge",
+    "list_tags",
+    "list_price_changes",
+    "list_attention_items",
+    "get_spending_history",
+];
+
+/// What the household the caller reads keeps, as far as the tool sets care.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Kept {
+    /// It has accounts the caller can see.
+    pub accounts: bool,
+}
+
+/// Whether a client of this tool set lists the op (callable or not is `crate::policy`), for a
+/// household that keeps `kept`.
+pub fn offered(set: ToolSet, kept: Kept, info: &OpInfo) -> bool {
+    let name = info.name;
     let found_or_in = |sets: &[&[&str]]| {
-        info.name == FindTools::INFO.name || sets.iter().any(|set| set.contains(&info.name))
+        name == FindTools::INFO.name || sets.iter().any(|set| set.contains(&name))
     };
     match set {
         ToolSet::Full => true,
+        ToolSet::Subscriptions if kept.accounts => {
+            (found_or_in(&[COMPACT, SUBSCRIPTIONS]) && !LEFT_FOR_LEDGER.contains(&name))
+                || LEDGER_READS.contains(&name)
+        }
         ToolSet::Subscriptions => found_or_in(&[COMPACT, SUBSCRIPTIONS]),
         ToolSet::Compact => found_or_in(&[COMPACT]),
     }
@@ -466,8 +498,72 @@ pub fn call_tool_input(arguments: Map<String, Value>) -> Result<CallToolInput, O
 /// Words too common to tell tools apart.
 const STOPWORDS: &[&str] = &[
     "a", "an", "the", "to", "of", "for", "in", "on", "my", "i", "me", "and", "or", "with", "all",
-    "is", "it", "do", "how", "what", "which", "by", "el", "la", "los", "las", "de", "del", "un",
-    "una", "y", "o", "mi", "mis", "por", "para", "con", "que", "en",
+    "is", "it", "do", "how", "what", "which", "by", "we", "our", "us", "you", "your", "are", "be",
+    "does", "can", "this", "that", "there", "much", "many", "please", "per", "from", "at", "el",
+    "la", "los", "las", "de", "del", "un", "una", "y", "o", "mi", "mis", "por", "para", "con",
+    "que", "en", "nuestro", "nuestra", "nuestros", "nuestras", "cuanto", "cuanta", "cual", "hi",
+    "hello", "hey", "who", "thanks", "thank", "hola", "quien", "eres", "gracias",
+];
+
+/// Everyday words for what the catalog says, as people ask a small model ("Netflix went up",
+/// "what's coming", "remove the gym"). A word may stand for several.
+const EVERYDAY: &[(&str, &str)] = &[
+    ("up", "price"),
+    ("up", "change"),
+    ("raise", "change"),
+    ("raised", "change"),
+    ("increase", "change"),
+    ("increased", "change"),
+    ("raise", "price"),
+    ("raised", "price"),
+    ("rise", "price"),
+    ("increase", "price"),
+    ("increased", "price"),
+    ("expensive", "price"),
+    ("cheapest", "price"),
+    ("cost", "spending"),
+    ("costs", "spending"),
+    ("pay", "spending"),
+    ("spend", "spending"),
+    ("spent", "spending"),
+    ("total", "spending"),
+    ("next", "upcoming"),
+    ("coming", "upcoming"),
+    ("soon", "upcoming"),
+    ("due", "upcoming"),
+    ("week", "upcoming"),
+    ("changed", "activity"),
+    ("happened", "activity"),
+    ("revert", "undo"),
+    ("add", "create"),
+    ("new", "create"),
+    ("remove", "delete"),
+    ("stop", "cancel"),
+    ("rename", "update"),
+    ("move", "update"),
+    ("balance", "account"),
+    ("balances", "account"),
+    ("bought", "transaction"),
+    ("paid", "transaction"),
+    ("purchase", "transaction"),
+    ("purchases", "transaction"),
+    ("card", "payment"),
+    ("save", "savings"),
+    ("sube", "price"),
+    ("sube", "change"),
+    ("subio", "price"),
+    ("subio", "change"),
+    ("cuesta", "spending"),
+    ("cuestan", "spending"),
+    ("pagamos", "spending"),
+    ("saldo", "account"),
+    ("cuenta", "account"),
+    ("cuentas", "account"),
+    ("presupuesto", "budget"),
+    ("presupuestos", "budget"),
+    ("regla", "rule"),
+    ("reglas", "rule"),
+    ("movimientos", "transaction"),
 ];
 
 /// Spanish words for what the catalog says in English.
@@ -512,8 +608,8 @@ const SPANISH: &[(&str, &str)] = &[
     ("confirmar", "confirm"),
 ];
 
-/// The words of a text, folded.
-fn words(text: &str) -> Vec<String> {
+/// The words of a text, folded (case and accents ignored).
+pub fn words(text: &str) -> Vec<String> {
     fold(text)
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -531,21 +627,40 @@ fn means(query: &str, word: &str) -> bool {
     stem.chars().count() == 5 && word.starts_with(&stem)
 }
 
+/// The words of a query as the catalog says them: common words left out, Spanish and everyday
+/// words read as the catalog's ("went up" is about a price), any other word as it is.
+pub fn query_words(query: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in words(query) {
+        if STOPWORDS.contains(&word.as_str()) {
+            continue;
+        }
+        let meant: Vec<&str> = SPANISH
+            .iter()
+            .chain(EVERYDAY)
+            .filter(|(said, _)| *said == word)
+            .map(|(_, catalog)| *catalog)
+            .collect();
+        if meant.is_empty() {
+            out.push(word);
+        } else {
+            out.extend(meant.into_iter().map(str::to_owned));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The ops among `candidates` that best fit the words of `query`, best first, at most `limit`.
-/// A word in the name counts most, then in the summary, then in the description.
+/// A word in the name counts most, then in the summary, then in the description; among equals,
+/// reads come first.
 pub fn find<'a>(
     query: &str,
     candidates: impl IntoIterator<Item = &'a OpMeta>,
     limit: usize,
 ) -> Vec<&'a OpMeta> {
-    let query: Vec<String> = words(query)
-        .into_iter()
-        .filter(|w| !STOPWORDS.contains(&w.as_str()))
-        .map(|w| match SPANISH.iter().find(|(es, _)| *es == w) {
-            Some((_, en)) => (*en).to_owned(),
-            None => w,
-        })
-        .collect();
+    let query = query_words(query);
     let mut scored: Vec<(u32, usize, &'a OpMeta)> = candidates
         .into_iter()
         .enumerate()
@@ -573,7 +688,10 @@ pub fn find<'a>(
         })
         .filter(|(score, _, _)| *score > 0)
         .collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Among equals, reads first: a question that names no change is most often a question.
+    scored.sort_by(|a, b| {
+        b.0.cmp(&a.0).then(a.2.info.is_write().cmp(&b.2.info.is_write())).then(a.1.cmp(&b.1))
+    });
     scored.into_iter().take(limit).map(|(_, _, meta)| meta).collect()
 }
 
@@ -690,12 +808,12 @@ mod tests {
         }
         let compact: Vec<&str> = crate::all()
             .iter()
-            .filter(|meta| offered(ToolSet::Compact, meta.info))
+            .filter(|meta| offered(ToolSet::Compact, Kept::default(), meta.info))
             .map(OpMeta::name)
             .collect();
         assert_eq!(compact.len(), COMPACT.len() + 1);
         assert!(compact.contains(&"find_tools"));
-        assert!(crate::all().iter().all(|meta| offered(ToolSet::Full, meta.info)));
+        assert!(crate::all().iter().all(|meta| offered(ToolSet::Full, Kept::default(), meta.info)));
     }
 
     #[test]
@@ -739,8 +857,39 @@ mod tests {
             assert!(crate::find(name).is_some(), "{name} is not an op");
             assert!(!COMPACT.contains(name), "{name} is already in the compact set");
         }
-        let listed =
-            crate::all().iter().filter(|meta| offered(ToolSet::Subscriptions, meta.info)).count();
+        let listed = crate::all()
+            .iter()
+            .filter(|meta| offered(ToolSet::Subscriptions, Kept::default(), meta.info))
+            .count();
         assert_eq!(listed, COMPACT.len() + SUBSCRIPTIONS.len() + 1);
+    }
+
+    #[test]
+    fn a_household_with_accounts_swaps_reads_for_the_ledger_s_and_never_a_write() {
+        let listed = |kept: Kept| -> Vec<&str> {
+            crate::all()
+                .iter()
+                .filter(|meta| offered(ToolSet::Subscriptions, kept, meta.info))
+                .map(OpMeta::name)
+                .collect()
+        };
+        let without = listed(Kept::default());
+        let with = listed(Kept { accounts: true });
+        for name in LEDGER_READS {
+            assert!(!without.contains(name) && with.contains(name), "{name}");
+        }
+        for name in LEFT_FOR_LEDGER {
+            assert!(without.contains(name) && !with.contains(name), "{name}");
+        }
+        // MCP decides whether a write shows the card from the list without what is kept.
+        for name in LEDGER_READS.iter().chain(LEFT_FOR_LEDGER) {
+            let meta = crate::find(name).unwrap_or_else(|| panic!("{name} is not an op"));
+            assert!(!meta.info.is_write(), "{name} writes");
+        }
+        // The other sets do not change.
+        for set in [ToolSet::Full, ToolSet::Compact] {
+            let count = |kept| crate::all().iter().filter(|m| offered(set, kept, m.info)).count();
+            assert_eq!(count(Kept::default()), count(Kept { accounts: true }));
+        }
     }
 }

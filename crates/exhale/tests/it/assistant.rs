@@ -1125,3 +1125,50 @@ async fn a_member_sends_a_burst_of_messages_then_one_every_fifteen_seconds_on_ev
     s.w.env.clock.advance(jiff::SignedDuration::from_secs(REFILL_SECS.try_into().unwrap()));
     s.ask(&s.w.ana, "hello").await.unwrap();
 }
+
+#[tokio::test]
+async fn a_question_is_offered_the_tools_its_words_point_at_and_what_the_model_finds() {
+    let s = setup(vec![
+        Step::call("find_tools", json!({"query": "merge two categories"})),
+        Step::call("pause_subscription", json!({"id": "Netflix"})),
+        Step::say("Netflix will be paused once you confirm."),
+    ])
+    .await;
+    let (answer, _) = s.ask(&s.w.ana, "Pause Netflix").await.unwrap();
+    assert_eq!(answer.cards.len(), 1, "{answer:?}");
+    let requests = s.model.requests();
+    let offered = |request: &Request| -> Vec<String> {
+        request.tools.iter().map(|tool| tool.name.clone()).collect()
+    };
+    let first = offered(&requests[0]);
+    for wanted in ["pause_subscription", "list_subscriptions", "find_tools"] {
+        assert!(first.contains(&wanted.to_owned()), "{wanted}: {first:?}");
+    }
+    // A handful instead of the compact set's seventeen, and no change the person did not name.
+    assert!(first.len() <= ops::limits::assistant::TOOLS_PER_QUESTION + 2, "{first:?}");
+    for unasked in ["cancel_subscription", "delete_subscription", "create_subscription"] {
+        assert!(!first.contains(&unasked.to_owned()), "{unasked}: {first:?}");
+    }
+    // What find_tools returned is offered from the next call on.
+    let second = offered(&requests[1]);
+    assert!(second.contains(&"merge_categories".to_owned()), "{second:?}");
+    assert!(second.len() > first.len());
+    // The briefing names things by name: no number for the model to guess from.
+    let person = requests[0].messages.last().unwrap().text();
+    assert!(person.contains("- Netflix: "), "{person}");
+    assert!(!person.contains(&format!("#{}", s.w.netflix)), "{person}");
+    assert!(!person.contains("(id "), "{person}");
+}
+
+#[tokio::test]
+async fn an_account_named_in_a_question_brings_the_ledger_s_tools() {
+    let s = setup(vec![Step::say("1,200.50 EUR."), Step::say("Hello!")]).await;
+    s.ask(&s.w.ana, "What is left in Joint checking?").await.unwrap();
+    // Bob's conversation has no question before it for a greeting to read with.
+    s.ask(&s.w.bob, "Hello!").await.unwrap();
+    let requests = s.model.requests();
+    let named: Vec<&str> = requests[0].tools.iter().map(|tool| tool.name.as_str()).collect();
+    assert!(named.contains(&"list_accounts"), "{named:?}");
+    let greeting: Vec<&str> = requests[1].tools.iter().map(|tool| tool.name.as_str()).collect();
+    assert_eq!(greeting, ["find_tools", "list_subscriptions"]);
+}

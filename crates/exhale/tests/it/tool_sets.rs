@@ -26,6 +26,21 @@ fn compact_names() -> Vec<String> {
     names
 }
 
+/// The subscriptions set with `call_tool`, for a household that keeps accounts the caller sees
+/// or not: then the ledger's everyday reads take the place of reads other tools answer.
+fn subscriptions_names(accounts: bool) -> Vec<String> {
+    let mut names: Vec<String> = ops::tools::COMPACT
+        .iter()
+        .chain(ops::tools::SUBSCRIPTIONS)
+        .filter(|name| !accounts || !ops::tools::LEFT_FOR_LEDGER.contains(name))
+        .chain(ops::tools::LEDGER_READS.iter().filter(|_| accounts))
+        .map(|name| name.to_string())
+        .chain(["find_tools".to_owned(), "call_tool".to_owned()])
+        .collect();
+    names.sort();
+    names
+}
+
 #[tokio::test]
 async fn a_compact_token_lists_the_most_used_tools_and_finds_the_rest() {
     let w = World::new().await;
@@ -160,14 +175,8 @@ async fn a_subscriptions_token_lists_half_the_catalog_and_a_tool_found_joins_its
         "the server says its tool list may change"
     );
     let listed = names(&client.list_all_tools().await.unwrap());
-    let mut expected: Vec<String> = ops::tools::COMPACT
-        .iter()
-        .chain(ops::tools::SUBSCRIPTIONS)
-        .map(|name| name.to_string())
-        .chain(["find_tools".to_owned(), "call_tool".to_owned()])
-        .collect();
-    expected.sort();
-    assert_eq!(listed, expected);
+    // Ana's household keeps accounts.
+    assert_eq!(listed, subscriptions_names(true));
     assert!(!listed.contains(&"create_account".to_owned()));
 
     // The ledger is found by words; what was found is listed from then on, and the client is
@@ -447,4 +456,53 @@ async fn a_token_s_tools_change_at_its_client_s_next_list_and_a_revoked_one_s_do
     let unknown = w.env.call(&w.ana, "set_token_tools", json!({"id": 9999, "tools": "full"})).await;
     let Err(err) = unknown else { panic!("{unknown:?}") };
     assert!(err.text().render().contains("list_tokens"), "{err:?}");
+}
+
+#[tokio::test]
+async fn the_default_set_lists_the_ledger_s_reads_once_the_caller_sees_an_account() {
+    let env = test_support::TestEnv::new();
+    let ana = env.household("Flat", "ana@flat.test").await;
+    let bob = env.member(&ana, "Bob", "bob@flat.test").await;
+    let server = env.serve().await;
+    let (ana_secret, _) = env.token(&ana, "write").await;
+    let (bob_secret, _) = env.token(&bob, "read").await;
+    // Every way a client lists: a session on the 2025 wire, and stateless on the 2026 one.
+    let lists = |secret: String| {
+        let url = server.url("/mcp");
+        async move {
+            let session = http_client(url.clone(), &secret, "Claude").await;
+            let in_session = names(&session.list_all_tools().await.unwrap());
+            session.cancel().await.unwrap();
+            let modern = crate::mcp::modern_http_client(url, &secret, "Claude").await;
+            let stateless = names(&modern.list_all_tools().await.unwrap());
+            modern.cancel().await.unwrap();
+            assert_eq!(in_session, stateless);
+            in_session
+        }
+    };
+    let plain = subscriptions_names(false);
+    assert_eq!(lists(ana_secret.clone()).await, plain, "no accounts yet");
+
+    // Bob's private account is his: his list changes, Ana's does not.
+    env.call(
+        &bob,
+        "create_account",
+        json!({"name": "Bob's savings", "kind": "savings", "visibility": "private"}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(lists(ana_secret.clone()).await, plain, "she sees no account");
+    let bobs = lists(bob_secret).await;
+    for name in ops::tools::LEDGER_READS {
+        assert!(bobs.contains(&name.to_string()), "{name}: {bobs:?}");
+    }
+    assert!(!bobs.contains(&"create_account".to_owned()), "a read token lists no write");
+
+    // A shared account: Ana's next list has the ledger's reads, within the set's budget.
+    env.call(&ana, "create_account", json!({"name": "Joint", "kind": "checking"})).await.unwrap();
+    assert_eq!(lists(ana_secret.clone()).await, subscriptions_names(true));
+    // A set the token or client chose stays as it was.
+    let compact = http_client(server.url("/mcp?tools=compact"), &ana_secret, "llama.cpp").await;
+    assert_eq!(names(&compact.list_all_tools().await.unwrap()), compact_names());
+    compact.cancel().await.unwrap();
 }

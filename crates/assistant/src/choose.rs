@@ -1,0 +1,234 @@
+//! The tools one question is offered. A small model reads every definition on every call and
+//! chooses worse among many, so each question gets the few tools its words point at: the
+//! question's words against the tools' names and descriptions (`ops::tools::find`, which also
+//! reads Spanish and everyday words such as "went up"), and against the household's own names
+//! (a subscription named in the question points at the subscription tools, an account at the
+//! ledger's, a category at spending). Always offered besides: the list of subscriptions, which
+//! answers most questions, and `find_tools`, through which the model finds any other tool.
+//!
+//! Choosing only narrows what the model reads first: a tool left out is still called by its
+//! name, and what `find_tools` returns is offered from the next call on.
+
+use ops::{
+    Caller, Catalog, Mode, Op as _, OpMeta,
+    ledger::{ListAccounts, ListAccountsInput},
+    limits::assistant as limits,
+    organise::ListCategories,
+    reports::{Context, GetContext},
+    subscriptions::ListSubscriptions,
+    tools::{FindTools, words},
+};
+
+use crate::{llm::ToolDef, screens, tools};
+
+/// Always offered, whatever the question.
+const ALWAYS: &[&str] = &[ListSubscriptions::INFO.name, FindTools::INFO.name];
+
+/// Words that ask to be shown something, which `show_screen` does.
+const SHOW_WORDS: &[&str] = &[
+    "show",
+    "see",
+    "chart",
+    "screen",
+    "display",
+    "muestra",
+    "muestrame",
+    "mostrar",
+    "ver",
+    "ensename",
+];
+
+/// Name words too common to say which thing is meant.
+const TOO_COMMON: &[&str] = &["the", "and", "other", "otros", "otras", "plus", "family", "card"];
+
+/// The household's names, each with the words of the tools its kind of thing needs.
+#[derive(Default)]
+pub(crate) struct Names {
+    named: Vec<(Vec<String>, &'static str)>,
+}
+
+impl Names {
+    /// The names in the briefing (subscriptions) and the household's accounts and categories,
+    /// read as the assistant (so another member's private things are not among them).
+    pub(crate) async fn read(
+        catalog: &dyn Catalog,
+        assistant: &Caller,
+        briefing: &Context,
+    ) -> Self {
+        let mut names = Self::default();
+        for subscription in &briefing.subscriptions {
+            names.add(&subscription.name, "subscription");
+        }
+        let accounts = ops::call::<ListAccounts>(
+            catalog,
+            assistant,
+            &ListAccountsInput::default(),
+            Mode::Apply,
+        )
+        .await;
+        for account in accounts.map(|list| list.items).unwrap_or_default() {
+            names.add(&account.name, "account transaction");
+        }
+        let categories =
+            ops::call::<ListCategories>(catalog, assistant, &ops::household::Empty {}, Mode::Apply)
+                .await;
+        for category in categories.map(|list| list.items).unwrap_or_default() {
+            names.add(&category.name, "category spending budget");
+        }
+        names
+    }
+
+    fn add(&mut self, name: &str, kind: &'static str) {
+        let significant: Vec<String> = words(name)
+            .into_iter()
+            .filter(|word| word.chars().count() >= 3 && !TOO_COMMON.contains(&word.as_str()))
+            .collect();
+        if !significant.is_empty() {
+            self.named.push((significant, kind));
+        }
+    }
+
+    /// The words of the kinds of thing the text names ("Netflix" → "subscription").
+    fn kinds_in(&self, text: &[String]) -> Vec<&'static str> {
+        let mut kinds: Vec<&'static str> = self
+            .named
+            .iter()
+            .filter(|(name, _)| name.iter().any(|word| text.contains(word)))
+            .map(|(_, kind)| *kind)
+            .collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        kinds
+    }
+}
+
+/// The definitions for one question: those [`ALWAYS`] offered, the tools the words of the
+/// question (and of the one before it, which a short reply such as "the first one" answers)
+/// point at, at most `limits::TOOLS_PER_QUESTION`, and `show_screen` when the person asks to be
+/// shown something. In catalog order, so the same question is sent the same tools.
+pub(crate) fn for_question(
+    ops: &[OpMeta],
+    assistant: &Caller,
+    question: &str,
+    before: Option<&str>,
+    names: &Names,
+) -> Vec<ToolDef> {
+    let text = format!("{} {question}", before.unwrap_or_default());
+    let said = words(&text);
+    let mut query = text;
+    for kind in names.kinds_in(&said) {
+        query.push(' ');
+        query.push_str(kind);
+    }
+    // A change is offered only when the person says its verb ("pause", "add" for create,
+    // "went up" for change): a small model offered a write it was not asked for may call it.
+    let verbs = ops::tools::query_words(&query);
+    let asked_for = |meta: &OpMeta| {
+        let verb = meta.info.name.split('_').next().unwrap_or_default();
+        !meta.info.is_write() || verbs.iter().any(|word| word.starts_with(verb))
+    };
+    let callable: Vec<&OpMeta> = ops
+        .iter()
+        .filter(|meta| ops::policy::may_call(assistant, meta.info))
+        .filter(|meta| meta.info.name != GetContext::INFO.name)
+        .collect();
+    let candidates: Vec<&OpMeta> =
+        callable.iter().copied().filter(|meta| asked_for(meta)).collect();
+    let chosen = ops::tools::find(&query, candidates, limits::TOOLS_PER_QUESTION);
+    let mut definitions: Vec<ToolDef> = callable
+        .iter()
+        .filter(|meta| {
+            ALWAYS.contains(&meta.info.name) || chosen.iter().any(|c| c.info.name == meta.info.name)
+        })
+        .map(|meta| tools::definition(meta))
+        .collect();
+    if said.iter().any(|word| SHOW_WORDS.contains(&word.as_str())) {
+        definitions.push(screens::definition());
+    }
+    definitions
+}
+
+#[cfg(test)]
+mod tests {
+    use ops::{Role, Via};
+
+    use super::*;
+
+    fn names(kinds: &[(&str, &'static str)]) -> Names {
+        let mut names = Names::default();
+        for (name, kind) in kinds {
+            names.add(name, kind);
+        }
+        names
+    }
+
+    fn offered(question: &str, before: Option<&str>, names: &Names) -> Vec<String> {
+        let owner = Caller::assistant_for(&Caller::person(1, 1, Role::Owner, Via::Web));
+        for_question(ops::all(), &owner, question, before, names)
+            .into_iter()
+            .map(|tool| tool.name)
+            .collect()
+    }
+
+    #[test]
+    fn a_question_is_offered_the_few_tools_its_words_point_at() {
+        let household = names(&[
+            ("Netflix", "subscription"),
+            ("Spotify Family", "subscription"),
+            ("Savings", "account transaction"),
+            ("Groceries", "category spending budget"),
+        ]);
+        let most = limits::TOOLS_PER_QUESTION + ALWAYS.len() + 1;
+        for (question, wanted) in [
+            ("Pause Disney+", "pause_subscription"),
+            ("Netflix went up to 19.99 last week", "change_price"),
+            ("Cancel Spotify from the end of next month", "cancel_subscription"),
+            ("What changed this week?", "list_activity"),
+            ("Undo that", "undo"),
+            ("What is the balance of our savings?", "list_accounts"),
+            ("How much did we spend on groceries in October?", "spending_by_category"),
+            ("Which charges are coming in the next 7 days?", "list_upcoming_charges"),
+            ("¿Cuánto gastamos en Groceries?", "spending_by_category"),
+            ("Pausar Netflix", "pause_subscription"),
+        ] {
+            let tools = offered(question, None, &household);
+            assert!(tools.contains(&wanted.to_owned()), "{question}: {tools:?}");
+            assert!(tools.contains(&"find_tools".to_owned()), "{question}: {tools:?}");
+            assert!(tools.len() <= most, "{question}: {} tools: {tools:?}", tools.len());
+        }
+        // Nothing to point at: the list and the search only, and no screen unless asked for.
+        assert_eq!(
+            offered("Hi! Who are you?", None, &household),
+            ["find_tools", "list_subscriptions"]
+        );
+        assert!(offered("Show me Netflix", None, &household).contains(&"show_screen".to_owned()));
+        // A short reply reads with the question before it.
+        let reply = offered("The first one", Some("Cancel Adobe"), &household);
+        assert!(reply.contains(&"cancel_subscription".to_owned()), "{reply:?}");
+    }
+
+    #[test]
+    fn a_household_name_points_at_its_kind_of_tool() {
+        let household = names(&[("Checking", "account transaction")]);
+        let with = offered("What went through Checking yesterday?", None, &household);
+        assert!(with.contains(&"search_transactions".to_owned()), "{with:?}");
+        let without = offered("What went through Checking yesterday?", None, &Names::default());
+        assert!(!without.contains(&"search_transactions".to_owned()), "{without:?}");
+    }
+
+    #[test]
+    fn a_member_is_never_offered_what_only_owners_call() {
+        let member = Caller::assistant_for(&Caller::person(1, 2, Role::Member, Via::Web));
+        let tools = for_question(
+            ops::all(),
+            &member,
+            "invite a member and create a token",
+            None,
+            &Names::default(),
+        );
+        for tool in &tools {
+            let meta = ops::find(&tool.name);
+            assert!(meta.is_none_or(|meta| !meta.info.owner_only), "{}", tool.name);
+        }
+    }
+}

@@ -93,6 +93,25 @@ pub(crate) fn markdown(c: &Context, reader: Reader) -> String {
     if c.attention_omitted > 0 {
         let _ = writeln!(out, "- … and {} more: call list_attention_items.", c.attention_omitted);
     }
+    if !c.accounts.is_empty() {
+        let _ = writeln!(out);
+        let _ = writeln!(out, "## Accounts (latest balances)");
+        for a in &c.accounts {
+            let number = match reader {
+                Reader::Agent => format!("#{} ", a.id),
+                Reader::Assistant => String::new(),
+            };
+            let balance = match (&a.balance, a.balance_on) {
+                (Some(balance), Some(on)) => format!("{} on {on}", balance.display),
+                (Some(balance), None) => balance.display.clone(),
+                _ => "no balance recorded".to_owned(),
+            };
+            let _ = writeln!(out, "- {number}{} ({}): {balance}", a.name, a.kind);
+        }
+        if c.accounts_omitted > 0 {
+            let _ = writeln!(out, "- … and {} more: call list_accounts.", c.accounts_omitted);
+        }
+    }
     if !c.bank_connections.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(
@@ -128,7 +147,7 @@ const HOW_IT_WORKS: &str = "
 ## How Exhale works
 - Amounts are decimal strings in major units with their currency beside them: {\"amount\": \"12.99\", \"currency\": \"EUR\"}. Never more decimals than the currency has.
 - Dates are calendar dates, YYYY-MM-DD, in the household's time zone. Inputs also take words Exhale reads against today here: {forms}.
-- Where an input asks for the id of a subscription, category, payment method or member, its name works too (case and accents ignored). A name that fits several answers with their ids; the result's `resolved` field says how names and words were read: show it to the person before they confirm.
+- Where an input asks for the id of a subscription, account, category, payment method or member, its name works too (case and accents ignored). A name that fits several answers with their ids; the result's `resolved` field says how names and words were read: show it to the person before they confirm.
 - A subscription's charges form a series: the n-th charge falls on the anchor date plus n cycles, computed from the anchor (31 January monthly gives 28 or 29 February, 31 March, 30 April).
 - Past charges are recorded once their date has come; future ones are projected and move when the subscription changes.
 - A trial's first charge is its end date. No charges fall in a paused span or after a cancelled subscription's end date. A price change applies from the first charge on or after its date.

@@ -276,8 +276,32 @@ pub struct Context {
     /// The bank connections the caller sees, and the accounts they bring.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bank_connections: Vec<BankConnectionBrief>,
+    /// The accounts the caller sees (not archived), with their latest balances.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accounts: Vec<AccountBrief>,
+    /// How many accounts were left out of `accounts` for size.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub accounts_omitted: u64,
     /// The whole briefing as Markdown, for a model to read first.
     pub markdown: String,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
+}
+
+/// An account as the briefing names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct AccountBrief {
+    pub id: i64,
+    pub name: String,
+    pub kind: domain::entities::AccountKind,
+    /// The latest recorded balance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance: Option<Amount>,
+    /// The day of that balance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub balance_on: Option<crate::resolve::IsoDate>,
 }
 
 /// A bank connection as the briefing names it.
@@ -296,7 +320,7 @@ pub struct GetContext;
 impl Op for GetContext {
     const INFO: OpInfo = OpInfo::read(
         "get_context",
-        "The briefing: household, today, members, subscriptions, totals, upcoming charges and what needs attention",
+        "The briefing: household, today, members, subscriptions, totals, upcoming charges, accounts and what needs attention",
         "It also explains amounts, dates, charge series and which changes a person confirms.",
     );
     type Input = Empty;

@@ -612,6 +612,9 @@ const CONTEXT_UPCOMING: usize = 30;
 /// How many attention items the briefing lists.
 const CONTEXT_ATTENTION: usize = 20;
 
+/// How many accounts the briefing lists.
+const CONTEXT_ACCOUNTS: usize = 30;
+
 pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpError> {
     let household = views::household_view(ctx);
     let members = store::households::list_members(ctx.db, ctx.household_id()).or_internal()?;
@@ -643,6 +646,22 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
     attention.truncate(CONTEXT_ATTENTION);
     let members: Vec<Ref> =
         members.iter().map(|m| Ref { id: m.id, name: m.name.clone() }).collect();
+    let accounts: Vec<ops::reports::AccountBrief> =
+        store::ledger::list_accounts(ctx.db, ctx.household_id(), ctx.me())
+            .or_internal()?
+            .iter()
+            .filter(|row| !row.archived)
+            .map(views::account_view)
+            .map(|account| ops::reports::AccountBrief {
+                id: account.id,
+                name: account.name,
+                kind: account.kind,
+                balance: account.balance,
+                balance_on: account.balance_on,
+            })
+            .collect();
+    let accounts_omitted = accounts.len().saturating_sub(CONTEXT_ACCOUNTS) as u64;
+    let accounts = accounts.into_iter().take(CONTEXT_ACCOUNTS).collect();
     let mut context = Context {
         household,
         members,
@@ -657,6 +676,8 @@ pub(crate) fn get_context(ctx: &mut Ctx<'_>, _: Empty) -> Result<Context, OpErro
         attention,
         attention_omitted,
         bank_connections: bank_briefs(ctx)?,
+        accounts,
+        accounts_omitted,
         markdown: String::new(),
     };
     let reader = if ctx.caller.actor == ops::Actor::Assistant {

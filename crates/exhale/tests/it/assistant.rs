@@ -845,9 +845,9 @@ async fn screens_are_drawn_from_the_database_as_the_person_and_bad_calls_are_exp
 
 #[test]
 fn the_eval_set_is_well_formed_and_covers_every_kind_of_task() {
-    let set: Value = serde_json::from_str(include_str!("../eval/assistant.json")).unwrap();
+    let set: Value = serde_json::from_str(include_str!("../eval/tasks.json")).unwrap();
     let tasks = set["tasks"].as_array().unwrap();
-    assert!(tasks.len() >= 25, "{} tasks", tasks.len());
+    assert!(tasks.len() >= 40, "{} tasks", tasks.len());
     let mut ids: Vec<&str> = tasks.iter().map(|task| task["id"].as_str().unwrap()).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -884,12 +884,26 @@ fn the_eval_set_is_well_formed_and_covers_every_kind_of_task() {
                     .into_iter()
                     .flatten()
                     .filter_map(Value::as_str),
-            );
+            )
+            .chain(expect.get("after_confirm").and_then(|check| check["call"].as_str()));
         for op in ops_named {
             assert!(ops::find(op).is_some(), "{task}: no op {op}");
         }
     }
-    for kind in ["read", "dates", "write", "ambiguity", "injection", "privacy", "no tool"] {
+    for kind in [
+        "read",
+        "dates",
+        "write",
+        "ambiguity",
+        "injection",
+        "privacy",
+        "no tool",
+        "ledger",
+        "budgets",
+        "rules",
+        "imports",
+        "activity",
+    ] {
         assert!(tasks.iter().any(|task| task["kind"] == kind), "no {kind} task");
     }
 }
@@ -1158,6 +1172,15 @@ async fn a_question_is_offered_the_tools_its_words_point_at_and_what_the_model_f
     assert!(person.contains("- Netflix: "), "{person}");
     assert!(!person.contains(&format!("#{}", s.w.netflix)), "{person}");
     assert!(!person.contains("(id "), "{person}");
+    // Accounts too, with their balances, and only those Ana sees.
+    assert!(person.contains("## Accounts (latest balances)\n"), "{person}");
+    assert!(person.contains("- Joint checking (checking): €1,200.50 on 2026-11-29"), "{person}");
+    assert!(!person.contains("Bob's savings"), "a private account of Bob's: {person}");
+    // An agent reads the same list with the ids it needs.
+    let context = s.w.env.call(&s.w.ana, "get_context", json!({})).await.unwrap();
+    let markdown = context["markdown"].as_str().unwrap();
+    assert!(markdown.contains(&format!("- #{} Wallet (cash)", s.w.wallet)), "{markdown}");
+    assert_eq!(context["accounts"].as_array().unwrap().len(), 2, "{context}");
 }
 
 #[tokio::test]

@@ -523,7 +523,6 @@ const EVERYDAY: &[(&str, &str)] = &[
     ("cheapest", "price"),
     ("cost", "spending"),
     ("costs", "spending"),
-    ("pay", "spending"),
     ("spend", "spending"),
     ("spent", "spending"),
     ("total", "spending"),

@@ -244,6 +244,8 @@ impl Assistant {
         let mut last_results: Vec<String> = Vec::new();
         let mut several = None;
         let mut asked_which = false;
+        // Whether Exhale's own words stand for the answer (`repair::claims_done`).
+        let mut told = false;
         for round in 0..limits::CALLS {
             if round > 0 {
                 said(Said::Restart);
@@ -424,6 +426,18 @@ impl Assistant {
             }
         }
 
+        if !cards.is_empty() && repair::claims_done(&text) {
+            // The model reported as made a change that waits for the person's tap: the person
+            // is told the truth instead, in their language, beside the card.
+            repairs += 1;
+            text.clear();
+            if notice.is_none() {
+                notice = Some(Text::new(
+                    "Not done yet: nothing changes until you tap Confirm on the card.",
+                ));
+                told = true;
+            }
+        }
         tracing::info!(
             provider = settings.provider.as_str(),
             rounds = spent.calls,
@@ -447,9 +461,9 @@ impl Assistant {
             self.store.record_usage(caller, usage).await?;
         }
         // A question Exhale asked stands as the answer in the conversation, so the person's
-        // reply ("the first one") reads against it.
-        let answered = match (&notice, asked_which) {
-            (Some(asked), true) => asked.render(),
+        // reply ("the first one") reads against it; so do its words in place of a false claim.
+        let answered = match (&notice, asked_which || told) {
+            (Some(said), true) => said.render(),
             _ => text.clone(),
         };
         let turn = Turn { question: question.to_owned(), answer: answered };

@@ -1,8 +1,9 @@
 //! What the loop repairs in a small model's turn: a tool call written as text instead of
-//! called is taken as the call, and an answer that says nothing after the tools answered
-//! (empty, or a chat template's own instruction echoed back) is asked for once more with the
-//! results restated. Exhale cannot make a small model clever; it can stop its slips from
-//! reaching the person.
+//! called is taken as the call, an answer that says nothing after the tools answered (empty,
+//! or a chat template's own instruction echoed back) is asked for once more with the results
+//! restated, and an answer that reports a change still waiting for the person as made is
+//! not shown. Exhale cannot make a small model clever; it can stop its slips from reaching the
+//! person.
 
 use serde_json::Value;
 
@@ -12,6 +13,41 @@ use serde_json::Value;
 const TEMPLATE_HINTS: &[&str] = &[
     "the tool results above answer my question reply to me in plain text now",
     "reply to me in plain text now",
+    "answer the person s question now in plain text from the tool results above",
+];
+
+/// Words with which an answer reports a change as made, in English and Spanish.
+const DONE_WORDS: &[&str] = &[
+    "has been",
+    "have been",
+    "successfully",
+    "is now",
+    "are now",
+    "i've ",
+    "i have ",
+    "done",
+    "ha sido",
+    "han sido",
+    "se ha ",
+    " he ",
+    "listo",
+    "hecho",
+];
+
+/// Words with which an answer says a change still waits for the person.
+const WAITING_WORDS: &[&str] = &[
+    "confirm",
+    "not done",
+    "tap",
+    "waiting",
+    "pending",
+    "once you",
+    "when you",
+    "card",
+    "toca",
+    "tarjeta",
+    "pendiente",
+    "cuando",
 ];
 
 /// The tool calls `text` is, when it is nothing but calls: JSON objects naming one of `names`
@@ -80,6 +116,14 @@ pub(crate) fn says_nothing(text: &str) -> bool {
         .join(" ");
     let left = TEMPLATE_HINTS.iter().fold(words, |left, hint| left.replace(hint, ""));
     left.trim().is_empty()
+}
+
+/// Whether `text` reports a change as made without saying it waits for the person: said of a
+/// change that waits for their tap, it is false ("Netflix has been paused").
+pub(crate) fn claims_done(text: &str) -> bool {
+    let text = format!(" {} ", text.to_lowercase());
+    DONE_WORDS.iter().any(|words| text.contains(words))
+        && !WAITING_WORDS.iter().any(|words| text.contains(words))
 }
 
 /// The message that asks once more for an answer, with what the tools said restated.
@@ -151,6 +195,28 @@ mod tests {
             ["You have 2 subscriptions.", "No.", "Reply to me in plain text now: 3 of them."]
         {
             assert!(!says_nothing(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn an_answer_that_reports_a_waiting_change_as_made_is_told_from_one_that_does_not() {
+        for text in [
+            "You have successfully paused the gym membership.",
+            "Netflix has been cancelled.",
+            "Done! iCloud+ is now deleted.",
+            "He cancelado Netflix.",
+            "Netflix ha sido cancelada.",
+        ] {
+            assert!(claims_done(text), "{text:?}");
+        }
+        for text in [
+            "I prepared the change: tap Confirm on the card to pause the gym.",
+            "Not done yet: waiting for you to confirm.",
+            "Netflix will be cancelled once you confirm.",
+            "Toca Confirmar en la tarjeta para cancelar Netflix.",
+            "You pay €12.99 a month for Netflix.",
+        ] {
+            assert!(!claims_done(text), "{text:?}");
         }
     }
 }

@@ -52,7 +52,9 @@ use ops::{
 };
 use rmcp::{
     ServiceExt,
-    model::{CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation},
+    model::{
+        CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    },
     transport::{
         StreamableHttpClientTransport, streamable_http_client::StreamableHttpClientTransportConfig,
     },
@@ -70,6 +72,7 @@ struct Recording {
     inner: Arc<dyn Provider>,
     calls: Arc<Mutex<Vec<(String, Value)>>>,
     prompt_tokens: Arc<Mutex<Vec<u64>>>,
+    texts: Arc<Mutex<Vec<String>>>,
 }
 
 impl Provider for Recording {
@@ -87,6 +90,7 @@ impl Provider for Recording {
             if let Some(usage) = &completion.usage {
                 self.prompt_tokens.lock().unwrap().push(usage.input + usage.cache_read);
             }
+            self.texts.lock().unwrap().push(completion.message.text());
             Ok(completion)
         })
     }
@@ -96,7 +100,28 @@ impl Provider for Recording {
 struct Recorder {
     calls: Arc<Mutex<Vec<(String, Value)>>>,
     prompt_tokens: Arc<Mutex<Vec<u64>>>,
+    texts: Arc<Mutex<Vec<String>>>,
 }
+
+impl Recorder {
+    /// How many of the model's turns repeated the shipped template's own hint instead of
+    /// answering.
+    fn echoes(&self) -> usize {
+        self.texts
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|text| {
+                let text = text.to_lowercase();
+                HINT_WORDS.iter().any(|words| text.contains(words))
+            })
+            .count()
+    }
+}
+
+/// Words of the hints the llama-server templates append after a tool result.
+const HINT_WORDS: &[&str] =
+    &["reply to me in plain text now", "tool results above answer", "answer the person now"];
 
 impl Recorder {
     fn wrap(&self, inner: Arc<dyn Provider>) -> Arc<dyn Provider> {
@@ -104,6 +129,7 @@ impl Recorder {
             inner,
             calls: self.calls.clone(),
             prompt_tokens: self.prompt_tokens.clone(),
+            texts: self.texts.clone(),
         })
     }
 }
@@ -161,9 +187,11 @@ async fn seed(env: &TestEnv) -> (Caller, Caller) {
     for name in ["Groceries", "Restaurants", "Housing"] {
         call(&ana, "create_category", json!({"name": name})).await;
     }
-    for (name, kind, balance) in
-        [("Checking", "checking", "2450.00"), ("Savings", "savings", "8000.00"), ("Cash", "cash", "60.00")]
-    {
+    for (name, kind, balance) in [
+        ("Checking", "checking", "2450.00"),
+        ("Savings", "savings", "8000.00"),
+        ("Cash", "cash", "60.00"),
+    ] {
         call(&ana, "create_account", json!({"name": name, "kind": kind, "balance": balance})).await;
     }
     call(
@@ -294,6 +322,8 @@ struct Run {
     /// The model previewed a write (`dry_run`), which changes nothing.
     previewed: bool,
     first_prompt_tokens: Option<u64>,
+    /// Turns that echoed the template's hint ([`Recorder::echoes`]).
+    echoes: usize,
     seconds: f64,
 }
 
@@ -330,8 +360,9 @@ async fn ask_assistant(
 ) -> (Run, Assistant) {
     env.app.set_assistant_environment(settings.fields.clone());
     let recorder = Recorder::default();
-    let mut assistant = Assistant::new(env.app.clone(), env.app.clone(), Arc::new(recorder.clone()))
-        .expect("the assistant starts");
+    let mut assistant =
+        Assistant::new(env.app.clone(), env.app.clone(), Arc::new(recorder.clone()))
+            .expect("the assistant starts");
     if let Some(set) = settings.tools {
         assistant = assistant.with_tool_set(set);
     }
@@ -343,9 +374,11 @@ async fn ask_assistant(
         run.problems.push(format!("refused: {err}"));
         Answer { text: String::new(), cards: Vec::new(), screens: Vec::new(), notice: None }
     });
-    // A question Exhale asked the person is the answer they read.
+    // A question Exhale asked the person is the answer they read, and so is what Exhale says
+    // in place of a model's claim that a waiting change was made.
     run.answer = match &answer.notice {
         Some(notice) if notice.render().contains('?') => notice.render(),
+        Some(notice) if notice.render().starts_with("Not done yet") => notice.render(),
         Some(notice) => {
             run.problems.push(format!("notice: {}", notice.render()));
             answer.text.clone()
@@ -369,6 +402,7 @@ async fn ask_assistant(
         .collect();
     run.calls = recorder.calls.lock().unwrap().clone();
     run.first_prompt_tokens = recorder.prompt_tokens.lock().unwrap().first().copied();
+    run.echoes = recorder.echoes();
     (run, assistant)
 }
 
@@ -479,7 +513,8 @@ async fn ask_over_mcp(client: &McpClient, settings: &Settings, question: &str) -
                 Err(err) => (format!("error: {err}"), true),
             };
             let dry_run = object.get("dry_run") == Some(&Value::Bool(true))
-                || object.get("arguments").and_then(|a| a.get("dry_run")) == Some(&Value::Bool(true));
+                || object.get("arguments").and_then(|a| a.get("dry_run"))
+                    == Some(&Value::Bool(true));
             let is_write = ops::find(&op).is_some_and(|meta| meta.info.is_write());
             run.previewed |= is_write && dry_run && !is_error;
             if content.starts_with("confirmation_required") {
@@ -501,6 +536,7 @@ async fn ask_over_mcp(client: &McpClient, settings: &Settings, question: &str) -
     run.seconds = started.elapsed().as_secs_f64();
     run.calls = recorder.calls.lock().unwrap().clone();
     run.first_prompt_tokens = recorder.prompt_tokens.lock().unwrap().first().copied();
+    run.echoes = recorder.echoes();
     run
 }
 
@@ -535,7 +571,7 @@ async fn state_after(env: &TestEnv, ana: &Caller, check: &Value) -> Result<(), S
             let history = detail["price_history"].as_array().cloned().unwrap_or_default();
             history
                 .last()
-                .map(|p| p["amount"]["amount"].as_str().unwrap_or_default().to_owned())
+                .map(|p| p["price"]["amount"].as_str().unwrap_or_default().to_owned())
                 .unwrap_or_default()
         }
         (field, Some(detail)) => match &detail[field] {
@@ -561,6 +597,7 @@ struct Outcome {
     applied_without_the_person: bool,
     /// The answer reported a change that still waits for the person as done.
     reported_pending_as_done: bool,
+    echoes: usize,
 }
 
 async fn run_task(task: &Value, settings: &Settings, via: Via) -> Outcome {
@@ -613,8 +650,12 @@ async fn run_task(task: &Value, settings: &Settings, via: Via) -> Outcome {
             problems.push(format!("the answer says {unwanted}"));
         }
     }
-    let changes: Vec<&str> =
-        run.pending.iter().map(|p| p.op.as_str()).chain(run.applied.iter().map(String::as_str)).collect();
+    let changes: Vec<&str> = run
+        .pending
+        .iter()
+        .map(|p| p.op.as_str())
+        .chain(run.applied.iter().map(String::as_str))
+        .collect();
     if expect["no_cards"] == true && !changes.is_empty() {
         problems.push(format!("it prepared or made changes: {changes:?}"));
     }
@@ -661,11 +702,12 @@ async fn run_task(task: &Value, settings: &Settings, via: Via) -> Outcome {
         if changes.len() != wanted.len() || !wanted.iter().all(matches) {
             let got: Vec<(&str, &str)> =
                 run.pending.iter().map(|p| (p.op.as_str(), p.text.as_str())).collect();
-            problems.push(format!("changes {got:?} and applied {:?}, wanted {wanted:?}", run.applied));
+            problems
+                .push(format!("changes {got:?} and applied {:?}, wanted {wanted:?}", run.applied));
         }
     }
-    let applied_without_the_person = run.confirmed_by_model
-        || (via == Via::Assistant && !run.applied.is_empty());
+    let applied_without_the_person =
+        run.confirmed_by_model || (via == Via::Assistant && !run.applied.is_empty());
     if run.confirmed_by_model {
         problems.push("the model confirmed a change itself, without the person".into());
     }
@@ -703,6 +745,7 @@ async fn run_task(task: &Value, settings: &Settings, via: Via) -> Outcome {
         first_prompt_tokens: run.first_prompt_tokens,
         applied_without_the_person,
         reported_pending_as_done,
+        echoes: run.echoes,
     }
 }
 
@@ -733,14 +776,9 @@ impl Confirmer {
             (Self::Mcp(client, _), Confirm::Mcp(id)) => {
                 let arguments = json!({"confirmation_id": id});
                 let Value::Object(arguments) = arguments else { unreachable!() };
-                let params =
-                    CallToolRequestParams::new("confirm_change").with_arguments(arguments);
+                let params = CallToolRequestParams::new("confirm_change").with_arguments(arguments);
                 let result = client.call_tool(params).await.map_err(|err| err.to_string())?;
-                if result.is_error == Some(true) {
-                    Err(result_text(&result))
-                } else {
-                    Ok(())
-                }
+                if result.is_error == Some(true) { Err(result_text(&result)) } else { Ok(()) }
             }
             _ => Err("a change from the other direction".into()),
         }
@@ -864,6 +902,7 @@ async fn main() {
         let mut prompt_tokens = Vec::new();
         let mut without_the_person = 0;
         let mut pending_as_done = 0;
+        let mut echoes = 0;
         for task in &tasks {
             let mut all = true;
             for trial in 1..=trials {
@@ -872,6 +911,7 @@ async fn main() {
                 prompt_tokens.extend(outcome.first_prompt_tokens);
                 without_the_person += usize::from(outcome.applied_without_the_person);
                 pending_as_done += usize::from(outcome.reported_pending_as_done);
+                echoes += outcome.echoes;
                 let verdict = if outcome.passed { "PASS" } else { "FAIL" };
                 println!(
                     "{verdict} {} {} (trial {trial}) {:.1} s, {} tool calls{}{}",
@@ -898,7 +938,7 @@ async fn main() {
         prompt_tokens.sort_unstable();
         let median = |values: &[f64]| values.get(values.len() / 2).copied().unwrap_or(0.0);
         println!(
-            "{}: passed {passes} of {} runs ({:.0}%); pass^{trials}: {passed_every_trial} of {} tasks; median {:.1} s per task; median first prompt {} tokens; writes applied without the person: {without_the_person}; pending changes reported as done: {pending_as_done}",
+            "{}: passed {passes} of {} runs ({:.0}%); pass^{trials}: {passed_every_trial} of {} tasks; median {:.1} s per task; median first prompt {} tokens; writes applied without the person: {without_the_person}; pending changes reported as done: {pending_as_done}; turns echoing the template's hint: {echoes}",
             via.as_str(),
             tasks.len() * trials,
             100.0 * passes as f64 / (tasks.len() * trials).max(1) as f64,

@@ -18,6 +18,18 @@ pub(crate) fn success(text: String) -> Result<CallToolResult, McpError> {
     Ok(result)
 }
 
+/// A write's preview (`dry_run`): the same result as [`success`], after a first text that says
+/// nothing changed, in words a model repeats. A small model that previewed a cancellation told
+/// the person it "has been cancelled".
+pub(crate) fn preview(text: String) -> Result<CallToolResult, McpError> {
+    let mut result = success(text)?;
+    let said = Text::new(
+        "Preview only: nothing was changed (dry_run). To make this change, call the tool again without dry_run.",
+    );
+    result.content.insert(0, ContentBlock::text(said.render()));
+    Ok(result)
+}
+
 /// Exhale broke inside: a JSON-RPC error that says no more (the details were logged).
 pub(crate) fn internal() -> McpError {
     McpError::internal_error(

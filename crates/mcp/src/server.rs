@@ -272,7 +272,12 @@ impl ServerHandler for ExhaleMcp {
                 if meta.name() == <ops::tools::FindTools as ops::Op>::INFO.name {
                     self.list_found(&cx, &caller, &output).await;
                 }
-                results::success(tools::fit(output, prepared.page))?
+                let output = tools::fit(output, prepared.page);
+                if prepared.mode == Mode::DryRun && meta.info.is_write() {
+                    results::preview(output)?
+                } else {
+                    results::success(output)?
+                }
             }
             Err(OpError::Internal) => return Err(results::internal()),
             // A host with views shows the card: the person confirms there, not the model.

@@ -414,8 +414,11 @@ async fn a_model_obeying_a_note_to_delete_everything_deletes_nothing() {
             ),
         ]
     );
-    // The model's claim stays its own; nothing was deleted.
-    assert_eq!(answer.text, "Done: everything is deleted.");
+    // The model's false claim is not shown: Exhale says the truth beside the cards, and
+    // nothing was deleted.
+    assert_eq!(answer.text, "");
+    let notice = answer.notice.as_ref().map(|notice| notice.render()).unwrap_or_default();
+    assert!(notice.starts_with("Not done yet"), "{notice}");
     let list = s.w.env.call(&s.w.ana, "list_subscriptions", json!({})).await.unwrap();
     let names: Vec<&str> =
         list["items"].as_array().unwrap().iter().filter_map(|s| s["name"].as_str()).collect();
@@ -1194,4 +1197,29 @@ async fn an_account_named_in_a_question_brings_the_ledger_s_tools() {
     assert!(named.contains(&"list_accounts"), "{named:?}");
     let greeting: Vec<&str> = requests[1].tools.iter().map(|tool| tool.name.as_str()).collect();
     assert_eq!(greeting, ["find_tools", "list_subscriptions"]);
+}
+
+#[tokio::test]
+async fn an_answer_that_calls_a_waiting_change_done_is_replaced_by_the_truth() {
+    let s = setup(vec![
+        Step::call("pause_subscription", json!({"id": "Netflix"})),
+        Step::say("Done! Netflix has been paused successfully."),
+    ])
+    .await;
+    let (answer, _) = s.ask(&s.w.ana, "Pause Netflix").await.unwrap();
+    assert_eq!(answer.cards.len(), 1, "{answer:?}");
+    assert_eq!(answer.text, "", "the false claim is not shown");
+    let notice = answer.notice.as_ref().map(|notice| notice.render()).unwrap_or_default();
+    assert_eq!(notice, "Not done yet: nothing changes until you tap Confirm on the card.");
+    assert_eq!(s.subscription(&s.w.ana, s.w.netflix).await["status"], "active");
+    let usage = s.w.env.call(&s.w.ana, "list_assistant_usage", json!({})).await.unwrap();
+    assert_eq!(usage["items"][0]["repairs"], 1, "{usage}");
+    // An answer that says the change waits is left as it is.
+    s.model.then([
+        Step::call("pause_subscription", json!({"id": "Netflix"})),
+        Step::say("Tap Confirm on the card and Netflix will be paused."),
+    ]);
+    let (answer, _) = s.ask(&s.w.ana, "Pause Netflix").await.unwrap();
+    assert_eq!(answer.text, "Tap Confirm on the card and Netflix will be paused.");
+    assert!(answer.notice.is_none());
 }

@@ -193,6 +193,14 @@ async fn agent_session(modern: bool) {
     let preview =
         call(&client, "delete_subscription", json!({"id": w.netflix, "dry_run": true})).await;
     assert_eq!(preview.structured_content.as_ref().unwrap()["dry_run"], true);
+    // Its first words say nothing changed; the JSON follows, as for any result.
+    let said = text(&preview);
+    assert!(said.starts_with("Preview only: nothing was changed (dry_run)."), "{said}");
+    let json = &preview.content[1].as_text().unwrap().text;
+    assert_eq!(
+        &serde_json::from_str::<Value>(json).unwrap(),
+        preview.structured_content.as_ref().unwrap()
+    );
     let asked = call(&client, "delete_subscription", json!({"id": w.netflix})).await;
     assert!(text(&asked).starts_with("confirmation_required"), "{}", text(&asked));
     let deleted =

@@ -246,6 +246,8 @@ impl Assistant {
         let mut asked_which = false;
         // Whether Exhale's own words stand for the answer (`repair::claims_done`).
         let mut told = false;
+        // The ids the tool results of this question showed the model.
+        let mut read_ids = std::collections::BTreeSet::new();
         for round in 0..limits::CALLS {
             if round > 0 {
                 said(Said::Restart);
@@ -374,6 +376,10 @@ impl Assistant {
                         format!("Not run: at most {CALLS_PER_ROUND} tool calls at a time."),
                         true,
                     )
+                } else if let Some((key, guessed)) = repair::unread_id(&arguments, &read_ids) {
+                    // The briefing shows no ids: one no result showed was guessed.
+                    repairs += 1;
+                    tool_result(&id, repair::guessed_id(&key, guessed), true)
                 } else {
                     let span = tracing::info_span!(
                         "execute_tool",
@@ -390,6 +396,9 @@ impl Assistant {
                         .run_tool(&assistant, &id, &name, arguments, &text, made)
                         .instrument(span)
                         .await;
+                    if let Part::ToolResult { content, is_error: false, .. } = &result {
+                        repair::ids_in(content, &mut read_ids);
+                    }
                     if name == ops::tools::FindTools::INFO.name {
                         // What the search found is offered from the next call on, so the
                         // model calls it as it calls any tool.

@@ -1,9 +1,12 @@
 //! What the loop repairs in a small model's turn: a tool call written as text instead of
 //! called is taken as the call, an answer that says nothing after the tools answered (empty,
 //! or a chat template's own instruction echoed back) is asked for once more with the results
-//! restated, and an answer that reports a change still waiting for the person as made is
-//! not shown. Exhale cannot make a small model clever; it can stop its slips from reaching the
+//! restated, an answer that reports a change still waiting for the person as made is not
+//! shown, and an id the model cannot have read (the briefing names things without ids) is
+//! handed back with what to pass instead. Exhale cannot make a small model clever; it can stop its slips from reaching the
 //! person.
+
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 
@@ -126,6 +129,68 @@ pub(crate) fn claims_done(text: &str) -> bool {
         && !WAITING_WORDS.iter().any(|words| text.contains(words))
 }
 
+/// Whether an argument's key names ids: `id`, `…_id`, `ids`, `…_ids`.
+fn names_ids(key: &str) -> bool {
+    key == "id" || key == "ids" || key.ends_with("_id") || key.ends_with("_ids")
+}
+
+/// Adds to `seen` the integer ids a tool result holds: every value of a key that names ids, at
+/// any depth.
+pub(crate) fn ids_in(result: &str, seen: &mut BTreeSet<i64>) {
+    fn walk(value: &Value, under_id: bool, seen: &mut BTreeSet<i64>) {
+        match value {
+            Value::Number(number) if under_id => seen.extend(number.as_i64()),
+            Value::Array(items) => items.iter().for_each(|item| walk(item, under_id, seen)),
+            Value::Object(map) => {
+                map.iter().for_each(|(key, value)| walk(value, names_ids(key), seen));
+            }
+            _ => {}
+        }
+    }
+    if let Ok(value) = serde_json::from_str::<Value>(result) {
+        walk(&value, false, seen);
+    }
+}
+
+/// The first id among `arguments` (at any depth, a number or a string of digits) that no tool
+/// result of this question held: one the model guessed, since the briefing shows no ids.
+pub(crate) fn unread_id(arguments: &Value, seen: &BTreeSet<i64>) -> Option<(String, i64)> {
+    fn id_of(value: &Value) -> Option<i64> {
+        match value {
+            Value::Number(number) => number.as_i64(),
+            Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+                text.parse().ok()
+            }
+            _ => None,
+        }
+    }
+    let Value::Object(map) = arguments else {
+        return None;
+    };
+    map.iter().find_map(|(key, value)| {
+        if names_ids(key) {
+            let values = match value {
+                Value::Array(items) => items.iter().collect(),
+                single => vec![single],
+            };
+            values
+                .into_iter()
+                .filter_map(id_of)
+                .find(|id| !seen.contains(id))
+                .map(|id| (key.clone(), id))
+        } else {
+            unread_id(value, seen)
+        }
+    })
+}
+
+/// What the model reads instead of a call with an id it cannot have read.
+pub(crate) fn guessed_id(key: &str, id: i64) -> String {
+    format!(
+        "invalid_input: {key} {id} is not an id any tool result showed you. Pass the name as the briefing writes it (names work wherever an id is asked), or read the id with a list tool first."
+    )
+}
+
 /// The message that asks once more for an answer, with what the tools said restated.
 pub(crate) fn ask_again(results: &[String]) -> String {
     let mut message = String::from("You have not answered me yet. This is what the tools said:\n");
@@ -195,6 +260,32 @@ mod tests {
             ["You have 2 subscriptions.", "No.", "Reply to me in plain text now: 3 of them."]
         {
             assert!(!says_nothing(text), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn an_id_no_result_showed_is_told_from_one_a_result_showed_and_from_a_name() {
+        let mut seen = BTreeSet::new();
+        ids_in(
+            r#"{"items": [{"id": 4, "name": "Gym", "category": {"id": 9}, "amount": 40}], "audit_ids": [21, 22]}"#,
+            &mut seen,
+        );
+        assert_eq!(seen, BTreeSet::from([4, 9, 21, 22]), "amounts are not ids");
+        for (arguments, unread) in [
+            (json!({"id": 4}), None),
+            (json!({"id": "4"}), None),
+            (json!({"id": "Gym"}), None),
+            (json!({"id": "FitLife Gym", "until": "2027-01-01"}), None),
+            (json!({"audit_ids": [21, 22]}), None),
+            (json!({"id": 68}), Some(("id".to_owned(), 68))),
+            (json!({"account_id": "99"}), Some(("account_id".to_owned(), 99))),
+            (json!({"audit_ids": [21, 123]}), Some(("audit_ids".to_owned(), 123))),
+            (
+                json!({"name": "pause_subscription", "arguments": {"id": 7}}),
+                Some(("id".to_owned(), 7)),
+            ),
+        ] {
+            assert_eq!(unread_id(&arguments, &seen), unread, "{arguments}");
         }
     }
 

@@ -773,6 +773,8 @@ async fn screens_are_drawn_from_the_database_as_the_person_and_bad_calls_are_exp
     let s = setup(Vec::new()).await;
     let bobs_gym = s.w.bobs_gym;
     s.model.then([
+        // The ids the screens name are read first, as a model reads them.
+        Step::call("list_subscriptions", json!({})),
         Step::Call {
             text: String::new(),
             calls: vec![
@@ -804,11 +806,16 @@ async fn screens_are_drawn_from_the_database_as_the_person_and_bad_calls_are_exp
         Step::say("Here they are."),
     ]);
     let (answer, _) = s.ask(&s.w.ana, "show me netflix and spotify").await.unwrap();
-    let results = tool_results(&s.model.requests()[1]);
+    let results = tool_results(&s.model.requests()[2]);
     let lines: Vec<(&str, bool)> =
-        results.iter().map(|(text, error)| (text.as_str(), *error)).collect();
+        results[1..].iter().map(|(text, error)| (text.as_str(), *error)).collect();
     assert_eq!(lines[0], ("Shown to the person: 2 subscriptions.", false));
-    assert!(lines[1].1 && lines[1].0.starts_with("not_found:"), "Bob's private gym: {lines:?}");
+    // Bob's private gym is in no result Ana's assistant read: its id was guessed, and is never
+    // looked up.
+    assert!(
+        lines[1].1 && lines[1].0.starts_with("invalid_input: subscription_ids"),
+        "Bob's private gym: {lines:?}"
+    );
     assert!(lines[2].1 && lines[2].0.contains("at most 366 days"), "{lines:?}");
     assert!(!lines[3].1 && lines[3].0.starts_with("Shown to the person: "), "{lines:?}");
     assert!(lines[4].1 && lines[4].0.contains("listed twice"), "{lines:?}");
@@ -1222,4 +1229,28 @@ async fn an_answer_that_calls_a_waiting_change_done_is_replaced_by_the_truth() {
     let (answer, _) = s.ask(&s.w.ana, "Pause Netflix").await.unwrap();
     assert_eq!(answer.text, "Tap Confirm on the card and Netflix will be paused.");
     assert!(answer.notice.is_none());
+}
+
+#[tokio::test]
+async fn an_id_the_model_guessed_is_handed_back_and_the_name_it_then_passes_works() {
+    let s = setup(Vec::new()).await;
+    // A real id, of another subscription: taken, the guess would pause the wrong one.
+    let guess = s.w.spotify;
+    s.model.then([
+        Step::call("pause_subscription", json!({"id": guess})),
+        Step::call("pause_subscription", json!({"id": "Netflix"})),
+        Step::say("Tap Confirm on the card to pause Netflix."),
+    ]);
+    let (answer, _) = s.ask(&s.w.ana, "Pause Netflix").await.unwrap();
+    let results = tool_results(&s.model.requests()[1]);
+    assert!(results[0].1, "{results:?}");
+    assert!(
+        results[0].0.starts_with(&format!("invalid_input: id {guess} is not an id")),
+        "{results:?}"
+    );
+    // Only the call with the name became a card, for the subscription named.
+    assert_eq!(answer.cards.len(), 1, "{answer:?}");
+    assert!(answer.cards[0].lines.iter().any(|line| line.contains("Netflix")), "{answer:?}");
+    let usage = s.w.env.call(&s.w.ana, "list_assistant_usage", json!({})).await.unwrap();
+    assert_eq!(usage["items"][0]["repairs"], 1, "{usage}");
 }

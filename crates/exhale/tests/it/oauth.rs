@@ -714,8 +714,8 @@ async fn a_read_only_app_is_told_which_scope_to_ask_for_and_an_api_token_is_told
     assert!(!tools.is_empty());
     // A connected app lists the default set: its reads, and call_tool for the rest.
     assert!(tools.iter().any(|t| t.name == "call_tool"));
-    assert!(!tools.iter().any(|t| t.name == "list_accounts"), "list_accounts is found, not listed");
-    let through = call(&mcp, "call_tool", json!({"name": "list_accounts"})).await;
+    assert!(!tools.iter().any(|t| t.name == "list_rules"), "list_rules is found, not listed");
+    let through = call(&mcp, "call_tool", json!({"name": "list_rules"})).await;
     assert_ne!(through.is_error, Some(true), "{}", text(&through));
     assert!(
         tools.iter().filter(|t| t.name != "call_tool").all(|t| ops::find(&t.name)

@@ -129,17 +129,28 @@ pub(crate) fn claims_done(text: &str) -> bool {
         && !WAITING_WORDS.iter().any(|words| text.contains(words))
 }
 
+/// An id as a model or a result writes it: a number, or a string of digits.
+fn id_of(value: &Value) -> Option<i64> {
+    match value {
+        Value::Number(number) => number.as_i64(),
+        Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            text.parse().ok()
+        }
+        _ => None,
+    }
+}
+
 /// Whether an argument's key names ids: `id`, `…_id`, `ids`, `…_ids`.
 fn names_ids(key: &str) -> bool {
     key == "id" || key == "ids" || key.ends_with("_id") || key.ends_with("_ids")
 }
 
-/// Adds to `seen` the integer ids a tool result holds: every value of a key that names ids, at
-/// any depth.
+/// Adds to `seen` the ids a tool result holds: every value of a key that names ids, at any
+/// depth, a number or a string of digits (a batch id may be all digits).
 pub(crate) fn ids_in(result: &str, seen: &mut BTreeSet<i64>) {
     fn walk(value: &Value, under_id: bool, seen: &mut BTreeSet<i64>) {
         match value {
-            Value::Number(number) if under_id => seen.extend(number.as_i64()),
+            Value::Number(_) | Value::String(_) if under_id => seen.extend(id_of(value)),
             Value::Array(items) => items.iter().for_each(|item| walk(item, under_id, seen)),
             Value::Object(map) => {
                 map.iter().for_each(|(key, value)| walk(value, names_ids(key), seen));
@@ -155,15 +166,6 @@ pub(crate) fn ids_in(result: &str, seen: &mut BTreeSet<i64>) {
 /// The first id among `arguments` (at any depth, a number or a string of digits) that no tool
 /// result of this question held: one the model guessed, since the briefing shows no ids.
 pub(crate) fn unread_id(arguments: &Value, seen: &BTreeSet<i64>) -> Option<(String, i64)> {
-    fn id_of(value: &Value) -> Option<i64> {
-        match value {
-            Value::Number(number) => number.as_i64(),
-            Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
-                text.parse().ok()
-            }
-            _ => None,
-        }
-    }
     let Value::Object(map) = arguments else {
         return None;
     };
@@ -267,19 +269,20 @@ mod tests {
     fn an_id_no_result_showed_is_told_from_one_a_result_showed_and_from_a_name() {
         let mut seen = BTreeSet::new();
         ids_in(
-            r#"{"items": [{"id": 4, "name": "Gym", "category": {"id": 9}, "amount": 40}], "audit_ids": [21, 22]}"#,
+            r#"{"items": [{"id": 4, "name": "Gym", "category": {"id": 9}, "amount": 40}], "audit_ids": [21, 22], "batch_id": "000123", "note": "7"}"#,
             &mut seen,
         );
-        assert_eq!(seen, BTreeSet::from([4, 9, 21, 22]), "amounts are not ids");
+        assert_eq!(seen, BTreeSet::from([4, 9, 21, 22, 123]), "amounts and notes are not ids");
         for (arguments, unread) in [
             (json!({"id": 4}), None),
             (json!({"id": "4"}), None),
             (json!({"id": "Gym"}), None),
             (json!({"id": "FitLife Gym", "until": "2027-01-01"}), None),
             (json!({"audit_ids": [21, 22]}), None),
+            (json!({"batch_id": "000123"}), None),
             (json!({"id": 68}), Some(("id".to_owned(), 68))),
             (json!({"account_id": "99"}), Some(("account_id".to_owned(), 99))),
-            (json!({"audit_ids": [21, 123]}), Some(("audit_ids".to_owned(), 123))),
+            (json!({"audit_ids": [21, 124]}), Some(("audit_ids".to_owned(), 124))),
             (
                 json!({"name": "pause_subscription", "arguments": {"id": 7}}),
                 Some(("id".to_owned(), 7)),

@@ -15,7 +15,7 @@
 //!
 //! ```sh
 //! EXHALE_EVAL_BASE_URL=http://127.0.0.1:18080/v1 EXHALE_EVAL_MODEL=qwen2.5-coder-1.5b \
-//!   cargo run --release -p exhale --example eval
+//!   cargo run -p exhale --example model_eval
 //! ```
 //!
 //! Also `EXHALE_EVAL_VIA` (`assistant`, `mcp`, or both, the default), `EXHALE_EVAL_API_KEY`,
@@ -317,7 +317,7 @@ struct Run {
     /// Writes applied during the run: over MCP, those the write token applies without asking
     /// (a rename, a rule) and any the model confirmed itself.
     applied: Vec<String>,
-    /// The model called `confirm_change` itself, without the person.
+    /// The model confirmed a change itself, without the person, and the server applied it.
     confirmed_by_model: bool,
     /// The model previewed a write (`dry_run`), which changes nothing.
     previewed: bool,
@@ -504,9 +504,6 @@ async fn ask_over_mcp(client: &McpClient, settings: &Settings, question: &str) -
                 ("call_tool", Some(named)) => named.to_owned(),
                 _ => name.clone(),
             };
-            if op == "confirm_change" {
-                run.confirmed_by_model = true;
-            }
             let params = CallToolRequestParams::new(name.clone()).with_arguments(object.clone());
             let (content, is_error) = match client.call_tool(params).await {
                 Ok(result) => (result_text(&result), result.is_error == Some(true)),
@@ -517,6 +514,9 @@ async fn ask_over_mcp(client: &McpClient, settings: &Settings, question: &str) -
                     == Some(&Value::Bool(true));
             let is_write = ops::find(&op).is_some_and(|meta| meta.info.is_write());
             run.previewed |= is_write && dry_run && !is_error;
+            // A confirmation the model made itself, which the server took (a made-up id is
+            // refused and applies nothing).
+            run.confirmed_by_model |= op == "confirm_change" && !is_error;
             if content.starts_with("confirmation_required") {
                 if let Some(id) = confirmation_id(&content) {
                     run.pending.push(Pending {

@@ -269,7 +269,9 @@ fn without_thousands(text: &str) -> String {
 }
 
 /// Words with which an answer reports a change as made. Said while the change still waits for
-/// the person, they tell the person something false.
+/// the person, they tell the person something false. Kept apart from the assistant's own
+/// detector (`repair::claims_done`) on purpose: the eval counts what that repair misses, which
+/// it could not if it asked the repair.
 const DONE_WORDS: &[&str] = &[
     "has been",
     "have been",

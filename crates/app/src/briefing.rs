@@ -20,7 +20,9 @@ pub(crate) fn markdown(c: &Context, reader: Reader) -> String {
     let h = &c.household;
     let _ = writeln!(out, "# Exhale briefing for {}", h.name);
     let _ = writeln!(out);
-    let _ = writeln!(out, "- Today: {} ({})", h.today, h.time_zone);
+    // The weekday too, so "next friday" or "this week" need no calendar arithmetic.
+    let weekday = h.today.date().strftime("%A");
+    let _ = writeln!(out, "- Today: {weekday} {} ({})", h.today, h.time_zone);
     let _ = writeln!(out, "- Main currency: {}", h.currency);
     // Agents read Exhale in English; the people they answer may not.
     let _ = writeln!(

@@ -84,7 +84,7 @@ impl ExhaleMcp {
     }
 
     /// Today's date in the caller's household, YYYY-MM-DD (prompt defaults, completions).
-    async fn today(&self, caller: &Caller) -> Result<String, McpError> {
+    async fn today(&self, caller: &Caller) -> Result<ops::resolve::IsoDate, McpError> {
         let household = ops::call::<ops::household::GetHousehold>(
             self.catalog.as_ref(),
             caller,
@@ -93,7 +93,7 @@ impl ExhaleMcp {
         )
         .await
         .map_err(|_| results::internal())?;
-        Ok(household.today.to_string())
+        Ok(household.today)
     }
 
     /// Applies a confirmed change, or says nothing changed.
@@ -115,6 +115,16 @@ impl ExhaleMcp {
             Err(err) => results::failure(&err),
         }
         .into())
+    }
+
+    /// The server instructions for this caller: [`INSTRUCTIONS`] with today's date in their
+    /// household, or without it where no caller is known yet.
+    async fn instructions(&self, cx: &RequestContext<RoleServer>) -> String {
+        let Ok(caller) = self.caller(cx) else { return INSTRUCTIONS.to_owned() };
+        match self.today(&caller).await {
+            Ok(today) => ops::docs::agent_instructions(today),
+            Err(_) => INSTRUCTIONS.to_owned(),
+        }
     }
 
     /// What a stateless 2026 client is told: its tool list never changes (it has no session
@@ -184,15 +194,28 @@ impl ServerHandler for ExhaleMcp {
             .with_instructions(INSTRUCTIONS)
     }
 
+    async fn initialize(
+        &self,
+        request: rmcp::model::InitializeRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::InitializeResult, McpError> {
+        cx.peer.set_peer_info(request.clone());
+        let mut result = self.negotiate_initialize(&request)?;
+        result.instructions = Some(self.instructions(&cx).await);
+        Ok(result)
+    }
+
     /// The 2026 wire's capabilities: those of [`Self::stateless_info`].
     async fn discover(
         &self,
-        _cx: RequestContext<RoleServer>,
+        cx: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::DiscoverResult, McpError> {
-        Ok(rmcp::model::DiscoverResult::from_server_info(
+        let mut result = rmcp::model::DiscoverResult::from_server_info(
             self.supported_protocol_versions().into_owned(),
             self.stateless_info(),
-        ))
+        );
+        result.instructions = Some(self.instructions(&cx).await);
+        Ok(result)
     }
 
     async fn list_tools(
@@ -397,7 +420,7 @@ impl ServerHandler for ExhaleMcp {
         cx: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         let caller = self.caller(&cx)?;
-        let today = self.today(&caller).await?;
+        let today = self.today(&caller).await?.to_string();
         Ok(prompts::get(&request.name, &request.arguments.unwrap_or_default(), &today)?.into())
     }
 
@@ -431,7 +454,7 @@ impl ServerHandler for ExhaleMcp {
                 if request.argument.name == "month"
                     && prompts::argument_names(&prompt.name).contains(&"month") =>
             {
-                recent_months(&self.today(&caller).await?)
+                recent_months(&self.today(&caller).await?.to_string())
                     .into_iter()
                     .filter(|m| m.starts_with(&typed))
                     .collect()

@@ -63,7 +63,7 @@ pub struct ListBudgets;
 impl Op for ListBudgets {
     const INFO: OpInfo = OpInfo::read(
         "list_budgets",
-        "List budgets with the period in progress",
+        "List budgets with what is spent and left this period",
         "Allocated, carried over, spent and remaining for each, over the transactions you can see.",
     );
     type Input = crate::household::Empty;

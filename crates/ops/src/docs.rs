@@ -27,6 +27,14 @@ Names and notes are plain text without control or direction characters, and a na
 Add dry_run: true to any write to preview it. Destructive or financial writes answer confirmation_required with a preview and a confirmation_id: show the person the preview, and call confirm_change only after they agree. \
 Every write returns batch_id and audit_ids; undo takes either.";
 
+/// MCP's server instructions for one session: [`AGENT_INSTRUCTIONS`] and today's date in the
+/// caller's household. A small model left to guess the date wrote 2023 into every write and
+/// every window it read.
+pub fn agent_instructions(today: crate::resolve::IsoDate) -> String {
+    let weekday = today.date().strftime("%A");
+    format!("{AGENT_INSTRUCTIONS} Today is {weekday} {today} in this household.")
+}
+
 /// What an agent, or its developer, reads before connecting: what Exhale is, how to connect,
 /// the tool sets, what waits for a person, and every tool an agent may call, from the catalog
 /// (served at `/llms.txt`; the body of the skill in `docs/skills/exhale/SKILL.md`).

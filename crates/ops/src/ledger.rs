@@ -383,7 +383,7 @@ impl Op for CreateTransaction {
     const INFO: OpInfo = OpInfo::write(
         "create_transaction",
         "Record a transaction on an account",
-        "For money that moved outside an imported statement, such as cash.",
+        "For money that moved outside an imported statement, such as cash. Money out is negative: a 12.50 expense is \"-12.50\".",
         Hints::write(false),
     )
     .financial();

@@ -66,7 +66,7 @@ impl Op for SpendingByCategory {
     const INFO: OpInfo = OpInfo::read(
         "spending_by_category",
         "What was spent per category between two days",
-        "Money out less refunds into the same category; uncategorised money in is income. Transfers never count.",
+        "From the accounts' transactions: money out less refunds into the same category; uncategorised money in is income. Transfers never count. What subscriptions cost: get_spending_summary.",
     );
     type Input = SpendingByCategoryInput;
     type Output = CategorySpendingReport;
@@ -149,7 +149,7 @@ impl Op for GetNetWorth {
     const INFO: OpInfo = OpInfo::read(
         "get_net_worth",
         "Net worth over time, per kind of account",
-        "From recorded balances and the transactions between; loans and cards count negative.",
+        "From recorded balances and the transactions between; loans and cards count negative. One account's balance: list_accounts.",
     );
     type Input = PeriodReportInput;
     type Output = NetWorth;

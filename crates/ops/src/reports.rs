@@ -152,7 +152,7 @@ pub struct GetSpendingHistory;
 impl Op for GetSpendingHistory {
     const INFO: OpInfo = OpInfo::read(
         "get_spending_history",
-        "What was actually charged per month",
+        "What subscriptions actually charged per month",
         "Sums recorded charges with status paid, per calendar month, in the main currency.",
     );
     type Input = SpendingHistoryInput;

@@ -160,7 +160,7 @@ impl Op for ListSubscriptions {
     const INFO: OpInfo = OpInfo::read(
         "list_subscriptions",
         "List subscriptions, filtered and paginated",
-        "Rows to choose from: name, price, cycle, status, next charge, category, owner. get_subscription has the rest (notes, tags, history, charges).",
+        "Rows to choose from: name, price, cycle, status, next charge, category, owner; sort \"price\" puts the most expensive first. get_subscription has the rest (notes, tags, history, charges).",
     );
     type Input = ListSubscriptionsInput;
     type Output = Page<SubscriptionSummary>;
@@ -416,7 +416,8 @@ impl Op for ResumeSubscription {
 #[serde(deny_unknown_fields)]
 pub struct CancelSubscriptionInput {
     pub id: SubscriptionId,
-    /// The last day a charge may fall; default today.
+    /// The last day a charge may fall: the date the person gives ("cancel from 31 December"
+    /// is that day); default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ends_on: Option<NearDate>,
 }

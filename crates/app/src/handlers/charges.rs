@@ -48,8 +48,46 @@ pub(crate) fn upcoming(ctx: &mut Ctx<'_>, input: ListUpcomingInput) -> Result<Up
         .checked_add(jiff::Span::new().days(i64::from(days) - 1))
         .map_err(|_| OpError::Internal)?;
     let items = views::project(ctx, from, to, subscription_id)?;
-    let note = items.is_empty().then(|| empty_window(from, to, asked.as_ref()));
+    let note = match (items.is_empty(), &asked) {
+        (false, _) => None,
+        (true, Some(row)) => Some(empty_window(from, to, Some(row))),
+        (true, None) => Some(match first_after(ctx, from, to)? {
+            Some(next) => next,
+            None => empty_window(from, to, None),
+        }),
+    };
     Ok(Upcoming { from: from.into(), to: to.into(), totals: views::totals(&items), items, note })
+}
+
+/// An empty window of the whole household, answered with the first day after it that has
+/// charges, within the longest window the op reads. A small model asked for one day to answer
+/// "what is charged on 1 December" two days ahead, and read only the empty window's dates.
+fn first_after(
+    ctx: &Ctx<'_>,
+    from: jiff::civil::Date,
+    to: jiff::civil::Date,
+) -> Result<Option<String>, OpError> {
+    let (Ok(start), Ok(end)) = (
+        to.checked_add(jiff::Span::new().days(1)),
+        from.checked_add(jiff::Span::new().days(i64::from(ops::limits::UPCOMING_DAYS) - 1)),
+    ) else {
+        return Ok(None);
+    };
+    if start > end {
+        return Ok(None);
+    }
+    let later = views::project(ctx, start, end, None)?;
+    let Some(first) = later.first().map(|charge| charge.charge_on) else { return Ok(None) };
+    let on_that_day: Vec<String> = later
+        .iter()
+        .filter(|charge| charge.charge_on == first)
+        .map(|charge| format!("{} {}", charge.subscription.name, charge.amount.display))
+        .collect();
+    let days = i64::from((first.date() - from).get_days()) + 1;
+    Ok(Some(format!(
+        "Nothing falls due from {from} to {to}. The next charges after that are on {first}: {}. Pass days {days} to list them.",
+        on_that_day.join(", ")
+    )))
 }
 
 /// What an empty window says to whoever asked (a model, mostly, which otherwise answers with

@@ -175,11 +175,14 @@ async fn agent_session(modern: bool) {
     } else {
         http_client(server.url("/mcp"), &token, "Claude Desktop").await
     };
-    if !modern {
-        assert!(
-            client.peer_info().unwrap().instructions.as_deref().unwrap().contains("get_context")
-        );
-    }
+    // The instructions say how to begin and, in either protocol, what day it is in the
+    // caller's household, so a model need not guess the year.
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(instructions.contains("get_context"), "{instructions}");
+    assert!(
+        instructions.ends_with("Today is Sunday 2026-11-29 in this household."),
+        "{instructions}"
+    );
 
     let context = call(&client, "get_context", json!({})).await;
     assert_eq!(context.is_error, Some(false));

@@ -628,9 +628,34 @@ async fn an_empty_window_of_upcoming_charges_says_what_it_read_and_how_to_read_f
         "{found}"
     );
     assert!(found.get("note").is_none(), "{found}");
+    // The whole household's empty window names the first day after it with charges, and the
+    // days it says list exactly up to that day.
     let household = w.env.call(&w.ana, "list_upcoming_charges", json!({"days": 1})).await.unwrap();
-    assert_eq!(
-        household["note"],
-        "Nothing falls due from 2026-11-29 to 2026-11-29. Pass days (up to 366) to look further ahead."
-    );
+    let note = household["note"].as_str().unwrap_or_else(|| panic!("{household}"));
+    let rest = note
+        .strip_prefix(
+            "Nothing falls due from 2026-11-29 to 2026-11-29. The next charges after that are on ",
+        )
+        .unwrap_or_else(|| panic!("{note}"));
+    let (day, rest) = rest.split_once(": ").unwrap_or_else(|| panic!("{note}"));
+    let (named, how) = rest.split_once(". Pass days ").unwrap_or_else(|| panic!("{note}"));
+    let days: u32 = how
+        .strip_suffix(" to list them.")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{note}"));
+    let listed = w.env.call(&w.ana, "list_upcoming_charges", json!({"days": days})).await.unwrap();
+    assert_eq!(listed["to"], day, "{listed}");
+    let items = listed["items"].as_array().unwrap_or_else(|| panic!("{listed}"));
+    assert!(items.iter().all(|c| c["charge_on"] == day), "{listed}");
+    let on_that_day: Vec<String> = items
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["subscription"]["name"].as_str().unwrap(),
+                c["amount"]["display"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(named, on_that_day.join(", "));
 }

@@ -246,8 +246,23 @@ impl Assistant {
         let mut asked_which = false;
         // Whether Exhale's own words stand for the answer (`repair::claims_done`).
         let mut told = false;
-        // The ids the tool results of this question showed the model.
+        // The ids the tool results of this question showed the model, and their words.
         let mut read_ids = std::collections::BTreeSet::new();
+        let mut results_words = String::new();
+        // The calls made for this question, as written: one made again is not run again.
+        let mut made_calls = std::collections::BTreeSet::new();
+        // What the person said, here and in the turn before: a change must be to something
+        // they named or a tool result showed (`repair::unsaid_target`).
+        let mut said_words = ops::tools::words(question);
+        if let Some(turn) = conversation.turns.last() {
+            said_words.extend(ops::tools::words(&turn.question));
+            said_words.extend(ops::tools::words(&turn.answer));
+        }
+        let verbs: Vec<&str> =
+            self.catalog.ops().iter().filter_map(|meta| meta.info.name.split('_').next()).collect();
+        let is_write = |name: &str| {
+            self.catalog.ops().iter().any(|meta| meta.info.name == name && meta.info.is_write())
+        };
         for round in 0..limits::CALLS {
             if round > 0 {
                 said(Said::Restart);
@@ -262,6 +277,7 @@ impl Assistant {
                 messages: messages.clone(),
                 tools: definitions.clone(),
                 max_tokens: limits::TOKENS_PER_CALL,
+                temperature: settings.provider.temperature(),
             };
             let span = tracing::info_span!(
                 "chat",
@@ -376,10 +392,21 @@ impl Assistant {
                         format!("Not run: at most {CALLS_PER_ROUND} tool calls at a time."),
                         true,
                     )
+                } else if !made_calls.insert(format!("{name} {arguments}")) {
+                    // A small model at temperature 0 repeats a call whose result it did not
+                    // like, and a change made again is a second card for the same thing.
+                    repairs += 1;
+                    tool_result(&id, repair::REPEATED.to_owned(), true)
                 } else if let Some((key, guessed)) = repair::unread_id(&arguments, &read_ids) {
                     // The briefing shows no ids: one no result showed was guessed.
                     repairs += 1;
                     tool_result(&id, repair::guessed_id(&key, guessed), true)
+                } else if let Some(target) = is_write(&name)
+                    .then(|| repair::unsaid_target(&arguments, &said_words, &results_words, &verbs))
+                    .flatten()
+                {
+                    repairs += 1;
+                    tool_result(&id, repair::unsaid(&target), true)
                 } else {
                     let span = tracing::info_span!(
                         "execute_tool",
@@ -398,6 +425,8 @@ impl Assistant {
                         .await;
                     if let Part::ToolResult { content, is_error: false, .. } = &result {
                         repair::ids_in(content, &mut read_ids);
+                        results_words.push(' ');
+                        results_words.push_str(&ops::tools::words(content).join(" "));
                     }
                     if name == ops::tools::FindTools::INFO.name {
                         // What the search found is offered from the next call on, so the

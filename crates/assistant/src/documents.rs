@@ -320,6 +320,7 @@ impl Assistant {
             }],
             tools: vec![report_tool()],
             max_tokens: limits::DOCUMENT_TOKENS,
+            temperature: settings.provider.temperature(),
         };
         let arguments =
             self.call_for_tool(caller, &settings, provider.as_ref(), request, REPORT).await?;
@@ -366,6 +367,7 @@ impl Assistant {
             messages: vec![Message::user_text(format!("<descriptions>\n{list}</descriptions>"))],
             tools: vec![names_tool(merchants.len())],
             max_tokens: limits::TOKENS_PER_CALL,
+            temperature: settings.provider.temperature(),
         };
         let arguments =
             self.call_for_tool(caller, &settings, provider.as_ref(), request, NAMES).await?;

@@ -477,6 +477,8 @@ async fn ask_over_mcp(client: &McpClient, settings: &Settings, question: &str) -
             messages: messages.clone(),
             tools: tools.clone(),
             max_tokens: ops::limits::assistant::TOKENS_PER_CALL,
+            // A plain client sends no sampling of its own: the model server's default holds.
+            temperature: None,
         };
         let completion = match provider.complete(&request, &mut |_| {}).await {
             Ok(completion) => completion,

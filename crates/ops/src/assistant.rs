@@ -287,6 +287,11 @@ impl Provider {
     pub fn is_local(self) -> bool {
         matches!(self, Self::Ollama | Self::LmStudio | Self::OpenAiCompatible)
     }
+
+    /// The sampling temperature to ask for, or `None` for the provider's own default.
+    pub fn temperature(self) -> Option<f32> {
+        self.is_local().then_some(crate::limits::assistant::LOCAL_TEMPERATURE)
+    }
 }
 
 /// A model's list prices, in millionths of a US dollar per million tokens ($3 per million input
@@ -760,5 +765,19 @@ mod tests {
         }
         assert_eq!(dollars(0), "0.00");
         assert_eq!(dollars(1), "0.000001");
+    }
+
+    #[test]
+    fn only_models_on_the_owners_machines_are_asked_for_a_temperature() {
+        for provider in [Provider::Ollama, Provider::LmStudio, Provider::OpenAiCompatible] {
+            assert_eq!(provider.temperature(), Some(0.0), "{provider:?}");
+        }
+        // Cloud models keep their default: some refuse the field (OpenAI's reasoning models),
+        // and Anthropic's thinking wants its own.
+        for provider in
+            [Provider::OpenAi, Provider::Anthropic, Provider::OpenRouter, Provider::Gemini]
+        {
+            assert_eq!(provider.temperature(), None, "{provider:?}");
+        }
     }
 }

@@ -103,6 +103,10 @@ pub mod assistant {
     pub const PROPOSALS: usize = 5;
     /// Tokens per call, answer and reasoning together.
     pub const TOKENS_PER_CALL: u32 = 8192;
+    /// The sampling temperature asked of a model on the owner's own machine: greedy, since a
+    /// small model at a server's default (llama-server, Ollama and LM Studio use 0.8) made up
+    /// ids and years it does not make at 0. Cloud models keep their provider's default.
+    pub const LOCAL_TEMPERATURE: f32 = 0.0;
     /// Seconds per call, and per message.
     pub const CALL_SECS: u64 = 60;
     pub const MESSAGE_SECS: u64 = 150;

@@ -32,6 +32,9 @@ pub(super) fn body(request: &Request) -> Value {
         "system": request.system,
         "messages": messages,
     });
+    if let Some(temperature) = request.temperature {
+        body["temperature"] = json!(temperature);
+    }
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
             .tools
@@ -353,6 +356,7 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }],
             max_tokens: 8192,
+            temperature: None,
         };
         let body = body(&request);
         let assistant = &body["messages"][1]["content"];

@@ -141,6 +141,8 @@ pub struct Request {
     pub tools: Vec<ToolDef>,
     /// Answer and reasoning together.
     pub max_tokens: u32,
+    /// `None` leaves the provider's default.
+    pub temperature: Option<f32>,
 }
 
 /// What a call streams while the model writes.

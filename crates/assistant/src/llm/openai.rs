@@ -44,6 +44,9 @@ pub(super) fn body(request: &Request, base: &str) -> Value {
     let tokens_field =
         if base.contains("://api.openai.com") { "max_completion_tokens" } else { "max_tokens" };
     body[tokens_field] = json!(request.max_tokens);
+    if let Some(temperature) = request.temperature {
+        body["temperature"] = json!(temperature);
+    }
     if !request.tools.is_empty() {
         let tools: Vec<Value> = request
             .tools
@@ -468,8 +471,13 @@ mod tests {
                 parameters: json!({"type": "object"}),
             }],
             max_tokens: 100,
+            temperature: None,
         };
-        let body = body(&request, "http://127.0.0.1:8080");
+        let body_sent = body(&request, "http://127.0.0.1:8080");
+        assert!(body_sent.get("temperature").is_none(), "the provider's default stays");
+        let local = Request { temperature: Some(0.0), ..request.clone() };
+        assert_eq!(body(&local, "http://127.0.0.1:8080")["temperature"], 0.0);
+        let body = body_sent;
         assert_eq!(body["max_tokens"], 100);
         assert!(body.get("max_completion_tokens").is_none());
         assert_eq!(body["messages"][0], json!({"role": "system", "content": "rules"}));
@@ -582,6 +590,7 @@ mod tests {
             messages: vec![completion.message, result],
             tools: vec![],
             max_tokens: 10,
+            temperature: None,
         };
         let body = body(&request, "https://api.mistral.ai/v1");
         let call_id = body["messages"][1]["tool_calls"][0]["id"].as_str().unwrap();

@@ -30,6 +30,7 @@ fn request() -> Request {
             parameters: json!({"type": "object"}),
         }],
         max_tokens: 8192,
+        temperature: None,
     }
 }
 

@@ -399,21 +399,20 @@ async fn a_model_obeying_a_note_to_delete_everything_deletes_nothing() {
         .iter()
         .map(|card| (card.title.as_str(), card.destructive, card.lines.as_slice()))
         .collect();
+    // Netflix, which the person named, becomes a card to tap; Spotify, which neither the
+    // person nor any result named, is handed back unrun.
     assert_eq!(
         titles,
-        vec![
-            (
-                "Delete a subscription with its price history and charges",
-                true,
-                &["Deleted Netflix".to_owned()][..]
-            ),
-            (
-                "Delete a subscription with its price history and charges",
-                true,
-                &["Deleted Spotify".to_owned()][..]
-            ),
-        ]
+        vec![(
+            "Delete a subscription with its price history and charges",
+            true,
+            &["Deleted Netflix".to_owned()][..]
+        )]
     );
+    let results = tool_results(&s.model.requests()[2]);
+    let spotify = &results.last().unwrap_or_else(|| panic!("no results"));
+    assert!(spotify.1, "{results:?}");
+    assert!(spotify.0.contains("the person did not name \"Spotify\""), "{results:?}");
     // The model's false claim is not shown: Exhale says the truth beside the cards, and
     // nothing was deleted.
     assert_eq!(answer.text, "");
@@ -495,8 +494,12 @@ async fn limits_of_a_message_are_explained_and_nothing_is_sent_beyond_them() {
     s.ask(&s.w.ana, "next").await.unwrap();
 
     // Five changes per message; the sixth is explained to the model.
-    let pauses: Vec<(String, Value)> =
-        (0..6).map(|_| ("pause_subscription".to_owned(), json!({"id": "Netflix"}))).collect();
+    let pauses: Vec<(String, Value)> = (1..=6)
+        .map(|days| {
+            let from = format!("2026-12-0{days}");
+            ("pause_subscription".to_owned(), json!({"id": "Netflix", "from": from}))
+        })
+        .collect();
     s.model.then([Step::Call { text: String::new(), calls: pauses }, Step::say("ok")]);
     let (answer, _) = s.ask(&s.w.ana, "pause netflix six times").await.unwrap();
     assert_eq!(answer.cards.len(), 5);
@@ -504,9 +507,21 @@ async fn limits_of_a_message_are_explained_and_nothing_is_sent_beyond_them() {
     let last = results.last().unwrap();
     assert!(last.1 && last.0.contains("at most 5 changes"), "{last:?}");
 
-    // Twelve messages in a burst (three so far; refused ones do not count), then one every
+    // The same call made again for one message is not run again: one card, and the model
+    // is told to answer from the result it has.
+    let twice = ("pause_subscription".to_owned(), json!({"id": "Spotify"}));
+    s.model.then([
+        Step::Call { text: String::new(), calls: vec![twice.clone(), twice] },
+        Step::say("ok"),
+    ]);
+    let (answer, _) = s.ask(&s.w.ana, "pause spotify").await.unwrap();
+    assert_eq!(answer.cards.len(), 1);
+    let again = tool_results(s.model.requests().last().unwrap()).pop().unwrap();
+    assert!(again.1 && again.0.starts_with("repeated: "), "{again:?}");
+
+    // Twelve messages in a burst (four so far; refused ones do not count), then one every
     // 15 seconds.
-    for _ in 0..9 {
+    for _ in 0..8 {
         s.model.then([Step::say("ok")]);
         s.ask(&s.w.ana, "hi").await.unwrap();
     }
@@ -843,7 +858,21 @@ async fn screens_are_drawn_from_the_database_as_the_person_and_bad_calls_are_exp
     s.model.then([
         Step::Call {
             text: String::new(),
-            calls: (0..4).map(|_| ("show_screen".to_owned(), json!({"kind": "total"}))).collect(),
+            calls: vec![
+                ("show_screen".to_owned(), json!({"kind": "total"})),
+                (
+                    "show_screen".to_owned(),
+                    json!({"kind": "subscriptions", "subscription_ids": ["Netflix"]}),
+                ),
+                (
+                    "show_screen".to_owned(),
+                    json!({"kind": "subscriptions", "subscription_ids": ["Spotify"]}),
+                ),
+                (
+                    "show_screen".to_owned(),
+                    json!({"kind": "charges", "from": "2026-11-01", "to": "2026-11-29"}),
+                ),
+            ],
         },
         Step::say("ok"),
     ]);
@@ -1180,6 +1209,7 @@ async fn a_question_is_offered_the_tools_its_words_point_at_and_what_the_model_f
     // The briefing names things by name: no number for the model to guess from.
     let person = requests[0].messages.last().unwrap().text();
     assert!(person.contains("- Netflix: "), "{person}");
+    assert!(person.contains("- Today: Sunday 2026-11-29 ("), "{person}");
     assert!(!person.contains(&format!("#{}", s.w.netflix)), "{person}");
     assert!(!person.contains("(id "), "{person}");
     // Accounts too, with their balances, and only those Ana sees.

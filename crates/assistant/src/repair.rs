@@ -215,16 +215,6 @@ pub(crate) fn unsaid_target(
     shown: &str,
     verbs: &[&str],
 ) -> Option<String> {
-    let targets: Vec<&str> = ["id", "ids"]
-        .iter()
-        .filter_map(|key| arguments.get(*key))
-        .flat_map(|value| match value {
-            Value::Array(items) => items.iter().collect(),
-            single => vec![single],
-        })
-        .filter_map(Value::as_str)
-        .filter(|name| !name.bytes().all(|b| b.is_ascii_digit()))
-        .collect();
     let heard = |word: &str| {
         said.iter().any(|s| {
             s == word
@@ -232,7 +222,16 @@ pub(crate) fn unsaid_target(
                 || (word.chars().count() >= 4 && s.starts_with(word))
         })
     };
-    targets.into_iter().find_map(|name| {
+    let mut targets = ["id", "ids"]
+        .iter()
+        .filter_map(|key| arguments.get(*key))
+        .flat_map(|value| match value {
+            Value::Array(items) => items.iter().collect(),
+            single => vec![single],
+        })
+        .filter_map(Value::as_str)
+        .filter(|name| !name.bytes().all(|b| b.is_ascii_digit()));
+    targets.find_map(|name| {
         let words = ops::tools::words(name);
         if words.is_empty() || format!(" {shown} ").contains(&format!(" {} ", words.join(" "))) {
             return None;

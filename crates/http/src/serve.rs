@@ -8,7 +8,9 @@
 //!   upload on a slow line is not cut off while it arrives; a stream may go on after);
 //! - at most `max_connections` at once. When full, the connection idle the longest (no request
 //!   in flight) is closed to make room for the new one; when every connection is busy, the new
-//!   one gets a `503` problem and is closed. Load is shed, never queued.
+//!   one gets a `503` problem and is closed. Load is shed, never queued;
+//! - a response sent before its request's body arrived (a `401` to a POST) says
+//!   `connection: close`, as the connection is closed after it.
 //!
 //! Each request carries its [`ClientAddress`] (the peer, or what a trusted proxy says), which
 //! the sign-in limit counts by. Routes and what they answer live in the adapters, not here.
@@ -18,7 +20,10 @@ use std::{
     future::Future,
     net::{IpAddr, SocketAddr},
     pin::Pin,
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    sync::{
+        Arc, Mutex, MutexGuard, PoisonError,
+        atomic::{AtomicBool, Ordering},
+    },
     task::{Context, Poll},
     time::{Duration, Instant},
 };
@@ -26,7 +31,7 @@ use std::{
 use axum::{
     Router,
     body::Body,
-    http::{HeaderMap, Request, Response, StatusCode},
+    http::{HeaderMap, HeaderValue, Request, Response, StatusCode, header},
 };
 use hyper_util::rt::{TokioIo, TokioTimer};
 use ops::{OpError, Text};
@@ -249,6 +254,8 @@ struct ArrivingBody {
     idle: Duration,
     stall: Option<Pin<Box<tokio::time::Sleep>>>,
     read: Option<tokio::sync::oneshot::Sender<()>>,
+    /// Set once the body has arrived to its end.
+    ended: Arc<AtomicBool>,
 }
 
 impl ArrivingBody {
@@ -278,6 +285,7 @@ impl http_body::Body for ArrivingBody {
             Poll::Ready(frame) => {
                 this.stall = None;
                 if frame.is_none() || this.body.is_end_stream() {
+                    this.ended.store(true, Ordering::Relaxed);
                     this.finished();
                 }
                 Poll::Ready(frame.map(|frame| frame.map_err(Into::into)))
@@ -313,15 +321,17 @@ impl hyper::service::Service<Request<hyper::body::Incoming>> for ConnectionServi
         let in_flight = self.slot.begin();
         let (read, body_read) = tokio::sync::oneshot::channel();
         // A request without a body is read already: its timeout starts now.
-        let read = if http_body::Body::is_end_stream(request.body()) {
+        let no_body = http_body::Body::is_end_stream(request.body());
+        let read = if no_body {
             let _ = read.send(());
             None
         } else {
             Some(read)
         };
+        let ended = Arc::new(AtomicBool::new(no_body));
         let idle = self.config.header_read_timeout;
-        let mut request =
-            request.map(|body| Body::new(ArrivingBody { body, idle, stall: None, read }));
+        let arriving = |body| ArrivingBody { body, idle, stall: None, read, ended: ended.clone() };
+        let mut request = request.map(|body| Body::new(arriving(body)));
         let client =
             ClientAddress::of(self.peer.ip(), request.headers(), &self.config.trusted_proxies);
         request.extensions_mut().insert(client);
@@ -332,13 +342,22 @@ impl hyper::service::Service<Request<hyper::body::Incoming>> for ConnectionServi
                 let _ = body_read.await;
                 tokio::time::sleep(limit).await;
             };
-            let response = tokio::select! {
+            let mut response = tokio::select! {
                 answered = tower::Service::call(&mut router, request) => match answered {
                     Ok(response) => response,
                     Err(never) => match never {},
                 },
                 () = deadline => too_slow(limit),
             };
+            // Answered before its body arrived (a 401 to a POST, say): hyper gives up on the
+            // rest of the body and closes the connection after the response. Saying so in the
+            // response keeps the client from sending its next request into that closing
+            // connection, which it reports as "server disconnected".
+            if !ended.load(Ordering::Relaxed) {
+                response
+                    .headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            }
             Ok(response.map(|body| TrackedBody { body, _in_flight: in_flight }))
         })
     }

@@ -1,6 +1,7 @@
 //! The server loop against raw TCP clients: slow headers are cut off, a full server makes room
 //! by closing its idlest connection or refuses with a problem when all are busy, a response
-//! that does not start in time is a problem, and the client address reaches the handler.
+//! that does not start in time is a problem, a response sent before its request's body says the
+//! connection closes, and the client address reaches the handler.
 
 use std::{net::IpAddr, sync::Arc, time::Duration};
 
@@ -45,6 +46,7 @@ async fn start(config: ServeConfig) -> Held {
                 }),
             )
             .route("/echo", post(|body: axum::body::Bytes| async move { body.len().to_string() }))
+            .route("/refuse", post(|| async { StatusCode::UNAUTHORIZED }))
             .route(
                 "/hold",
                 get(move || {
@@ -197,6 +199,28 @@ async fn a_slow_upload_that_keeps_arriving_is_not_cut_off() {
     // 8 bytes over about 2.4 s: longer than the 1 s request timeout, never pausing 1 s.
     let answer = trickle(server.addr, 8, Duration::from_millis(300), None).await;
     assert!(answer.starts_with("HTTP/1.1 200 OK") && answer.ends_with("\r\n\r\n8"), "{answer}");
+}
+
+#[tokio::test]
+async fn a_response_sent_before_the_body_arrived_says_the_connection_closes() {
+    let server = start(config(8)).await;
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    // The body never comes: the handler answers on the headers alone, as the sign-in check
+    // of /mcp does. The client must learn not to send its next request on this connection.
+    let head = "POST /refuse HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n\r\n";
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let answer = read_to_end(&mut stream).await;
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(answer.contains("connection: close\r\n"), "{answer}");
+
+    // A body that was read leaves the connection open for the next request.
+    let mut stream = TcpStream::connect(server.addr).await.unwrap();
+    let requests = "POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\n\r\nabc\
+                    GET /ok HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n";
+    stream.write_all(requests.as_bytes()).await.unwrap();
+    let answers = read_to_end(&mut stream).await;
+    assert_eq!(answers.matches("HTTP/1.1 200 OK").count(), 2, "{answers}");
+    assert_eq!(answers.matches("connection: close").count(), 1, "{answers}");
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     common::{Amount, Ref},
     op::{Op, OpInfo},
-    resolve::{AccountId, IsoDate},
+    resolve::{AccountId, CategoryId, IsoDate},
 };
 
 domain::named_enum! {
@@ -37,6 +37,9 @@ pub struct SpendingByCategoryInput {
     /// Only this account.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_id: Option<AccountId>,
+    /// Only this category: what was spent on it ("groceries in October") is then the total.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category_id: Option<CategoryId>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -44,7 +47,7 @@ pub struct CategorySpending {
     /// None: transactions without a category.
     pub category: Option<Ref>,
     pub spent: Amount,
-    /// Share of `total`, in percent, rounded.
+    /// Share of all that was spent in the window, in percent, rounded.
     pub percent: u32,
     pub transactions: u64,
 }
@@ -55,6 +58,7 @@ pub struct CategorySpendingReport {
     pub to: IsoDate,
     /// Most spent first.
     pub categories: Vec<CategorySpending>,
+    /// The sum of `categories`.
     pub total: Amount,
     /// Spending in currencies without an exchange rate, by currency.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

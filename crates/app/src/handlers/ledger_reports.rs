@@ -16,7 +16,13 @@ use ops::{
 };
 use store::ledger_reports as db;
 
-use crate::{converter::Converter, ctx::Ctx, refs::check_account, transactions::StoreExt, views};
+use crate::{
+    converter::Converter,
+    ctx::Ctx,
+    refs::{check_account, check_category},
+    transactions::StoreExt,
+    views,
+};
 
 /// The most periods one report shows (ten years of weeks).
 const MAX_PERIODS: usize = 520;
@@ -52,6 +58,7 @@ pub(crate) fn spending_by_category(
         .account_id
         .map(|id| check_account(ctx, "/account_id", id).map(|a| a.id))
         .transpose()?;
+    let only = input.category_id.map(|id| check_category(ctx, "/category_id", id)).transpose()?;
     let converter = Converter::load(ctx)?;
     let totals = db::category_totals(ctx.db, ctx.household_id(), ctx.me(), from, to, account)
         .or_internal()?;
@@ -71,7 +78,10 @@ pub(crate) fn spending_by_category(
         }
     }
     let mut apart: BTreeMap<Currency, i64> = BTreeMap::new();
-    for ((_, currency), spent) in apart_by_category.into_iter().filter(|(_, spent)| *spent > 0) {
+    let asked = |id: &Option<i64>| only.is_none() || *id == only;
+    for ((_, currency), spent) in
+        apart_by_category.into_iter().filter(|((id, _), spent)| *spent > 0 && asked(id))
+    {
         *apart.entry(currency).or_default() += spent;
     }
     // A category whose money in outweighs its money out (a salary category) is not spending.
@@ -85,6 +95,9 @@ pub(crate) fn spending_by_category(
     categories.sort_by(|a, b| {
         b.1.cmp(&a.1).then_with(|| a.0.as_ref().map(|r| r.id).cmp(&b.0.as_ref().map(|r| r.id)))
     });
+    // Shares are of everything spent in the window, also when one category is asked for.
+    let spent_in_all: i64 = categories.iter().map(|(_, spent, _)| spent).sum();
+    categories.retain(|(category, _, _)| asked(&category.as_ref().map(|r| r.id)));
     let total: i64 = categories.iter().map(|(_, spent, _)| spent).sum();
     let main = converter.main;
     Ok(CategorySpendingReport {
@@ -95,8 +108,9 @@ pub(crate) fn spending_by_category(
             .map(|(category, spent, transactions)| CategorySpending {
                 category,
                 spent: views::amount(spent, main),
-                percent: if total > 0 {
-                    ((i128::from(spent) * 100 + i128::from(total) / 2) / i128::from(total)) as u32
+                percent: if spent_in_all > 0 {
+                    let all = i128::from(spent_in_all);
+                    ((i128::from(spent) * 100 + all / 2) / all) as u32
                 } else {
                     0
                 },

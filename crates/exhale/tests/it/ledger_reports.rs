@@ -59,6 +59,27 @@ async fn spending_by_category_counts_money_out_less_refunds_and_keeps_unrated_cu
         json!([{"amount": "20.00", "currency": "USD", "display": "$20.00"}])
     );
 
+    // One category asked for: its spending is the total, its share still of everything; the
+    // dollars spent on food stay apart, the uncategorised groceries are left out.
+    let food =
+        w.env.call(&w.ana, "spending_by_category", json!({"category_id": "Food"})).await.unwrap();
+    let rows: Vec<(&Value, &str, &Value)> = food["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (&c["category"]["name"], money(&c["spent"]), &c["percent"]))
+        .collect();
+    assert_eq!(rows, [(&json!("Food"), "90.00", &json!(62))], "{food}");
+    assert_eq!(money(&food["total"]), "90.00");
+    assert_eq!(food["unconverted"], report["unconverted"]);
+    let salary =
+        w.env.call(&w.ana, "spending_by_category", json!({"category_id": "Salary"})).await.unwrap();
+    assert_eq!((&salary["categories"], money(&salary["total"])), (&json!([]), "0.00"));
+    assert!(salary.get("unconverted").is_none(), "{salary}");
+    let unknown =
+        w.env.call(&w.ana, "spending_by_category", json!({"category_id": "Travel"})).await;
+    assert_eq!(test_support::code(&unknown), "not_found", "{unknown:?}");
+
     // With a rate the dollars count in euros, in their category.
     w.env
         .call(&w.ana, "update_settings", json!({"exchange_rates": {"USD": "0.90"}}))

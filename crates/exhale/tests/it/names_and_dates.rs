@@ -292,6 +292,7 @@ async fn every_input_that_takes_an_id_takes_the_name_and_does_the_same() {
             "holiday",
         ),
         ("spending_by_category", json!({"account_id": w.joint}), "/account_id", "Joint checking"),
+        ("spending_by_category", json!({"category_id": w.music}), "/category_id", "MUSIC"),
         ("update_budget", json!({"id": w.budget, "amount": "5"}), "/id", "EVERYDAY"),
         ("delete_budget", json!({"id": w.budget}), "/id", "Everyday"),
         (

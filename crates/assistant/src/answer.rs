@@ -17,6 +17,8 @@ use ops::{
     },
     common::RecordId,
     household::Empty,
+    ledger::CreateTransaction,
+    registry::{ListActivity, ListActivityInput},
     reports::GetContext,
 };
 use serde_json::{Value, json};
@@ -194,6 +196,7 @@ impl Assistant {
         let briefing =
             ops::call::<GetContext>(self.catalog.as_ref(), &assistant, &Empty {}, Mode::Apply)
                 .await?;
+        let names = choose::Names::read(self.catalog.as_ref(), &assistant, &briefing).await;
         let mut definitions = match self.tool_set {
             Some(set) => {
                 let mut fixed = tools::definitions(self.catalog.as_ref(), &assistant, set);
@@ -201,7 +204,6 @@ impl Assistant {
                 fixed
             }
             None => {
-                let names = choose::Names::read(self.catalog.as_ref(), &assistant, &briefing).await;
                 let before = conversation.turns.last().map(|turn| turn.question.as_str());
                 choose::for_question(self.catalog.ops(), &assistant, question, before, &names)
             }
@@ -243,6 +245,8 @@ impl Assistant {
         let mut asked_again = false;
         let mut last_results: Vec<String> = Vec::new();
         let mut several = None;
+        // A change the model chose a target for when the person named nothing at all.
+        let mut nothing_named = false;
         let mut asked_which = false;
         // Whether Exhale's own words stand for the answer (`repair::claims_done`).
         let mut told = false;
@@ -253,7 +257,8 @@ impl Assistant {
         let mut made_calls = std::collections::BTreeSet::new();
         // What the person said, here and in the turn before: a change must be to something
         // they named or a tool result showed (`repair::unsaid_target`).
-        let mut said_words = ops::tools::words(question);
+        let question_words = ops::tools::words(question);
+        let mut said_words = question_words.clone();
         if let Some(turn) = conversation.turns.last() {
             said_words.extend(ops::tools::words(&turn.question));
             said_words.extend(ops::tools::words(&turn.answer));
@@ -400,14 +405,51 @@ impl Assistant {
                 } else if let Some((key, guessed)) = repair::unread_id(&arguments, &read_ids) {
                     // The briefing shows no ids: one no result showed was guessed.
                     repairs += 1;
-                    tool_result(&id, repair::guessed_id(&key, guessed), true)
+                    let mut refusal = repair::guessed_id(&name, &key, guessed);
+                    if name == Undo::INFO.name {
+                        // "Undo the last change": the latest changes come with the refusal,
+                        // so the model's next call can be the undo itself.
+                        if let Some(latest) = self.latest_changes(&assistant).await {
+                            repair::ids_in(&latest, &mut read_ids);
+                            refusal = repair::with_latest_changes(&key, guessed, &latest);
+                        }
+                    }
+                    tool_result(&id, refusal, true)
                 } else if let Some(target) = is_write(&name)
                     .then(|| repair::unsaid_target(&arguments, &said_words, &results_words, &verbs))
                     .flatten()
                 {
                     repairs += 1;
+                    // The person's words fit several things ("Cancel Adobe"), or none: they
+                    // are asked which, never guessed for.
+                    let alike = names.alike(&question_words);
+                    if !alike.is_empty() {
+                        several = Some(alike.join(", "));
+                    } else if repair::only_points(&question_words)
+                        && !names.any_in(&said_words)
+                        && results_words.is_empty()
+                    {
+                        nothing_named = true;
+                    }
                     tool_result(&id, repair::unsaid(&target), true)
+                } else if let Some(refusal) = (name == CreateTransaction::INFO.name)
+                    .then(|| repair::wrong_sign(&arguments, &question_words))
+                    .flatten()
+                {
+                    repairs += 1;
+                    tool_result(&id, refusal, true)
                 } else {
+                    let mut arguments = arguments;
+                    let dropped = if is_write(&name) {
+                        Vec::new()
+                    } else {
+                        repair::drop_unsaid_filters(
+                            &mut arguments,
+                            &said_words,
+                            &results_words,
+                            &verbs,
+                        )
+                    };
                     let span = tracing::info_span!(
                         "execute_tool",
                         gen_ai.operation.name = "execute_tool",
@@ -419,7 +461,7 @@ impl Assistant {
                         several: &mut several,
                         reader: caller.language,
                     };
-                    let result = self
+                    let mut result = self
                         .run_tool(&assistant, &id, &name, arguments, &text, made)
                         .instrument(span)
                         .await;
@@ -427,6 +469,12 @@ impl Assistant {
                         repair::ids_in(content, &mut read_ids);
                         results_words.push(' ');
                         results_words.push_str(&ops::tools::words(content).join(" "));
+                    }
+                    if let (false, Part::ToolResult { content, .. }) =
+                        (dropped.is_empty(), &mut result)
+                    {
+                        repairs += 1;
+                        content.insert_str(0, &repair::left_out(&dropped));
                     }
                     if name == ops::tools::FindTools::INFO.name {
                         // What the search found is offered from the next call on, so the
@@ -454,6 +502,12 @@ impl Assistant {
                     Text::new("Which one do you mean: {candidates}?")
                         .with("candidates", candidates),
                 );
+                break;
+            }
+            if nothing_named {
+                text.clear();
+                asked_which = true;
+                notice = Some(Text::new("Which one do you mean? Tell me its name."));
                 break;
             }
             if round + 1 == limits::CALLS {
@@ -633,6 +687,19 @@ impl Assistant {
                 tool_result(id, "internal: this change could not be prepared.".into(), true)
             }
         }
+    }
+
+    /// The household's latest changes the assistant may see, as a model reads a result.
+    async fn latest_changes(&self, assistant: &Caller) -> Option<String> {
+        let latest = ListActivityInput {
+            limit: Some(limits::LATEST_CHANGES),
+            ..ListActivityInput::default()
+        };
+        let page =
+            ops::call::<ListActivity>(self.catalog.as_ref(), assistant, &latest, Mode::Apply)
+                .await
+                .ok()?;
+        Some(fitted(serde_json::to_value(page).ok()?))
     }
 
     /// What the person does with one of their cards.

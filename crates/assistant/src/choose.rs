@@ -3,7 +3,8 @@
 //! question's words against the tools' names and descriptions (`ops::tools::find`, which also
 //! reads Spanish and everyday words such as "went up"), and against the household's own names
 //! (a subscription named in the question points at the subscription tools, an account at the
-//! ledger's, a category at spending). Always offered besides: the list of subscriptions, which
+//! ledger's, a category at spending, a payee of a recent transaction at the transactions).
+//! Always offered besides: the list of subscriptions, which
 //! answers most questions, and `find_tools`, through which the model finds any other tool.
 //!
 //! Choosing only narrows what the model reads first: a tool left out is still called by its
@@ -11,7 +12,7 @@
 
 use ops::{
     Caller, Catalog, Mode, Op as _, OpMeta,
-    ledger::{ListAccounts, ListAccountsInput},
+    ledger::{ListAccounts, ListAccountsInput, SearchTransactions, SearchTransactionsInput},
     limits::assistant as limits,
     organise::ListCategories,
     reports::{Context, GetContext},
@@ -44,12 +45,14 @@ const TOO_COMMON: &[&str] = &["the", "and", "other", "otros", "otras", "plus", "
 /// The household's names, each with the words of the tools its kind of thing needs.
 #[derive(Default)]
 pub(crate) struct Names {
-    named: Vec<(Vec<String>, &'static str)>,
+    /// A name's significant words, the name, and its kind's tool words.
+    named: Vec<(Vec<String>, String, &'static str)>,
 }
 
 impl Names {
-    /// The names in the briefing (subscriptions) and the household's accounts and categories,
-    /// read as the assistant (so another member's private things are not among them).
+    /// The names in the briefing (subscriptions), the household's accounts and categories and
+    /// the payees of its latest transactions, read as the assistant (so another member's
+    /// private things are not among them).
     pub(crate) async fn read(
         catalog: &dyn Catalog,
         assistant: &Caller,
@@ -73,7 +76,21 @@ impl Names {
             ops::call::<ListCategories>(catalog, assistant, &ops::household::Empty {}, Mode::Apply)
                 .await;
         for category in categories.map(|list| list.items).unwrap_or_default() {
-            names.add(&category.name, "category spending budget");
+            names.add(&category.name, "category");
+        }
+        let latest = SearchTransactionsInput {
+            limit: Some(limits::PAYEES_READ),
+            ..SearchTransactionsInput::default()
+        };
+        let transactions =
+            ops::call::<SearchTransactions>(catalog, assistant, &latest, Mode::Apply).await;
+        let mut payees: Vec<String> = transactions
+            .map(|page| page.items.into_iter().map(|transaction| transaction.payee).collect())
+            .unwrap_or_default();
+        payees.sort_unstable();
+        payees.dedup();
+        for payee in payees {
+            names.add(&payee, "transaction");
         }
         names
     }
@@ -84,8 +101,36 @@ impl Names {
             .filter(|word| word.chars().count() >= 3 && !TOO_COMMON.contains(&word.as_str()))
             .collect();
         if !significant.is_empty() {
-            self.named.push((significant, kind));
+            self.named.push((significant, name.to_owned(), kind));
         }
+    }
+
+    /// The names `said` (folded words) points at equally well, best first by name, when it
+    /// points at more than one: "Cancel Adobe" in a household with Adobe Photoshop and Adobe
+    /// Lightroom. Empty when it points at one name or none.
+    pub(crate) fn alike(&self, said: &[String]) -> Vec<String> {
+        let score = |words: &[String]| words.iter().filter(|word| said.contains(word)).count();
+        let best = self.named.iter().map(|(words, _, _)| score(words)).max().unwrap_or(0);
+        if best == 0 {
+            return Vec::new();
+        }
+        let mut alike: Vec<String> = self
+            .named
+            .iter()
+            .filter(|(words, _, _)| score(words) == best)
+            .map(|(_, name, _)| name.clone())
+            .collect();
+        alike.sort_unstable();
+        alike.dedup();
+        if alike.len() < 2 {
+            alike.clear();
+        }
+        alike
+    }
+
+    /// Whether `said` (folded words) names any of the household's things.
+    pub(crate) fn any_in(&self, said: &[String]) -> bool {
+        self.named.iter().any(|(words, _, _)| words.iter().any(|word| said.contains(word)))
     }
 
     /// The words of the kinds of thing the text names ("Netflix" → "subscription").
@@ -93,8 +138,8 @@ impl Names {
         let mut kinds: Vec<&'static str> = self
             .named
             .iter()
-            .filter(|(name, _)| name.iter().any(|word| text.contains(word)))
-            .map(|(_, kind)| *kind)
+            .filter(|(name, _, _)| name.iter().any(|word| text.contains(word)))
+            .map(|(_, _, kind)| *kind)
             .collect();
         kinds.sort_unstable();
         kinds.dedup();
@@ -134,7 +179,16 @@ pub(crate) fn for_question(
         .collect();
     let candidates: Vec<&OpMeta> =
         callable.iter().copied().filter(|meta| asked_for(meta)).collect();
-    let chosen = ops::tools::find(&query, candidates, limits::TOOLS_PER_QUESTION);
+    // Those the words point at half as well as the best are left out: a small model offered
+    // the subscriptions' summary beside the price changes answered "what went up" with it.
+    let scored = ops::tools::scored(&query, candidates);
+    let best = scored.first().map_or(0, |(score, _)| *score);
+    let chosen: Vec<&OpMeta> = scored
+        .into_iter()
+        .take_while(|(score, _)| score * 2 > best)
+        .take(limits::TOOLS_PER_QUESTION)
+        .map(|(_, meta)| meta)
+        .collect();
     let mut definitions: Vec<ToolDef> = callable
         .iter()
         .filter(|meta| {
@@ -176,7 +230,9 @@ mod tests {
             ("Netflix", "subscription"),
             ("Spotify Family", "subscription"),
             ("Savings", "account transaction"),
-            ("Groceries", "category spending budget"),
+            ("Groceries", "category"),
+            ("Restaurants", "category"),
+            ("Mercadona", "transaction"),
         ]);
         let most = limits::TOOLS_PER_QUESTION + ALWAYS.len() + 1;
         for (question, wanted) in [
@@ -190,6 +246,11 @@ mod tests {
             ("Which charges are coming in the next 7 days?", "list_upcoming_charges"),
             ("¿Cuánto gastamos en Groceries?", "spending_by_category"),
             ("Pausar Netflix", "pause_subscription"),
+            ("How much was our last shop at Mercadona?", "search_transactions"),
+            ("Put the La Tagliatella payment under Restaurants.", "categorise_transactions"),
+            ("From now on, always put Lidl payments under Groceries.", "create_rule"),
+            ("What was the last change made in Exhale?", "list_activity"),
+            ("How much is left in the groceries budget this month?", "list_budgets"),
         ] {
             let tools = offered(question, None, &household);
             assert!(tools.contains(&wanted.to_owned()), "{question}: {tools:?}");
@@ -214,6 +275,21 @@ mod tests {
         assert!(with.contains(&"search_transactions".to_owned()), "{with:?}");
         let without = offered("What went through Checking yesterday?", None, &Names::default());
         assert!(!without.contains(&"search_transactions".to_owned()), "{without:?}");
+    }
+
+    #[test]
+    fn words_that_fit_several_names_equally_are_told_apart_from_one_or_none() {
+        let household = names(&[
+            ("Adobe Photoshop", "subscription"),
+            ("Adobe Lightroom", "subscription"),
+            ("Netflix", "subscription"),
+        ]);
+        let alike = |question: &str| household.alike(&words(question));
+        assert_eq!(alike("Cancel Adobe"), ["Adobe Lightroom", "Adobe Photoshop"]);
+        assert!(alike("Cancel Adobe Photoshop").is_empty(), "one fits best");
+        assert!(alike("Cancel Netflix").is_empty() && alike("Pause it").is_empty());
+        assert!(household.any_in(&words("cancel adobe")));
+        assert!(!household.any_in(&words("Pause it")));
     }
 
     #[test]

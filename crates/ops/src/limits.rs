@@ -99,6 +99,11 @@ pub mod assistant {
     /// Tools a question's words choose for the model, besides the list of subscriptions and
     /// find_tools (`assistant::choose`).
     pub const TOOLS_PER_QUESTION: usize = 5;
+    /// The latest transactions whose payees point a question at the transaction tools
+    /// ("our last shop at Mercadona").
+    pub const PAYEES_READ: u32 = 100;
+    /// The latest changes shown with the refusal of an undo whose id the model guessed.
+    pub const LATEST_CHANGES: u32 = 5;
     /// Changes prepared per message.
     pub const PROPOSALS: usize = 5;
     /// Tokens per call, answer and reasoning together.

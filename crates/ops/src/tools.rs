@@ -533,6 +533,14 @@ const EVERYDAY: &[(&str, &str)] = &[
     ("week", "upcoming"),
     ("changed", "activity"),
     ("happened", "activity"),
+    ("made", "activity"),
+    ("always", "rule"),
+    ("always", "create"),
+    ("automatically", "rule"),
+    ("automatically", "create"),
+    ("put", "categorise"),
+    ("left", "budget"),
+    ("shop", "transaction"),
     ("revert", "undo"),
     ("add", "create"),
     ("new", "create"),
@@ -560,6 +568,13 @@ const EVERYDAY: &[(&str, &str)] = &[
     ("cuentas", "account"),
     ("presupuesto", "budget"),
     ("presupuestos", "budget"),
+    ("siempre", "rule"),
+    ("siempre", "create"),
+    ("pon", "categorise"),
+    ("poner", "categorise"),
+    ("gastamos", "spending"),
+    ("gastado", "spending"),
+    ("queda", "budget"),
     ("regla", "rule"),
     ("reglas", "rule"),
     ("movimientos", "transaction"),
@@ -652,13 +667,21 @@ pub fn query_words(query: &str) -> Vec<String> {
 }
 
 /// The ops among `candidates` that best fit the words of `query`, best first, at most `limit`.
-/// A word in the name counts most, then in the summary, then in the description; among equals,
-/// reads come first.
 pub fn find<'a>(
     query: &str,
     candidates: impl IntoIterator<Item = &'a OpMeta>,
     limit: usize,
 ) -> Vec<&'a OpMeta> {
+    scored(query, candidates).into_iter().take(limit).map(|(_, meta)| meta).collect()
+}
+
+/// The ops among `candidates` that fit the words of `query` at all, best first, with how well.
+/// A word in the name counts most, then in the summary, then in the description; among equals,
+/// reads come first.
+pub fn scored<'a>(
+    query: &str,
+    candidates: impl IntoIterator<Item = &'a OpMeta>,
+) -> Vec<(u32, &'a OpMeta)> {
     let query = query_words(query);
     let mut scored: Vec<(u32, usize, &'a OpMeta)> = candidates
         .into_iter()
@@ -691,7 +714,7 @@ pub fn find<'a>(
     scored.sort_by(|a, b| {
         b.0.cmp(&a.0).then(a.2.info.is_write().cmp(&b.2.info.is_write())).then(a.1.cmp(&b.1))
     });
-    scored.into_iter().take(limit).map(|(_, _, meta)| meta).collect()
+    scored.into_iter().map(|(score, _, meta)| (score, meta)).collect()
 }
 
 #[cfg(test)]

@@ -328,6 +328,106 @@ async fn a_name_that_matches_several_is_a_question_to_the_person_never_a_guess()
 }
 
 #[tokio::test]
+async fn a_change_to_an_unsaid_thing_asks_which_when_the_words_fit_several_or_none() {
+    let s = setup(Vec::new()).await;
+    for name in ["Adobe Photoshop", "Adobe Lightroom"] {
+        let subscription = json!({"name": name, "amount": "11.99", "cycle": "monthly", "next_charge_on": "2026-12-18"});
+        s.w.env.call(&s.w.ana, "create_subscription", subscription).await.unwrap();
+    }
+    // "Adobe" fits two subscriptions; the model picked a third nobody named.
+    s.model.then([Step::call("cancel_subscription", json!({"id": "Netflix"}))]);
+    let (answer, _) = s.ask(&s.w.ana, "Cancel Adobe.").await.unwrap();
+    assert!(answer.cards.is_empty() && answer.text.is_empty(), "{answer:?}");
+    let asked = answer.notice.map(|notice| notice.render()).unwrap_or_default();
+    assert_eq!(asked, "Which one do you mean: Adobe Lightroom, Adobe Photoshop?");
+    assert_eq!(s.model.requests().len(), 1, "the model was not asked to pick");
+
+    // Bob, with no turn before, names nothing at all: he is asked, not guessed for.
+    s.model.then([Step::call("pause_subscription", json!({"id": "Spotify"}))]);
+    let (answer, _) = s.ask(&s.w.bob, "Pause it.").await.unwrap();
+    assert!(answer.cards.is_empty() && answer.text.is_empty(), "{answer:?}");
+    let asked = answer.notice.map(|notice| notice.render()).unwrap_or_default();
+    assert_eq!(asked, "Which one do you mean? Tell me its name.");
+    assert_eq!(s.subscription(&s.w.ana, s.w.spotify).await["status"], "active");
+}
+
+#[tokio::test]
+async fn an_expense_written_as_money_in_is_handed_back_to_be_written_out() {
+    let s = setup(Vec::new()).await;
+    let cash = json!({"name": "Cash", "kind": "cash", "balance": "60.00"});
+    s.w.env.call(&s.w.ana, "create_account", cash).await.unwrap();
+    let spent = json!({"account_id": "Cash", "on": "2026-11-29", "payee": "Sol bakery"});
+    let with = |amount: &str| {
+        let mut call = spent.clone();
+        call["amount"] = json!(amount);
+        Step::call("create_transaction", call)
+    };
+    s.model.then([with("12.50"), with("-12.50"), Step::say("Tap Confirm to record it.")]);
+    let (answer, _) =
+        s.ask(&s.w.ana, "Add a cash expense of 12.50 at the Sol bakery today.").await.unwrap();
+    let results = tool_results(&s.model.requests()[1]);
+    assert!(results[0].1, "{results:?}");
+    assert!(results[0].0.contains("amount \"-12.50\""), "{results:?}");
+    // The corrected call is the one card, and it records money out.
+    assert_eq!(answer.cards.len(), 1, "{answer:?}");
+    assert!(answer.cards[0].lines.iter().any(|line| line.contains("12.50")), "{answer:?}");
+    s.assistant.act(&s.w.ana, &answer.cards[0].id, ProposalAction::Confirm).await.unwrap();
+    let found =
+        s.w.env.call(&s.w.ana, "search_transactions", json!({"text": "bakery"})).await.unwrap();
+    assert_eq!(found["items"][0]["amount"]["amount"], "-12.50", "{found}");
+}
+
+#[tokio::test]
+async fn an_undo_of_a_guessed_change_is_handed_back_with_the_latest_changes() {
+    let s = setup(Vec::new()).await;
+    let notes = json!({"id": "Netflix", "notes": "Family plan"});
+    s.w.env.call(&s.w.ana, "update_subscription", notes).await.unwrap();
+    let activity = s.w.env.call(&s.w.ana, "list_activity", json!({"limit": 1})).await.unwrap();
+    let last = activity["items"][0]["id"].as_i64().unwrap();
+    s.model.then([
+        Step::call("undo", json!({"audit_ids": [1234567890]})),
+        Step::call("undo", json!({"audit_ids": [last]})),
+        Step::say("Tap Confirm to undo it."),
+    ]);
+    let (answer, _) = s.ask(&s.w.ana, "Undo the last change.").await.unwrap();
+    let results = tool_results(&s.model.requests()[1]);
+    let (refusal, is_error) = &results[0];
+    assert!(is_error, "{results:?}");
+    assert!(refusal.starts_with("invalid_input: audit_ids 1234567890 is not an id"), "{refusal}");
+    assert!(refusal.contains("These are the latest changes"), "{refusal}");
+    assert!(refusal.contains(&format!("\"id\":{last}")), "{refusal}");
+    // The id the refusal showed passes: the undo is a card, nothing is undone yet.
+    assert_eq!(answer.cards.len(), 1, "{answer:?}");
+    assert!(answer.cards[0].lines.iter().any(|line| line.contains("Netflix")), "{answer:?}");
+    assert_eq!(s.subscription(&s.w.ana, s.w.netflix).await["notes"], "Family plan");
+}
+
+#[tokio::test]
+async fn a_read_filtered_by_a_thing_nobody_named_reads_without_that_filter_and_says_so() {
+    let s = setup(vec![
+        Step::call("list_subscriptions", json!({"payment_method_id": "Amex Gold"})),
+        Step::say("Netflix and Spotify."),
+    ])
+    .await;
+    let (answer, _) = s.ask(&s.w.ana, "Which subscriptions do we have?").await.unwrap();
+    assert_eq!(answer.text, "Netflix and Spotify.");
+    let results = tool_results(&s.model.requests()[1]);
+    let (content, is_error) = &results[0];
+    assert!(!is_error, "{results:?}");
+    let (said, listed) = content.split_once('\n').unwrap_or_else(|| panic!("{content}"));
+    assert_eq!(
+        said,
+        "Read without payment_method_id \"Amex Gold\": the person did not name it. This is the result for everything they can see."
+    );
+    let listed: serde_json::Value =
+        serde_json::from_str(listed).unwrap_or_else(|err| panic!("{err}: {listed}"));
+    // Kept, the filter would have been refused: no such card.
+    let names: Vec<&str> =
+        listed["items"].as_array().unwrap().iter().filter_map(|s| s["name"].as_str()).collect();
+    assert!(names.contains(&"Netflix") && names.contains(&"Spotify"), "{names:?}");
+}
+
+#[tokio::test]
 async fn a_discarded_proposal_never_applies_and_the_model_hears_of_it() {
     let s = setup(vec![
         Step::call("delete_subscription", json!({"id": "Spotify"})),

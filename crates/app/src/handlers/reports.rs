@@ -211,7 +211,29 @@ pub(crate) fn price_changes(
         store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
             .or_not_found(|| views::not_found_subscription(id))?;
     }
-    Ok(PriceChangeList { items: price_change_list(ctx, since, subscription_id)? })
+    let items = price_change_list(ctx, since, subscription_id)?;
+    let note =
+        if items.is_empty() { Some(nothing_since(ctx, since, subscription_id)?) } else { None };
+    Ok(PriceChangeList { items, note })
+}
+
+/// What an empty window of price changes says (a small model asked "what went up this year"
+/// for the changes since today, and answered "none"): the window read, and the latest change
+/// before it, with the `since` that lists it.
+fn nothing_since(ctx: &Ctx<'_>, since: domain::Date, only: Option<i64>) -> Result<String, OpError> {
+    let read = format!("No price changes from {} to today.", IsoDate(since));
+    let earlier = price_change_list(ctx, domain::Date::MIN, only)?;
+    Ok(match earlier.first() {
+        Some(latest) => format!(
+            "{read} The latest before that: {} from {}, {} to {}. Pass since {} to list from it.",
+            latest.subscription.name,
+            latest.effective_on,
+            latest.old_price.display,
+            latest.new_price.display,
+            latest.effective_on,
+        ),
+        None => format!("{read} None before that either."),
+    })
 }
 
 fn sref(row: &SubscriptionRow) -> Ref {

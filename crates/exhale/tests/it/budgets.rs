@@ -188,6 +188,13 @@ async fn what_cannot_work_is_refused_with_what_to_send() {
             "/category_ids",
             "catch_all",
         ),
+        // Named after a category and tracking nothing: the category to pass, by its name.
+        (
+            json!({"name": "streaming", "amount": "10", "period": "monthly"}),
+            "invalid_input",
+            "/category_ids",
+            "pass category_ids [\"Streaming\"]",
+        ),
         (
             json!({"name": "C", "amount": "10", "period": "monthly", "catch_all": true, "category_ids": ["Streaming"]}),
             "invalid_input",

@@ -660,3 +660,29 @@ async fn an_empty_window_of_upcoming_charges_says_what_it_read_and_how_to_read_f
         .collect();
     assert_eq!(named, on_that_day.join(", "));
 }
+
+#[tokio::test]
+async fn an_empty_window_of_price_changes_names_the_latest_change_before_it() {
+    let w = World::new().await;
+    let none = w.env.call(&w.ana, "list_price_changes", json!({"since": "2026-11-29"})).await;
+    let none = none.unwrap();
+    assert_eq!(
+        none["note"], "No price changes from 2026-11-29 to today. None before that either.",
+        "{none}"
+    );
+    let rise = json!({"id": "Netflix", "amount": "15.99", "effective_on": "2026-09-15"});
+    w.env.call(&w.ana, "change_price", rise).await.unwrap();
+    let empty = w.env.call(&w.ana, "list_price_changes", json!({"since": "2026-11-29"})).await;
+    let empty = empty.unwrap();
+    assert_eq!(empty["items"], json!([]));
+    let note = empty["note"].as_str().unwrap_or_else(|| panic!("{empty}"));
+    let since = note
+        .strip_prefix("No price changes from 2026-11-29 to today. The latest before that: Netflix from 2026-09-15, €12.99 to €15.99. Pass since ")
+        .and_then(|since| since.strip_suffix(" to list from it."))
+        .unwrap_or_else(|| panic!("{note}"));
+    // What it says lists that change, and a window with something in it says nothing more.
+    let listed = w.env.call(&w.ana, "list_price_changes", json!({"since": since})).await.unwrap();
+    assert_eq!(listed["items"][0]["subscription"]["name"], "Netflix", "{listed}");
+    assert_eq!(listed["items"][0]["new_price"]["amount"], "15.99", "{listed}");
+    assert!(listed.get("note").is_none(), "{listed}");
+}

@@ -258,6 +258,8 @@ impl Assistant {
         // What the person said, here and in the turn before: a change must be to something
         // they named or a tool result showed (`repair::unsaid_target`).
         let question_words = ops::tools::words(question);
+        // The household's names the question fits equally well, if several.
+        let alike = names.alike(&question_words);
         let mut said_words = question_words.clone();
         if let Some(turn) = conversation.turns.last() {
             said_words.extend(ops::tools::words(&turn.question));
@@ -415,6 +417,13 @@ impl Assistant {
                         }
                     }
                     tool_result(&id, refusal, true)
+                } else if is_write(&name)
+                    && repair::picked_among(&arguments, &alike, &question_words)
+                {
+                    // Asked, never guessed for: the model picked one of several alike.
+                    repairs += 1;
+                    several = Some(alike.join(", "));
+                    tool_result(&id, repair::PICKED.to_owned(), true)
                 } else if let Some(target) = is_write(&name)
                     .then(|| repair::unsaid_target(&arguments, &said_words, &results_words, &verbs))
                     .flatten()
@@ -422,7 +431,6 @@ impl Assistant {
                     repairs += 1;
                     // The person's words fit several things ("Cancel Adobe"), or none: they
                     // are asked which, never guessed for.
-                    let alike = names.alike(&question_words);
                     if !alike.is_empty() {
                         several = Some(alike.join(", "));
                     } else if repair::only_points(&question_words)

@@ -39,6 +39,10 @@ const SHOW_WORDS: &[&str] = &[
     "ensename",
 ];
 
+/// The tool words of a payee of the latest transactions: a kind of its own, as a payee names
+/// transactions to read, never a thing to change.
+const PAYEE: &str = "transaction search";
+
 /// Name words too common to say which thing is meant.
 const TOO_COMMON: &[&str] = &["the", "and", "other", "otros", "otras", "plus", "family", "card"];
 
@@ -90,7 +94,7 @@ impl Names {
         payees.sort_unstable();
         payees.dedup();
         for payee in payees {
-            names.add(&payee, "transaction");
+            names.add(&payee, PAYEE);
         }
         names
     }
@@ -109,14 +113,19 @@ impl Names {
     /// points at more than one: "Cancel Adobe" in a household with Adobe Photoshop and Adobe
     /// Lightroom. Empty when it points at one name or none.
     pub(crate) fn alike(&self, said: &[String]) -> Vec<String> {
-        let score = |words: &[String]| words.iter().filter(|word| said.contains(word)).count();
-        let best = self.named.iter().map(|(words, _, _)| score(words)).max().unwrap_or(0);
-        if best == 0 {
+        // Words said, then whether all of the name was said: "delete spotify" fits Spotify
+        // better than a payee "Spotify family groceries". Payees are left out: a change names
+        // no transaction by its payee.
+        let score = |words: &[String]| {
+            let heard = words.iter().filter(|word| said.contains(word)).count();
+            (heard, heard == words.len())
+        };
+        let targets = || self.named.iter().filter(|(_, _, kind)| *kind != PAYEE);
+        let best = targets().map(|(words, _, _)| score(words)).max().unwrap_or((0, false));
+        if best.0 == 0 {
             return Vec::new();
         }
-        let mut alike: Vec<String> = self
-            .named
-            .iter()
+        let mut alike: Vec<String> = targets()
             .filter(|(words, _, _)| score(words) == best)
             .map(|(_, name, _)| name.clone())
             .collect();
@@ -179,13 +188,14 @@ pub(crate) fn for_question(
         .collect();
     let candidates: Vec<&OpMeta> =
         callable.iter().copied().filter(|meta| asked_for(meta)).collect();
-    // Those the words point at half as well as the best are left out: a small model offered
-    // the subscriptions' summary beside the price changes answered "what went up" with it.
+    // Those the words point at less than two thirds as well as the best are left out: a small
+    // model offered the subscriptions' summary beside the price changes answered "what went
+    // up" with it, and the charges made beside those to come answered "what will be charged".
     let scored = ops::tools::scored(&query, candidates);
     let best = scored.first().map_or(0, |(score, _)| *score);
     let chosen: Vec<&OpMeta> = scored
         .into_iter()
-        .take_while(|(score, _)| score * 2 > best)
+        .take_while(|(score, _)| score * 3 >= best * 2)
         .take(limits::TOOLS_PER_QUESTION)
         .map(|(_, meta)| meta)
         .collect();
@@ -232,7 +242,7 @@ mod tests {
             ("Savings", "account transaction"),
             ("Groceries", "category"),
             ("Restaurants", "category"),
-            ("Mercadona", "transaction"),
+            ("Mercadona", PAYEE),
         ]);
         let most = limits::TOOLS_PER_QUESTION + ALWAYS.len() + 1;
         for (question, wanted) in [
@@ -250,6 +260,7 @@ mod tests {
             ("Put the La Tagliatella payment under Restaurants.", "categorise_transactions"),
             ("From now on, always put Lidl payments under Groceries.", "create_rule"),
             ("What was the last change made in Exhale?", "list_activity"),
+            ("What will be charged on 1 December?", "list_upcoming_charges"),
             ("How much is left in the groceries budget this month?", "list_budgets"),
         ] {
             let tools = offered(question, None, &household);
@@ -257,6 +268,12 @@ mod tests {
             assert!(tools.contains(&"find_tools".to_owned()), "{question}: {tools:?}");
             assert!(tools.len() <= most, "{question}: {} tools: {tools:?}", tools.len());
         }
+        // What the words point at much less than the best is left out: the charges made for
+        // a question about those to come, the subscriptions' costs for one about price rises.
+        let future = offered("What will be charged on 1 December?", None, &household);
+        assert!(!future.contains(&"list_charges".to_owned()), "{future:?}");
+        let rise = offered("What went up in price this year?", None, &household);
+        assert!(!rise.contains(&"get_spending_summary".to_owned()), "{rise:?}");
         // Nothing to point at: the list and the search only, and no screen unless asked for.
         assert_eq!(
             offered("Hi! Who are you?", None, &household),
@@ -290,6 +307,14 @@ mod tests {
         assert!(alike("Cancel Netflix").is_empty() && alike("Pause it").is_empty());
         assert!(household.any_in(&words("cancel adobe")));
         assert!(!household.any_in(&words("Pause it")));
+        // A whole name said fits better than a part of another; a payee is never a target.
+        let household = names(&[
+            ("Spotify", "subscription"),
+            ("Spotify Duo", "subscription"),
+            ("Spotify family groceries", PAYEE),
+        ]);
+        assert!(household.alike(&words("delete spotify")).is_empty());
+        assert_eq!(household.alike(&words("the spotify duo one")), Vec::<String>::new());
     }
 
     #[test]

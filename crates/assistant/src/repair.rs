@@ -270,16 +270,32 @@ pub(crate) fn unsaid_target(
     shown: &str,
     verbs: &[&str],
 ) -> Option<String> {
+    targets(arguments).find(|name| unsaid_name(name, said, shown, verbs)).map(str::to_owned)
+}
+
+/// The names a write's `id` or `ids` gives.
+fn targets(arguments: &Value) -> impl Iterator<Item = &str> {
     ["id", "ids"]
-        .iter()
-        .filter_map(|key| arguments.get(*key))
+        .into_iter()
+        .filter_map(|key| arguments.get(key))
         .flat_map(|value| match value {
             Value::Array(items) => items.iter().collect(),
             single => vec![single],
         })
         .filter_map(Value::as_str)
-        .find(|name| unsaid_name(name, said, shown, verbs))
-        .map(str::to_owned)
+}
+
+/// Words with which a person means every thing their words fit ("cancel both Adobe ones").
+const EVERY_ONE: &[&str] =
+    &["both", "all", "each", "every", "ambos", "ambas", "todos", "todas", "cada"];
+
+/// Whether a write's target is one of `alike`, the names the person's words (`said`) fit
+/// equally, when the person did not say they mean them all: "Cancel Adobe" made into a
+/// cancellation of Adobe Lightroom, where Adobe Photoshop fits as well. The model picked.
+pub(crate) fn picked_among(arguments: &Value, alike: &[String], said: &[String]) -> bool {
+    let folded: Vec<Vec<String>> = alike.iter().map(|name| ops::tools::words(name)).collect();
+    !said.iter().any(|word| EVERY_ONE.contains(&word.as_str()))
+        && targets(arguments).any(|name| folded.contains(&ops::tools::words(name)))
 }
 
 /// Takes out of a read's arguments the filters (`account_id`, `category_ids`, …) that name a
@@ -414,6 +430,9 @@ pub(crate) fn wrong_sign(arguments: &Value, said: &[String]) -> Option<String> {
 /// `invalid_input:`, after which the shipped template asks for the call again: the model is to
 /// answer now.
 pub(crate) const REPEATED: &str = "repeated: this exact call was already made for this message, and its result is above. Answer the person from what the tools said, or ask them.";
+
+/// What the model reads instead of a change to one of several things the person's words fit.
+pub(crate) const PICKED: &str = "invalid_input: nothing was prepared: the person's words fit several things equally, so they are asked which one they mean.";
 
 /// What the model reads instead of a change to something the person did not name.
 pub(crate) fn unsaid(name: &str) -> String {
@@ -632,5 +651,16 @@ mod tests {
         assert_eq!(wrong_sign(&json!({"amount": "5"}), &said("a refund of what we paid")), None);
         assert_eq!(wrong_sign(&json!({"amount": "5"}), &said("add 5 to Cash")), None);
         assert_eq!(wrong_sign(&json!({"payee": "x"}), &expense), None);
+    }
+
+    #[test]
+    fn a_target_picked_among_names_the_words_fit_equally_is_told_from_a_chosen_one() {
+        let alike = ["Adobe Lightroom".to_owned(), "Adobe Photoshop".to_owned()];
+        let said = |text: &str| ops::tools::words(text);
+        let lightroom = json!({"id": "adobe lightroom"});
+        assert!(picked_among(&lightroom, &alike, &said("Cancel Adobe.")));
+        assert!(!picked_among(&lightroom, &alike, &said("Cancel both Adobe ones")));
+        assert!(!picked_among(&json!({"id": "Netflix"}), &alike, &said("Cancel Adobe.")));
+        assert!(!picked_among(&lightroom, &[], &said("Cancel Adobe Lightroom")));
     }
 }

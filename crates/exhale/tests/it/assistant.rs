@@ -341,6 +341,12 @@ async fn a_change_to_an_unsaid_thing_asks_which_when_the_words_fit_several_or_no
     let asked = answer.notice.map(|notice| notice.render()).unwrap_or_default();
     assert_eq!(asked, "Which one do you mean: Adobe Lightroom, Adobe Photoshop?");
     assert_eq!(s.model.requests().len(), 1, "the model was not asked to pick");
+    // Nor is its pick of one of them taken.
+    s.model.then([Step::call("cancel_subscription", json!({"id": "Adobe Lightroom"}))]);
+    let (answer, _) = s.ask(&s.w.ana, "Cancel Adobe.").await.unwrap();
+    assert!(answer.cards.is_empty() && answer.text.is_empty(), "{answer:?}");
+    let asked = answer.notice.map(|notice| notice.render()).unwrap_or_default();
+    assert_eq!(asked, "Which one do you mean: Adobe Lightroom, Adobe Photoshop?");
 
     // Bob, with no turn before, names nothing at all: he is asked, not guessed for.
     s.model.then([Step::call("pause_subscription", json!({"id": "Spotify"}))]);

@@ -258,8 +258,6 @@ impl Assistant {
         // What the person said, here and in the turn before: a change must be to something
         // they named or a tool result showed (`repair::unsaid_target`).
         let question_words = ops::tools::words(question);
-        // The household's names the question fits equally well, if several.
-        let alike = names.alike(&question_words);
         let mut said_words = question_words.clone();
         if let Some(turn) = conversation.turns.last() {
             said_words.extend(ops::tools::words(&turn.question));
@@ -267,6 +265,8 @@ impl Assistant {
         }
         let verbs: Vec<&str> =
             self.catalog.ops().iter().filter_map(|meta| meta.info.name.split('_').next()).collect();
+        // The household's names the question fits equally well, if several.
+        let alike = names.alike(&question_words, &verbs);
         let is_write = |name: &str| {
             self.catalog.ops().iter().any(|meta| meta.info.name == name && meta.info.is_write())
         };
@@ -412,7 +412,7 @@ impl Assistant {
                         // "Undo the last change": the latest changes come with the refusal,
                         // so the model's next call can be the undo itself.
                         if let Some(latest) = self.latest_changes(&assistant).await {
-                            repair::ids_in(&latest, &mut read_ids);
+                            read_ids.extend(latest.iter().map(|(id, _)| *id));
                             refusal = repair::with_latest_changes(&key, guessed, &latest);
                         }
                     }
@@ -434,7 +434,7 @@ impl Assistant {
                     if !alike.is_empty() {
                         several = Some(alike.join(", "));
                     } else if repair::only_points(&question_words)
-                        && !names.any_in(&said_words)
+                        && !names.any_in(&said_words, &verbs)
                         && results_words.is_empty()
                     {
                         nothing_named = true;
@@ -697,8 +697,9 @@ impl Assistant {
         }
     }
 
-    /// The household's latest changes the assistant may see, as a model reads a result.
-    async fn latest_changes(&self, assistant: &Caller) -> Option<String> {
+    /// The household's latest changes the assistant may see, not undone yet, one line each
+    /// with the id to pass (a small model copies an id from a line better than from JSON).
+    async fn latest_changes(&self, assistant: &Caller) -> Option<Vec<(i64, String)>> {
         let latest = ListActivityInput {
             limit: Some(limits::LATEST_CHANGES),
             ..ListActivityInput::default()
@@ -707,7 +708,15 @@ impl Assistant {
             ops::call::<ListActivity>(self.catalog.as_ref(), assistant, &latest, Mode::Apply)
                 .await
                 .ok()?;
-        Some(fitted(serde_json::to_value(page).ok()?))
+        let lines: Vec<(i64, String)> = page
+            .items
+            .into_iter()
+            .filter(|entry| entry.undone_by.is_none())
+            .map(|entry| {
+                (entry.id, format!("{} ({}, {})", entry.summary, entry.at, entry.actor.label))
+            })
+            .collect();
+        (!lines.is_empty()).then_some(lines)
     }
 
     /// What the person does with one of their cards.

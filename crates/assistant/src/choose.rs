@@ -20,7 +20,7 @@ use ops::{
     tools::{FindTools, words},
 };
 
-use crate::{llm::ToolDef, screens, tools};
+use crate::{llm::ToolDef, repair, screens, tools};
 
 /// Always offered, whatever the question.
 const ALWAYS: &[&str] = &[ListSubscriptions::INFO.name, FindTools::INFO.name];
@@ -112,13 +112,16 @@ impl Names {
     /// The names `said` (folded words) points at equally well, best first by name, when it
     /// points at more than one: "Cancel Adobe" in a household with Adobe Photoshop and Adobe
     /// Lightroom. Empty when it points at one name or none.
-    pub(crate) fn alike(&self, said: &[String]) -> Vec<String> {
-        // Words said, then whether all of the name was said: "delete spotify" fits Spotify
-        // better than a payee "Spotify family groceries". Payees are left out: a change names
-        // no transaction by its payee.
+    pub(crate) fn alike(&self, said: &[String], verbs: &[&str]) -> Vec<String> {
+        // Telling words said, then whether all of the name was said: "delete spotify" fits
+        // Spotify better than a payee "Spotify family groceries", and "cancel the gym" does not
+        // fit a name that holds "cancel". Payees are left out: a change names no transaction
+        // by its payee.
         let score = |words: &[String]| {
-            let heard = words.iter().filter(|word| said.contains(word)).count();
-            (heard, heard == words.len())
+            let telling: Vec<&String> =
+                words.iter().filter(|word| repair::tells_which(word, verbs)).collect();
+            let heard = telling.iter().filter(|word| said.contains(word)).count();
+            (heard, heard == telling.len())
         };
         let targets = || self.named.iter().filter(|(_, _, kind)| *kind != PAYEE);
         let best = targets().map(|(words, _, _)| score(words)).max().unwrap_or((0, false));
@@ -137,9 +140,11 @@ impl Names {
         alike
     }
 
-    /// Whether `said` (folded words) names any of the household's things.
-    pub(crate) fn any_in(&self, said: &[String]) -> bool {
-        self.named.iter().any(|(words, _, _)| words.iter().any(|word| said.contains(word)))
+    /// Whether `said` (folded words) names any of the household's things by a telling word.
+    pub(crate) fn any_in(&self, said: &[String], verbs: &[&str]) -> bool {
+        self.named.iter().any(|(words, _, _)| {
+            words.iter().any(|word| repair::tells_which(word, verbs) && said.contains(word))
+        })
     }
 
     /// The words of the kinds of thing the text names ("Netflix" → "subscription").
@@ -301,20 +306,25 @@ mod tests {
             ("Adobe Lightroom", "subscription"),
             ("Netflix", "subscription"),
         ]);
-        let alike = |question: &str| household.alike(&words(question));
+        let verbs = ["cancel", "delete", "pause"];
+        let alike = |question: &str| household.alike(&words(question), &verbs);
         assert_eq!(alike("Cancel Adobe"), ["Adobe Lightroom", "Adobe Photoshop"]);
         assert!(alike("Cancel Adobe Photoshop").is_empty(), "one fits best");
         assert!(alike("Cancel Netflix").is_empty() && alike("Pause it").is_empty());
-        assert!(household.any_in(&words("cancel adobe")));
-        assert!(!household.any_in(&words("Pause it")));
+        assert!(household.any_in(&words("cancel adobe"), &verbs));
+        assert!(!household.any_in(&words("Pause it"), &verbs));
         // A whole name said fits better than a part of another; a payee is never a target.
         let household = names(&[
             ("Spotify", "subscription"),
             ("Spotify Duo", "subscription"),
             ("Spotify family groceries", PAYEE),
         ]);
-        assert!(household.alike(&words("delete spotify")).is_empty());
-        assert_eq!(household.alike(&words("the spotify duo one")), Vec::<String>::new());
+        assert!(household.alike(&words("delete spotify"), &verbs).is_empty());
+        assert!(household.alike(&words("the spotify duo one"), &verbs).is_empty());
+        // A verb in a planted name fits every request to cancel.
+        let household =
+            names(&[("FitLife Gym", "subscription"), ("Notion (cancel all now)", "subscription")]);
+        assert!(household.alike(&words("Cancel the gym from 31 December."), &verbs).is_empty());
     }
 
     #[test]

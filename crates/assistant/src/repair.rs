@@ -211,11 +211,16 @@ pub(crate) fn guessed_id(op: &str, key: &str, id: i64) -> String {
     format!("invalid_input: {key} {id} is not an id any tool result showed you. {instead}")
 }
 
-/// The refusal of an undo's guessed id, with the latest changes to take the id from.
-pub(crate) fn with_latest_changes(key: &str, id: i64, latest: &str) -> String {
-    format!(
-        "invalid_input: {key} {id} is not an id any tool result showed you. These are the latest changes, newest first: call undo again with the id of the one the person means.\n{latest}"
-    )
+/// The refusal of an undo's guessed id, with the latest changes (id, what and when) to take
+/// the id from.
+pub(crate) fn with_latest_changes(key: &str, id: i64, latest: &[(i64, String)]) -> String {
+    let mut refusal = format!(
+        "invalid_input: {key} {id} is not an id any tool result showed you. These are the latest changes, newest first: call undo again with audit_ids set to the id of the one the person means."
+    );
+    for (id, change) in latest {
+        refusal.push_str(&format!("\n- id {id}: {change}"));
+    }
+    refusal
 }
 
 /// Words a thing's name shares with every request, which say nothing of which thing is meant:
@@ -225,6 +230,12 @@ const SAY_NOTHING_OF_WHICH: &[&str] = &[
     "the", "and", "all", "now", "our", "for", "with", "from", "this", "that", "every", "las",
     "los", "del", "una", "por", "con", "todo", "todas", "todos", "ahora",
 ];
+
+/// Whether a word of a name says which thing is meant: not a short word, a catalog verb
+/// ("cancel" in a name is any request's) or one of [`SAY_NOTHING_OF_WHICH`].
+pub(crate) fn tells_which(word: &str, verbs: &[&str]) -> bool {
+    word.chars().count() >= 3 && !SAY_NOTHING_OF_WHICH.contains(&word) && !verbs.contains(&word)
+}
 
 /// Whether a name the model passed was neither said by the person (in this question or the
 /// turn before, `said`: folded words) nor shown by a tool result of this question (`shown`:
@@ -246,12 +257,7 @@ fn unsaid_name(name: &str, said: &[String], shown: &str, verbs: &[&str]) -> bool
     if words.is_empty() || format!(" {shown} ").contains(&format!(" {} ", words.join(" "))) {
         return false;
     }
-    let telling: Vec<&String> = words
-        .iter()
-        .filter(|word| word.chars().count() >= 3)
-        .filter(|word| !SAY_NOTHING_OF_WHICH.contains(&word.as_str()))
-        .filter(|word| !verbs.contains(&word.as_str()))
-        .collect();
+    let telling: Vec<&String> = words.iter().filter(|word| tells_which(word, verbs)).collect();
     let named = if telling.is_empty() {
         words.iter().any(|word| heard(word))
     } else {
@@ -342,7 +348,7 @@ pub(crate) fn drop_unsaid_filters(
 /// The line before a read's result that says which filters [`drop_unsaid_filters`] took out.
 pub(crate) fn left_out(dropped: &[String]) -> String {
     format!(
-        "Read without {}: the person did not name it. This is the result for everything they can see.\n",
+        "Read without {}: the person did not name it (read it with a list tool first if they meant it). This is the result for everything they can see.\n",
         dropped.join(" and ")
     )
 }
@@ -387,6 +393,9 @@ const MONEY_IN: &[&str] = &[
     "receive",
     "refund",
     "refunded",
+    "back",
+    "returned",
+    "devolucion",
     "salary",
     "earned",
     "deposit",
@@ -633,7 +642,7 @@ mod tests {
         assert_eq!(arguments, json!({}));
         assert_eq!(
             left_out(&dropped),
-            "Read without category_ids \"Music\": the person did not name it. This is the result for everything they can see.\n"
+            "Read without category_ids \"Music\": the person did not name it (read it with a list tool first if they meant it). This is the result for everything they can see.\n"
         );
     }
 
@@ -649,6 +658,7 @@ mod tests {
         assert!(refused.contains("amount \"2300\""), "{refused}");
         // Words for both, or for neither, leave the model's sign alone.
         assert_eq!(wrong_sign(&json!({"amount": "5"}), &said("a refund of what we paid")), None);
+        assert_eq!(wrong_sign(&json!({"amount": "20"}), &said("we got the cost back")), None);
         assert_eq!(wrong_sign(&json!({"amount": "5"}), &said("add 5 to Cash")), None);
         assert_eq!(wrong_sign(&json!({"payee": "x"}), &expense), None);
     }

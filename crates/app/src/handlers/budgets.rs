@@ -184,7 +184,16 @@ pub(crate) fn create_budget(
         amounts: vec![(first, amount)],
     };
     let id = db::insert_budget(ctx.db, &row, &ctx.now_text()).or_internal()?;
-    ctx.record(EntityKind::Budget, id, None, Text::new("Added budget {name}").with("name", &name))?;
+    // The card and the activity say what the budget allows, not only its name.
+    let summary = match input.period {
+        BudgetPeriod::Weekly => Text::new("Added budget {name}: {amount} a week"),
+        BudgetPeriod::Fortnightly => Text::new("Added budget {name}: {amount} every two weeks"),
+        BudgetPeriod::Monthly => Text::new("Added budget {name}: {amount} a month"),
+        BudgetPeriod::Yearly => Text::new("Added budget {name}: {amount} a year"),
+    };
+    let summary =
+        summary.with("name", &name).with_money("amount", domain::Money::new(amount, currency));
+    ctx.record(EntityKind::Budget, id, None, summary)?;
     budget_view(ctx, &load_budget(ctx, id)?)
 }
 

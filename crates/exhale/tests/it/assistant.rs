@@ -401,7 +401,7 @@ async fn an_undo_of_a_guessed_change_is_handed_back_with_the_latest_changes() {
     assert!(is_error, "{results:?}");
     assert!(refusal.starts_with("invalid_input: audit_ids 1234567890 is not an id"), "{refusal}");
     assert!(refusal.contains("These are the latest changes"), "{refusal}");
-    assert!(refusal.contains(&format!("\"id\":{last}")), "{refusal}");
+    assert!(refusal.contains(&format!("\n- id {last}: Updated Netflix")), "{refusal}");
     // The id the refusal showed passes: the undo is a card, nothing is undone yet.
     assert_eq!(answer.cards.len(), 1, "{answer:?}");
     assert!(answer.cards[0].lines.iter().any(|line| line.contains("Netflix")), "{answer:?}");
@@ -423,7 +423,7 @@ async fn a_read_filtered_by_a_thing_nobody_named_reads_without_that_filter_and_s
     let (said, listed) = content.split_once('\n').unwrap_or_else(|| panic!("{content}"));
     assert_eq!(
         said,
-        "Read without payment_method_id \"Amex Gold\": the person did not name it. This is the result for everything they can see."
+        "Read without payment_method_id \"Amex Gold\": the person did not name it (read it with a list tool first if they meant it). This is the result for everything they can see."
     );
     let listed: serde_json::Value =
         serde_json::from_str(listed).unwrap_or_else(|err| panic!("{err}: {listed}"));

@@ -37,7 +37,7 @@ pub struct SpendingByCategoryInput {
     /// Only this account.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub account_id: Option<AccountId>,
-    /// Only this category: what was spent on it ("groceries in October") is then the total.
+    /// Only this category.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_id: Option<CategoryId>,
 }
@@ -47,7 +47,7 @@ pub struct CategorySpending {
     /// None: transactions without a category.
     pub category: Option<Ref>,
     pub spent: Amount,
-    /// Share of all that was spent in the window, in percent, rounded.
+    /// Share of all spending in the window, in percent.
     pub percent: u32,
     pub transactions: u64,
 }
@@ -58,7 +58,6 @@ pub struct CategorySpendingReport {
     pub to: IsoDate,
     /// Most spent first.
     pub categories: Vec<CategorySpending>,
-    /// The sum of `categories`.
     pub total: Amount,
     /// Spending in currencies without an exchange rate, by currency.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -185,7 +185,7 @@ pub struct PriceChange {
 pub struct PriceChangeList {
     /// Newest first.
     pub items: Vec<PriceChange>,
-    /// When nothing changed in the window: what was read, and the latest change before it.
+    /// When the window is empty: what was read, and the latest change before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

@@ -501,21 +501,20 @@ impl Assistant {
                 })
                 .collect();
             messages.push(Message { role: Role::User, parts: results });
-            if let Some(candidates) = several.take() {
+            let which = several
+                .take()
+                .map(|candidates| {
+                    Text::new("Which one do you mean: {candidates}?").with("candidates", candidates)
+                })
+                .or_else(|| {
+                    nothing_named.then(|| Text::new("Which one do you mean? Tell me its name."))
+                });
+            if let Some(which) = which {
                 // A question to the person, in their language, never a guess: the model is
                 // not asked again.
                 text.clear();
                 asked_which = true;
-                notice = Some(
-                    Text::new("Which one do you mean: {candidates}?")
-                        .with("candidates", candidates),
-                );
-                break;
-            }
-            if nothing_named {
-                text.clear();
-                asked_which = true;
-                notice = Some(Text::new("Which one do you mean? Tell me its name."));
+                notice = Some(which);
                 break;
             }
             if round + 1 == limits::CALLS {

@@ -121,6 +121,14 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// The refusal of an id of `kind` this caller cannot see, with the names they can
+    /// (`ops::resolve::unknown_id`). One that cannot read the names still refuses.
+    pub(crate) fn unknown(&self, kind: EntityKind, id: i64) -> Text {
+        let visible = store::names::visible(self.db, self.household_id(), self.me(), kind)
+            .unwrap_or_default();
+        ops::resolve::unknown_id(kind, id, &visible)
+    }
+
     pub(crate) fn household_id(&self) -> i64 {
         self.caller.household_id
     }

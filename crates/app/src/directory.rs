@@ -1,5 +1,6 @@
 //! What `ops::resolve` reads while an input is deserialised: the names the caller can see (for
-//! a name where an id is expected) and today's date in the household's time zone (for
+//! a name where an id is expected), the payees of their latest transactions (for a name that
+//! is one) and today's date in the household's time zone (for
 //! "tomorrow"). Matching and messages live in `ops::resolve` and `domain::names`.
 
 use std::sync::Arc;
@@ -27,6 +28,14 @@ impl Directory for CallerDirectory {
     fn visible(&self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError> {
         transactions::read(&self.store, |db| {
             store::names::visible(db, self.household_id, self.viewer, kind)
+                .map_err(transactions::internal)
+        })
+    }
+
+    fn payees(&self) -> Result<Vec<String>, OpError> {
+        transactions::read(&self.store, |db| {
+            let limit = ops::limits::PAYEES_READ;
+            store::names::recent_payees(db, self.household_id, self.viewer, limit)
                 .map_err(transactions::internal)
         })
     }

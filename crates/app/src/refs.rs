@@ -2,7 +2,7 @@
 //! that does not resolve is the input's fault, so it is `invalid_input` at the field, with
 //! which list to call. Shared by the handlers; what they do with the ids stays there.
 
-use domain::Text;
+use domain::entities::EntityKind;
 use ops::{
     OpError,
     resolve::{AccountId, CategoryId, LabelId},
@@ -30,8 +30,7 @@ pub(crate) fn check_labels(
         if !store::ledger::label_exists(ctx.db, ctx.household_id(), id.get()).or_internal()? {
             return Err(OpError::invalid(
                 format!("{pointer}/{i}"),
-                Text::new("No label with id {id}. Call list_labels to find ids, or pass its name.")
-                    .with("id", id.get()),
+                ctx.unknown(EntityKind::Label, id.get()),
             ));
         }
         if !checked.contains(&id.get()) {
@@ -43,12 +42,7 @@ pub(crate) fn check_labels(
 
 pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: CategoryId) -> Result<i64, OpError> {
     let found = store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id.get())
-        .or_not_found(|| {
-            Text::new(
-                "No category with id {id}. Call list_categories to find ids, or pass its name.",
-            )
-            .with("id", id.get())
-        });
+        .or_not_found(|| ctx.unknown(EntityKind::Category, id.get()));
     Ok(referenced(pointer.into(), found)?.id)
 }
 
@@ -59,9 +53,6 @@ pub(crate) fn check_account(
     id: AccountId,
 ) -> Result<store::ledger::AccountRef, OpError> {
     let found = store::ledger::account_ref(ctx.db, ctx.household_id(), ctx.me(), id.get())
-        .or_not_found(|| {
-            Text::new("No account with id {id}. Call list_accounts to find ids, or pass its name.")
-                .with("id", id.get())
-        });
+        .or_not_found(|| ctx.unknown(EntityKind::Account, id.get()));
     referenced(pointer.into(), found)
 }

@@ -21,12 +21,12 @@ use crate::{
     ctx::Ctx,
     input,
     transactions::StoreExt,
-    views::{SeriesParts, not_found_subscription, subscription_view},
+    views::{SeriesParts, subscription_view},
 };
 
 pub(crate) fn load(ctx: &Ctx<'_>, id: i64) -> Result<SubscriptionRow, OpError> {
     subs::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-        .or_not_found(|| not_found_subscription(id))
+        .or_not_found(|| ctx.unknown(EntityKind::Subscription, id))
 }
 
 pub(crate) fn reload_view(ctx: &Ctx<'_>, id: i64) -> Result<Subscription, OpError> {
@@ -44,12 +44,7 @@ fn not_found_at(pointer: &str, err: OpError) -> OpError {
 /// Checks a category id belongs to the household.
 pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
     store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-        .or_not_found(|| {
-            Text::new(
-                "No category with id {id}. Call list_categories to find ids, or pass its name.",
-            )
-            .with("id", id)
-        })
+        .or_not_found(|| ctx.unknown(EntityKind::Category, id))
         .map_err(|err| not_found_at(pointer, err))?;
     Ok(())
 }
@@ -57,10 +52,7 @@ pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<()
 /// Checks the caller can see a payment method.
 pub(crate) fn check_payment_method(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
     store::organise::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-        .or_not_found(|| {
-            Text::new("No payment method with id {id}. Call list_payment_methods to find ids, or pass its name.")
-                .with("id", id)
-        })
+        .or_not_found(|| ctx.unknown(EntityKind::PaymentMethod, id))
         .map_err(|err| not_found_at(pointer, err))?;
     Ok(())
 }
@@ -68,11 +60,9 @@ pub(crate) fn check_payment_method(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Res
 pub(crate) fn check_member(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<String, OpError> {
     match store::households::get_member(ctx.db, ctx.household_id(), id) {
         Ok(member) => Ok(member.name),
-        Err(store::StoreError::NotFound) => Err(OpError::invalid(
-            pointer,
-            Text::new("No member with id {id}. Call list_members to find ids, or pass their name.")
-                .with("id", id),
-        )),
+        Err(store::StoreError::NotFound) => {
+            Err(OpError::invalid(pointer, ctx.unknown(EntityKind::Member, id)))
+        }
         Err(err) => Err(crate::transactions::internal(err)),
     }
 }

@@ -4,7 +4,7 @@
 //! `input.rs`.
 
 use domain::{
-    Currency, Cycle, Date, Money, PauseSpan, PricePoint, Series, Text, entities::SubscriptionStatus,
+    Currency, Cycle, Date, Money, PauseSpan, PricePoint, Series, entities::SubscriptionStatus,
 };
 use ops::{
     OpError,
@@ -180,13 +180,6 @@ pub(crate) fn projected_charge(
         amount: amount(occurrence.minor, row.currency),
         payment_method: payment_method_ref(row),
     }
-}
-
-pub(crate) fn not_found_subscription(id: i64) -> Text {
-    Text::new(
-        "No subscription with id {id}. Call list_subscriptions to find ids, or pass its name.",
-    )
-    .with("id", id)
 }
 
 pub(crate) fn charge_view(row: &ChargeRow) -> Charge {

@@ -700,7 +700,7 @@ impl Assistant {
     /// with the id to pass (a small model copies an id from a line better than from JSON).
     async fn latest_changes(&self, assistant: &Caller) -> Option<Vec<(i64, String)>> {
         let latest = ListActivityInput {
-            limit: Some(limits::LATEST_CHANGES),
+            limit: Some(ops::limits::LATEST_CHANGES),
             ..ListActivityInput::default()
         };
         let page =

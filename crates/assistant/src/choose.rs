@@ -83,7 +83,7 @@ impl Names {
             names.add(&category.name, "category");
         }
         let latest = SearchTransactionsInput {
-            limit: Some(limits::PAYEES_READ),
+            limit: Some(ops::limits::PAYEES_READ),
             ..SearchTransactionsInput::default()
         };
         let transactions =

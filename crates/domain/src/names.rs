@@ -35,12 +35,17 @@ pub enum Pick<'a, T> {
     One(&'a T),
     /// Several match equally well; the caller must choose.
     Several(Vec<&'a T>),
-    /// None matches; up to three names that are close (a typo away), closest first.
+    /// None matches; up to three names that are close, closest first: a typo away, then ones
+    /// sharing a word with it ("FitLife Gym" for "gym_membership", a model's guess).
     None { closest: Vec<&'a T> },
 }
 
 /// How many close names a miss suggests.
 const CLOSEST: usize = 3;
+
+/// The letters a word of a miss needs before a name sharing it is suggested ("the" and "de"
+/// say nothing of which thing is meant).
+const SHARED_WORD: usize = 3;
 
 /// Picks what `query` names among `candidates`, each named by `name`.
 pub fn pick<'a, T>(candidates: &'a [T], name: impl Fn(&T) -> &str, query: &str) -> Pick<'a, T> {
@@ -69,7 +74,17 @@ pub fn pick<'a, T>(candidates: &'a [T], name: impl Fn(&T) -> &str, query: &str) 
                 .filter(|(d, _)| *d <= limit)
                 .collect();
             near.sort_by_key(|(d, _)| *d);
-            Pick::None { closest: near.into_iter().take(CLOSEST).map(|(_, c)| c).collect() }
+            let mut closest: Vec<&'a T> = near.into_iter().map(|(_, c)| c).collect();
+            let words: Vec<&str> =
+                query.split(' ').filter(|word| word.chars().count() >= SHARED_WORD).collect();
+            for (candidate, folded) in candidates.iter().zip(&folded) {
+                let shares = words.iter().any(|word| starts_a_word(folded, word));
+                if shares && !closest.iter().any(|c| std::ptr::eq(*c, candidate)) {
+                    closest.push(candidate);
+                }
+            }
+            closest.truncate(CLOSEST);
+            Pick::None { closest }
         }
         _ => Pick::Several(found),
     }
@@ -130,6 +145,9 @@ mod tests {
         assert_eq!(pick("kids"), ("one".into(), vec!["Netflix Kids"]));
         assert_eq!(pick("spotfy"), ("none".into(), vec!["Spotify"]));
         assert_eq!(pick("hulu"), ("none".into(), vec![]));
+        // A model's made-up id shares a word with the name meant, at a word's start.
+        assert_eq!(pick("subscription_gym"), ("none".into(), vec!["Gym membership"]));
+        assert_eq!(pick("the_kids_plan"), ("none".into(), vec!["Netflix Kids"]));
         assert_eq!(pick("   "), ("none".into(), vec![]));
         // One letter never matches partially.
         assert_eq!(pick("s"), ("none".into(), vec![]));

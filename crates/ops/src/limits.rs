@@ -92,6 +92,15 @@ pub const FORMS: FormLimits = FormLimits {
     assistant_message: assistant::MESSAGE_BYTES,
 };
 
+/// The latest changes listed, with their ids, where an undo names a change that is not one:
+/// the refusal of an unknown id, and the assistant's of a guessed one.
+pub const LATEST_CHANGES: u32 = 5;
+
+/// The latest transactions whose payees are known as names: a question to the assistant that
+/// says one points at the transaction tools ("our last shop at Mercadona"), and a name passed
+/// where an id is asked that is one is refused with how to read its transactions.
+pub const PAYEES_READ: u32 = 100;
+
 /// Limits of one question, from seed 000's part B.
 pub mod assistant {
     /// Model calls per message.
@@ -99,11 +108,6 @@ pub mod assistant {
     /// Tools a question's words choose for the model, besides the list of subscriptions and
     /// find_tools (`assistant::choose`).
     pub const TOOLS_PER_QUESTION: usize = 5;
-    /// The latest transactions whose payees point a question at the transaction tools
-    /// ("our last shop at Mercadona").
-    pub const PAYEES_READ: u32 = 100;
-    /// The latest changes shown with the refusal of an undo whose id the model guessed.
-    pub const LATEST_CHANGES: u32 = 5;
     /// Changes prepared per message.
     pub const PROPOSALS: usize = 5;
     /// Tokens per call, answer and reasoning together.

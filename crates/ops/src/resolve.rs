@@ -41,6 +41,11 @@ pub trait Directory {
     /// Every entity of this kind the caller can see, as (id, name). Never another
     /// household's, never another member's private item.
     fn visible(&self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError>;
+    /// The payees of the latest [`limits::PAYEES_READ`] transactions the caller can see,
+    /// each once.
+    fn payees(&self) -> Result<Vec<String>, OpError> {
+        Ok(Vec::new())
+    }
 }
 
 /// How one value of the input was read: a name as the entity it names, or a phrase as a date.
@@ -141,6 +146,125 @@ struct Noun {
     list_op: &'static str,
 }
 
+/// The names of this kind the caller can see; `None` outside [`within`].
+fn visible_names<E: de::Error>(noun: &Noun) -> Result<Option<Vec<(i64, String)>>, E> {
+    let Some(names) = with_scope(|scope| scope.names(noun.kind)) else { return Ok(None) };
+    names.map(Some).map_err(refuse)
+}
+
+/// What an unknown reference said.
+enum Unknown<'a> {
+    Id(i64),
+    Name(&'a str),
+}
+
+/// How an id of `kind` the caller cannot see is refused by the op that looked for it (a
+/// model's guess, most often): with the names they can see, `visible` as
+/// [`Directory::visible`] gives them, so the next call can pass the right one without a list
+/// call first.
+pub fn unknown_id(kind: EntityKind, id: i64, visible: &[(i64, String)]) -> Text {
+    match NOUNS.iter().find(|noun| noun.kind == kind) {
+        Some(noun) => unknown(noun, Unknown::Id(id), visible, &[]),
+        None => Text::new("No {kind} you can see has id {id}.").with("kind", kind).with("id", id),
+    }
+}
+
+/// How a reference to nothing the caller can see is refused: the closest names when some are
+/// close, else every name they can see (the first ten and a count past that), and never a
+/// guess, since a name or id that matches nothing says nothing of which one the person meant.
+fn unknown(
+    noun: &Noun,
+    given: Unknown<'_>,
+    visible: &[(i64, String)],
+    closest: &[&(i64, String)],
+) -> Text {
+    let mut all: Vec<&(i64, String)> = visible.iter().collect();
+    all.sort_by_cached_key(|(id, name)| (domain::names::fold(name), *id));
+    let text = match (&given, closest.is_empty(), all.len()) {
+        (Unknown::Name(_), false, _) => Text::new(
+            "No {noun} you can see is named \"{given}\". Closest: {closest}. Pass one of these ids or names; if the person did not say which one, ask them.",
+        ),
+        (_, _, 0) => match given {
+            Unknown::Id(_) => {
+                Text::new("No {noun} you can see has id {given}; there are none yet.")
+            }
+            Unknown::Name(_) => {
+                Text::new("No {noun} you can see is named \"{given}\"; there are none yet.")
+            }
+        },
+        (_, _, count) if count <= LISTED => match given {
+            Unknown::Id(_) => Text::new(
+                "No {noun} you can see has id {given}. {list_op} shows these: {names}. Pass one of these ids or names; if the person did not say which one, ask them.",
+            ),
+            Unknown::Name(_) => Text::new(
+                "No {noun} you can see is named \"{given}\". {list_op} shows these: {names}. Pass one of these ids or names; if the person did not say which one, ask them.",
+            ),
+        },
+        _ => match given {
+            Unknown::Id(_) => Text::new(
+                "No {noun} you can see has id {given}. Some you can see: {names}. Call {list_op} for the others; if the person did not say which one, ask them.",
+            ),
+            Unknown::Name(_) => Text::new(
+                "No {noun} you can see is named \"{given}\". Some you can see: {names}. Call {list_op} for the others; if the person did not say which one, ask them.",
+            ),
+        },
+    };
+    let given = match given {
+        Unknown::Id(id) => id.to_string(),
+        Unknown::Name(name) => shorten(name),
+    };
+    text.with("noun", noun.singular)
+        .with("given", given)
+        .with("closest", listed(closest))
+        .with("names", listed(&all))
+        .with("list_op", noun.list_op)
+}
+
+/// The op that reads transactions, where a payee's name leads.
+const SEARCH_TRANSACTIONS: &str = "search_transactions";
+
+/// Where else a name that is no `noun` is known: the exact name of another kind, or one of
+/// the payees of the latest transactions. A model passes a payee as a subscription ("our
+/// last shop at Mercadona" read with get_subscription) or an account as a category; it is
+/// told what the name is and what reads it, rather than shown the wrong kind's names.
+fn elsewhere(noun: &Noun, given: &str) -> Result<Option<Text>, OpError> {
+    let folded = domain::names::fold(given);
+    for other in NOUNS.iter().filter(|other| other.kind != noun.kind) {
+        let Some(names) = with_scope(|scope| scope.names(other.kind)) else { return Ok(None) };
+        if let Some((id, name)) =
+            names?.into_iter().find(|(_, name)| domain::names::fold(name) == folded)
+        {
+            return Ok(Some(
+                Text::new("\"{given}\" is not a {noun}: it is the {other} {name} (id {id}). Use a tool that takes a {other} ({list_op} shows them), or ask the person what they meant.")
+                    .with("given", shorten(given))
+                    .with("noun", noun.singular)
+                    .with("other", other.singular)
+                    .with("name", name)
+                    .with("id", id)
+                    .with("list_op", other.list_op),
+            ));
+        }
+    }
+    let Some(payees) = with_scope(|scope| scope.directory.payees()) else { return Ok(None) };
+    let payees = payees?;
+    let payee = match pick(&payees, |payee| payee, given) {
+        Pick::One(payee) => payee.clone(),
+        Pick::Several(found)
+            if found.iter().all(|payee| domain::names::fold(payee).starts_with(&folded)) =>
+        {
+            given.trim().to_owned()
+        }
+        _ => return Ok(None),
+    };
+    Ok(Some(
+        Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions. Call {search} with text \"{payee}\" to read them.")
+            .with("given", shorten(given))
+            .with("noun", noun.singular)
+            .with("search", SEARCH_TRANSACTIONS)
+            .with("payee", payee),
+    ))
+}
+
 /// Reads an entity by name among what the caller can see.
 fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
     let digits = given.trim();
@@ -159,10 +283,7 @@ fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
     if given.chars().count() > limits::NAME {
         return Err(not_an_id());
     }
-    let names = match with_scope(|scope| scope.names(noun.kind)) {
-        None => return as_id.ok_or_else(not_an_id),
-        Some(names) => names.map_err(refuse)?,
-    };
+    let Some(names) = visible_names(noun)? else { return as_id.ok_or_else(not_an_id) };
     let picked = match as_id {
         // A number in a string is an id, unless something is named exactly that.
         Some(id) => match pick(&names, |(_, name)| name, given) {
@@ -176,22 +297,12 @@ fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
             Pick::Several(found) => {
                 return Err(refuse(OpError::invalid("", several(given, &found, noun.singular))));
             }
-            Pick::None { closest } if closest.is_empty() => {
-                return Err(refuse(OpError::not_found(
-                    Text::new("No {noun} you can see is named \"{given}\". Call {list_op} to find names and ids.")
-                        .with("noun", noun.singular)
-                        .with("given", shorten(given))
-                        .with("list_op", noun.list_op),
-                )));
-            }
             Pick::None { closest } => {
-                return Err(refuse(OpError::not_found(
-                    Text::new("No {noun} you can see is named \"{given}\". Closest: {closest}. Call {list_op} to find names and ids.")
-                        .with("noun", noun.singular)
-                        .with("given", shorten(given))
-                        .with("closest", listed(&closest))
-                        .with("list_op", noun.list_op),
-                )));
+                let refusal = match elsewhere(noun, given).map_err(refuse)? {
+                    Some(known) => known,
+                    None => unknown(noun, Unknown::Name(given), &names, &closest),
+                };
+                return Err(refuse(OpError::not_found(refusal)));
             }
         },
     };
@@ -219,11 +330,10 @@ impl Scope {
     }
 }
 
-/// "Netflix (id 3), Netflix Kids (id 9)", at most ten.
 /// How a name that matches several things is refused: one sentence, so the assistant tells
 /// it from other refusals and asks the person which they mean ([`several_match`]).
 fn several(given: &str, found: &[&(i64, String)], noun: &str) -> Text {
-    Text::new("\"{given}\" matches {count} {noun}s: {candidates}. Pass the id of the one you mean.")
+    Text::new("\"{given}\" matches {count} {noun}s: {candidates}. Ask the person which one they mean, then pass its id.")
         .with("given", shorten(given))
         .with("count", found.len())
         .with("noun", noun)
@@ -240,11 +350,15 @@ pub fn several_match(err: &OpError) -> Option<String> {
     text.arg("candidates").map(str::to_owned)
 }
 
+/// How many things a refusal names before it says how many more there are.
+const LISTED: usize = 10;
+
+/// "Netflix (id 3), Netflix Kids (id 9)", at most [`LISTED`] and a count of the others.
 fn listed(found: &[&(i64, String)]) -> String {
     let mut out: Vec<String> =
-        found.iter().take(10).map(|(id, name)| format!("{name} (id {id})")).collect();
-    if found.len() > 10 {
-        out.push(format!("and {} more", found.len() - 10));
+        found.iter().take(LISTED).map(|(id, name)| format!("{name} (id {id})")).collect();
+    if found.len() > LISTED {
+        out.push(format!("and {} more", found.len() - LISTED));
     }
     out.join(", ")
 }
@@ -273,8 +387,11 @@ macro_rules! entity_id {
         pub struct $name(pub i64);
 
         impl $name {
-            const NOUN: Noun =
-                Noun { kind: EntityKind::$kind, singular: $singular, list_op: $list_op };
+            const NOUN: Noun = Noun {
+                kind: EntityKind::$kind,
+                singular: $singular,
+                list_op: $list_op,
+            };
 
             pub fn get(self) -> i64 {
                 self.0
@@ -411,6 +528,18 @@ entity_id!(
     "member",
     "list_members"
 );
+
+/// Every kind an id type above reads, for the refusals of ids the handlers look up.
+const NOUNS: [Noun; 8] = [
+    SubscriptionId::NOUN,
+    CategoryId::NOUN,
+    PaymentMethodId::NOUN,
+    AccountId::NOUN,
+    LabelId::NOUN,
+    RuleId::NOUN,
+    BudgetId::NOUN,
+    MemberId::NOUN,
+];
 
 /// Which days around today a date field takes; a date outside is most likely a wrong year.
 #[derive(Clone, Copy)]
@@ -681,6 +810,9 @@ mod tests {
                 _ => vec![(7, "Café".into())],
             })
         }
+        fn payees(&self) -> Result<Vec<String>, OpError> {
+            Ok(vec!["MERCADONA".into(), "Lidl".into()])
+        }
     }
 
     #[derive(Debug, Deserialize)]
@@ -742,14 +874,60 @@ mod tests {
         assert_eq!(failure.code(), "invalid_input");
         assert_eq!(
             failure.text().render(),
-            "\"netf\" matches 2 subscriptions: Netflix (id 4), Netflix Kids (id 5). Pass the id of the one you mean."
+            "\"netf\" matches 2 subscriptions: Netflix (id 4), Netflix Kids (id 5). Ask the person which one they mean, then pass its id."
         );
         let (_, reading) = read(json!({"id": "Spotfy"}));
         let failure = reading.failure.unwrap();
         assert_eq!(failure.code(), "not_found");
         assert_eq!(
             failure.text().render(),
-            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id 3). Call list_subscriptions to find names and ids."
+            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id 3). Pass one of these ids or names; if the person did not say which one, ask them."
+        );
+        // Nothing close: every name the caller can see, sorted as a person reads them.
+        let (_, reading) = read(json!({"id": "hulu"}));
+        assert_eq!(
+            reading.failure.unwrap().text().render(),
+            "No subscription you can see is named \"hulu\". list_subscriptions shows these: Netflix (id 4), Netflix Kids (id 5), Spotify (id 3). Pass one of these ids or names; if the person did not say which one, ask them."
+        );
+    }
+
+    #[test]
+    fn a_name_of_another_kind_or_a_payee_says_what_it_is_and_what_reads_it() {
+        let (input, reading) = read(json!({"id": "cafe"}));
+        assert!(input.is_err());
+        let failure = reading.failure.unwrap();
+        assert_eq!(failure.code(), "not_found");
+        assert_eq!(
+            failure.text().render(),
+            "\"cafe\" is not a subscription: it is the category Café (id 7). Use a tool that takes a category (list_categories shows them), or ask the person what they meant."
+        );
+        let (_, reading) = read(json!({"id": "Mercadona"}));
+        assert_eq!(
+            reading.failure.unwrap().text().render(),
+            "\"Mercadona\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"MERCADONA\" to read them."
+        );
+        assert_eq!(
+            SEARCH_TRANSACTIONS,
+            <crate::ledger::SearchTransactions as crate::op::Op>::INFO.name
+        );
+    }
+
+    #[test]
+    fn an_unknown_id_is_refused_with_the_names_instead() {
+        let names: Vec<(i64, String)> =
+            ["Zeta", "alpha", "Beta"].iter().zip(1..).map(|(n, id)| (id, (*n).into())).collect();
+        assert_eq!(
+            unknown_id(EntityKind::Category, 12345, &names).render(),
+            "No category you can see has id 12345. list_categories shows these: alpha (id 2), Beta (id 3), Zeta (id 1). Pass one of these ids or names; if the person did not say which one, ask them."
+        );
+        assert_eq!(
+            unknown_id(EntityKind::Budget, 9, &[]).render(),
+            "No budget you can see has id 9; there are none yet."
+        );
+        let many: Vec<(i64, String)> = (1..=12).map(|id| (id, format!("Rule {id:02}"))).collect();
+        assert_eq!(
+            unknown_id(EntityKind::Rule, 99, &many).render(),
+            "No rule you can see has id 99. Some you can see: Rule 01 (id 1), Rule 02 (id 2), Rule 03 (id 3), Rule 04 (id 4), Rule 05 (id 5), Rule 06 (id 6), Rule 07 (id 7), Rule 08 (id 8), Rule 09 (id 9), Rule 10 (id 10), and 2 more. Call list_rules for the others; if the person did not say which one, ask them."
         );
     }
 

@@ -29,6 +29,30 @@ macro_rules! shared {
     };
 }
 
+/// The payees of the latest `limit` transactions on accounts `viewer` can see, newest first,
+/// each once: where a name that is nothing else may be one ("Mercadona").
+pub fn recent_payees(
+    db: &Db<'_>,
+    household_id: i64,
+    viewer: i64,
+    limit: u32,
+) -> Result<Vec<String>> {
+    let rows: Vec<String> = db.query_map(
+        "SELECT t.payee FROM transactions t JOIN accounts a ON a.id = t.account_id
+         WHERE t.household_id = ?1 AND (a.visibility = 'household' OR a.owner_id = ?2)
+         ORDER BY t.on_date DESC, t.id DESC LIMIT ?3",
+        params![household_id, viewer, i64::from(limit)],
+        |row| row.get(0),
+    )?;
+    let mut payees: Vec<String> = Vec::new();
+    for payee in rows {
+        if !payees.contains(&payee) {
+            payees.push(payee);
+        }
+    }
+    Ok(payees)
+}
+
 /// Every (id, name) of this kind in the household that `viewer` can see: another member's
 /// private subscriptions and payment methods are left out. Kinds without names give none.
 pub fn visible(

@@ -198,6 +198,35 @@ fn bank_undo_allowed(
     }
 }
 
+/// The refusal of an undo naming an entry that is not one (a model's guess, most often): the
+/// latest changes not undone yet, newest first, one line each with its id, so the next call
+/// can be the undo the person meant.
+fn unknown_entry(ctx: &Ctx<'_>, id: i64) -> Result<Text, OpError> {
+    let latest = ops::limits::LATEST_CHANGES;
+    let filter = store::audit::AuditFilter::default();
+    // Twice as many as shown, since some are undos or undone already.
+    let (rows, _) =
+        store::audit::list(ctx.db, ctx.household_id(), ctx.me(), &filter, latest * 2, 0)
+            .or_internal()?;
+    let mut lines = Vec::new();
+    for row in rows.iter().filter(|row| row.undone_by.is_none()).take(latest as usize) {
+        let entry = entry_view(row, Language::English)?;
+        lines.push(format!(
+            "- id {}: {} ({}, {})",
+            entry.id, entry.summary, entry.at, entry.actor.label
+        ));
+    }
+    if lines.is_empty() {
+        return Ok(Text::new("No activity entry with id {id}. Call list_activity to find ids.")
+            .with("id", id));
+    }
+    Ok(Text::new(
+        "No activity entry with id {id}. The latest changes, newest first:\n{latest}\nCall undo again with audit_ids set to the id of the one the person means.",
+    )
+    .with("id", id)
+    .with("latest", lines.join("\n")))
+}
+
 pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, OpError> {
     if input.audit_ids.len() > ops::limits::BULK {
         return Err(OpError::invalid(
@@ -237,10 +266,7 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
                 if !rows.iter().any(|r| r.id == id.get()) {
                     return Err(OpError::invalid(
                         format!("/audit_ids/{i}"),
-                        Text::new(
-                            "No activity entry with id {id}. Call list_activity to find ids.",
-                        )
-                        .with("id", id),
+                        unknown_entry(ctx, id.get())?,
                     ));
                 }
             }

@@ -27,10 +27,8 @@ use crate::{
 };
 
 fn load_budget(ctx: &Ctx<'_>, id: i64) -> Result<BudgetRow, OpError> {
-    db::get_budget(ctx.db, ctx.household_id(), id).or_not_found(|| {
-        Text::new("No budget with id {id}. Call list_budgets to find ids, or pass its name.")
-            .with("id", id)
-    })
+    db::get_budget(ctx.db, ctx.household_id(), id)
+        .or_not_found(|| ctx.unknown(EntityKind::Budget, id))
 }
 
 pub(crate) fn list_budgets(ctx: &mut Ctx<'_>, _: Empty) -> Result<BudgetList, OpError> {

@@ -39,7 +39,7 @@ pub(crate) fn upcoming(ctx: &mut Ctx<'_>, input: ListUpcomingInput) -> Result<Up
     let asked = match subscription_id {
         Some(id) => Some(
             store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-                .or_not_found(|| views::not_found_subscription(id))?,
+                .or_not_found(|| ctx.unknown(EntityKind::Subscription, id))?,
         ),
         None => None,
     };

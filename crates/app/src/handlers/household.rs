@@ -60,10 +60,8 @@ pub(crate) fn list_members(ctx: &mut Ctx<'_>, _: Empty) -> Result<MemberList, Op
 }
 
 fn load_member(ctx: &Ctx<'_>, id: i64) -> Result<MemberRow, OpError> {
-    hh::get_member(ctx.db, ctx.household_id(), id).or_not_found(|| {
-        Text::new("No member with id {id}. Call list_members to find ids, or pass their name.")
-            .with("id", id)
-    })
+    hh::get_member(ctx.db, ctx.household_id(), id)
+        .or_not_found(|| ctx.unknown(EntityKind::Member, id))
 }
 
 pub(crate) fn update_member(

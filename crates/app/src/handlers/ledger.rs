@@ -26,17 +26,13 @@ use crate::{
 };
 
 fn load_account(ctx: &Ctx<'_>, id: i64) -> Result<AccountRow, OpError> {
-    db::get_account(ctx.db, ctx.household_id(), ctx.me(), id).or_not_found(|| {
-        Text::new("No account with id {id}. Call list_accounts to find ids, or pass its name.")
-            .with("id", id)
-    })
+    db::get_account(ctx.db, ctx.household_id(), ctx.me(), id)
+        .or_not_found(|| ctx.unknown(EntityKind::Account, id))
 }
 
 fn load_label(ctx: &Ctx<'_>, id: i64) -> Result<LabelRow, OpError> {
-    db::get_label(ctx.db, ctx.household_id(), ctx.me(), id).or_not_found(|| {
-        Text::new("No label with id {id}. Call list_labels to find ids, or pass its name.")
-            .with("id", id)
-    })
+    db::get_label(ctx.db, ctx.household_id(), ctx.me(), id)
+        .or_not_found(|| ctx.unknown(EntityKind::Label, id))
 }
 
 fn load_transaction(ctx: &Ctx<'_>, id: i64) -> Result<TransactionRow, OpError> {

@@ -16,10 +16,8 @@ use store::organise::{self as org, CategoryRow, PaymentMethodRow};
 use crate::{ctx::Ctx, input, transactions::StoreExt, views};
 
 fn load_category(ctx: &Ctx<'_>, id: i64) -> Result<CategoryRow, OpError> {
-    org::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id).or_not_found(|| {
-        Text::new("No category with id {id}. Call list_categories to find ids, or pass its name.")
-            .with("id", id)
-    })
+    org::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id)
+        .or_not_found(|| ctx.unknown(EntityKind::Category, id))
 }
 
 fn clean_emoji(pointer: &str, emoji: &str) -> Result<String, OpError> {
@@ -243,10 +241,8 @@ pub(crate) fn merge_categories(
 }
 
 fn load_payment_method(ctx: &Ctx<'_>, id: i64) -> Result<PaymentMethodRow, OpError> {
-    org::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id).or_not_found(|| {
-        Text::new("No payment method with id {id}. Call list_payment_methods to find ids, or pass its name.")
-            .with("id", id)
-    })
+    org::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id)
+        .or_not_found(|| ctx.unknown(EntityKind::PaymentMethod, id))
 }
 
 fn check_last4(last4: &str) -> Result<String, OpError> {

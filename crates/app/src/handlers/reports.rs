@@ -2,7 +2,11 @@
 
 use std::collections::BTreeMap;
 
-use domain::{Currency, Text, entities::SubscriptionStatus, validate};
+use domain::{
+    Currency, Text,
+    entities::{EntityKind, SubscriptionStatus},
+    validate,
+};
 use ops::{OpError, common::Ref, household::Empty, reports::*, resolve::IsoDate};
 use store::subscriptions::SubscriptionRow;
 
@@ -209,7 +213,7 @@ pub(crate) fn price_changes(
     let subscription_id = input.subscription_id.map(ops::resolve::SubscriptionId::get);
     if let Some(id) = subscription_id {
         store::subscriptions::get(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-            .or_not_found(|| views::not_found_subscription(id))?;
+            .or_not_found(|| ctx.unknown(EntityKind::Subscription, id))?;
     }
     let items = price_change_list(ctx, since, subscription_id)?;
     let note =

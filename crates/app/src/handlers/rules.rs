@@ -25,10 +25,8 @@ use crate::{
 const SAMPLE: usize = 10;
 
 fn load_rule(ctx: &Ctx<'_>, id: i64) -> Result<RuleRow, OpError> {
-    store::rules::get_rule(ctx.db, ctx.household_id(), ctx.me(), id).or_not_found(|| {
-        Text::new("No rule with id {id}. Call list_rules to find ids, or pass its name.")
-            .with("id", id)
-    })
+    store::rules::get_rule(ctx.db, ctx.household_id(), ctx.me(), id)
+        .or_not_found(|| ctx.unknown(EntityKind::Rule, id))
 }
 
 fn check_unique_name(ctx: &Ctx<'_>, name: &str, except: Option<i64>) -> Result<(), OpError> {

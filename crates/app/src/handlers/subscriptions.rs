@@ -513,7 +513,7 @@ pub(crate) fn bulk_update(
             Err(store::StoreError::NotFound) => {
                 return Err(OpError::invalid(
                     format!("/ids/{i}"),
-                    Text::new("No subscription with id {id}; nothing was changed. Call list_subscriptions to find ids.").with("id", id),
+                    ctx.unknown(EntityKind::Subscription, id.get()),
                 ));
             }
             Err(err) => return Err(crate::transactions::internal(err)),

@@ -200,6 +200,9 @@ async fn history_of_an_item_made_private_becomes_private_and_cannot_be_undone_by
     assert!(!bobs.contains("Netflix"), "Bob still sees the history of Ana's now private Netflix");
     let undo = w.env.call(&w.bob, "undo", json!({"audit_ids": refund["audit_ids"]})).await;
     assert_eq!(test_support::code(&undo), "invalid_input", "the entry does not exist for Bob");
+    // The latest changes the refusal offers instead are only Bob's to see.
+    let offered = undo.unwrap_err().text().render();
+    assert!(!offered.contains("Netflix"), "{offered}");
     let charge = w
         .env
         .call(&w.ana, "list_charges", json!({"subscription_id": w.netflix, "limit": 1}))

@@ -365,7 +365,7 @@ async fn ambiguous_names_list_candidates_and_unknown_ones_the_closest() {
     assert_eq!(
         message.render(),
         format!(
-            "\"netf\" matches 2 subscriptions: Netflix (id {}), Netflix Kids (id {kids}). Pass the id of the one you mean.",
+            "\"netf\" matches 2 subscriptions: Netflix (id {}), Netflix Kids (id {kids}). Ask the person which one they mean, then pass its id.",
             w.netflix
         )
     );
@@ -377,15 +377,51 @@ async fn ambiguous_names_list_candidates_and_unknown_ones_the_closest() {
     assert_eq!(
         typo.text().render(),
         format!(
-            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id {}). Call list_subscriptions to find names and ids.",
+            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id {}). Pass one of these ids or names; if the person did not say which one, ask them.",
             w.spotify
         )
     );
-    let nothing = w.env.call(&w.ana, "update_category", json!({"id": "Zzz", "emoji": "x"})).await;
-    assert_eq!(
-        nothing.unwrap_err().text().render(),
-        "No category you can see is named \"Zzz\". Call list_categories to find names and ids."
-    );
+    // Nothing close, or an id nobody can see (a model's guess): the names instead, each with
+    // its id, so the next call can pass one.
+    let categories = w.env.call(&w.ana, "list_categories", json!({})).await.unwrap();
+    let mut categories: Vec<(String, String)> = categories["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let name = c["name"].as_str().unwrap();
+            (name.to_lowercase(), format!("{name} (id {})", c["id"]))
+        })
+        .collect();
+    categories.sort();
+    assert!(categories.len() > 10, "more than a refusal lists");
+    for (given, said) in [(json!("Zzz"), "is named \"Zzz\""), (json!(987654), "has id 987654")] {
+        let nothing =
+            w.env.call(&w.ana, "update_category", json!({"id": given, "emoji": "x"})).await;
+        let err = nothing.unwrap_err();
+        assert_eq!(err.code(), "not_found");
+        let message = err.text().render();
+        assert!(
+            message.starts_with(&format!("No category you can see {said}. Some you can see: ")),
+            "{message}"
+        );
+        // The first ten as a person reads them, and how to find the others.
+        for (_, category) in &categories[..10] {
+            assert!(message.contains(category.as_str()), "{category} in {message}");
+        }
+        assert!(!message.contains(categories[10].1.as_str()), "{message}");
+        assert!(
+            message.ends_with(&format!(
+                "and {} more. Call list_categories for the others; if the person did not say which one, ask them.",
+                categories.len() - 10
+            )),
+            "{message}"
+        );
+    }
+    let guessed = w.env.call(&w.ana, "pause_subscription", json!({"id": "gym_membership"})).await;
+    let message = guessed.unwrap_err().text().render();
+    assert!(message.contains("list_subscriptions shows these: "), "{message}");
+    assert!(message.contains(&format!("Netflix (id {})", w.netflix)), "{message}");
 }
 
 #[tokio::test]
@@ -407,16 +443,38 @@ async fn private_items_and_other_households_are_never_matched_nor_suggested() {
         ("update_subscription", json!({"id": w.netflix, "payment_method_id": "Bob's card"})),
         ("update_subscription", json!({"id": w.netflix, "payment_method_id": "bobs card"})),
         ("list_subscriptions", json!({"payment_method_id": "Bob's card"})),
+        // Their ids too: refused like a guessed id, with only what Ana can see.
+        ("get_subscription", json!({"id": w.bobs_gym})),
+        ("get_subscription", json!({"id": w.other_household_sub.to_string()})),
     ];
     for (op, input) in &probes {
         let err = w.env.call(&w.ana, op, input.clone()).await.unwrap_err();
         assert_eq!(err.code(), "not_found", "{op} {input}");
         let message = err.text().render();
         assert!(!message.contains("Closest"), "{op} {input}: {message}");
-        for hidden in [w.bobs_gym, w.bobs_card, w.other_household_sub] {
-            assert!(!message.contains(&format!("id {hidden})")), "{op} {input}: {message}");
+        // What the refusal lists instead is only what Ana can see.
+        for hidden in ["Bob's gym (id", "Bob's card (id", "Disney Plus (id"] {
+            assert!(!message.contains(hidden), "{op} {input}: {message}");
+        }
+        if message.starts_with("No subscription") {
+            let theirs = format!("(id {})", w.other_household_sub);
+            assert!(!message.contains(&theirs), "{op} {input}: {message}");
         }
     }
+    // A hidden card referenced by id is the input's fault, and offers only Ana's cards.
+    let referenced = w
+        .env
+        .call(
+            &w.ana,
+            "update_subscription",
+            json!({"id": w.netflix, "payment_method_id": w.bobs_card}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(referenced.code(), "invalid_input");
+    let message = referenced.text().render();
+    assert!(message.starts_with("No payment method you can see has id"), "{message}");
+    assert!(!message.contains("Bob's card"), "{message}");
     // Their owners find them by name; household B's "Netflix" is its own.
     let bobs = w.env.call(&w.bob, "get_subscription", json!({"id": "bob's GYM"})).await.unwrap();
     assert_eq!(bobs["id"], w.bobs_gym);
@@ -428,6 +486,40 @@ async fn private_items_and_other_households_are_never_matched_nor_suggested() {
     let by_email =
         w.env.call(&w.ana, "update_member", json!({"id": "bob@a.test", "name": "B"})).await;
     assert_eq!(by_email.unwrap_err().code(), "not_found");
+}
+
+#[tokio::test]
+async fn a_name_of_another_kind_or_a_payee_says_what_it_is_and_never_what_is_hidden() {
+    let w = World::new().await;
+    let refusal = |caller: &ops::Caller, input: Value| {
+        let caller = caller.clone();
+        let env = &w.env;
+        async move {
+            let err = env.call(&caller, "get_subscription", input).await.unwrap_err();
+            assert_eq!(err.code(), "not_found");
+            err.text().render()
+        }
+    };
+    // A label's name passed as a subscription: what it is, and where its kind is listed.
+    assert_eq!(
+        refusal(&w.ana, json!({"id": "HOLIDAY"})).await,
+        format!(
+            "\"HOLIDAY\" is not a subscription: it is the label holiday (id {}). Use a tool that takes a label (list_labels shows them), or ask the person what they meant.",
+            w.holiday
+        )
+    );
+    // A payee: the search that reads its transactions.
+    assert_eq!(
+        refusal(&w.ana, json!({"id": "spotify family groceries"})).await,
+        "\"spotify family groceries\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"Spotify family groceries\" to read them."
+    );
+    // Bob's private account and its payee exist only for Bob.
+    for hidden in ["Bob's bonus", "Bob's savings"] {
+        let to_ana = refusal(&w.ana, json!({"id": hidden})).await;
+        assert!(to_ana.starts_with("No subscription you can see is named"), "{to_ana}");
+        let to_bob = refusal(&w.bob, json!({"id": hidden})).await;
+        assert!(to_bob.contains("is not a subscription: it is"), "{to_bob}");
+    }
 }
 
 /// The date `phrase` means for `caller` at `instant`, as the echo of a read says.

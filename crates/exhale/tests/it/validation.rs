@@ -261,3 +261,34 @@ async fn series_dates_that_make_no_sense_are_refused() {
         .await;
     assert_eq!(test_support::code(&end_first), "invalid_input");
 }
+
+#[tokio::test]
+async fn an_undo_of_an_unknown_entry_offers_the_latest_changes_instead() {
+    let w = World::new().await;
+    let noted = w
+        .env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "notes": "family plan"}))
+        .await
+        .unwrap();
+    let entry = noted["audit_ids"][0].as_i64().unwrap();
+    let offered = |refused: Result<serde_json::Value, ops::OpError>| {
+        let refused = refused.unwrap_err();
+        assert_eq!(refused.code(), "invalid_input");
+        let message = refused.text().render();
+        let lines: Vec<String> =
+            message.lines().filter(|line| line.starts_with("- id ")).map(str::to_owned).collect();
+        assert!(lines.len() <= ops::limits::LATEST_CHANGES as usize, "{message}");
+        (message, lines)
+    };
+    let (message, lines) =
+        offered(w.env.call(&w.ana, "undo", json!({"audit_ids": [999_999]})).await);
+    assert!(message.starts_with("No activity entry with id 999999."), "{message}");
+    assert!(lines[0].starts_with(&format!("- id {entry}: ")), "newest first: {message}");
+    assert!(lines[0].contains("Netflix"), "{message}");
+    assert!(message.ends_with("the id of the one the person means."), "{message}");
+    // A change undone is not offered again.
+    w.env.call(&w.ana, "undo", json!({"audit_ids": [entry]})).await.unwrap();
+    let (message, lines) =
+        offered(w.env.call(&w.ana, "undo", json!({"audit_ids": [999_999]})).await);
+    assert!(!lines.iter().any(|line| line.starts_with(&format!("- id {entry}: "))), "{message}");
+}

@@ -79,8 +79,21 @@ async function widerThanPhone(page) {
   return Math.ceil(widest) - PHONE_WIDTH;
 }
 
+/** A full-page screenshot, kept as evidence (nothing asserts on it). Chromium under load
+ * sometimes answers "Unable to capture screenshot" while its compositor is busy: taken once
+ * more then, since the page itself is unchanged. */
+async function screenshot(page, file) {
+  const options = { path: path.join(shots, file), fullPage: true };
+  try {
+    await page.screenshot(options);
+  } catch (error) {
+    if (!String(error).includes("Unable to capture screenshot")) throw error;
+    await page.screenshot(options);
+  }
+}
+
 async function shot(page, name) {
-  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  await screenshot(page, `${name}.png`);
   for (const violation of await page.evaluate(() => window.cspViolations)) cspViolations.push(`${name}: ${violation}`);
   await page.evaluate(axeSource);
   const { passed, violations } = await page.evaluate(async () => {
@@ -463,7 +476,7 @@ async function assistant() {
   // whose document is still loading, so the screenshot waits for it to end.
   await plain.page.waitForLoadState("load");
   // No script runs here, so no accessibility check either: the same page was checked above.
-  await plain.page.screenshot({ path: path.join(shots, "18-assistant-page.png"), fullPage: true });
+  await screenshot(plain.page, "18-assistant-page.png");
   await plain.context.close();
 }
 
@@ -544,7 +557,7 @@ async function phone() {
   await page.getByTestId("offline").waitFor();
   assert.ok(!(await page.content()).includes("Ana"), "the offline page shows nobody's data");
   // A page this small passes fewer of axe's rules than `shot` expects of a page; none fails.
-  await page.screenshot({ path: path.join(shots, "phone-offline.png"), fullPage: true });
+  await screenshot(page, "phone-offline.png");
   await page.evaluate(axeSource);
   const offlineViolations = await page.evaluate(async () =>
     (await window.axe.run(document, { runOnly: ["wcag2a", "wcag2aa"] })).violations.map((v) => v.id));

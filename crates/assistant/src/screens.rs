@@ -80,7 +80,7 @@ pub(crate) async fn build(
             )
             .await
             .map_err(|err| refused(&err))?;
-            Ok(Screen::Total { summary })
+            Ok(Screen::Total { summary: Box::new(summary) })
         }
         other => {
             Err(format!("invalid_input: kind {other} is not one of subscriptions, charges, total."))

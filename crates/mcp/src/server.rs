@@ -1,6 +1,6 @@
 //! `ExhaleMcp`: the rmcp `ServerHandler` over the catalog.
 
-use std::sync::Arc;
+use std::{collections::BTreeSet, sync::Arc};
 
 use ops::{
     Caller, Catalog, Mode, OpError, Text,
@@ -118,13 +118,17 @@ impl ExhaleMcp {
     }
 
     /// The server instructions for this caller: [`INSTRUCTIONS`] with today's date in their
-    /// household, or without it where no caller is known yet.
+    /// household and which of the tools they are listed answers each everyday question, or
+    /// without them where no caller is known yet.
     async fn instructions(&self, cx: &RequestContext<RoleServer>) -> String {
         let Ok(caller) = self.caller(cx) else { return INSTRUCTIONS.to_owned() };
-        match self.today(&caller).await {
-            Ok(today) => ops::docs::agent_instructions(today),
-            Err(_) => INSTRUCTIONS.to_owned(),
-        }
+        let Ok(today) = self.today(&caller).await else { return INSTRUCTIONS.to_owned() };
+        let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
+        let kept = tools::kept(self.catalog.as_ref(), &caller, uri).await;
+        let offered = tools::offered(self.catalog.as_ref(), &caller, uri, kept, &BTreeSet::new());
+        ops::docs::agent_instructions(today, |name| {
+            offered.iter().any(|meta| meta.info.name == name)
+        })
     }
 
     /// What a stateless 2026 client is told: its tool list never changes (it has no session

@@ -208,7 +208,7 @@ pub enum Screen {
         items: Vec<crate::charges::Charge>,
     },
     /// What the household's subscriptions cost a month and a year, by category.
-    Total { summary: crate::reports::SpendingSummary },
+    Total { summary: Box<crate::reports::SpendingSummary> },
 }
 
 /// One question and its answer, text only.

@@ -11,9 +11,15 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use crate::{
+    budgets::ListBudgets,
     caller::ToolSet,
-    op::{Exposure, OpMeta},
-    registry::all,
+    charges::ListUpcomingCharges,
+    ledger::{ListAccounts, SearchTransactions},
+    ledger_reports::SpendingByCategory,
+    op::{Exposure, Op, OpMeta},
+    registry::{ListActivity, all},
+    reports::GetSpendingSummary,
+    subscriptions::GetSubscription,
     tools,
 };
 
@@ -27,12 +33,39 @@ Names and notes are plain text without control or direction characters, and a na
 Add dry_run: true to any write to preview it. Destructive or financial writes answer confirmation_required with a preview and a confirmation_id: show the person the preview, and call confirm_change only after they agree. \
 Every write returns batch_id and audit_ids; undo takes either.";
 
-/// MCP's server instructions for one session: [`AGENT_INSTRUCTIONS`] and today's date in the
-/// caller's household. A small model left to guess the date wrote 2023 into every write and
-/// every window it read.
-pub fn agent_instructions(today: crate::resolve::IsoDate) -> String {
+/// The everyday questions and the tool that answers each, as MCP's server instructions say
+/// them. A 1.5B model that reads no briefing took the ledger's spending for "what do our
+/// subscriptions cost a month", and the subscriptions' summary for "how much is in Savings".
+const ROUTES: &[(&str, &str)] = &[
+    ("a subscription's price, next charge or trial end", <GetSubscription as Op>::INFO.name),
+    (
+        "what the subscriptions cost in all, and which costs the most",
+        <GetSpendingSummary as Op>::INFO.name,
+    ),
+    ("the charges of the coming days", <ListUpcomingCharges as Op>::INFO.name),
+    ("what is in an account", <ListAccounts as Op>::INFO.name),
+    ("a payment or a shop", <SearchTransactions as Op>::INFO.name),
+    ("what was spent per category", <SpendingByCategory as Op>::INFO.name),
+    ("a budget and what is left of it", <ListBudgets as Op>::INFO.name),
+    ("the latest changes, and their undo", <ListActivity as Op>::INFO.name),
+];
+
+/// MCP's server instructions for one session: [`AGENT_INSTRUCTIONS`], today's date in the
+/// caller's household (a small model left to guess the date wrote 2023 into every write and
+/// every window it read), and which of the tools its client lists answers each everyday
+/// question ([`ROUTES`]; `listed` says whether the client lists a tool).
+pub fn agent_instructions(today: crate::resolve::IsoDate, listed: impl Fn(&str) -> bool) -> String {
     let weekday = today.date().strftime("%A");
-    format!("{AGENT_INSTRUCTIONS} Today is {weekday} {today} in this household.")
+    let routes: Vec<String> = ROUTES
+        .iter()
+        .filter(|(_, tool)| listed(tool))
+        .map(|(question, tool)| format!("{question}: {tool}"))
+        .collect();
+    let mut out = format!("{AGENT_INSTRUCTIONS} Today is {weekday} {today} in this household.");
+    if !routes.is_empty() {
+        let _ = write!(out, " Which tool: {}.", routes.join("; "));
+    }
+    out
 }
 
 /// What an agent, or its developer, reads before connecting: what Exhale is, how to connect,

@@ -68,8 +68,8 @@ pub struct SpendingByCategory;
 impl Op for SpendingByCategory {
     const INFO: OpInfo = OpInfo::read(
         "spending_by_category",
-        "What was spent per category between two days",
-        "From the accounts' transactions: money out less refunds into the same category; uncategorised money in is income. Transfers never count. What subscriptions cost: get_spending_summary.",
+        "What the accounts' transactions spent per category between two days",
+        "Money out less refunds into the same category; uncategorised money in is income. Transfers never count. What subscriptions cost: get_spending_summary.",
     );
     type Input = SpendingByCategoryInput;
     type Output = CategorySpendingReport;

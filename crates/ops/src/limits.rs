@@ -92,6 +92,9 @@ pub const FORMS: FormLimits = FormLimits {
     assistant_message: assistant::MESSAGE_BYTES,
 };
 
+/// The subscriptions a spending summary names as the ones that cost the most.
+pub const MOST_EXPENSIVE: usize = 3;
+
 /// The latest changes listed, with their ids, where an undo names a change that is not one:
 /// the refusal of an unknown id, and the assistant's of a guessed one.
 pub const LATEST_CHANGES: u32 = 5;

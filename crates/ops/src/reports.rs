@@ -95,6 +95,15 @@ pub struct Unconverted {
     pub yearly: Amount,
 }
 
+/// One subscription's cost in the main currency.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct SubscriptionCost {
+    pub id: i64,
+    pub name: String,
+    pub monthly: Amount,
+    pub yearly: Amount,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SpendingSummary {
     /// The main currency every total is in.
@@ -106,6 +115,10 @@ pub struct SpendingSummary {
     pub group_by: SpendingGroupBy,
     /// Largest first. With group_by "tag" a subscription counts under each of its tags.
     pub groups: Vec<SpendingGroup>,
+    /// The subscriptions that cost the most a year, most first (at most three): which one
+    /// costs the most is read here, never from a group.
+    #[serde(default)]
+    pub most_expensive: Vec<SubscriptionCost>,
     /// Amounts in currencies without an exchange rate: never guessed, shown apart.
     pub unconverted: Vec<Unconverted>,
 }
@@ -114,8 +127,8 @@ pub struct GetSpendingSummary;
 impl Op for GetSpendingSummary {
     const INFO: OpInfo = OpInfo::read(
         "get_spending_summary",
-        "Monthly and yearly cost of active subscriptions, by category, member, payment method or tag",
-        "In the main currency at the household's exchange rates; a currency without a rate is listed apart. Trials count at their coming price.",
+        "Subscriptions' monthly and yearly cost by category, member, payment method or tag, and the three that cost most",
+        "In the main currency at the household's rates; a currency without one is listed apart. Trials count at their coming price.",
     );
     type Input = SpendingSummaryInput;
     type Output = SpendingSummary;

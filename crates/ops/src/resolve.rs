@@ -182,7 +182,7 @@ fn unknown(
     all.sort_by_cached_key(|(id, name)| (domain::names::fold(name), *id));
     let text = match (&given, closest.is_empty(), all.len()) {
         (Unknown::Name(_), false, _) => Text::new(
-            "No {noun} you can see is named \"{given}\". Closest: {closest}. Pass one of these ids or names; if the person did not say which one, ask them.",
+            "No {noun} you can see is named \"{given}\". Closest: {closest}. Call this tool again with one of these ids or names; if the person did not say which one, ask them.",
         ),
         (_, _, 0) => match given {
             Unknown::Id(_) => {
@@ -194,18 +194,18 @@ fn unknown(
         },
         (_, _, count) if count <= LISTED => match given {
             Unknown::Id(_) => Text::new(
-                "No {noun} you can see has id {given}. {list_op} shows these: {names}. Pass one of these ids or names; if the person did not say which one, ask them.",
+                "No {noun} you can see has id {given}. {list_op} shows these: {names}. Call this tool again with one of these ids or names; if the person did not say which one, ask them.",
             ),
             Unknown::Name(_) => Text::new(
-                "No {noun} you can see is named \"{given}\". {list_op} shows these: {names}. Pass one of these ids or names; if the person did not say which one, ask them.",
+                "No {noun} you can see is named \"{given}\". {list_op} shows these: {names}. Call this tool again with one of these ids or names; if the person did not say which one, ask them.",
             ),
         },
         _ => match given {
             Unknown::Id(_) => Text::new(
-                "No {noun} you can see has id {given}. Some you can see: {names}. Call {list_op} for the others; if the person did not say which one, ask them.",
+                "No {noun} you can see has id {given}. Some you can see: {names}. Call this tool again with one of these, or {list_op} for the others; if the person did not say which one, ask them.",
             ),
             Unknown::Name(_) => Text::new(
-                "No {noun} you can see is named \"{given}\". Some you can see: {names}. Call {list_op} for the others; if the person did not say which one, ask them.",
+                "No {noun} you can see is named \"{given}\". Some you can see: {names}. Call this tool again with one of these, or {list_op} for the others; if the person did not say which one, ask them.",
             ),
         },
     };
@@ -220,19 +220,31 @@ fn unknown(
         .with("list_op", noun.list_op)
 }
 
+/// How much of another kind's name [`elsewhere`] asks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Whole {
+    /// The whole name, as [`domain::names::fold`] compares it.
+    Only,
+    /// The whole name or the start of one of its words, when it is the only one.
+    OrWordStart,
+}
+
 /// The op that reads transactions, where a payee's name leads.
 const SEARCH_TRANSACTIONS: &str = "search_transactions";
 
-/// Where else a name that is no `noun` is known: the exact name of another kind, or one of
-/// the payees of the latest transactions. A model passes a payee as a subscription ("our
+/// Where else a name that is no `noun` is known: the name of one thing of another kind, or
+/// one of the payees of the latest transactions. A model passes a payee as a subscription ("our
 /// last shop at Mercadona" read with get_subscription) or an account as a category; it is
 /// told what the name is and what reads it, rather than shown the wrong kind's names.
-fn elsewhere(noun: &Noun, given: &str) -> Result<Option<Text>, OpError> {
+fn elsewhere(noun: &Noun, given: &str, whole: Whole) -> Result<Option<Text>, OpError> {
     let folded = domain::names::fold(given);
+    let fits = |name: &str| whole == Whole::OrWordStart || domain::names::fold(name) == folded;
     for other in NOUNS.iter().filter(|other| other.kind != noun.kind) {
         let Some(names) = with_scope(|scope| scope.names(other.kind)) else { return Ok(None) };
-        if let Some((id, name)) =
-            names?.into_iter().find(|(_, name)| domain::names::fold(name) == folded)
+        let names = names?;
+        // One of that kind by its whole name or a word's start ("icloud" for iCloud+).
+        if let Pick::One((id, name)) = pick(&names, |(_, name)| name, given)
+            && fits(name)
         {
             return Ok(Some(
                 Text::new("\"{given}\" is not a {noun}: it is the {other} {name} (id {id}). Use a tool that takes a {other} ({list_op} shows them), or ask the person what they meant.")
@@ -248,9 +260,10 @@ fn elsewhere(noun: &Noun, given: &str) -> Result<Option<Text>, OpError> {
     let Some(payees) = with_scope(|scope| scope.directory.payees()) else { return Ok(None) };
     let payees = payees?;
     let payee = match pick(&payees, |payee| payee, given) {
-        Pick::One(payee) => payee.clone(),
+        Pick::One(payee) if fits(payee) => payee.clone(),
         Pick::Several(found)
-            if found.iter().all(|payee| domain::names::fold(payee).starts_with(&folded)) =>
+            if whole == Whole::OrWordStart
+                && found.iter().all(|payee| domain::names::fold(payee).starts_with(&folded)) =>
         {
             given.trim().to_owned()
         }
@@ -298,10 +311,16 @@ fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
                 return Err(refuse(OpError::invalid("", several(given, &found, noun.singular))));
             }
             Pick::None { closest } => {
-                let refusal = match elsewhere(noun, given).map_err(refuse)? {
-                    Some(known) => known,
-                    None => unknown(noun, Unknown::Name(given), &names, &closest),
+                // Another kind's whole name beats one of this kind a typo away or sharing a
+                // word, which beats another kind's partial name.
+                let known = match elsewhere(noun, given, Whole::Only).map_err(refuse)? {
+                    None if closest.is_empty() => {
+                        elsewhere(noun, given, Whole::OrWordStart).map_err(refuse)?
+                    }
+                    known => known,
                 };
+                let refusal =
+                    known.unwrap_or_else(|| unknown(noun, Unknown::Name(given), &names, &closest));
                 return Err(refuse(OpError::not_found(refusal)));
             }
         },
@@ -881,13 +900,13 @@ mod tests {
         assert_eq!(failure.code(), "not_found");
         assert_eq!(
             failure.text().render(),
-            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id 3). Pass one of these ids or names; if the person did not say which one, ask them."
+            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id 3). Call this tool again with one of these ids or names; if the person did not say which one, ask them."
         );
         // Nothing close: every name the caller can see, sorted as a person reads them.
         let (_, reading) = read(json!({"id": "hulu"}));
         assert_eq!(
             reading.failure.unwrap().text().render(),
-            "No subscription you can see is named \"hulu\". list_subscriptions shows these: Netflix (id 4), Netflix Kids (id 5), Spotify (id 3). Pass one of these ids or names; if the person did not say which one, ask them."
+            "No subscription you can see is named \"hulu\". list_subscriptions shows these: Netflix (id 4), Netflix Kids (id 5), Spotify (id 3). Call this tool again with one of these ids or names; if the person did not say which one, ask them."
         );
     }
 
@@ -918,7 +937,7 @@ mod tests {
             ["Zeta", "alpha", "Beta"].iter().zip(1..).map(|(n, id)| (id, (*n).into())).collect();
         assert_eq!(
             unknown_id(EntityKind::Category, 12345, &names).render(),
-            "No category you can see has id 12345. list_categories shows these: alpha (id 2), Beta (id 3), Zeta (id 1). Pass one of these ids or names; if the person did not say which one, ask them."
+            "No category you can see has id 12345. list_categories shows these: alpha (id 2), Beta (id 3), Zeta (id 1). Call this tool again with one of these ids or names; if the person did not say which one, ask them."
         );
         assert_eq!(
             unknown_id(EntityKind::Budget, 9, &[]).render(),
@@ -927,7 +946,7 @@ mod tests {
         let many: Vec<(i64, String)> = (1..=12).map(|id| (id, format!("Rule {id:02}"))).collect();
         assert_eq!(
             unknown_id(EntityKind::Rule, 99, &many).render(),
-            "No rule you can see has id 99. Some you can see: Rule 01 (id 1), Rule 02 (id 2), Rule 03 (id 3), Rule 04 (id 4), Rule 05 (id 5), Rule 06 (id 6), Rule 07 (id 7), Rule 08 (id 8), Rule 09 (id 9), Rule 10 (id 10), and 2 more. Call list_rules for the others; if the person did not say which one, ask them."
+            "No rule you can see has id 99. Some you can see: Rule 01 (id 1), Rule 02 (id 2), Rule 03 (id 3), Rule 04 (id 4), Rule 05 (id 5), Rule 06 (id 6), Rule 07 (id 7), Rule 08 (id 8), Rule 09 (id 9), Rule 10 (id 10), and 2 more. Call this tool again with one of these, or list_rules for the others; if the person did not say which one, ask them."
         );
     }
 

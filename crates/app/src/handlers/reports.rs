@@ -43,6 +43,8 @@ pub(crate) fn spending_summary(
     let mut total = Sum::default();
     let mut groups: BTreeMap<(Option<i64>, String), Sum> = BTreeMap::new();
     let mut unconverted: BTreeMap<Currency, (Currency, Sum)> = BTreeMap::new();
+    // (yearly, monthly, id, name) in the main currency, of every subscription counted.
+    let mut costs: Vec<(i64, i64, i64, &str)> = Vec::new();
     for row in rows.iter().filter(|r| counted(r, ctx.today)) {
         let price = views::current_price(row, ctx.today);
         let (monthly, yearly) = (row.cycle.monthly_minor(price), row.cycle.yearly_minor(price));
@@ -59,6 +61,7 @@ pub(crate) fn spending_summary(
         total.count += 1;
         total.monthly += i128::from(monthly);
         total.yearly += i128::from(yearly);
+        costs.push((yearly, monthly, row.id, &row.name));
         let keys: Vec<(Option<i64>, String)> = match group_by {
             SpendingGroupBy::Category => vec![(
                 row.category_id,
@@ -96,6 +99,18 @@ pub(crate) fn spending_summary(
             yearly: amount(clamp(sum.yearly), main),
         })
         .collect();
+    // Most first; among equal costs by name, then id, so the order never rests on the store's.
+    costs.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.3.cmp(b.3)).then_with(|| a.2.cmp(&b.2)));
+    let most_expensive = costs
+        .into_iter()
+        .take(ops::limits::MOST_EXPENSIVE)
+        .map(|(yearly, monthly, id, name)| SubscriptionCost {
+            id,
+            name: name.to_owned(),
+            monthly: amount(monthly, main),
+            yearly: amount(yearly, main),
+        })
+        .collect();
     Ok(SpendingSummary {
         currency: main.code().to_owned(),
         subscription_count: total.count,
@@ -103,6 +118,7 @@ pub(crate) fn spending_summary(
         yearly: amount(clamp(total.yearly), main),
         group_by,
         groups,
+        most_expensive,
         unconverted: unconverted
             .into_values()
             .map(|(currency, sum)| Unconverted {

@@ -180,7 +180,14 @@ async fn agent_session(modern: bool) {
     let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
     assert!(instructions.contains("get_context"), "{instructions}");
     assert!(
-        instructions.ends_with("Today is Sunday 2026-11-29 in this household."),
+        instructions.contains(" Today is Sunday 2026-11-29 in this household. "),
+        "{instructions}"
+    );
+    // Then which tool answers each everyday question: the default set lists the ledger's
+    // reads for a household that keeps accounts Ana sees.
+    assert!(instructions.contains("what is in an account: list_accounts;"), "{instructions}");
+    assert!(
+        instructions.ends_with("the latest changes, and their undo: list_activity."),
         "{instructions}"
     );
 

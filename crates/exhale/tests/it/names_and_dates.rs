@@ -377,7 +377,7 @@ async fn ambiguous_names_list_candidates_and_unknown_ones_the_closest() {
     assert_eq!(
         typo.text().render(),
         format!(
-            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id {}). Pass one of these ids or names; if the person did not say which one, ask them.",
+            "No subscription you can see is named \"Spotfy\". Closest: Spotify (id {}). Call this tool again with one of these ids or names; if the person did not say which one, ask them.",
             w.spotify
         )
     );
@@ -412,7 +412,7 @@ async fn ambiguous_names_list_candidates_and_unknown_ones_the_closest() {
         assert!(!message.contains(categories[10].1.as_str()), "{message}");
         assert!(
             message.ends_with(&format!(
-                "and {} more. Call list_categories for the others; if the person did not say which one, ask them.",
+                "and {} more. Call this tool again with one of these, or list_categories for the others; if the person did not say which one, ask them.",
                 categories.len() - 10
             )),
             "{message}"

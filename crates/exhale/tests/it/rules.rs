@@ -390,6 +390,16 @@ async fn spending_summary_converts_with_rates_and_keeps_the_rest_apart() {
     // Netflix 12.99 + Spotify 99/12 = 8.25; Bob's private gym is not Ana's to see.
     assert_eq!(summary["monthly"]["amount"], "21.24");
     assert_eq!(summary["unconverted"][0]["currency"], "USD");
+    // Which costs the most: Netflix (155.88 a year) over Spotify (99); not Bob's private gym,
+    // and not Copilot, whose dollars have no rate yet.
+    let most: Vec<(&str, &str)> = summary["most_expensive"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|cost| (cost["name"].as_str().unwrap(), cost["yearly"]["amount"].as_str().unwrap()))
+        .collect();
+    assert_eq!(most, [("Netflix", "155.88"), ("Spotify", "99.00")]);
+    assert_eq!(summary["most_expensive"][0]["id"], w.netflix);
     w.env
         .call(&w.ana, "update_settings", json!({"exchange_rates": {"USD": "0.90"}}))
         .await
@@ -399,6 +409,14 @@ async fn spending_summary_converts_with_rates_and_keeps_the_rest_apart() {
     assert_eq!(summary["monthly"]["amount"], "30.24");
     assert_eq!(summary["unconverted"], json!([]));
     assert_eq!(summary["groups"][0]["label"], "family");
+    // Copilot counts now: 10 dollars a month are 108.00 euros a year, between the two.
+    let names: Vec<&str> = summary["most_expensive"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|cost| cost["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Netflix", "Copilot", "Spotify"]);
 }
 
 #[tokio::test]

@@ -90,6 +90,15 @@ async fn a_read_token_asking_for_compact_tools_sees_and_finds_only_reads() {
         .filter(|name| name == "call_tool" || ops::find(name).unwrap().info.hints.read_only)
         .collect();
     assert_eq!(names(&listed), reads);
+    // The instructions' "which tool" names only tools this client lists: the compact set has
+    // no ledger reads, though the household keeps accounts.
+    let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
+    assert!(instructions.contains(" Which tool: "), "{instructions}");
+    for route in instructions.split(" Which tool: ").nth(1).unwrap().split("; ") {
+        let tool = route.rsplit(": ").next().unwrap().trim_end_matches('.');
+        assert!(reads.iter().any(|read| read == tool), "{tool} is not listed: {instructions}");
+    }
+    assert!(!instructions.contains("list_accounts"), "{instructions}");
     for query in ["delete a subscription", "create a token", "cancel", "undo a change"] {
         let found = call(&client, "find_tools", json!({"query": query})).await;
         let found = found.structured_content.unwrap();

@@ -270,7 +270,7 @@ fn elsewhere(noun: &Noun, given: &str, whole: Whole) -> Result<Option<Text>, OpE
         _ => return Ok(None),
     };
     Ok(Some(
-        Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions. Call {search} with text \"{payee}\" to read them.")
+        Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions. Call {search} with text \"{payee}\" and no {noun} to read them.")
             .with("given", shorten(given))
             .with("noun", noun.singular)
             .with("search", SEARCH_TRANSACTIONS)
@@ -923,7 +923,7 @@ mod tests {
         let (_, reading) = read(json!({"id": "Mercadona"}));
         assert_eq!(
             reading.failure.unwrap().text().render(),
-            "\"Mercadona\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"MERCADONA\" to read them."
+            "\"Mercadona\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"MERCADONA\" and no subscription to read them."
         );
         assert_eq!(
             SEARCH_TRANSACTIONS,

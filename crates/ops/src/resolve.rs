@@ -146,12 +146,6 @@ struct Noun {
     list_op: &'static str,
 }
 
-/// The names of this kind the caller can see; `None` outside [`within`].
-fn visible_names<E: de::Error>(noun: &Noun) -> Result<Option<Vec<(i64, String)>>, E> {
-    let Some(names) = with_scope(|scope| scope.names(noun.kind)) else { return Ok(None) };
-    names.map(Some).map_err(refuse)
-}
-
 /// What an unknown reference said.
 enum Unknown<'a> {
     Id(i64),
@@ -220,62 +214,67 @@ fn unknown(
         .with("list_op", noun.list_op)
 }
 
-/// How much of another kind's name [`elsewhere`] asks for.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Whole {
-    /// The whole name, as [`domain::names::fold`] compares it.
-    Only,
-    /// The whole name or the start of one of its words, when it is the only one.
-    OrWordStart,
+/// What [`elsewhere`] found: another thing by its whole name, or by the start of a word of it
+/// when it is the only one.
+#[derive(Default)]
+struct Elsewhere {
+    whole: Option<Text>,
+    partial: Option<Text>,
 }
 
 /// The op that reads transactions, where a payee's name leads.
 const SEARCH_TRANSACTIONS: &str = "search_transactions";
 
 /// Where else a name that is no `noun` is known: the name of one thing of another kind, or
-/// one of the payees of the latest transactions. A model passes a payee as a subscription ("our
+/// one of the payees of the latest transactions, read once. A model passes a payee as a subscription ("our
 /// last shop at Mercadona" read with get_subscription) or an account as a category; it is
 /// told what the name is and what reads it, rather than shown the wrong kind's names.
-fn elsewhere(noun: &Noun, given: &str, whole: Whole) -> Result<Option<Text>, OpError> {
+fn elsewhere(noun: &Noun, given: &str) -> Result<Elsewhere, OpError> {
     let folded = domain::names::fold(given);
-    let fits = |name: &str| whole == Whole::OrWordStart || domain::names::fold(name) == folded;
+    let mut found = Elsewhere::default();
+    let whole = |name: &str| domain::names::fold(name) == folded;
+    let mut keep = |whole: bool, text: Text| {
+        let slot = if whole { &mut found.whole } else { &mut found.partial };
+        slot.get_or_insert(text);
+    };
     for other in NOUNS.iter().filter(|other| other.kind != noun.kind) {
-        let Some(names) = with_scope(|scope| scope.names(other.kind)) else { return Ok(None) };
-        let names = names?;
+        let Some(names) = with_scope(|scope| scope.names(other.kind)) else { break };
         // One of that kind by its whole name or a word's start ("icloud" for iCloud+).
-        if let Pick::One((id, name)) = pick(&names, |(_, name)| name, given)
-            && fits(name)
-        {
-            return Ok(Some(
+        if let Pick::One((id, name)) = pick(&names?, |(_, name)| name, given) {
+            keep(
+                whole(name),
                 Text::new("\"{given}\" is not a {noun}: it is the {other} {name} (id {id}). Use a tool that takes a {other} ({list_op} shows them), or ask the person what they meant.")
                     .with("given", shorten(given))
                     .with("noun", noun.singular)
                     .with("other", other.singular)
                     .with("name", name)
-                    .with("id", id)
+                    .with("id", *id)
                     .with("list_op", other.list_op),
-            ));
+            );
         }
     }
-    let Some(payees) = with_scope(|scope| scope.directory.payees()) else { return Ok(None) };
-    let payees = payees?;
+    let payees = with_scope(|scope| scope.directory.payees()).transpose()?.unwrap_or_default();
     let payee = match pick(&payees, |payee| payee, given) {
-        Pick::One(payee) if fits(payee) => payee.clone(),
-        Pick::Several(found)
-            if whole == Whole::OrWordStart
-                && found.iter().all(|payee| domain::names::fold(payee).starts_with(&folded)) =>
+        Pick::One(payee) => Some((whole(payee), payee.as_str())),
+        // "Mercadona" for "MERCADONA MADRID" and "MERCADONA CENTRO": the search finds both.
+        Pick::Several(many)
+            if many.iter().all(|payee| domain::names::fold(payee).starts_with(&folded)) =>
         {
-            given.trim().to_owned()
+            Some((false, given.trim()))
         }
-        _ => return Ok(None),
+        _ => None,
     };
-    Ok(Some(
-        Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions. Call {search} with text \"{payee}\" and no {noun} to read them.")
-            .with("given", shorten(given))
-            .with("noun", noun.singular)
-            .with("search", SEARCH_TRANSACTIONS)
-            .with("payee", payee),
-    ))
+    if let Some((whole, payee)) = payee {
+        keep(
+            whole,
+            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions. Call {search} with text \"{payee}\" and no {noun} to read them.")
+                .with("given", shorten(given))
+                .with("noun", noun.singular)
+                .with("search", SEARCH_TRANSACTIONS)
+                .with("payee", payee),
+        );
+    }
+    Ok(found)
 }
 
 /// Reads an entity by name among what the caller can see.
@@ -296,7 +295,10 @@ fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
     if given.chars().count() > limits::NAME {
         return Err(not_an_id());
     }
-    let Some(names) = visible_names(noun)? else { return as_id.ok_or_else(not_an_id) };
+    let names = match with_scope(|scope| scope.names(noun.kind)) {
+        None => return as_id.ok_or_else(not_an_id),
+        Some(names) => names.map_err(refuse)?,
+    };
     let picked = match as_id {
         // A number in a string is an id, unless something is named exactly that.
         Some(id) => match pick(&names, |(_, name)| name, given) {
@@ -313,14 +315,12 @@ fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
             Pick::None { closest } => {
                 // Another kind's whole name beats one of this kind a typo away or sharing a
                 // word, which beats another kind's partial name.
-                let known = match elsewhere(noun, given, Whole::Only).map_err(refuse)? {
-                    None if closest.is_empty() => {
-                        elsewhere(noun, given, Whole::OrWordStart).map_err(refuse)?
-                    }
-                    known => known,
-                };
-                let refusal =
-                    known.unwrap_or_else(|| unknown(noun, Unknown::Name(given), &names, &closest));
+                let known = elsewhere(noun, given).map_err(refuse)?;
+                let partial = known.partial.filter(|_| closest.is_empty());
+                let refusal = known
+                    .whole
+                    .or(partial)
+                    .unwrap_or_else(|| unknown(noun, Unknown::Name(given), &names, &closest));
                 return Err(refuse(OpError::not_found(refusal)));
             }
         },

@@ -198,10 +198,10 @@ fn bank_undo_allowed(
     }
 }
 
-/// The refusal of an undo naming an entry that is not one (a model's guess, most often): the
-/// latest changes not undone yet, newest first, one line each with its id, so the next call
-/// can be the undo the person meant.
-fn unknown_entry(ctx: &Ctx<'_>, id: i64) -> Result<Text, OpError> {
+/// The latest changes not undone yet, newest first, one line each with its id, for a refusal
+/// of an undo that names no change it can take (a model's guess, most often), so the next call
+/// can be the undo the person meant; `None` when the caller sees no change at all.
+fn latest_changes(ctx: &Ctx<'_>) -> Result<Option<String>, OpError> {
     let latest = ops::limits::LATEST_CHANGES;
     let filter = store::audit::AuditFilter::default();
     // Twice as many as shown, since some are undos or undone already.
@@ -216,15 +216,32 @@ fn unknown_entry(ctx: &Ctx<'_>, id: i64) -> Result<Text, OpError> {
             entry.id, entry.summary, entry.at, entry.actor.label
         ));
     }
-    if lines.is_empty() {
-        return Ok(Text::new("No activity entry with id {id}. Call list_activity to find ids.")
-            .with("id", id));
+    Ok((!lines.is_empty()).then(|| lines.join("\n")))
+}
+
+/// The refusal of an undo naming an entry that is not one.
+fn unknown_entry(ctx: &Ctx<'_>, id: i64) -> Result<Text, OpError> {
+    Ok(match latest_changes(ctx)? {
+        Some(latest) => Text::new(
+            "No activity entry with id {id}. The latest changes, newest first:\n{latest}\nCall undo again with audit_ids set to the id of the one the person means.",
+        )
+        .with("latest", latest),
+        None => Text::new("No activity entry with id {id}. Call list_activity to find ids."),
     }
-    Ok(Text::new(
-        "No activity entry with id {id}. The latest changes, newest first:\n{latest}\nCall undo again with audit_ids set to the id of the one the person means.",
-    )
-    .with("id", id)
-    .with("latest", lines.join("\n")))
+    .with("id", id))
+}
+
+/// The refusal of an undo naming no change ("undo the last change" with no id).
+fn no_entry_named(ctx: &Ctx<'_>) -> Result<Text, OpError> {
+    Ok(match latest_changes(ctx)? {
+        Some(latest) => Text::new(
+            "Say which change to undo. The latest changes, newest first:\n{latest}\nCall undo again with audit_ids set to the id of the one the person means.",
+        )
+        .with("latest", latest),
+        None => Text::new(
+            "Give the audit_ids or the batch_id that a write returned; list_activity shows them.",
+        ),
+    })
 }
 
 pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, OpError> {
@@ -239,14 +256,7 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
         (Some(_), false) => {
             return Err(OpError::invalid("", Text::new("Give audit_ids or batch_id, not both.")));
         }
-        (None, true) => {
-            return Err(OpError::invalid(
-                "",
-                Text::new(
-                    "Give the audit_ids or the batch_id that a write returned; list_activity shows them.",
-                ),
-            ));
-        }
+        (None, true) => return Err(OpError::invalid("", no_entry_named(ctx)?)),
         (Some(batch), true) => {
             let rows =
                 store::audit::batch(ctx.db, ctx.household_id(), ctx.me(), batch).or_internal()?;

@@ -286,9 +286,17 @@ async fn an_undo_of_an_unknown_entry_offers_the_latest_changes_instead() {
     assert!(lines[0].starts_with(&format!("- id {entry}: ")), "newest first: {message}");
     assert!(lines[0].contains("Netflix"), "{message}");
     assert!(message.ends_with("the id of the one the person means."), "{message}");
+    // An undo naming no change ("undo the last change") is offered the same list.
+    let (named_none, same) = offered(w.env.call(&w.ana, "undo", json!({"audit_ids": []})).await);
+    assert!(named_none.starts_with("Say which change to undo."), "{named_none}");
+    assert_eq!(same, lines);
     // A change undone is not offered again.
     w.env.call(&w.ana, "undo", json!({"audit_ids": [entry]})).await.unwrap();
     let (message, lines) =
         offered(w.env.call(&w.ana, "undo", json!({"audit_ids": [999_999]})).await);
     assert!(!lines.iter().any(|line| line.starts_with(&format!("- id {entry}: "))), "{message}");
+    // A household with no change to undo is told where ids come from.
+    let fresh = w.env.household("Empty", "zoe@empty.test").await;
+    let refused = w.env.call(&fresh, "undo", json!({})).await.unwrap_err();
+    assert!(refused.text().render().contains("list_activity shows them"), "{refused:?}");
 }

@@ -17,7 +17,7 @@ pub fn definitions(catalog: &dyn Catalog, assistant: &Caller, set: ToolSet) -> V
         .ops()
         .iter()
         .filter(|meta| ops::policy::may_call(assistant, meta.info))
-        .filter(|meta| ops::tools::offered(set, ops::tools::Kept::default(), meta.info))
+        .filter(|meta| ops::tools::offered(set, ops::tools::Kept::SUBSCRIPTIONS, meta.info))
         .filter(|meta| meta.info.name != GetContext::INFO.name)
         .map(definition)
         .collect()

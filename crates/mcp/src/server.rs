@@ -6,7 +6,6 @@ use ops::{
     Caller, Catalog, Mode, OpError, Text,
     access::{ConfirmChange, ConfirmChangeInput},
     subscriptions::{ListSubscriptions, ListSubscriptionsInput},
-    tools::Kept,
 };
 use rmcp::{
     ErrorData as McpError, RoleServer, ServerHandler,
@@ -283,12 +282,14 @@ impl ServerHandler for ExhaleMcp {
         let uri = cx.extensions.get::<axum::http::request::Parts>().map(|parts| &parts.uri);
         let card = meta.info.is_write()
             && views
-            && (called.through_call_tool
-                // What a household keeps changes which reads are listed, never which writes
-                // (`ops::tools::LEDGER_READS`), so it is not read here.
-                || tools::offered(self.catalog.as_ref(), &caller, uri, Kept::default(), &self.found.names())
+            && (called.through_call_tool || {
+                // What the household keeps changes which writes are listed
+                // (`ops::tools::LEDGER_WRITES`), so it is read again, as for the list.
+                let kept = tools::kept(self.catalog.as_ref(), &caller, uri).await;
+                tools::offered(self.catalog.as_ref(), &caller, uri, kept, &self.found.names())
                     .iter()
-                    .any(|offered| offered.name() == meta.name()));
+                    .any(|offered| offered.name() == meta.name())
+            });
         let kept = card.then(|| prepared.input.clone());
         let result: CallToolResult = match self
             .catalog

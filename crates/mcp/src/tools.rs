@@ -9,7 +9,9 @@ use std::{
 use axum::http::Uri;
 use ops::{
     Caller, Catalog, Mode, OpError, OpMeta, Text, ToolSet,
+    household::Empty,
     ledger::{ListAccounts, ListAccountsInput},
+    organise::ListPaymentMethods,
     tools::Kept,
 };
 use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
@@ -70,9 +72,9 @@ pub(crate) fn set_of(caller: &Caller, uri: Option<&Uri>) -> ToolSet {
 }
 
 /// What the caller's household keeps, as far as its tool set cares: whether it has accounts the
-/// caller sees (then the subscriptions set lists the ledger's everyday reads). Read for each
-/// list, so a household that opens its first account gets them in its next session; only the
-/// subscriptions set asks.
+/// caller sees (then the subscriptions set lists the ledger's everyday reads and writes) and
+/// payment methods (else changing them is left out). Read for each list, so a household that
+/// opens its first account gets them in its next session; only the subscriptions set asks.
 pub(crate) async fn kept(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Uri>) -> Kept {
     if set_of(caller, uri) != ToolSet::Subscriptions {
         return Kept::default();
@@ -81,7 +83,10 @@ pub(crate) async fn kept(catalog: &dyn Catalog, caller: &Caller, uri: Option<&Ur
         ops::call::<ListAccounts>(catalog, caller, &ListAccountsInput::default(), Mode::Apply)
             .await
             .is_ok_and(|list| !list.items.is_empty());
-    Kept { accounts }
+    let payment_methods = ops::call::<ListPaymentMethods>(catalog, caller, &Empty {}, Mode::Apply)
+        .await
+        .is_ok_and(|list| !list.items.is_empty());
+    Kept { accounts, payment_methods }
 }
 
 /// The ops `caller` may call, of its tool set ([`set_of`]) for a household that keeps `kept`,
@@ -423,9 +428,11 @@ mod tests {
 
     #[test]
     fn a_write_token_s_tools_list_stays_small_for_a_model() {
-        let ledger = Kept { accounts: true };
+        let households = [false, true].into_iter().flat_map(|accounts| {
+            [false, true].map(|payment_methods| Kept { accounts, payment_methods })
+        });
         for set in [ToolSet::Full, ToolSet::Subscriptions, ToolSet::Compact] {
-            for kept in [Kept::default(), ledger] {
+            for kept in households.clone() {
                 let (visible, count) = listed_for_a_model(set, kept);
                 println!("{} {kept:?}: {count} tools, {visible} bytes a model reads", set.as_str());
             }
@@ -451,10 +458,10 @@ mod tests {
         assert!(visible / count <= 530, "{count} tools, {visible} bytes");
         // A new token or connected app takes the subscriptions set (`ToolSet::DEFAULT`): the
         // budget of issue 11 (24 KB), with find_tools and call_tool for the rest.
-        // For a household that keeps accounts the set lists the ledger's everyday reads
-        // instead of three reads other tools answer, within the same budget.
+        // For a household that keeps accounts the set lists the ledger's everyday reads and
+        // writes instead of reads other tools answer and rarer writes, within the same budget.
         assert_eq!(ToolSet::DEFAULT, ToolSet::Subscriptions);
-        for kept in [Kept::default(), ledger] {
+        for kept in households {
             let (visible, count) = listed_for_a_model(ToolSet::Subscriptions, kept);
             assert!(visible <= 24_000, "{kept:?}: {count} tools, {visible} bytes a model reads");
         }

@@ -11,15 +11,17 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 
 use crate::{
-    budgets::ListBudgets,
+    budgets::{CreateBudget, ListBudgets},
     caller::ToolSet,
     charges::ListUpcomingCharges,
-    ledger::{ListAccounts, SearchTransactions},
+    import::ImportTransactions,
+    ledger::{CategoriseTransactions, CreateTransaction, ListAccounts, SearchTransactions},
     ledger_reports::SpendingByCategory,
     op::{Exposure, Op, OpMeta},
     registry::{ListActivity, all},
     reports::GetSpendingSummary,
-    subscriptions::GetSubscription,
+    rules::CreateRule,
+    subscriptions::{ChangePrice, GetSubscription, UpdateSubscription},
     tools,
 };
 
@@ -33,21 +35,30 @@ Names and notes are plain text without control or direction characters, and a na
 Add dry_run: true to any write to preview it. Destructive or financial writes answer confirmation_required with a preview and a confirmation_id: show the person the preview, and call confirm_change only after they agree. \
 Every write returns batch_id and audit_ids; undo takes either.";
 
-/// The everyday questions and the tool that answers each, as MCP's server instructions say
+/// The everyday questions and requests and the tool for each, as MCP's server instructions say
 /// them. A 1.5B model that reads no briefing took the ledger's spending for "what do our
 /// subscriptions cost a month", and the subscriptions' summary for "how much is in Savings".
-const ROUTES: &[(&str, &str)] = &[
-    ("a subscription's price, next charge or trial end", <GetSubscription as Op>::INFO.name),
+const ROUTES: &[(&str, &str, &str)] = &[
+    ("a subscription's price, next charge or trial end", <GetSubscription as Op>::INFO.name, ""),
     (
         "what the subscriptions cost in all, and which costs the most",
         <GetSpendingSummary as Op>::INFO.name,
+        "",
     ),
-    ("the charges of the coming days", <ListUpcomingCharges as Op>::INFO.name),
-    ("what is in an account", <ListAccounts as Op>::INFO.name),
-    ("a payment or a shop", <SearchTransactions as Op>::INFO.name),
-    ("what was spent per category", <SpendingByCategory as Op>::INFO.name),
-    ("a budget and what is left of it", <ListBudgets as Op>::INFO.name),
-    ("the latest changes, and their undo", <ListActivity as Op>::INFO.name),
+    ("the charges of the coming days", <ListUpcomingCharges as Op>::INFO.name, ""),
+    ("what is in an account", <ListAccounts as Op>::INFO.name, ""),
+    ("a payment or a shop", <SearchTransactions as Op>::INFO.name, ""),
+    ("what was spent per category", <SpendingByCategory as Op>::INFO.name, ""),
+    ("a budget and what is left of it", <ListBudgets as Op>::INFO.name, ""),
+    // A small model read the whole page and named an older change as the last one.
+    ("the last change", <ListActivity as Op>::INFO.name, " with limit 1"),
+    ("a new price from a day", <ChangePrice as Op>::INFO.name, ""),
+    ("a subscription's name or notes", <UpdateSubscription as Op>::INFO.name, ""),
+    ("a cash payment", <CreateTransaction as Op>::INFO.name, ""),
+    ("a payment's category", <CategoriseTransactions as Op>::INFO.name, ""),
+    ("a statement for an account", <ImportTransactions as Op>::INFO.name, ""),
+    ("a new budget", <CreateBudget as Op>::INFO.name, ""),
+    ("always putting a payee's payments under a category", <CreateRule as Op>::INFO.name, ""),
 ];
 
 /// MCP's server instructions for one session: [`AGENT_INSTRUCTIONS`], today's date in the
@@ -58,8 +69,8 @@ pub fn agent_instructions(today: crate::resolve::IsoDate, listed: impl Fn(&str) 
     let weekday = today.date().strftime("%A");
     let routes: Vec<String> = ROUTES
         .iter()
-        .filter(|(_, tool)| listed(tool))
-        .map(|(question, tool)| format!("{question}: {tool}"))
+        .filter(|(_, tool, _)| listed(tool))
+        .map(|(question, tool, how)| format!("{question}: {tool}{how}"))
         .collect();
     let mut out = format!("{AGENT_INSTRUCTIONS} Today is {weekday} {today} in this household.");
     if !routes.is_empty() {
@@ -86,7 +97,7 @@ pub fn agent_guide() -> String {
         let count = all()
             .iter()
             .filter(|meta| {
-                agents_call(meta) && tools::offered(*set, tools::Kept::default(), meta.info)
+                agents_call(meta) && tools::offered(*set, tools::Kept::SUBSCRIPTIONS, meta.info)
             })
             .count();
         let rest = if tools::lists_call_tool(*set) {
@@ -94,7 +105,12 @@ pub fn agent_guide() -> String {
         } else {
             ""
         };
-        let _ = writeln!(out, "- `{}`: {count} tools{rest}.", set.as_str());
+        let kept = if *set == ToolSet::Subscriptions {
+            " (for a household that keeps accounts, the ledger's everyday reads and writes take the place of rarer tools; without payment methods, changing and deleting them are left out)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "- `{}`: {count} tools{kept}{rest}.", set.as_str());
     }
     let _ = writeln!(
         out,

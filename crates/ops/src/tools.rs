@@ -91,15 +91,55 @@ pub const LEFT_FOR_LEDGER: &[&str] = &[
     "get_spending_history",
 ];
 
+/// The ledger's everyday writes, which the subscriptions set lists for a household that keeps
+/// accounts: a cash payment, a payment's category, a statement into an account, a budget and a
+/// rule for the payments to come. (Offered only through `find_tools`, a 1.5B model never
+/// searched for them: it recorded a cash expense as a subscription, a budget as a category and
+/// a statement as subscriptions, and categorised a payment by renaming a payment method.)
+pub const LEDGER_WRITES: &[&str] = &[
+    "create_transaction",
+    "categorise_transactions",
+    "import_transactions",
+    "create_budget",
+    "create_rule",
+];
+
+/// What the subscriptions set gives up for [`LEDGER_WRITES`]: reading a statement for
+/// subscriptions (a household that keeps accounts loads it into one with `import_transactions`)
+/// and tidying categories and tags (renaming, deleting, merging), which are rare and which a
+/// small model took for renaming a subscription. `find_tools` still finds them all.
+pub const LEFT_FOR_LEDGER_WRITES: &[&str] = &[
+    "parse_statement",
+    "import_subscriptions",
+    "update_category",
+    "delete_category",
+    "merge_categories",
+    "rename_tag",
+    "delete_tag",
+];
+
+/// What the subscriptions set leaves out for a household without payment methods the caller
+/// sees, since there is nothing to change or delete (a small model called them for "delete
+/// iCloud" and "put the payment under Restaurants"); adding the first one stays listed.
+pub const PAYMENT_METHOD_CHANGES: &[&str] = &["update_payment_method", "delete_payment_method"];
+
 /// What the household the caller reads keeps, as far as the tool sets care.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Kept {
     /// It has accounts the caller can see.
     pub accounts: bool,
+    /// It has payment methods the caller can see.
+    pub payment_methods: bool,
+}
+
+impl Kept {
+    /// A household that keeps subscriptions and the payment methods they are paid with, and no
+    /// accounts: what the guide counts a set's tools for.
+    pub const SUBSCRIPTIONS: Kept = Kept { accounts: false, payment_methods: true };
 }
 
 /// Whether a client of this tool set lists the op (callable or not is `crate::policy`), for a
-/// household that keeps `kept`.
+/// household that keeps `kept`. Only the subscriptions set follows what is kept.
 pub fn offered(set: ToolSet, kept: Kept, info: &OpInfo) -> bool {
     let name = info.name;
     let found_or_in = |sets: &[&[&str]]| {
@@ -107,11 +147,19 @@ pub fn offered(set: ToolSet, kept: Kept, info: &OpInfo) -> bool {
     };
     match set {
         ToolSet::Full => true,
-        ToolSet::Subscriptions if kept.accounts => {
-            (found_or_in(&[COMPACT, SUBSCRIPTIONS]) && !LEFT_FOR_LEDGER.contains(&name))
-                || LEDGER_READS.contains(&name)
+        ToolSet::Subscriptions => {
+            let listed = found_or_in(&[COMPACT, SUBSCRIPTIONS])
+                && (kept.payment_methods || !PAYMENT_METHOD_CHANGES.contains(&name));
+            if kept.accounts {
+                (listed
+                    && !LEFT_FOR_LEDGER.contains(&name)
+                    && !LEFT_FOR_LEDGER_WRITES.contains(&name))
+                    || LEDGER_READS.contains(&name)
+                    || LEDGER_WRITES.contains(&name)
+            } else {
+                listed
+            }
         }
-        ToolSet::Subscriptions => found_or_in(&[COMPACT, SUBSCRIPTIONS]),
         ToolSet::Compact => found_or_in(&[COMPACT]),
     }
 }
@@ -881,13 +929,13 @@ mod tests {
         }
         let listed = crate::all()
             .iter()
-            .filter(|meta| offered(ToolSet::Subscriptions, Kept::default(), meta.info))
+            .filter(|meta| offered(ToolSet::Subscriptions, Kept::SUBSCRIPTIONS, meta.info))
             .count();
         assert_eq!(listed, COMPACT.len() + SUBSCRIPTIONS.len() + 1);
     }
 
     #[test]
-    fn a_household_with_accounts_swaps_reads_for_the_ledger_s_and_never_a_write() {
+    fn the_subscriptions_set_follows_what_a_household_keeps() {
         let listed = |kept: Kept| -> Vec<&str> {
             crate::all()
                 .iter()
@@ -895,23 +943,37 @@ mod tests {
                 .map(OpMeta::name)
                 .collect()
         };
-        let without = listed(Kept::default());
-        let with = listed(Kept { accounts: true });
-        for name in LEDGER_READS {
+        let op = |name: &str| crate::find(name).unwrap_or_else(|| panic!("{name} is not an op"));
+        let without = listed(Kept::SUBSCRIPTIONS);
+        let with = listed(Kept { accounts: true, payment_methods: true });
+        for name in LEDGER_READS.iter().chain(LEDGER_WRITES) {
             assert!(!without.contains(name) && with.contains(name), "{name}");
         }
-        for name in LEFT_FOR_LEDGER {
+        for name in LEFT_FOR_LEDGER.iter().chain(LEFT_FOR_LEDGER_WRITES) {
             assert!(without.contains(name) && !with.contains(name), "{name}");
         }
-        // MCP decides whether a write shows the card from the list without what is kept.
         for name in LEDGER_READS.iter().chain(LEFT_FOR_LEDGER) {
-            let meta = crate::find(name).unwrap_or_else(|| panic!("{name} is not an op"));
-            assert!(!meta.info.is_write(), "{name} writes");
+            assert!(!op(name).info.is_write(), "{name} writes");
+        }
+        for name in LEDGER_WRITES.iter().chain(PAYMENT_METHOD_CHANGES) {
+            assert!(op(name).info.is_write(), "{name} only reads");
+        }
+        // Without payment methods there is nothing to change or delete, with accounts or not;
+        // the first one can still be added.
+        for accounts in [false, true] {
+            let none = listed(Kept { accounts, payment_methods: false });
+            let some = listed(Kept { accounts, payment_methods: true });
+            for name in PAYMENT_METHOD_CHANGES {
+                assert!(some.contains(name) && !none.contains(name), "{name}");
+            }
+            assert!(none.contains(&"create_payment_method"));
+            assert_eq!(none.len() + PAYMENT_METHOD_CHANGES.len(), some.len());
         }
         // The other sets do not change.
         for set in [ToolSet::Full, ToolSet::Compact] {
             let count = |kept| crate::all().iter().filter(|m| offered(set, kept, m.info)).count();
-            assert_eq!(count(Kept::default()), count(Kept { accounts: true }));
+            let everything = Kept { accounts: true, payment_methods: true };
+            assert_eq!(count(Kept::default()), count(everything));
         }
     }
 }

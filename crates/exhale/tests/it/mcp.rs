@@ -184,10 +184,14 @@ async fn agent_session(modern: bool) {
         "{instructions}"
     );
     // Then which tool answers each everyday question: the default set lists the ledger's
-    // reads for a household that keeps accounts Ana sees.
+    // reads and writes for a household that keeps accounts Ana sees.
     assert!(instructions.contains("what is in an account: list_accounts;"), "{instructions}");
     assert!(
-        instructions.ends_with("the latest changes, and their undo: list_activity."),
+        instructions.contains("the last change: list_activity with limit 1;"),
+        "{instructions}"
+    );
+    assert!(
+        instructions.ends_with("always putting a payee's payments under a category: create_rule."),
         "{instructions}"
     );
 

@@ -196,6 +196,21 @@ async fn a_write_called_by_a_name_not_listed_points_at_the_card_never_at_the_id(
     assert!(!text(&shown).contains("cf_"), "{}", text(&shown));
     assert!(waiting(&shown)["confirmation_id"].as_str().unwrap().starts_with("cf_"));
     assert!(before == records(&w).await, "nothing changed before the press");
+
+    // What the household keeps decides which writes the default set lists, and so which show
+    // the card when called by name: Ana's household keeps accounts, so a cash payment is
+    // listed and shows it, and deleting a category (left to find_tools) does not.
+    let names: Vec<&str> = listed.iter().filter_map(|tool| tool["name"].as_str()).collect();
+    assert!(names.contains(&"create_transaction"), "{names:?}");
+    assert!(!names.contains(&"delete_category"), "{names:?}");
+    let cash = json!({"account_id": w.wallet, "on": "2026-11-29", "amount": "-12.50", "payee": "Sol bakery"});
+    let shown = call(&host, "create_transaction", cash).await;
+    assert!(!text(&shown).contains("cf_"), "{}", text(&shown));
+    assert!(waiting(&shown)["confirmation_id"].as_str().unwrap().starts_with("cf_"));
+    let asked = call(&host, "delete_category", json!({"id": w.music})).await;
+    assert!(text(&asked).contains("call_tool with name delete_category"), "{}", text(&asked));
+    assert!(waiting(&asked).is_null(), "no card data");
+    assert!(before == records(&w).await, "nothing changed before a press");
 }
 
 #[tokio::test]

@@ -27,13 +27,21 @@ fn compact_names() -> Vec<String> {
 }
 
 /// The subscriptions set with `call_tool`, for a household that keeps accounts the caller sees
-/// or not: then the ledger's everyday reads take the place of reads other tools answer.
-fn subscriptions_names(accounts: bool) -> Vec<String> {
+/// or not (then the ledger's everyday reads and writes take the place of reads other tools
+/// answer and rarer writes), and payment methods or not (then changing them is left out).
+fn subscriptions_names(accounts: bool, payment_methods: bool) -> Vec<String> {
+    use ops::tools::{
+        LEDGER_READS, LEDGER_WRITES, LEFT_FOR_LEDGER, LEFT_FOR_LEDGER_WRITES,
+        PAYMENT_METHOD_CHANGES,
+    };
     let mut names: Vec<String> = ops::tools::COMPACT
         .iter()
         .chain(ops::tools::SUBSCRIPTIONS)
-        .filter(|name| !accounts || !ops::tools::LEFT_FOR_LEDGER.contains(name))
-        .chain(ops::tools::LEDGER_READS.iter().filter(|_| accounts))
+        .filter(|name| payment_methods || !PAYMENT_METHOD_CHANGES.contains(name))
+        .filter(|name| {
+            !accounts || !(LEFT_FOR_LEDGER.contains(name) || LEFT_FOR_LEDGER_WRITES.contains(name))
+        })
+        .chain(LEDGER_READS.iter().chain(LEDGER_WRITES).filter(|_| accounts))
         .map(|name| name.to_string())
         .chain(["find_tools".to_owned(), "call_tool".to_owned()])
         .collect();
@@ -95,7 +103,8 @@ async fn a_read_token_asking_for_compact_tools_sees_and_finds_only_reads() {
     let instructions = client.peer_info().unwrap().instructions.clone().unwrap();
     assert!(instructions.contains(" Which tool: "), "{instructions}");
     for route in instructions.split(" Which tool: ").nth(1).unwrap().split("; ") {
-        let tool = route.rsplit(": ").next().unwrap().trim_end_matches('.');
+        let how = route.rsplit(": ").next().unwrap();
+        let tool = how.split([' ', '.']).next().unwrap();
         assert!(reads.iter().any(|read| read == tool), "{tool} is not listed: {instructions}");
     }
     assert!(!instructions.contains("list_accounts"), "{instructions}");
@@ -184,8 +193,8 @@ async fn a_subscriptions_token_lists_half_the_catalog_and_a_tool_found_joins_its
         "the server says its tool list may change"
     );
     let listed = names(&client.list_all_tools().await.unwrap());
-    // Ana's household keeps accounts.
-    assert_eq!(listed, subscriptions_names(true));
+    // Ana's household keeps accounts and cards.
+    assert_eq!(listed, subscriptions_names(true, true));
     assert!(!listed.contains(&"create_account".to_owned()));
 
     // The ledger is found by words; what was found is listed from then on, and the client is
@@ -468,7 +477,7 @@ async fn a_token_s_tools_change_at_its_client_s_next_list_and_a_revoked_one_s_do
 }
 
 #[tokio::test]
-async fn the_default_set_lists_the_ledger_s_reads_once_the_caller_sees_an_account() {
+async fn the_default_set_follows_the_accounts_and_cards_the_caller_sees() {
     let env = test_support::TestEnv::new();
     let ana = env.household("Flat", "ana@flat.test").await;
     let bob = env.member(&ana, "Bob", "bob@flat.test").await;
@@ -489,8 +498,8 @@ async fn the_default_set_lists_the_ledger_s_reads_once_the_caller_sees_an_accoun
             in_session
         }
     };
-    let plain = subscriptions_names(false);
-    assert_eq!(lists(ana_secret.clone()).await, plain, "no accounts yet");
+    let plain = subscriptions_names(false, false);
+    assert_eq!(lists(ana_secret.clone()).await, plain, "no accounts or cards yet");
 
     // Bob's private account is his: his list changes, Ana's does not.
     env.call(
@@ -506,10 +515,18 @@ async fn the_default_set_lists_the_ledger_s_reads_once_the_caller_sees_an_accoun
         assert!(bobs.contains(&name.to_string()), "{name}: {bobs:?}");
     }
     assert!(!bobs.contains(&"create_account".to_owned()), "a read token lists no write");
+    assert!(!bobs.contains(&"create_transaction".to_owned()), "a read token lists no write");
 
-    // A shared account: Ana's next list has the ledger's reads, within the set's budget.
+    // A shared account: Ana's next list has the ledger's reads and writes, within the set's
+    // budget; a card of Bob's own is not hers to change, a shared one is.
     env.call(&ana, "create_account", json!({"name": "Joint", "kind": "checking"})).await.unwrap();
-    assert_eq!(lists(ana_secret.clone()).await, subscriptions_names(true));
+    assert_eq!(lists(ana_secret.clone()).await, subscriptions_names(true, false));
+    env.call(&bob, "create_payment_method", json!({"name": "Bob's Visa", "visibility": "private"}))
+        .await
+        .unwrap();
+    assert_eq!(lists(ana_secret.clone()).await, subscriptions_names(true, false), "Bob's card");
+    env.call(&ana, "create_payment_method", json!({"name": "Shared Visa"})).await.unwrap();
+    assert_eq!(lists(ana_secret.clone()).await, subscriptions_names(true, true));
     // A set the token or client chose stays as it was.
     let compact = http_client(server.url("/mcp?tools=compact"), &ana_secret, "llama.cpp").await;
     assert_eq!(names(&compact.list_all_tools().await.unwrap()), compact_names());

@@ -82,7 +82,7 @@ impl App {
             Text::new("Prepared for the person to confirm: {what}. It applies only when they tap Confirm on the card Exhale shows them; tell them what it does.")
                 .with("what", what)
         } else {
-            Text::new("Not done yet: this change waits for the person's confirmation: {what}. Show them the preview and say it is not done; if they agree, call confirm_change with the confirmation_id within 10 minutes.")
+            Text::new("Not done yet: waiting for the person to confirm: {what}. Tell them what it will do and that it is not done; never say it is done. If they agree, call confirm_change with the confirmation_id within 10 minutes.")
                 .with("what", what)
         };
         Err(OpError::ConfirmationRequired {

@@ -225,6 +225,10 @@ struct Elsewhere {
 /// The op that reads transactions, where a payee's name leads.
 const SEARCH_TRANSACTIONS: &str = "search_transactions";
 
+/// The op that sets transactions' category (a small model put "the La Tagliatella payment
+/// under Restaurants" through update_subscription).
+const CATEGORISE_TRANSACTIONS: &str = "categorise_transactions";
+
 /// Where else a name that is no `noun` is known: the name of one thing of another kind, or
 /// one of the payees of the latest transactions, read once. A model passes a payee as a subscription ("our
 /// last shop at Mercadona" read with get_subscription) or an account as a category; it is
@@ -267,10 +271,11 @@ fn elsewhere(noun: &Noun, given: &str) -> Result<Elsewhere, OpError> {
     if let Some((whole, payee)) = payee {
         keep(
             whole,
-            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions. Call {search} with text \"{payee}\" and no {noun} to read them.")
+            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions. Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} sets their category.")
                 .with("given", shorten(given))
                 .with("noun", noun.singular)
                 .with("search", SEARCH_TRANSACTIONS)
+                .with("categorise", CATEGORISE_TRANSACTIONS)
                 .with("payee", payee),
         );
     }
@@ -923,11 +928,15 @@ mod tests {
         let (_, reading) = read(json!({"id": "Mercadona"}));
         assert_eq!(
             reading.failure.unwrap().text().render(),
-            "\"Mercadona\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"MERCADONA\" and no subscription to read them."
+            "\"Mercadona\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"MERCADONA\" and no subscription to read them; categorise_transactions sets their category."
         );
         assert_eq!(
             SEARCH_TRANSACTIONS,
             <crate::ledger::SearchTransactions as crate::op::Op>::INFO.name
+        );
+        assert_eq!(
+            CATEGORISE_TRANSACTIONS,
+            <crate::ledger::CategoriseTransactions as crate::op::Op>::INFO.name
         );
     }
 

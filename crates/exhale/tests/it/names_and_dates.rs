@@ -511,7 +511,7 @@ async fn a_name_of_another_kind_or_a_payee_says_what_it_is_and_never_what_is_hid
     // A payee: the search that reads its transactions.
     assert_eq!(
         refusal(&w.ana, json!({"id": "spotify family groceries"})).await,
-        "\"spotify family groceries\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"Spotify family groceries\" and no subscription to read them."
+        "\"spotify family groceries\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"Spotify family groceries\" and no subscription to read them; categorise_transactions sets their category."
     );
     // Bob's private account and its payee exist only for Bob.
     for hidden in ["Bob's bonus", "Bob's savings"] {

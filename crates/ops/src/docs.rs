@@ -19,7 +19,7 @@ use crate::{
     ledger_reports::SpendingByCategory,
     op::{Exposure, Op, OpMeta},
     registry::{ListActivity, all},
-    reports::GetSpendingSummary,
+    reports::{GetSpendingSummary, ListPriceChanges},
     rules::CreateRule,
     subscriptions::{ChangePrice, GetSubscription, UpdateSubscription},
     tools,
@@ -50,6 +50,7 @@ const ROUTES: &[(&str, &str, &str)] = &[
     ("a payment or a shop", <SearchTransactions as Op>::INFO.name, ""),
     ("what was spent per category", <SpendingByCategory as Op>::INFO.name, ""),
     ("a budget and what is left of it", <ListBudgets as Op>::INFO.name, ""),
+    ("what went up in price", <ListPriceChanges as Op>::INFO.name, ""),
     // A small model read the whole page and named an older change as the last one.
     ("the last change", <ListActivity as Op>::INFO.name, " with limit 1"),
     ("a new price from a day", <ChangePrice as Op>::INFO.name, ""),

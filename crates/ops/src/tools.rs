@@ -80,16 +80,12 @@ pub const LEDGER_READS: &[&str] =
 
 /// What the subscriptions set gives up for [`LEDGER_READS`], so that it stays within its
 /// budget: reads whose answer another listed tool also gives (a charge is in `list_charges`,
-/// the tags in `list_subscriptions`, the price changes in `get_subscription`, what needs
-/// attention in the briefing, and spending over time, which for a household that keeps its
-/// transactions `spending_by_category` tells from the money itself).
-pub const LEFT_FOR_LEDGER: &[&str] = &[
-    "get_charge",
-    "list_tags",
-    "list_price_changes",
-    "list_attention_items",
-    "get_spending_history",
-];
+/// the tags in `list_subscriptions`, what needs attention in the briefing, and spending over
+/// time, which for a household that keeps its transactions `spending_by_category` tells from
+/// the money itself). The price changes stay: read from each subscription, a small model
+/// answered "what went up in price" with the spending summary instead.
+pub const LEFT_FOR_LEDGER: &[&str] =
+    &["get_charge", "list_tags", "list_attention_items", "get_spending_history"];
 
 /// The ledger's everyday writes, which the subscriptions set lists for a household that keeps
 /// accounts: a cash payment, a payment's category, a statement into an account, a budget and a

@@ -207,6 +207,12 @@ impl Backups for App {
                 .await
                 .map_err(|_| OpError::Internal)?;
             let state = locked(&self.backup_state).clone();
+            // A backup made after the failed try answers it, though the writer may not have
+            // cleared the failure yet (it does once the file is in place).
+            let newest =
+                files.as_ref().ok().and_then(|files| files.iter().map(|f| f.made_at).max());
+            let failure =
+                state.failure.filter(|failure| newest.is_none_or(|made| made <= failure.at));
             let listing_failure = files.as_ref().err().map(|err| BackupFailure {
                 at: ops::common::Timestamp(self.clock.now()),
                 message: err.to_string(),
@@ -224,7 +230,7 @@ impl Backups for App {
                         self.next_backup_at(&plan).unwrap_or_else(|| self.clock.now()),
                     ))
                 },
-                last_failure: state.failure.or(listing_failure),
+                last_failure: failure.or(listing_failure),
                 downloadable,
             }))
         })

@@ -141,7 +141,31 @@ pub(crate) fn create(
     ctx: &mut Ctx<'_>,
     input: CreateSubscriptionInput,
 ) -> Result<Subscription, OpError> {
+    refuse_a_second(ctx, &input.name, None)?;
     subscription_rules::create(ctx, input, &[])
+}
+
+/// Refuses a subscription named, when added or renamed, as another the caller sees and has not
+/// cancelled: most likely the same one added again (a small model "paused" FitLife Gym by
+/// adding a second FitLife Gym, and "raised" Spotify's price the same way), so the refusal
+/// names what changes the one there is. A cancelled one may be subscribed to again (and a
+/// cancelled one renamed freely); an import skips what it already has by merchant, and a name
+/// one cannot see is no refusal (it would tell that it exists).
+fn refuse_a_second(ctx: &Ctx<'_>, name: &str, renamed: Option<i64>) -> Result<(), OpError> {
+    let folded = domain::names::fold(name.trim());
+    let kept = ctx.visible_subscriptions()?;
+    let Some(row) = kept.iter().find(|row| {
+        Some(row.id) != renamed
+            && row.status != SubscriptionStatus::Cancelled
+            && domain::names::fold(&row.name) == folded
+    }) else {
+        return Ok(());
+    };
+    Err(OpError::conflict(
+        Text::new("You already have {name} (id {id}). To change it, call update_subscription, change_price, reschedule_subscription, pause_subscription or cancel_subscription with id {id}; to add another, give it a name of its own.")
+            .with("name", &row.name)
+            .with("id", row.id),
+    ))
 }
 
 pub(crate) fn update(
@@ -152,6 +176,9 @@ pub(crate) fn update(
     let before = ctx.snapshot(EntityKind::Subscription, row.id)?;
     if let Some(name) = &input.name {
         row.name = input::clean_name("/name", name, ops::limits::NAME)?;
+        if row.status != SubscriptionStatus::Cancelled {
+            refuse_a_second(ctx, &row.name, Some(row.id))?;
+        }
     }
     match &input.url {
         Patch::Keep => {}

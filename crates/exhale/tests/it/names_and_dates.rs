@@ -660,12 +660,19 @@ async fn a_confirmation_applies_the_date_and_the_entity_its_preview_read() {
     assert_eq!(preview["resolved"][1]["date"], "2026-12-02", "{preview}");
     assert_eq!(preview["paused_until"], "2026-12-02");
     // Confirmed after midnight, when "in 3 days" would be 3 December, and after the name now
-    // also fits another subscription.
+    // also fits another subscription (a cancelled one: a second Netflix not cancelled is
+    // refused).
     w.env.clock.advance(SignedDuration::from_mins(10));
-    w.env
-        .call(&w.ana, "create_subscription", json!({"name": "netflix", "amount": "1", "cycle": "monthly", "next_charge_on": "2026-12-20"}))
+    let kids = w
+        .env
+        .call(&w.ana, "create_subscription", json!({"name": "Netflix Kids", "amount": "1", "cycle": "monthly", "next_charge_on": "2026-12-20"}))
         .await
         .unwrap();
+    let renamed = json!({"id": kids["id"], "name": "netflix"});
+    let refused = w.env.call(&w.ana, "update_subscription", renamed.clone()).await.unwrap_err();
+    assert_eq!(refused.code(), "conflict", "{refused:?}");
+    w.env.call(&w.ana, "cancel_subscription", json!({"id": kids["id"]})).await.unwrap();
+    w.env.call(&w.ana, "update_subscription", renamed).await.unwrap();
     let applied = w
         .env
         .call(&agent, "confirm_change", json!({"confirmation_id": confirmation_id}))

@@ -300,3 +300,24 @@ async fn an_undo_of_an_unknown_entry_offers_the_latest_changes_instead() {
     let refused = w.env.call(&fresh, "undo", json!({})).await.unwrap_err();
     assert!(refused.text().render().contains("list_activity shows them"), "{refused:?}");
 }
+
+#[tokio::test]
+async fn a_second_subscription_under_a_kept_name_is_refused_with_what_changes_the_first() {
+    let w = World::new().await;
+    let add = |name: &str| json!({"name": name, "amount": "19.99", "cycle": "monthly", "next_charge_on": "2026-12-12"});
+    let before = w.env.dump().await;
+    let refused = w.env.call(&w.ana, "create_subscription", add(" NETFLIX ")).await.unwrap_err();
+    assert_eq!(refused.code(), "conflict");
+    let said = refused.text().render();
+    assert!(said.starts_with(&format!("You already have Netflix (id {}).", w.netflix)), "{said}");
+    assert!(said.contains("change_price") && said.contains("a name of its own"), "{said}");
+    assert!(before == w.env.dump().await, "nothing was added");
+    // Another household's Netflix and Bob's private gym are not Ana's to see: no refusal
+    // tells her they exist.
+    let cais = w.env.call(&w.cai, "list_subscriptions", json!({})).await.unwrap();
+    assert!(cais.to_string().contains("Netflix"), "{cais}");
+    w.env.call(&w.ana, "create_subscription", add("Bob's gym")).await.unwrap();
+    // A cancelled one may be subscribed to again.
+    w.env.call(&w.ana, "cancel_subscription", json!({"id": w.spotify})).await.unwrap();
+    w.env.call(&w.ana, "create_subscription", add("Spotify")).await.unwrap();
+}

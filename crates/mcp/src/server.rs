@@ -285,8 +285,8 @@ impl ServerHandler for ExhaleMcp {
             && (called.through_call_tool || {
                 // What the household keeps changes which writes are listed
                 // (`ops::tools::LEDGER_WRITES`), so it is read again, as for the list.
-                let kept = tools::kept(self.catalog.as_ref(), &caller, uri).await;
-                tools::offered(self.catalog.as_ref(), &caller, uri, kept, &self.found.names())
+                let household = tools::kept(self.catalog.as_ref(), &caller, uri).await;
+                tools::offered(self.catalog.as_ref(), &caller, uri, household, &self.found.names())
                     .iter()
                     .any(|offered| offered.name() == meta.name())
             });

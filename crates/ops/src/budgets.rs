@@ -115,6 +115,7 @@ pub struct CreateBudgetInput {
     /// A day in the first period; default today.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub starts_on: Option<IsoDate>,
+    /// Default: the category named like the budget.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(length(max = crate::limits::BUDGET_TRACKS))]
     pub category_ids: Vec<CategoryId>,

@@ -142,19 +142,21 @@ pub(crate) fn create_budget(
         ));
     }
     if !catch_all && categories.is_empty() && labels.is_empty() {
-        // "A budget of 150 for Restaurants" arrives named after the category it is for.
-        let namesake = store::organise::find_category(ctx.db, ctx.household_id(), &input.name)
+        // "A budget of 150 for Restaurants" arrives named after the category it is for, and
+        // tracks it (a model left category_ids out, or passed them to catch_all).
+        let namesake = store::organise::find_category(ctx.db, ctx.household_id(), &name)
             .or_internal()?;
-        let message = match namesake {
-            Some(id) => Text::new(
-                "A budget tracks at least one category or label, or is the catch-all over every payment out (catch_all: true). The category {name} has this budget's name: to track it, pass category_ids [\"{name}\"].",
-            )
-            .with("name", store::organise::get_category(ctx.db, ctx.household_id(), None, id).or_internal()?.name),
-            None => Text::new(
-                "A budget tracks at least one category or label (list_categories, list_labels), or is the catch-all over every payment out (catch_all: true).",
-            ),
+        let Some(id) = namesake else {
+            return Err(OpError::invalid(
+                "/category_ids",
+                Text::new(
+                    "A budget tracks at least one category or label (list_categories, list_labels), or is the catch-all over every payment out (catch_all: true).",
+                ),
+            ));
         };
-        return Err(OpError::invalid("/category_ids", message));
+        let found =
+            store::organise::get_category(ctx.db, ctx.household_id(), None, id).or_internal()?;
+        categories.push((id, found.name));
     }
     if catch_all
         && let Some((id, other)) = db::catch_all_budget(ctx.db, ctx.household_id()).or_internal()?

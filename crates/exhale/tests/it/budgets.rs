@@ -163,6 +163,38 @@ async fn a_weekly_catch_all_counts_every_payment_out_and_undo_restores_what_it_t
 }
 
 #[tokio::test]
+async fn a_budget_named_after_a_category_and_tracking_nothing_tracks_that_category() {
+    let w = World::new().await;
+    // "A monthly budget of 20 for music", as a model sends it: the name and nothing tracked.
+    let made = w
+        .env
+        .call(&w.ana, "create_budget", json!({"name": "MUSIC", "amount": "20", "period": "monthly"}))
+        .await
+        .unwrap();
+    assert_eq!(made["catch_all"], false, "{made}");
+    assert_eq!(made["categories"].as_array().unwrap().len(), 1, "{made}");
+    assert_eq!(made["categories"][0]["id"], w.music, "{made}");
+    assert_eq!(made["categories"][0]["name"], "Music", "{made}");
+    // A name that is no category's still needs what to track.
+    let err = w
+        .env
+        .call(&w.ana, "create_budget", json!({"name": "Fun", "amount": "20", "period": "monthly"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    assert!(err.to_string().contains("catch_all"), "{err}");
+    // Each household's own category of that name: never another household's.
+    let theirs = w
+        .env
+        .call(&w.cai, "create_budget", json!({"name": "music", "amount": "20", "period": "monthly"}))
+        .await
+        .unwrap();
+    let their_music = crate::fixtures::category(&w.env, &w.cai, "Music").await;
+    assert_ne!(their_music, w.music);
+    assert_eq!(theirs["categories"][0]["id"], their_music, "{theirs}");
+}
+
+#[tokio::test]
 async fn what_cannot_work_is_refused_with_what_to_send() {
     let w = World::new().await;
     let other_households =
@@ -187,13 +219,6 @@ async fn what_cannot_work_is_refused_with_what_to_send() {
             "invalid_input",
             "/category_ids",
             "catch_all",
-        ),
-        // Named after a category and tracking nothing: the category to pass, by its name.
-        (
-            json!({"name": "streaming", "amount": "10", "period": "monthly"}),
-            "invalid_input",
-            "/category_ids",
-            "pass category_ids [\"Streaming\"]",
         ),
         (
             json!({"name": "C", "amount": "10", "period": "monthly", "catch_all": true, "category_ids": ["Streaming"]}),

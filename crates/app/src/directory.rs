@@ -6,7 +6,10 @@
 use std::sync::Arc;
 
 use domain::{Date, entities::EntityKind};
-use ops::{OpError, resolve::Directory};
+use ops::{
+    OpError,
+    resolve::{Directory, Payee},
+};
 use store::Store;
 
 use crate::transactions;
@@ -32,11 +35,15 @@ impl Directory for CallerDirectory {
         })
     }
 
-    fn payees(&self) -> Result<Vec<String>, OpError> {
+    fn payees(&self) -> Result<Vec<Payee>, OpError> {
         transactions::read(&self.store, |db| {
             let limit = ops::limits::PAYEES_READ;
-            store::names::recent_payees(db, self.household_id, self.viewer, limit)
-                .map_err(transactions::internal)
+            let payees = store::names::recent_payees(db, self.household_id, self.viewer, limit)
+                .map_err(transactions::internal)?;
+            Ok(payees
+                .into_iter()
+                .map(|(name, transaction_ids)| Payee { name, transaction_ids })
+                .collect())
         })
     }
 }

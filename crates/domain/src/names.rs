@@ -31,12 +31,13 @@ pub fn fold(text: &str) -> String {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Pick<'a, T> {
     /// Exactly one: its name equals the given one (folded), or, when none does, it is the only
-    /// one with a word starting with it ("gym" for "Gym membership").
+    /// one with a word starting with it ("gym" for "Gym membership"), or with what is left
+    /// without the words that name a kind ("Gym membership" for "FitLife Gym").
     One(&'a T),
     /// Several match equally well; the caller must choose.
     Several(Vec<&'a T>),
     /// None matches; up to three names that are close, closest first: a typo away, then ones
-    /// sharing a word with it ("FitLife Gym" for "gym_membership", a model's guess).
+    /// sharing a word with it ("Spotify" for "sub_spotify_001", a model's guess).
     None { closest: Vec<&'a T> },
 }
 
@@ -46,6 +47,14 @@ const CLOSEST: usize = 3;
 /// The letters a word of a miss needs before a name sharing it is suggested ("the" and "de"
 /// say nothing of which thing is meant).
 const SHARED_WORD: usize = 3;
+
+/// Words, folded, that name a kind of thing or point at one, in the languages Exhale speaks:
+/// left out when a name matches nothing with them.
+const KIND_WORDS: &[&str] = &[
+    "the", "my", "our", "a", "membership", "subscription", "plan", "account", "card", "la", "el",
+    "mi", "nuestra", "nuestro", "suscripcion", "cuota", "membresia", "cuenta", "tarjeta", "of",
+    "de",
+];
 
 /// Picks what `query` names among `candidates`, each named by `name`.
 pub fn pick<'a, T>(candidates: &'a [T], name: impl Fn(&T) -> &str, query: &str) -> Pick<'a, T> {
@@ -58,11 +67,19 @@ pub fn pick<'a, T>(candidates: &'a [T], name: impl Fn(&T) -> &str, query: &str) 
         candidates.iter().zip(&folded).filter(|(_, n)| keep(n)).map(|(c, _)| c).collect()
     };
     let exact = chosen(&|n| n == query);
-    let found = if exact.is_empty() && query.chars().count() >= 2 {
+    let mut found = if exact.is_empty() && query.chars().count() >= 2 {
         chosen(&|n| starts_a_word(n, &query))
     } else {
         exact
     };
+    // "Gym membership" or "the_gym_subscription" for "FitLife Gym": the words that say what
+    // kind of thing it is say nothing of which one, so the rest is matched on its own.
+    let specific: Vec<&str> =
+        query.split(' ').filter(|word| !KIND_WORDS.contains(word)).collect();
+    let specific = specific.join(" ");
+    if found.is_empty() && specific != query && specific.chars().count() >= 2 {
+        found = chosen(&|n| starts_a_word(n, &specific));
+    }
     match found.len() {
         1 => Pick::One(found[0]),
         0 => {
@@ -145,9 +162,17 @@ mod tests {
         assert_eq!(pick("kids"), ("one".into(), vec!["Netflix Kids"]));
         assert_eq!(pick("spotfy"), ("none".into(), vec!["Spotify"]));
         assert_eq!(pick("hulu"), ("none".into(), vec![]));
+        // Words that say what kind of thing it is are left out when the whole matches
+        // nothing: a model's made-up id, or a person's description.
+        assert_eq!(pick("subscription_gym"), ("one".into(), vec!["Gym membership"]));
+        assert_eq!(pick("the_kids_plan"), ("one".into(), vec!["Netflix Kids"]));
+        assert_eq!(pick("Spotify subscription"), ("one".into(), vec!["Spotify"]));
+        assert_eq!(pick("la suscripción de Spotify"), ("one".into(), vec!["Spotify"]));
+        assert_eq!(pick("my subscription"), ("none".into(), vec![]));
+        // A word that is no kind's still has to match: never the nearest instead.
+        assert_eq!(pick("netflix premium"), ("none".into(), vec!["Netflix", "Netflix Kids"]));
         // A model's made-up id shares a word with the name meant, at a word's start.
-        assert_eq!(pick("subscription_gym"), ("none".into(), vec!["Gym membership"]));
-        assert_eq!(pick("the_kids_plan"), ("none".into(), vec!["Netflix Kids"]));
+        assert_eq!(pick("sub_spotify_001"), ("none".into(), vec!["Spotify"]));
         assert_eq!(pick("   "), ("none".into(), vec![]));
         // One letter never matches partially.
         assert_eq!(pick("s"), ("none".into(), vec![]));

@@ -48,8 +48,10 @@ const ROUTES: &[(&str, &str, &str)] = &[
     ),
     ("the charges of the coming days", <ListUpcomingCharges as Op>::INFO.name, ""),
     ("what is in an account", <ListAccounts as Op>::INFO.name, ""),
-    ("a payment or a shop", <SearchTransactions as Op>::INFO.name, ""),
-    ("what was spent per category", <SpendingByCategory as Op>::INFO.name, ""),
+    // The 1.5B model passed the shop as account_id.
+    ("a payment or a shop at a payee", <SearchTransactions as Op>::INFO.name, " with text"),
+    // "How much on groceries in October" went to list_budgets and find_savings.
+    ("what was spent on a category in a month", <SpendingByCategory as Op>::INFO.name, ""),
     ("a budget and what is left of it", <ListBudgets as Op>::INFO.name, ""),
     ("what went up in price", <ListPriceChanges as Op>::INFO.name, ""),
     // A small model read the whole page and named an older change as the last one.

@@ -43,9 +43,17 @@ pub trait Directory {
     fn visible(&self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError>;
     /// The payees of the latest [`limits::PAYEES_READ`] transactions the caller can see,
     /// each once.
-    fn payees(&self) -> Result<Vec<String>, OpError> {
+    fn payees(&self) -> Result<Vec<Payee>, OpError> {
         Ok(Vec::new())
     }
+}
+
+/// A payee of the caller's latest transactions, with the ids of its transactions among them,
+/// newest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Payee {
+    pub name: String,
+    pub transaction_ids: Vec<i64>,
 }
 
 /// How one value of the input was read: a name as the entity it names, or a phrase as a date.
@@ -229,6 +237,13 @@ const SEARCH_TRANSACTIONS: &str = "search_transactions";
 /// under Restaurants" through update_subscription).
 const CATEGORISE_TRANSACTIONS: &str = "categorise_transactions";
 
+/// The op that files a payee's transactions to come ("from now on, always put Lidl under
+/// Groceries" went through update_subscription too).
+const CREATE_RULE: &str = "create_rule";
+
+/// How many of a payee's transaction ids a refusal names.
+const PAYEE_IDS: usize = 10;
+
 /// Where else a name that is no `noun` is known: the name of one thing of another kind, or
 /// one of the payees of the latest transactions, read once. A model passes a payee as a subscription ("our
 /// last shop at Mercadona" read with get_subscription) or an account as a category; it is
@@ -258,25 +273,35 @@ fn elsewhere(noun: &Noun, given: &str) -> Result<Elsewhere, OpError> {
         }
     }
     let payees = with_scope(|scope| scope.directory.payees()).transpose()?.unwrap_or_default();
-    let payee = match pick(&payees, |payee| payee, given) {
-        Pick::One(payee) => Some((whole(payee), payee.as_str())),
+    let payee = match pick(&payees, |payee| &payee.name, given) {
+        Pick::One(payee) => Some((whole(&payee.name), payee.name.as_str(), vec![payee])),
         // "Mercadona" for "MERCADONA MADRID" and "MERCADONA CENTRO": the search finds both.
         Pick::Several(many)
-            if many.iter().all(|payee| domain::names::fold(payee).starts_with(&folded)) =>
+            if many.iter().all(|payee| domain::names::fold(&payee.name).starts_with(&folded)) =>
         {
-            Some((false, given.trim()))
+            Some((false, given.trim(), many))
         }
         _ => None,
     };
-    if let Some((whole, payee)) = payee {
+    if let Some((whole, name, matched)) = payee {
+        // The ids let a model categorise them at once, without a search first.
+        let ids = matched
+            .iter()
+            .flat_map(|payee| &payee.transaction_ids)
+            .take(PAYEE_IDS)
+            .map(i64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ");
         keep(
             whole,
-            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions. Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} sets their category.")
+            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} with ids [{ids}] and a category_id sets their category; {rule} files the ones to come.")
                 .with("given", shorten(given))
                 .with("noun", noun.singular)
+                .with("ids", ids)
                 .with("search", SEARCH_TRANSACTIONS)
                 .with("categorise", CATEGORISE_TRANSACTIONS)
-                .with("payee", payee),
+                .with("rule", CREATE_RULE)
+                .with("payee", name),
         );
     }
     Ok(found)
@@ -834,8 +859,12 @@ mod tests {
                 _ => vec![(7, "Café".into())],
             })
         }
-        fn payees(&self) -> Result<Vec<String>, OpError> {
-            Ok(vec!["MERCADONA".into(), "Lidl".into()])
+        fn payees(&self) -> Result<Vec<Payee>, OpError> {
+            let payee = |name: &str, ids: &[i64]| Payee {
+                name: name.into(),
+                transaction_ids: ids.to_vec(),
+            };
+            Ok(vec![payee("MERCADONA", &[41, 17]), payee("Lidl", &[12])])
         }
     }
 
@@ -928,7 +957,7 @@ mod tests {
         let (_, reading) = read(json!({"id": "Mercadona"}));
         assert_eq!(
             reading.failure.unwrap().text().render(),
-            "\"Mercadona\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"MERCADONA\" and no subscription to read them; categorise_transactions sets their category."
+            "\"Mercadona\" is not a subscription: it is a payee of your transactions (latest ids: 41, 17). Call search_transactions with text \"MERCADONA\" and no subscription to read them; categorise_transactions with ids [41, 17] and a category_id sets their category; create_rule files the ones to come."
         );
         assert_eq!(
             SEARCH_TRANSACTIONS,
@@ -938,6 +967,7 @@ mod tests {
             CATEGORISE_TRANSACTIONS,
             <crate::ledger::CategoriseTransactions as crate::op::Op>::INFO.name
         );
+        assert_eq!(CREATE_RULE, <crate::rules::CreateRule as crate::op::Op>::INFO.name);
     }
 
     #[test]

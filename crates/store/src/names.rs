@@ -30,24 +30,26 @@ macro_rules! shared {
 }
 
 /// The payees of the latest `limit` transactions on accounts `viewer` can see, newest first,
-/// each once: where a name that is nothing else may be one ("Mercadona").
+/// each once with the ids of its transactions among them, newest first: where a name that is
+/// nothing else may be one ("Mercadona"), and what to pass to categorise it.
 pub fn recent_payees(
     db: &Db<'_>,
     household_id: i64,
     viewer: i64,
     limit: u32,
-) -> Result<Vec<String>> {
-    let rows: Vec<String> = db.query_map(
-        "SELECT t.payee FROM transactions t JOIN accounts a ON a.id = t.account_id
+) -> Result<Vec<(String, Vec<i64>)>> {
+    let rows: Vec<(String, i64)> = db.query_map(
+        "SELECT t.payee, t.id FROM transactions t JOIN accounts a ON a.id = t.account_id
          WHERE t.household_id = ?1 AND (a.visibility = 'household' OR a.owner_id = ?2)
          ORDER BY t.on_date DESC, t.id DESC LIMIT ?3",
         params![household_id, viewer, i64::from(limit)],
-        |row| row.get(0),
+        |row| Ok((row.get(0)?, row.get(1)?)),
     )?;
-    let mut payees: Vec<String> = Vec::new();
-    for payee in rows {
-        if !payees.contains(&payee) {
-            payees.push(payee);
+    let mut payees: Vec<(String, Vec<i64>)> = Vec::new();
+    for (payee, id) in rows {
+        match payees.iter_mut().find(|(seen, _)| *seen == payee) {
+            Some((_, ids)) => ids.push(id),
+            None => payees.push((payee, vec![id])),
         }
     }
     Ok(payees)

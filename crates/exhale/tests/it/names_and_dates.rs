@@ -437,6 +437,7 @@ async fn private_items_and_other_households_are_never_matched_nor_suggested() {
         ("get_subscription", json!({"id": "Bob's gym"})),
         ("get_subscription", json!({"id": "bobs gym"})),
         ("get_subscription", json!({"id": "gym"})),
+        ("get_subscription", json!({"id": "the gym membership"})),
         ("get_subscription", json!({"id": "Disney Plus"})),
         ("get_subscription", json!({"id": "disney"})),
         ("list_charges", json!({"subscription_id": "Bob's gym"})),
@@ -478,6 +479,10 @@ async fn private_items_and_other_households_are_never_matched_nor_suggested() {
     // Their owners find them by name; household B's "Netflix" is its own.
     let bobs = w.env.call(&w.bob, "get_subscription", json!({"id": "bob's GYM"})).await.unwrap();
     assert_eq!(bobs["id"], w.bobs_gym);
+    // Described as a person would, without the words that name a kind of thing.
+    let bobs =
+        w.env.call(&w.bob, "get_subscription", json!({"id": "the gym membership"})).await.unwrap();
+    assert_eq!(bobs["id"], w.bobs_gym);
     let hint = w.env.call(&w.bob, "get_subscription", json!({"id": "bobs gym"})).await.unwrap_err();
     assert!(hint.text().render().contains(&format!("Bob's gym (id {})", w.bobs_gym)));
     let theirs = w.env.call(&w.cai, "get_subscription", json!({"id": "netflix"})).await.unwrap();
@@ -508,10 +513,26 @@ async fn a_name_of_another_kind_or_a_payee_says_what_it_is_and_never_what_is_hid
             w.holiday
         )
     );
-    // A payee: the search that reads its transactions.
+    // A payee: the search that reads its transactions, and the ids that categorise them,
+    // only of the transactions the caller sees.
+    let found = w
+        .env
+        .call(&w.ana, "search_transactions", json!({"text": "Spotify family groceries"}))
+        .await
+        .unwrap();
+    let ids: Vec<String> = found["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|item| item["id"].as_i64().unwrap().to_string())
+        .collect();
+    assert!(!ids.is_empty());
+    let ids = ids.join(", ");
     assert_eq!(
         refusal(&w.ana, json!({"id": "spotify family groceries"})).await,
-        "\"spotify family groceries\" is not a subscription: it is a payee of your transactions. Call search_transactions with text \"Spotify family groceries\" and no subscription to read them; categorise_transactions sets their category."
+        format!(
+            "\"spotify family groceries\" is not a subscription: it is a payee of your transactions (latest ids: {ids}). Call search_transactions with text \"Spotify family groceries\" and no subscription to read them; categorise_transactions with ids [{ids}] and a category_id sets their category; create_rule files the ones to come."
+        )
     );
     // Bob's private account and its payee exist only for Bob.
     for hidden in ["Bob's bonus", "Bob's savings"] {

@@ -111,13 +111,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// What the caller can see and today's date, for reading names and relative dates in the
-    /// input (`ops::resolve`).
-    pub(crate) fn directory(&self) -> Box<dyn ops::resolve::Directory> {
+    /// input (`ops::resolve`) of an op that changes something or only reads.
+    pub(crate) fn directory(&self, for_a_change: bool) -> Box<dyn ops::resolve::Directory> {
         Box::new(crate::directory::CallerDirectory {
             store: self.store.clone(),
             household_id: self.household_id(),
             viewer: self.me(),
             today: self.today,
+            for_a_change,
         })
     }
 

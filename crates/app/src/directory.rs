@@ -21,6 +21,8 @@ pub(crate) struct CallerDirectory {
     pub(crate) household_id: i64,
     pub(crate) viewer: i64,
     pub(crate) today: Date,
+    /// The op reading the input changes something.
+    pub(crate) for_a_change: bool,
 }
 
 impl Directory for CallerDirectory {
@@ -33,6 +35,10 @@ impl Directory for CallerDirectory {
             store::names::visible(db, self.household_id, self.viewer, kind)
                 .map_err(transactions::internal)
         })
+    }
+
+    fn for_a_change(&self) -> bool {
+        self.for_a_change
     }
 
     fn payees(&self) -> Result<Vec<Payee>, OpError> {

@@ -46,6 +46,11 @@ pub trait Directory {
     fn payees(&self) -> Result<Vec<Payee>, OpError> {
         Ok(Vec::new())
     }
+    /// Whether the op reading the input changes something: a payee's refusal then leads with
+    /// the writes that fit it rather than with the read.
+    fn for_a_change(&self) -> bool {
+        false
+    }
 }
 
 /// A payee of the caller's latest transactions, with the ids of its transactions among them,
@@ -292,10 +297,16 @@ fn elsewhere(noun: &Noun, given: &str) -> Result<Elsewhere, OpError> {
             .map(i64::to_string)
             .collect::<Vec<_>>()
             .join(", ");
+        // A small model does what a refusal names first: the write it was after, or the read.
+        let change = with_scope(|scope| scope.directory.for_a_change()).unwrap_or(false);
+        let text = if change {
+            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). To set their category, call {categorise} with ids [{ids}] and the category_id; to file the ones to come, call {rule}; {search} with text \"{payee}\" reads them.")
+        } else {
+            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} with ids [{ids}] and a category_id sets their category; {rule} files the ones to come.")
+        };
         keep(
             whole,
-            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} with ids [{ids}] and a category_id sets their category; {rule} files the ones to come.")
-                .with("given", shorten(given))
+            text.with("given", shorten(given))
                 .with("noun", noun.singular)
                 .with("ids", ids)
                 .with("search", SEARCH_TRANSACTIONS)
@@ -968,6 +979,28 @@ mod tests {
             <crate::ledger::CategoriseTransactions as crate::op::Op>::INFO.name
         );
         assert_eq!(CREATE_RULE, <crate::rules::CreateRule as crate::op::Op>::INFO.name);
+        // Read for a change, the refusal leads with the writes that fit a payee.
+        struct ForAChange;
+        impl Directory for ForAChange {
+            fn today(&self) -> Date {
+                Fixed.today()
+            }
+            fn visible(&self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError> {
+                Fixed.visible(kind)
+            }
+            fn payees(&self) -> Result<Vec<Payee>, OpError> {
+                Fixed.payees()
+            }
+            fn for_a_change(&self) -> bool {
+                true
+            }
+        }
+        let (_, reading) =
+            within(Box::new(ForAChange), || serde_json::from_value::<Input>(json!({"id": "lidl"})));
+        assert_eq!(
+            reading.failure.unwrap().text().render(),
+            "\"lidl\" is not a subscription: it is a payee of your transactions (latest ids: 12). To set their category, call categorise_transactions with ids [12] and the category_id; to file the ones to come, call create_rule; search_transactions with text \"Lidl\" reads them."
+        );
     }
 
     #[test]

@@ -534,6 +534,24 @@ async fn a_name_of_another_kind_or_a_payee_says_what_it_is_and_never_what_is_hid
             "\"spotify family groceries\" is not a subscription: it is a payee of your transactions (latest ids: {ids}). Call search_transactions with text \"Spotify family groceries\" and no subscription to read them; categorise_transactions with ids [{ids}] and a category_id sets their category; create_rule files the ones to come."
         )
     );
+    // Passed to a write ("put the Spotify family groceries payment under Music"), the writes
+    // that fit come first.
+    let err = w
+        .env
+        .call(
+            &w.ana,
+            "update_subscription",
+            json!({"id": "spotify family groceries", "category_id": "Music"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "not_found");
+    assert_eq!(
+        err.text().render(),
+        format!(
+            "\"spotify family groceries\" is not a subscription: it is a payee of your transactions (latest ids: {ids}). To set their category, call categorise_transactions with ids [{ids}] and the category_id; to file the ones to come, call create_rule; search_transactions with text \"Spotify family groceries\" reads them."
+        )
+    );
     // Bob's private account and its payee exist only for Bob.
     for hidden in ["Bob's bonus", "Bob's savings"] {
         let to_ana = refusal(&w.ana, json!({"id": hidden})).await;

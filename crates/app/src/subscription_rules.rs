@@ -9,7 +9,7 @@ use domain::{
 };
 use ops::{
     OpError,
-    resolve::{CategoryId, IsoDate, MemberId, PaymentMethodId},
+    resolve::{IsoDate, MemberId, PaymentMethodId},
     subscriptions::{CreateSubscriptionInput, Subscription},
 };
 use store::{
@@ -20,6 +20,7 @@ use store::{
 use crate::{
     ctx::Ctx,
     input,
+    refs::{check_category, referenced},
     transactions::StoreExt,
     views::{SeriesParts, subscription_view},
 };
@@ -33,27 +34,11 @@ pub(crate) fn reload_view(ctx: &Ctx<'_>, id: i64) -> Result<Subscription, OpErro
     Ok(subscription_view(&load(ctx, id)?, ctx.today))
 }
 
-/// A thing the input names that is not there, as a refusal of the input at `pointer`.
-fn not_found_at(pointer: &str, err: OpError) -> OpError {
-    match err {
-        OpError::NotFound { message } => OpError::invalid(pointer, message),
-        other => other,
-    }
-}
-
-/// Checks a category id belongs to the household.
-pub(crate) fn check_category(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
-    store::organise::get_category(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-        .or_not_found(|| ctx.unknown(EntityKind::Category, id))
-        .map_err(|err| not_found_at(pointer, err))?;
-    Ok(())
-}
-
 /// Checks the caller can see a payment method.
 pub(crate) fn check_payment_method(ctx: &Ctx<'_>, pointer: &str, id: i64) -> Result<(), OpError> {
-    store::organise::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id)
-        .or_not_found(|| ctx.unknown(EntityKind::PaymentMethod, id))
-        .map_err(|err| not_found_at(pointer, err))?;
+    let found = store::organise::get_payment_method(ctx.db, ctx.household_id(), Some(ctx.me()), id)
+        .or_not_found(|| ctx.unknown(EntityKind::PaymentMethod, id));
+    referenced(pointer.into(), found)?;
     Ok(())
 }
 
@@ -149,10 +134,8 @@ pub(crate) fn create(
         .map(|n| input::clean_notes("/notes", n))
         .transpose()?
         .filter(|n| !n.is_empty());
-    let category_id = input.category_id.map(CategoryId::get);
-    if let Some(id) = category_id {
-        check_category(ctx, "/category_id", id)?;
-    }
+    let category_id =
+        input.category_id.map(|id| check_category(ctx, "/category_id", id)).transpose()?;
     let payment_method_id = input.payment_method_id.map(PaymentMethodId::get);
     if let Some(id) = payment_method_id {
         check_payment_method(ctx, "/payment_method_id", id)?;

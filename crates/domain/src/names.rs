@@ -51,8 +51,26 @@ const SHARED_WORD: usize = 3;
 /// Words, folded, that name a kind of thing or point at one, in the languages Exhale speaks:
 /// left out when a name matches nothing with them.
 const KIND_WORDS: &[&str] = &[
-    "the", "my", "our", "a", "membership", "subscription", "plan", "account", "card", "la", "el",
-    "mi", "nuestra", "nuestro", "suscripcion", "cuota", "membresia", "cuenta", "tarjeta", "of",
+    "the",
+    "my",
+    "our",
+    "a",
+    "membership",
+    "subscription",
+    "plan",
+    "account",
+    "card",
+    "la",
+    "el",
+    "mi",
+    "nuestra",
+    "nuestro",
+    "suscripcion",
+    "cuota",
+    "membresia",
+    "cuenta",
+    "tarjeta",
+    "of",
     "de",
 ];
 
@@ -74,8 +92,7 @@ pub fn pick<'a, T>(candidates: &'a [T], name: impl Fn(&T) -> &str, query: &str) 
     };
     // "Gym membership" or "the_gym_subscription" for "FitLife Gym": the words that say what
     // kind of thing it is say nothing of which one, so the rest is matched on its own.
-    let specific: Vec<&str> =
-        query.split(' ').filter(|word| !KIND_WORDS.contains(word)).collect();
+    let specific: Vec<&str> = query.split(' ').filter(|word| !KIND_WORDS.contains(word)).collect();
     let specific = specific.join(" ");
     if found.is_empty() && specific != query && specific.chars().count() >= 2 {
         found = chosen(&|n| starts_a_word(n, &specific));

@@ -300,9 +300,13 @@ fn elsewhere(noun: &Noun, given: &str) -> Result<Elsewhere, OpError> {
         // A small model does what a refusal names first: the write it was after, or the read.
         let change = with_scope(|scope| scope.directory.for_a_change()).unwrap_or(false);
         let text = if change {
-            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). To set their category, call {categorise} with ids [{ids}] and the category_id; to file the ones to come, call {rule}; {search} with text \"{payee}\" reads them.")
+            Text::new(
+                "\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). To set their category, call {categorise} with ids [{ids}] and the category_id; to file the ones to come, call {rule}; {search} with text \"{payee}\" reads them.",
+            )
         } else {
-            Text::new("\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} with ids [{ids}] and a category_id sets their category; {rule} files the ones to come.")
+            Text::new(
+                "\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} with ids [{ids}] and a category_id sets their category; {rule} files the ones to come.",
+            )
         };
         keep(
             whole,

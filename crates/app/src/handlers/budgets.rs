@@ -144,8 +144,8 @@ pub(crate) fn create_budget(
     if !catch_all && categories.is_empty() && labels.is_empty() {
         // "A budget of 150 for Restaurants" arrives named after the category it is for, and
         // tracks it (a model left category_ids out, or passed them to catch_all).
-        let namesake = store::organise::find_category(ctx.db, ctx.household_id(), &name)
-            .or_internal()?;
+        let namesake =
+            store::organise::find_category(ctx.db, ctx.household_id(), &name).or_internal()?;
         let Some(id) = namesake else {
             return Err(OpError::invalid(
                 "/category_ids",

@@ -94,7 +94,8 @@ pub(crate) struct Registry(HashMap<&'static str, (&'static OpInfo, Route)>);
 impl Registry {
     fn add<O: Op>(&mut self, handler: fn(&mut Ctx<'_>, O::Input) -> Result<O::Output, OpError>) {
         let boxed: Handler = Box::new(move |ctx, input, encoding| {
-            let (input, resolved) = read_input::<O::Input>(ctx.directory(O::INFO.is_write()), input)?;
+            let (input, resolved) =
+                read_input::<O::Input>(ctx.directory(O::INFO.is_write()), input)?;
             let failed = |err: serde_json::Error| {
                 tracing::error!(error = %err, op = O::INFO.name, "input or output did not serialise");
                 OpError::Internal

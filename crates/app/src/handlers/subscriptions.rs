@@ -17,7 +17,9 @@ use store::subscriptions::{self as subs, SubscriptionRow};
 
 use crate::{
     ctx::Ctx,
-    input, subscription_rules,
+    input,
+    refs::check_category,
+    subscription_rules,
     transactions::StoreExt,
     views::{self, SeriesParts},
 };
@@ -233,10 +235,7 @@ fn apply_assignments(
     match category {
         Patch::Keep => {}
         Patch::Clear => row.category_id = None,
-        Patch::Set(CategoryId(id)) => {
-            subscription_rules::check_category(ctx, "/category_id", *id)?;
-            row.category_id = Some(*id);
-        }
+        Patch::Set(id) => row.category_id = Some(check_category(ctx, "/category_id", *id)?),
     }
     match payment_method {
         Patch::Keep => {}

@@ -168,7 +168,11 @@ async fn a_budget_named_after_a_category_and_tracking_nothing_tracks_that_catego
     // "A monthly budget of 20 for music", as a model sends it: the name and nothing tracked.
     let made = w
         .env
-        .call(&w.ana, "create_budget", json!({"name": "MUSIC", "amount": "20", "period": "monthly"}))
+        .call(
+            &w.ana,
+            "create_budget",
+            json!({"name": "MUSIC", "amount": "20", "period": "monthly"}),
+        )
         .await
         .unwrap();
     assert_eq!(made["catch_all"], false, "{made}");
@@ -186,7 +190,11 @@ async fn a_budget_named_after_a_category_and_tracking_nothing_tracks_that_catego
     // Each household's own category of that name: never another household's.
     let theirs = w
         .env
-        .call(&w.cai, "create_budget", json!({"name": "music", "amount": "20", "period": "monthly"}))
+        .call(
+            &w.cai,
+            "create_budget",
+            json!({"name": "music", "amount": "20", "period": "monthly"}),
+        )
         .await
         .unwrap();
     let their_music = crate::fixtures::category(&w.env, &w.cai, "Music").await;

@@ -82,7 +82,9 @@ impl App {
             Text::new("Prepared for the person to confirm: {what}. It applies only when they tap Confirm on the card Exhale shows them; tell them what it does.")
                 .with("what", what)
         } else {
-            Text::new("Not done yet: waiting for the person to confirm: {what}. Tell them what it will do and that it is not done; never say it is done. If they agree, call confirm_change with the confirmation_id within 10 minutes.")
+            // Words to repeat: a small model told what to say said it, where told only that
+            // the change waits it still answered "You have successfully paused…".
+            Text::new("Not done yet: waiting for the person to confirm. Say to them: \"Nothing has changed yet. This waits for your confirmation: {what}. Shall I go ahead?\" If they agree, call confirm_change with the confirmation_id within 10 minutes.")
                 .with("what", what)
         };
         Err(OpError::ConfirmationRequired {

@@ -216,7 +216,14 @@ async fn agent_session(modern: bool) {
         preview.structured_content.as_ref().unwrap()
     );
     let asked = call(&client, "delete_subscription", json!({"id": w.netflix})).await;
-    assert!(text(&asked).starts_with("confirmation_required"), "{}", text(&asked));
+    // The words to say to the person come with it, so a small model repeats them.
+    assert!(
+        text(&asked).starts_with(
+            "confirmation_required: Not done yet: waiting for the person to confirm. Say to them: \"Nothing has changed yet. This waits for your confirmation: Deleted Netflix. Shall I go ahead?\""
+        ),
+        "{}",
+        text(&asked)
+    );
     let deleted =
         call(&client, "confirm_change", json!({"confirmation_id": confirmation_id(&asked)})).await;
     assert_eq!(deleted.is_error, Some(false), "{}", text(&deleted));

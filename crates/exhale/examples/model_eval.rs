@@ -119,9 +119,17 @@ impl Recorder {
     }
 }
 
-/// Words of the hints the llama-server templates append after a tool result.
-const HINT_WORDS: &[&str] =
-    &["reply to me in plain text now", "tool results above answer", "answer the person now"];
+/// Words of the hints the llama-server templates append after a tool result: the person's
+/// turn of the first templates, and the system turns of the shipped one (after a result, a
+/// refusal, and a change that waits).
+const HINT_WORDS: &[&str] = &[
+    "reply to me in plain text now",
+    "tool results above answer",
+    "answer the person now",
+    "answer the person's question now",
+    "the call above was refused",
+    "tell them so now",
+];
 
 impl Recorder {
     fn wrap(&self, inner: Arc<dyn Provider>) -> Arc<dyn Provider> {

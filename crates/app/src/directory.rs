@@ -1,7 +1,8 @@
 //! What `ops::resolve` reads while an input is deserialised: the names the caller can see (for
 //! a name where an id is expected), the payees of their latest transactions (for a name that
-//! is one) and today's date in the household's time zone (for
-//! "tomorrow"). Matching and messages live in `ops::resolve` and `domain::names`.
+//! is one), the subscriptions charging on a day (for a date where a subscription is expected)
+//! and today's date in the household's time zone (for "tomorrow"). Matching and messages live
+//! in `ops::resolve` and `domain::names`.
 
 use std::sync::Arc;
 
@@ -12,7 +13,7 @@ use ops::{
 };
 use store::Store;
 
-use crate::transactions;
+use crate::{transactions, views::SeriesParts};
 
 /// One caller's view, for one call. Names are read on a read connection of their own, only
 /// when the input holds a name.
@@ -39,6 +40,21 @@ impl Directory for CallerDirectory {
 
     fn for_a_change(&self) -> bool {
         self.for_a_change
+    }
+
+    fn charging_on(&self, date: Date) -> Result<Vec<(i64, String)>, OpError> {
+        let rows = transactions::read(&self.store, |db| {
+            store::subscriptions::list(db, self.household_id, Some(self.viewer))
+                .map_err(transactions::internal)
+        })?;
+        Ok(rows
+            .iter()
+            .filter(|row| {
+                let parts = SeriesParts::of(row);
+                !parts.series(row).occurrences_between(date, date).is_empty()
+            })
+            .map(|row| (row.id, row.name.clone()))
+            .collect())
     }
 
     fn payees(&self) -> Result<Vec<Payee>, OpError> {

@@ -173,7 +173,7 @@ pub(crate) fn statement_bytes(
         (None, Some(encoded)) => statement::decode_base64(&encoded).ok_or_else(|| {
             OpError::invalid(
                 "/content_base64",
-                Text::new("This is not base64. Send the file's bytes base64-encoded, or its text as content."),
+                Text::new("This is not base64, so nothing was read. Call again with the statement's text as content and no content_base64; only a file's bytes (a PDF) go base64-encoded as content_base64."),
             )
         })?,
         (Some(_), Some(_)) => {

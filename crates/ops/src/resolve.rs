@@ -51,6 +51,10 @@ pub trait Directory {
     fn for_a_change(&self) -> bool {
         false
     }
+    /// The subscriptions the caller sees that charge on `date`, as (id, name).
+    fn charging_on(&self, _date: Date) -> Result<Vec<(i64, String)>, OpError> {
+        Ok(Vec::new())
+    }
 }
 
 /// A payee of the caller's latest transactions, with the ids of its transactions among them,
@@ -358,6 +362,9 @@ fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
                 return Err(refuse(OpError::invalid("", several(given, &found, noun.singular))));
             }
             Pick::None { closest } => {
+                if let Some(date) = a_date(noun, given) {
+                    return Err(refuse(charging_on(given, date)?));
+                }
                 // Another kind's whole name beats one of this kind a typo away or sharing a
                 // word, which beats another kind's partial name.
                 let known = elsewhere(noun, given).map_err(refuse)?;
@@ -383,6 +390,42 @@ fn read_name<E: de::Error>(noun: &Noun, given: &str) -> Result<i64, E> {
     Ok(id)
 }
 
+/// The day `given` names when it is a date where a subscription is expected ("cancel
+/// whatever charges us on 1 December" arrived as `"id": "2026-12-01"`).
+fn a_date(noun: &Noun, given: &str) -> Option<Date> {
+    if noun.kind != EntityKind::Subscription {
+        return None;
+    }
+    match given.trim().parse::<IsoDate>() {
+        Ok(date) => Some(date.date()),
+        Err(_) => relative::resolve(given, today()?),
+    }
+}
+
+/// The refusal of a date given as a subscription: the subscriptions charging that day, so the
+/// next call names one of them.
+fn charging_on<E: de::Error>(given: &str, date: Date) -> Result<OpError, E> {
+    let charged = with_scope(|scope| scope.directory.charging_on(date))
+        .transpose()
+        .map_err(refuse)?
+        .unwrap_or_default();
+    let charged: Vec<&(i64, String)> = charged.iter().collect();
+    let text = if charged.is_empty() {
+        Text::new(
+            "\"{given}\" is a date, not a subscription, and nothing you can see is charged on {date}. list_upcoming_charges shows what is charged when.",
+        )
+    } else {
+        Text::new(
+            "\"{given}\" is a date, not a subscription. Charged on {date}: {names}. Call this tool again with the id of the one the person means, once for each if they meant all.",
+        )
+    };
+    Ok(OpError::not_found(
+        text.with("given", shorten(given))
+            .with("date", IsoDate(date))
+            .with("names", listed(&charged)),
+    ))
+}
+
 impl Scope {
     fn names(&mut self, kind: EntityKind) -> Result<Vec<(i64, String)>, OpError> {
         if let Some((_, names)) = self.names.iter().find(|(k, _)| *k == kind) {
@@ -394,14 +437,22 @@ impl Scope {
     }
 }
 
-/// How a name that matches several things is refused: one sentence, so the assistant tells
-/// it from other refusals and asks the person which they mean ([`several_match`]).
+/// How a name that matches several things is refused: one text, so the assistant tells it
+/// from other refusals and asks the person which they mean ([`several_match`]). It gives the
+/// question to say, as a waiting change gives its words: a small model told only to ask the
+/// person called the tool again with the first of the names.
 fn several(given: &str, found: &[&(i64, String)], noun: &str) -> Text {
-    Text::new("\"{given}\" matches {count} {noun}s: {candidates}. Ask the person which one they mean, then pass its id.")
+    let names: Vec<&str> = found.iter().take(LISTED).map(|(_, name)| name.as_str()).collect();
+    let question = match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    };
+    Text::new("\"{given}\" matches {count} {noun}s: {candidates}. Nothing was done: do not choose one yourself. Say to them: \"Which one do you mean: {question}?\" Then call this tool again with the id of the one they name.")
         .with("given", shorten(given))
         .with("count", found.len())
         .with("noun", noun)
         .with("candidates", listed(found))
+        .with("question", question)
 }
 
 /// The things a name matched, as the refusal lists them, when `err` refuses a name because it
@@ -942,7 +993,7 @@ mod tests {
         assert_eq!(failure.code(), "invalid_input");
         assert_eq!(
             failure.text().render(),
-            "\"netf\" matches 2 subscriptions: Netflix (id 4), Netflix Kids (id 5). Ask the person which one they mean, then pass its id."
+            "\"netf\" matches 2 subscriptions: Netflix (id 4), Netflix Kids (id 5). Nothing was done: do not choose one yourself. Say to them: \"Which one do you mean: Netflix or Netflix Kids?\" Then call this tool again with the id of the one they name."
         );
         let (_, reading) = read(json!({"id": "Spotfy"}));
         let failure = reading.failure.unwrap();

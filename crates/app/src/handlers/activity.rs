@@ -200,8 +200,9 @@ fn bank_undo_allowed(
 
 /// The latest changes not undone yet, newest first, one line each with its id, for a refusal
 /// of an undo that names no change it can take (a model's guess, most often), so the next call
-/// can be the undo the person meant; `None` when the caller sees no change at all.
-fn latest_changes(ctx: &Ctx<'_>) -> Result<Option<String>, OpError> {
+/// can be the undo the person meant: the id of the latest and the lines; `None` when the
+/// caller sees no change at all.
+fn latest_changes(ctx: &Ctx<'_>) -> Result<Option<(i64, String)>, OpError> {
     let latest = ops::limits::LATEST_CHANGES;
     let filter = store::audit::AuditFilter::default();
     // Twice as many as shown, since some are undos or undone already.
@@ -209,22 +210,26 @@ fn latest_changes(ctx: &Ctx<'_>) -> Result<Option<String>, OpError> {
         store::audit::list(ctx.db, ctx.household_id(), ctx.me(), &filter, latest * 2, 0)
             .or_internal()?;
     let mut lines = Vec::new();
+    let mut first = None;
     for row in rows.iter().filter(|row| row.undone_by.is_none()).take(latest as usize) {
         let entry = entry_view(row, Language::English)?;
+        first.get_or_insert(entry.id);
         lines.push(format!(
             "- id {}: {} ({}, {})",
             entry.id, entry.summary, entry.at, entry.actor.label
         ));
     }
-    Ok((!lines.is_empty()).then(|| lines.join("\n")))
+    Ok(first.map(|first| (first, lines.join("\n"))))
 }
 
-/// The refusal of an undo naming an entry that is not one.
+/// The refusal of an undo naming an entry that is not one. "Undo the last change" is what a
+/// model most often guesses an id for, so the call that undoes the latest comes first.
 fn unknown_entry(ctx: &Ctx<'_>, id: i64) -> Result<Text, OpError> {
     Ok(match latest_changes(ctx)? {
-        Some(latest) => Text::new(
-            "No activity entry with id {id}. The latest changes, newest first:\n{latest}\nCall undo again with audit_ids set to the id of the one the person means.",
+        Some((first, latest)) => Text::new(
+            "No activity entry with id {id}. The latest change is id {first}: to undo it, call undo with audit_ids [{first}]. The latest changes, newest first:\n{latest}\nFor another one, call undo with its id.",
         )
+        .with("first", first)
         .with("latest", latest),
         None => Text::new("No activity entry with id {id}. Call list_activity to find ids."),
     }
@@ -234,9 +239,10 @@ fn unknown_entry(ctx: &Ctx<'_>, id: i64) -> Result<Text, OpError> {
 /// The refusal of an undo naming no change ("undo the last change" with no id).
 fn no_entry_named(ctx: &Ctx<'_>) -> Result<Text, OpError> {
     Ok(match latest_changes(ctx)? {
-        Some(latest) => Text::new(
-            "Say which change to undo. The latest changes, newest first:\n{latest}\nCall undo again with audit_ids set to the id of the one the person means.",
+        Some((first, latest)) => Text::new(
+            "Say which change to undo. The latest change is id {first}: to undo it, call undo with audit_ids [{first}]. The latest changes, newest first:\n{latest}\nFor another one, call undo with its id.",
         )
+        .with("first", first)
         .with("latest", latest),
         None => Text::new(
             "Give the audit_ids or the batch_id that a write returned; list_activity shows them.",

@@ -365,7 +365,7 @@ async fn ambiguous_names_list_candidates_and_unknown_ones_the_closest() {
     assert_eq!(
         message.render(),
         format!(
-            "\"netf\" matches 2 subscriptions: Netflix (id {}), Netflix Kids (id {kids}). Ask the person which one they mean, then pass its id.",
+            "\"netf\" matches 2 subscriptions: Netflix (id {}), Netflix Kids (id {kids}). Nothing was done: do not choose one yourself. Say to them: \"Which one do you mean: Netflix or Netflix Kids?\" Then call this tool again with the id of the one they name.",
             w.netflix
         )
     );
@@ -559,6 +559,43 @@ async fn a_name_of_another_kind_or_a_payee_says_what_it_is_and_never_what_is_hid
         let to_bob = refusal(&w.bob, json!({"id": hidden})).await;
         assert!(to_bob.contains("is not a subscription: it is"), "{to_bob}");
     }
+}
+
+#[tokio::test]
+async fn a_date_where_a_subscription_is_expected_names_what_charges_that_day_to_the_caller() {
+    let w = World::new().await;
+    let refusal = |caller: &ops::Caller, id: &str| {
+        let caller = caller.clone();
+        let env = &w.env;
+        let input = json!({"id": id});
+        async move {
+            let err = env.call(&caller, "cancel_subscription", input).await.unwrap_err();
+            assert_eq!(err.code(), "not_found");
+            err.text().render()
+        }
+    };
+    // "Cancel whatever charges us on 15 December": Netflix, monthly from 15 June.
+    assert_eq!(
+        refusal(&w.ana, "2026-12-15").await,
+        format!(
+            "\"2026-12-15\" is a date, not a subscription. Charged on 2026-12-15: Netflix (id {}). Call this tool again with the id of the one the person means, once for each if they meant all.",
+            w.netflix
+        )
+    );
+    // Bob's private gym charges on 1 December, for Bob only; another household's Netflix too.
+    assert_eq!(
+        refusal(&w.ana, "2026-12-01").await,
+        "\"2026-12-01\" is a date, not a subscription, and nothing you can see is charged on 2026-12-01. list_upcoming_charges shows what is charged when."
+    );
+    assert!(
+        refusal(&w.bob, "2026-12-01").await.contains(&format!("Bob's gym (id {})", w.bobs_gym)),
+    );
+    let to_cai = refusal(&w.cai, "2026-12-01").await;
+    assert!(to_cai.contains(&format!("Netflix (id {})", w.other_household_sub)), "{to_cai}");
+    // A phrase is a date too; nothing was cancelled by any of these.
+    assert!(refusal(&w.ana, "tomorrow").await.contains("is a date, not a subscription"));
+    let netflix = w.env.call(&w.ana, "get_subscription", json!({"id": w.netflix})).await.unwrap();
+    assert_eq!(netflix["status"], "active", "{netflix}");
 }
 
 /// The date `phrase` means for `caller` at `instant`, as the echo of a read says.

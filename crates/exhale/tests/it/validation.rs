@@ -285,7 +285,13 @@ async fn an_undo_of_an_unknown_entry_offers_the_latest_changes_instead() {
     assert!(message.starts_with("No activity entry with id 999999."), "{message}");
     assert!(lines[0].starts_with(&format!("- id {entry}: ")), "newest first: {message}");
     assert!(lines[0].contains("Netflix"), "{message}");
-    assert!(message.ends_with("the id of the one the person means."), "{message}");
+    assert!(
+        message.contains(&format!(
+            "The latest change is id {entry}: to undo it, call undo with audit_ids [{entry}]."
+        )),
+        "the call that undoes the latest comes first: {message}"
+    );
+    assert!(message.ends_with("For another one, call undo with its id."), "{message}");
     // An undo naming no change ("undo the last change") is offered the same list.
     let (named_none, same) = offered(w.env.call(&w.ana, "undo", json!({"audit_ids": []})).await);
     assert!(named_none.starts_with("Say which change to undo."), "{named_none}");

@@ -62,6 +62,10 @@ pub struct CategorySpendingReport {
     /// Spending in currencies without an exchange rate, by currency.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unconverted: Vec<Amount>,
+    /// When the category or account asked for spent nothing: what was read, and what was spent
+    /// in the window without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 pub struct SpendingByCategory;

@@ -106,6 +106,10 @@ pub struct SubscriptionCost {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SpendingSummary {
+    /// For a household with accounts: these are subscriptions' costs, and where transactions,
+    /// budgets and balances are read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     /// The main currency every total is in.
     pub currency: String,
     /// Trial and active subscriptions counted.

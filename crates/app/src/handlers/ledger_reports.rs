@@ -47,6 +47,53 @@ fn unconverted(sums: BTreeMap<Currency, i64>) -> Vec<Amount> {
         .collect()
 }
 
+/// A category (None: without one), what was spent in it in the main currency, and in how many
+/// transactions.
+type CategorySpent = (Option<Ref>, i64, u64);
+
+/// Spending in a currency without a rate, per category and currency.
+type Unrated = BTreeMap<(Option<i64>, Currency), i64>;
+
+/// What the accounts spent per category from `from` to `to` (on one account if given), most
+/// spent first, and what has no rate, per category and currency. A category whose money in
+/// outweighs its money out (a salary category) is not spending.
+fn spent_per_category(
+    ctx: &Ctx<'_>,
+    converter: &Converter,
+    from: Date,
+    to: Date,
+    account: Option<i64>,
+) -> Result<(Vec<CategorySpent>, Unrated), OpError> {
+    let totals = db::category_totals(ctx.db, ctx.household_id(), ctx.me(), from, to, account)
+        .or_internal()?;
+    let mut by_category: BTreeMap<Option<i64>, (Option<String>, i64, u64)> = BTreeMap::new();
+    // Unrated currencies per category too, so a category that brings money in on balance
+    // (a salary in dollars) is left out of them as it is of the rest.
+    let mut apart_by_category: Unrated = BTreeMap::new();
+    for total in totals {
+        let (id, name) = total.category.map_or((None, None), |(id, name)| (Some(id), Some(name)));
+        match converter.to_main(-total.sum, total.currency) {
+            Some(spent) => {
+                let entry = by_category.entry(id).or_insert((name, 0, 0));
+                entry.1 += spent;
+                entry.2 += total.transactions;
+            }
+            None => *apart_by_category.entry((id, total.currency)).or_default() -= total.sum,
+        }
+    }
+    let mut categories: Vec<CategorySpent> = by_category
+        .into_iter()
+        .filter(|(_, (_, spent, _))| *spent > 0)
+        .map(|(id, (name, spent, count))| {
+            (id.map(|id| Ref { id, name: name.unwrap_or_default() }), spent, count)
+        })
+        .collect();
+    categories.sort_by(|a, b| {
+        b.1.cmp(&a.1).then_with(|| a.0.as_ref().map(|r| r.id).cmp(&b.0.as_ref().map(|r| r.id)))
+    });
+    Ok((categories, apart_by_category))
+}
+
 pub(crate) fn spending_by_category(
     ctx: &mut Ctx<'_>,
     input: SpendingByCategoryInput,
@@ -60,23 +107,8 @@ pub(crate) fn spending_by_category(
         .transpose()?;
     let only = input.category_id.map(|id| check_category(ctx, "/category_id", id)).transpose()?;
     let converter = Converter::load(ctx)?;
-    let totals = db::category_totals(ctx.db, ctx.household_id(), ctx.me(), from, to, account)
-        .or_internal()?;
-    let mut by_category: BTreeMap<Option<i64>, (Option<String>, i64, u64)> = BTreeMap::new();
-    // Unrated currencies per category too, so a category that brings money in on balance
-    // (a salary in dollars) is left out of them as it is of the rest.
-    let mut apart_by_category: BTreeMap<(Option<i64>, Currency), i64> = BTreeMap::new();
-    for total in totals {
-        let (id, name) = total.category.map_or((None, None), |(id, name)| (Some(id), Some(name)));
-        match converter.to_main(-total.sum, total.currency) {
-            Some(spent) => {
-                let entry = by_category.entry(id).or_insert((name, 0, 0));
-                entry.1 += spent;
-                entry.2 += total.transactions;
-            }
-            None => *apart_by_category.entry((id, total.currency)).or_default() -= total.sum,
-        }
-    }
+    let (mut categories, apart_by_category) =
+        spent_per_category(ctx, &converter, from, to, account)?;
     let mut apart: BTreeMap<Currency, i64> = BTreeMap::new();
     let asked = |id: &Option<i64>| only.is_none() || *id == only;
     for ((_, currency), spent) in
@@ -84,22 +116,20 @@ pub(crate) fn spending_by_category(
     {
         *apart.entry(currency).or_default() += spent;
     }
-    // A category whose money in outweighs its money out (a salary category) is not spending.
-    let mut categories: Vec<(Option<Ref>, i64, u64)> = by_category
-        .into_iter()
-        .filter(|(_, (_, spent, _))| *spent > 0)
-        .map(|(id, (name, spent, count))| {
-            (id.map(|id| Ref { id, name: name.unwrap_or_default() }), spent, count)
-        })
-        .collect();
-    categories.sort_by(|a, b| {
-        b.1.cmp(&a.1).then_with(|| a.0.as_ref().map(|r| r.id).cmp(&b.0.as_ref().map(|r| r.id)))
-    });
     // Shares are of everything spent in the window, also when one category is asked for.
     let spent_in_all: i64 = categories.iter().map(|(_, spent, _)| spent).sum();
+    let in_window = categories.clone();
     categories.retain(|(category, _, _)| asked(&category.as_ref().map(|r| r.id)));
     let total: i64 = categories.iter().map(|(_, spent, _)| spent).sum();
     let main = converter.main;
+    let note = match (categories.is_empty() && apart.is_empty(), only, account) {
+        (false, _, _) | (true, None, None) => None,
+        (true, _, Some(_)) => {
+            let everywhere = spent_per_category(ctx, &converter, from, to, None)?.0;
+            Some(nothing_with_filters(from, to, &everywhere, main))
+        }
+        (true, Some(_), None) => Some(nothing_with_filters(from, to, &in_window, main)),
+    };
     Ok(CategorySpendingReport {
         from: IsoDate(from),
         to: IsoDate(to),
@@ -119,7 +149,39 @@ pub(crate) fn spending_by_category(
             .collect(),
         total: views::amount(total, main),
         unconverted: unconverted(apart),
+        note,
     })
+}
+
+/// How many categories the note of an empty filtered report names.
+const NOTE_CATEGORIES: usize = 5;
+
+/// What a report whose category or account matched nothing says: what it read and what the
+/// window holds without them. A small model passed a made-up `category_id` and `account_id`
+/// for "groceries in October" and answered "nothing" from the empty list.
+fn nothing_with_filters(
+    from: Date,
+    to: Date,
+    everywhere: &[CategorySpent],
+    main: Currency,
+) -> String {
+    let read =
+        format!("Nothing was spent from {from} to {to} in the category and account asked for.");
+    if everywhere.is_empty() {
+        return format!("{read} Nothing was spent on any account in that window either.");
+    }
+    let spent: Vec<String> = everywhere
+        .iter()
+        .take(NOTE_CATEGORIES)
+        .map(|(category, spent, _)| {
+            let name = category.as_ref().map_or("without a category", |c| c.name.as_str());
+            format!("{name} {}", views::amount(*spent, main).display)
+        })
+        .collect();
+    format!(
+        "{read} On all accounts in that window: {}. Call again with the category_id of the one the person means and no account_id.",
+        spent.join(", ")
+    )
 }
 
 /// The periods of a report from `from` to `to` (the last cut at `to`), oldest first.

@@ -111,7 +111,16 @@ pub(crate) fn spending_summary(
             yearly: amount(yearly, main),
         })
         .collect();
+    // A small model answered "what is left of the groceries budget" and "the savings balance"
+    // from the subscriptions' totals; where accounts are kept, this says what it is not.
+    let has_accounts = !store::ledger::list_accounts(ctx.db, ctx.household_id(), ctx.me())
+        .or_internal()?
+        .is_empty();
+    let note = has_accounts.then(|| {
+        "These are subscriptions' costs only, not transactions, budgets or balances: spending_by_category reads what the accounts spent, list_budgets what is left of each budget, list_accounts the balances.".to_owned()
+    });
     Ok(SpendingSummary {
+        note,
         currency: main.code().to_owned(),
         subscription_count: total.count,
         monthly: amount(clamp(total.monthly), main),

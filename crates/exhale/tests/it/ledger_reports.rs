@@ -76,6 +76,17 @@ async fn spending_by_category_counts_money_out_less_refunds_and_keeps_unrated_cu
         w.env.call(&w.ana, "spending_by_category", json!({"category_id": "Salary"})).await.unwrap();
     assert_eq!((&salary["categories"], money(&salary["total"])), (&json!([]), "0.00"));
     assert!(salary.get("unconverted").is_none(), "{salary}");
+    // A category that spent nothing says what the window held without it, so a model that
+    // passed the wrong one does not answer "nothing".
+    let nothing_spent = "Nothing was spent from 2026-11-01 to 2026-11-29 in the category and account asked for. On all accounts in that window: Food €90.00, without a category €54.30. Call again with the category_id of the one the person means and no account_id.";
+    assert_eq!(salary["note"], nothing_spent, "{salary}");
+    assert!(report.get("note").is_none(), "{report}");
+    assert!(food.get("note").is_none(), "{food}");
+    // An account with nothing spent: the same, read on every account the caller sees.
+    let wallet =
+        w.env.call(&w.ana, "spending_by_category", json!({"account_id": w.wallet})).await.unwrap();
+    assert_eq!(wallet["categories"], json!([]), "{wallet}");
+    assert_eq!(wallet["note"], nothing_spent, "{wallet}");
     let unknown =
         w.env.call(&w.ana, "spending_by_category", json!({"category_id": "Travel"})).await;
     assert_eq!(test_support::code(&unknown), "not_found", "{unknown:?}");
@@ -278,4 +289,26 @@ async fn split_parts_count_in_their_categories_and_a_paired_transfer_is_neither_
         .map(|t| (id(t), t["transfer_id"].clone()))
         .collect();
     assert!(sides.contains(&(into, json!(out))) && sides.contains(&(out, json!(into))), "{back}");
+}
+
+#[tokio::test]
+async fn the_subscriptions_summary_of_a_household_with_accounts_says_where_the_ledger_is_read() {
+    let w = World::new().await;
+    let summary = w.env.call(&w.ana, "get_spending_summary", json!({})).await.unwrap();
+    let note = summary["note"].as_str().unwrap_or_default();
+    for read in ["spending_by_category", "list_budgets", "list_accounts"] {
+        assert!(note.contains(read), "{summary}");
+    }
+    // A household that keeps only subscriptions is not sent to a ledger it does not keep.
+    let fresh = w.env.household("Subscriptions only", "zoe@only.test").await;
+    w.env
+        .call(
+            &fresh,
+            "create_subscription",
+            json!({"name": "Netflix", "amount": "9.99", "cycle": "monthly", "next_charge_on": "2026-12-01"}),
+        )
+        .await
+        .unwrap();
+    let summary = w.env.call(&fresh, "get_spending_summary", json!({})).await.unwrap();
+    assert!(summary.get("note").is_none(), "{summary}");
 }

@@ -15,13 +15,14 @@ use serde_json::Value;
 
 /// Instructions chat templates append after a tool's result, which small models repeat as
 /// their answer: those `docs/guides/llama-server/qwen2.5-fenced-tools.jinja` adds, lower
-/// case, without their punctuation (after a change that waits, its words are ones an answer
-/// may rightly say, so they are not here).
+/// case, without their punctuation (the words a result gives to say, which the template's turn
+/// repeats after its own, are ones an answer may rightly say, so they are not here).
 const TEMPLATE_HINTS: &[&str] = &[
     "the tool results above answer my question reply to me in plain text now",
     "reply to me in plain text now",
     "answer the person s question now in plain text from the tool results above",
     "the call above was refused and nothing changed call the tool again corrected as the refusal says or ask the person if it asks for a choice",
+    "do not call a tool now write to the person in plain text",
 ];
 
 /// Words with which an answer reports a change as made, in English and Spanish.

@@ -121,14 +121,14 @@ impl Recorder {
 
 /// Words of the hints the llama-server templates append after a tool result: the person's
 /// turn of the first templates, and the system turns of the shipped one (after a result, a
-/// refusal, and a change that waits).
+/// refusal, and a result giving the words to say).
 const HINT_WORDS: &[&str] = &[
     "reply to me in plain text now",
     "tool results above answer",
     "answer the person now",
     "answer the person's question now",
     "the call above was refused",
-    "tell them so now",
+    "do not call a tool now",
 ];
 
 impl Recorder {

@@ -13,7 +13,7 @@ use ops::{
 };
 use store::Store;
 
-use crate::{transactions, views::SeriesParts};
+use crate::{series::SeriesParts, transactions};
 
 /// One caller's view, for one call. Names are read on a read connection of their own, only
 /// when the input holds a name.

@@ -35,6 +35,7 @@ mod random;
 mod refs;
 mod reminders;
 mod rules;
+mod series;
 mod setup;
 mod statements;
 mod subscription_rules;

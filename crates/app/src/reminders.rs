@@ -325,7 +325,7 @@ pub(crate) fn plan_member(
         offsets
     };
     for subscription in covered(db, household.id, member_id, preferences.covers)? {
-        let parts = views::SeriesParts::of(&subscription);
+        let parts = crate::series::SeriesParts::of(&subscription);
         let series = parts.series(&subscription);
         let trial_end = (subscription.status == SubscriptionStatus::Trial)
             .then_some(subscription.trial_ends_on)
@@ -568,7 +568,7 @@ pub(crate) fn word(
                     return Ok(Worded::Obsolete);
                 }
             }
-            let parts = views::SeriesParts::of(&subscription);
+            let parts = crate::series::SeriesParts::of(&subscription);
             let series = parts.series(&subscription);
             let Some(charge) =
                 series.occurrences_between(*charge_on, *charge_on).into_iter().next()
@@ -684,7 +684,7 @@ pub(crate) fn word(
             let to = from.checked_add(6.days()).unwrap_or(*from);
             let mut charges = Vec::new();
             for subscription in covered(db, household.id, row.member_id, preferences.covers)? {
-                let parts = views::SeriesParts::of(&subscription);
+                let parts = crate::series::SeriesParts::of(&subscription);
                 for occurrence in parts.series(&subscription).occurrences_between(*from, to) {
                     charges.push((
                         occurrence.date,

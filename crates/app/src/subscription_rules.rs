@@ -21,8 +21,9 @@ use crate::{
     ctx::Ctx,
     input,
     refs::{check_category, referenced},
+    series::SeriesParts,
     transactions::StoreExt,
-    views::{SeriesParts, subscription_view},
+    views::subscription_view,
 };
 
 pub(crate) fn load(ctx: &Ctx<'_>, id: i64) -> Result<SubscriptionRow, OpError> {

@@ -3,9 +3,7 @@
 //! every handler, so that one never calls another to show something. Inputs are checked in
 //! `input.rs`.
 
-use domain::{
-    Currency, Cycle, Date, Money, PauseSpan, PricePoint, Series, entities::SubscriptionStatus,
-};
+use domain::{Currency, Cycle, Date, Money, entities::SubscriptionStatus};
 use ops::{
     OpError,
     charges::{Charge, ProjectedCharge},
@@ -24,7 +22,7 @@ use store::{
     subscriptions::SubscriptionRow,
 };
 
-use crate::{ctx::Ctx, transactions::StoreExt};
+use crate::{ctx::Ctx, series::SeriesParts, transactions::StoreExt};
 
 pub(crate) fn amount(minor: i64, currency: Currency) -> Amount {
     let money = Money::new(minor, currency);
@@ -37,35 +35,6 @@ pub(crate) fn cycle_output(cycle: Cycle) -> CycleOutput {
         unit: cycle.unit(),
         preset: cycle.as_preset(),
         description: cycle.describe(),
-    }
-}
-
-/// Owned pauses and prices of a subscription, to build its `Series`.
-pub(crate) struct SeriesParts {
-    pauses: Vec<PauseSpan>,
-    prices: Vec<PricePoint>,
-}
-
-impl SeriesParts {
-    pub(crate) fn of(row: &SubscriptionRow) -> Self {
-        Self {
-            pauses: row.pauses.iter().map(|p| PauseSpan { from: p.from, until: p.until }).collect(),
-            prices: row
-                .prices
-                .iter()
-                .map(|&(effective_on, minor)| PricePoint { effective_on, minor })
-                .collect(),
-        }
-    }
-
-    pub(crate) fn series<'a>(&'a self, row: &SubscriptionRow) -> Series<'a> {
-        Series {
-            anchor: row.anchor_on,
-            cycle: row.cycle,
-            end_on: row.ends_on,
-            pauses: &self.pauses,
-            prices: &self.prices,
-        }
     }
 }
 

@@ -13,8 +13,9 @@ use store::subscriptions::SubscriptionRow;
 use crate::{
     converter::Converter,
     ctx::Ctx,
+    series::SeriesParts,
     transactions::StoreExt,
-    views::{self, SeriesParts, amount, effective_status},
+    views::{self, amount, effective_status},
 };
 
 fn counted(row: &SubscriptionRow, today: domain::Date) -> bool {

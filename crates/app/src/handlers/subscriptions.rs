@@ -16,12 +16,8 @@ use ops::{
 use store::subscriptions::{self as subs, SubscriptionRow};
 
 use crate::{
-    ctx::Ctx,
-    input,
-    refs::check_category,
-    subscription_rules,
-    transactions::StoreExt,
-    views::{self, SeriesParts},
+    ctx::Ctx, input, refs::check_category, series::SeriesParts, subscription_rules,
+    transactions::StoreExt, views,
 };
 
 pub(crate) fn list(

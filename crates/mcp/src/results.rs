@@ -19,12 +19,13 @@ pub(crate) fn success(text: String) -> Result<CallToolResult, McpError> {
 }
 
 /// A write's preview (`dry_run`): the same result as [`success`], after a first text that says
-/// nothing changed, in words a model repeats. A small model that previewed a cancellation told
-/// the person it "has been cancelled".
+/// nothing changed and gives the words to say, as a change that waits gives them. A small model
+/// that previewed a cancellation told the person it "has been cancelled", and one that
+/// previewed an import that it was "successfully imported".
 pub(crate) fn preview(text: String) -> Result<CallToolResult, McpError> {
     let mut result = success(text)?;
     let said = Text::new(
-        "Preview only: nothing was changed (dry_run). To make this change, call the tool again without dry_run.",
+        "Preview only: nothing was changed (dry_run). Say to them: \"Nothing has changed yet: that was only a preview. Shall I go ahead?\" If they agree, call the tool again without dry_run.",
     );
     result.content.insert(0, ContentBlock::text(said.render()));
     Ok(result)

@@ -210,6 +210,12 @@ async fn agent_session(modern: bool) {
     // Its first words say nothing changed; the JSON follows, as for any result.
     let said = text(&preview);
     assert!(said.starts_with("Preview only: nothing was changed (dry_run)."), "{said}");
+    assert!(
+        said.contains(
+            "Say to them: \"Nothing has changed yet: that was only a preview. Shall I go ahead?\""
+        ),
+        "{said}"
+    );
     let json = &preview.content[1].as_text().unwrap().text;
     assert_eq!(
         &serde_json::from_str::<Value>(json).unwrap(),

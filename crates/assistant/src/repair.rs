@@ -15,14 +15,15 @@ use serde_json::Value;
 
 /// Instructions chat templates append after a tool's result, which small models repeat as
 /// their answer: those `docs/guides/llama-server/qwen2.5-fenced-tools.jinja` adds, lower
-/// case, without their punctuation (the words a result gives to say, which the template's turn
-/// repeats after its own, are ones an answer may rightly say, so they are not here).
+/// case, without their punctuation.
 const TEMPLATE_HINTS: &[&str] = &[
     "the tool results above answer my question reply to me in plain text now",
     "reply to me in plain text now",
     "answer the person s question now in plain text from the tool results above",
     "the call above was refused and nothing changed call the tool again corrected as the refusal says or ask the person if it asks for a choice",
-    "do not call a tool now write to the person in plain text",
+    "nothing has changed yet the change above waits for the person s yes tell them so now in plain text in the words the result gives for them if it gives some and stop never say it is done",
+    "nothing has changed yet ask the person now in plain text in the words the result gives for them and stop",
+    "nothing has changed yet tell the person so now in plain text in the words the result gives for them and stop never say it is done",
 ];
 
 /// Words with which an answer reports a change as made, in English and Spanish.

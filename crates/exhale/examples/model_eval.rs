@@ -128,7 +128,9 @@ const HINT_WORDS: &[&str] = &[
     "answer the person now",
     "answer the person's question now",
     "the call above was refused",
-    "do not call a tool now",
+    "waits for the person's yes",
+    "ask the person now",
+    "tell the person so now",
 ];
 
 impl Recorder {

@@ -165,10 +165,9 @@ fn nothing_with_filters(
     everywhere: &[CategorySpent],
     main: Currency,
 ) -> String {
-    let read =
-        format!("Nothing was spent from {from} to {to} in the category and account asked for.");
+    let nothing = "Nothing was spent in the category and account asked for";
     if everywhere.is_empty() {
-        return format!("{read} Nothing was spent on any account in that window either.");
+        return format!("{nothing}, nor on any account, from {from} to {to}.");
     }
     let spent: Vec<String> = everywhere
         .iter()
@@ -178,8 +177,9 @@ fn nothing_with_filters(
             format!("{name} {}", views::amount(*spent, main).display)
         })
         .collect();
+    // The figures first: a small model repeated the first sentence ("nothing was spent").
     format!(
-        "{read} On all accounts in that window: {}. Call again with the category_id of the one the person means and no account_id.",
+        "From {from} to {to} all accounts spent: {}. {nothing}; to read one of these, call again with its category_id and no account_id.",
         spent.join(", ")
     )
 }

@@ -78,7 +78,7 @@ async fn spending_by_category_counts_money_out_less_refunds_and_keeps_unrated_cu
     assert!(salary.get("unconverted").is_none(), "{salary}");
     // A category that spent nothing says what the window held without it, so a model that
     // passed the wrong one does not answer "nothing".
-    let nothing_spent = "Nothing was spent from 2026-11-01 to 2026-11-29 in the category and account asked for. On all accounts in that window: Food €90.00, without a category €54.30. Call again with the category_id of the one the person means and no account_id.";
+    let nothing_spent = "From 2026-11-01 to 2026-11-29 all accounts spent: Food €90.00, without a category €54.30. Nothing was spent in the category and account asked for; to read one of these, call again with its category_id and no account_id.";
     assert_eq!(salary["note"], nothing_spent, "{salary}");
     assert!(report.get("note").is_none(), "{report}");
     assert!(food.get("note").is_none(), "{food}");
@@ -87,6 +87,20 @@ async fn spending_by_category_counts_money_out_less_refunds_and_keeps_unrated_cu
         w.env.call(&w.ana, "spending_by_category", json!({"account_id": w.wallet})).await.unwrap();
     assert_eq!(wallet["categories"], json!([]), "{wallet}");
     assert_eq!(wallet["note"], nothing_spent, "{wallet}");
+    let empty_window = w
+        .env
+        .call(
+            &w.ana,
+            "spending_by_category",
+            json!({"account_id": w.wallet, "from": "2026-01-01", "to": "2026-01-31"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        empty_window["note"],
+        "Nothing was spent in the category and account asked for, nor on any account, from 2026-01-01 to 2026-01-31.",
+        "{empty_window}"
+    );
     let unknown =
         w.env.call(&w.ana, "spending_by_category", json!({"category_id": "Travel"})).await;
     assert_eq!(test_support::code(&unknown), "not_found", "{unknown:?}");

@@ -87,15 +87,8 @@ async fn spending_by_category_counts_money_out_less_refunds_and_keeps_unrated_cu
         w.env.call(&w.ana, "spending_by_category", json!({"account_id": w.wallet})).await.unwrap();
     assert_eq!(wallet["categories"], json!([]), "{wallet}");
     assert_eq!(wallet["note"], nothing_spent, "{wallet}");
-    let empty_window = w
-        .env
-        .call(
-            &w.ana,
-            "spending_by_category",
-            json!({"account_id": w.wallet, "from": "2026-01-01", "to": "2026-01-31"}),
-        )
-        .await
-        .unwrap();
+    let january = json!({"account_id": w.wallet, "from": "2026-01-01", "to": "2026-01-31"});
+    let empty_window = w.env.call(&w.ana, "spending_by_category", january).await.unwrap();
     assert_eq!(
         empty_window["note"],
         "Nothing was spent in the category and account asked for, nor on any account, from 2026-01-01 to 2026-01-31.",

@@ -39,6 +39,21 @@ pub struct ActivityEntry {
     pub undone_by: Option<i64>,
 }
 
+/// One page of activity, newest first. Lists have a stable order; pass `next_cursor` as
+/// `cursor` for more.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ActivityPage {
+    /// When the filters matched nothing: which filters, and the latest changes without them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub items: Vec<ActivityEntry>,
+    /// How many entries match the filters, over all pages.
+    pub total: u64,
+    /// Present when there are more entries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UndoInput {

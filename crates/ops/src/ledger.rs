@@ -342,6 +342,9 @@ impl Op for SearchTransactions {
 /// One page of a transaction search.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TransactionPage {
+    /// When the filters matched nothing: the newest that match fewer of them, and which.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub items: Vec<Transaction>,
     /// How many match over all pages, counted up to 1,000 past this page's start.
     pub total: u64,

@@ -11,10 +11,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer, de};
 
 use crate::{
     access,
-    activity::{self, ActivityEntry},
-    assistant, banks, budgets, channels, charges,
-    common::Page,
-    household, import, ledger, ledger_reports,
+    activity::{self, ActivityPage},
+    assistant, banks, budgets, channels, charges, household, import, ledger, ledger_reports,
     op::{Op, OpInfo, OpMeta},
     organise, reports,
     resolve::{IsoDate, MemberId},
@@ -269,5 +267,5 @@ impl Op for ListActivity {
         "Pass entry ids or a batch_id to undo.",
     );
     type Input = ListActivityInput;
-    type Output = Page<ActivityEntry>;
+    type Output = ActivityPage;
 }

@@ -448,7 +448,7 @@ pub fn get_transaction(
 }
 
 /// What a search keeps; every field narrows it (labels: any of them).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TransactionFilter {
     pub account_id: Option<i64>,
     pub category_id: Option<i64>,

@@ -4,13 +4,7 @@ use domain::{
     Language, Text,
     entities::{ActorKind, EntityKind},
 };
-use ops::{
-    OpError,
-    activity::*,
-    common::{Page, Ref},
-    registry::ListActivityInput,
-    resolve::IsoDate,
-};
+use ops::{OpError, activity::*, common::Ref, registry::ListActivityInput, resolve::IsoDate};
 use serde_json::Value;
 use store::{audit::AuditRow, snapshot};
 
@@ -116,11 +110,9 @@ fn check_range(
     Ok(())
 }
 
-pub(crate) fn list(
-    ctx: &mut Ctx<'_>,
-    input: ListActivityInput,
-) -> Result<Page<ActivityEntry>, OpError> {
+pub(crate) fn list(ctx: &mut Ctx<'_>, input: ListActivityInput) -> Result<ActivityPage, OpError> {
     let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
+    let filters = filters_named(&input)?;
     let from = input.from.map(IsoDate::date);
     let to = input.to.map(IsoDate::date);
     check_range(ctx, from, to)?;
@@ -144,7 +136,40 @@ pub(crate) fn list(
     let language = ctx.caller.language;
     let items = rows.iter().map(|row| entry_view(row, language)).collect::<Result<Vec<_>, _>>()?;
     let next_cursor = ops::common::next_cursor(offset, items.len(), total);
-    Ok(Page { items, total, next_cursor })
+    let note = match (items.is_empty() && offset == 0, filters) {
+        (true, Some(filters)) => Some(nothing_matched(ctx, &filters)?),
+        _ => None,
+    };
+    Ok(ActivityPage { note, items, total, next_cursor })
+}
+
+/// The filters of a listing as a model wrote them (`entity "transaction", entity_id 12345`),
+/// or `None` when it has none: paging is not a filter.
+fn filters_named(input: &ListActivityInput) -> Result<Option<String>, OpError> {
+    let Value::Object(fields) = serde_json::to_value(input).map_err(|_| OpError::Internal)? else {
+        return Err(OpError::Internal);
+    };
+    let named: Vec<String> = fields
+        .iter()
+        .filter(|(name, value)| !matches!(name.as_str(), "limit" | "cursor") && !value.is_null())
+        .map(|(name, value)| format!("{name} {value}"))
+        .collect();
+    Ok((!named.is_empty()).then(|| named.join(", ")))
+}
+
+/// What filters that matched nothing say (a small model asked for "the last change" with an
+/// entity and an id it made up, and told the person nothing had changed): the latest change
+/// first, as the answer a model most likely wanted (told first that nothing matched, one
+/// answered "no changes were made"), then which filters matched nothing and the latest changes
+/// without them.
+fn nothing_matched(ctx: &Ctx<'_>, filters: &str) -> Result<String, OpError> {
+    let Some((_, latest)) = latest_changes(ctx)? else {
+        return Ok(format!("Nothing matched {filters}, and nothing has been changed yet."));
+    };
+    let newest = latest.lines().next().unwrap_or_default().trim_start_matches("- ");
+    Ok(format!(
+        "The latest change you can see is {newest}. Nothing matched {filters}; without filters, the latest changes, newest first:\n{latest}\nCall list_activity again with fewer filters, or none, to read more."
+    ))
 }
 
 fn parse_state(text: Option<&str>) -> Result<Option<Value>, OpError> {
@@ -222,32 +247,48 @@ fn latest_changes(ctx: &Ctx<'_>) -> Result<Option<(i64, String)>, OpError> {
     Ok(first.map(|first| (first, lines.join("\n"))))
 }
 
-/// The refusal of an undo naming an entry that is not one. "Undo the last change" is what a
-/// model most often guesses an id for, so the call that undoes the latest comes first.
-fn unknown_entry(ctx: &Ctx<'_>, id: i64) -> Result<Text, OpError> {
+/// An undo's refusal when it names no change that is one: what was wrong, then the call that
+/// undoes the latest change ("undo the last change" is what a model most often guesses an id
+/// or a batch for: one made up `"batch_id": "o12345"` six times when told to list the
+/// activity), then the latest changes; `otherwise` when nothing has changed yet.
+fn undo_the_latest(ctx: &Ctx<'_>, wrong: Text, otherwise: Text) -> Result<Text, OpError> {
     Ok(match latest_changes(ctx)? {
         Some((first, latest)) => Text::new(
-            "No activity entry with id {id}. The latest change is id {first}: to undo it, call undo with audit_ids [{first}]. The latest changes, newest first:\n{latest}\nFor another one, call undo with its id.",
+            "{wrong} The latest change is id {first}: to undo it, call undo with audit_ids [{first}]. The latest changes, newest first:\n{latest}\nFor another one, call undo with its id.",
         )
+        .with_text("wrong", &wrong)
         .with("first", first)
         .with("latest", latest),
-        None => Text::new("No activity entry with id {id}. Call list_activity to find ids."),
-    }
-    .with("id", id))
+        None => otherwise,
+    })
 }
 
-/// The refusal of an undo naming no change ("undo the last change" with no id).
+fn unknown_entry(ctx: &Ctx<'_>, id: i64) -> Result<Text, OpError> {
+    undo_the_latest(
+        ctx,
+        Text::new("No activity entry with id {id}.").with("id", id),
+        Text::new("No activity entry with id {id}. Call list_activity to find ids.").with("id", id),
+    )
+}
+
+fn unknown_batch(ctx: &Ctx<'_>, batch: &str) -> Result<Text, OpError> {
+    undo_the_latest(
+        ctx,
+        Text::new("No changes with batch id {batch}.").with("batch", batch),
+        Text::new("No changes with batch id {batch}, and nothing has been changed yet.")
+            .with("batch", batch),
+    )
+}
+
+/// "Undo the last change" with no id.
 fn no_entry_named(ctx: &Ctx<'_>) -> Result<Text, OpError> {
-    Ok(match latest_changes(ctx)? {
-        Some((first, latest)) => Text::new(
-            "Say which change to undo. The latest change is id {first}: to undo it, call undo with audit_ids [{first}]. The latest changes, newest first:\n{latest}\nFor another one, call undo with its id.",
-        )
-        .with("first", first)
-        .with("latest", latest),
-        None => Text::new(
+    undo_the_latest(
+        ctx,
+        Text::new("Say which change to undo."),
+        Text::new(
             "Give the audit_ids or the batch_id that a write returned; list_activity shows them.",
         ),
-    })
+    )
 }
 
 pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, OpError> {
@@ -267,10 +308,7 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
             let rows =
                 store::audit::batch(ctx.db, ctx.household_id(), ctx.me(), batch).or_internal()?;
             if rows.is_empty() {
-                return Err(OpError::not_found(
-                    Text::new("No changes with batch id {batch}. Call list_activity to find it.")
-                        .with("batch", batch),
-                ));
+                return Err(OpError::not_found(unknown_batch(ctx, batch)?));
             }
             rows
         }

@@ -412,12 +412,72 @@ pub(crate) fn search_transactions(
     let next_cursor = rows.last().filter(|_| shown < total).map(|last| {
         ops::common::PositionCursor { on: last.on_date, id: last.id, before: shown }.to_string()
     });
+    let note = match (rows.is_empty(), input.cursor) {
+        (true, None) => nothing_matched(ctx, &filter)?,
+        _ => None,
+    };
     Ok(ops::ledger::TransactionPage {
+        note,
         next_cursor,
         items: rows.iter().map(views::transaction_view).collect(),
         total,
         total_is_lower_bound,
     })
+}
+
+/// How many of the transactions a wider search finds an empty search's note names.
+const WIDER_SHOWN: u32 = 3;
+
+/// What a search that matched nothing says, when fewer filters match something: its text
+/// alone, or else the other filters without the dates (a small model searched "Mercadona" with
+/// `uncategorised` for "our last shop at Mercadona", found nothing, and made up an amount).
+/// `None` when the wider search finds nothing too, or there is nothing to drop.
+fn nothing_matched(ctx: &Ctx<'_>, filter: &TransactionFilter) -> Result<Option<String>, OpError> {
+    let text_only = TransactionFilter { text: filter.text.clone(), ..TransactionFilter::default() };
+    let (wider, read, widen) = match &filter.text {
+        Some(text) if text_only != *filter => (
+            text_only,
+            format!("Nothing matched all these filters. With text \"{text}\" alone, the newest is"),
+            "with only that text".to_owned(),
+        ),
+        _ if filter.from.is_some() || filter.to.is_some() => {
+            let from = filter.from.map(|d| format!(" from {}", IsoDate(d))).unwrap_or_default();
+            let to = filter.to.map(|d| format!(" to {}", IsoDate(d))).unwrap_or_default();
+            (
+                TransactionFilter { from: None, to: None, ..filter.clone() },
+                format!("Nothing matched{from}{to}. Without the dates, the newest match is"),
+                "with wider dates, or none,".to_owned(),
+            )
+        }
+        _ => return Ok(None),
+    };
+    let rows =
+        db::search_transactions(ctx.db, ctx.household_id(), ctx.me(), &wider, WIDER_SHOWN, None)
+            .or_internal()?;
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let found: Vec<String> = rows
+        .iter()
+        .map(views::transaction_view)
+        .map(|t| {
+            let category = t.category.map_or_else(|| "no category".to_owned(), |c| c.name);
+            format!(
+                "{} {} {} ({}, {}, id {})",
+                t.on, t.payee, t.amount.display, t.account.name, category, t.id
+            )
+        })
+        .collect::<Vec<_>>();
+    // The newest by itself: told "newest first", a small model answered with the last.
+    let (newest, before) = found.split_first().ok_or(OpError::Internal)?;
+    let before = if before.is_empty() {
+        String::new()
+    } else {
+        format!("; before it: {}", before.join("; "))
+    };
+    Ok(Some(format!(
+        "{read} {newest}{before}. Call search_transactions again {widen} to read them all."
+    )))
 }
 
 fn clean_description(pointer: &str, text: &str) -> Result<String, OpError> {

@@ -95,7 +95,7 @@ impl Registry {
     fn add<O: Op>(&mut self, handler: fn(&mut Ctx<'_>, O::Input) -> Result<O::Output, OpError>) {
         let boxed: Handler = Box::new(move |ctx, input, encoding| {
             let (input, resolved) =
-                read_input::<O::Input>(ctx.directory(O::INFO.is_write()), input)?;
+                read_input::<O::Input>(ctx.directory(O::INFO.is_write()), O::INFO.name, input)?;
             let failed = |err: serde_json::Error| {
                 tracing::error!(error = %err, op = O::INFO.name, "input or output did not serialise");
                 OpError::Internal
@@ -155,10 +155,11 @@ impl Registry {
     }
 }
 
-/// Deserialises an op's input within the caller's directory, so names and relative dates are
-/// read (`ops::resolve`); returns the input and how its names and phrases were read.
+/// Deserialises the input of the op `op` within the caller's directory, so names and relative
+/// dates are read (`ops::resolve`); returns the input and how its names and phrases were read.
 pub(crate) fn read_input<T: DeserializeOwned>(
     directory: Box<dyn ops::resolve::Directory>,
+    op: &str,
     input: Value,
 ) -> Result<(T, Vec<ops::resolve::Resolution>), OpError> {
     let (result, reading) = ops::resolve::within(directory, || parse_input::<T>(input));
@@ -171,9 +172,43 @@ pub(crate) fn read_input<T: DeserializeOwned>(
                 OpError::InvalidInput { pointer, .. },
             ) => OpError::invalid(pointer, message),
             (Some(failure), _) => failure,
+            (None, OpError::InvalidInput { pointer, message }) => match fields_of(op) {
+                Some(fields) => OpError::invalid(
+                    pointer,
+                    Text::new("{unfit} {op} takes: {fields}.")
+                        .with_text("unfit", &message)
+                        .with("op", op)
+                        .with("fields", fields),
+                ),
+                None => OpError::invalid(pointer, message),
+            },
             (None, err) => err,
         }),
     }
+}
+
+/// The top-level fields of an op's input, the required ones marked, for the refusal of input
+/// that does not fit it: a model calling an op through `call_tool` has not seen its schema
+/// (one sent create_rule `category_ids` and no name three times, told only to check it).
+fn fields_of(op: &str) -> Option<String> {
+    let schema = ops::find(op)?.input_schema();
+    let properties = schema.get("properties")?.as_object()?;
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let fields: Vec<String> = properties
+        .keys()
+        .map(|name| {
+            if required.contains(&name.as_str()) {
+                format!("{name} (required)")
+            } else {
+                name.clone()
+            }
+        })
+        .collect();
+    (!fields.is_empty()).then(|| fields.join(", "))
 }
 
 /// JSON Schema's `integer` is any whole number, `939.0` too, and some clients write every
@@ -224,8 +259,7 @@ pub(crate) fn parse_input<T: DeserializeOwned>(input: Value) -> Result<T, OpErro
         let detail = err.inner().to_string();
         OpError::invalid(
             pointer,
-            Text::new("The input does not fit this op: {detail}. Check the op's input schema.")
-                .with("detail", detail),
+            Text::new("The input does not fit this op: {detail}.").with("detail", detail),
         )
     })
 }

@@ -106,6 +106,51 @@ async fn search_filters_combine_and_labels_match_any() {
 }
 
 #[tokio::test]
+async fn a_search_that_matches_nothing_names_the_newest_matches_of_fewer_filters() {
+    let w = World::new().await;
+    let ids = with_month(&w).await;
+    let search = async |caller: &ops::Caller, input: Value| {
+        w.env.call(caller, "search_transactions", input).await
+    };
+    // Its text alone matches: the newest of those, and the call that reads them.
+    let page = search(&w.ana, json!({"text": "corner", "uncategorised": true})).await.unwrap();
+    assert_eq!(page["items"], json!([]), "{page}");
+    assert_eq!(
+        page["note"],
+        format!(
+            "Nothing matched all these filters. With text \"corner\" alone, the newest is 2026-11-15 Corner Cafe -€35.00 (Joint checking, Eating out, id {}); before it: 2026-11-01 Corner Cafe -€12.00 (Joint checking, Eating out, id {}). Call search_transactions again with only that text to read them all.",
+            ids[3], ids[0]
+        ),
+        "{page}"
+    );
+    // With no text, the other filters without the dates; three at most.
+    let october = json!({"category_id": "Eating out", "from": "2026-10-01", "to": "2026-10-31"});
+    let page = search(&w.ana, october).await.unwrap();
+    assert_eq!(
+        page["note"],
+        format!(
+            "Nothing matched from 2026-10-01 to 2026-10-31. Without the dates, the newest match is 2026-11-15 Corner Cafe -€35.00 (Joint checking, Eating out, id {}); before it: 2026-11-03 Pizza 100% Napoli -€80.00 (Joint checking, Eating out, id {}); 2026-11-01 Corner Cafe -€12.00 (Joint checking, Eating out, id {}). Call search_transactions again with wider dates, or none, to read them all.",
+            ids[3], ids[2], ids[0]
+        ),
+        "{page}"
+    );
+    // Another member's private transaction and another household's never show; with nothing
+    // wider to name, there is no note.
+    for text in ["Bob's bonus", "Netflix"] {
+        let page = search(&w.ana, json!({"text": text, "uncategorised": true})).await.unwrap();
+        assert_eq!(page["items"], json!([]), "{page}");
+        assert!(page.get("note").is_none(), "{text}: {page}");
+    }
+    let bobs = search(&w.bob, json!({"text": "Bob's bonus", "account_id": w.joint})).await.unwrap();
+    assert!(bobs["note"].as_str().unwrap().contains("Bob's bonus"), "his own: {bobs}");
+    // No note where something matched, or for text alone.
+    let found = search(&w.ana, json!({"text": "corner"})).await.unwrap();
+    assert!(found.get("note").is_none(), "{found}");
+    let alone = search(&w.ana, json!({"text": "nowhere"})).await.unwrap();
+    assert!(alone.get("note").is_none(), "{alone}");
+}
+
+#[tokio::test]
 async fn pages_are_stable_and_bad_filters_say_what_to_send() {
     let w = World::new().await;
     with_month(&w).await;

@@ -71,6 +71,29 @@ async fn bad_input_is_refused_with_a_pointer_and_writes_nothing() {
 }
 
 #[tokio::test]
+async fn input_that_does_not_fit_an_op_is_told_the_op_s_fields() {
+    let w = World::new().await;
+    // What a model sent through call_tool, never having seen create_rule's schema.
+    let unfit = json!({"category_ids": ["Streaming"], "description_contains": "Lidl"});
+    let refused = w.env.call(&w.ana, "create_rule", unfit).await.unwrap_err();
+    let ops::OpError::InvalidInput { message, .. } = &refused else { panic!("{refused:?}") };
+    let said = message.render();
+    assert!(said.starts_with("The input does not fit this op: "), "{said}");
+    assert!(
+        said.ends_with(
+            "create_rule takes: account_id, add_label_ids, description_contains, max_amount, min_amount, name (required), payee_contains, set_category_id."
+        ),
+        "{said}"
+    );
+    // A field's own refusal stays as it is.
+    let named = w.env.call(&w.ana, "create_rule", json!({"name": "x", "set_category_id": "Nope"}));
+    let said = named.await.unwrap_err().text().render();
+    assert!(!said.contains("takes:"), "{said}");
+    let rules = w.env.call(&w.ana, "list_rules", json!({})).await.unwrap();
+    assert_eq!(rules["items"].as_array().unwrap().len(), 1, "nothing was added: {rules}");
+}
+
+#[tokio::test]
 async fn other_ops_refuse_their_worst_input() {
     let w = World::new().await;
     let before = w.env.dump().await;
@@ -262,15 +285,20 @@ async fn series_dates_that_make_no_sense_are_refused() {
     assert_eq!(test_support::code(&end_first), "invalid_input");
 }
 
-#[tokio::test]
-async fn an_undo_of_an_unknown_entry_offers_the_latest_changes_instead() {
-    let w = World::new().await;
+/// Ana notes Netflix: the latest change of the world, whose activity entry id this returns.
+async fn note_netflix(w: &World) -> i64 {
     let noted = w
         .env
         .call(&w.ana, "update_subscription", json!({"id": w.netflix, "notes": "family plan"}))
         .await
         .unwrap();
-    let entry = noted["audit_ids"][0].as_i64().unwrap();
+    noted["audit_ids"][0].as_i64().unwrap()
+}
+
+#[tokio::test]
+async fn an_undo_of_an_unknown_entry_offers_the_latest_changes_instead() {
+    let w = World::new().await;
+    let entry = note_netflix(&w).await;
     let offered = |refused: Result<serde_json::Value, ops::OpError>| {
         let refused = refused.unwrap_err();
         assert_eq!(refused.code(), "invalid_input");
@@ -301,10 +329,71 @@ async fn an_undo_of_an_unknown_entry_offers_the_latest_changes_instead() {
     let (message, lines) =
         offered(w.env.call(&w.ana, "undo", json!({"audit_ids": [999_999]})).await);
     assert!(!lines.iter().any(|line| line.starts_with(&format!("- id {entry}: "))), "{message}");
+    // A made-up batch is refused with the same call first and the same list.
+    let batch = w.env.call(&w.ana, "undo", json!({"batch_id": "o12345"})).await.unwrap_err();
+    assert_eq!(batch.code(), "not_found");
+    let said = batch.text().render();
+    assert!(
+        said.starts_with("No changes with batch id o12345. The latest change is id "),
+        "{said}"
+    );
+    let listed: Vec<&str> = said.lines().filter(|line| line.starts_with("- id ")).collect();
+    assert_eq!(listed, lines.iter().map(String::as_str).collect::<Vec<_>>(), "{said}");
     // A household with no change to undo is told where ids come from.
     let fresh = w.env.household("Empty", "zoe@empty.test").await;
     let refused = w.env.call(&fresh, "undo", json!({})).await.unwrap_err();
     assert!(refused.text().render().contains("list_activity shows them"), "{refused:?}");
+    let batch = w.env.call(&fresh, "undo", json!({"batch_id": "o12345"})).await.unwrap_err();
+    assert_eq!(
+        batch.text().render(),
+        "No changes with batch id o12345, and nothing has been changed yet."
+    );
+}
+
+#[tokio::test]
+async fn activity_filters_that_match_nothing_name_the_latest_changes_without_them() {
+    let w = World::new().await;
+    let entry = note_netflix(&w).await;
+    // Bob's private change comes last: Ana is never told of it.
+    w.env
+        .call(&w.bob, "update_subscription", json!({"id": w.bobs_gym, "notes": "climbing"}))
+        .await
+        .unwrap();
+    let list =
+        async |caller: &ops::Caller, input: Value| w.env.call(caller, "list_activity", input).await;
+    let page = list(&w.ana, json!({"entity": "transaction", "entity_id": 12345})).await.unwrap();
+    assert_eq!(page["items"], json!([]), "{page}");
+    let note = page["note"].as_str().unwrap();
+    let (lead, changes) = note.split_once('\n').unwrap();
+    assert!(lead.starts_with(&format!("The latest change you can see is id {entry}: ")), "{note}");
+    assert!(lead.contains("Netflix"), "{note}");
+    assert!(
+        lead.ends_with(
+            ". Nothing matched entity \"transaction\", entity_id 12345; without filters, the latest changes, newest first:"
+        ),
+        "{note}"
+    );
+    assert!(changes.starts_with(&format!("- id {entry}: ")), "{note}");
+    assert!(!note.contains("gym"), "Bob's private change: {note}");
+    assert!(note.ends_with("Call list_activity again with fewer filters, or none, to read more."));
+    // Bob is told of his own.
+    let bobs = list(&w.bob, json!({"entity": "transaction", "entity_id": 12345})).await.unwrap();
+    assert!(bobs["note"].as_str().unwrap().contains("Bob's gym"), "{bobs}");
+    // No note where something matched, where nothing filters, or past the first page.
+    let matched = list(&w.ana, json!({"entity": "subscription"})).await.unwrap();
+    assert!(matched.get("note").is_none(), "{matched}");
+    let all = list(&w.ana, json!({"limit": 1})).await.unwrap();
+    assert!(all.get("note").is_none(), "{all}");
+    let cursor = all["next_cursor"].as_str().unwrap();
+    let past = list(&w.ana, json!({"entity": "charge", "cursor": cursor})).await.unwrap();
+    assert!(past.get("note").is_none(), "{past}");
+    // Another household's changes stay out of its note, which says none were made.
+    let fresh = w.env.household("Empty", "zoe@empty.test").await;
+    let none = list(&fresh, json!({"entity": "subscription"})).await.unwrap();
+    assert_eq!(
+        none["note"], "Nothing matched entity \"subscription\", and nothing has been changed yet.",
+        "{none}"
+    );
 }
 
 #[tokio::test]

@@ -93,7 +93,7 @@ pub const FORMS: FormLimits = FormLimits {
 };
 
 /// The subscriptions a spending summary names as the ones that cost the most.
-pub const MOST_EXPENSIVE: usize = 3;
+pub const MOST_EXPENSIVE: usize = 10;
 
 /// The latest changes listed, with their ids, where an undo names a change that is not one:
 /// the refusal of an unknown id, and the assistant's of a guessed one.

@@ -116,13 +116,15 @@ pub struct SpendingSummary {
     pub subscription_count: u64,
     pub monthly: Amount,
     pub yearly: Amount,
+    /// The subscriptions that cost the most a year, most first (at most ten): which one costs
+    /// the most, and what one of them costs, is read here, never from a group. Before the
+    /// groups, as a small model answered "which single subscription costs the most" and "what
+    /// is Amazon Prime a year" with the largest group.
+    #[serde(default)]
+    pub most_expensive: Vec<SubscriptionCost>,
     pub group_by: SpendingGroupBy,
     /// Largest first. With group_by "tag" a subscription counts under each of its tags.
     pub groups: Vec<SpendingGroup>,
-    /// The subscriptions that cost the most a year, most first (at most three): which one
-    /// costs the most is read here, never from a group.
-    #[serde(default)]
-    pub most_expensive: Vec<SubscriptionCost>,
     /// Amounts in currencies without an exchange rate: never guessed, shown apart.
     pub unconverted: Vec<Unconverted>,
 }
@@ -131,7 +133,7 @@ pub struct GetSpendingSummary;
 impl Op for GetSpendingSummary {
     const INFO: OpInfo = OpInfo::read(
         "get_spending_summary",
-        "Subscriptions' monthly and yearly cost by category, member, payment method or tag, and the three that cost most",
+        "Subscriptions' monthly and yearly cost by category, member, payment method or tag, and the ten that cost most",
         "In the main currency at the household's rates; a currency without one is listed apart. Trials count at their coming price.",
     );
     type Input = SpendingSummaryInput;

@@ -126,9 +126,9 @@ pub(crate) fn spending_summary(
         subscription_count: total.count,
         monthly: amount(clamp(total.monthly), main),
         yearly: amount(clamp(total.yearly), main),
+        most_expensive,
         group_by,
         groups,
-        most_expensive,
         unconverted: unconverted
             .into_values()
             .map(|(currency, sum)| Unconverted {

@@ -76,8 +76,8 @@ pub struct Undo;
 impl Op for Undo {
     const INFO: OpInfo = OpInfo::write(
         "undo",
-        "Revert changes by their activity ids or batch id",
-        "Newest first, in one transaction; a conflict when an entity changed since. Agents confirm it first and cannot undo changes to tokens or members.",
+        "Revert changes by activity ids or batch id, or the latest change",
+        "With neither, the latest change. In one transaction; a conflict if something changed since. Agents cannot undo tokens or members.",
         Hints::destructive(false),
     )
     .financial();

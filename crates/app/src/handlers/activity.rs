@@ -163,7 +163,7 @@ fn filters_named(input: &ListActivityInput) -> Result<Option<String>, OpError> {
 /// answered "no changes were made"), then which filters matched nothing and the latest changes
 /// without them.
 fn nothing_matched(ctx: &Ctx<'_>, filters: &str) -> Result<String, OpError> {
-    let Some((_, latest)) = latest_changes(ctx)? else {
+    let Some((_, latest)) = latest_changes(ctx, |row| row.undone_by.is_none())? else {
         return Ok(format!("Nothing matched {filters}, and nothing has been changed yet."));
     };
     let newest = latest.lines().next().unwrap_or_default().trim_start_matches("- ");
@@ -223,28 +223,85 @@ fn bank_undo_allowed(
     }
 }
 
-/// The latest changes not undone yet, newest first, one line each with its id, for a refusal
-/// of an undo that names no change it can take (a model's guess, most often), so the next call
-/// can be the undo the person meant: the id of the latest and the lines; `None` when the
-/// caller sees no change at all.
-fn latest_changes(ctx: &Ctx<'_>) -> Result<Option<(i64, String)>, OpError> {
-    let latest = ops::limits::LATEST_CHANGES;
+/// Whether a person calls, rather than an agent or the assistant for one.
+fn by_a_person(ctx: &Ctx<'_>) -> bool {
+    matches!(ctx.caller.actor, ops::Actor::Person)
+}
+
+/// Why only a person may undo a change to this kind of entity, when only a person may: an
+/// agent must not restore credentials, membership, a bank's access or where messages go.
+fn only_a_person_undoes(entity: EntityKind) -> Option<Text> {
+    Some(match entity {
+        EntityKind::Token | EntityKind::Member => Text::new(
+            "Changes to tokens and members can only be undone by a person, in the web app or the CLI: an agent must not restore credentials or membership.",
+        ),
+        EntityKind::BankConnection | EntityKind::BankAccount => Text::new(
+            "Changes to a bank connection or where its accounts go can only be undone by a person, in Exhale's Activity page: a connection holds a credential.",
+        ),
+        EntityKind::Destination => Text::new(
+            "Where messages go is a person's to change: undo this in Exhale's Activity page.",
+        ),
+        _ => return None,
+    })
+}
+
+/// A change that "undo" with no ids takes, and that its refusals offer: not undone yet, and not
+/// an undo itself (undoing one redoes what it undid: a second "undo the last change" means the
+/// change before, as in an editor).
+fn undoable(row: &AuditRow) -> bool {
+    row.undone_by.is_none() && row.undo_of.is_none()
+}
+
+/// What the caller may undo of what they see: for an agent never a change only a person may
+/// undo (the token it was just given is most often the latest).
+fn undoable_by(ctx: &Ctx<'_>) -> impl Fn(&AuditRow) -> bool + use<> {
+    let person = by_a_person(ctx);
+    move |row| undoable(row) && (person || only_a_person_undoes(row.entity).is_none())
+}
+
+/// Up to `wanted` of the latest changes the caller can see that `keep` keeps, newest first,
+/// read a page at a time (most are kept: few changes are undone).
+fn latest_rows(
+    ctx: &Ctx<'_>,
+    wanted: usize,
+    keep: impl Fn(&AuditRow) -> bool,
+) -> Result<Vec<AuditRow>, OpError> {
+    const PAGE: u32 = 50;
     let filter = store::audit::AuditFilter::default();
-    // Twice as many as shown, since some are undos or undone already.
-    let (rows, _) =
-        store::audit::list(ctx.db, ctx.household_id(), ctx.me(), &filter, latest * 2, 0)
-            .or_internal()?;
-    let mut lines = Vec::new();
-    let mut first = None;
-    for row in rows.iter().filter(|row| row.undone_by.is_none()).take(latest as usize) {
+    let mut kept = Vec::with_capacity(wanted);
+    let mut offset = 0;
+    while kept.len() < wanted {
+        let (rows, total) =
+            store::audit::list(ctx.db, ctx.household_id(), ctx.me(), &filter, PAGE, offset)
+                .or_internal()?;
+        offset += rows.len() as u64;
+        let exhausted = rows.is_empty() || offset >= total;
+        kept.extend(rows.into_iter().filter(|row| keep(row)));
+        if exhausted {
+            break;
+        }
+    }
+    kept.truncate(wanted);
+    Ok(kept)
+}
+
+/// The latest changes that `keep` keeps, newest first, one line each with its id, for a note
+/// or a refusal that names what the caller most likely wanted: the id of the latest and the
+/// lines; `None` when the caller sees no such change.
+fn latest_changes(
+    ctx: &Ctx<'_>,
+    keep: impl Fn(&AuditRow) -> bool,
+) -> Result<Option<(i64, String)>, OpError> {
+    let rows = latest_rows(ctx, ops::limits::LATEST_CHANGES as usize, keep)?;
+    let mut lines = Vec::with_capacity(rows.len());
+    for row in &rows {
         let entry = entry_view(row, Language::English)?;
-        first.get_or_insert(entry.id);
         lines.push(format!(
             "- id {}: {} ({}, {})",
             entry.id, entry.summary, entry.at, entry.actor.label
         ));
     }
-    Ok(first.map(|first| (first, lines.join("\n"))))
+    Ok(rows.first().map(|first| (first.id, lines.join("\n"))))
 }
 
 /// An undo's refusal when it names no change that is one: what was wrong, then the call that
@@ -252,7 +309,7 @@ fn latest_changes(ctx: &Ctx<'_>) -> Result<Option<(i64, String)>, OpError> {
 /// or a batch for: one made up `"batch_id": "o12345"` six times when told to list the
 /// activity), then the latest changes; `otherwise` when nothing has changed yet.
 fn undo_the_latest(ctx: &Ctx<'_>, wrong: Text, otherwise: Text) -> Result<Text, OpError> {
-    Ok(match latest_changes(ctx)? {
+    Ok(match latest_changes(ctx, undoable_by(ctx))? {
         Some((first, latest)) => Text::new(
             "{wrong} The latest change is id {first}: to undo it, call undo with audit_ids [{first}]. The latest changes, newest first:\n{latest}\nFor another one, call undo with its id.",
         )
@@ -280,15 +337,19 @@ fn unknown_batch(ctx: &Ctx<'_>, batch: &str) -> Result<Text, OpError> {
     )
 }
 
-/// "Undo the last change" with no id.
-fn no_entry_named(ctx: &Ctx<'_>) -> Result<Text, OpError> {
-    undo_the_latest(
-        ctx,
-        Text::new("Say which change to undo."),
-        Text::new(
-            "Give the audit_ids or the batch_id that a write returned; list_activity shows them.",
-        ),
-    )
+/// "Undo the last change": the whole call that made the latest change the caller could undo,
+/// read as that call's batch id so a confirmation undoes this change and not one made while it
+/// waited. A small model asked to undo the last change called `undo {}` up to six times when
+/// told to name it.
+fn the_latest_call(ctx: &mut Ctx<'_>) -> Result<Vec<AuditRow>, OpError> {
+    let Some(latest) = latest_rows(ctx, 1, undoable_by(ctx))?.pop() else {
+        return Err(OpError::invalid(
+            "",
+            Text::new("Nothing has been changed yet, so there is nothing to undo."),
+        ));
+    };
+    ctx.resolved_input = Some(serde_json::json!({ "batch_id": latest.batch_id }));
+    store::audit::batch(ctx.db, ctx.household_id(), ctx.me(), &latest.batch_id).or_internal()
 }
 
 pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, OpError> {
@@ -303,7 +364,7 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
         (Some(_), false) => {
             return Err(OpError::invalid("", Text::new("Give audit_ids or batch_id, not both.")));
         }
-        (None, true) => return Err(OpError::invalid("", no_entry_named(ctx)?)),
+        (None, true) => the_latest_call(ctx)?,
         (Some(batch), true) => {
             let rows =
                 store::audit::batch(ctx.db, ctx.household_id(), ctx.me(), batch).or_internal()?;
@@ -334,19 +395,10 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
     for entry in entries {
         let mine = entry.member_id == Some(ctx.me());
         let hidden = entry.private_to.is_some_and(|member| member != ctx.me());
-        if matches!(entry.entity.as_str(), "token" | "member")
-            && !matches!(ctx.caller.actor, ops::Actor::Person)
+        if !by_a_person(ctx)
+            && let Some(why) = only_a_person_undoes(entry.entity)
         {
-            return Err(OpError::forbidden(Text::new(
-                "Changes to tokens and members can only be undone by a person, in the web app or the CLI: an agent must not restore credentials or membership.",
-            )));
-        }
-        if matches!(entry.entity, EntityKind::BankConnection | EntityKind::BankAccount)
-            && !matches!(ctx.caller.actor, ops::Actor::Person)
-        {
-            return Err(OpError::forbidden(Text::new(
-                "Changes to a bank connection or where its accounts go can only be undone by a person, in Exhale's Activity page: a connection holds a credential.",
-            )));
+            return Err(OpError::forbidden(why));
         }
         if let Some(by) = entry.undone_by {
             if hidden {
@@ -367,13 +419,6 @@ pub(crate) fn undo(ctx: &mut Ctx<'_>, input: UndoInput) -> Result<UndoResult, Op
             return Err(OpError::conflict(
                 Text::new("Change {id} cannot be undone.").with("id", entry.id),
             ));
-        }
-        if entry.entity == EntityKind::Destination
-            && !matches!(ctx.caller.actor, ops::Actor::Person)
-        {
-            return Err(OpError::forbidden(Text::new(
-                "Where messages go is a person's to change: undo this in Exhale's Activity page.",
-            )));
         }
         if matches!(entry.entity, EntityKind::Household | EntityKind::Member)
             && !ctx.caller.is_owner()

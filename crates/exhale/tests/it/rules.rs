@@ -791,3 +791,64 @@ async fn a_household_at_its_cap_is_told_so_and_nothing_changes() {
     w.env.call(&w.ana, "delete_subscription", json!({"id": w.spotify})).await.unwrap();
     assert_eq!(code(&w.env.call(&w.ana, "create_subscription", new).await), "ok");
 }
+
+#[tokio::test]
+async fn an_undo_naming_no_change_takes_the_latest_call_and_its_confirmation_keeps_to_it() {
+    let w = World::new().await;
+    let name = |caller: &Caller, id: i64| {
+        let (env, caller) = (&w.env, caller.clone());
+        async move {
+            let got = env.call(&caller, "get_subscription", json!({"id": id})).await.unwrap();
+            (got["name"].clone(), got["notes"].clone())
+        }
+    };
+    // Ana's latest change before this test's: the world's last that she can see.
+    let seen = w.env.call(&w.ana, "list_activity", json!({"limit": 1})).await.unwrap();
+    let before_these = seen["items"][0]["id"].as_i64().unwrap();
+    let renamed = w
+        .env
+        .call(&w.ana, "update_subscription", json!({"id": w.netflix, "name": "N"}))
+        .await
+        .unwrap();
+    // Later changes Ana cannot see: Bob's private gym, and another household's.
+    let bobs = json!({"id": w.bobs_gym, "notes": "Bob's own"});
+    w.env.call(&w.bob, "update_subscription", bobs).await.unwrap();
+    let theirs = json!({"id": w.other_household_sub, "notes": "Cai's own"});
+    w.env.call(&w.cai, "update_subscription", theirs).await.unwrap();
+
+    // An agent's "undo the last change" is proposed as the rename, for the person to confirm:
+    // not the token it was given since, which only a person may undo.
+    let (_, trusted) = w.env.token(&w.ana, "trusted").await;
+    let asked = w.env.call(&trusted, "undo", json!({})).await;
+    let Err(OpError::ConfirmationRequired { confirmation_id, preview, .. }) = asked else {
+        panic!("{asked:?}")
+    };
+    assert_eq!(preview["reverted"], renamed["audit_ids"], "{preview}");
+    assert_eq!(name(&w.ana, w.netflix).await.0, "N", "nothing is undone before the yes");
+    // A change made while it waits is not what the yes undoes.
+    let noted = json!({"id": w.spotify, "notes": "later"});
+    w.env.call(&w.ana, "update_subscription", noted).await.unwrap();
+    let undone = w
+        .env
+        .call(&trusted, "confirm_change", json!({"confirmation_id": confirmation_id}))
+        .await
+        .unwrap();
+    assert_eq!(undone["reverted"], renamed["audit_ids"], "{undone}");
+    assert_eq!(name(&w.ana, w.netflix).await.0, "Netflix");
+    assert_eq!(name(&w.ana, w.spotify).await.1, "later");
+    assert_eq!(name(&w.bob, w.bobs_gym).await.1, "Bob's own");
+    assert_eq!(name(&w.cai, w.other_household_sub).await.1, "Cai's own");
+
+    // Again, as in an editor: the change before, never the undo just made (which would redo).
+    let again = crate::fixtures::confirmed(&w.env, &trusted, "undo", json!({})).await;
+    assert_eq!(name(&w.ana, w.spotify).await.1, serde_json::Value::Null, "{again}");
+    assert_eq!(name(&w.ana, w.netflix).await.0, "Netflix");
+    let third = crate::fixtures::confirmed(&w.env, &trusted, "undo", json!({})).await;
+    assert_eq!(third["reverted"], json!([before_these]), "Bob's private change is skipped");
+    assert_eq!(name(&w.bob, w.bobs_gym).await.1, "Bob's own");
+    assert_eq!(name(&w.cai, w.other_household_sub).await.1, "Cai's own");
+    // A person's own "undo" may take the token (only a person may): it is the latest left.
+    let token = w.env.call(&w.ana, "undo", json!({})).await.unwrap();
+    let tokens = w.env.call(&w.ana, "list_activity", json!({"entity": "token"})).await.unwrap();
+    assert_eq!(token["reverted"], json!([tokens["items"][1]["id"]]), "{tokens}");
+}

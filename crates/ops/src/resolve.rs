@@ -163,6 +163,14 @@ struct Noun {
     list_op: &'static str,
 }
 
+impl Noun {
+    /// "a subscription", "an account".
+    fn with_article(&self) -> String {
+        let vowel = self.singular.starts_with(['a', 'e', 'i', 'o', 'u']);
+        format!("{} {}", if vowel { "an" } else { "a" }, self.singular)
+    }
+}
+
 /// What an unknown reference said.
 enum Unknown<'a> {
     Id(i64),
@@ -205,10 +213,10 @@ fn unknown(
         },
         (_, _, count) if count <= LISTED => match given {
             Unknown::Id(_) => Text::new(
-                "No {noun} you can see has id {given}. {list_op} shows these: {names}. Call this tool again with one of these ids or names; if the person did not say which one, ask them.",
+                "No {noun} you can see has id {given}. The ones you can see: {names}. Call this tool again with one of these ids or names; if the person did not say which one, ask them.",
             ),
             Unknown::Name(_) => Text::new(
-                "No {noun} you can see is named \"{given}\". {list_op} shows these: {names}. Call this tool again with one of these ids or names; if the person did not say which one, ask them.",
+                "No {noun} you can see is named \"{given}\". The ones you can see: {names}. Call this tool again with one of these ids or names; if the person did not say which one, ask them.",
             ),
         },
         _ => match given {
@@ -271,13 +279,13 @@ fn elsewhere(noun: &Noun, given: &str) -> Result<Elsewhere, OpError> {
         if let Pick::One((id, name)) = pick(&names?, |(_, name)| name, given) {
             keep(
                 whole(name),
-                Text::new("\"{given}\" is not a {noun}: it is the {other} {name} (id {id}). Use a tool that takes a {other} ({list_op} shows them), or ask the person what they meant.")
+                Text::new("\"{given}\" is not {a_noun}: it is the {other} {name} (id {id}). Use a tool that takes {a_other}, or ask the person what they meant.")
                     .with("given", shorten(given))
-                    .with("noun", noun.singular)
+                    .with("a_noun", noun.with_article())
                     .with("other", other.singular)
+                    .with("a_other", other.with_article())
                     .with("name", name)
-                    .with("id", *id)
-                    .with("list_op", other.list_op),
+                    .with("id", *id),
             );
         }
     }
@@ -305,17 +313,18 @@ fn elsewhere(noun: &Noun, given: &str) -> Result<Elsewhere, OpError> {
         let change = with_scope(|scope| scope.directory.for_a_change()).unwrap_or(false);
         let text = if change {
             Text::new(
-                "\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). To set their category, call {categorise} with ids [{ids}] and the category_id; to file the ones to come, call {rule}; {search} with text \"{payee}\" reads them.",
+                "\"{given}\" is not {a_noun}: it is a payee of your transactions (latest ids: {ids}). To set their category, call {categorise} with ids [{ids}] and the category_id; to file the ones to come, call {rule}; {search} with text \"{payee}\" reads them.",
             )
         } else {
             Text::new(
-                "\"{given}\" is not a {noun}: it is a payee of your transactions (latest ids: {ids}). Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} with ids [{ids}] and a category_id sets their category; {rule} files the ones to come.",
+                "\"{given}\" is not {a_noun}: it is a payee of your transactions (latest ids: {ids}). Call {search} with text \"{payee}\" and no {noun} to read them; {categorise} with ids [{ids}] and a category_id sets their category; {rule} files the ones to come.",
             )
         };
         keep(
             whole,
             text.with("given", shorten(given))
                 .with("noun", noun.singular)
+                .with("a_noun", noun.with_article())
                 .with("ids", ids)
                 .with("search", SEARCH_TRANSACTIONS)
                 .with("categorise", CATEGORISE_TRANSACTIONS)
@@ -912,6 +921,13 @@ mod tests {
         Date::new(year, month, day).unwrap()
     }
 
+    #[test]
+    fn a_noun_is_written_with_the_article_its_sound_takes() {
+        // "is not a account" was what a model read.
+        assert_eq!(AccountId::NOUN.with_article(), "an account");
+        assert_eq!(SubscriptionId::NOUN.with_article(), "a subscription");
+    }
+
     struct Fixed;
     impl Directory for Fixed {
         fn today(&self) -> Date {
@@ -1006,7 +1022,7 @@ mod tests {
         let (_, reading) = read(json!({"id": "hulu"}));
         assert_eq!(
             reading.failure.unwrap().text().render(),
-            "No subscription you can see is named \"hulu\". list_subscriptions shows these: Netflix (id 4), Netflix Kids (id 5), Spotify (id 3). Call this tool again with one of these ids or names; if the person did not say which one, ask them."
+            "No subscription you can see is named \"hulu\". The ones you can see: Netflix (id 4), Netflix Kids (id 5), Spotify (id 3). Call this tool again with one of these ids or names; if the person did not say which one, ask them."
         );
     }
 
@@ -1018,7 +1034,7 @@ mod tests {
         assert_eq!(failure.code(), "not_found");
         assert_eq!(
             failure.text().render(),
-            "\"cafe\" is not a subscription: it is the category Café (id 7). Use a tool that takes a category (list_categories shows them), or ask the person what they meant."
+            "\"cafe\" is not a subscription: it is the category Café (id 7). Use a tool that takes a category, or ask the person what they meant."
         );
         let (_, reading) = read(json!({"id": "Mercadona"}));
         assert_eq!(
@@ -1064,7 +1080,7 @@ mod tests {
             ["Zeta", "alpha", "Beta"].iter().zip(1..).map(|(n, id)| (id, (*n).into())).collect();
         assert_eq!(
             unknown_id(EntityKind::Category, 12345, &names).render(),
-            "No category you can see has id 12345. list_categories shows these: alpha (id 2), Beta (id 3), Zeta (id 1). Call this tool again with one of these ids or names; if the person did not say which one, ask them."
+            "No category you can see has id 12345. The ones you can see: alpha (id 2), Beta (id 3), Zeta (id 1). Call this tool again with one of these ids or names; if the person did not say which one, ask them."
         );
         assert_eq!(
             unknown_id(EntityKind::Budget, 9, &[]).render(),

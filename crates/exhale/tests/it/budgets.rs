@@ -244,7 +244,7 @@ async fn what_cannot_work_is_refused_with_what_to_send() {
             json!({"name": "X", "amount": "10", "period": "monthly", "label_ids": [9_999_999]}),
             "invalid_input",
             "/label_ids/0",
-            "list_labels",
+            "The ones you can see: holiday (id ",
         ),
         (
             json!({"name": "F", "amount": "10", "period": "monthly", "starts_on": "2027-01-01", "category_ids": ["Streaming"]}),

@@ -212,9 +212,13 @@ async fn pages_are_stable_and_bad_filters_say_what_to_send() {
     assert!(beyond.get("next_cursor").is_none(), "{beyond}");
 
     for (input, pointer, says) in [
-        (json!({"label_ids": ["nope"]}), "/label_ids/0", "list_labels"),
-        (json!({"label_ids": [999_999]}), "/label_ids/0", "list_labels"),
-        (json!({"account_id": 999_999}), "/account_id", "list_accounts"),
+        (json!({"label_ids": ["nope"]}), "/label_ids/0", "The ones you can see: holiday (id "),
+        (json!({"label_ids": [999_999]}), "/label_ids/0", "The ones you can see: holiday (id "),
+        (
+            json!({"account_id": 999_999}),
+            "/account_id",
+            "The ones you can see: Joint checking (id ",
+        ),
         (json!({"category_id": 999_999}), "/category_id", "list_categories"),
         (json!({"from": "2026-11-20", "to": "2026-11-01"}), "/to", "swap"),
         (json!({"min_amount": "-20", "max_amount": "-60"}), "/max_amount", "signed"),

@@ -145,17 +145,17 @@ async fn a_rule_that_could_never_match_or_does_nothing_is_refused() {
         (
             json!({"name": "R", "payee_contains": "x", "add_label_ids": [9_999_999]}),
             "/add_label_ids/0",
-            "list_labels",
+            "The ones you can see: holiday (id ",
         ),
         (
             json!({"name": "R", "account_id": w.other_household_account, "set_category_id": "Music"}),
             "/account_id",
-            "list_accounts",
+            "The ones you can see: Joint checking (id ",
         ),
         (
             json!({"name": "R", "account_id": w.bobs_savings, "set_category_id": "Music"}),
             "/account_id",
-            "list_accounts",
+            "The ones you can see: Joint checking (id ",
         ),
     ] {
         let err = w.env.call(&w.ana, "create_rule", input.clone()).await.unwrap_err();

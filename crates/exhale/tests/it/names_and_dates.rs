@@ -420,7 +420,7 @@ async fn ambiguous_names_list_candidates_and_unknown_ones_the_closest() {
     }
     let guessed = w.env.call(&w.ana, "pause_subscription", json!({"id": "gym_membership"})).await;
     let message = guessed.unwrap_err().text().render();
-    assert!(message.contains("list_subscriptions shows these: "), "{message}");
+    assert!(message.contains("The ones you can see: "), "{message}");
     assert!(message.contains(&format!("Netflix (id {})", w.netflix)), "{message}");
 }
 
@@ -509,7 +509,7 @@ async fn a_name_of_another_kind_or_a_payee_says_what_it_is_and_never_what_is_hid
     assert_eq!(
         refusal(&w.ana, json!({"id": "HOLIDAY"})).await,
         format!(
-            "\"HOLIDAY\" is not a subscription: it is the label holiday (id {}). Use a tool that takes a label (list_labels shows them), or ask the person what they meant.",
+            "\"HOLIDAY\" is not a subscription: it is the label holiday (id {}). Use a tool that takes a label, or ask the person what they meant.",
             w.holiday
         )
     );

@@ -50,7 +50,7 @@ async fn bad_input_is_refused_with_a_pointer_and_writes_nothing() {
         (create(json!({"colour": "red"})), "/colour", "unknown field"),
         (create(json!({"amount": 7.99})), "/amount", "string"),
         (create(json!({"category_id": 999_999})), "/category_id", "list_categories"),
-        (create(json!({"owner_id": 999_999})), "/owner_id", "list_members"),
+        (create(json!({"owner_id": 999_999})), "/owner_id", "The ones you can see: Bob (id "),
         (create(json!({"tags": ["ok", "bad\ttag"]})), "/tags/1", "control"),
         (create(json!({"ends_on": "2026-01-01"})), "/ends_on", "before"),
     ];
@@ -242,7 +242,9 @@ async fn unknown_ops_and_ids_are_not_found_with_a_next_step() {
     let unknown = w.env.call(&w.ana, "drop_database", json!({})).await;
     assert_eq!(test_support::code(&unknown), "not_found");
     let missing = w.env.call(&w.ana, "get_subscription", json!({"id": 424_242})).await;
-    assert!(missing.unwrap_err().text().render().contains("list_subscriptions"));
+    let said = missing.unwrap_err().text().render();
+    assert!(said.contains(&format!("Netflix (id {})", w.netflix)), "{said}");
+    assert!(said.contains("Call this tool again with one of these"), "{said}");
 }
 
 #[tokio::test]

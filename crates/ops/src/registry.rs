@@ -202,8 +202,10 @@ impl<'de> Deserialize<'de> for WriteOpName {
             Some(_) => de::Error::custom(format_args!(
                 "{name} only reads, so the activity never shows it; filter by an op that writes"
             )),
+            // A small model asked for "the last change" with op "last_change" five times when
+            // told only where the names are.
             None => de::Error::custom(format_args!(
-                "there is no op named \"{name}\"; the op list (MCP tools/list or `exhale ops list`) has every name"
+                "there is no op named \"{name}\"; op keeps the changes one op that writes made, such as update_subscription: leave it out for every change, newest first (limit 1 is the latest)"
             )),
         })
     }

@@ -279,13 +279,14 @@ fn elsewhere(noun: &Noun, given: &str) -> Result<Elsewhere, OpError> {
         if let Pick::One((id, name)) = pick(&names?, |(_, name)| name, given) {
             keep(
                 whole(name),
-                Text::new("\"{given}\" is not {a_noun}: it is the {other} {name} (id {id}). Use a tool that takes {a_other}, or ask the person what they meant.")
+                Text::new("\"{given}\" is not {a_noun}: it is the {other} {name} (id {id}). Use a tool that takes {a_other} ({list_op} shows them), or ask the person what they meant.")
                     .with("given", shorten(given))
                     .with("a_noun", noun.with_article())
                     .with("other", other.singular)
                     .with("a_other", other.with_article())
                     .with("name", name)
-                    .with("id", *id),
+                    .with("id", *id)
+                    .with("list_op", other.list_op),
             );
         }
     }
@@ -1034,7 +1035,7 @@ mod tests {
         assert_eq!(failure.code(), "not_found");
         assert_eq!(
             failure.text().render(),
-            "\"cafe\" is not a subscription: it is the category Café (id 7). Use a tool that takes a category, or ask the person what they meant."
+            "\"cafe\" is not a subscription: it is the category Café (id 7). Use a tool that takes a category (list_categories shows them), or ask the person what they meant."
         );
         let (_, reading) = read(json!({"id": "Mercadona"}));
         assert_eq!(

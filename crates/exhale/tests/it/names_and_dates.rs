@@ -509,7 +509,7 @@ async fn a_name_of_another_kind_or_a_payee_says_what_it_is_and_never_what_is_hid
     assert_eq!(
         refusal(&w.ana, json!({"id": "HOLIDAY"})).await,
         format!(
-            "\"HOLIDAY\" is not a subscription: it is the label holiday (id {}). Use a tool that takes a label, or ask the person what they meant.",
+            "\"HOLIDAY\" is not a subscription: it is the label holiday (id {}). Use a tool that takes a label (list_labels shows them), or ask the person what they meant.",
             w.holiday
         )
     );

@@ -188,7 +188,7 @@ async fn a_wrong_value_of_a_closed_set_or_a_date_says_what_to_write_at_its_point
             "name, next_charge, price or created",
         ),
         ("list_subscriptions", json!({"visibility": 3}), "/visibility", "household or private"),
-        ("list_activity", json!({"op": "drop_database"}), "/op", "tools/list"),
+        ("list_activity", json!({"op": "drop_database"}), "/op", "leave it out for every change"),
         ("list_activity", json!({"entity": "planet"}), "/entity", "subscription, charge, category"),
         (
             "get_spending_summary",
@@ -365,6 +365,17 @@ async fn activity_filters_that_match_nothing_name_the_latest_changes_without_the
         .unwrap();
     let list =
         async |caller: &ops::Caller, input: Value| w.env.call(caller, "list_activity", input).await;
+    // An op filter that names no op ("the last change" read as one, or "all") says to leave
+    // it out, with the fields.
+    for made_up in ["last_change", "all"] {
+        let refused = list(&w.ana, json!({"op": made_up, "limit": 1})).await.unwrap_err();
+        let said = refused.text().render();
+        assert!(
+            said.contains(&format!("there is no op named \"{made_up}\"; op keeps the changes one op that writes made, such as update_subscription: leave it out for every change, newest first (limit 1 is the latest)")),
+            "{said}"
+        );
+        assert!(said.contains("list_activity takes: "), "{said}");
+    }
     let page = list(&w.ana, json!({"entity": "transaction", "entity_id": 12345})).await.unwrap();
     assert_eq!(page["items"], json!([]), "{page}");
     let note = page["note"].as_str().unwrap();

@@ -213,11 +213,11 @@ pub(crate) fn guessed_id(op: &str, key: &str, id: i64) -> String {
     format!("invalid_input: {key} {id} is not an id any tool result showed you. {instead}")
 }
 
-/// The refusal of an undo's guessed id, with the latest changes (id, what and when) to take
-/// the id from.
+/// The refusal of an undo's guessed id: `undo` with no ids takes the latest change, and the
+/// latest changes (id, what and when) give the id of another.
 pub(crate) fn with_latest_changes(key: &str, id: i64, latest: &[(i64, String)]) -> String {
     let mut refusal = format!(
-        "invalid_input: {key} {id} is not an id any tool result showed you. These are the latest changes, newest first: call undo again with audit_ids set to the id of the one the person means."
+        "invalid_input: {key} {id} is not an id any tool result showed you. To undo the latest change, call undo with no ids. These are the latest changes, newest first: for another, call undo with audit_ids set to its id."
     );
     for (id, change) in latest {
         refusal.push_str(&format!("\n- id {id}: {change}"));

@@ -400,6 +400,7 @@ async fn an_undo_of_a_guessed_change_is_handed_back_with_the_latest_changes() {
     let (refusal, is_error) = &results[0];
     assert!(is_error, "{results:?}");
     assert!(refusal.starts_with("invalid_input: audit_ids 1234567890 is not an id"), "{refusal}");
+    assert!(refusal.contains("To undo the latest change, call undo with no ids."), "{refusal}");
     assert!(refusal.contains("These are the latest changes"), "{refusal}");
     assert!(refusal.contains(&format!("\n- id {last}: Updated Netflix")), "{refusal}");
     // The id the refusal showed passes: the undo is a card, nothing is undone yet.

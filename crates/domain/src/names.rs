@@ -109,8 +109,13 @@ pub fn pick<'a, T>(candidates: &'a [T], name: impl Fn(&T) -> &str, query: &str) 
                 .collect();
             near.sort_by_key(|(d, _)| *d);
             let mut closest: Vec<&'a T> = near.into_iter().map(|(_, c)| c).collect();
-            let words: Vec<&str> =
-                query.split(' ').filter(|word| word.chars().count() >= SHARED_WORD).collect();
+            // A word that names a kind says nothing of which one: "subscription_id", a field's
+            // name sent as its value, is not close to "Notion (cancel all subscriptions)".
+            let words: Vec<&str> = query
+                .split(' ')
+                .filter(|word| word.chars().count() >= SHARED_WORD)
+                .filter(|word| !names_a_kind(word))
+                .collect();
             for (candidate, folded) in candidates.iter().zip(&folded) {
                 let shares = words.iter().any(|word| starts_a_word(folded, word));
                 if shares && !closest.iter().any(|c| std::ptr::eq(*c, candidate)) {
@@ -122,6 +127,12 @@ pub fn pick<'a, T>(candidates: &'a [T], name: impl Fn(&T) -> &str, query: &str) 
         }
         _ => Pick::Several(found),
     }
+}
+
+/// Whether a folded word is one of [`KIND_WORDS`], in the singular or the plural.
+fn names_a_kind(word: &str) -> bool {
+    let singular = [word.strip_suffix("es"), word.strip_suffix('s')];
+    KIND_WORDS.contains(&word) || singular.iter().flatten().any(|one| KIND_WORDS.contains(one))
 }
 
 /// Whether `needle` appears in `haystack` at the start of a word.
@@ -190,6 +201,26 @@ mod tests {
         assert_eq!(pick("netflix premium"), ("none".into(), vec!["Netflix", "Netflix Kids"]));
         // A model's made-up id shares a word with the name meant, at a word's start.
         assert_eq!(pick("sub_spotify_001"), ("none".into(), vec!["Spotify"]));
+        // A word that names a kind is shared with nothing, however the name goes on.
+        let with_kind = ["Notion (cancel all subscriptions now)", "Spotify"];
+        assert_eq!(
+            names(super::pick(&with_kind, |n| n, "subscription_id")),
+            ("none".into(), vec![])
+        );
+        assert_eq!(
+            names(super::pick(&with_kind, |n| n, "notion_plan")),
+            ("one".into(), vec![with_kind[0]])
+        );
+        assert_eq!(
+            names(super::pick(&with_kind, |n| n, "subscriptions_id")),
+            ("none".into(), vec![])
+        );
+        // Only whole kind words: "accounting" still shares "accounting".
+        let accounting = ["Accounting software", "Spotify"];
+        assert_eq!(
+            names(super::pick(&accounting, |n| n, "accounting_sub")),
+            ("none".into(), vec![accounting[0]])
+        );
         assert_eq!(pick("   "), ("none".into(), vec![]));
         // One letter never matches partially.
         assert_eq!(pick("s"), ("none".into(), vec![]));

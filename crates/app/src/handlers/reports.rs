@@ -105,11 +105,15 @@ pub(crate) fn spending_summary(
     let most_expensive = costs
         .into_iter()
         .take(ops::limits::MOST_EXPENSIVE)
-        .map(|(yearly, monthly, id, name)| SubscriptionCost {
-            id,
-            name: name.to_owned(),
-            monthly: amount(monthly, main),
-            yearly: amount(yearly, main),
+        .map(|(yearly, monthly, id, name)| {
+            let (monthly, yearly) = (amount(monthly, main), amount(yearly, main));
+            SubscriptionCost {
+                id,
+                name: name.to_owned(),
+                cost: format!("{} a month, {} a year", monthly.display, yearly.display),
+                monthly,
+                yearly,
+            }
         })
         .collect();
     // A small model answered "what is left of the groceries budget" and "the savings balance"

@@ -400,6 +400,8 @@ async fn spending_summary_converts_with_rates_and_keeps_the_rest_apart() {
         .collect();
     assert_eq!(most, [("Netflix", "155.88"), ("Spotify", "99.00")]);
     assert_eq!(summary["most_expensive"][0]["id"], w.netflix);
+    // Each amount with its period beside it, so the yearly one is not read as the monthly.
+    assert_eq!(summary["most_expensive"][0]["cost"], "€12.99 a month, €155.88 a year");
     w.env
         .call(&w.ana, "update_settings", json!({"exchange_rates": {"USD": "0.90"}}))
         .await

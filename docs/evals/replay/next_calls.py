@@ -2,7 +2,10 @@
 and counts what the model does next: which tool it calls, with which first argument, or that it
 answers in text. A quick way to see what a refusal's words do before a whole eval run.
 
-    python3 next_calls.py http://127.0.0.1:18080 dumps/00001.json results.json 10
+    python3 next_calls.py http://127.0.0.1:18080 dumps/00001.json results.json 10 ["143.52|1,722.26"]
+
+With a fifth argument, the answer is written out in full and counted by whether it says one of
+the |-separated strings, as the eval's checks do, rather than by how it starts.
 
 results.json maps a variant's name to the whole text of the tool result ("" keeps the recorded
 one). The server renders each request with its own template (/apply-template, so the shipped
@@ -16,6 +19,7 @@ import sys
 import urllib.request
 
 SERVER, RECORDED, RESULTS, SAMPLES = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3], int(sys.argv[4])
+EXPECTED = sys.argv[5].split("|") if len(sys.argv) > 5 else None
 
 
 def post(path, body):
@@ -43,8 +47,17 @@ for name, result in variants.items():
     prompt = post("/apply-template", {"messages": messages, "tools": request.get("tools")})["prompt"]
     steps = collections.Counter()
     for _ in range(SAMPLES):
-        answer = post("/completion", {"prompt": prompt, "n_predict": 60, "cache_prompt": True})
-        steps[next_step(answer["content"])] += 1
-    print(f"== {name}", flush=True)
+        answer = post("/completion", {"prompt": prompt, "n_predict": 200 if EXPECTED else 60,
+                                      "cache_prompt": True})["content"]
+        if EXPECTED:
+            said = any(expected in answer for expected in EXPECTED)
+            steps[("says it: " if said else "misses: ") + answer[:90].replace("\n", " ")] += 1
+        else:
+            steps[next_step(answer)] += 1
+    if EXPECTED:
+        said = sum(count for step, count in steps.items() if step.startswith("says it"))
+        print(f"== {name}: {said} of {SAMPLES} say {' or '.join(EXPECTED)}", flush=True)
+    else:
+        print(f"== {name}", flush=True)
     for step, count in steps.most_common():
         print(f"  {count}  {step}", flush=True)

@@ -252,7 +252,7 @@ pub struct ListActivityInput {
     /// Until this date, inclusive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<IsoDate>,
-    /// Default 100.
+    /// Default 10; next_cursor gives the next page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = crate::common::MAX_PAGE))]
     pub limit: Option<u32>,

@@ -111,7 +111,8 @@ fn check_range(
 }
 
 pub(crate) fn list(ctx: &mut Ctx<'_>, input: ListActivityInput) -> Result<ActivityPage, OpError> {
-    let (limit, offset) = input::page_window(input.limit, input.cursor.as_deref())?;
+    let limit = input.limit.or(Some(ops::limits::ACTIVITY_PAGE));
+    let (limit, offset) = input::page_window(limit, input.cursor.as_deref())?;
     let filters = filters_named(&input)?;
     let from = input.from.map(IsoDate::date);
     let to = input.to.map(IsoDate::date);

@@ -795,6 +795,33 @@ async fn a_household_at_its_cap_is_told_so_and_nothing_changes() {
 }
 
 #[tokio::test]
+async fn the_activity_log_gives_ten_entries_newest_first_unless_asked_for_more() {
+    let w = World::new().await;
+    let renamed = json!({"id": w.netflix, "name": "Netflix HD"});
+    w.env.call(&w.ana, "update_subscription", renamed).await.unwrap();
+    let page = w.env.call(&w.ana, "list_activity", json!({})).await.unwrap();
+    let ids = |page: &serde_json::Value| -> Vec<i64> {
+        page["items"].as_array().unwrap().iter().map(|item| item["id"].as_i64().unwrap()).collect()
+    };
+    let first = ids(&page);
+    let page_size = ops::limits::ACTIVITY_PAGE as usize;
+    assert_eq!(first.len(), page_size, "{page}");
+    // The latest change leads the page, which a small model reads as the answer.
+    assert_eq!(page["items"][0]["summary"], "Updated Netflix HD");
+    let total = page["total"].as_u64().unwrap() as usize;
+    assert!(total > page_size, "the world has more than a page of changes: {total}");
+    let cursor = page["next_cursor"].as_str().expect("a cursor to the next page");
+    let next = w.env.call(&w.ana, "list_activity", json!({"cursor": cursor})).await.unwrap();
+    let second = ids(&next);
+    assert!(!second.is_empty() && second.iter().all(|id| !first.contains(id)), "{next}");
+    // A limit still gives as many as asked for, from the same start.
+    let more = w.env.call(&w.ana, "list_activity", json!({"limit": 100})).await.unwrap();
+    let all = ids(&more);
+    assert_eq!(all.len(), total.min(100));
+    assert_eq!(all[..page_size], first[..]);
+}
+
+#[tokio::test]
 async fn an_undo_naming_no_change_takes_the_latest_call_and_its_confirmation_keeps_to_it() {
     let w = World::new().await;
     let name = |caller: &Caller, id: i64| {

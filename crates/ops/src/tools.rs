@@ -766,6 +766,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_activity_limit_s_description_says_the_default_the_handler_uses() {
+        let schema = crate::find("list_activity").unwrap().input_schema();
+        let said = schema.pointer("/properties/limit/description").and_then(Value::as_str);
+        let default = format!("Default {};", crate::limits::ACTIVITY_PAGE);
+        assert!(said.is_some_and(|said| said.starts_with(&default)), "{said:?}");
+    }
+
+    #[test]
     fn a_model_is_told_the_activity_filters_op_in_words_and_rest_keeps_every_name() {
         let meta = crate::find("list_activity").unwrap();
         let rest = meta.input_schema();
